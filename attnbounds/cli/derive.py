@@ -1,0 +1,37 @@
+"""``attnbounds derive [NAME] [--latex] [--json]``."""
+
+from __future__ import annotations
+
+import click
+
+from attnbounds.cli.common import UsageError, write_json
+from attnbounds.theory import derivation
+
+
+@click.command()
+@click.argument("name", required=False)
+@click.option("--latex", is_flag=True, help="Print LaTeX instead of SymPy strings.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+def derive(name, latex, as_json):
+    """Print the closed forms of derivation NAME (no NAME: list the derivations)."""
+    if name is None:
+        if as_json:
+            write_json([{"name": n, "title": derivation.get(n).title} for n in derivation.names()], None)
+            return
+        for n in derivation.names():
+            click.echo(f"{n:<14} {derivation.get(n).title}")
+        return
+    try:
+        data = derivation.to_json(name)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    if as_json:
+        write_json(data, None)
+        return
+    click.echo(f"{data['name']}: {data['title']}")
+    for key, res in data["results"].items():
+        click.echo(f"  {key} = {res['latex'] if latex else res['expr']}")
+        if "maximizer" in res:
+            click.echo(f"      attained at: {res['maximizer']}")
+        if "note" in res:
+            click.echo(f"      {res['note']}")

@@ -1,0 +1,4 @@
+"""Empirical layer (torch + transformers): models, attention capture, text, experiments.
+
+Importing this package does not import torch; the submodules do.
+"""

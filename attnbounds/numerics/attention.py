@@ -1,0 +1,181 @@
+"""Core attention kernels: softmax, its Jacobian, top-N selection and distances.
+
+Notation (``../shared/paper/CLAIMS.md``): weights α over L tokens with embeddings
+x_i ∈ R^d, I_N the indices of the N largest weights (ties go to the lower index),
+
+* selected mass      ᾱ_N = Σ_{j∈I_N} α_j,
+* context vector     s   = Σ_{j∈I_N} α_j x_j,
+* per-token distance D_i = ‖α_i x_i − s‖₂,
+* cumulative distance d̃ = Σ_{i∉I_N} D_i.
+
+Every kernel is vectorized over leading batch dimensions: weights are ``(..., L)`` and
+embeddings ``(..., L, d)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attnbounds.numerics.validation import (
+    as_float_array,
+    check_distribution,
+    check_embeddings,
+    check_temperature,
+    check_top_n,
+)
+
+__all__ = [
+    "softmax",
+    "softmax_jacobian",
+    "top_n",
+    "top_n_mask",
+    "selected_mass",
+    "context_vector",
+    "per_token_distance",
+    "cumulative_distance",
+    "subset_cumulative_distance",
+]
+
+
+def softmax(logits, T=1.0, axis: int = -1) -> np.ndarray:
+    """Softmax with temperature, α_i = exp(l_i/T) / Σ_j exp(l_j/T), computed stably.
+
+    The maximum is subtracted before exponentiating (log-sum-exp), so no overflow occurs
+    even for T = 1e-4 and logits of size 1e3.
+
+    >>> softmax([0.0, 0.0])
+    array([0.5, 0.5])
+    >>> softmax([1000.0, 0.0], T=1e-4)
+    array([1., 0.])
+    """
+    z = as_float_array(logits, "logits")
+    T = check_temperature(T)
+    z = z / T
+    z = z - z.max(axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def softmax_jacobian(logits, T=1.0) -> np.ndarray:
+    """Jacobian ∂α/∂l of :func:`softmax`, shape ``(..., L, L)``.
+
+    J = (diag(α) − α αᵀ) / T, i.e. ∂α_i/∂l_j = α_i (δ_ij − α_j) / T.
+
+    >>> softmax_jacobian([0.0, 0.0])
+    array([[ 0.25, -0.25],
+           [-0.25,  0.25]])
+    """
+    a = softmax(logits, T)
+    T = check_temperature(T)
+    J = -a[..., :, None] * a[..., None, :]  # (..., L, L)
+    idx = np.arange(a.shape[-1])
+    J[..., idx, idx] += a
+    if np.ndim(T):
+        T = np.asarray(T)[..., None, None]
+    return J / T
+
+
+def top_n(weights, n: int) -> np.ndarray:
+    """Indices of the ``n`` largest weights, largest first; ties go to the lower index.
+
+    >>> top_n([0.1, 0.4, 0.1, 0.4], 3)
+    array([1, 3, 0])
+    """
+    w = as_float_array(weights, "weights")
+    n = check_top_n(n, w.shape[-1])
+    # A stable sort of −w keeps equal weights in index order.
+    return np.argsort(-w, axis=-1, kind="stable")[..., :n]
+
+
+def top_n_mask(weights, n: int) -> np.ndarray:
+    """Boolean mask of I_N, shape ``(..., L)``.
+
+    >>> top_n_mask([0.1, 0.4, 0.1, 0.4], 2)
+    array([False,  True, False,  True])
+    """
+    w = as_float_array(weights, "weights")
+    idx = top_n(w, n)
+    mask = np.zeros(w.shape, dtype=bool)
+    np.put_along_axis(mask, idx, True, axis=-1)
+    return mask
+
+
+def selected_mass(weights, n: int) -> np.ndarray:
+    """ᾱ_N = Σ_{j∈I_N} α_j, the mass of the top-n weights.
+
+    >>> float(selected_mass([0.1, 0.2, 0.3, 0.4], 2))
+    0.7
+    """
+    w = check_distribution(weights)
+    return np.where(top_n_mask(w, n), w, 0.0).sum(axis=-1)
+
+
+def _prepare(weights, x, mask):
+    w = check_distribution(weights)
+    xs = check_embeddings(x, w)
+    return w, xs, mask
+
+
+def _context(w: np.ndarray, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    # s = Σ_{j∈S} α_j x_j
+    return np.einsum("...l,...ld->...d", np.where(mask, w, 0.0), x)  # (..., d)
+
+
+def _distances(w: np.ndarray, x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    # D_i = ‖α_i x_i − s‖₂
+    return np.linalg.norm(w[..., :, None] * x - s[..., None, :], axis=-1)  # (..., L)
+
+
+def context_vector(weights, x, n: int) -> np.ndarray:
+    """s = Σ_{j∈I_N} α_j x_j, shape ``(..., d)``.
+
+    >>> context_vector([0.5, 0.25, 0.25], np.eye(3), 1)
+    array([0.5, 0. , 0. ])
+    """
+    w = check_distribution(weights)
+    xs = check_embeddings(x, w)
+    return _context(w, xs, top_n_mask(w, n))
+
+
+def per_token_distance(weights, x, n: int) -> np.ndarray:
+    """D_i = ‖α_i x_i − s‖₂ for every token i (selected or not), shape ``(..., L)``.
+
+    >>> per_token_distance([0.5, 0.25, 0.25], np.eye(3), 1).round(4)
+    array([0.    , 0.559 , 0.559 ])
+    """
+    w = check_distribution(weights)
+    xs = check_embeddings(x, w)
+    mask = top_n_mask(w, n)
+    return _distances(w, xs, _context(w, xs, mask))
+
+
+def cumulative_distance(weights, x, n: int) -> np.ndarray:
+    """d̃ = Σ_{i∉I_N} ‖α_i x_i − s‖₂ for the top-n set I_N.
+
+    ``weights`` is ``(..., L)`` and ``x`` is ``(..., L, d)``; the result is ``(...)``.
+
+    >>> float(cumulative_distance([0.5, 0.25, 0.25], np.eye(3), 1).round(4))
+    1.118
+    """
+    w = check_distribution(weights)
+    xs = check_embeddings(x, w)
+    return subset_cumulative_distance(w, xs, top_n_mask(w, n))
+
+
+def subset_cumulative_distance(weights, x, mask) -> np.ndarray:
+    """d̃ for an arbitrary selected set given as a boolean ``mask`` of shape ``(..., L)``.
+
+    The mask may carry extra leading dimensions (e.g. one row per random subset); it is
+    broadcast against the weights.
+
+    >>> float(subset_cumulative_distance([0.5, 0.25, 0.25], np.eye(3), [True, False, False]).round(4))
+    1.118
+    """
+    w = check_distribution(weights)
+    xs = check_embeddings(x, w)
+    m = np.asarray(mask, dtype=bool)
+    if m.shape[-1] != w.shape[-1]:
+        raise ValueError(f"mask: last axis {m.shape[-1]} does not match L = {w.shape[-1]}")
+    s = _context(w, xs, m)  # (..., d)
+    D = _distances(w, xs, s)  # (..., L)
+    return np.where(m, 0.0, D).sum(axis=-1)
