@@ -1,14 +1,44 @@
 """Attention capture through transformers' ``AttentionInterface``.
 
-(Contract shared by the capture code and the experiments; the capture functions are
-filled in below this dataclass.)
+How attention is captured, in one place
+---------------------------------------
+Every attention layer of a transformers model calls
+``ALL_ATTENTION_FUNCTIONS[config._attn_implementation](module, query, key, value,
+attention_mask, scaling=...)``. :func:`capture_attention` registers
+:func:`capturing_attention` under the name :data:`CAPTURE_IMPLEMENTATION` (together with
+transformers' eager mask builder, so the layer receives the same additive causal/padding
+mask as under ``"eager"``), switches the model to it for one forward pass, and switches
+it back. :func:`capturing_attention`
+
+1. runs the model's own eager attention (``eager_attention_forward`` of the model's
+   module), so the forward pass is exactly the eager one;
+2. recomputes, for the kept query rows only, the logits
+   ``l = q kᵀ · scaling + mask`` (masked entries set to ``-inf``), the weights
+   ``softmax(l)``, and keeps the per-head keys (after RoPE: the layer applies RoPE
+   before calling the interface) and values (grouped-query attention: key/value head
+   ``h // (H / H_kv)`` serves query head ``h``, as ``repeat_kv`` does).
+
+The layer's input hidden states come from ``output_hidden_states`` (entry ``i`` is the
+input of layer ``i``). Memory is O(Y·H·L·dh + Y·H·Q·L): no L×L map is kept.
+
+Models covered: GPT-2 (Conv1D projections, scaling 1/√dh, causal), Llama-style
+(SmolLM2: RoPE, grouped-query attention), BERT (MiniLM: bidirectional).
+
+Prefix equivalence: in a causal model, row ``P − 1`` of a window depends only on its
+first ``P`` tokens, so one capture over L_max tokens with
+``query_positions = [P − 1 for P in lengths]`` gives, through
+:meth:`AttentionCapture.prefix`, what separate forward passes over each prefix give.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+import sys
+from dataclasses import dataclass, field, replace
 
 import numpy as np
+
+CAPTURE_IMPLEMENTATION = "attnbounds_capture"
 
 
 @dataclass
@@ -28,3 +58,267 @@ class AttentionCapture:
     values: np.ndarray  # (Y, H, L, dh) per-head value vectors (GQA: expanded to query heads)
     keys: np.ndarray  # (Y, H, L, dh) per-head keys (after RoPE where the model has it)
     hidden: np.ndarray  # (Y, L, dm) each layer's input hidden states
+    queries: np.ndarray | None = None  # (Y, H, Q, dh) kept query vectors (after RoPE)
+    scaling: np.ndarray | None = None  # (Y,) factor applied to q·k in each layer
+    extra: dict = field(default_factory=dict)  # timings and other run facts
+
+    @property
+    def n_layers(self) -> int:
+        return int(self.weights.shape[0])
+
+    @property
+    def n_heads(self) -> int:
+        return int(self.weights.shape[1])
+
+    @property
+    def length(self) -> int:
+        return int(self.input_ids.shape[0])
+
+    def prefix(self, length: int) -> "AttentionCapture":
+        """The capture a forward pass over the first ``length`` tokens would give.
+
+        Valid for causal models only, and only for a kept row at position
+        ``length − 1``; the result keeps that single row and truncates keys, values,
+        hidden states and logits to ``length`` positions.
+        """
+        if not self.causal:
+            raise ValueError(f"prefix: model {self.model!r} is bidirectional; a prefix needs its own forward pass")
+        if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or not 1 <= length <= self.length:
+            raise ValueError(f"length must be an int in [1, {self.length}], got {length!r}")
+        rows = np.flatnonzero(self.query_positions == length - 1)
+        if rows.size == 0:
+            raise ValueError(
+                f"length: no kept query row at position {length - 1} "
+                f"(kept: {self.query_positions.tolist()}); pass it in query_positions"
+            )
+        r = slice(int(rows[0]), int(rows[0]) + 1)
+        return replace(
+            self,
+            input_ids=self.input_ids[:length],
+            query_positions=self.query_positions[r],
+            logits=self.logits[:, :, r, :length],
+            weights=self.weights[:, :, r, :length],
+            values=self.values[:, :, :length],
+            keys=self.keys[:, :, :length],
+            hidden=self.hidden[:, :length],
+            queries=None if self.queries is None else self.queries[:, :, r],
+            extra=dict(self.extra),
+        )
+
+
+# --- the capture ---------------------------------------------------------------------
+
+
+@dataclass
+class _Recorder:
+    """Per-layer records of one forward pass, appended in layer order."""
+
+    rows: object  # torch.LongTensor (Q,) kept query positions
+    layers: list = field(default_factory=list)
+
+
+_ACTIVE: _Recorder | None = None  # set only inside capture_attention's forward pass
+
+
+def capturing_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    """The ``AttentionInterface`` function: the model's eager attention, plus a record.
+
+    Arguments are those transformers passes to every attention implementation:
+    ``query`` (B, H, L, dh), ``key`` and ``value`` (B, H_kv, L, dh), ``attention_mask``
+    additive (B, 1, L, L) or None.
+    """
+    output = _model_eager_attention(module)(
+        module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs
+    )  # (attn_output (B, L, H, dh), full weights (B, H, L, L)) — used for the forward only
+    if _ACTIVE is not None:
+        _ACTIVE.layers.append(_record_rows(query, key, value, attention_mask, scaling, _ACTIVE.rows))
+    return output
+
+
+def _record_rows(query, key, value, attention_mask, scaling, rows) -> dict:
+    """Logits, weights, keys, values for the kept query rows of one layer (batch 0)."""
+    import torch
+
+    B, H, L, dh = query.shape  # query (B, H, L, dh)
+    groups = H // key.shape[1]  # GQA: query heads per key/value head
+    if scaling is None:
+        scaling = dh**-0.5
+    k = torch.repeat_interleave(key, groups, dim=1) if groups > 1 else key  # (B, H, L, dh), as repeat_kv
+    v = torch.repeat_interleave(value, groups, dim=1) if groups > 1 else value  # (B, H, L, dh)
+    q = query[:, :, rows, :]  # (B, H, Q, dh)
+    logits = torch.matmul(q.float(), k.float().transpose(-1, -2)) * scaling  # (B, H, Q, L): l = q·k · scaling
+    if attention_mask is not None:
+        mask = attention_mask[..., rows, :]  # (B, 1, Q, L)
+        if mask.dtype == torch.bool:
+            visible = mask  # True = attend
+        else:
+            logits = logits + mask.float()  # additive mask, 0 where visible
+            visible = mask > torch.finfo(mask.dtype).min / 2  # min(dtype) where hidden
+        logits = logits.masked_fill(~visible, float("-inf"))  # (B, H, Q, L), hidden = -inf
+    weights = torch.softmax(logits, dim=-1)  # (B, H, Q, L): α = softmax(l), exp(-inf) = 0
+    return {
+        "logits": _first_in_batch(logits),  # (H, Q, L)
+        "weights": _first_in_batch(weights),  # (H, Q, L)
+        "keys": _first_in_batch(k),  # (H, L, dh)
+        "values": _first_in_batch(v),  # (H, L, dh)
+        "queries": _first_in_batch(q),  # (H, Q, dh)
+        "scaling": float(scaling),
+        "mask_given": attention_mask is not None,
+    }
+
+
+def _first_in_batch(t) -> np.ndarray:
+    """Batch entry 0 of a tensor, as float32 numpy on the CPU."""
+    import torch
+
+    return t[0].detach().to("cpu", torch.float32).numpy()
+
+
+def _model_eager_attention(module):
+    """The eager attention function of the module's own model file (generic fallback)."""
+    fn = getattr(sys.modules.get(type(module).__module__), "eager_attention_forward", None)
+    return fn if fn is not None else _generic_eager_attention
+
+
+def _generic_eager_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    """Eager attention as transformers writes it, for models without their own."""
+    import torch
+
+    groups = query.shape[1] // key.shape[1]
+    key = torch.repeat_interleave(key, groups, dim=1)  # (B, H, L, dh)
+    value = torch.repeat_interleave(value, groups, dim=1)  # (B, H, L, dh)
+    scaling = query.shape[-1] ** -0.5 if scaling is None else scaling
+    w = torch.matmul(query, key.transpose(-1, -2)) * scaling  # (B, H, L, L)
+    if attention_mask is not None:
+        w = w + attention_mask  # (B, H, L, L)
+    w = torch.softmax(w, dim=-1, dtype=torch.float32).to(query.dtype)  # (B, H, L, L)
+    w = torch.nn.functional.dropout(w, p=dropout, training=module.training)
+    out = torch.matmul(w, value).transpose(1, 2).contiguous()  # (B, L, H, dh)
+    return out, w
+
+
+def _register() -> None:
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, eager_mask
+
+    AttentionInterface.register(CAPTURE_IMPLEMENTATION, capturing_attention)
+    AttentionMaskInterface.register(CAPTURE_IMPLEMENTATION, eager_mask)  # same additive mask as eager
+
+
+@contextlib.contextmanager
+def _capturing(model, rows):
+    """Switch ``model`` to the capturing implementation for the duration of the block."""
+    global _ACTIVE
+    _register()
+    previous = model.config._attn_implementation
+    model.set_attn_implementation(CAPTURE_IMPLEMENTATION)
+    _ACTIVE = _Recorder(rows=rows)
+    try:
+        yield _ACTIVE
+    finally:
+        _ACTIVE = None
+        model.set_attn_implementation(previous)
+
+
+def capture_attention(handle, input_ids, query_positions=None) -> AttentionCapture:
+    """One forward pass over one window; keep the attention of selected query rows.
+
+    Parameters
+    ----------
+    handle : ModelHandle
+        From :func:`attnbounds.empirical.models.load_model`.
+    input_ids : array-like of int, shape (L,)
+        Token ids of the window, 1 ≤ L ≤ ``handle.max_positions``.
+    query_positions : array-like of int, shape (Q,), optional
+        Query rows to keep, each in [0, L). Default ``[L - 1]``, the last position. For a
+        causal model pass ``[P - 1 for P in lengths]`` to get every prefix length P from
+        one pass (see :meth:`AttentionCapture.prefix`); for a bidirectional model a row
+        sees the whole window, so each length needs its own pass.
+
+    Returns
+    -------
+    AttentionCapture
+        float32 numpy arrays; logits/weights (Y, H, Q, L), keys/values (Y, H, L, dh),
+        hidden (Y, L, dm).
+    """
+    import time
+
+    import torch
+
+    if not all(hasattr(handle, a) for a in ("model", "causal", "n_layers", "max_positions", "name")):
+        raise ValueError(f"handle must be a ModelHandle from load_model, got {type(handle).__name__}")
+    ids = _check_input_ids(input_ids, handle)
+    L = ids.shape[0]
+    positions = _check_query_positions(query_positions, L)
+    model = handle.model
+    device = next(model.parameters()).device
+    rows = torch.as_tensor(positions, dtype=torch.long, device=device)  # (Q,)
+    batch = torch.as_tensor(ids, dtype=torch.long, device=device)[None]  # (1, L)
+    kwargs = dict(output_hidden_states=True, return_dict=True)
+    if handle.causal:
+        kwargs["use_cache"] = False
+    else:
+        kwargs["attention_mask"] = torch.ones_like(batch)  # (1, L): no padding
+    start = time.perf_counter()
+    with torch.no_grad(), _capturing(model, rows) as recorder:
+        out = model.base_model(batch, **kwargs)  # the transformer without its LM head (L × vocab logits unused)
+    seconds = time.perf_counter() - start
+
+    records = recorder.layers
+    if len(records) != handle.n_layers:
+        raise RuntimeError(
+            f"capture saw {len(records)} attention calls for a model with {handle.n_layers} layers; "
+            f"{type(model).__name__} does not route all its attention through AttentionInterface"
+        )
+    if handle.causal and not all(r["mask_given"] for r in records):
+        raise RuntimeError("causal model received no attention mask; the capture would not be causal")
+    hidden = out.hidden_states  # tuple of Y + 1 tensors (1, L, dm); entry i is the input of layer i
+
+    def stack(key: str) -> np.ndarray:  # per-layer records → leading layer axis Y
+        return np.stack([r[key] for r in records])
+
+    return AttentionCapture(
+        model=handle.name,
+        causal=handle.causal,
+        input_ids=ids,
+        query_positions=positions,
+        logits=stack("logits"),  # (Y, H, Q, L)
+        weights=stack("weights"),  # (Y, H, Q, L)
+        values=stack("values"),  # (Y, H, L, dh)
+        keys=stack("keys"),  # (Y, H, L, dh)
+        hidden=np.stack([_first_in_batch(h) for h in hidden[: handle.n_layers]]),  # (Y, L, dm)
+        queries=stack("queries"),  # (Y, H, Q, dh)
+        scaling=np.array([r["scaling"] for r in records], dtype=np.float32),  # (Y,)
+        extra={"forward_seconds": seconds},
+    )
+
+
+def _check_input_ids(input_ids, handle) -> np.ndarray:
+    if hasattr(input_ids, "detach"):
+        input_ids = input_ids.detach().cpu().numpy()
+    ids = np.asarray(input_ids)
+    if ids.ndim != 1:
+        raise ValueError(f"input_ids must be 1-D (one window of L tokens), got shape {ids.shape}")
+    if ids.size == 0:
+        raise ValueError("input_ids must hold at least one token")
+    if not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"input_ids must be integers, got dtype {ids.dtype}")
+    if ids.shape[0] > handle.max_positions:
+        raise ValueError(f"input_ids has {ids.shape[0]} tokens; {handle.name} accepts at most {handle.max_positions}")
+    vocab = handle.model.config.vocab_size
+    if ids.min() < 0 or ids.max() >= vocab:
+        raise ValueError(f"input_ids must lie in [0, {vocab}), got range [{ids.min()}, {ids.max()}]")
+    return ids.astype(np.int64)
+
+
+def _check_query_positions(query_positions, L: int) -> np.ndarray:
+    if query_positions is None:
+        return np.array([L - 1], dtype=np.int64)
+    pos = np.atleast_1d(np.asarray(query_positions))
+    if pos.ndim != 1 or pos.size == 0:
+        raise ValueError(f"query_positions must be a non-empty 1-D list of ints, got shape {pos.shape}")
+    if not np.issubdtype(pos.dtype, np.integer):
+        raise ValueError(f"query_positions must be integers, got dtype {pos.dtype}")
+    if pos.min() < 0 or pos.max() >= L:
+        raise ValueError(f"query_positions must lie in [0, {L}) for a window of L={L}, got {pos.tolist()}")
+    return pos.astype(np.int64)

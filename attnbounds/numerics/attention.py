@@ -47,13 +47,35 @@ def softmax(logits, T=1.0, axis: int = -1) -> np.ndarray:
     array([0.5, 0.5])
     >>> softmax([1000.0, 0.0], T=1e-4)
     array([1., 0.])
+    >>> softmax([[0.0, 1.0], [2.0, 0.0]], T=[1.0, 10.0]).round(3)  # one T per row
+    array([[0.269, 0.731],
+           [0.55 , 0.45 ]])
     """
     z = as_float_array(logits, "logits")
     T = check_temperature(T)
-    z = z / T
-    z = z - z.max(axis=axis, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=axis, keepdims=True)
+    if np.ndim(T):
+        T = _row_temperature(np.asarray(T), z.shape, axis)
+    e = z / T  # a new array: the in-place steps below never touch the caller's logits
+    e -= e.max(axis=axis, keepdims=True)
+    np.exp(e, out=e)
+    e /= e.sum(axis=axis, keepdims=True)
+    return e
+
+
+def _row_temperature(T: np.ndarray, shape: tuple, axis: int) -> np.ndarray:
+    """One temperature per row: T has the batch shape (logits' shape without ``axis``),
+    or that shape with a length-1 ``axis`` kept."""
+    axis = axis % len(shape)
+    batch = tuple(int(s) for i, s in enumerate(shape) if i != axis)
+    if T.ndim == len(shape) and T.shape[axis] == 1:
+        T = np.squeeze(T, axis=axis)
+    try:
+        return np.expand_dims(np.broadcast_to(T, batch), axis)
+    except ValueError:
+        raise ValueError(
+            f"T: shape {T.shape} does not broadcast to the batch shape {batch} of logits "
+            "(one temperature per row)"
+        ) from None
 
 
 def softmax_jacobian(logits, T=1.0) -> np.ndarray:
@@ -141,7 +163,7 @@ def per_token_distance(weights, x, n: int) -> np.ndarray:
     """D_i = ‖α_i x_i − s‖₂ for every token i (selected or not), shape ``(..., L)``.
 
     >>> per_token_distance([0.5, 0.25, 0.25], np.eye(3), 1).round(4)
-    array([0.    , 0.559 , 0.559 ])
+    array([0.   , 0.559, 0.559])
     """
     w = check_distribution(weights)
     xs = check_embeddings(x, w)

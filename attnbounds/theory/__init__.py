@@ -1,18 +1,13 @@
 """Theory layer: SymPy closed forms and exact proofs, one module per topic.
 
 Importing this package registers every derivation in
-:data:`attnbounds.theory.derivation.DERIVATIONS`.
+:data:`attnbounds.theory.derivation.DERIVATIONS`, in the order `attnbounds derive` lists
+them.
 """
 
-import importlib
-
+# Import order is the listing order: L1/C1, T1/C2, T2, L2.
+from attnbounds.theory import normalization  # noqa: F401, I001
+from attnbounds.theory import distance  # noqa: F401
+from attnbounds.theory import separability  # noqa: F401
+from attnbounds.theory import jacobian  # noqa: F401
 from attnbounds.theory.derivation import DERIVATIONS, Result, is_identity  # noqa: F401
-
-# Topic modules, in the order `attnbounds derive` lists them.
-_TOPICS = ("normalization", "distance", "separability", "jacobian")
-for _name in _TOPICS:
-    try:
-        importlib.import_module(f"attnbounds.theory.{_name}")
-    except ModuleNotFoundError as exc:  # a topic module still being written
-        if exc.name != f"attnbounds.theory.{_name}":
-            raise

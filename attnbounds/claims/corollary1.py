@@ -1,0 +1,301 @@
+r"""# Corollary 1: softmax weights lie within $e^{\pm 2\Delta/T}/L$
+
+**Setting.** A query $q$, keys $k_1,\dots,k_L$ in $\mathbb{R}^d$, logits $l_i = q\cdot k_i$,
+and softmax weights $\alpha_i = e^{l_i/T}/\sum_j e^{l_j/T}$ with temperature $T > 0$. Let
+$\Delta = \|q\|_2 \max_j \|k_j\|_2$.
+
+**Claim.**
+
+$$\frac{1}{L}e^{-2\Delta/T} \;\le\; \alpha_i \;\le\; \frac{1}{L}e^{2\Delta/T}
+\qquad\text{(summary form)},$$
+
+and the sharp form
+
+$$\frac{1}{1 + (L-1)e^{2\Delta/T}} \;\le\; \alpha_i \;\le\; \frac{1}{1 + (L-1)e^{-2\Delta/T}} .$$
+
+**Proof.**
+
+1. *The logits are bounded.* By Cauchy–Schwarz,
+   $|l_i| = |q\cdot k_i| \le \|q\|\,\|k_i\| \le \Delta$, so every logit lies in
+   $[-\Delta, \Delta]$.
+2. *Apply Lemma 1* with $a = \Delta$ and $F(l) = e^{l/T}$. This $F$ is positive, continuous
+   and increasing, and it does not depend on $L$. Hence $m = F(-\Delta) = e^{-\Delta/T}$
+   and $M = F(\Delta) = e^{\Delta/T}$.
+3. The loose constants are $C_1 = m/M = e^{-2\Delta/T}$ and $C_2 = M/m = e^{2\Delta/T}$.
+   This is the summary form.
+4. Lemma 1's tight bounds become
+   $\dfrac{m}{m + (L-1)M} = \dfrac{1}{1 + (L-1)e^{2\Delta/T}}$ and
+   $\dfrac{M}{M + (L-1)m} = \dfrac{1}{1 + (L-1)e^{-2\Delta/T}}$ after dividing numerator and
+   denominator by $m$ (resp. $M$). The code proves both identities exactly. It treats
+   $x = e^{\Delta/T}$ as a positive symbol, so that $m = 1/x$ and $M = x$.
+5. *Tight inside loose.* With $E = e^{2\Delta/T} \ge 1$,
+
+   $$\frac{E}{L} - \frac{1}{1 + (L-1)/E} = \frac{E(E-1)}{L\,(E + L - 1)} \ge 0,
+   \qquad
+   \frac{1}{1 + (L-1)E} - \frac{1}{EL} = \frac{E-1}{EL\,(1 + (L-1)E)} \ge 0,$$
+
+   which the code checks as fractions of polynomials with non-negative coefficients in
+   $E - 1 \ge 0$ and $L - 1 \ge 0$.
+6. *Sharpness.* Take $k_i = K\,q/\|q\|$ and $k_j = -K\,q/\|q\|$ for $j \ne i$, where
+   $K = \max_j \|k_j\|$. Then $l_i = \Delta$ and $l_j = -\Delta$, and $\alpha_i$ equals the
+   sharp upper bound. Reversing the signs gives the sharp lower bound.
+   $\blacksquare$
+
+**Verdict on the transcription.** The summary's form is true: it is Lemma 1's loose form.
+It is not sharp for $L \ge 2$ and $\Delta > 0$: the sharp bounds tend to $0$ and $1$ as
+$\Delta/T$ grows, whereas $e^{2\Delta/T}/L$ exceeds 1 as soon as $2\Delta/T > \log L$.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from hypothesis import strategies as st
+from scipy.special import logsumexp
+
+from attnbounds import strategies as abst
+from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.numerics.validation import as_float_array, check_temperature
+from attnbounds.theory import normalization as thn
+
+__all__ = [
+    "CLAIM",
+    "logit_bound",
+    "log_weights",
+    "transcribed_sides",
+    "reconstructed_sides",
+    "instances",
+    "sweep_instances",
+    "certify_box",
+]
+
+
+def _parts(instance):
+    q = as_float_array(instance["q"], "q")
+    keys = as_float_array(instance["keys"], "keys", min_ndim=2)
+    if keys.shape[-1] != q.shape[-1]:
+        raise ValueError(f"keys: last axis {keys.shape[-1]} does not match q dimension {q.shape[-1]}")
+    T = np.asarray(check_temperature(instance["T"]), dtype=float)
+    return q, keys, T
+
+
+def _norm(x: np.ndarray) -> np.ndarray:
+    # ‖x‖₂ along the last axis, scaled by max|x_k| so that tiny or huge entries do not
+    # underflow or overflow when squared
+    scale = np.abs(x).max(axis=-1, keepdims=True)
+    safe = np.where(scale > 0, scale, 1.0)
+    return (safe * np.sqrt(((x / safe) ** 2).sum(axis=-1, keepdims=True)))[..., 0]
+
+
+def logit_bound(instance) -> np.ndarray:
+    """Δ = ‖q‖₂ · max_j ‖k_j‖₂ (batched).
+
+    >>> float(logit_bound({"q": [3.0, 4.0], "keys": [[1.0, 0.0], [0.0, 2.0]], "T": 1.0}))
+    10.0
+    """
+    q, keys, _ = _parts(instance)
+    return _norm(q) * _norm(keys).max(axis=-1)
+
+
+def log_weights(instance) -> np.ndarray:
+    """log α_i = l_i/T − logsumexp(l/T) with l_i = q·k_i (batched)."""
+    q, keys, T = _parts(instance)
+    z = np.einsum("...ld,...d->...l", keys, q) / T[..., None]  # l/T, (..., L)
+    return z - logsumexp(z, axis=-1, keepdims=True)
+
+
+def transcribed_sides(instance) -> Sides:
+    """max_i |log(L α_i)| ≤ 2Δ/T, i.e. e^{−2Δ/T}/L ≤ α_i ≤ e^{2Δ/T}/L.
+
+    >>> s = transcribed_sides({"q": [1.0], "keys": [[1.0], [-1.0]], "T": 1.0})
+    >>> round(float(s.lhs), 6), float(s.rhs)
+    (1.433781, 2.0)
+    """
+    _, _, T = _parts(instance)
+    la = log_weights(instance)
+    L = la.shape[-1]
+    return Sides(np.abs(la + math.log(L)).max(axis=-1), 2 * logit_bound(instance) / T)
+
+
+def reconstructed_sides(instance) -> Sides:
+    """max_i |log α_i − c| ≤ h, [c − h, c + h] = [log lo, log hi] with
+    lo = 1/(1 + (L−1)e^{2Δ/T}), hi = 1/(1 + (L−1)e^{−2Δ/T}).
+
+    >>> s = reconstructed_sides({"q": [1.0], "keys": [[1.0], [-1.0]], "T": 1.0})
+    >>> bool(abs(s.lhs - s.rhs) < 1e-12)  # aligned / anti-aligned keys attain it
+    True
+    """
+    _, _, T = _parts(instance)
+    la = log_weights(instance)
+    L = la.shape[-1]
+    x = 2 * logit_bound(instance) / T
+    with np.errstate(divide="ignore"):
+        log_rest = np.log(L - 1.0)  # −inf for L = 1: both bounds are 1
+    log_hi = -np.logaddexp(0.0, log_rest - x)  # −log(1 + (L−1)e^{−x})
+    log_lo = -np.logaddexp(0.0, log_rest + x)  # −log(1 + (L−1)e^{x})
+    centre, half = (log_hi + log_lo) / 2, (log_hi - log_lo) / 2
+    return Sides(np.abs(la - centre[..., None]).max(axis=-1), half)
+
+
+@st.composite
+def _instances(draw):
+    L = draw(st.integers(1, 8))
+    d = draw(st.integers(1, 4))
+    kind = draw(st.sampled_from(abst.EMBEDDING_KINDS))
+    radius = draw(st.sampled_from((0.5, 1.0, 3.0)))
+    keys = draw(abst.embeddings(L, d, kind=kind, radius=radius))
+    q = draw(abst.embeddings(1, d, kind="box", radius=radius))[0]
+    T = draw(abst.temperatures(1e-2, 1e2))
+    if draw(st.booleans()) and np.linalg.norm(q) > 0:
+        # extreme configuration: key i along q, all others against it (attains the sharp form)
+        i = draw(st.integers(0, L - 1))
+        u = q / np.linalg.norm(q)
+        keys = -np.tile(u * radius, (L, 1))
+        keys[i] = u * radius
+    return {"q": q, "keys": keys, "T": T}
+
+
+def instances():
+    """Hypothesis strategy of C1 instances ``{"q": (d,), "keys": (L, d), "T": float}``."""
+    return _instances()
+
+
+def sweep_instances(rng: np.random.Generator, n: int) -> dict:
+    """A batch of n instances with one (L, d) per call; T log-uniform in [1e-2, 1e2] per row.
+    A quarter of the rows are extreme: one key along q and all the others against it."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
+    L = int(rng.choice([1, 2, 3, 4, 8, 16, 64]))
+    d = int(rng.integers(1, 9))
+    scale = float(rng.choice([0.1, 1.0, 3.0]))
+    q = scale * rng.standard_normal((n, d))
+    keys = scale * rng.standard_normal((n, L, d))
+    k = n // 4
+    if k:
+        u = q[:k] / np.linalg.norm(q[:k], axis=-1, keepdims=True)
+        keys[:k] = -scale * u[:, None, :]
+        keys[np.arange(k), rng.integers(0, L, size=k)] = scale * u
+    T = 10.0 ** rng.uniform(-2, 2, size=n)
+    return {"q": q, "keys": keys, "T": T}
+
+
+def certify_box(pieces: int = 4) -> Proof:
+    """Certify the summary form with python-flint ``arb`` on one stated box: T = 1, Δ = 1,
+    L = 3, every logit vector in [−1, 1]³ (Cauchy–Schwarz puts every (q, keys) with Δ = 1 there).
+
+    The cube is cut into ``pieces``³ boxes; on each, α_i = 1/(1 + Σ_{j≠i} e^{l_j − l_i}) is
+    enclosed strictly inside (e^{−2}/3, e²/3).
+    """
+    from flint import arb
+
+    if isinstance(pieces, bool) or not isinstance(pieces, int) or pieces < 1:
+        raise ValueError(f"pieces: must be an integer >= 1, got {pieces!r}")
+    L = 3
+    lo, hi = arb(-2).exp() / L, arb(2).exp() / L
+    w = 2.0 / pieces
+    balls = [arb(-1.0 + w * (k + 0.5), w / 2) for k in range(pieces)]  # exact dyadic ends
+    for i1 in range(pieces):
+        for i2 in range(pieces):
+            for i3 in range(pieces):
+                z = (balls[i1], balls[i2], balls[i3])
+                for i in range(L):
+                    alpha = 1 / (1 + sum((z[j] - z[i]).exp() for j in range(L) if j != i))
+                    if not (alpha > lo and alpha < hi):
+                        return Proof(None, f"arb could not separate alpha_{i + 1} = {alpha} from the bounds")
+    return Proof(
+        True,
+        f"arb: T = 1, Delta = 1, L = 3, logits in [-1, 1]^3 ({pieces}^3 boxes): every alpha_i lies "
+        "strictly inside (e^-2/3, e^2/3)",
+    )
+
+
+@lru_cache(maxsize=1)  # exact and deterministic: compute once
+def _symbolic_transcribed() -> Proof:
+    if not (thn.prove_softmax_tight_within_loose() and thn.prove_tight_within_loose()):
+        return Proof(None, "the exact certificates did not go through")
+    return Proof(
+        True,
+        "exact: |l_i| <= Delta (Cauchy-Schwarz); Lemma 1 with F = exp(l/T) on [-Delta, Delta] gives "
+        "C1 = exp(-2 Delta/T), C2 = exp(2 Delta/T); tight bounds inside loose, E(E-1)/(L(E+L-1)) >= 0",
+    )
+
+
+@lru_cache(maxsize=1)  # exact and deterministic: compute once
+def _symbolic_reconstructed() -> Proof:
+    if not (thn.prove_softmax_tight_within_loose() and thn.prove_tight_bounds()):
+        return Proof(None, "the exact certificates did not go through")
+    return Proof(
+        True,
+        "exact: Lemma 1's tight bounds with m = exp(-Delta/T), M = exp(Delta/T) equal "
+        "1/(1 + (L-1) exp(+-2 Delta/T)); attained by keys aligned / anti-aligned with q",
+    )
+
+
+def _bounded_by_delta(instance):
+    q, keys, _ = _parts(instance)
+    z = np.einsum("...ld,...d->...l", keys, q)
+    delta = logit_bound(instance)
+    return np.all(np.abs(z) <= delta[..., None] * (1 + 1e-12), axis=-1)  # rounding slack only
+
+
+def _symbolic_form() -> dict:
+    import sympy as sp
+
+    E = sp.exp(2 * thn.Delta / thn.T)
+    return {
+        "alpha_lower": 1 / (E * thn.L),
+        "alpha_upper": E / thn.L,
+        "tight_lower": 1 / (1 + (thn.L - 1) * E),
+        "tight_upper": 1 / (1 + (thn.L - 1) / E),
+        "Delta": thn.Delta,
+    }
+
+
+_BOTH = dict(strategy=instances, sweep=sweep_instances, rtol=1e-9, atol=1e-12)
+
+CLAIM = Claim(
+    id="C1",
+    title="Corollary 1: softmax weights within exp(+-2 Delta/T)/L",
+    source="arXiv 2508.17821, Corollary 1 (CLAIMS.md; Delta = |q| max_j |k_j|)",
+    statement=(
+        "For softmax with temperature T and Delta = |q| max_j |k_j|: exp(-2 Delta/T)/L <= alpha_i <= "
+        "exp(2 Delta/T)/L; sharp form 1/(1+(L-1)exp(2 Delta/T)) <= alpha_i <= 1/(1+(L-1)exp(-2 Delta/T))."
+    ),
+    transcription="(1/L) e^{-2 Delta/T} <= alpha_i <= (1/L) e^{2 Delta/T}, Delta = |q| max_j |k_j|",
+    transcription_latex=r"\frac{1}{L}e^{-2\Delta/T} \le \alpha_i \le \frac{1}{L}e^{2\Delta/T}",
+    hypotheses=(
+        Hypothesis(
+            "cauchy-schwarz",
+            "|l_i| = |q.k_i| <= Delta for every i (always true: Cauchy-Schwarz)",
+            check=_bounded_by_delta,
+        ),
+    ),
+    readings=(
+        Reading(
+            "transcribed",
+            "exp(-2 Delta/T)/L <= alpha_i <= exp(2 Delta/T)/L, checked as max_i |log(L alpha_i)| <= 2 Delta/T",
+            r"\max_i \left|\log(L\alpha_i)\right| \le \frac{2\Delta}{T}",
+            symbolic=_symbolic_transcribed,
+            certify=certify_box,
+            sides=transcribed_sides,
+            note="true (Lemma 1's loose form); not sharp for L >= 2, Delta > 0",
+            **_BOTH,
+        ),
+        Reading(
+            "reconstructed",
+            "1/(1+(L-1)e^{2 Delta/T}) <= alpha_i <= 1/(1+(L-1)e^{-2 Delta/T}), checked in log space",
+            r"\frac{1}{1+(L-1)e^{2\Delta/T}} \le \alpha_i \le \frac{1}{1+(L-1)e^{-2\Delta/T}}",
+            symbolic=_symbolic_reconstructed,
+            sides=reconstructed_sides,
+            note="sharp: keys aligned / anti-aligned with q attain it",
+            **_BOTH,
+        ),
+    ),
+    proof=__doc__,
+    symbolic_form=_symbolic_form,
+    derivations=("C1", "L1-constants"),
+)

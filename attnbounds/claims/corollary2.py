@@ -1,0 +1,463 @@
+r"""# Corollary 2: how the distance scales with $L$
+
+The summary states two consequences of Theorem 1 and Lemma 1: (i) when $N \ll L$ the distance
+$\tilde d$ "grows linearly with $L$"; (ii) when the top-$N$ set grows proportionally to $L$ the
+distance "necessarily collapses". Neither follows as stated. This page proves what does follow.
+
+Notation as in Theorem 1: $s = \sum_{j\in I_N}\alpha_j x_j$, $D_i = \|\alpha_i x_i - s\|$,
+$\tilde d = \sum_{i\notin I_N} D_i$, $d_1 = \max_{i\notin I_N}\|x_i\|$, and $R \ge \max_i\|x_i\|$.
+Lemma 1 means $C_1/L \le \alpha_i \le C_2/L$ with $C_1, C_2$ independent of $L$. For softmax with
+logits in $[-a,a]$ at temperature $T$ one may take $C_2 = e^{2a/T}$.
+
+## The sandwich (exact, every configuration)
+
+By the triangle inequality in both directions, $\big|D_i - \|s\|\big| \le \alpha_i\|x_i\|$ for
+**every** token $i$, selected or not. Summing over the $L-N$ non-selected tokens, whose weights
+add up to $1-\bar\alpha_N$:
+
+$$\big|\tilde d - (L-N)\,\|s\|\big| \le \sum_{i\notin I_N}\alpha_i\|x_i\| \le (1-\bar\alpha_N)\,d_1 .$$
+
+So $\tilde d = (L-N)\|s\| + O(d_1)$: the total distance grows linearly exactly when $\|s\|$
+stays bounded away from $0$.
+
+## (i) With $N$ fixed, Lemma 1 forbids linear growth
+
+Under Lemma 1, $\bar\alpha_N \le NC_2/L$, hence $\|s\| \le \bar\alpha_N R \le NC_2R/L$. The
+sandwich (or Theorem 1 (i) itself) gives
+
+$$\tilde d \;\le\; R + (L-N)\frac{NC_2}{L}R \;<\; R\,(1 + NC_2),$$
+
+a bound independent of $L$. SymPy computes $\lim_{L\to\infty}$ of this bound as $R(1+NC_2)$
+and of the bound divided by $L$ as $0$. So $\tilde d = O(1)$ and $\tilde d/L \to 0$. The literal
+statement "(i) grows linearly" is **false** under the corollary's own hypotheses. With uniform
+weights, $N=1$ and all $x_i$ equal, $\tilde d = 0$ for every $L$. The antiparallel witness of
+Theorem 1 with uniform weights gives $\tilde d = (L-N)(N+1)/L \to N+1$, which is bounded too.
+Linear growth happens only when $\|s\|$ does not vanish, i.e. when $\bar\alpha_N$ stays
+bounded below. For fixed $N$ that contradicts the upper constant of Lemma 1 (unbounded
+logits, attention sinks). The checker fits the exponent $p$ of $\tilde d \propto L^p$ over
+$L = 64,\dots,4096$ (softmax of logits in $[-1,1]$, unit-sphere embeddings, $N=5$) and finds
+$p \approx 0.04$ (99% interval about $[0.02, 0.05]$), far below $1$.
+
+## (ii) With $N = \rho L$ the total distance does not collapse; the per-token distances do
+
+Take uniform weights and all $x_i = e$. Then $s = \rho e$, each non-selected
+$D_i = |1/L - \rho|$, and $\tilde d = (L - \rho L)(\rho L - 1)/L$. SymPy gives
+$\lim \tilde d/L = \rho(1-\rho) > 0$: the distance grows linearly, so "(ii) necessarily
+collapses" is **false** when it is read as $\tilde d = o(L)$. The Monte Carlo check uses
+embeddings with a common mean direction and fits $\tilde d/L = a + b/L$. It finds an
+intercept $a > 0$.
+
+What does collapse is the *spread* of the per-token distances around $\|s\|$. The bound
+$|D_i - \|s\|| \le \alpha_i\|x_i\| \le C_2R/L$ holds for every token, so
+
+$$\max_i\Big|\frac{D_i}{\|s\|} - 1\Big| \le \frac{C_2 R}{L\,\|s\|} \longrightarrow 0 \quad\text{whenever } L\|s\| \to \infty .$$
+
+With $N=\rho L$ and a non-degenerate context ($\|s\| \ge \sigma > 0$, or even
+$\|s\| \gg 1/L$), every token, selected or not, sits at the same distance $\|s\|(1+o(1))$
+from the context vector. Distance to $s$ then cannot tell the top-$N$ tokens from the rest.
+For the antiparallel family the relative spread is exactly $1/N$: it stays at $1/N$ when $N$
+is fixed, and it tends to $0$ like $1/(\rho L)$ when $N = \rho L$.
+
+## Why Lemma 1 is needed in (i)
+
+Without it the bound fails. Give one token the weight $1/2$ for every $L$ (its logit grows like
+$\log L$), spread the remaining $1/2$ uniformly, and take $x_0 = e$ and $x_i = -e$ otherwise,
+with $N = 1$. Then $\tilde d = 1/2 + (L-1)/2$, which is linear in $L$.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from hypothesis import strategies as st
+
+from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
+from attnbounds.numerics.attention import (
+    context_vector,
+    cumulative_distance,
+    per_token_distance,
+    selected_mass,
+    softmax,
+    top_n_mask,
+)
+from attnbounds.numerics.montecarlo import mean_ci
+from attnbounds.numerics.sampling import sphere_points
+from attnbounds.strategies import attention_configs, embeddings, temperatures
+from attnbounds.theory.distance import corollary2_forms, derive_corollary2
+
+__all__ = [
+    "CLAIM",
+    "L_GRID",
+    "growth_exponent",
+    "limit_intercept",
+    "distance_curves",
+    "sides_sandwich",
+    "sides_bounded",
+    "sides_spread",
+]
+
+#: Sequence lengths of the Monte Carlo fits.
+L_GRID: tuple[int, ...] = (64, 128, 256, 512, 1024, 2048, 4096)
+#: Fixed N for (i); ρ for (ii); embedding dimension.
+FIXED_N, RHO, DIM = 5, 0.125, 8
+
+
+def _check_curve(L_values, d_values):
+    Ls = np.asarray(L_values, dtype=np.float64)
+    ds = np.asarray(d_values, dtype=np.float64)
+    if Ls.ndim != 1 or Ls.size < 2 or np.any(Ls <= 0):
+        raise ValueError("L_values: need a 1-D array of at least 2 positive lengths")
+    if ds.shape[-1] != Ls.size:
+        raise ValueError(f"d_values: last axis {ds.shape[-1]} does not match {Ls.size} lengths")
+    return Ls, ds
+
+
+def growth_exponent(L_values, d_values) -> np.ndarray:
+    """Least-squares slope p of log d̃ against log L (one per row of ``d_values``).
+
+    >>> float(growth_exponent([1, 2, 4], [3.0, 6.0, 12.0]))
+    1.0
+    """
+    Ls, ds = _check_curve(L_values, d_values)
+    if np.any(ds <= 0):
+        raise ValueError("d_values: must be > 0 for a log-log fit")
+    u = np.log(Ls) - np.log(Ls).mean()
+    v = np.log(ds)
+    return (v - v.mean(axis=-1, keepdims=True)) @ u / (u @ u)
+
+
+def limit_intercept(L_values, d_values) -> np.ndarray:
+    """Intercept a of the least-squares fit d̃/L = a + b/L (the fitted limit of d̃/L).
+
+    >>> float(limit_intercept([2, 4, 8], [1.0, 3.0, 7.0]))
+    1.0
+    """
+    Ls, ds = _check_curve(L_values, d_values)
+    u = 1.0 / Ls
+    v = ds / Ls
+    uc = u - u.mean()
+    b = (v - v.mean(axis=-1, keepdims=True)) @ uc / (uc @ uc)
+    return v.mean(axis=-1) - b * u.mean()
+
+
+def distance_curves(rng: np.random.Generator, replicates: int, mode: str, L_values=L_GRID) -> np.ndarray:
+    """d̃ over ``L_values`` for ``replicates`` independent draws, shape ``(replicates, len(L_values))``.
+
+    ``mode="fixed"``: N = 5, softmax of logits uniform in [−1, 1] (Lemma 1 with C_2 = e²),
+    x uniform on the unit sphere in R^8. ``mode="proportional"``: N = L/8, same weights,
+    x = (e_1 + g)/‖e_1 + g‖ with g ~ N(0, I/8) (a common mean direction).
+
+    >>> distance_curves(np.random.default_rng(0), 2, "fixed", (16, 32)).shape
+    (2, 2)
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
+    if isinstance(replicates, bool) or not isinstance(replicates, numbers.Integral) or replicates < 1:
+        raise ValueError(f"replicates: must be an integer >= 1, got {replicates!r}")
+    if mode not in ("fixed", "proportional"):
+        raise ValueError(f"mode: must be 'fixed' or 'proportional', got {mode!r}")
+    out = np.empty((replicates, len(L_values)))
+    for k, L in enumerate(L_values):  # one batched evaluation per length
+        w = softmax(rng.uniform(-1.0, 1.0, size=(replicates, L)))
+        if mode == "fixed":
+            n = FIXED_N
+            x = sphere_points(rng, replicates, L, DIM)
+        else:
+            n = max(1, int(RHO * L))
+            y = rng.standard_normal((replicates, L, DIM)) / np.sqrt(DIM)
+            y[..., 0] += 1.0
+            x = y / np.linalg.norm(y, axis=-1, keepdims=True)
+        out[:, k] = cumulative_distance(w, x, n)
+    return out
+
+
+def _replicates(samples: int) -> int:
+    # The budget's sample count buys replicate curves of 7 lengths (≈ 8000 tokens each).
+    return int(np.clip(int(samples) // 100, 10, 200))
+
+
+def _mc_linear_growth(rng: np.random.Generator, samples: int) -> Estimate:
+    reps = _replicates(samples)
+    p = growth_exponent(L_GRID, distance_curves(rng, reps, "fixed"))
+    mean, lo, hi = mean_ci(p, confidence=0.99)
+    return Estimate(
+        mean, (lo, hi), 1.0, (1.0, 1.0), reps, 0.99,
+        instance={"mode": "fixed", "N": FIXED_N, "L": list(L_GRID), "logits": "U[-1,1]", "T": 1.0, "x": f"unit sphere R^{DIM}"},
+        detail="fitted exponent p of d~ ~ L^p over replicate curves; linear growth means p = 1",
+    )
+
+
+def _mc_collapse_total(rng: np.random.Generator, samples: int) -> Estimate:
+    reps = _replicates(samples)
+    a = limit_intercept(L_GRID, distance_curves(rng, reps, "proportional"))
+    mean, lo, hi = mean_ci(a, confidence=0.99)
+    return Estimate(
+        mean, (lo, hi), 0.0, (0.0, 0.0), reps, 0.99,
+        instance={"mode": "proportional", "rho": RHO, "L": list(L_GRID), "logits": "U[-1,1]", "x": "normalized e_1 + N(0, I/8)"},
+        detail="fitted limit a of d~/L = a + b/L; collapse (d~ = o(L)) means a = 0",
+    )
+
+
+# ----------------------------------------------------------------------------- sides
+
+
+def _wxn(instance: dict):
+    if not isinstance(instance, dict):
+        raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
+    for key in ("weights", "x", "n"):
+        if key not in instance:
+            raise KeyError(f"instance: missing {key!r}")
+    return np.asarray(instance["weights"], float), np.asarray(instance["x"], float), int(instance["n"])
+
+
+def sides_sandwich(instance: dict) -> Sides:
+    """|d̃ − (L − N)‖s‖| ≤ (1 − ᾱ_N) d_1.
+
+    >>> s = sides_sandwich({"weights": np.array([0.5, 0.5]), "x": np.array([[1.0], [-1.0]]), "n": 1})
+    >>> float(s.lhs), float(s.rhs)
+    (0.5, 0.5)
+    """
+    w, x, n = _wxn(instance)
+    L = w.shape[-1]
+    mask = top_n_mask(w, n)
+    d1 = np.where(mask, -np.inf, np.linalg.norm(x, axis=-1)).max(axis=-1)  # max_{i∉I_N} ‖x_i‖
+    s_norm = np.linalg.norm(context_vector(w, x, n), axis=-1)
+    lhs = np.abs(cumulative_distance(w, x, n) - (L - n) * s_norm)
+    return Sides(lhs, (1 - selected_mass(w, n)) * d1)
+
+
+def sides_spread(instance: dict) -> Sides:
+    """max_i (|D_i − ‖s‖| − α_i ‖x_i‖) ≤ 0 over every token i (selected or not).
+
+    >>> s = sides_spread({"weights": np.array([0.5, 0.5]), "x": np.array([[1.0], [-1.0]]), "n": 1})
+    >>> float(s.lhs) <= 0.0
+    True
+    """
+    w, x, n = _wxn(instance)
+    D = per_token_distance(w, x, n)  # (..., L)
+    s_norm = np.linalg.norm(context_vector(w, x, n), axis=-1)[..., None]
+    excess = np.abs(D - s_norm) - w * np.linalg.norm(x, axis=-1)
+    return Sides(excess.max(axis=-1), np.zeros(excess.shape[:-1]))
+
+
+def sides_bounded(instance: dict) -> Sides:
+    """d̃ ≤ R(1 + N e^{2a/T}(L − N)/L) for softmax weights of logits in [−a, a], R = max_i ‖x_i‖.
+
+    Instance keys: ``logits`` (…, L), ``T`` and ``a`` (scalars or per-row), ``x``, ``n``.
+
+    >>> inst = {"logits": np.zeros(4), "T": 1.0, "a": 0.0, "x": np.ones((4, 1)), "n": 1}
+    >>> s = sides_bounded(inst)
+    >>> float(s.lhs), float(s.rhs)
+    (0.0, 1.75)
+    """
+    if not isinstance(instance, dict):
+        raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
+    z = np.asarray(instance["logits"], float)
+    T = np.asarray(instance["T"], float)
+    a = np.asarray(instance["a"], float)
+    if np.any(np.abs(z) > a[..., None] * (1 + 1e-12) + 1e-300):
+        raise ValueError("logits: must lie in [-a, a] (the hypothesis of Lemma 1)")
+    x = np.asarray(instance["x"], float)
+    n = int(instance["n"])
+    L = z.shape[-1]
+    w = softmax(z, T[..., None] if T.ndim else float(T))
+    R = np.linalg.norm(x, axis=-1).max(axis=-1)
+    C2 = np.exp(2 * a / T)  # α_i ≤ e^{2a/T}/L (Corollary 1 with Δ = a)
+    return Sides(cumulative_distance(w, x, n), R * (1 + n * C2 * (L - n) / L))
+
+
+def _sweep_wxn(rng: np.random.Generator, size: int) -> dict:
+    L = int(rng.integers(2, 13))
+    d = int(rng.integers(1, 5))
+    n = int(rng.integers(1, L))
+    T = np.exp(rng.uniform(np.log(0.05), np.log(20.0), size=(size, 1)))
+    w = softmax(rng.standard_normal((size, L)), T)
+    x = rng.standard_normal((size, L, d)) + rng.uniform(0, 3, size=(size, 1, 1)) * sphere_points(rng, size, 1, d)
+    # Half the batch: the antiparallel witness (x_j = e on I_N, −e off it), where the sides meet.
+    mask = top_n_mask(w, n)
+    u = sphere_points(rng, size, 1, d)
+    witness = np.where(mask[..., None], u, -u)
+    x[: size // 2] = witness[: size // 2]
+    return {"weights": w, "x": x, "n": n}
+
+
+def _sweep_bounded(rng: np.random.Generator, size: int) -> dict:
+    L = int(rng.choice([4, 16, 64, 256]))
+    d = 2
+    n = int(rng.integers(1, min(8, L - 1) + 1))
+    a = rng.uniform(0.0, 3.0, size=size)
+    T = np.exp(rng.uniform(np.log(0.2), np.log(5.0), size=size))
+    z = rng.uniform(-1.0, 1.0, size=(size, L)) * a[:, None]
+    x = sphere_points(rng, size, L, d)
+    # Half the batch: antiparallel configuration, the worst case of Theorem 1.
+    mask = top_n_mask(softmax(z, T[:, None]), n)
+    x[: size // 2] = np.where(mask[: size // 2, :, None], x[: size // 2, :1], -x[: size // 2, :1])
+    return {"logits": z, "T": T, "a": a, "x": x, "n": n}
+
+
+@st.composite
+def _bounded_strategy(draw):
+    a = draw(st.floats(0.0, 4.0, allow_nan=False, allow_infinity=False))
+    L = draw(st.integers(2, 8))
+    z = np.array(draw(st.lists(st.floats(-a, a, allow_nan=False), min_size=L, max_size=L)))
+    T = draw(temperatures(0.1, 10.0))
+    x = draw(embeddings(L, draw(st.integers(1, 3)), kind=draw(st.sampled_from(["sphere", "antipodal", "box"]))))
+    n = draw(st.integers(1, L - 1))
+    return {"logits": z, "T": T, "a": a, "x": x, "n": n}
+
+
+def _configs():
+    return attention_configs(min_size=2, max_size=6, min_dim=1, max_dim=3)
+
+
+# ----------------------------------------------------------------------------- exact methods
+
+
+def _family_equal(Ls, n_of_L) -> list[float]:
+    # Uniform weights, x_i = e_1 for every i.
+    return [float(cumulative_distance(np.full(L, 1.0 / L), np.ones((L, 1)), n_of_L(L))) for L in Ls]
+
+
+def _symbolic_linear() -> Proof:
+    res = derive_corollary2()
+    Ls = [4, 16, 64, 256]
+    d = _family_equal(Ls, lambda L: 1)
+    return Proof(
+        False,
+        f"under Lemma 1 d~ <= {res['bound_L1'].expr} -> {res['limit_bound_L1'].expr} (bound/L -> "
+        f"{res['limit_bound_L1_over_L'].expr}); uniform weights, x_i = e, N = 1 give d~ = 0 for every L",
+        counterexample={"family": "uniform weights, x_i = e_1, N = 1", "L": Ls, "d_tilde": d},
+        lhs=d[-1] / Ls[-1],
+    )
+
+
+def _symbolic_collapse_total() -> Proof:
+    res = derive_corollary2()
+    Ls = [8, 32, 128, 512]
+    d = _family_equal(Ls, lambda L: L // 4)
+    return Proof(
+        False,
+        f"N = rho L, uniform weights, x_i = e: d~/L -> {res['limit_family_proportional_over_L'].expr} > 0 "
+        "(rho = 1/4: 3/16), so the distance does not collapse",
+        counterexample={"family": "uniform weights, x_i = e_1, N = L/4", "L": Ls, "d_tilde_over_L": [v / L for v, L in zip(d, Ls)]},
+        lhs=d[-1] / Ls[-1],
+        rhs=0.0,
+    )
+
+
+def _symbolic_sandwich() -> Proof:
+    derive_corollary2()
+    return Proof(True, "| |a_i x_i - s| - |s| | <= a_i |x_i| (triangle inequality both ways), summed over i not in I_N")
+
+
+def _symbolic_bounded() -> Proof:
+    res = derive_corollary2()
+    return Proof(
+        True,
+        f"alpha_N <= N C_2/L and |s| <= alpha_N R give d~ <= {res['bound_L1'].expr}, limit {res['limit_bound_L1'].expr}, "
+        f"limit/L = {res['limit_bound_L1_over_L'].expr}; softmax on [-a,a] has C_2 = exp(2a/T)",
+    )
+
+
+def _symbolic_spread() -> Proof:
+    res = derive_corollary2()
+    return Proof(
+        True,
+        "| D_i - |s| | <= a_i |x_i| <= C_2 R/L for every token; relative spread <= C_2 R/(L|s|) -> 0 when L|s| -> oo; "
+        f"antiparallel family: {res['spread_fixed'].expr} (N fixed) vs -> {res['limit_spread_proportional'].expr} (N = rho L)",
+    )
+
+
+def _drop_lemma1() -> Proof:
+    Ls = [8, 64, 512]
+    d = []
+    for L in Ls:  # α_0 = 1/2 for every L, the rest uniform; x_0 = e, x_i = −e
+        w = np.full(L, 0.5 / (L - 1))
+        w[0] = 0.5
+        x = -np.ones((L, 1))
+        x[0] = 1.0
+        d.append(float(cumulative_distance(w, x, 1)))
+    return Proof(
+        False,
+        "without Lemma 1 (alpha_0 = 1/2 for all L): d~ = 1/2 + (L-1)/2 grows linearly, unbounded",
+        counterexample={"family": "alpha_0 = 1/2, others 1/(2(L-1)); x_0 = e, x_i = -e; N = 1", "L": Ls, "d_tilde": d},
+        lhs=d[-1],
+    )
+
+
+CLAIM = Claim(
+    id="C2",
+    title="Corollary 2: linear growth for N << L, collapse for N proportional to L",
+    source="arXiv 2508.17821, Corollary 2 (as summarized in the Spanish summary)",
+    statement=(
+        "(i) when N << L the distance grows linearly with L; (ii) when the top-N set grows "
+        "proportionally with L, the distance necessarily collapses."
+    ),
+    transcription="(i) N << L: d~ grows linearly with L; (ii) N proportional to L: the distance necessarily collapses",
+    transcription_latex=r"\text{(i) } N \ll L \Rightarrow \tilde d = \Theta(L);\quad \text{(ii) } N=\rho L \Rightarrow \tilde d = o(L)",
+    hypotheses=(
+        Hypothesis(
+            "lemma1",
+            "C_1/L <= alpha_i <= C_2/L with C_1, C_2 independent of L (e.g. softmax of logits in [-a, a])",
+            drop=_drop_lemma1,
+        ),
+        Hypothesis("bounded_norms", "|x_i| <= R for every i, R independent of L"),
+    ),
+    readings=(
+        Reading(
+            "transcribed",
+            "(i) with N fixed and Lemma 1, d~ grows linearly in L (fitted exponent of d~ ~ L^p is 1)",
+            r"N \text{ fixed},\ \alpha_i \le C_2/L \Rightarrow \tilde d = \Theta(L)",
+            relation=">=",
+            symbolic=_symbolic_linear,
+            montecarlo=_mc_linear_growth,
+            note="false: Lemma 1 makes d~ bounded",
+        ),
+        Reading(
+            "transcribed_ii",
+            "(ii) with N = rho L, the distance collapses: lim d~/L = 0",
+            r"N=\rho L \Rightarrow \tilde d/L \to 0",
+            relation="<=",
+            symbolic=_symbolic_collapse_total,
+            montecarlo=_mc_collapse_total,
+            note="false: d~/L -> rho(1 - rho) for equal embeddings",
+        ),
+        Reading(
+            "reconstructed",
+            "sandwich |d~ - (L - N)|s|| <= (1 - alpha_N) d_1 for every configuration",
+            r"\big|\tilde d-(L-N)\|s\|\big| \le (1-\bar\alpha_N)\,d_1",
+            relation="<=",
+            symbolic=_symbolic_sandwich,
+            strategy=_configs,
+            sides=sides_sandwich,
+            sweep=_sweep_wxn,
+            atol=1e-10,
+        ),
+        Reading(
+            "bounded",
+            "(i) corrected: softmax of logits in [-a, a], N fixed: d~ <= R (1 + N e^{2a/T} (L-N)/L) < R (1 + N e^{2a/T}) for all L",
+            r"\tilde d \le R\big(1 + N e^{2a/T}\tfrac{L-N}{L}\big) = O(1)",
+            relation="<=",
+            symbolic=_symbolic_bounded,
+            strategy=_bounded_strategy,
+            sides=sides_bounded,
+            sweep=_sweep_bounded,
+        ),
+        Reading(
+            "collapse",
+            "(ii) corrected: |D_i - |s|| <= alpha_i |x_i| for every token, so the relative spread of the D_i "
+            "around |s| is <= C_2 R/(L|s|) -> 0 when N = rho L (L|s| -> oo)",
+            r"\max_i\big(|D_i-\|s\||-\alpha_i\|x_i\|\big) \le 0",
+            relation="<=",
+            symbolic=_symbolic_spread,
+            strategy=_configs,
+            sides=sides_spread,
+            sweep=_sweep_wxn,
+            atol=1e-10,
+        ),
+    ),
+    proof=__doc__,
+    symbolic_form=corollary2_forms,
+    derivations=("C2",),
+)

@@ -1,0 +1,474 @@
+r"""# Lemma 1: weights of a length-independent normalizer are of order $1/L$
+
+**Setting.** Logits $l_1,\dots,l_L$ lie in a bounded range $[-a, a]$. A normalizer $F$ is
+positive and continuous on $[-a, a]$ and does not depend on $L$. The weights are
+$\alpha_i = F(l_i) / \sum_{j=1}^{L} F(l_j)$. Since $F$ is continuous on a compact interval,
+it attains its extremes there:
+
+$$m = \min_{[-a,a]} F > 0, \qquad M = \max_{[-a,a]} F, \qquad m \le M .$$
+
+**Claim (reconstructed, sharp).** For every $L \ge 1$ and every $i$,
+
+$$\frac{m}{m + (L-1)M} \;\le\; \alpha_i \;\le\; \frac{M}{M + (L-1)m},$$
+
+and both bounds are attained. Consequently $C_1/L \le \alpha_i \le C_2/L$ with
+$C_1 = m/M$ and $C_2 = M/m$, and no constants independent of $L$ do better.
+
+**Proof.**
+
+1. Fix $i$. Write $x = F(l_i)$ and $R = \sum_{j \ne i} F(l_j)$, so that
+   $\alpha_i = x/(x+R)$. Every term of $R$ lies in $[m, M]$, hence
+   $R \in [(L-1)m,\ (L-1)M]$, and $x \in [m, M]$.
+2. The function $f(x, R) = x/(x+R)$ on $x > 0$, $R \ge 0$ has
+   $\partial f/\partial x = R/(x+R)^2 \ge 0$ and $\partial f/\partial R = -x/(x+R)^2 \le 0$.
+   So $f$ is largest at $x = M$, $R = (L-1)m$ and smallest at $x = m$, $R = (L-1)M$.
+   These two values are the bounds above.
+3. *Attainment.* Let $l_{\min}$ and $l_{\max}$ be points of $[-a, a]$ where $F$ equals
+   $m$ and $M$. Put $l_i = l_{\max}$ and every other logit at $l_{\min}$: then $x = M$ and
+   $R = (L-1)m$, so $\alpha_i$ equals the upper bound. Swap the roles for the lower bound.
+4. *Loose form.* Put the differences over a common denominator:
+
+   $$\frac{M}{mL} - \frac{M}{M + (L-1)m} = \frac{M(M-m)}{mL\,(M + (L-1)m)} \ge 0,
+   \qquad
+   \frac{m}{m + (L-1)M} - \frac{m}{ML} = \frac{m(M-m)}{ML\,(m + (L-1)M)} \ge 0 .$$
+
+   The code checks this exactly. It substitutes $M = m + d$ and $L = 1 + n$ with
+   $d, n \ge 0$. Then each numerator and each denominator is a polynomial with
+   non-negative coefficients, and each denominator is positive at $d = n = 0$.
+5. *Best constants.* The map $L \mapsto L \cdot M/(M + (L-1)m)$ has derivative
+   $M(M-m)/(M + (L-1)m)^2 \ge 0$ and limit $M/m$ as $L \to \infty$. So any constant $C_2$
+   that is valid for all $L$ must be at least $M/m$. Symmetrically, $L\, m/(m + (L-1)M)$
+   decreases to $m/M$, so every valid $C_1$ is at most $m/M$. $\blacksquare$
+
+**Examples of constants.** Softmax with temperature $T$, $F = e^{l/T}$, has $m = e^{-a/T}$
+and $M = e^{a/T}$. Hence $C_1 = e^{-2a/T}$ and $C_2 = e^{2a/T}$, which gives Corollary 1.
+Other families: softplus $\log(1 + e^{l/T})$ and sigmoid are increasing, so their extremes
+sit at $\mp a$. For $1 + x + x^2/2$ with $x = l/T$, the minimum is $1/2$ at $l = -T$ when
+$a \ge T$. For $(1 + l^2)^p$, the minimum is $1$ at $l = 0$ and the maximum is
+$(1 + a^2)^p$ (see `attnbounds derive L1-constants`).
+
+**The transcription.** The summary states: for any normalization that does not depend
+explicitly on $L$, $C_1/L \le \alpha_i \le C_2/L$ with $C_1, C_2$ independent of $L$. This is
+true once two hypotheses that the summary leaves out are added, and the proof above
+supplies them:
+
+* *bounded logits*, $|l_i| \le a$: the constants depend on $a$ through $m$ and $M$;
+* *positivity* of $F$ on that range, $m > 0$: otherwise $C_1 = 0$ and $C_2 = \infty$.
+
+The summary keeps only the third hypothesis, independence from $L$. Each of the three is
+needed. The checker drops them one at a time and exhibits a counterexample:
+
+* **unbounded logits:** softmax with $T = 1$. The constant for $a = 1$ is
+  $C_2 = e^2 \approx 7.39$. Take $L = 16$ and logits $(10, 0, \dots, 0)$. Then
+  $L\alpha_1 = 16e^{10}/(e^{10} + 15) \approx 15.99 > C_2$. In general
+  $L\alpha_1 \to L$ as the gap grows, so no constant survives.
+* **a length-aware normalizer:** scalable softmax $F_L(l) = e^{s \log L \cdot l}$, with
+  $s = 1$ and $a = 1$. The logits are bounded and $F_L$ is positive, but at $L = 2$ the
+  constant is $C_2 = 4$, while at $L = 64$ with logits $(1, -1, \dots, -1)$ we get
+  $L\alpha_1 = 64/(1 + 63 \cdot 64^{-2}) \approx 63.0$. In general
+  $L \alpha_1 = L/(1 + (L-1)L^{-2sa}) \to \infty$.
+* **positivity:** $F = \max(l, 0)$ is continuous but vanishes on $[-a, 0]$. With logits
+  $(1, -1, \dots, -1)$ we get $\alpha_2 = 0 < C_1/L$ for every $C_1 > 0$, and
+  $L\alpha_1 = L$ is unbounded.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+from hypothesis import strategies as st
+from scipy.special import logsumexp
+
+from attnbounds import strategies as abst
+from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.numerics.attention import softmax
+from attnbounds.numerics.normalizers import NORMALIZER_NAMES, normalizer
+from attnbounds.numerics.validation import as_float_array
+from attnbounds.theory import normalization as thn
+from attnbounds.theory.derivation import is_identity
+
+__all__ = [
+    "CLAIM",
+    "FAMILY_NAMES",
+    "HALF_WIDTHS",
+    "PARAM_CHOICES",
+    "family_normalizer",
+    "family_constants",
+    "log_weights",
+    "transcribed_sides",
+    "reconstructed_sides",
+    "instances",
+    "sweep_instances",
+    "certify_box",
+]
+
+#: Positive normalizer families of :func:`attnbounds.numerics.normalizers.normalizer`.
+FAMILY_NAMES: tuple[str, ...] = tuple(NORMALIZER_NAMES)
+#: Logit half-widths a used by the searches (exact rationals, so that m, M are exact).
+HALF_WIDTHS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
+#: The family parameter: T for softmax, p for power; the other families have none (1.0).
+PARAM_CHOICES: dict[str, tuple[float, ...]] = {
+    "softmax": (0.25, 0.5, 1.0, 2.0, 4.0),
+    "power": (0.5, 1.0, 1.5, 2.0, 3.0),
+}
+
+
+def _check_family(family, param):
+    if family not in FAMILY_NAMES:
+        raise ValueError(f"family: must be one of {FAMILY_NAMES}, got {family!r}")
+    param = float(param)
+    if not (math.isfinite(param) and param > 0):
+        raise ValueError(f"param: must be a finite number > 0, got {param!r}")
+    return family, param
+
+
+@lru_cache(maxsize=256)
+def family_normalizer(family: str, param: float):
+    """The catalogue normalizer ``family`` with its parameter (T for softmax, p for power).
+
+    >>> family_normalizer("power", 2.0).expr
+    (l**2 + 1)**2
+    """
+    family, param = _check_family(family, param)
+    if family == "softmax":
+        return normalizer("softmax", T=sp.nsimplify(param))
+    if family == "power":
+        return normalizer("power", p=sp.nsimplify(param))
+    return normalizer(family)
+
+
+@lru_cache(maxsize=512)
+def family_constants(family: str, param: float, a: float) -> tuple[float, float, float, float]:
+    """(m, M, argmin, argmax) of the family's F on [−a, a], computed exactly by
+    :func:`attnbounds.theory.normalization.normalizer_constants` and rounded to floats.
+
+    >>> family_constants("taylor2", 1.0, 2.0)
+    (0.5, 5.0, -1.0, 2.0)
+    """
+    family, param = _check_family(family, param)
+    if not (math.isfinite(a) and a > 0):
+        raise ValueError(f"a: must be a finite number > 0, got {a!r}")
+    F = family_normalizer(family, param)
+    k = thn.normalizer_constants(F.expr, thn.l, sp.nsimplify(a))
+    if k is None:
+        raise ValueError(f"family: the extremes of {F.expr} on [-{a}, {a}] cannot be decided exactly")
+    return float(k.m), float(k.M), float(k.argmin), float(k.argmax)
+
+
+def log_weights(instance) -> np.ndarray:
+    """log α_i for α_i = F(l_i)/Σ_j F(l_j), shape of ``instance["logits"]`` (batched)."""
+    family, param = _check_family(instance["family"], instance["param"])
+    z = as_float_array(instance["logits"], "logits")
+    f = family_normalizer(family, param).F(z)
+    if np.any(f <= 0):
+        raise ValueError(f"logits: F = {family} is not positive on them")
+    logf = np.log(f)
+    return logf - logsumexp(logf, axis=-1, keepdims=True)
+
+
+def _constants(instance):
+    return family_constants(*_check_family(instance["family"], instance["param"]), float(instance["a"]))
+
+
+def transcribed_sides(instance) -> Sides:
+    """max_i |log(L α_i)| ≤ log(M/m), i.e. C1/L ≤ α_i ≤ C2/L with C1 = m/M = 1/C2.
+
+    >>> s = transcribed_sides({"family": "softmax", "param": 1.0, "a": 1.0, "logits": [1.0, -1.0]})
+    >>> round(float(s.lhs), 6), round(float(s.rhs), 6)
+    (1.433781, 2.0)
+    """
+    m, M, _, _ = _constants(instance)
+    la = log_weights(instance)
+    L = la.shape[-1]
+    return Sides(np.abs(la + math.log(L)).max(axis=-1), np.full(la.shape[:-1], math.log(M / m))[()])
+
+
+def reconstructed_sides(instance) -> Sides:
+    """max_i |log α_i − c| ≤ h where [c − h, c + h] = [log lo, log hi], the log of the tight
+    interval lo = m/(m + (L−1)M), hi = M/(M + (L−1)m).
+
+    >>> s = reconstructed_sides({"family": "softmax", "param": 1.0, "a": 1.0, "logits": [1.0, -1.0]})
+    >>> bool(abs(s.lhs - s.rhs) < 1e-12)  # attained: one logit at each extreme
+    True
+    """
+    m, M, _, _ = _constants(instance)
+    la = log_weights(instance)
+    L = la.shape[-1]
+    log_hi = math.log(M) - math.log(M + (L - 1) * m)
+    log_lo = math.log(m) - math.log(m + (L - 1) * M)
+    centre, half = (log_hi + log_lo) / 2, (log_hi - log_lo) / 2
+    return Sides(np.abs(la - centre).max(axis=-1), np.full(la.shape[:-1], half)[()])
+
+
+def _param_of(F) -> float:
+    for key in ("T", "p"):
+        if key in F.params:
+            return float(F.params[key])
+    return 1.0
+
+
+@st.composite
+def _instances(draw):
+    F = draw(abst.normalizer_families())
+    a = draw(st.sampled_from(HALF_WIDTHS))
+    z = draw(abst.logits(min_size=1, max_size=8, min_value=-a, max_value=a))
+    return {"family": F.name, "param": _param_of(F), "a": a, "logits": z}
+
+
+def instances():
+    """Hypothesis strategy of L1 instances ``{"family", "param", "a", "logits"}``, |l| ≤ a."""
+    return _instances()
+
+
+def sweep_instances(rng: np.random.Generator, n: int) -> dict:
+    """A batch of n instances sharing family, parameter, a and L (drawn per call).
+
+    A quarter of the rows put one logit at argmax F and the rest at argmin F (or the
+    reverse): the configurations that attain the tight bounds.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
+    family = str(rng.choice(FAMILY_NAMES))
+    param = float(rng.choice(PARAM_CHOICES.get(family, (1.0,))))
+    a = float(rng.choice(HALF_WIDTHS))
+    L = int(rng.choice([1, 2, 3, 5, 8, 16, 64, 256]))
+    _, _, lo_at, hi_at = family_constants(family, param, a)
+    z = rng.uniform(-a, a, size=(n, L))
+    k = n // 4
+    if k:
+        top, rest = (hi_at, lo_at) if rng.random() < 0.5 else (lo_at, hi_at)
+        z[:k] = rest
+        z[np.arange(k), rng.integers(0, L, size=k)] = top
+    return {"family": family, "param": param, "a": a, "logits": z}
+
+
+def certify_box(pieces: int = 8) -> Proof:
+    r"""Certify the transcribed bound with python-flint ``arb`` on one stated box:
+    F = 1 + l + l²/2 (not monotone), a = 2, L = 3, every (l_1, l_2, l_3) ∈ [−2, 2]³.
+
+    Here m = 1/2 (at l = −1), M = 5, C1/L = 1/30, C2/L = 10/3. The cube is cut into
+    ``pieces``³ boxes; on each, interval arithmetic encloses every α_i strictly inside
+    (1/30, 10/3).
+    """
+    from flint import arb
+
+    if isinstance(pieces, bool) or not isinstance(pieces, int) or pieces < 1:
+        raise ValueError(f"pieces: must be an integer >= 1, got {pieces!r}")
+    a, L = 2, 3
+    lo, hi = arb(1) / 30, arb(10) / 3
+    width = arb(2 * a) / pieces
+    cells = [arb(-a) + width * k + width / 2 for k in range(pieces)]
+    balls = [arb(c.mid(), width.mid() / 2) for c in cells]  # ball = [c − w/2, c + w/2]
+    # 1 + l + l²/2 = ((l + 1)² + 1)/2: each ball enters once, so the enclosure is tight.
+    if not is_identity(1 + thn.l + thn.l**2 / 2, ((thn.l + 1) ** 2 + 1) / 2):
+        return Proof(None, "the single-use form of F did not check")
+    F = [((x + 1) ** 2 + 1) / 2 for x in balls]
+    for i1 in range(pieces):
+        for i2 in range(pieces):
+            for i3 in range(pieces):
+                f = (F[i1], F[i2], F[i3])
+                for i in range(L):
+                    others = sum(f[j] for j in range(L) if j != i)
+                    alpha = 1 / (1 + others / f[i])  # α_i = F_i/(F_i + R_i)
+                    if not (alpha > lo and alpha < hi):
+                        return Proof(None, f"arb could not separate alpha_{i + 1} = {alpha} from [1/30, 10/3]")
+    return Proof(
+        True,
+        f"arb: on [-2, 2]^3 ({pieces}^3 boxes), F = 1 + l + l^2/2, every alpha_i lies strictly inside "
+        "(C1/L, C2/L) = (1/30, 10/3)",
+    )
+
+
+@lru_cache(maxsize=1)  # exact and deterministic: compute once
+def _symbolic_transcribed() -> Proof:
+    ok = thn.prove_tight_bounds() and thn.prove_tight_within_loose() and thn.upper_constant_is_best()
+    if not ok:
+        return Proof(None, "the exact certificates did not go through")
+    return Proof(
+        True,
+        "exact: alpha_i = x/(x+R) is monotone in x = F(l_i) in [m, M] and R in [(L-1)m, (L-1)M]; "
+        "C2/L - M/(M+(L-1)m) = M(M-m)/(mL(M+(L-1)m)) >= 0 and the lower analogue, as polynomials "
+        "with non-negative coefficients in (m, d = M-m, n = L-1); C1 = m/M, C2 = M/m are the best "
+        "L-independent constants (monotone in L, limits m/M and M/m)",
+    )
+
+
+@lru_cache(maxsize=1)  # exact and deterministic: compute once
+def _symbolic_reconstructed() -> Proof:
+    if not thn.prove_tight_bounds():
+        return Proof(None, "the exact certificate did not go through")
+    return Proof(
+        True,
+        "exact: d/dx x/(x+R) = R/(x+R)^2 >= 0, d/dR x/(x+R) = -x/(x+R)^2 <= 0, and the extreme "
+        "points (M, (L-1)m), (m, (L-1)M) give the two bounds, attained by logits at argmax/argmin F",
+    )
+
+
+# ------------------------------------------------------------------ hypotheses and drops
+
+
+def _positive(instance):
+    family, param = _check_family(instance["family"], instance["param"])
+    return np.all(family_normalizer(family, param).F(as_float_array(instance["logits"], "logits")) > 0, axis=-1)
+
+
+def _bounded(instance):
+    z = as_float_array(instance["logits"], "logits")
+    return np.all(np.abs(z) <= float(instance["a"]), axis=-1)
+
+
+def _length_independent(instance):
+    # Every catalogue family is a fixed F(l); only length-aware maps (ssmax, logn) fail.
+    _check_family(instance["family"], instance["param"])
+    z = as_float_array(instance["logits"], "logits")
+    return np.ones(z.shape[:-1], dtype=bool)[()]
+
+
+def drop_bounded_logits() -> Proof:
+    """Unbounded logits: softmax (T = 1), candidate C2 = e² (valid for |l| ≤ 1), L = 16,
+    logits (10, 0, …, 0): L·α_1 = 16e¹⁰/(e¹⁰ + 15) > e²."""
+    L, gap = 16, 10
+    exact = sp.Integer(L) * sp.exp(gap) / (sp.exp(gap) + L - 1)
+    C2 = sp.exp(2)
+    if (exact - C2).is_positive is not True:
+        return Proof(None, "the exact comparison did not go through")
+    z = np.zeros(L)
+    z[0] = gap
+    lhs = float(L * softmax(z)[0])
+    return Proof(
+        False,
+        f"logits outside [-a, a]: softmax, a = 1 gives C2 = e^2 = {float(C2):.4f}, but L = {L} with "
+        f"logits (10, 0, ..., 0) has L*alpha_1 = 16 e^10/(e^10 + 15) = {lhs:.4f} > C2; as the gap "
+        "grows L*alpha_1 -> L, so no constant independent of L bounds it",
+        counterexample={"family": "softmax", "param": 1.0, "a": 1.0, "logits": z},
+        lhs=lhs,
+        rhs=float(C2),
+    )
+
+
+def _ssmax_growth(s_, a_):
+    Ls = sp.Symbol("L", positive=True)
+    return Ls / (1 + (Ls - 1) * Ls ** (-2 * s_ * a_)), Ls
+
+
+def drop_length_independent() -> Proof:
+    """Scalable softmax F_L(l) = exp(s·log L·l), s = 1, a = 1: C2 = 4 at L = 2, but at L = 64
+    with logits (1, −1, …, −1), L·α_1 = 64/(1 + 63/64²) ≈ 63.0; L·α_1 → ∞ (exact limit)."""
+    s_, a_, L0, L = 1, 1, 2, 64
+    C2 = sp.exp(2 * s_ * a_ * sp.log(L0))  # e^{2a/T} with 1/T = s log L0
+    growth, Ls = _ssmax_growth(sp.Integer(s_), sp.Integer(a_))
+    if sp.limit(growth, Ls, sp.oo) != sp.oo or sp.limit(_ssmax_growth(sp.Rational(1, 4), 1)[0], Ls, sp.oo) != sp.oo:
+        return Proof(None, "the exact limit did not go through")
+    exact = growth.subs(Ls, L)
+    z = -np.ones(L)
+    z[0] = 1.0
+    lhs = float(L * softmax(z, T=1.0 / (s_ * math.log(L)))[0])
+    return Proof(
+        False,
+        f"length-aware F (scalable softmax, s = 1) on bounded logits [-1, 1]: its constant at L = 2 is "
+        f"C2 = {float(C2):g}, but at L = {L} with logits (1, -1, ..., -1) L*alpha_1 = {float(exact):.4f}; "
+        "in general L*alpha_1 = L/(1 + (L-1) L^(-2sa)) -> oo (grows like L^min(1, 2sa))",
+        counterexample={"normalizer": "ssmax", "s": 1.0, "a": 1.0, "logits": z},
+        lhs=lhs,
+        rhs=float(C2),
+    )
+
+
+def drop_positive() -> Proof:
+    """F = max(l, 0) on [−1, 1] (continuous, not positive): α_2 = 0 < C1/L for any C1 > 0."""
+    L = 16
+    z = -np.ones(L)
+    z[0] = 1.0
+    f = np.maximum(z, 0.0)
+    alpha = f / f.sum()
+    return Proof(
+        False,
+        "F = max(l, 0) vanishes on [-1, 0]: logits (1, -1, ..., -1), L = 16 give alpha = (1, 0, ..., 0), "
+        "so L*alpha_2 = 0 < C1 for every C1 > 0 and L*alpha_1 = L is unbounded in L",
+        counterexample={"F": "max(l, 0)", "a": 1.0, "logits": z},
+        lhs=float(L * alpha[1:].min()),
+        rhs=None,
+    )
+
+
+def _symbolic_form() -> dict:
+    lo, hi = thn.tight_bounds()
+    C1L, C2L = thn.loose_bounds()
+    return {
+        "alpha_lower": C1L,
+        "alpha_upper": C2L,
+        "tight_lower": lo,
+        "tight_upper": hi,
+        "C1": thn.m / thn.M,
+        "C2": thn.M / thn.m,
+    }
+
+
+_BOTH = dict(strategy=instances, sweep=sweep_instances, rtol=1e-9, atol=1e-12)
+
+CLAIM = Claim(
+    id="L1",
+    title="Lemma 1: the 1/L limit of length-independent normalization",
+    source="arXiv 2508.17821, Lemma 1 (as given by the Spanish summary)",
+    statement=(
+        "If F is positive and continuous on the logit range [-a, a] and does not depend on L, then "
+        "m/(m+(L-1)M) <= alpha_i <= M/(M+(L-1)m) (sharp), hence C1/L <= alpha_i <= C2/L with "
+        "C1 = m/M, C2 = M/m independent of L (m, M = min, max of F on [-a, a])."
+    ),
+    transcription=(
+        "For normalizations that do not depend explicitly on L, C1/L <= alpha_i <= C2/L with C1, C2 "
+        "independent of L."
+    ),
+    transcription_latex=r"\frac{C_1}{L} \le \alpha_i \le \frac{C_2}{L}",
+    hypotheses=(
+        Hypothesis(
+            "positive",
+            "F is positive and continuous on [-a, a] (m > 0)",
+            check=_positive,
+            drop=drop_positive,
+        ),
+        Hypothesis(
+            "bounded-logits",
+            "every logit lies in a fixed range [-a, a] (omitted by the summary)",
+            check=_bounded,
+            drop=drop_bounded_logits,
+        ),
+        Hypothesis(
+            "length-independent",
+            "F does not depend on L",
+            check=_length_independent,
+            drop=drop_length_independent,
+        ),
+    ),
+    readings=(
+        Reading(
+            "transcribed",
+            "C1/L <= alpha_i <= C2/L with C1 = m/M, C2 = M/m of F on [-a, a], checked as "
+            "max_i |log(L alpha_i)| <= log(M/m)",
+            r"\max_i \left|\log(L\alpha_i)\right| \le \log\frac{M}{m}",
+            symbolic=_symbolic_transcribed,
+            certify=certify_box,
+            sides=transcribed_sides,
+            note="true once bounded logits and positivity (both omitted by the summary) are assumed",
+            **_BOTH,
+        ),
+        Reading(
+            "reconstructed",
+            "m/(m+(L-1)M) <= alpha_i <= M/(M+(L-1)m), checked in log space as "
+            "max_i |log alpha_i - c| <= h with [c-h, c+h] the log of the interval",
+            r"\frac{m}{m+(L-1)M} \le \alpha_i \le \frac{M}{M+(L-1)m}",
+            symbolic=_symbolic_reconstructed,
+            sides=reconstructed_sides,
+            note="sharp: one logit at argmax F and the rest at argmin F attains the upper bound",
+            **_BOTH,
+        ),
+    ),
+    proof=__doc__,
+    symbolic_form=_symbolic_form,
+    derivations=("L1-constants",),
+)

@@ -1,0 +1,523 @@
+r"""# Lemma 2: the Jacobian of a normalizer, and what "$1/(4T)$" bounds
+
+**Setting.** Weights $\alpha_i = F(l_i)/\sum_k F(l_k)$, with $F > 0$ differentiable. Write
+$g = F'/F = (\log F)'$ for the log-derivative and $G = \sup |g|$ over the logit range.
+Softmax with temperature $T$ is $F = e^{l/T}$, for which $g \equiv 1/T$.
+
+## The Jacobian in closed form
+
+Let $S = \sum_k F(l_k)$. Differentiate $\alpha_i = F(l_i)/S$ with respect to $l_j$, using
+$\partial S/\partial l_j = F'(l_j)$:
+
+$$\frac{\partial \alpha_i}{\partial l_j}
+  = \frac{\delta_{ij}F'(l_i)}{S} - \frac{F(l_i)F'(l_j)}{S^2}
+  = \alpha_i\,\delta_{ij}\,g(l_j) - \alpha_i\alpha_j\,g(l_j)
+  = \alpha_i(\delta_{ij} - \alpha_j)\,g(l_j).$$
+
+In matrix form this is $J = \Sigma(\alpha)\,D_g$, with
+$\Sigma(\alpha) = \operatorname{diag}\alpha - \alpha\alpha^\top$ and
+$D_g = \operatorname{diag}(g(l_1),\dots,g(l_L))$. The code checks this against SymPy's own
+derivative for an undefined $F$ and $L = 2, 3, 4$. For softmax, $J = \Sigma(\alpha)/T$.
+
+## Four sharp suprema of $\Sigma$ on the simplex
+
+$\Sigma$ is symmetric. It is positive semi-definite because
+$x^\top\Sigma x = \sum_i\alpha_i x_i^2 - (\sum_i \alpha_i x_i)^2$ is the variance of $x_I$
+with $I \sim \alpha$. Write $p = \alpha_i$.
+
+1. **Entry.** The diagonal gives $\tfrac14 - p(1-p) = (p - \tfrac12)^2 \ge 0$. Off the
+   diagonal, $|\Sigma_{ij}| = \alpha_i\alpha_j =: pq$ with $p + q \le 1$, and
+   $\tfrac14 - pq = \tfrac14\bigl(1 - (p+q)^2\bigr) + \tfrac14 (p-q)^2 \ge 0$.
+   So $\max|\Sigma_{ij}| \le 1/4$.
+2. **Row.** The other weights sum to $1-p$. Hence
+   $\sum_{j\ne i}\alpha_j^2 = (1-p)^2 - 2e$, with
+   $e = \sum_{j<k;\ j,k\ne i}\alpha_j\alpha_k \ge 0$. Then
+   $\|\Sigma_{i,:}\|^2 = p^2(1-p)^2 + p^2\sum_{j \ne i}\alpha_j^2$, and
+
+   $$\tfrac18 - \|\Sigma_{i,:}\|^2 = 2\,(p - \tfrac12)^2\,\bigl(\tfrac14 + p(1-p)\bigr) + 2p^2 e \;\ge\; 0 .$$
+
+   So $\|\Sigma_{i,:}\|_2 \le \sqrt2/4$.
+3. **Spectral.** $\Sigma$ is symmetric, so by Gershgorin $\|\Sigma\|_2$ is at most the largest
+   absolute row sum. Row $i$ sums to $p(1-p) + p\sum_{j\ne i}\alpha_j = 2p(1-p)$, and
+   $\tfrac12 - 2p(1-p) = 2(p - \tfrac12)^2$. So $\|\Sigma\|_2 \le 1/2$.
+4. **Frobenius.** Let $s_k = \sum_i \alpha_i^k$, with $s_1 = 1$. Then
+   $\|\Sigma\|_F^2 = s_2 - 2s_3 + s_2^2$ (diagonal terms $(\alpha_i - \alpha_i^2)^2$,
+   off-diagonal terms $\alpha_i^2\alpha_j^2$). Moreover
+
+   $$\tfrac14 - \|\Sigma\|_F^2 = (s_2 - \tfrac12)^2 + 2\,(s_3 - s_2^2),
+   \qquad s_3 - s_2^2 = s_1 s_3 - s_2^2 = \sum_{i<j}\alpha_i\alpha_j(\alpha_i-\alpha_j)^2 \ge 0,$$
+
+   so $\|\Sigma\|_F \le 1/2$. Equality needs $s_2 = 1/2$ and all non-zero weights equal,
+   that is, $\alpha = (1/2, 1/2)$.
+
+Every identity above is checked by `expand(lhs - rhs) == 0`: once in symbols ($p, e$ or
+$s_2, s_3$) and once for $L = 2..5$ with all the weights written out. **Attainment:** at
+logits $(0, 0)$ we have $\alpha = (1/2, 1/2)$ and
+$\Sigma = \tfrac14\begin{pmatrix}1 & -1\\ -1 & 1\end{pmatrix}$. Its largest entry is
+$1/4$, each row has norm $\sqrt2/4$, the spectral norm is $1/2$ (eigenvector $(1,-1)$), and
+the Frobenius norm is $1/2$. For any $L \ge 2$ the same values are approached with logits
+$(0, 0, -t, \dots, -t)$ as $t \to \infty$. The entry value is even attained there, for
+example at $\alpha_1 = 1/2$.
+
+## Consequences
+
+* **Generic normalizer (reconstructed Lemma 2).** Since $\|D_g\|_2 \le G$:
+  $|J_{ij}| \le G/4$, $\|J_{i,:}\|_2 \le \sqrt2\,G/4$, $\|J\|_2 \le \|\Sigma\|_2\|D_g\|_2 \le G/2$
+  and $\|J\|_F \le \|\Sigma\|_F\|D_g\|_2 \le G/2$. Softmax attains all four with $G = 1/T$,
+  so no better constants in terms of $G$ exist. Examples: $G = 1/T$ for softmax, and
+  $G = 1$ for softplus, sigmoid and $1 + l + l^2/2$. For the last one,
+  $g = 2u/(u^2+1)$ with $u = 1 + l$, and $1 \mp 2u/(u^2+1) = (u \mp 1)^2/(u^2+1)$. For
+  $(1 + l^2)^p$, $G = p$, because $p(1+l^2) \mp 2pl = p(l\mp1)^2$.
+* **Softmax.** The sharp suprema over all logits and all $L$ are
+  $\sup|J_{ij}| = \dfrac{1}{4T}$, $\sup\|J_{i,:}\|_2 = \dfrac{\sqrt2}{4T}$,
+  $\sup\|J\|_2 = \dfrac{1}{2T}$ and $\sup\|J\|_F = \dfrac{1}{2T}$.
+
+## Verdict on "recovers the classic $1/(4T)$"
+
+The summary does not say which quantity $1/(4T)$ bounds.
+
+* **entry**, $|\partial\alpha_i/\partial l_j| \le 1/(4T)$: **true and sharp**.
+* **row** (the gradient of one weight), **spectral** (the Jacobian norm, which is also our
+  reading of the literal transcription) and **frobenius**: **false**. At logits $(0,0)$ with
+  $T = 1$ the values are $\sqrt2/4 \approx 0.354$, $1/2$ and $1/2$, all above $1/4$. The
+  true constants are $\sqrt2/(4T)$, $1/(2T)$ and $1/(2T)$.
+
+**The secondary source's form** is $\|\nabla_l\alpha\|_2 \le \min\{1/(4T), \sqrt2\}$. The min
+equals $1/(4T)$ for $T \ge \sqrt2/8$ and $\sqrt2$ below that. It fails in every reading.
+For the entry reading it fails exactly when $T < \sqrt2/8$: at logits $(0,0)$ with
+$T = 1/10$, the entry is $5/2 > \sqrt2$. For the row, spectral and Frobenius readings it
+fails for every $T > 0$. Where $T \ge \sqrt2/8$ they exceed $1/(4T)$. Where $T < \sqrt2/8$
+they exceed $\sqrt2$, because $\sqrt2/(4T) > \sqrt2$, $1/(2T) > \sqrt2$ there. A cap of
+$\sqrt2$ does fit one other quantity: $\sqrt2$ is the $\ell_2$ diameter of the simplex. It
+therefore bounds a finite difference $\|\alpha(l') - \alpha(l)\|_2$, but not a derivative.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+from hypothesis import strategies as st
+
+from attnbounds import strategies as abst
+from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.claims.lemma1 import FAMILY_NAMES, PARAM_CHOICES, family_normalizer
+from attnbounds.numerics.jacobian import normalizer_jacobian, softmax_jacobian_norms
+from attnbounds.numerics.validation import as_float_array, check_temperature
+from attnbounds.theory import jacobian as thj
+
+__all__ = [
+    "CLAIM",
+    "NORMS",
+    "FAMILY_G",
+    "softmax_norm",
+    "log_derivative_sup",
+    "norm_sides",
+    "secondary_sides",
+    "generic_sides",
+    "softmax_instances",
+    "softmax_sweep",
+    "generic_instances",
+    "generic_sweep",
+    "certify_counterexample",
+]
+
+#: The four readings of "1/(4T)" and the field of SoftmaxJacobianNorms each one reads.
+NORMS: dict[str, str] = {"entry": "max_entry", "row": "max_row", "spectral": "spectral", "frobenius": "frobenius"}
+
+#: Catalogue family -> the theory family whose sup |(log F)'| applies (at T = 1 unless softmax).
+FAMILY_G: dict[str, str] = {
+    "softmax": "softmax",
+    "softplus": "softplus",
+    "taylor2": "quadratic",
+    "power": "even_power",
+    "sigmoid": "sigmoid",
+}
+
+
+def _softmax_parts(instance):
+    z = as_float_array(instance["logits"], "logits")
+    T = np.asarray(check_temperature(instance["T"]), dtype=float)
+    return z, T
+
+
+def softmax_norm(instance, kind: str) -> np.ndarray:
+    """The ``kind`` norm of J = (diag α − ααᵀ)/T for ``{"logits", "T"}`` (batched).
+
+    >>> float(softmax_norm({"logits": [0.0, 0.0], "T": 1.0}, "row")) == math.sqrt(2) / 4
+    True
+    """
+    if kind not in NORMS:
+        raise ValueError(f"kind: must be one of {tuple(NORMS)}, got {kind!r}")
+    z, T = _softmax_parts(instance)
+    return getattr(softmax_jacobian_norms(z, T if T.ndim else float(T)), NORMS[kind])
+
+
+def norm_sides(kind: str):
+    """``sides`` for "‖·‖_kind ≤ 1/(4T)".
+
+    >>> s = norm_sides("spectral")({"logits": [0.0, 0.0], "T": 1.0})
+    >>> float(s.lhs), float(s.rhs)
+    (0.5, 0.25)
+    """
+    if kind not in NORMS:
+        raise ValueError(f"kind: must be one of {tuple(NORMS)}, got {kind!r}")
+
+    def sides(instance) -> Sides:
+        _, T = _softmax_parts(instance)
+        return Sides(softmax_norm(instance, kind), 1.0 / (4.0 * T))
+
+    return sides
+
+
+def secondary_sides(kind: str):
+    """``sides`` for the secondary form "‖·‖_kind ≤ min{1/(4T), √2}".
+
+    >>> s = secondary_sides("entry")({"logits": [0.0, 0.0], "T": 0.1})
+    >>> round(float(s.lhs), 12), round(float(s.rhs), 6)
+    (2.5, 1.414214)
+    """
+    if kind not in NORMS:
+        raise ValueError(f"kind: must be one of {tuple(NORMS)}, got {kind!r}")
+
+    def sides(instance) -> Sides:
+        _, T = _softmax_parts(instance)
+        return Sides(softmax_norm(instance, kind), np.minimum(1.0 / (4.0 * T), math.sqrt(2.0)))
+
+    return sides
+
+
+@lru_cache(maxsize=1)
+def _log_derivative_table():
+    return thj.family_log_derivative_sup()
+
+
+@lru_cache(maxsize=256)
+def log_derivative_sup(family: str, param: float) -> float:
+    """G = sup over the real line of |(log F)'| for a catalogue family (exact, see
+    :func:`attnbounds.theory.jacobian.family_log_derivative_sup`).
+
+    >>> log_derivative_sup("softmax", 0.5), log_derivative_sup("power", 1.5), log_derivative_sup("taylor2", 1.0)
+    (2.0, 1.5, 1.0)
+    """
+    if family not in FAMILY_G:
+        raise ValueError(f"family: must be one of {tuple(FAMILY_G)}, got {family!r}")
+    expr, _ = _log_derivative_table()[FAMILY_G[family]]
+    from attnbounds.theory.normalization import T as T_, p as p_
+
+    value = expr.subs({T_: sp.nsimplify(param) if family == "softmax" else 1, p_: sp.nsimplify(param)})
+    return float(value)
+
+
+def generic_sides(instance) -> Sides:
+    """‖J‖₂ ≤ G/2 for α_i = F(l_i)/Σ F(l_k), F from the catalogue, G = sup |(log F)'|.
+
+    >>> s = generic_sides({"family": "taylor2", "param": 1.0, "logits": [0.0, 0.0]})
+    >>> float(s.lhs), float(s.rhs)  # g(0) = 1 = G: equality
+    (0.5, 0.5)
+    """
+    family = instance["family"]
+    param = float(instance["param"])
+    F = family_normalizer(family, param)
+    z = as_float_array(instance["logits"], "logits")
+    J = normalizer_jacobian(F.F, F.dF, z)  # (..., L, L)
+    lhs = np.linalg.norm(J, ord=2, axis=(-2, -1))
+    return Sides(lhs, np.full(z.shape[:-1], log_derivative_sup(family, param) / 2)[()])
+
+
+# ------------------------------------------------------------------ instances
+
+_MAXIMIZERS = [
+    {"logits": np.array([0.0, 0.0]), "T": 1.0},
+    {"logits": np.array([0.0, 0.0]), "T": 0.1},
+    {"logits": np.array([3.0, 3.0, -30.0]), "T": 1.0},
+]
+
+
+@st.composite
+def _softmax_instances(draw):
+    z = draw(abst.logits(min_size=1, max_size=8, min_value=-10.0, max_value=10.0))
+    T = draw(abst.temperatures(1e-3, 1e3))
+    return {"logits": z, "T": T}
+
+
+def softmax_instances():
+    """Hypothesis strategy of ``{"logits": (L,), "T": float}``, with the maximizers as examples."""
+    return st.one_of(st.sampled_from(_MAXIMIZERS), _softmax_instances())
+
+
+def softmax_sweep(rng: np.random.Generator, n: int) -> dict:
+    """n instances with one L per call; T log-uniform in [1e-3, 1e3] per row; a quarter of the
+    rows have two tied top logits and the rest far below (near the maximizer α = (1/2, 1/2))."""
+    _check_rng(rng, n)
+    L = int(rng.choice([1, 2, 3, 4, 8, 16, 32]))
+    z = float(rng.choice([0.3, 3.0, 10.0])) * rng.standard_normal((n, L))
+    k = n // 4
+    if k and L >= 2:
+        z[:k] = -rng.uniform(5.0, 40.0, size=(k, 1))
+        z[:k, :2] = 0.0
+    T = 10.0 ** rng.uniform(-3, 3, size=n)
+    return {"logits": z, "T": T}
+
+
+@st.composite
+def _generic_instances(draw):
+    F = draw(abst.normalizer_families())
+    z = draw(abst.logits(min_size=1, max_size=8, min_value=-10.0, max_value=10.0))
+    param = next((float(F.params[k]) for k in ("T", "p") if k in F.params), 1.0)
+    return {"family": F.name, "param": param, "logits": z}
+
+
+def generic_instances():
+    """Hypothesis strategy of ``{"family", "param", "logits"}`` over the positive-F catalogue."""
+    return _generic_instances()
+
+
+def generic_sweep(rng: np.random.Generator, n: int) -> dict:
+    """n instances sharing family, parameter and L (drawn per call); logits N(0, s²) per row."""
+    _check_rng(rng, n)
+    family = str(rng.choice(FAMILY_NAMES))
+    param = float(rng.choice(PARAM_CHOICES.get(family, (1.0,))))
+    L = int(rng.choice([1, 2, 3, 4, 8, 16]))
+    z = float(rng.choice([0.5, 2.0, 8.0])) * rng.standard_normal((n, L))
+    return {"family": family, "param": param, "logits": z}
+
+
+def _check_rng(rng, n):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
+
+
+# ------------------------------------------------------------------ exact methods
+
+
+def _arb_norms(T):
+    """The four norms of J at logits (0, 0), temperature T, in arb interval arithmetic."""
+    from flint import arb
+
+    e = arb(0).exp()
+    a1 = e / (e + e)  # α = (1/2, 1/2)
+    a2 = 1 - a1
+    d, o = a1 * (1 - a1) / T, -a1 * a2 / T  # J = [[d, o], [o, d']]
+    d2 = a2 * (1 - a2) / T
+    lam = (d + d2) / 2 + (((d - d2) / 2) ** 2 + o * o).sqrt()  # largest eigenvalue, J ⪰ 0
+    return {
+        "entry": max(d, d2, abs(o), key=lambda x: x.mid()),
+        "row": (d * d + o * o).sqrt(),
+        "spectral": lam,
+        "frobenius": (d * d + 2 * o * o + d2 * d2).sqrt(),
+    }
+
+
+def certify_counterexample(kind: str, secondary: bool = False) -> Proof:
+    """Certify the violation at the maximizer with python-flint ``arb``: at logits (0, 0), the
+    ``kind`` norm's enclosure lies strictly above the enclosure of the bound.
+
+    >>> certify_counterexample("row").status
+    False
+    """
+    from flint import arb
+
+    if kind not in NORMS:
+        raise ValueError(f"kind: must be one of {tuple(NORMS)}, got {kind!r}")
+    T_num = 0.1 if (secondary and kind == "entry") else 1.0
+    T = arb(1) / 10 if T_num == 0.1 else arb(1)
+    lhs = _arb_norms(T)[kind]
+    rhs = 1 / (4 * T)
+    if secondary:
+        rhs = rhs if rhs < arb(2).sqrt() else arb(2).sqrt()
+    if lhs > rhs:
+        return Proof(
+            False,
+            f"arb: at logits (0, 0), T = {T_num:g}: {kind} norm in {lhs} > bound in {rhs}",
+            counterexample={"logits": np.array([0.0, 0.0]), "T": T_num},
+            lhs=float(lhs.mid()),
+            rhs=float(rhs.mid()),
+        )
+    return Proof(None, f"arb could not separate {lhs} from {rhs}")
+
+
+@lru_cache(maxsize=1)
+def _softmax_certificates() -> dict:
+    """Every exact certificate the softmax readings use, computed once per process."""
+    return {
+        "jacobian": thj.check_softmax_jacobian(2) and thj.check_softmax_jacobian(3),
+        "entry": thj.prove_entry_bound(),
+        "row": thj.prove_row_bound(),
+        "spectral": thj.prove_spectral_bound(),
+        "frobenius": thj.prove_frobenius_bound(),
+        "at_max": thj.maximizer_values(),
+        "secondary": thj.secondary_form_judgement(),
+    }
+
+
+def _symbolic_norm(kind: str, secondary: bool = False):
+    def symbolic() -> Proof:
+        cert = _softmax_certificates()
+        if not cert["jacobian"]:
+            return Proof(None, "the softmax Jacobian check did not go through")
+        if not cert[kind]:
+            return Proof(None, f"the {kind} certificate did not go through")
+        sup = thj.SOFTMAX_SUPREMA[kind]
+        at_max = cert["at_max"][kind]
+        if not thj.is_identity(at_max, sup):
+            return Proof(None, f"the {kind} maximizer does not attain {sup}")
+        T_sym = sp.Symbol("T", positive=True)
+        if secondary:
+            judgement = cert["secondary"][kind]
+            T_num = sp.Rational(1, 10) if kind == "entry" else sp.Integer(1)
+            bound = thj.SECONDARY_BOUND.subs(T_sym, T_num)
+            where = f"violated for {judgement['violated_for']}"
+        else:
+            T_num = sp.Integer(1)
+            bound = 1 / (4 * T_num)
+            where = ""
+        gap = sup.subs(T_sym, T_num) - bound
+        if gap.is_positive:
+            return Proof(
+                False,
+                f"exact: sup of the {kind} norm is {sp.sstr(sup)}, attained at logits (0, 0); at T = "
+                f"{T_num}: {sp.sstr(sup.subs(T_sym, T_num))} > {sp.sstr(bound)} {where}".rstrip(),
+                counterexample={"logits": np.array([0.0, 0.0]), "T": float(T_num)},
+                lhs=float(sup.subs(T_sym, T_num)),
+                rhs=float(bound),
+            )
+        if not secondary and sp.simplify(sup - 1 / (4 * T_sym)) == 0:
+            return Proof(True, f"exact: sup of the {kind} norm over all logits and L is 1/(4T), sharp at logits (0, 0)")
+        return Proof(None, f"{kind}: neither proved nor refuted")
+
+    return symbolic
+
+
+@lru_cache(maxsize=1)  # exact and deterministic: compute once
+def _symbolic_generic() -> Proof:
+    ok = (
+        thj.check_generic_jacobian(2)
+        and thj.check_generic_jacobian(3)
+        and thj.prove_spectral_bound()
+        and bool(_log_derivative_table())
+    )
+    if not ok:
+        return Proof(None, "an exact certificate did not go through")
+    return Proof(
+        True,
+        "exact: J = (diag a - a a^T) diag(F'/F) (checked against sympy.diff, L = 2, 3); "
+        "|diag a - a a^T|_2 <= 1/2 (Gershgorin, 1/2 - 2p(1-p) = 2(p - 1/2)^2); |diag g|_2 <= G",
+    )
+
+
+def _symbolic_form() -> dict:
+    T_sym = sp.Symbol("T", positive=True)
+    out = {f"sup_{k}": v for k, v in thj.SOFTMAX_SUPREMA.items()}
+    out["classic"] = 1 / (4 * T_sym)
+    out["secondary"] = thj.SECONDARY_BOUND
+    out["generic_spectral"] = thj.G / 2
+    return out
+
+
+def _softmax_reading(name, kind, statement, latex, note, secondary=False):
+    certify = None
+    if not (kind == "entry" and not secondary):
+        certify = lambda: certify_counterexample(kind, secondary)  # noqa: E731
+    return Reading(
+        name,
+        statement,
+        latex,
+        symbolic=_symbolic_norm(kind, secondary),
+        certify=certify,
+        strategy=softmax_instances,
+        sides=(secondary_sides if secondary else norm_sides)(kind),
+        sweep=softmax_sweep,
+        rtol=1e-9,
+        atol=1e-12,
+        note=note,
+    )
+
+
+def _temperature_positive(instance):
+    T = np.asarray(instance.get("T", 1.0), dtype=float)
+    return T > 0
+
+
+CLAIM = Claim(
+    id="L2",
+    title="Lemma 2: gradient sensitivity of normalized attention",
+    source="arXiv 2508.17821, Lemma 2 (summary: 'recovers the classic 1/(4T)'; secondary: min{1/(4T), sqrt 2})",
+    statement=(
+        "J = (diag a - a a^T) diag(F'/F); |J_ij| <= G/4, |J_i,:|_2 <= sqrt(2)G/4, |J|_2 <= G/2, |J|_F <= G/2 "
+        "with G = sup|(log F)'|; for softmax the sharp suprema are 1/(4T), sqrt(2)/(4T), 1/(2T), 1/(2T)."
+    ),
+    transcription="the Jacobian norm of softmax with temperature T is bounded by the classic 1/(4T)",
+    transcription_latex=r"\left\|\frac{\partial\alpha}{\partial l}\right\| \le \frac{1}{4T}",
+    hypotheses=(
+        Hypothesis("positive-temperature", "T > 0", check=_temperature_positive),
+        Hypothesis("differentiable-positive-F", "F > 0 and differentiable, G = sup|(log F)'| finite"),
+    ),
+    readings=(
+        _softmax_reading(
+            "transcribed",
+            "spectral",
+            "|d alpha/d l|_2 <= 1/(4T) (the Jacobian norm read as the operator 2-norm)",
+            r"\left\|\frac{\partial\alpha}{\partial l}\right\|_2 \le \frac{1}{4T}",
+            "false: the sharp sup is 1/(2T) (same quantity as the spectral reading)",
+        ),
+        Reading(
+            "reconstructed",
+            "|J|_2 <= G/2 for any positive F, G = sup|(log F)'| (softmax: 1/(2T), sharp)",
+            r"\|J\|_2 \le \tfrac12 \sup|(\log F)'|",
+            symbolic=_symbolic_generic,
+            strategy=generic_instances,
+            sides=generic_sides,
+            sweep=generic_sweep,
+            rtol=1e-9,
+            atol=1e-12,
+            note="sharp in G: softmax at logits (0, 0) attains it",
+        ),
+        _softmax_reading(
+            "entry",
+            "entry",
+            "max_ij |d alpha_i/d l_j| <= 1/(4T)",
+            r"\max_{i,j}\left|\frac{\partial\alpha_i}{\partial l_j}\right| \le \frac{1}{4T}",
+            "true and sharp (alpha_i = 1/2)",
+        ),
+        _softmax_reading(
+            "row",
+            "row",
+            "max_i |grad_l alpha_i|_2 <= 1/(4T)",
+            r"\max_i \|\nabla_l \alpha_i\|_2 \le \frac{1}{4T}",
+            "false: sharp sup sqrt(2)/(4T) at alpha = (1/2, 1/2)",
+        ),
+        _softmax_reading(
+            "spectral",
+            "spectral",
+            "|J|_2 <= 1/(4T)",
+            r"\|J\|_2 \le \frac{1}{4T}",
+            "false: sharp sup 1/(2T) at alpha = (1/2, 1/2)",
+        ),
+        _softmax_reading(
+            "frobenius",
+            "frobenius",
+            "|J|_F <= 1/(4T)",
+            r"\|J\|_F \le \frac{1}{4T}",
+            "false: sharp sup 1/(2T) at alpha = (1/2, 1/2)",
+        ),
+        *(
+            _softmax_reading(
+                f"secondary-{kind}",
+                kind,
+                f"{kind} norm of J <= min(1/(4T), sqrt(2)) (secondary source)",
+                r"\|\nabla_l\alpha\| \le \min\{\tfrac{1}{4T}, \sqrt2\}",
+                "false for T < sqrt(2)/8" if kind == "entry" else "false for every T > 0",
+                secondary=True,
+            )
+            for kind in NORMS
+        ),
+    ),
+    proof=__doc__,
+    symbolic_form=_symbolic_form,
+    derivations=("L2-generic", "L2-softmax"),
+)

@@ -1,0 +1,427 @@
+r"""# Theorem 1 (ii): the expected distance for a random selection
+
+**Setting.** As in Theorem 1 (i), but the selected set is a uniformly random $N$-subset $S$ of
+$I = \{1,\dots,L\}$ ($1 \le N < L$), independent of everything else. Write
+$s_S = \sum_{j\in S}\alpha_j x_j$, $\tilde d(S) = \sum_{i\notin S}\|\alpha_i x_i - s_S\|$,
+$E = \mathbb{E}_S[\tilde d(S)]$, $k = N/(L-1)$ and $c = \sum_{j=1}^{L}\alpha_j x_j$.
+
+The summary transcribes the statement as
+
+$$E = \frac{L-N}{L}\sum_{i=1}^{L}\big\|(\alpha_i + \tfrac{N}{L-1})\,x_i - \bar x\big\|_2 + \varepsilon .$$
+
+As an identity with an unspecified $\varepsilon$ this says nothing; its content is that
+$\varepsilon \ge 0$, i.e. that the sum is a lower bound of $E$. The summary does not define
+$\bar x$; the checker reads it as the mean $\frac1L\sum_j x_j$ (reading `transcribed`) and as
+the full context vector $c$ (reading `transcribed_context`).
+
+## Reconstruction: an exact decomposition and a Jensen gap
+
+**Step 1 (linearity).** $E = \sum_{i=1}^{L}\Pr(i\notin S)\;\mathbb{E}\big[\|\alpha_i x_i - s_S\|\;\big|\; i\notin S\big]$.
+
+**Step 2 (counting).** $\Pr(i\notin S) = \binom{L-1}{N}/\binom{L}{N} = \frac{L-N}{L}$. Given
+$i\notin S$, $S$ is a uniform $N$-subset of $I\setminus\{i\}$, so each $j\ne i$ belongs to it
+with probability $\binom{L-2}{N-1}/\binom{L-1}{N} = k$ and
+$\mathbb{E}[s_S \mid i\notin S] = k\sum_{j\ne i}\alpha_j x_j = k(c - \alpha_i x_i)$.
+
+**Step 3 (Jensen).** The norm is convex, so
+$\mathbb{E}[\|\alpha_i x_i - s_S\| \mid i\notin S] \ge \|\alpha_i x_i - k(c-\alpha_i x_i)\|
+= \|(1+k)\,\alpha_i x_i - k\,c\|$. Summing with the weights of Step 2,
+
+$$E = M + \varepsilon,\qquad M = \frac{L-N}{L}\sum_{i=1}^{L}\big\|(1+k)\,\alpha_i x_i - k\,c\big\|,\qquad \varepsilon \ge 0 .$$
+
+This is the reading in `CLAIMS.md`; it is proved. The checker also verifies Steps 2 and 3's
+algebra exactly (SymPy `combsimp` then `expand`).
+
+**Equality at $N = L-1$.** Given $i\notin S$ the subset is $I\setminus\{i\}$, a constant, so
+Jensen is an equality for every $i$ and $\varepsilon = 0$.
+
+**An upper bound on the gap.** By the triangle inequality
+$\|\alpha_i x_i - s_S\| \le \|\alpha_i x_i - \mathbb{E}s_S\| + \|s_S - \mathbb{E}s_S\|$, and by
+Cauchy–Schwarz $\mathbb{E}\|s_S-\mathbb{E}s_S\| \le (\mathbb{E}\|s_S-\mathbb{E}s_S\|^2)^{1/2}$.
+For a uniform $n$-subset of $m$ vectors $y_j$ the sum $T$ has
+$\mathbb{E}\|T-\mathbb{E}T\|^2 = \frac{n(m-n)}{m(m-1)}\sum_j\|y_j-\bar y\|^2$ (checked exactly by
+enumeration for $m\le5$). With $m = L-1$, $n=N$ and $y_j=\alpha_j x_j$ ($j\ne i$):
+
+$$0 \le \varepsilon \le G = \frac{L-N}{L}\sum_{i=1}^{L}\Big(\tfrac{N(L-1-N)}{(L-1)(L-2)}\sum_{j\ne i}\|\alpha_j x_j - \bar y_{-i}\|^2\Big)^{1/2}.$$
+
+**How large is $\varepsilon$?** Under Lemma 1 ($\alpha_j \le C_2/L$) and $\|x_j\|\le R$,
+$G \le \frac{L-N}{L}\,C_2 R\sqrt{N(L-1)/(L-2)} = O(\sqrt N)$, while $M \approx N\|c\|$. So
+$\varepsilon/M$ need not vanish as $L$ grows. For isotropic embeddings $\|c\|\to0$ and the
+measured $\varepsilon/M$ *grows* with $L$ (about 0.6 at $L=16$ and 2 at $L=1024$ for $N=5$,
+$d=16$). For embeddings with a common mean direction it is a few percent.
+
+## The transcription is false
+
+Take $L=2$, $N=1$, $d=1$, $\alpha=(\tfrac12,\tfrac12)$, $x=(1,1)$. Both subsets give
+$s_S = \tfrac12$ and $D = |\tfrac12 - \tfrac12| = 0$, so $E=0$. Here $\bar x = 1$ under every
+reading of $\bar x$ (mean, $c$, or $k\,c$), so the transcribed sum is
+$\tfrac12\,(|\tfrac32-1| + |\tfrac32-1|) = \tfrac12 > 0 = E$, and $\varepsilon = -\tfrac12 < 0$.
+The coefficient $\alpha_i + N/(L-1)$ adds a weight and a count. It makes the transcribed term
+of order $N\|x_i\|/L$ per token, so of order $N + L\|\bar x\|$ in total. That is far above
+$E$ in random instances as well. In the Monte Carlo instance ($L=256$, $N=5$, $d=16$) it is about 12 (mean
+reading) or 24 (context reading), while $E \approx 3.2$ with a 99% interval of width 0.1.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
+from attnbounds.numerics.attention import softmax, subset_cumulative_distance
+from attnbounds.numerics.sampling import sphere_points
+from attnbounds.numerics.selection import random_selection_expectation, random_selection_main_term, subset_masks
+from attnbounds.numerics.validation import check_distribution, check_embeddings, check_top_n
+from attnbounds.strategies import attention_configs
+from attnbounds.theory.distance import derive_t1_random, main_term_coefficients
+
+__all__ = [
+    "CLAIM",
+    "transcribed_term",
+    "jensen_gap_bound",
+    "jensen_gap",
+    "sweep_instances",
+    "large_instance",
+    "XBAR_READINGS",
+]
+
+#: Readings of the undefined x̄ in the transcription.
+XBAR_READINGS: tuple[str, ...] = ("mean", "context")
+
+#: Monte Carlo instance size (large L, beyond exact enumeration).
+MC_L, MC_N, MC_DIM = 256, 5, 16
+
+
+def _validated(instance: dict):
+    if not isinstance(instance, dict):
+        raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
+    for key in ("weights", "x", "n"):
+        if key not in instance:
+            raise KeyError(f"instance: missing {key!r}")
+    w = check_distribution(instance["weights"])
+    x = check_embeddings(instance["x"], w)
+    n = check_top_n(int(instance["n"]), w.shape[-1])
+    return w, x, n
+
+
+def transcribed_term(weights, x, n: int, xbar: str = "mean") -> np.ndarray:
+    """(L−N)/L · Σ_i ‖(α_i + N/(L−1)) x_i − x̄‖, with x̄ the mean of x (``"mean"``) or Σ_j α_j x_j.
+
+    >>> float(transcribed_term([0.5, 0.5], [[1.0], [1.0]], 1))
+    0.5
+    """
+    w, xs, n = _validated({"weights": weights, "x": x, "n": n})
+    if xbar not in XBAR_READINGS:
+        raise ValueError(f"xbar: must be one of {XBAR_READINGS}, got {xbar!r}")
+    L = w.shape[-1]
+    k = n / (L - 1)
+    if xbar == "mean":
+        center = xs.mean(axis=-2, keepdims=True)  # (1/L) Σ_j x_j
+    else:
+        center = np.einsum("...l,...ld->...d", w, xs)[..., None, :]  # Σ_j α_j x_j
+    inner = np.linalg.norm((w + k)[..., :, None] * xs - center, axis=-1)  # (..., L)
+    return (L - n) / L * inner.sum(axis=-1)
+
+
+def jensen_gap_bound(weights, x, n: int) -> np.ndarray:
+    """G = (L−N)/L Σ_i √(f · Σ_{j≠i} ‖α_j x_j − ȳ_{−i}‖²), f = N(L−1−N)/((L−1)(L−2)) (0 if N = L−1).
+
+    An upper bound on the Jensen gap ε = E_S[d̃] − M.
+
+    >>> float(jensen_gap_bound([0.5, 0.25, 0.25], np.eye(3), 2))
+    0.0
+    """
+    w, xs, n = _validated({"weights": weights, "x": x, "n": n})
+    L = w.shape[-1]
+    m = L - 1
+    f = 0.0 if n == m else n * (m - n) / (m * (m - 1))
+    y = w[..., :, None] * xs  # α_j x_j, (..., L, d)
+    sq = (y**2).sum(axis=-1)  # ‖y_j‖²
+    total_sq = sq.sum(axis=-1, keepdims=True)  # Σ_j ‖y_j‖²
+    Y = y.sum(axis=-2, keepdims=True)  # Σ_j y_j
+    # Σ_{j≠i} ‖y_j − ȳ_{−i}‖² = Σ_{j≠i}‖y_j‖² − ‖Σ_{j≠i} y_j‖²/m
+    spread = (total_sq - sq) - ((Y - y) ** 2).sum(axis=-1) / m
+    return (L - n) / L * np.sqrt(f * np.clip(spread, 0.0, None)).sum(axis=-1)
+
+
+def jensen_gap(weights, x, n: int, method: str = "exact", samples: int = 10_000, seed=0, confidence=0.99) -> dict:
+    """E_S[d̃], the main term M, ε = E − M, ε/M and the bound G, for one instance or a batch.
+
+    ``method`` is ``"exact"`` (enumeration) or ``"mc"`` (random subsets, Student-t interval
+    on E, carried over to ε). Returns ``{"E", "E_ci", "M", "epsilon", "epsilon_ci",
+    "ratio", "G"}``.
+
+    >>> g = jensen_gap([0.5, 0.5], [[1.0], [-1.0]], 1)
+    >>> float(g["E"]), float(g["M"]), float(g["epsilon"])
+    (1.0, 1.0, 0.0)
+    """
+    if method not in ("exact", "mc"):
+        raise ValueError(f"method: must be 'exact' or 'mc', got {method!r}")
+    w, xs, n = _validated({"weights": weights, "x": x, "n": n})
+    est = random_selection_expectation(w, xs, n, method=method, samples=samples, seed=seed, confidence=confidence)
+    M = random_selection_main_term(w, xs, n)
+    eps = est.value - M
+    return {
+        "E": est.value,
+        "E_ci": (est.ci_low, est.ci_high),
+        "M": M,
+        "epsilon": eps,
+        "epsilon_ci": (est.ci_low - M, est.ci_high - M),
+        "ratio": eps / M,
+        "G": jensen_gap_bound(w, xs, n),
+    }
+
+
+def _exact_E(instance: dict):
+    w, x, n = _validated(instance)
+    return w, x, n, random_selection_expectation(w, x, n, method="exact").value
+
+
+def _sides_transcribed(instance: dict) -> Sides:
+    w, x, n, E = _exact_E(instance)
+    return Sides(E, transcribed_term(w, x, n, "mean"))
+
+
+def _sides_transcribed_context(instance: dict) -> Sides:
+    w, x, n, E = _exact_E(instance)
+    return Sides(E, transcribed_term(w, x, n, "context"))
+
+
+def _sides_reconstructed(instance: dict) -> Sides:
+    w, x, n, E = _exact_E(instance)
+    return Sides(E, random_selection_main_term(w, x, n))
+
+
+def _sides_gap_bound(instance: dict) -> Sides:
+    w, x, n, E = _exact_E(instance)
+    return Sides(E, random_selection_main_term(w, x, n) + jensen_gap_bound(w, x, n))
+
+
+def sweep_instances(rng: np.random.Generator, size: int, n_last: bool = False) -> dict:
+    """A batch sharing L ∈ [2, 7], d ∈ [1, 3] and n (n = L − 1 when ``n_last``).
+
+    Weights: softmax of N(0, 1) logits at a log-uniform temperature in [0.05, 20].
+    Embeddings: N(0, 1) entries plus a common random offset of length U[0, 3] per instance
+    (so both isotropic and mean-shifted clouds occur).
+
+    >>> b = sweep_instances(np.random.default_rng(1), 4)
+    >>> b["x"].shape[0], 1 <= b["n"] < b["weights"].shape[1]
+    (4, True)
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
+    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+        raise ValueError(f"size: must be an integer >= 1, got {size!r}")
+    L = int(rng.integers(2, 8))
+    d = int(rng.integers(1, 4))
+    n = L - 1 if n_last else int(rng.integers(1, L))
+    T = np.exp(rng.uniform(np.log(0.05), np.log(20.0), size=(size, 1)))
+    w = softmax(rng.standard_normal((size, L)), T)
+    offset = rng.uniform(0.0, 3.0, size=(size, 1, 1)) * sphere_points(rng, size, 1, d)
+    x = rng.standard_normal((size, L, d)) + offset
+    return {"weights": w, "x": x, "n": n}
+
+
+def large_instance(rng: np.random.Generator, L: int = MC_L, n: int = MC_N, dim: int = MC_DIM) -> dict:
+    """One instance beyond exact enumeration: softmax of N(0, 1) logits, x uniform on the unit sphere.
+
+    >>> inst = large_instance(np.random.default_rng(0), L=8, n=2, dim=3)
+    >>> inst["x"].shape, inst["n"]
+    ((8, 3), 2)
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
+    w = softmax(rng.standard_normal(L))
+    x = sphere_points(rng, 1, L, dim)[0]
+    check_top_n(n, L)
+    return {"weights": w, "x": x, "n": n}
+
+
+def _montecarlo(rhs_fn, detail: str):
+    def run(rng: np.random.Generator, samples: int) -> Estimate:
+        inst = large_instance(rng)
+        w, x, n = inst["weights"], inst["x"], inst["n"]
+        est = random_selection_expectation(w, x, n, method="mc", samples=max(int(samples), 2), seed=rng)
+        rhs = float(rhs_fn(w, x, n))
+        return Estimate(
+            lhs=float(est.value),
+            lhs_ci=(float(est.ci_low), float(est.ci_high)),
+            rhs=rhs,
+            rhs_ci=(rhs, rhs),
+            samples=int(est.samples),
+            confidence=float(est.confidence),
+            instance=inst,
+            detail=f"L={MC_L}, N={MC_N}, d={MC_DIM}: E_S[d~] by {est.samples} random subsets; {detail} exact",
+        )
+
+    return run
+
+
+_CEX = {"weights": np.array([0.5, 0.5]), "x": np.array([[1.0], [1.0]]), "n": 1}
+
+
+def _symbolic_transcribed(xbar: str):
+    def proof() -> Proof:
+        res = derive_t1_random()
+        return Proof(
+            False,
+            f"x-bar = {xbar}: L=2, N=1, weights=(1/2,1/2), x=(1,1) give E_S[d~] = 0 but the transcribed "
+            "sum is (1/2)(|3/2-1| + |3/2-1|) = 1/2, so epsilon = -1/2 < 0",
+            counterexample=dict(_CEX),
+            lhs=float(res["transcription_counterexample_E"].expr),
+            rhs=float(res["transcription_counterexample_main"].expr),
+        )
+
+    return proof
+
+
+def _symbolic_reconstructed() -> Proof:
+    res = derive_t1_random()
+    return Proof(
+        True,
+        f"P(i not in S) = {res['p_excluded'].expr}, E[s_S | i not in S] = {res['p_in_given_excluded'].expr}"
+        "*sum_{j!=i} a_j x_j (exact), then Jensen (norm convex) termwise: E_S[d~] = M + eps, eps >= 0",
+    )
+
+
+def _symbolic_gap_bound() -> Proof:
+    derive_t1_random()  # checks the variance factor exactly for m <= 5
+    return Proof(
+        True,
+        "eps <= (L-N)/L sum_i E|s_S - E s_S| <= (L-N)/L sum_i sqrt(f(L-1,N) sum_{j!=i}|y_j - ybar|^2) "
+        "(triangle inequality, Cauchy-Schwarz, sampling-without-replacement variance)",
+    )
+
+
+def _symbolic_tight_last() -> Proof:
+    c = main_term_coefficients()
+    return Proof(
+        True,
+        f"N = L-1: given i not in S, S = I minus {{i}} is fixed, Jensen is an equality; coefficient k = {c['k']} = 1",
+    )
+
+
+def _sides_tight_last(instance: dict) -> Sides:
+    w, x, n, E = _exact_E(instance)
+    if n != w.shape[-1] - 1:
+        raise ValueError(f"n: this reading needs n = L - 1 = {w.shape[-1] - 1}, got {n}")
+    return Sides(E, random_selection_main_term(w, x, n))
+
+
+def _configs():
+    return attention_configs(min_size=2, max_size=6, min_dim=1, max_dim=3)
+
+
+def _configs_last():
+    return attention_configs(min_size=2, max_size=6, min_dim=1, max_dim=3).map(
+        lambda c: {**c, "n": c["weights"].size - 1}
+    )
+
+
+def _drop_uniform_subset() -> Proof:
+    # A subset law that always picks one fixed subset (not uniform): Step 2 fails, and the
+    # expected distance (= d~ of that subset) can fall below M.
+    w = np.array([0.5, 0.25, 0.25])
+    x = np.array([[1.0], [1.0], [-1.0]])
+    masks = subset_masks(3, 1)
+    per_subset = subset_cumulative_distance(w, x, masks)  # d~(S) for S = {0}, {1}, {2}
+    best = int(np.argmin(per_subset))
+    E_fixed = float(per_subset[best])
+    M = float(random_selection_main_term(w, x, 1))
+    return Proof(
+        False,
+        f"with S always {{{best}}} (not uniform): E = {E_fixed:.4g} < M = {M:.4g}",
+        counterexample={"weights": w, "x": x, "n": 1, "subset": [best]},
+        lhs=E_fixed,
+        rhs=M,
+    )
+
+
+CLAIM = Claim(
+    id="T1ii",
+    title="Theorem 1 (ii): expected distance for a random N-subset",
+    source="arXiv 2508.17821, Theorem 1 (ii) (as transcribed in the Spanish summary)",
+    statement=(
+        "For a uniformly random N-subset S, E_S[d~] = (L-N)/L sum_i |(1 + N/(L-1)) alpha_i x_i - "
+        "N/(L-1) sum_j alpha_j x_j| + eps with eps >= 0 (a Jensen gap)."
+    ),
+    transcription="E = (L-N)/L sum_{i=1..L} |(alpha_i + N/(L-1)) x_i - x_bar|_2 + eps",
+    transcription_latex=(
+        r"E = \frac{L-N}{L}\sum_{i=1}^{L}\big\|(\alpha_i + \tfrac{N}{L-1})x_i - \bar x\big\|_2 + \varepsilon"
+    ),
+    hypotheses=(
+        Hypothesis(
+            "uniform_subset",
+            "S is a uniformly random N-subset of {1..L}, independent of alpha and x",
+            drop=_drop_uniform_subset,
+        ),
+        Hypothesis("normalized", "the weights are a probability vector; 1 <= N < L"),
+    ),
+    readings=(
+        Reading(
+            "transcribed",
+            "eps >= 0 with x_bar = (1/L) sum_j x_j: E_S[d~] >= (L-N)/L sum_i |(alpha_i + N/(L-1)) x_i - x_bar|",
+            r"\mathbb{E}_S\tilde d \ge \frac{L-N}{L}\sum_i\|(\alpha_i+\tfrac{N}{L-1})x_i-\tfrac1L\textstyle\sum_j x_j\|",
+            relation=">=",
+            symbolic=_symbolic_transcribed("mean of x"),
+            strategy=_configs,
+            sides=_sides_transcribed,
+            sweep=sweep_instances,
+            montecarlo=_montecarlo(lambda w, x, n: transcribed_term(w, x, n, "mean"), "transcribed term"),
+        ),
+        Reading(
+            "transcribed_context",
+            "eps >= 0 with x_bar = sum_j alpha_j x_j",
+            r"\mathbb{E}_S\tilde d \ge \frac{L-N}{L}\sum_i\|(\alpha_i+\tfrac{N}{L-1})x_i-\textstyle\sum_j\alpha_j x_j\|",
+            relation=">=",
+            symbolic=_symbolic_transcribed("sum_j alpha_j x_j"),
+            strategy=_configs,
+            sides=_sides_transcribed_context,
+            sweep=sweep_instances,
+            montecarlo=_montecarlo(lambda w, x, n: transcribed_term(w, x, n, "context"), "transcribed term"),
+        ),
+        Reading(
+            "reconstructed",
+            "E_S[d~] >= M = (L-N)/L sum_i |(1 + N/(L-1)) alpha_i x_i - N/(L-1) sum_j alpha_j x_j| (eps >= 0)",
+            r"\mathbb{E}_S\tilde d \ge \frac{L-N}{L}\sum_i\|(1+\tfrac{N}{L-1})\alpha_i x_i-\tfrac{N}{L-1}\textstyle\sum_j\alpha_j x_j\|",
+            relation=">=",
+            symbolic=_symbolic_reconstructed,
+            strategy=_configs,
+            sides=_sides_reconstructed,
+            sweep=sweep_instances,
+            montecarlo=_montecarlo(random_selection_main_term, "main term M"),
+        ),
+        Reading(
+            "gap_bound",
+            "E_S[d~] <= M + G, G = (L-N)/L sum_i sqrt(N(L-1-N)/((L-1)(L-2)) sum_{j!=i} |a_j x_j - ybar_{-i}|^2)",
+            r"\mathbb{E}_S\tilde d \le M + G",
+            relation="<=",
+            symbolic=_symbolic_gap_bound,
+            strategy=_configs,
+            sides=_sides_gap_bound,
+            sweep=sweep_instances,
+            montecarlo=_montecarlo(
+                lambda w, x, n: random_selection_main_term(w, x, n) + jensen_gap_bound(w, x, n), "M + G"
+            ),
+        ),
+        Reading(
+            "tight_last",
+            "for N = L - 1 the Jensen gap vanishes: E_S[d~] = M",
+            r"N=L-1 \Rightarrow \mathbb{E}_S\tilde d = M",
+            relation="==",
+            symbolic=_symbolic_tight_last,
+            strategy=_configs_last,
+            sides=_sides_tight_last,
+            sweep=lambda rng, size: sweep_instances(rng, size, n_last=True),
+        ),
+    ),
+    proof=__doc__,
+    symbolic_form=lambda: {
+        "main_term_prefactor": main_term_coefficients()["prefactor"],
+        "main_term_own_coefficient": main_term_coefficients()["own"],
+        "main_term_context_coefficient": -main_term_coefficients()["k"],
+        "p_excluded": derive_t1_random()["p_excluded"].expr,
+    },
+    derivations=("T1ii",),
+)

@@ -1,0 +1,335 @@
+"""``attnbounds check [IDS...] [--quick] [--examples K] [--seed S] [--json PATH] [--strict]``.
+
+Judges each reading of the selected claims (default: all) with every method it has and
+prints one row per reading: id, methods, verdict, evidence, seconds (see
+:mod:`attnbounds.engine` for the verdicts and the row schema).
+
+Exit status: 0 when the run completed (a falsified transcription is a finding, not a
+failure); 1 under ``--strict`` when a reading is falsified or a row reports a conflict or an
+error; 2 on usage errors; 130 when interrupted (the rows finished so far are printed and,
+with ``--json``, written).
+
+``--normalizer NAME`` runs the claim battery against another normalizer and ``--matrix``
+runs it against all of them; both come from :mod:`attnbounds.battery`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from attnbounds.cli.common import UsageError, write_json
+
+_STYLE = {
+    "proved": "bold green",
+    "certified": "bold green",
+    "holds": "green",
+    "falsified": "bold red",
+    "undecided": "yellow",
+}
+_LABEL = {"symbolic": "sym", "certify": "cert", "strategy": "hyp", "sweep": "sweep", "montecarlo": "mc", "drop": "drop"}
+
+
+def _console(stderr: bool):
+    from rich.console import Console
+
+    console = Console(stderr=stderr, soft_wrap=False)
+    if not console.is_terminal and console.width < 140:
+        console.width = 140  # logs and pipes: room for the evidence column
+    return console
+
+
+def render_table(rows: list[dict], console) -> None:
+    """Print ``rows`` as a rich table (id, methods, verdict, evidence, seconds) and a summary."""
+    from rich.table import Table
+
+    table = Table(show_lines=False, header_style="bold")
+    table.add_column("id", no_wrap=True)
+    table.add_column("methods")
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("evidence", overflow="fold")
+    table.add_column("s", justify="right", no_wrap=True)
+    counts: dict[str, int] = {}
+    for row in rows:
+        verdict = row["verdict"]
+        counts[verdict] = counts.get(verdict, 0) + 1
+        shown = f"[{_STYLE.get(verdict, '')}]{verdict}[/]"
+        if row.get("conflict"):
+            shown = "[bold magenta]undecided: CONFLICT[/]"
+        elif row.get("error"):
+            shown += " [red](error)[/]"
+        methods = ",".join(_LABEL.get(m, m) for m in row.get("methods") or []) or "-"
+        table.add_row(str(row["id"]), methods, shown, _escape(row.get("evidence") or ""), f"{row.get('seconds', 0):.1f}")
+    console.print(table)
+    total = sum(r.get("seconds") or 0 for r in rows)
+    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda kv: _order(kv[0])))
+    console.print(f"{len(rows)} row(s): {summary or 'none'}; {total:.1f} s")
+    conflicts = [r["id"] for r in rows if r.get("conflict")]
+    if conflicts:
+        console.print(f"[bold magenta]CONFLICT (a bug in a claim's methods): {', '.join(conflicts)}[/]")
+
+
+def _order(verdict: str) -> int:
+    from attnbounds.claims.base import VERDICTS
+
+    return VERDICTS.index(verdict) if verdict in VERDICTS else len(VERDICTS)
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+class _Progress:
+    """A rich progress bar on stderr (disabled when stderr is not a terminal)."""
+
+    def __init__(self):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        console = _console(stderr=True)
+        self.bar = Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            disable=not console.is_terminal,
+        )
+        self.task = None
+
+    def __enter__(self):
+        self.bar.__enter__()
+        self.task = self.bar.add_task("checking", total=None)
+        return self
+
+    def __exit__(self, *exc):
+        return self.bar.__exit__(*exc)
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        self.bar.update(self.task, description=str(label), completed=done, total=total)
+
+
+class _InterruptGuard:
+    """Make Ctrl-C stick: Python drops a ``KeyboardInterrupt`` raised inside a garbage-collector
+    callback (Hypothesis installs one), so the SIGINT handler also sets a flag that the
+    progress callback turns into a ``KeyboardInterrupt`` at the next method boundary."""
+
+    def __init__(self):
+        self.hit = False
+        self._previous = None
+
+    def _handler(self, signum, frame):
+        self.hit = True
+        raise KeyboardInterrupt
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        return False
+
+    def wrap(self, progress):
+        def guarded(label, done, total):
+            if self.hit:
+                raise KeyboardInterrupt
+            progress(label, done, total)
+
+        return guarded
+
+
+def _strict_failures(rows: list[dict]) -> list[str]:
+    bad = []
+    for r in rows:
+        if r.get("conflict") or r.get("error"):
+            bad.append(r["id"])
+        elif r.get("kind", "reading") == "reading" and r["verdict"] == "falsified":
+            bad.append(r["id"])
+    return bad
+
+
+def _battery():
+    try:
+        return importlib.import_module("attnbounds.battery")
+    except ModuleNotFoundError as exc:
+        if exc.name != "attnbounds.battery":
+            raise
+        raise click.ClickException(
+            "--normalizer/--matrix need the module attnbounds.battery, which this build does not have"
+        ) from None
+
+
+def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
+    """Re-raise a validation error about a user-given argument as a one-line usage error."""
+    text = exc.args[0] if exc.args else str(exc)
+    if isinstance(text, str) and text.startswith(prefixes):
+        raise UsageError(text) from None
+
+
+@click.command()
+@click.argument("ids", nargs=-1)
+@click.option("--quick", is_flag=True, help="Fewer examples and a smaller sweep (all claims in about a minute).")
+@click.option(
+    "--examples", type=click.IntRange(min=1), default=None, metavar="K",
+    help="Hypothesis examples per reading (default 200; 30 with --quick).",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
+              help="Seed of Hypothesis and of the numpy sweeps; same seed, same rows.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="Write the rows as JSON to PATH ('-' for stdout; the table then goes to stderr).")
+@click.option("--strict", is_flag=True, help="Exit 1 if a reading is falsified or a row has a conflict or an error.")
+@click.option("--normalizer", default=None, metavar="NAME",
+              help="Run the claim battery against normalizer NAME (attnbounds.battery).")
+@click.option("--matrix", is_flag=True, help="Run the claim battery against every normalizer (a verdict matrix).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="With --matrix: also plot the verdict matrix to PATH.")
+def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, plot_path):
+    """Judge the readings of claims IDS (claim ids like T1i or reading ids like T1i:transcribed;
+    default: all claims) and print their verdicts."""
+    if plot_path and not matrix:
+        raise UsageError("--plot: only valid with --matrix")
+    console = _console(stderr=json_path == "-")
+    if matrix:
+        _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, console)
+        return
+    if normalizer is not None:
+        rows = _run_battery(ids, quick, examples, seed, json_path, normalizer)
+    else:
+        rows = _run_check(ids, quick, examples, seed, json_path)
+    render_table(rows, console)
+    if json_path:
+        write_json(rows, json_path)
+        if json_path != "-":
+            click.echo(f"wrote {len(rows)} row(s) to {json_path}", err=True)
+    if strict:
+        bad = _strict_failures(rows)
+        if bad:
+            click.echo(f"--strict: {len(bad)} row(s) falsified or in error: {', '.join(bad)}", err=True)
+            sys.exit(1)
+
+
+def _interrupted(rows: list[dict], json_path: str | None) -> None:
+    render_table(rows, _console(stderr=True))
+    if json_path:
+        write_json(rows, json_path)
+        where = "stdout" if json_path == "-" else json_path
+        click.echo(f"interrupted: wrote {len(rows)} row(s) to {where}{_partial_note(rows)}", err=True)
+    else:
+        click.echo(f"interrupted after {len(rows)} row(s){_partial_note(rows)}", err=True)
+    sys.exit(130)
+
+
+def _partial_note(rows: list[dict]) -> str:
+    cut = [r["id"] for r in rows if r.get("error") == "interrupted"]
+    return f" ({', '.join(cut)} cut short, marked undecided)" if cut else ""
+
+
+def _run_check(ids, quick, examples, seed, json_path) -> list[dict]:
+    from attnbounds import engine
+
+    try:
+        engine.resolve_ids(list(ids) or None)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    done: list[dict] = []
+
+    def save(row):
+        done.append(row)
+        if json_path and json_path != "-":
+            write_json(done, json_path)  # after every row: an interrupt or a kill loses nothing finished
+
+    try:
+        with _InterruptGuard() as guard, _Progress() as progress:
+            return engine.check(list(ids) or None, quick=quick, examples=examples, seed=seed,
+                                progress=guard.wrap(progress), on_row=save)
+    except engine.CheckInterrupted as exc:
+        _interrupted(exc.rows, json_path)
+    except KeyboardInterrupt:
+        _interrupted(done, json_path)
+
+
+def _check_normalizer(normalizer: str) -> None:
+    """Resolve ``--normalizer`` up front so that a bad name is a usage error, not a traceback."""
+    from attnbounds.numerics import normalizers
+
+    try:
+        normalizers.get(normalizer)
+    except (ValueError, LookupError) as exc:
+        raise UsageError(f"--normalizer: {exc.args[0] if exc.args else exc}") from None
+
+
+def _run_battery(ids, quick, examples, seed, json_path, normalizer) -> list[dict]:
+    battery = _battery()
+    _check_normalizer(normalizer)
+    try:
+        with _Progress() as progress:
+            return battery.run_battery(normalizer, list(ids) or None, quick=quick, seed=seed,
+                                       examples=examples, progress=progress)
+    except (ValueError, KeyError) as exc:
+        _as_usage_error(exc, ("normalizer", "ids", "unknown"))
+        raise
+    except KeyboardInterrupt as exc:
+        _interrupted(list(getattr(exc, "rows", [])), json_path)
+
+
+def _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, console) -> None:
+    battery = _battery()
+    if normalizer is not None:
+        _check_normalizer(normalizer)
+    if examples is not None:
+        click.echo("note: --examples is not used by --matrix (the battery sets its own budget)", err=True)
+    try:
+        with _Progress() as progress:
+            result = battery.run_matrix([normalizer] if normalizer else None, list(ids) or None,
+                                        quick=quick, seed=seed, progress=progress)
+    except (ValueError, KeyError) as exc:
+        _as_usage_error(exc, ("normalizer", "ids", "unknown"))
+        raise
+    except KeyboardInterrupt:
+        click.echo("interrupted: the matrix was not finished", err=True)
+        sys.exit(130)
+    _render_matrix(result, console)
+    if json_path:
+        write_json(result, json_path)
+        if json_path != "-":
+            click.echo(f"wrote the matrix to {json_path}", err=True)
+    if plot_path:
+        battery.plot_matrix(result, plot_path)
+        click.echo(f"wrote the matrix plot to {plot_path}", err=True)
+
+
+def _render_matrix(result, console) -> None:
+    """Print a normalizer x reading verdict matrix; rows of the battery if it gives them."""
+    from rich.table import Table
+
+    verdicts = result.get("verdicts") if isinstance(result, dict) else None
+    if isinstance(verdicts, dict) and verdicts and all(isinstance(v, dict) for v in verdicts.values()):
+        columns = list(dict.fromkeys(k for v in verdicts.values() for k in v))
+        table = Table(header_style="bold")
+        table.add_column("normalizer", no_wrap=True)
+        for c in columns:
+            table.add_column(str(c))
+        for name, per in verdicts.items():
+            cells = [f"[{_STYLE.get(str(per.get(c)), '')}]{per.get(c, '-')}[/]" for c in columns]
+            table.add_row(str(name), *cells)
+        console.print(table)
+        return
+    rows = result.get("rows") if isinstance(result, dict) else None
+    if isinstance(rows, list) and all(isinstance(r, dict) and "verdict" in r for r in rows):
+        render_table(rows, console)
+        return
+    import json
+
+    console.print_json(json.dumps(result, default=str))

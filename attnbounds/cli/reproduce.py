@@ -1,0 +1,88 @@
+"""``attnbounds reproduce``: experiments E1–E5 of the paper on a real model and text."""
+
+from __future__ import annotations
+
+import click
+
+from attnbounds.cli.common import UsageError
+
+
+def _int_list(text: str | None, option: str):
+    if text is None:
+        return None
+    try:
+        values = [int(v) for v in text.replace(" ", "").split(",") if v]
+    except ValueError:
+        raise UsageError(f"{option}: expected comma-separated integers, got {text!r}") from None
+    if not values:
+        raise UsageError(f"{option}: expected at least one integer")
+    return tuple(values)
+
+
+def _name_list(text: str | None):
+    if not text:
+        return ()
+    return tuple(v.strip() for v in text.split(",") if v.strip())
+
+
+@click.command()
+@click.option("--model", required=True, help="gpt2, gpt2-random, smollm2, minilm, a local directory, or a hub id.")
+@click.option("--text", "text", required=True, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).")
+@click.option("--lengths", default=None, help="Comma-separated L values [default: 32,64,128,256,512,1024 capped at the model's positions].")
+@click.option("--top-n", default=None, help="Comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20].")
+@click.option("--windows", type=int, default=None, help="Number of text windows [default: 4; --quick: 1].")
+@click.option("--experiments", default="E1,E2,E3,E4,E5", show_default=True, help="Comma-separated subset of E1..E5.")
+@click.option("--vectors", default="values", show_default=True, help="x_i: per-head values, keys, or the layer's input hidden states.")
+@click.option("--no-sphere", is_flag=True, help="Do not project x_i to the unit sphere.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random draw (and of gpt2-random's weights).")
+@click.option("--device", default="cpu", show_default=True, help="cpu or cuda.")
+@click.option("--out", "out_dir", default="runs/reproduce", show_default=True, help="Output directory (also holds the resume cache).")
+@click.option("--quick", is_flag=True, help="Small run: 1 window, L in 32,64,128, N in 1,5,10,20, fewer samples and temperatures.")
+@click.option("--normalizers", default=None, help="What-if: recompute E1/E2 from the captured logits under these normalizers (comma-separated).")
+@click.option("--mc-samples", type=int, default=None, help="Random subsets per (L, N) for E_S[d̃] [default: 32; --quick: 16].")
+@click.option("--ks-grid", type=int, default=None, help="E3 grid points of N (0: every N in 1..L-1) [default: 24; --quick: 16].")
+@click.option("--radius", type=float, default=None, help="E4 headline radius r = c·δ, this is c [default: 0.5].")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sphere, seed, device, out_dir, quick,
+              normalizers, mc_samples, ks_grid, radius, no_progress):
+    """Run experiments E1–E5 on captured attention and write tables, figures and a report to --out."""
+    from dataclasses import replace
+
+    from attnbounds.empirical import experiments as ex
+    from attnbounds.empirical import run
+
+    settings = run.QUICK_SETTINGS if quick else ex.ExperimentSettings()
+    changes = {}
+    if mc_samples is not None:
+        changes["mc_samples"] = mc_samples
+    if ks_grid is not None:
+        changes["ks_grid"] = ks_grid
+    if radius is not None:
+        changes["radius_multiplier"] = radius
+    try:
+        settings = replace(settings, **changes)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    tn = _int_list(top_n, "--top-n")
+    config = run.ReproduceConfig(
+        model=model,
+        text=text,
+        lengths=_int_list(lengths, "--lengths"),
+        top_n=tn,
+        windows=windows if windows is not None else (1 if quick else 4),
+        experiments=_name_list(experiments),
+        vectors=vectors,
+        sphere=not no_sphere,
+        seed=seed,
+        device=device,
+        normalizers=_name_list(normalizers),
+        quick=quick,
+        settings=settings,
+    )
+    try:
+        results = run.run_reproduce(config, out_dir, progress=not no_progress)
+    except run.ConfigError as err:
+        raise UsageError(str(err)) from None
+    click.echo(f"wrote {out_dir}/results.json, report.md, {len(results['files'])} tables and figures")
+    for key, item in results["headline"].items():
+        click.echo(f"  {key}: {item['measured']}  (paper: {item['paper']})")

@@ -1,0 +1,638 @@
+"""Metrics of experiments E1–E5 on captured attention, vectorized over heads and layers.
+
+Everything here is numpy only (no torch): the inputs are slices of an
+:class:`~attnbounds.empirical.capture.AttentionCapture`. Every kernel takes weights of
+shape ``(..., L)`` and embeddings of shape ``(..., L, d)``; the leading dimensions are
+typically ``(layers, heads)`` and are processed in one batched call, never in a Python
+loop over heads.
+
+Notation follows ``CLAIMS.md``: α the weights of one query row over its L visible keys,
+I_N the top-N set (ties to the lower index), ᾱ_N the selected mass, s = Σ_{j∈I_N} α_j x_j,
+D_i = ‖α_i x_i − s‖₂, d̃ = Σ_{i∉I_N} D_i.
+
+Choices the paper leaves open, and the defaults taken here (all are options of
+:class:`ExperimentSettings` and of ``attnbounds reproduce``):
+
+* **x_i**: per-head value vectors, projected to the unit sphere (``x / ‖x‖``).
+* **E1/E2** random-selection expectation: the T1(ii) main term
+  (L−N)/L · Σ_i ‖(1 + N/(L−1)) α_i x_i − N/(L−1) · Σ_j α_j x_j‖₂, and a Monte Carlo
+  estimate of E_S[d̃] over uniformly random N-subsets S with a Student-t interval.
+  The same subsets are used for every head (common random numbers).
+* **T1(i) bound**, two readings, with d_1 = max_{i∉I_N}‖x_i‖ and R = max_{j∈I_N}‖x_j‖:
+  reconstructed (1 − ᾱ_N) d_1 + R ᾱ_N (L − N) (a theorem: never violated) and
+  transcribed, the same minus (1 − ᾱ_N).
+* **E3** N_crit: the smallest N on a grid at which a two-sample Kolmogorov–Smirnov test
+  at level α = 0.01 does not reject that {D_i : i ∉ I_N} (top-N) and {D_i^S : i ∉ S}
+  (one uniformly random N-subset S) come from the same distribution. The grid is
+  ``round(geomspace(1, L−1, ks_grid))`` (unique), or every N in 1..L−1 when
+  ``ks_grid = 0``. The p-value is the exact two-sided one for equal sample sizes
+  (Gnedenko–Korolyuk), which is what ``scipy.stats.ks_2samp`` computes by default.
+* **E4** N_s/N with N_s = #{i ∈ I_N : D_i ≤ r}, r = c·δ where δ is the empirical minimum
+  pairwise distance among the x_i of the window prefix (pairs closer than
+  ``duplicate_tol``, i.e. repeated vectors, are excluded); default c = 1/2 (the largest
+  radius at which balls around distinct points are disjoint), plus a grid of c.
+* **E5** g(T, ε): the spectral norm of the forward-difference Jacobian of
+  α = softmax(l/T) with respect to the logits l, column j = (α(l + ε e_j) − α(l))/ε.
+  In closed form it is (diag(q) − α qᵀ)/ε with q_j = α_j(e^{ε/T} − 1)/(1 + α_j(e^{ε/T} − 1)),
+  so its norm is computed exactly (bisection on an eigenvalue count, O(L) per step),
+  batched over heads.
+  The analytic reference is the exact Jacobian (diag(α) − α αᵀ)/T, whose spectral norm
+  never exceeds 1/(2T).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special, stats
+
+__all__ = [
+    "ExperimentSettings",
+    "to_sphere",
+    "seeded_rng",
+    "random_subsets",
+    "distance_table",
+    "random_expectation_main",
+    "random_distance_mc",
+    "ks_two_sample",
+    "ks_pvalue_equal",
+    "critical_n_grid",
+    "critical_n",
+    "min_pairwise_distance",
+    "separability_fraction",
+    "fd_jacobian_norm",
+    "softmax_jacobian_norm",
+    "loglog_slope",
+]
+
+
+@dataclass(frozen=True)
+class ExperimentSettings:
+    """Parameters of the metrics (defaults are the documented choices)."""
+
+    mc_samples: int = 32  # random N-subsets per (L, N) for the Monte Carlo expectation
+    confidence: float = 0.95  # level of the Student-t interval on E_S[d̃]
+    ks_alpha: float = 0.01  # level of the KS test in E3
+    ks_grid: int = 24  # points of the geometric N grid of E3 (0: every N in 1..L−1)
+    radius_multiplier: float = 0.5  # r = c·δ for the headline N_s/N
+    radius_multipliers: tuple = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)  # the r-sweep of E4
+    duplicate_tol: float = 1e-4  # pairs of x closer than this are duplicates (not δ)
+    temperatures: tuple = tuple(float(t) for t in np.logspace(-3, 1, 13))
+    epsilons: tuple = (1e-3, 1e-1, 10.0)
+    slope_below: float = 0.1  # fit the log-log slope of g(T) on T <= this
+    bisection_steps: int = 40  # halvings of the bracket of each spectral norm (E5)
+
+    def __post_init__(self):
+        if not isinstance(self.mc_samples, int) or self.mc_samples < 2:
+            raise ValueError(f"mc_samples: must be an integer >= 2, got {self.mc_samples!r}")
+        if not 0 < self.confidence < 1:
+            raise ValueError(f"confidence: must lie in (0, 1), got {self.confidence!r}")
+        if not 0 < self.ks_alpha < 1:
+            raise ValueError(f"ks_alpha: must lie in (0, 1), got {self.ks_alpha!r}")
+        if not isinstance(self.ks_grid, int) or self.ks_grid < 0 or self.ks_grid == 1:
+            raise ValueError(f"ks_grid: must be 0 (full scan) or an integer >= 2, got {self.ks_grid!r}")
+        if self.radius_multiplier <= 0 or any(c <= 0 for c in self.radius_multipliers):
+            raise ValueError("radius_multipliers: every multiplier must be > 0")
+        if not self.temperatures or any(t <= 0 for t in self.temperatures):
+            raise ValueError("temperatures: must be a non-empty list of values > 0")
+        if not self.epsilons or any(e <= 0 for e in self.epsilons):
+            raise ValueError("epsilons: must be a non-empty list of values > 0")
+
+    def to_dict(self) -> dict:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+def to_sphere(x) -> np.ndarray:
+    """Project each vector (last axis) to the unit sphere; zero vectors stay zero.
+
+    >>> to_sphere(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim < 1:
+        raise ValueError(f"x: expected at least one dimension, got shape {x.shape}")
+    norm = np.linalg.norm(x, axis=-1, keepdims=True)
+    return np.divide(x, norm, out=np.zeros_like(x), where=norm > 0)
+
+
+def seeded_rng(seed: int, *keys) -> np.random.Generator:
+    """A generator determined by ``seed`` and integer ``keys`` (window, L, N, experiment).
+
+    Results therefore do not depend on the order in which windows are processed, which is
+    what lets an interrupted run resume with identical numbers.
+
+    >>> float(seeded_rng(0, 1, 2).random()) == float(seeded_rng(0, 1, 2).random())
+    True
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
+    return np.random.default_rng(np.random.SeedSequence([int(seed), *[int(k) for k in keys]]))
+
+
+def random_subsets(rng: np.random.Generator, L: int, n: int, samples: int) -> np.ndarray:
+    """Boolean masks ``(samples, L)`` of uniformly random n-subsets of {0..L−1}.
+
+    >>> m = random_subsets(np.random.default_rng(0), 10, 3, 4)
+    >>> m.shape, m.sum(axis=1).tolist()
+    ((4, 10), [3, 3, 3, 3])
+    """
+    if not 1 <= n < L:
+        raise ValueError(f"n: must satisfy 1 <= n < L = {L}, got {n}")
+    if samples < 1:
+        raise ValueError(f"samples: must be >= 1, got {samples}")
+    # the n smallest of L i.i.d. uniforms are a uniformly random n-subset
+    keys = rng.random((samples, L))
+    idx = np.argpartition(keys, n - 1, axis=-1)[:, :n]
+    mask = np.zeros((samples, L), dtype=bool)
+    np.put_along_axis(mask, idx, True, axis=-1)
+    return mask
+
+
+def _check_pair(weights, x):
+    w = np.asarray(weights, dtype=np.float64)
+    xs = np.asarray(x, dtype=np.float64)
+    if w.ndim < 1 or w.shape[-1] < 2:
+        raise ValueError(f"weights: expected shape (..., L) with L >= 2, got {w.shape}")
+    try:
+        ok = xs.ndim >= 2 and xs.shape[-2] == w.shape[-1] and np.broadcast_shapes(xs.shape[:-2], w.shape[:-1]) == w.shape[:-1]
+    except ValueError:
+        ok = False
+    if not ok:  # x may broadcast over leading axes (e.g. hidden states shared by a layer's heads)
+        raise ValueError(f"x: shape {xs.shape} does not match weights {w.shape}; expected (..., L, d)")
+    if not (np.all(np.isfinite(w)) and np.all(np.isfinite(xs))):
+        raise ValueError("weights: weights and x must be finite")
+    sums = w.sum(axis=-1)
+    if np.any(w < -1e-6) or np.any(np.abs(sums - 1) > 1e-3):
+        raise ValueError("weights: each row must be a probability vector (non-negative, sums to 1)")
+    return w, xs
+
+
+def _check_top_n(top_n, L: int):
+    ns = np.asarray(top_n, dtype=np.int64).reshape(-1)
+    if ns.size == 0 or np.any(ns < 1) or np.any(ns >= L):
+        raise ValueError(f"top_n: every N must satisfy 1 <= N < L = {L}, got {ns.tolist()}")
+    return ns
+
+
+def _ranks(w: np.ndarray) -> np.ndarray:
+    # rank_i = position of token i when sorted by weight, largest first, ties to lower index
+    order = np.argsort(-w, axis=-1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(w.shape[-1]), axis=-1)
+    return ranks
+
+
+def _subset_distances(w, x, xsq, masks):
+    """D for a batch of selected sets: masks ``(..., K, L)`` (or broadcastable ``(K, L)``).
+
+    Returns (D of shape (..., K, L), s of shape (..., K, d)). Uses
+    ‖α_i x_i − s‖² = α_i²‖x_i‖² − 2 α_i x_i·s + ‖s‖² so that the cost is one matmul.
+    """
+    ws = np.where(masks, w[..., None, :], w.dtype.type(0))  # (..., K, L)
+    s = np.einsum("...kl,...ld->...kd", ws, x, optimize=True)  # s = Σ_{j∈S} α_j x_j
+    D = np.einsum("...kd,...ld->...kl", s, x, optimize=True)  # x_i·s
+    D *= -2.0 * w[..., None, :]
+    D += (w * w * xsq)[..., None, :]
+    D += (s * s).sum(-1)[..., None]
+    np.maximum(D, 0.0, out=D)
+    return np.sqrt(D, out=D), s
+
+
+def distance_table(weights, x, top_n) -> dict:
+    """E1/E2 quantities of the top-N selection for every N in ``top_n`` at once.
+
+    Parameters
+    ----------
+    weights : array (..., L)
+        Attention weights of one query row per batch entry.
+    x : array (..., L, d)
+        Token vectors.
+    top_n : sequence of int
+        Selection sizes, each 1 <= N < L.
+
+    Returns
+    -------
+    dict of arrays with a trailing axis over ``top_n``: ``d_tilde``, ``selected_mass``,
+    ``d1``, ``R``, ``bound_reconstructed``, ``bound_transcribed``; plus
+    ``per_token`` (..., n_N, L) with D_i for every token and ``selected`` (..., n_N, L),
+    the I_N masks.
+
+    Examples
+    --------
+    >>> t = distance_table([0.5, 0.25, 0.25], np.eye(3), [1])
+    >>> float(t["d_tilde"][0].round(4)), float(t["selected_mass"][0])
+    (1.118, 0.5)
+    """
+    w, xs = _check_pair(weights, x)
+    L = w.shape[-1]
+    ns = _check_top_n(top_n, L)
+    ranks = _ranks(w)
+    selected = ranks[..., None, :] < ns[:, None]  # (..., n_N, L)  the masks of I_N
+    norms = np.linalg.norm(xs, axis=-1)  # (..., L)
+    D, _ = _subset_distances(w, xs, norms * norms, selected)
+    d_tilde = np.where(selected, 0.0, D).sum(-1)  # d̃ = Σ_{i∉I_N} D_i
+    mass = np.where(selected, w[..., None, :], 0.0).sum(-1)  # ᾱ_N
+    R = np.where(selected, norms[..., None, :], -np.inf).max(-1)  # max_{j∈I_N} ‖x_j‖
+    d1 = np.where(selected, -np.inf, norms[..., None, :]).max(-1)  # max_{i∉I_N} ‖x_i‖
+    # reconstructed T1(i): d̃ ≤ (1 − ᾱ_N) d_1 + R ᾱ_N (L − N)
+    recon = (1.0 - mass) * d1 + R * mass * (L - ns)
+    return {
+        "d_tilde": d_tilde,
+        "selected_mass": mass,
+        "d1": d1,
+        "R": R,
+        "bound_reconstructed": recon,
+        "bound_transcribed": recon - (1.0 - mass),  # the summary's trailing − (1 − ᾱ_N)
+        "per_token": D,
+        "selected": selected,
+    }
+
+
+def random_expectation_main(weights, x, top_n) -> np.ndarray:
+    """T1(ii) main term for every N: (L−N)/L Σ_i ‖(1 + N/(L−1)) α_i x_i − N/(L−1) Σ_j α_j x_j‖₂.
+
+    Returns an array (..., n_N).
+
+    >>> float(random_expectation_main([0.5, 0.5], np.eye(2), [1])[0].round(4))
+    0.7071
+    """
+    w, xs = _check_pair(weights, x)
+    L = w.shape[-1]
+    ns = _check_top_n(top_n, L).astype(np.float64)
+    c = ns / (L - 1)  # (n_N,)
+    m = np.einsum("...l,...ld->...d", w, xs)  # Σ_j α_j x_j
+    xsq = w * w * (xs * xs).sum(-1)  # ‖α_i x_i‖²
+    cross = w * np.einsum("...ld,...d->...l", xs, m)  # α_i x_i · m
+    msq = (m * m).sum(-1)
+    a = (1.0 + c)[:, None]  # (n_N, 1)
+    b = c[:, None]
+    sq = a * a * xsq[..., None, :] - 2 * a * b * cross[..., None, :] + b * b * msq[..., None, None]
+    return (L - ns) / L * np.sqrt(np.maximum(sq, 0.0)).sum(-1)
+
+
+def random_distance_mc(weights, x, top_n, rng: np.random.Generator, *, samples: int = 32,
+                       confidence: float = 0.95, chunk: int = 16) -> dict:
+    """Monte Carlo estimate of E_S[d̃] over uniformly random N-subsets S, every N.
+
+    The same ``samples`` subsets (drawn from ``rng``, one draw per N in order) serve every
+    batch entry. Returns ``mean``, ``ci_low``, ``ci_high`` (Student-t interval at
+    ``confidence``), each of shape (..., n_N). Computed in float32 matmuls.
+
+    >>> w = np.full(4, 0.25); x = np.eye(4)
+    >>> r = random_distance_mc(w, x, [2], np.random.default_rng(0), samples=8)
+    >>> float(r["mean"][0].round(4)), float(r["ci_high"][0] - r["ci_low"][0]) < 1e-9
+    (0.866, True)
+    """
+    w, xs = _check_pair(weights, x)
+    L = w.shape[-1]
+    ns = _check_top_n(top_n, L)
+    if samples < 2:
+        raise ValueError(f"samples: must be >= 2, got {samples}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence: must lie in (0, 1), got {confidence}")
+    w32 = w.astype(np.float32)
+    x32 = xs.astype(np.float32)
+    xsq = (x32 * x32).sum(-1)
+    batch = w.shape[:-1]
+    mean = np.empty(batch + (ns.size,))
+    low = np.empty_like(mean)
+    high = np.empty_like(mean)
+    tq = stats.t.ppf(0.5 + confidence / 2, samples - 1)
+    a2 = w32 * w32 * xsq  # α_i²‖x_i‖²
+    for k, n in enumerate(ns):
+        masks = random_subsets(rng, L, int(n), samples)
+        idx = np.nonzero(masks)[1].reshape(samples, int(n))  # (samples, n) members of each S
+        vals = []
+        for lo in range(0, samples, chunk):
+            ii = idx[lo:lo + chunk]  # (k, n)
+            wi = w32[..., ii]  # (..., k, n)
+            xi = np.take(x32, ii, axis=-2)  # (..., k, n, d)
+            s = np.einsum("...kn,...knd->...kd", wi, xi)  # s = Σ_{j∈S} α_j x_j
+            D = np.einsum("...kd,...ld->...kl", s, x32, optimize=True)  # x_i·s
+            D *= -2.0 * w32[..., None, :]
+            D += a2[..., None, :]
+            D += (s * s).sum(-1)[..., None]  # ‖α_i x_i − s‖² = α_i²‖x_i‖² − 2α_i x_i·s + ‖s‖²
+            np.maximum(D, 0.0, out=D)
+            np.sqrt(D, out=D)
+            inside = np.take_along_axis(D, np.broadcast_to(ii, D.shape[:-1] + (int(n),)), axis=-1)
+            vals.append(D.sum(-1, dtype=np.float64) - inside.sum(-1, dtype=np.float64))  # Σ_{i∉S} D_i
+        v = np.concatenate(vals, axis=-1)  # (..., samples)
+        mu = v.mean(-1)
+        half = tq * v.std(-1, ddof=1) / math.sqrt(samples)
+        mean[..., k], low[..., k], high[..., k] = mu, mu - half, mu + half
+    return {"mean": mean, "ci_low": low, "ci_high": high}
+
+
+def ks_pvalue_equal(n, k) -> np.ndarray:
+    """Exact two-sided p-value P(D_{n,n} ≥ k/n) of the two-sample KS test, equal sizes n.
+
+    Gnedenko–Korolyuk: P = 2 Σ_{j≥1} (−1)^{j+1} C(2n, n − jk) / C(2n, n); this is what
+    ``scipy.stats.ks_2samp(method="exact")`` returns. Vectorized over ``n`` and ``k``.
+
+    >>> float(ks_pvalue_equal(1, 1))
+    1.0
+    >>> round(float(ks_pvalue_equal(10, 5)), 6)
+    0.167821
+    """
+    n = np.asarray(n, dtype=np.int64)
+    k = np.asarray(k, dtype=np.int64)
+    if np.any(n < 1) or np.any(k < 0) or np.any(k > n):
+        raise ValueError("n, k: need n >= 1 and 0 <= k <= n")
+    n, k = np.broadcast_arrays(n, k)
+    kk = np.maximum(k, 1)
+    jmax = int((n // kk).max()) if n.size else 0
+    j = np.arange(1, max(jmax, 1) + 1)  # (J,)
+    nb, kb = n[..., None], kk[..., None]
+    idx = nb - j * kb  # n − jk
+    valid = idx >= 0
+    safe = np.where(valid, idx, 0)
+    log_term = (special.gammaln(2 * nb + 1) - special.gammaln(safe + 1) - special.gammaln(2 * nb - safe + 1)
+                - (special.gammaln(2 * nb + 1) - 2 * special.gammaln(nb + 1)))
+    term = np.where(valid, np.exp(log_term), 0.0) * np.where(j % 2 == 1, 1.0, -1.0)
+    p = np.clip(2.0 * term.sum(-1), 0.0, 1.0)
+    return np.where(k == 0, 1.0, p)
+
+
+def ks_two_sample(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided two-sample KS statistic and exact p-value for equal-size samples, batched.
+
+    ``a`` and ``b`` have shape (..., n); +inf entries are padding and must be equally many
+    in ``a`` and ``b`` of each row (rows may differ in their number of finite values).
+    Returns (statistic, pvalue), each of shape (...).
+
+    >>> from scipy.stats import ks_2samp
+    >>> rng = np.random.default_rng(0); a, b = rng.normal(size=50), rng.normal(0.5, size=50)
+    >>> s, p = ks_two_sample(a, b); r = ks_2samp(a, b)
+    >>> bool(np.isclose(s, r.statistic) and np.isclose(p, r.pvalue))
+    True
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"b: shape {b.shape} must equal shape of a {a.shape}")
+    n_pad = a.shape[-1]
+    n_true = np.isfinite(a).sum(-1)
+    if np.any(n_true != np.isfinite(b).sum(-1)) or np.any(n_true == 0):
+        raise ValueError("a, b: each row needs the same, non-zero number of finite values")
+    both = np.concatenate([a, b], axis=-1)
+    order = np.argsort(both, axis=-1, kind="stable")
+    vals = np.take_along_axis(both, order, axis=-1)
+    # F_a − F_b on the padded samples, evaluated at the end of each group of tied values
+    diff = np.cumsum(np.where(order < n_pad, 1.0, -1.0), axis=-1)
+    last = np.ones(vals.shape, dtype=bool)
+    last[..., :-1] = vals[..., 1:] != vals[..., :-1]
+    counts = np.where(last, np.abs(diff), 0.0).max(-1)  # = n·D as an integer count
+    k = np.rint(counts).astype(np.int64)
+    return k / n_true, ks_pvalue_equal(n_true, k)
+
+
+def critical_n_grid(L: int, points: int) -> np.ndarray:
+    """The N grid of E3: every N in 1..L−1 (``points = 0``) or a geometric grid.
+
+    >>> critical_n_grid(8, 0).tolist()
+    [1, 2, 3, 4, 5, 6, 7]
+    >>> critical_n_grid(1024, 8).tolist()
+    [1, 3, 7, 19, 52, 141, 380, 1023]
+    """
+    if L < 2:
+        raise ValueError(f"L: must be >= 2, got {L}")
+    if points == 0 or points >= L - 1:
+        return np.arange(1, L)
+    return np.unique(np.rint(np.geomspace(1, L - 1, points)).astype(np.int64))
+
+
+def critical_n(weights, x, grid, rng: np.random.Generator, *, alpha: float = 0.01, chunk: int = 8) -> dict:
+    """E3: smallest N in ``grid`` at which KS (level ``alpha``) cannot separate top-N from random-N.
+
+    For each N the samples are {D_i : i ∉ I_N} (top-N) and {D_i^S : i ∉ S} for one
+    uniformly random N-subset S (drawn from ``rng``, shared by every batch entry).
+    Returns ``n_crit`` (...) (NaN when every grid N rejects), and ``pvalue``,
+    ``statistic`` (..., n_grid).
+    """
+    w, xs = _check_pair(weights, x)
+    L = w.shape[-1]
+    grid = _check_top_n(grid, L)
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha: must lie in (0, 1), got {alpha}")
+    ranks = _ranks(w)
+    xsq = (xs * xs).sum(-1)
+    rand_all = np.stack([random_subsets(rng, L, int(n), 1)[0] for n in grid])  # (G, L)
+    width = L - int(grid.min())
+    stats_, ps = [], []
+    for lo in range(0, grid.size, chunk):  # chunks of the grid bound the memory
+        g = grid[lo:lo + chunk]
+        top = ranks[..., None, :] < g[:, None]  # (..., g, L)
+        rand = rand_all[lo:lo + chunk]
+        D_top, _ = _subset_distances(w, xs, xsq, top)
+        D_rand, _ = _subset_distances(w, xs, xsq, rand)
+        # keep the L − N unselected tokens; pad with +inf (equal counts in both samples)
+        a = np.sort(np.where(top, np.inf, D_top), axis=-1)[..., :width]
+        b = np.sort(np.where(rand, np.inf, D_rand), axis=-1)[..., :width]
+        st, pv = ks_two_sample(a, b)
+        stats_.append(st)
+        ps.append(pv)
+    stat = np.concatenate(stats_, axis=-1)
+    p = np.concatenate(ps, axis=-1)
+    accept = p >= alpha  # (..., G)
+    first = np.argmax(accept, axis=-1)
+    n_crit = np.where(accept.any(-1), grid[first], np.nan)
+    return {"n_crit": n_crit.astype(np.float64), "pvalue": p, "statistic": stat, "grid": grid}
+
+
+def min_pairwise_distance(x, lengths, *, duplicate_tol: float = 1e-4, prefix: bool = True) -> np.ndarray:
+    """δ: the minimum distance between distinct x_i, for each prefix length in ``lengths``.
+
+    ``x`` is (..., L, d). With ``prefix=True`` the value for length ℓ uses x_0..x_{ℓ−1}
+    only (one Gram matrix serves every ℓ through a running minimum). Pairs closer than
+    ``duplicate_tol`` count as duplicates and are skipped. Returns (..., n_lengths); inf
+    when a prefix has no distinct pair.
+
+    >>> x = np.array([[0.0, 0], [3, 4], [3, 4], [0, 1]])
+    >>> min_pairwise_distance(x, [2, 4]).tolist()
+    [5.0, 1.0]
+    """
+    xs = np.asarray(x, dtype=np.float64)
+    if xs.ndim < 2:
+        raise ValueError(f"x: expected shape (..., L, d), got {xs.shape}")
+    L = xs.shape[-2]
+    ls = np.asarray(lengths, dtype=np.int64).reshape(-1)
+    if np.any(ls < 2) or np.any(ls > L):
+        raise ValueError(f"lengths: each must satisfy 2 <= length <= {L}, got {ls.tolist()}")
+    if not prefix and np.any(ls != L):
+        raise ValueError("lengths: without prefix, only the full length can be asked")
+    sq = (xs * xs).sum(-1)
+    out_shape = xs.shape[:-2]
+    flat = xs.reshape((-1, L, xs.shape[-1]))
+    sqf = sq.reshape((-1, L))
+    row_min = np.empty((flat.shape[0], L))
+    upper = np.triu(np.ones((L, L), dtype=bool))  # pairs j >= i are not counted
+    step = max(1, int(2**22 // (L * L)))  # a few heads at a time bounds the memory
+    for lo in range(0, flat.shape[0], step):
+        f = flat[lo:lo + step]
+        d2 = np.einsum("bid,bjd->bij", f, f, optimize=True)
+        d2 *= -2.0
+        d2 += sqf[lo:lo + step, :, None]
+        d2 += sqf[lo:lo + step, None, :]  # ‖x_i − x_j‖² = ‖x_i‖² + ‖x_j‖² − 2 x_i·x_j
+        d2[(d2 <= duplicate_tol**2) | upper] = np.inf
+        row_min[lo:lo + step] = np.sqrt(d2.min(-1))
+    prefix_min = np.minimum.accumulate(row_min, axis=-1)  # δ(ℓ) = min_{i<ℓ} min_{j<i}
+    return prefix_min[:, ls - 1].reshape(out_shape + (ls.size,))
+
+
+def separability_fraction(per_token, selected, top_n, radius) -> np.ndarray:
+    """E4: N_s/N = #{i ∈ I_N : D_i ≤ r}/N.
+
+    ``per_token`` and ``selected`` are (..., n_N, L) as from :func:`distance_table`;
+    ``radius`` is (...) or (..., n_r). Returns (..., n_N, n_r).
+
+    >>> D = np.array([[0.0, 0.3, 0.9]]); sel = np.array([[True, True, False]])
+    >>> separability_fraction(D, sel, [2], np.array([0.2, 0.5])).tolist()
+    [[0.5, 1.0]]
+    """
+    D = np.asarray(per_token, dtype=np.float64)
+    sel = np.asarray(selected, dtype=bool)
+    ns = np.asarray(top_n, dtype=np.float64).reshape(-1)
+    if D.shape != sel.shape or D.shape[-2] != ns.size:
+        raise ValueError("per_token: shape must equal selected's and have n_N rows")
+    r = np.asarray(radius, dtype=np.float64)
+    if r.ndim == D.ndim - 2:
+        r = r[..., None]
+    if np.any(r < 0):
+        raise ValueError("radius: must be >= 0")
+    inside = sel[..., None] & (D[..., None] <= r[..., None, None, :])  # (..., n_N, L, n_r)
+    return inside.sum(-2) / ns[:, None]
+
+
+def _spectral_norm(q, a, scale, iterations: int = 40) -> np.ndarray:
+    """‖diag(q) − a qᵀ‖₂ / scale for probability vectors a, exactly (batched over rows).
+
+    σ² is the largest eigenvalue of M = J Jᵀ = D + U C Uᵀ with D = diag(q²),
+    U = [a, q⊙q], C = [[‖q‖², −1], [−1, 0]]. By Haynsworth's inertia additivity on
+    [[D − λ, U], [Uᵀ, −C⁻¹]], the number of eigenvalues of M above λ is
+    #{q_i² > λ} + n₊(S) − 1 with the 2×2 matrix S = −C⁻¹ − Uᵀ(D − λ)⁻¹U. Using Σ a_i = 1,
+    its entries are written without cancellation:
+    S₁₁ = −Σ a_i²/(q_i² − λ), S₁₂ = −λ Σ a_i/(q_i² − λ), S₂₂ = −λ Σ q_i²/(q_i² − λ).
+    λ_max lies in [‖J‖_F²/L, ‖J‖_F²]; ``iterations`` halvings of that range in log scale
+    give a relative accuracy of about log(L)·2^−iterations.
+    """
+    shape = q.shape[:-1]
+    L = q.shape[-1]
+    q = q.reshape(-1, L)
+    a = a.reshape(-1, L)
+    d = q * q  # D = diag(q²)
+    # ‖J‖_F² = Σ_j q_j² ((1 − a_j)² + Σ_{i≠j} a_i²), with 1 − a_m and Σ_{i≠m} a_i² summed
+    # directly at the largest weight m (no cancellation for near one-hot a)
+    m = np.argmax(a, axis=-1)[:, None]
+    at_m = np.arange(L)[None, :] == m
+    rest = np.where(at_m, 0.0, a).sum(-1, keepdims=True)
+    rest_sq = np.where(at_m, 0.0, a * a).sum(-1, keepdims=True)
+    one_minus = np.where(at_m, rest, 1.0 - a)
+    others_sq = np.where(at_m, rest_sq, rest_sq + np.take_along_axis(a, m, -1) ** 2 - a * a)
+    fro2 = (d * (one_minus**2 + others_sq)).sum(-1)
+    pos = fro2 > 0
+    hi = np.log(np.where(pos, fro2, 1.0)) + 1e-6  # log scale: no underflow of ‖J‖_F²/L
+    lo = hi - math.log(L) - 2e-6
+    for _ in range(iterations):
+        mid = 0.5 * (lo + hi)
+        lam = np.exp(mid)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            inv = 1.0 / (d - lam)  # (D − λ)⁻¹
+        inv = np.where(np.isfinite(inv), inv, 0.0)
+        s11 = -(a * a * inv).sum(-1)
+        s12 = -lam[:, 0] * (a * inv).sum(-1)
+        s22 = -lam[:, 0] * (d * inv).sum(-1)
+        det = s11 * s22 - s12 * s12
+        tr = s11 + s22
+        n_pos_s = np.where(det < 0, 1, np.where(tr > 0, 2, 0))
+        above = (d > lam).sum(-1) + n_pos_s - 1  # eigenvalues of M above λ
+        lo = np.where(above >= 1, mid, lo)
+        hi = np.where(above >= 1, hi, mid)
+    sigma = np.where(pos, np.exp(0.25 * (lo + hi)), 0.0)  # σ = √λ
+    return (sigma / np.reshape(scale, -1)).reshape(shape)
+
+
+def _softmax_rows(logits, T):
+    z = logits / T
+    z = z - z.max(-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(-1, keepdims=True)
+
+
+def fd_jacobian_norm(logits, temperatures, epsilons, *, iterations: int = 40) -> np.ndarray:
+    """E5: g(T, ε) = ‖J_ε‖₂ with J_ε[:, j] = (softmax((l + ε e_j)/T) − softmax(l/T)) / ε.
+
+    Closed form: J_ε = (diag(q) − α qᵀ)/ε with q_j = α_j(e^{ε/T} − 1)/(1 + α_j(e^{ε/T} − 1)),
+    evaluated in log space (no overflow for ε/T up to 1e4). ``logits`` (..., L) must be
+    finite (visible keys only). Returns (..., n_T, n_ε).
+
+    >>> g = fd_jacobian_norm([0.0, 0.0], [1.0], [1e-6])
+    >>> float(g[0, 0].round(5))
+    0.5
+    """
+    l = np.asarray(logits, dtype=np.float64)
+    if l.ndim < 1 or l.shape[-1] < 2 or not np.all(np.isfinite(l)):
+        raise ValueError("logits: need finite values of shape (..., L) with L >= 2")
+    Ts = np.asarray(temperatures, dtype=np.float64).reshape(-1)
+    eps = np.asarray(epsilons, dtype=np.float64).reshape(-1)
+    if np.any(Ts <= 0) or np.any(eps <= 0):
+        raise ValueError("temperatures, epsilons: must be > 0")
+    qs, As, scales = [], [], []
+    for T in Ts:
+        a = _softmax_rows(l, T)  # (..., L)
+        loga = np.log(np.maximum(a, 1e-300))
+        for e in eps:
+            # q_j = sigmoid(t_j), t_j = log(α_j (e^{ε/T} − 1))
+            qs.append(special.expit(loga + e / T + np.log(-np.expm1(-e / T))))
+            As.append(a)
+            scales.append(np.full(l.shape[:-1], e))
+    q = np.stack(qs, axis=-2)  # (..., n_T·n_ε, L)
+    g = _spectral_norm(q, np.stack(As, axis=-2), np.stack(scales, axis=-1), iterations)
+    return g.reshape(l.shape[:-1] + (Ts.size, eps.size))
+
+
+def softmax_jacobian_norm(logits, temperatures, *, iterations: int = 40) -> np.ndarray:
+    """Spectral norm of the exact softmax Jacobian (diag(α) − α αᵀ)/T, shape (..., n_T).
+
+    Never exceeds 1/(2T) (two tokens at α = 1/2 attain it).
+
+    >>> float(softmax_jacobian_norm([0.0, 0.0], [0.5])[0].round(6))
+    1.0
+    """
+    l = np.asarray(logits, dtype=np.float64)
+    if l.ndim < 1 or l.shape[-1] < 2 or not np.all(np.isfinite(l)):
+        raise ValueError("logits: need finite values of shape (..., L) with L >= 2")
+    Ts = np.asarray(temperatures, dtype=np.float64).reshape(-1)
+    if np.any(Ts <= 0):
+        raise ValueError("temperatures: must be > 0")
+    a = np.stack([_softmax_rows(l, T) for T in Ts], axis=-2)  # (..., n_T, L)
+    return _spectral_norm(a, a, np.broadcast_to(Ts, a.shape[:-1]), iterations)
+
+
+def loglog_slope(T, g, *, below: float = 0.1) -> np.ndarray:
+    """Least-squares slope of log g against log T over T <= ``below`` (batched on (..., n_T)).
+
+    Entries with g <= 0 (underflow) are left out of their fit; NaN where fewer than two
+    points remain.
+
+    >>> T = np.array([1e-3, 1e-2, 1e-1, 1.0])
+    >>> float(loglog_slope(T, 2.0 / T).round(6))
+    -1.0
+    """
+    Ts = np.asarray(T, dtype=np.float64).reshape(-1)
+    gv = np.asarray(g, dtype=np.float64)
+    if gv.shape[-1] != Ts.size:
+        raise ValueError(f"g: last axis must have {Ts.size} entries (one per T)")
+    use = (Ts <= below)[None, :] & (gv.reshape(-1, Ts.size) > 0)
+    lx = np.log(Ts)[None, :]
+    ly = np.log(np.where(use, gv.reshape(-1, Ts.size), 1.0))
+    cnt = use.sum(-1)
+    mx = np.where(use, lx, 0).sum(-1) / np.maximum(cnt, 1)
+    my = np.where(use, ly, 0).sum(-1) / np.maximum(cnt, 1)
+    sxx = np.where(use, (lx - mx[:, None]) ** 2, 0).sum(-1)
+    sxy = np.where(use, (lx - mx[:, None]) * (ly - my[:, None]), 0).sum(-1)
+    slope = np.where((cnt >= 2) & (sxx > 0), sxy / np.where(sxx > 0, sxx, 1), np.nan)
+    return slope.reshape(gv.shape[:-1])
+

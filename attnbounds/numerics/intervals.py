@@ -1,0 +1,328 @@
+"""Interval-arithmetic certificates with python-flint ``arb`` balls.
+
+Domain and box semantics
+------------------------
+A *box* is a sequence of closed intervals ``[(lo_1, hi_1), …, (lo_k, hi_k)]`` with
+``lo_i <= hi_i``. Endpoints are exact rationals: ints, ``fractions.Fraction``,
+``flint.fmpq``, strings such as ``"1/3"``, or floats (taken at their exact binary value).
+Bisection halves boxes at exact rational midpoints, so no point of the box is lost.
+
+The function ``f`` under test receives a list of ``arb`` balls (one per coordinate) and must
+return an ``arb`` ball that contains every value of f on the product of those balls (any
+composition of ``arb`` arithmetic and elementary functions does). The verdict is
+three-valued, like SymPy's logic:
+
+* ``True``  -- f(x) ≤ bound (or < bound with ``strict=True``) is proved for every x in the box;
+* ``False`` -- a point c of the box is found with f(c) > bound proved (≥ for ``strict``);
+  the point is returned as exact rationals (candidates are box centres and, in up to four
+  dimensions, box vertices);
+* ``None``  -- undecided within ``max_depth`` bisections.
+
+A bound that f attains (a tight bound) cannot be certified from enclosures alone, since
+every ball around the maximiser overshoots. If ``gradient`` and ``hessian`` are given and a
+box's Hessian enclosure is negative semidefinite (Gershgorin: H_ii + Σ_{j≠i}|H_ij| ≤ 0 for
+every i), f is concave on the box and f(x) ≤ f(c) + Σ_i |∂_i f(c)|·r_i with c the centre and
+r_i the half-widths; at an interior maximiser this is exactly f(c).
+
+>>> cert = certify_upper_bound(lambda x: 2 * x[0] * (1 - x[0]), [(0, 1)], "1/2",
+...                            gradient=lambda x: [2 - 4 * x[0]], hessian=lambda x: [[arb(-4)]])
+>>> cert.status
+True
+>>> certify_upper_bound(lambda x: 2 * x[0] * (1 - x[0]), [(0, 1)], "0.49").status
+False
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Sequence
+
+from flint import arb, fmpq
+
+__all__ = [
+    "IntervalCertificate",
+    "as_rational",
+    "box_to_arbs",
+    "certify_upper_bound",
+    "arb_softmax",
+    "two_point_jacobian_certificate",
+    "softmax_weight_bound_certificate",
+]
+
+# Boxes of at most this dimension also probe their 2^k vertices for counterexamples.
+_MAX_VERTEX_DIM = 4
+
+
+@dataclass(frozen=True)
+class IntervalCertificate:
+    """Outcome of :func:`certify_upper_bound`.
+
+    ``status`` is True (certified), False (refuted at ``counterexample``, a tuple of exact
+    rationals, where f is enclosed by ``value``) or None (undecided). ``boxes`` counts the
+    boxes examined and ``depth`` the deepest bisection level reached.
+    """
+
+    status: bool | None
+    detail: str
+    counterexample: tuple[fmpq, ...] | None = None
+    value: arb | None = None
+    boxes: int = 0
+    depth: int = 0
+
+
+def as_rational(value, name: str = "value") -> fmpq:
+    """An exact rational from an int, Fraction, fmpq, a string like ``"1/3"``, or a float.
+
+    >>> as_rational("1/3")
+    1/3
+    >>> as_rational(0.5)
+    1/2
+    >>> as_rational(float("inf"), "bound")
+    Traceback (most recent call last):
+    ...
+    ValueError: bound: must be a finite number, got inf
+    """
+    if isinstance(value, fmpq):
+        return value
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected a number, got bool")
+    try:
+        if isinstance(value, str):
+            frac = Fraction(value.strip())
+        elif isinstance(value, (numbers.Rational, numbers.Real)):
+            frac = Fraction(value)
+        else:
+            raise TypeError
+    except (OverflowError, ValueError):
+        raise ValueError(f"{name}: must be a finite number, got {value!r}") from None
+    except TypeError:
+        raise TypeError(f"{name}: expected a number or a string like '1/3', got {type(value).__name__}") from None
+    return fmpq(frac.numerator, frac.denominator)
+
+
+def _check_box(box) -> list[tuple[fmpq, fmpq]]:
+    try:
+        items = list(box)
+    except TypeError:
+        raise TypeError(f"box: expected a sequence of (lo, hi) pairs, got {type(box).__name__}") from None
+    if not items:
+        raise ValueError("box: must have at least one coordinate")
+    out = []
+    for k, pair in enumerate(items):
+        try:
+            lo, hi = pair
+        except (TypeError, ValueError):
+            raise ValueError(f"box: coordinate {k} must be a (lo, hi) pair, got {pair!r}") from None
+        lo, hi = as_rational(lo, f"box[{k}].lo"), as_rational(hi, f"box[{k}].hi")
+        if lo > hi:
+            raise ValueError(f"box: coordinate {k} has lo > hi ({lo} > {hi})")
+        out.append((lo, hi))
+    return out
+
+
+def box_to_arbs(box) -> list[arb]:
+    """One ``arb`` ball enclosing each closed interval of ``box``.
+
+    >>> [b.contains(arb("1/3")) for b in box_to_arbs([(0, 1), ("1/3", "1/3")])]
+    [True, True]
+    """
+    return [arb(lo).union(arb(hi)) for lo, hi in _check_box(box)]
+
+
+def _eval(f, args) -> arb:
+    value = f(args)
+    if isinstance(value, arb):
+        return value
+    # Exact constants are fine; a float result would have lost the enclosure (unsound).
+    if isinstance(value, (int, fmpq, Fraction)) and not isinstance(value, bool):
+        return arb(as_rational(value, "f"))
+    raise TypeError(f"f: must return an arb ball (or an exact int/rational), got {type(value).__name__}")
+
+
+def _concave_upper(f, gradient, hessian, box, centre) -> arb | None:
+    """f(c) + Σ|∂_i f(c)| r_i if the Hessian enclosure on the box is negative semidefinite."""
+    balls = [arb(lo).union(arb(hi)) for lo, hi in box]
+    H = hessian(balls)
+    k = len(box)
+    for i in range(k):  # Gershgorin row i: H_ii + Σ_{j≠i} |H_ij| ≤ 0
+        row = arb(H[i][i]) + sum((arb(H[i][j]).abs_upper() for j in range(k) if j != i), arb(0))
+        if not row <= 0:
+            return None
+    c = [arb(v) for v in centre]
+    g = gradient(c)
+    radii = [(hi - lo) / 2 for lo, hi in box]
+    return _eval(f, c) + sum((arb(g[i]).abs_upper() * arb(radii[i]) for i in range(k)), arb(0))
+
+
+def _probe_points(box, centre):
+    """The centre, then (in up to 4 dimensions) the vertices of the box: candidate counterexamples."""
+    yield centre
+    if len(box) <= _MAX_VERTEX_DIM:
+        yield from itertools.product(*box)
+
+
+def certify_upper_bound(
+    f: Callable[[list[arb]], arb],
+    box: Sequence,
+    bound,
+    *,
+    strict: bool = False,
+    max_depth: int = 30,
+    max_boxes: int = 20_000,
+    gradient: Callable[[list[arb]], Sequence] | None = None,
+    hessian: Callable[[list[arb]], Sequence[Sequence]] | None = None,
+) -> IntervalCertificate:
+    """Certify ``f(x) <= bound`` (``< bound`` if ``strict``) for all x in ``box``, by bisection.
+
+    Each box is first enclosed; if ``f(box)`` lies below ``bound`` it is done. Otherwise, with
+    ``gradient``/``hessian`` given, a concavity certificate is tried (module docstring). Then
+    f is evaluated at the box centre (and, up to 4 dimensions, its vertices): a point where
+    f > bound (≥ if strict) is proved is a counterexample and ends the search. Otherwise the box is halved along its widest
+    coordinate, down to ``max_depth`` levels and ``max_boxes`` boxes in all; a box still
+    open at that depth makes the verdict ``None`` unless a counterexample turns up elsewhere.
+
+    >>> certify_upper_bound(lambda x: x[0] * x[0], [(-1, 1)], 1, strict=True).status
+    False
+    >>> certify_upper_bound(lambda x: x[0] * (1 - x[0]), [(0, 1)], "1/4", max_depth=8).status is None
+    True
+    """
+    if not callable(f):
+        raise TypeError(f"f: must be callable, got {type(f).__name__}")
+    root = _check_box(box)
+    b = arb(as_rational(bound, "bound"))
+    if not isinstance(strict, bool):
+        raise TypeError(f"strict: must be a bool, got {type(strict).__name__}")
+    for value, name in ((max_depth, "max_depth"), (max_boxes, "max_boxes")):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < (0 if name == "max_depth" else 1):
+            raise ValueError(f"{name}: must be an integer >= {0 if name == 'max_depth' else 1}, got {value!r}")
+    if (gradient is None) != (hessian is None):
+        raise ValueError("gradient: gradient and hessian must be given together")
+    for fn, name in ((gradient, "gradient"), (hessian, "hessian")):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"{name}: must be callable, got {type(fn).__name__}")
+
+    def below(v: arb) -> bool:
+        return bool(v < b) if strict else bool(v <= b)
+
+    def violates(v: arb) -> bool:
+        return bool(v >= b) if strict else bool(v > b)
+
+    relation = "<" if strict else "<="
+    stack = [(root, 0)]
+    boxes = 0
+    deepest = 0
+    undecided = 0
+    while stack:
+        current, depth = stack.pop()
+        boxes += 1
+        deepest = max(deepest, depth)
+        if below(_eval(f, [arb(lo).union(arb(hi)) for lo, hi in current])):
+            continue
+        centre = tuple((lo + hi) / 2 for lo, hi in current)
+        if gradient is not None:
+            upper = _concave_upper(f, gradient, hessian, current, centre)
+            if upper is not None and below(upper):
+                continue
+        for point in _probe_points(current, centre):
+            fc = _eval(f, [arb(v) for v in point])
+            if violates(fc):
+                return IntervalCertificate(
+                    False,
+                    f"f(c) = {fc.str(10)} violates f {relation} {bound} at c = {tuple(str(v) for v in point)}",
+                    point,
+                    fc,
+                    boxes,
+                    deepest,
+                )
+        if depth >= max_depth or boxes + len(stack) >= max_boxes:
+            undecided += 1
+            continue
+        widths = [hi - lo for lo, hi in current]
+        k = max(range(len(widths)), key=lambda i: widths[i])
+        lo, hi = current[k]
+        mid = (lo + hi) / 2
+        left = list(current)
+        right = list(current)
+        left[k] = (lo, mid)
+        right[k] = (mid, hi)
+        stack.append((right, depth + 1))
+        stack.append((left, depth + 1))
+    if undecided:
+        return IntervalCertificate(
+            None,
+            f"undecided: {undecided} box(es) still open at depth {max_depth} / {max_boxes} boxes",
+            boxes=boxes,
+            depth=deepest,
+        )
+    return IntervalCertificate(True, f"f {relation} {bound} certified on {boxes} box(es)", boxes=boxes, depth=deepest)
+
+
+def arb_softmax(logits: Sequence, T=1) -> list[arb]:
+    """Enclosures of α_i = 1/Σ_j exp((l_j − l_i)/T) for balls ``logits`` (this form keeps
+    the dependency between numerator and denominator, so enclosures stay tight).
+
+    >>> [a.contains(arb("1/2")) for a in arb_softmax([arb(0), arb(0)])]
+    [True, True]
+    """
+    try:
+        ls = [v if isinstance(v, arb) else arb(as_rational(v, "logits")) for v in logits]
+    except TypeError:
+        raise TypeError(f"logits: expected a sequence of numbers or arb balls, got {type(logits).__name__}") from None
+    if not ls:
+        raise ValueError("logits: must not be empty")
+    t = T if isinstance(T, arb) else arb(as_rational(T, "T"))
+    if not t > 0:
+        raise ValueError(f"T: must be > 0, got {T!r}")
+    return [1 / sum(((lj - li) / t).exp() for lj in ls) for li in ls]
+
+
+def two_point_jacobian_certificate(max_depth: int = 10) -> IntervalCertificate:
+    """Certify 2a(1 − a) ≤ 1/2 for a ∈ [0, 1]: for L = 2 the softmax Jacobian
+    (diag α − ααᵀ)/T = a(1 − a)[[1, −1], [−1, 1]]/T has spectral norm 2a(1 − a)/T ≤ 1/(2T).
+
+    The bound is attained at a = 1/2, so the certificate uses concavity (f'' = −4).
+
+    >>> two_point_jacobian_certificate().status
+    True
+    """
+    return certify_upper_bound(
+        lambda x: 2 * x[0] * (1 - x[0]),
+        [(0, 1)],
+        "1/2",
+        max_depth=max_depth,
+        gradient=lambda x: [2 - 4 * x[0]],
+        hessian=lambda x: [[arb(-4)]],
+    )
+
+
+def softmax_weight_bound_certificate(L: int = 2, delta="1", T="1", side: str = "lower", max_depth: int = 24) -> IntervalCertificate:
+    """Certify Corollary 1 on the logit box [−Δ, Δ]^L for the weight α_1 of softmax at T:
+
+    * ``side="lower"``: e^{−2Δ/T}/L − α_1(l) ≤ 0,
+    * ``side="upper"``: α_1(l) − e^{2Δ/T}/L ≤ 0.
+
+    (|l_i| ≤ Δ holds for l_i = q·k_i with Δ = ‖q‖·max‖k_j‖.)
+
+    >>> softmax_weight_bound_certificate(2, delta=1).status
+    True
+    """
+    if isinstance(L, bool) or not isinstance(L, numbers.Integral) or not 1 <= L <= 4:
+        raise ValueError(f"L: must be an integer in [1, 4] (boxes grow as 2^L), got {L!r}")
+    d = as_rational(delta, "delta")
+    if d < 0:
+        raise ValueError(f"delta: must be >= 0, got {delta!r}")
+    t = as_rational(T, "T")
+    if t <= 0:
+        raise ValueError(f"T: must be > 0, got {T!r}")
+    if side not in ("lower", "upper"):
+        raise ValueError(f"side: must be 'lower' or 'upper', got {side!r}")
+    c = (2 * arb(d) / arb(t)).exp() / L  # e^{2Δ/T}/L
+    c_low = (-2 * arb(d) / arb(t)).exp() / L  # e^{−2Δ/T}/L
+    if side == "lower":
+        f = lambda x: c_low - arb_softmax(x, t)[0]  # noqa: E731
+    else:
+        f = lambda x: arb_softmax(x, t)[0] - c  # noqa: E731
+    return certify_upper_bound(f, [(-d, d)] * L, 0, max_depth=max_depth)

@@ -1,0 +1,1097 @@
+"""Attention normalizers: a zoo of logits → weights maps, user plug-ins, and positive F's.
+
+Two things live here.
+
+**The normalizer zoo** (:func:`get`, :func:`names`, :func:`register`, :func:`load`,
+:func:`from_callable`, :func:`from_sympy`). An :class:`AttentionNormalizer` maps logits of
+shape ``(..., L)`` to weights of the same shape and gives the Jacobian ∂α/∂l of shape
+``(..., L, L)`` (``J[..., i, j] = ∂α_i/∂l_j``). Every normalizer takes a temperature ``T``
+and is applied to z = l / T, so J(l; T) = J_z(l/T) / T. Length-aware normalizers read
+n = L, the number of visible keys (the last axis), or an explicit ``n``.
+
+==================== ================================================ ===========================
+name                 weights α(z), z = l/T                             Jacobian ∂α/∂z
+==================== ================================================ ===========================
+softmax              exp(z_i) / Σ_j exp(z_j)                           diag(α) − ααᵀ
+ssmax                softmax(s·log(n)·z)   (Nakanishi 2025)            s·log(n)·(diag(α) − ααᵀ)
+logn                 softmax(c(n)·z), c = max(1, log n / log n₀)        c·(diag(α) − ααᵀ)
+sparsemax            [z − τ]₊, Σ = 1   (Martins & Astudillo 2016)       diag(s) − ssᵀ/|S|
+entmax15             [z/2 − τ]₊², Σ = 1   (Peters et al. 2019)          diag(g) − ggᵀ/Σg, g = √α
+entmax               [(a−1)z − τ]₊^{1/(a−1)}, bisection                 diag(g) − ggᵀ/Σg, g = α^{2−a}
+sigmoid              σ(z_i − log n)   (rows do not sum to 1)            diag(α(1 − α))
+adaptive_temperature softmax(β(H)·z), H = entropy of softmax(z)         chain rule, closed form
+==================== ================================================ ===========================
+
+(g is zero off the support S = {i : α_i > 0}.)
+
+``adaptive_temperature`` follows the authors' published listing: H is the Shannon entropy
+of softmax(z); when H > 0.5 the inverse temperature is β = max(1, P(H)) with the fitted
+quartic P of :data:`ADAPTIVE_POLYNOMIAL`, else β = 1 (it only ever sharpens). One deviation:
+H is computed exactly (0·log 0 = 0) instead of with log(p + 1e-9), a difference of O(1e-8).
+Its Jacobian includes ∂β/∂z through H (closed form, checked against torch autograd).
+
+>>> w = get("sparsemax").weights([1.0, 0.8, -1.0])
+>>> w.round(3)
+array([0.6, 0.4, 0. ])
+>>> get("softmax").jacobian([0.0, 0.0], T=2.0)
+array([[ 0.125, -0.125],
+       [-0.125,  0.125]])
+>>> get("ssmax").sympy_F
+exp(l*s*log(n)/T)
+
+**Positive F catalogue** (:func:`normalizer`, :class:`Normalizer`): a positive, smooth F
+with its SymPy expression and numpy F, F', used by :mod:`attnbounds.strategies` for the
+weights α_i = F(l_i) / Σ_j F(l_j) of Lemma 1 / Lemma 2:
+
+========== ============================== ==================================
+name       F(l)                           F'(l)
+========== ============================== ==================================
+softmax    exp(l/T)                       exp(l/T)/T
+softplus   log(1 + e^l)                   1/(1 + e^{−l})
+taylor2    1 + l + l²/2                   1 + l
+power      (1 + l²)^p, p > 0              2 p l (1 + l²)^{p−1}
+sigmoid    1/(1 + e^{−l})                 σ(l)(1 − σ(l))
+========== ============================== ==================================
+
+``taylor2`` is positive because 1 + l + l²/2 = ((l + 1)² + 1)/2 > 0. (This ``sigmoid`` is
+the ratio form F/ΣF; the zoo's ``sigmoid`` is the unnormalized elementwise σ(z − log n).)
+Any catalogue entry can join the zoo: ``get(normalizer("taylor2"))``.
+
+>>> F = normalizer("taylor2")
+>>> F.expr
+l**2/2 + l + 1
+>>> float(F.F(np.array([-1.0]))[0])
+0.5
+
+References: Martins & Astudillo (2016) sparsemax; Peters, Niculae & Martins (2019) "Sparse
+sequence-to-sequence models" (entmax); Nakanishi (2025) "Scalable-Softmax is superior for
+attention" (ssmax); Veličković et al. (2024) "softmax is not enough (for sharp
+out-of-distribution)", arXiv 2410.01104 (adaptive temperature); Su (2021) / Qwen log-n
+attention scaling (logn).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import math
+import numbers
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import sympy as sp
+from scipy.special import expit
+
+from attnbounds.numerics.jacobian import finite_difference_jacobian  # the shared central-difference kernel
+from attnbounds.numerics.validation import as_float_array, check_temperature
+
+__all__ = [
+    # the zoo
+    "AttentionNormalizer",
+    "NormalizerNotFound",
+    "PluginError",
+    "ENTRY_POINT_GROUP",
+    "ADAPTIVE_POLYNOMIAL",
+    "get",
+    "load",
+    "names",
+    "register",
+    "unregister",
+    "from_callable",
+    "from_sympy",
+    "softmax_weights",
+    "sparsemax_weights",
+    "entmax15_weights",
+    "entmax_bisect_weights",
+    # the positive-F catalogue
+    "Normalizer",
+    "NORMALIZER_NAMES",
+    "normalizer",
+    "LOGIT",
+]
+
+#: Entry-point group scanned by :func:`load` for third-party normalizers.
+ENTRY_POINT_GROUP = "attnbounds.normalizers"
+
+#: Veličković et al. (2024), arXiv 2410.01104, published listing: β = 1/θ is this degree-4
+#: polynomial of the Shannon entropy H (highest power first), used when H > 0.5 and
+#: clipped below at 1 ("never increase entropy").
+ADAPTIVE_POLYNOMIAL: tuple[float, ...] = (-0.037, 0.481, -2.3, 4.917, -1.791)
+_ADAPTIVE_ENTROPY_THRESHOLD = 0.5
+
+#: The SymPy symbol every normalizer expression is written in.
+LOGIT = sp.Symbol("l", real=True)
+_T = sp.Symbol("T", positive=True)
+_N = sp.Symbol("n", positive=True)
+_S = sp.Symbol("s", positive=True)
+_N0 = sp.Symbol("n_0", positive=True)
+
+
+class NormalizerNotFound(ValueError, LookupError):
+    """No registered name, import path or entry point matches the requested normalizer."""
+
+
+class PluginError(ValueError):
+    """A normalizer (typically a user plug-in) returned invalid weights or Jacobian."""
+
+
+# --------------------------------------------------------------------------------------
+# Kernels (act on z = l / T, last axis = keys; no validation: the public methods validate)
+# --------------------------------------------------------------------------------------
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=-1, keepdims=True))  # log-sum-exp shift
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _softmax_jacobian_from_weights(a: np.ndarray) -> np.ndarray:
+    # ∂α_i/∂z_j = α_i (δ_ij − α_j)
+    J = -a[..., :, None] * a[..., None, :]  # (..., L, L)
+    idx = np.arange(a.shape[-1])
+    J[..., idx, idx] += a
+    return J
+
+
+def _support_jacobian(g: np.ndarray) -> np.ndarray:
+    # J = diag(g) − g gᵀ / Σ g   (g = 0 off the support)
+    J = -g[..., :, None] * g[..., None, :] / g.sum(axis=-1)[..., None, None]  # (..., L, L)
+    idx = np.arange(g.shape[-1])
+    J[..., idx, idx] += g
+    return J
+
+
+def _sparsemax(z: np.ndarray) -> np.ndarray:
+    # Euclidean projection onto the simplex: α = [z − τ]₊ with the sort-based threshold
+    # τ = (Σ_{j≤k} z_(j) − 1)/k, k = max{k : 1 + k z_(k) > Σ_{j≤k} z_(j)}.
+    z = z - z.max(axis=-1, keepdims=True)
+    zs = -np.sort(-z, axis=-1)  # (..., L) descending
+    cs = np.cumsum(zs, axis=-1)
+    k = np.arange(1, z.shape[-1] + 1, dtype=z.dtype)
+    support = 1.0 + k * zs > cs
+    kmax = support.sum(axis=-1, keepdims=True)  # ≥ 1 always
+    tau = (np.take_along_axis(cs, kmax - 1, axis=-1) - 1.0) / kmax
+    return np.maximum(z - tau, 0.0)
+
+
+def _entmax15(z: np.ndarray) -> np.ndarray:
+    # Peters et al. (2019), exact sort-based 1.5-entmax: α = [z/2 − τ]₊², where for the top-k
+    # sorted values τ_k = mean_k − sqrt(max(0, (1 − k·var_k)/k)) and k* = #{k : τ_k ≤ z_(k)}.
+    x = z / 2.0
+    x = x - x.max(axis=-1, keepdims=True)
+    xs = -np.sort(-x, axis=-1)  # (..., L)
+    rho = np.arange(1, x.shape[-1] + 1, dtype=x.dtype)
+    mean = np.cumsum(xs, axis=-1) / rho
+    mean_sq = np.cumsum(xs**2, axis=-1) / rho
+    ss = rho * (mean_sq - mean**2)
+    delta = np.maximum((1.0 - ss) / rho, 0.0)
+    tau = mean - np.sqrt(delta)
+    kstar = (tau <= xs).sum(axis=-1, keepdims=True)
+    tau_star = np.take_along_axis(tau, kstar - 1, axis=-1)
+    return np.maximum(x - tau_star, 0.0) ** 2
+
+
+def _entmax_bisect(z: np.ndarray, alpha: float, n_iter: int = 80) -> np.ndarray:
+    # α-entmax: α_i = [(a−1) z_i − τ]₊^{1/(a−1)} with τ chosen so that Σ α_i = 1. After
+    # shifting the max to 0 the root lies in [−1, −L^{1−a}] (f ≥ 0 at the left end, ≤ 0 at
+    # the right); bisect n_iter times, then renormalize the last iterate. Rows are solved in
+    # blocks of ~2^18 entries (cache-sized temporaries).
+    L = z.shape[-1]
+    flat = z.reshape(-1, L)
+    out = np.empty_like(flat)
+    block = max(1, 2**18 // L)
+    for start in range(0, flat.shape[0], block):
+        out[start:start + block] = _entmax_bisect_rows(flat[start:start + block], alpha, n_iter)
+    return out.reshape(z.shape)
+
+
+def _entmax_bisect_rows(z: np.ndarray, alpha: float, n_iter: int) -> np.ndarray:
+    x = (alpha - 1.0) * (z - z.max(axis=-1, keepdims=True))  # (rows, L), max is 0
+    L = z.shape[-1]
+    inv = 1.0 / (alpha - 1.0)
+    # Only entries above the left end τ = −1 can ever be in the support: bisect on the top
+    # K of each row (K = the largest such count), a small fraction of a long row.
+    K = int((x > -1.0).sum(axis=-1).max())
+    cand = x if K >= L else -np.partition(-x, K - 1, axis=-1)[..., :K]  # (rows, K)
+    lo = np.full((x.shape[0], 1), -1.0)
+    width = 1.0 - float(L) ** (1.0 - alpha)
+    for _ in range(n_iter):
+        width /= 2.0
+        mid = lo + width
+        f = (np.maximum(cand - mid, 0.0) ** inv).sum(axis=-1, keepdims=True) - 1.0
+        lo = np.where(f >= 0, mid, lo)
+    p = np.maximum(x - lo, 0.0) ** inv
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+def _length(z: np.ndarray, n) -> np.ndarray | float:
+    """n, the number of visible keys: the last axis, or an explicit count per row."""
+    if n is None:
+        return float(z.shape[-1])
+    return np.asarray(n, dtype=float)[..., None] if np.ndim(n) else float(n)
+
+
+def _ssmax_scale(z, n, s):
+    return s * np.log(_length(z, n))  # s · log n
+
+
+def _logn_scale(z, n, base_length):
+    # c(n) = max(1, log n / log n₀): plain softmax up to n₀ keys, sharper beyond
+    return np.maximum(1.0, np.log(_length(z, n)) / math.log(base_length))
+
+
+def _entropy(p: np.ndarray) -> np.ndarray:
+    # H = −Σ p log p with 0 log 0 = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -np.where(p > 0, p * np.log(p), 0.0).sum(axis=-1)
+
+
+def _adaptive_beta(z: np.ndarray):
+    """β(H) and dβ/dH for the logits z (shape (...,))."""
+    p = _softmax(z)
+    H = _entropy(p)
+    poly = np.polyval(ADAPTIVE_POLYNOMIAL, H)
+    dpoly = np.polyval(np.polyder(ADAPTIVE_POLYNOMIAL), H)
+    active = (H > _ADAPTIVE_ENTROPY_THRESHOLD) & (poly > 1.0)
+    beta = np.where(active, poly, 1.0)
+    dbeta = np.where(active, dpoly, 0.0)
+    return p, H, beta, dbeta
+
+
+def _adaptive_weights(z):
+    _, _, beta, _ = _adaptive_beta(z)
+    return _softmax(beta[..., None] * z)
+
+
+def _adaptive_jacobian(z):
+    # α = softmax(β z), β = β(H(p)), p = softmax(z).
+    # ∂α/∂z = J_sm(βz) · (β I + z (∂β/∂z)ᵀ),   ∂β/∂z_j = β'(H) · (−p_j (log p_j + H)).
+    p, H, beta, dbeta = _adaptive_beta(z)
+    a = _softmax(beta[..., None] * z)
+    Js = _softmax_jacobian_from_weights(a)  # (..., L, L)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        plogp = np.where(p > 0, p * np.log(p), 0.0)
+    dH = -(plogp + p * H[..., None])  # (..., L)
+    dbeta_dz = dbeta[..., None] * dH  # (..., L)
+    inner = beta[..., None, None] * np.eye(z.shape[-1]) + z[..., :, None] * dbeta_dz[..., None, :]
+    return Js @ inner
+
+
+# --------------------------------------------------------------------------------------
+# Public kernels with validation (thin wrappers)
+# --------------------------------------------------------------------------------------
+
+
+def softmax_weights(logits, T=1.0) -> np.ndarray:
+    """Softmax of ``logits / T`` along the last axis.
+
+    >>> softmax_weights([0.0, np.log(3.0)])
+    array([0.25, 0.75])
+    """
+    return get("softmax").weights(logits, T=T)
+
+
+def sparsemax_weights(logits, T=1.0) -> np.ndarray:
+    """Sparsemax of ``logits / T``: the Euclidean projection onto the simplex.
+
+    >>> sparsemax_weights([0.0, 0.5, 3.0])
+    array([0., 0., 1.])
+    """
+    return get("sparsemax").weights(logits, T=T)
+
+
+def entmax15_weights(logits, T=1.0) -> np.ndarray:
+    """Exact 1.5-entmax of ``logits / T``.
+
+    >>> entmax15_weights([0.0, 0.0])
+    array([0.5, 0.5])
+    """
+    return get("entmax15").weights(logits, T=T)
+
+
+def entmax_bisect_weights(logits, alpha=1.5, T=1.0) -> np.ndarray:
+    """α-entmax of ``logits / T`` by bisection (``alpha`` > 1; 2 is sparsemax).
+
+    >>> entmax_bisect_weights([0.0, 0.5, 3.0], alpha=2.0).round(12)
+    array([0., 0., 1.])
+    """
+    return get("entmax").weights(logits, T=T, alpha=alpha)
+
+
+# --------------------------------------------------------------------------------------
+# The normalizer object
+# --------------------------------------------------------------------------------------
+
+
+def _check_real_param(name: str, *, positive=False, minimum=None, exclusive=True, integer=False):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            if np.ndim(value) and name == "n":
+                arr = np.asarray(value, dtype=float)
+                if not np.all(np.isfinite(arr)) or np.any(arr < 1):
+                    raise ValueError(f"{name}: must be >= 1 everywhere")
+                return arr
+            raise TypeError(f"{name}: must be a real number, got {type(value).__name__}")
+        if not np.isfinite(value):
+            raise ValueError(f"{name}: must be finite, got {value!r}")
+        if positive and value <= 0:
+            raise ValueError(f"{name}: must be > 0, got {value!r}")
+        if minimum is not None and (value <= minimum if exclusive else value < minimum):
+            op = ">" if exclusive else ">="
+            raise ValueError(f"{name}: must be {op} {minimum}, got {value!r}")
+        if integer and value != int(value):
+            raise ValueError(f"{name}: must be an integer, got {value!r}")
+        return float(value)
+
+    return check
+
+
+def _check_n(value):
+    if value is None:
+        return None
+    return _check_real_param("n", minimum=1, exclusive=False)(value)
+
+
+@dataclass(frozen=True, eq=False)
+class AttentionNormalizer:
+    """A map from logits ``(..., L)`` to attention weights ``(..., L)``, with its Jacobian.
+
+    Parameters
+    ----------
+    name : str
+        Registry name.
+    kernel : callable
+        ``kernel(z, **params) -> weights`` on z = logits / T (already validated).
+    jacobian_kernel : callable or None
+        ``jacobian_kernel(z, **params) -> (..., L, L)``, ∂α/∂z; None means central
+        finite differences of ``kernel``
+        (:func:`attnbounds.numerics.jacobian.finite_difference_jacobian`, ε = 1e-6).
+    params : mapping
+        Parameter defaults; ``T`` (temperature, default 1) is always present.
+    depends_on_length : bool
+        The map reads n = L explicitly (breaks Lemma 1's "independent of L").
+    sparse : bool
+        Weights may be exactly 0 (breaks Lemma 1's "F > 0").
+    sums_to_one : bool
+        Every row is a probability vector.
+    sympy_F : sympy.Expr or None
+        F(l, θ) with α_i = F(l_i)/Σ_j F(l_j) where the map has that form, else None.
+    checks : mapping
+        Parameter name → validator (raises an error naming the parameter).
+    validate_output : bool
+        Check every output (shape, finite, ≥ 0, rows sum to 1 when declared); on for plug-ins.
+    description : str
+        One line for listings.
+    """
+
+    name: str
+    kernel: Callable[..., np.ndarray] = field(repr=False)
+    jacobian_kernel: Callable[..., np.ndarray] | None = field(default=None, repr=False)
+    params: Mapping[str, Any] = field(default_factory=dict)
+    depends_on_length: bool = False
+    sparse: bool = False
+    sums_to_one: bool = True
+    sympy_F: Any = None
+    checks: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict, repr=False)
+    validate_output: bool = False
+    description: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name: must be a non-empty string, got {self.name!r}")
+        if not callable(self.kernel):
+            raise TypeError(f"kernel: must be callable, got {type(self.kernel).__name__}")
+        if self.jacobian_kernel is not None and not callable(self.jacobian_kernel):
+            raise TypeError(f"jacobian: must be callable or None, got {type(self.jacobian_kernel).__name__}")
+        params = dict(self.params)
+        params.setdefault("T", 1.0)
+        object.__setattr__(self, "params", params)
+        checks = dict(self.checks)
+        checks.setdefault("T", lambda v: check_temperature(v, "T"))
+        object.__setattr__(self, "checks", checks)
+
+    # -- parameters ---------------------------------------------------------------------
+    def _resolve(self, params: Mapping[str, Any]) -> dict:
+        unknown = sorted(set(params) - set(self.params))
+        if unknown:
+            raise TypeError(
+                f"{unknown[0]}: unknown parameter for normalizer {self.name!r}; "
+                f"valid: {', '.join(sorted(self.params))}"
+            )
+        merged = {**self.params, **params}
+        out = {}
+        for key, value in merged.items():
+            check = self.checks.get(key)
+            out[key] = check(value) if check is not None else value
+        return out
+
+    def with_params(self, **params) -> "AttentionNormalizer":
+        """A copy with new parameter defaults (validated).
+
+        >>> get("softmax").with_params(T=0.5).params["T"]
+        0.5
+        """
+        resolved = self._resolve(params)
+        return replace(self, params={**self.params, **{k: resolved[k] for k in params}})
+
+    def _prepare(self, logits, params):
+        z = as_float_array(logits, "logits")
+        p = self._resolve(params)
+        T = p.pop("T")
+        if np.ndim(T):
+            T = np.asarray(T)[..., None]
+        return z / T, T, p
+
+    # -- maps ---------------------------------------------------------------------------
+    def weights(self, logits, **params) -> np.ndarray:
+        """Attention weights for ``logits`` of shape ``(..., L)`` (any leading batch axes).
+
+        >>> get("softmax").weights([[0.0, 0.0], [0.0, np.log(3.0)]])
+        array([[0.5 , 0.5 ],
+               [0.25, 0.75]])
+        >>> get("softmax").weights([0.0, 1.0], T=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: T: must be > 0, got 0
+        """
+        z, _, p = self._prepare(logits, params)
+        w = self.kernel(z, **p)
+        if self.validate_output:
+            w = self._check_weights(w, z.shape)
+        return w
+
+    def jacobian(self, logits, **params) -> np.ndarray:
+        """∂α/∂l, shape ``(..., L, L)``, ``J[..., i, j] = ∂α_i/∂l_j`` (n = L held fixed).
+
+        >>> get("sigmoid").jacobian([0.0, 0.0]).round(4)
+        array([[0.2222, 0.    ],
+               [0.    , 0.2222]])
+        """
+        z, T, p = self._prepare(logits, params)
+        if self.jacobian_kernel is None:
+            # n stays the length of the row: the perturbed copies keep the last axis
+            J = finite_difference_jacobian(lambda y: self.kernel(y, **p), z)
+        else:
+            J = np.asarray(self.jacobian_kernel(z, **p), dtype=float)
+        if self.validate_output:
+            J = self._check_jacobian(J, z.shape)
+        if np.ndim(T):
+            T = np.asarray(T)[..., None]  # (..., 1, 1)
+        return J / T
+
+    __call__ = weights
+
+    # -- output checks (plug-ins) -------------------------------------------------------
+    def _check_weights(self, w, shape) -> np.ndarray:
+        where = f"normalizer {self.name!r}"
+        try:
+            w = np.asarray(w, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise PluginError(f"{where}: weights are not an array of numbers ({type(w).__name__})") from exc
+        if w.shape != tuple(shape):
+            raise PluginError(f"{where}: weights have shape {w.shape}, expected {tuple(shape)} (the logits' shape)")
+        if not np.all(np.isfinite(w)):
+            raise PluginError(f"{where}: weights contain NaN or inf")
+        if np.any(w < -1e-12):
+            raise PluginError(f"{where}: weights must be non-negative (min {w.min():.3g})")
+        if self.sums_to_one:
+            sums = w.sum(axis=-1)
+            bad = np.abs(sums - 1.0)
+            if np.any(bad > 1e-8 * max(1, w.shape[-1])):
+                worst = np.ravel(sums)[np.argmax(np.ravel(bad))]
+                raise PluginError(
+                    f"{where}: rows must sum to 1 (worst row sums to {worst:.6g}); "
+                    "declare sums_to_one=False if that is intended"
+                )
+        return w
+
+    def _check_jacobian(self, J, shape) -> np.ndarray:
+        where = f"normalizer {self.name!r}"
+        J = np.asarray(J, dtype=float)
+        expected = tuple(shape) + (shape[-1],)
+        if J.shape != expected:
+            raise PluginError(f"{where}: Jacobian has shape {J.shape}, expected {expected}")
+        if not np.all(np.isfinite(J)):
+            raise PluginError(f"{where}: Jacobian contains NaN or inf")
+        return J
+
+    def describe(self) -> dict:
+        """A JSON-ready description (no callables).
+
+        >>> get("sparsemax").describe()["sparse"]
+        True
+        """
+        return {
+            "name": self.name,
+            "description": self.description,
+            "params": {k: (v if isinstance(v, (int, float, str, type(None))) else str(v)) for k, v in self.params.items()},
+            "depends_on_length": self.depends_on_length,
+            "sparse": self.sparse,
+            "sums_to_one": self.sums_to_one,
+            "sympy_F": None if self.sympy_F is None else str(self.sympy_F),
+            "jacobian": "closed form" if self.jacobian_kernel is not None else "finite differences",
+        }
+
+
+# --------------------------------------------------------------------------------------
+# Built-in normalizers
+# --------------------------------------------------------------------------------------
+
+
+def _scaled_softmax_jacobian(a, c):
+    # α = softmax(c z) ⇒ ∂α/∂z = c (diag α − ααᵀ)
+    c = np.asarray(c, dtype=float)
+    return _softmax_jacobian_from_weights(a) * (c[..., None] if c.ndim else c)
+
+
+def _ssmax_weights(z, s, n):
+    return _softmax(_ssmax_scale(z, n, s) * z)
+
+
+def _ssmax_jacobian(z, s, n):
+    c = _ssmax_scale(z, n, s)
+    return _scaled_softmax_jacobian(_softmax(c * z), c)
+
+
+def _logn_weights(z, base_length, n):
+    return _softmax(_logn_scale(z, n, base_length) * z)
+
+
+def _logn_jacobian(z, base_length, n):
+    c = _logn_scale(z, n, base_length)
+    return _scaled_softmax_jacobian(_softmax(c * z), c)
+
+
+def _sigmoid_weights(z, n):
+    # α_i = σ(z_i − log n): the bias −log n keeps the total mass O(1) as n grows
+    return expit(z - np.log(_length(z, n)))
+
+
+def _sigmoid_jacobian(z, n):
+    a = _sigmoid_weights(z, n)
+    J = np.zeros(a.shape + (a.shape[-1],))
+    idx = np.arange(a.shape[-1])
+    J[..., idx, idx] = a * (1.0 - a)  # σ' = σ(1 − σ), diagonal
+    return J
+
+
+def _entmax_jacobian(z, alpha):
+    a = _entmax_bisect(z, alpha)
+    g = np.where(a > 0, np.where(a > 0, a, 1.0) ** (2.0 - alpha), 0.0)  # g_i = α_i^{2−a} on the support
+    return _support_jacobian(g)
+
+
+_REGISTRY: dict[str, AttentionNormalizer] = {}
+_BUILTIN: tuple[str, ...] = ()
+
+
+def _builtins() -> list[AttentionNormalizer]:
+    l = LOGIT
+    n_check = {"n": _check_n}
+    return [
+        AttentionNormalizer(
+            "softmax",
+            _softmax,
+            lambda z: _softmax_jacobian_from_weights(_softmax(z)),
+            sympy_F=sp.exp(l / _T),
+            description="softmax with temperature T",
+        ),
+        AttentionNormalizer(
+            "ssmax",
+            _ssmax_weights,
+            _ssmax_jacobian,
+            params={"s": 1.0, "n": None},
+            checks={"s": _check_real_param("s", positive=True), **n_check},
+            depends_on_length=True,
+            sympy_F=sp.exp(_S * sp.log(_N) * l / _T),
+            description="scalable softmax: softmax(s·log(n)·l/T), n = visible keys",
+        ),
+        AttentionNormalizer(
+            "logn",
+            _logn_weights,
+            _logn_jacobian,
+            params={"base_length": 512.0, "n": None},
+            checks={"base_length": _check_real_param("base_length", minimum=1.0), **n_check},
+            depends_on_length=True,
+            sympy_F=sp.exp(sp.Max(1, sp.log(_N) / sp.log(_N0)) * l / _T),
+            description="length-dependent temperature T(n) = T / max(1, log n / log n0)",
+        ),
+        AttentionNormalizer(
+            "sparsemax",
+            _sparsemax,
+            lambda z: _support_jacobian((_sparsemax(z) > 0).astype(float)),
+            sparse=True,
+            description="sparsemax (projection onto the simplex)",
+        ),
+        AttentionNormalizer(
+            "entmax15",
+            _entmax15,
+            lambda z: _support_jacobian(np.sqrt(_entmax15(z))),
+            sparse=True,
+            description="exact 1.5-entmax",
+        ),
+        AttentionNormalizer(
+            "entmax",
+            lambda z, alpha: _entmax_bisect(z, alpha),
+            _entmax_jacobian,
+            params={"alpha": 1.5},
+            checks={"alpha": _check_real_param("alpha", minimum=1.0)},
+            sparse=True,
+            description="alpha-entmax by bisection (alpha > 1)",
+        ),
+        AttentionNormalizer(
+            "sigmoid",
+            _sigmoid_weights,
+            _sigmoid_jacobian,
+            params={"n": None},
+            checks=n_check,
+            depends_on_length=True,
+            sums_to_one=False,
+            description="sigmoid attention σ(l/T − log n); rows do not sum to 1",
+        ),
+        AttentionNormalizer(
+            "adaptive_temperature",
+            _adaptive_weights,
+            _adaptive_jacobian,
+            description="softmax with entropy-adaptive temperature (Veličković et al. 2024)",
+        ),
+    ]
+
+
+def names() -> tuple[str, ...]:
+    """Registered normalizer names: the built-ins, then user registrations.
+
+    >>> names()[:4]
+    ('softmax', 'ssmax', 'logn', 'sparsemax')
+    """
+    return tuple(_REGISTRY)
+
+
+def register(name: str, normalizer, *, replace: bool = False) -> AttentionNormalizer:
+    """Register ``normalizer`` (anything :func:`load` can turn into one) under ``name``.
+
+    >>> _ = register("half_softmax", get("softmax").with_params(T=0.5))
+    >>> "half_softmax" in names()
+    True
+    >>> unregister("half_softmax")
+    >>> register("softmax", get("softmax"))
+    Traceback (most recent call last):
+    ...
+    ValueError: name: 'softmax' is already registered (pass replace=True to override)
+    """
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][\w.\-]*", name):
+        raise ValueError(f"name: must be an identifier-like string, got {name!r}")
+    if name in _REGISTRY and not replace:
+        raise ValueError(f"name: {name!r} is already registered (pass replace=True to override)")
+    if name in _BUILTIN and replace:
+        raise ValueError(f"name: {name!r} is a built-in normalizer and cannot be replaced")
+    norm = _coerce(normalizer, name, "normalizer")
+    if norm.name != name:
+        norm = _replace_name(norm, name)
+    _REGISTRY[name] = norm
+    return norm
+
+
+def unregister(name: str) -> None:
+    """Remove a user registration (built-ins stay).
+
+    >>> unregister("softmax")
+    Traceback (most recent call last):
+    ...
+    ValueError: name: 'softmax' is a built-in normalizer
+    """
+    if name in _BUILTIN:
+        raise ValueError(f"name: {name!r} is a built-in normalizer")
+    if name not in _REGISTRY:
+        raise NormalizerNotFound(f"name: {name!r} is not registered")
+    del _REGISTRY[name]
+
+
+def _replace_name(norm: AttentionNormalizer, name: str) -> AttentionNormalizer:
+    return replace(norm, name=name)
+
+
+_SPEC = re.compile(r"^\s*(?P<base>[^()\s]+)\s*(?:\((?P<args>.*)\))?\s*$")
+
+
+def _parse_args(text: str, spec: str) -> dict:
+    params = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise ValueError(f"name_or_spec: cannot parse parameter {part!r} in {spec!r}; write name(key=value, ...)")
+        value = value.strip()
+        try:
+            params[key.strip()] = int(value) if re.fullmatch(r"[+-]?\d+", value) else float(value)
+        except ValueError as exc:
+            raise ValueError(f"name_or_spec: parameter {key.strip()!r} must be a number, got {value!r}") from exc
+    return params
+
+
+def _entry_point(name: str):
+    eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    for ep in eps:
+        if ep.name == name:
+            return ep
+    return None
+
+
+def get(name_or_spec, **params) -> AttentionNormalizer:
+    """Resolve a normalizer: a registered name, ``"package.module:object"`` (also found from
+    the current directory), ``"path/to/file.py:object"``, an entry point in the group
+    ``attnbounds.normalizers``, or an object (an :class:`AttentionNormalizer`, a catalogue
+    :class:`Normalizer`, a SymPy F in the symbol ``l``, or a numpy callable).
+    ``"name(key=value, ...)"`` and keyword arguments set parameter defaults.
+
+    >>> get("entmax(alpha=2)").params["alpha"]
+    2.0
+    >>> get("softmax", T=0.25).params["T"]
+    0.25
+    >>> get("nosuch")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    attnbounds.numerics.normalizers.NormalizerNotFound: name_or_spec: unknown normalizer 'nosuch'; ...
+    """
+    if isinstance(name_or_spec, str):
+        m = _SPEC.match(name_or_spec)
+        if m is None:
+            raise ValueError(f"name_or_spec: cannot parse {name_or_spec!r}")
+        base = m.group("base")
+        spec_params = _parse_args(m.group("args") or "", name_or_spec)
+        norm = _lookup(base)
+        params = {**spec_params, **params}
+    else:
+        norm = _coerce(name_or_spec, getattr(name_or_spec, "name", None) or "plugin", "name_or_spec")
+    return norm.with_params(**params) if params else norm
+
+
+#: :func:`load` is :func:`get`; the name reads better for plug-ins.
+load = get
+
+
+def _lookup(base: str) -> AttentionNormalizer:
+    if base in _REGISTRY:
+        return _REGISTRY[base]
+    if ":" in base:
+        module_name, _, attr = base.rpartition(":")
+        module = _import_plugin_module(module_name)
+        obj = module
+        for part in attr.split("."):
+            if not hasattr(obj, part):
+                raise NormalizerNotFound(f"name_or_spec: module {module_name!r} has no attribute {attr!r}")
+            obj = getattr(obj, part)
+        return _coerce(obj, base, "name_or_spec")
+    ep = _entry_point(base)
+    if ep is not None:
+        try:
+            obj = ep.load()
+        except Exception as exc:  # a broken plug-in must not look like a missing one
+            raise PluginError(f"entry point {base!r} ({ep.value}) failed to load: {exc}") from exc
+        return _coerce(obj, base, f"entry point {base!r}")
+    raise NormalizerNotFound(
+        f"name_or_spec: unknown normalizer {base!r}; valid: {', '.join(names())}, "
+        f"'module:object', or an entry point in group {ENTRY_POINT_GROUP!r}"
+    )
+
+
+def _import_plugin_module(module_name: str):
+    """Import ``pkg.module`` (also from the current directory, as ``python -m`` would) or a
+    ``path/to/file.py``."""
+    import os
+    import sys
+
+    if module_name.endswith(".py"):
+        path = os.path.abspath(module_name)
+        if not os.path.isfile(path):
+            raise NormalizerNotFound(f"name_or_spec: no such file {module_name!r}")
+        key = f"_attnbounds_plugin_{abs(hash(path))}"
+        if key in sys.modules:
+            return sys.modules[key]
+        spec = importlib.util.spec_from_file_location(key, path)
+        module = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            raise PluginError(f"name_or_spec: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
+        sys.modules[key] = module
+        return module
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        cwd = os.getcwd()
+        if exc.name and module_name.startswith(exc.name) and cwd not in sys.path and "" not in sys.path:
+            sys.path.insert(0, cwd)
+            try:
+                return importlib.import_module(module_name)
+            except ImportError:
+                pass
+            finally:
+                sys.path.remove(cwd)
+        raise NormalizerNotFound(f"name_or_spec: cannot import module {module_name!r} ({exc})") from exc
+    except ImportError as exc:
+        raise NormalizerNotFound(f"name_or_spec: cannot import module {module_name!r} ({exc})") from exc
+
+
+def _coerce(obj, name: str, what: str) -> AttentionNormalizer:
+    if isinstance(obj, AttentionNormalizer):
+        return obj
+    if isinstance(obj, Normalizer):  # the positive-F catalogue
+        return from_sympy(obj.expr, LOGIT, name=obj.name)
+    if isinstance(obj, sp.Expr):
+        ls = [s for s in obj.free_symbols if s.name == "l"]
+        if len(ls) != 1:
+            raise TypeError(f"{what}: a SymPy expression must contain the logit symbol 'l' (found {sorted(map(str, obj.free_symbols))})")
+        return from_sympy(obj, ls[0], name=name)
+    if callable(obj):
+        return from_callable(obj, name=name)
+    raise TypeError(f"{what}: expected a normalizer, a SymPy expression or a callable, got {type(obj).__name__}")
+
+
+# --------------------------------------------------------------------------------------
+# Plug-ins
+# --------------------------------------------------------------------------------------
+
+
+def from_callable(
+    func: Callable[..., np.ndarray],
+    jacobian: Callable[..., np.ndarray] | None = None,
+    *,
+    name: str = "plugin",
+    params: Mapping[str, Any] | None = None,
+    sums_to_one: bool = True,
+    sparse: bool = False,
+    depends_on_length: bool = False,
+    description: str = "",
+) -> AttentionNormalizer:
+    """A normalizer from a numpy callable ``func(z, **params) -> weights`` (z = logits/T).
+
+    ``jacobian(z, **params)`` returns ∂α/∂z of shape ``(..., L, L)``; without it the
+    Jacobian is by central finite differences. Every output is checked (shape, finite,
+    non-negative, rows summing to 1 unless ``sums_to_one=False``) and a bad one raises
+    :class:`PluginError` naming the normalizer.
+
+    >>> sq = from_callable(lambda z: z**2 / (z**2).sum(-1, keepdims=True), name="square")
+    >>> sq.weights([1.0, 1.0])
+    array([0.5, 0.5])
+    >>> from_callable(lambda z: z, name="identity").weights([1.0, -2.0])
+    Traceback (most recent call last):
+    ...
+    attnbounds.numerics.normalizers.PluginError: normalizer 'identity': weights must be non-negative (min -2)
+    """
+    if not callable(func):
+        raise TypeError(f"func: must be callable, got {type(func).__name__}")
+    if jacobian is not None and not callable(jacobian):
+        raise TypeError(f"jacobian: must be callable or None, got {type(jacobian).__name__}")
+    params = dict(params or {})
+    if "T" in params:
+        raise ValueError("params: 'T' is reserved (every normalizer is applied to logits / T)")
+    return AttentionNormalizer(
+        name,
+        func,
+        jacobian,
+        params=params,
+        depends_on_length=bool(depends_on_length),
+        sparse=bool(sparse),
+        sums_to_one=bool(sums_to_one),
+        validate_output=True,
+        description=description or f"plug-in {name}",
+    )
+
+
+def from_sympy(F_expr, l_symbol, *, name: str | None = None, **defaults) -> AttentionNormalizer:
+    """A normalizer α_i = F(l_i) / Σ_j F(l_j) from a positive SymPy expression F.
+
+    Free symbols other than ``l_symbol`` are parameters and need a default in ``defaults``,
+    except ``n``, which is the number of visible keys (then the normalizer depends on L).
+    ``T`` is reserved. Weights are computed stably as softmax(log F); the Jacobian is
+    J_ij = α_i (δ_ij − α_j) (log F)'(l_j), with (log F)' from ``sympy.diff``.
+
+    >>> l, b = sp.symbols("l b", real=True)
+    >>> N = from_sympy(sp.exp(b * l), l, name="scaled", b=2.0)
+    >>> np.allclose(N.weights([0.0, 1.0]), get("softmax").weights([0.0, 2.0]))
+    True
+    >>> from_sympy(sp.exp(b * l), l)
+    Traceback (most recent call last):
+    ...
+    ValueError: F_expr: free symbol 'b' needs a default value (pass b=...)
+    """
+    try:
+        F = sp.sympify(F_expr)
+    except (sp.SympifyError, TypeError) as exc:
+        raise TypeError(f"F_expr: expected a SymPy expression, got {type(F_expr).__name__}") from exc
+    if not isinstance(l_symbol, sp.Symbol):
+        raise TypeError(f"l_symbol: expected a SymPy Symbol, got {type(l_symbol).__name__}")
+    if l_symbol not in F.free_symbols:
+        raise ValueError(f"l_symbol: {l_symbol} does not occur in F_expr = {F}")
+    others = sorted(F.free_symbols - {l_symbol}, key=lambda s: s.name)
+    n_sym = next((s for s in others if s.name == "n"), None)
+    param_syms = [s for s in others if s is not n_sym]
+    for s in param_syms:
+        if s.name == "T":
+            raise ValueError("F_expr: the symbol 'T' is reserved (every normalizer is applied to logits / T)")
+        if s.name not in defaults:
+            raise ValueError(f"F_expr: free symbol {s.name!r} needs a default value (pass {s.name}=...)")
+    extra = sorted(set(defaults) - {s.name for s in param_syms})
+    if extra:
+        raise TypeError(f"{extra[0]}: not a free symbol of F_expr = {F}")
+    name = name or f"sympy:{F}"
+    log_F = sp.expand_log(sp.log(F), force=True)
+    args = [l_symbol, *param_syms] + ([n_sym] if n_sym is not None else [])
+    log_F_num = sp.lambdify(args, log_F, "numpy")
+    dlog_F_num = sp.lambdify(args, sp.diff(log_F, l_symbol), "numpy")
+    pnames = [s.name for s in param_syms]
+
+    def _args(z, p):
+        vals = [p[k] for k in pnames]
+        if n_sym is not None:
+            vals.append(_length(z, p["n"]))
+        return vals
+
+    def kernel(z, **p):
+        with np.errstate(all="ignore"):
+            v = np.broadcast_to(np.asarray(log_F_num(z, *_args(z, p)), dtype=float), z.shape)
+        if not np.all(np.isfinite(v)):
+            bad = z[~np.isfinite(v)].ravel()[0]
+            raise PluginError(f"normalizer {name!r}: F must be positive and finite, but F(l/T = {bad:.6g}) is not (F = {F})")
+        return _softmax(v)
+
+    def jacobian(z, **p):
+        a = kernel(z, **p)
+        with np.errstate(all="ignore"):
+            g = np.broadcast_to(np.asarray(dlog_F_num(z, *_args(z, p)), dtype=float), z.shape)
+        return _softmax_jacobian_from_weights(a) * g[..., None, :]  # α_i(δ_ij − α_j)·(log F)'(z_j)
+
+    checks = {k: _check_real_param(k) for k in pnames}
+    params = {k: checks[k](defaults[k]) for k in pnames}
+    if n_sym is not None:
+        params["n"] = None
+        checks["n"] = _check_n
+    return AttentionNormalizer(
+        name,
+        kernel,
+        jacobian,
+        params=params,
+        checks=checks,
+        depends_on_length=n_sym is not None,
+        sums_to_one=True,
+        sympy_F=F,
+        validate_output=True,
+        description=f"F = {F}",
+    )
+
+
+for _norm in _builtins():
+    _REGISTRY[_norm.name] = _norm
+_BUILTIN = tuple(_REGISTRY)
+del _norm
+
+
+# --------------------------------------------------------------------------------------
+# The positive-F catalogue (used by attnbounds.strategies.normalizer_families)
+# --------------------------------------------------------------------------------------
+
+#: Names accepted by :func:`normalizer`.
+NORMALIZER_NAMES: tuple[str, ...] = ("softmax", "softplus", "taylor2", "power", "sigmoid")
+
+
+@dataclass(frozen=True)
+class Normalizer:
+    """A positive normalizer F with its SymPy expression and vectorized numpy F and F'.
+
+    ``expr`` is a SymPy expression in :data:`LOGIT` with exact (Rational) parameters;
+    ``F`` and ``dF`` act elementwise on float arrays; ``params`` records the parameters.
+    """
+
+    name: str
+    expr: sp.Expr
+    F: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+    dF: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+    params: dict = field(default_factory=dict)
+
+    @property
+    def symbol(self) -> sp.Symbol:
+        return LOGIT
+
+    def __str__(self) -> str:
+        return f"{self.name}: F(l) = {self.expr}"
+
+
+def _positive_rational(value, name: str) -> sp.Rational:
+    # A float becomes the shortest decimal that round-trips it (0.1 -> 1/10), exactly.
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected a positive number, got bool")
+    try:
+        if isinstance(value, float):
+            if not np.isfinite(value):
+                raise ValueError
+            r = sp.Rational(repr(value))
+        else:
+            r = sp.Rational(value)
+    except (TypeError, ValueError, sp.SympifyError):
+        raise ValueError(f"{name}: must be a finite number > 0, got {value!r}") from None
+    if not r > 0:
+        raise ValueError(f"{name}: must be a finite number > 0, got {value!r}")
+    return r
+
+
+def normalizer(name: str, *, T=1, p=1) -> Normalizer:
+    """Build the normalizer ``name`` (see the module table) with temperature ``T`` or power ``p``.
+
+    Parameters are converted to exact rationals for the SymPy expression.
+
+    >>> normalizer("softmax", T=2).expr
+    exp(l/2)
+    >>> normalizer("power", p=0.5).expr
+    sqrt(l**2 + 1)
+    >>> normalizer("relu")
+    Traceback (most recent call last):
+    ...
+    ValueError: name: must be one of ('softmax', 'softplus', 'taylor2', 'power', 'sigmoid'), got 'relu'
+    """
+    l = LOGIT
+    if name == "softmax":
+        T = _positive_rational(T, "T")
+        t = float(T)
+        return Normalizer(
+            "softmax",
+            sp.exp(l / T),
+            lambda z: np.exp(np.asarray(z, dtype=float) / t),
+            lambda z: np.exp(np.asarray(z, dtype=float) / t) / t,
+            {"T": T},
+        )
+    if name == "softplus":
+        return Normalizer(
+            "softplus",
+            sp.log(1 + sp.exp(l)),
+            lambda z: np.logaddexp(0.0, np.asarray(z, dtype=float)),  # log(1 + e^l), no overflow
+            lambda z: expit(np.asarray(z, dtype=float)),
+        )
+    if name == "taylor2":
+        return Normalizer(
+            "taylor2",
+            1 + l + l**2 / 2,
+            lambda z: 1.0 + np.asarray(z, dtype=float) + np.asarray(z, dtype=float) ** 2 / 2,
+            lambda z: 1.0 + np.asarray(z, dtype=float),
+        )
+    if name == "power":
+        p = _positive_rational(p, "p")
+        q = float(p)
+        return Normalizer(
+            "power",
+            (1 + l**2) ** p,
+            lambda z: (1.0 + np.asarray(z, dtype=float) ** 2) ** q,
+            # d/dl (1 + l²)^p = 2 p l (1 + l²)^{p−1}
+            lambda z: 2 * q * np.asarray(z, dtype=float) * (1.0 + np.asarray(z, dtype=float) ** 2) ** (q - 1),
+            {"p": p},
+        )
+    if name == "sigmoid":
+        return Normalizer(
+            "sigmoid",
+            1 / (1 + sp.exp(-l)),
+            lambda z: expit(np.asarray(z, dtype=float)),
+            lambda z: expit(np.asarray(z, dtype=float)) * expit(-np.asarray(z, dtype=float)),
+        )
+    raise ValueError(f"name: must be one of {NORMALIZER_NAMES}, got {name!r}")

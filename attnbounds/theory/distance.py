@@ -1,0 +1,352 @@
+"""Distance bounds of Theorem 1 and Corollary 2: closed forms, exact identities, witnesses.
+
+Notation (``shared/paper/CLAIMS.md``): weights α over L tokens, I_N the top-N set,
+ᾱ_N = Σ_{j∈I_N} α_j, s = Σ_{j∈I_N} α_j x_j, D_i = ‖α_i x_i − s‖₂ and
+d̃ = Σ_{i∉I_N} D_i; d_1 = max_{i∉I_N}‖x_i‖ and R = max_{j∈I_N}‖x_j‖.
+
+Three derivations are registered:
+
+``T1i``
+    the fixed top-N bound. The triangle inequality gives D_i ≤ α_i d_1 + ᾱ_N R, whose sum
+    over the L − N non-selected tokens is the reconstructed bound
+    B = (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R. It is attained (:func:`sharpness_witness`), so it is
+    the best bound in these quantities; the transcription subtracts 1 − ᾱ_N more and is false.
+``T1ii``
+    the random top-N expectation: P(i ∉ S) = (L − N)/L, E[s_S | i ∉ S] = N/(L − 1)·Σ_{j≠i} α_j x_j,
+    the main term M, the Jensen gap ε = E − M ≥ 0 and a variance bound on ε.
+``C2``
+    the asymptotics: the sandwich |d̃ − (L − N)‖s‖| ≤ (1 − ᾱ_N) d_1, boundedness under
+    Lemma 1 with N fixed, and the collapse of per-token distances onto ‖s‖.
+
+>>> from attnbounds.theory.distance import t1_fixed_bounds, L, N, alpha_N, d_1, R
+>>> t1_fixed_bounds()["reconstructed"]
+R*alpha_N*(L - N) + d_1*(1 - alpha_N)
+>>> sp.expand(t1_fixed_bounds()["reconstructed"] - t1_fixed_bounds()["transcribed"])
+1 - alpha_N
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+
+import numpy as np
+import sympy as sp
+
+from attnbounds.theory.derivation import Result, is_identity, register
+
+__all__ = [
+    "L",
+    "N",
+    "alpha_N",
+    "d_1",
+    "R",
+    "C_2",
+    "rho",
+    "t1_fixed_bounds",
+    "sharpness_witness",
+    "transcription_counterexample_t1i",
+    "inclusion_probabilities",
+    "main_term_coefficients",
+    "sampling_variance_factor",
+    "corollary2_forms",
+    "derive_t1_fixed",
+    "derive_t1_random",
+    "derive_corollary2",
+]
+
+L, N = sp.symbols("L N", positive=True, integer=True)
+alpha_N = sp.Symbol("alpha_N", nonnegative=True)
+d_1 = sp.Symbol("d_1", nonnegative=True)
+R = sp.Symbol("R", nonnegative=True)
+C_2 = sp.Symbol("C_2", positive=True)
+rho = sp.Symbol("rho", positive=True)
+
+
+# ----------------------------------------------------------------------------- Theorem 1 (i)
+
+
+def t1_fixed_bounds() -> dict[str, sp.Expr]:
+    """The fixed top-N bounds of Theorem 1 (i) as SymPy expressions in L, N, ᾱ_N, d_1, R.
+
+    ``"reconstructed"`` is (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R (proved and sharp);
+    ``"transcribed"`` is the summary's formula, the same minus (1 − ᾱ_N);
+    ``"per_token"`` is the bound α_i d_1 + ᾱ_N R on one D_i (``alpha_i`` a symbol).
+
+    >>> b = t1_fixed_bounds()
+    >>> b["transcribed"].subs({L: 2, N: 1, alpha_N: sp.Rational(1, 2), d_1: 1, R: 1})
+    1/2
+    """
+    alpha_i = sp.Symbol("alpha_i", nonnegative=True)
+    reconstructed = (1 - alpha_N) * d_1 + R * alpha_N * (L - N)
+    return {
+        "reconstructed": reconstructed,
+        "transcribed": reconstructed - (1 - alpha_N),
+        "per_token": alpha_i * d_1 + alpha_N * R,
+    }
+
+
+def _check_weights(weights) -> np.ndarray:
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.size < 2:
+        raise ValueError(f"weights: expected a 1-D probability vector with L >= 2, got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or abs(w.sum() - 1.0) > 1e-9 * w.size:
+        raise ValueError("weights: must be finite, non-negative and sum to 1")
+    return w
+
+
+def _check_n(n, L_: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise TypeError(f"n: must be an integer, got {type(n).__name__}")
+    if not 1 <= n < L_:
+        raise ValueError(f"n: must satisfy 1 <= n < L = {L_}, got {n}")
+    return int(n)
+
+
+def _check_norm(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name}: must be a finite real >= 0, got {value!r}")
+    return float(value)
+
+
+def sharpness_witness(weights, n: int, d1: float = 1.0, radius: float = 1.0, dim: int = 1) -> dict:
+    """Embeddings at which Theorem 1 (i)'s reconstructed bound holds with equality.
+
+    Every selected token (top-``n`` of ``weights``, ties to the lower index) gets
+    x_j = ``radius``·e_1 and every other token x_i = −``d1``·e_1. Then s = ᾱ_N·radius·e_1
+    points away from every non-selected α_i x_i, so D_i = α_i d_1 + ᾱ_N R for each of them
+    and d̃ = (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R.
+
+    Returns ``{"weights", "x", "n"}``.
+
+    >>> inst = sharpness_witness([0.5, 0.25, 0.25], 1)
+    >>> inst["x"].ravel()
+    array([ 1., -1., -1.])
+    """
+    w = _check_weights(weights)
+    n = _check_n(n, w.size)
+    d1 = _check_norm(d1, "d1")
+    radius = _check_norm(radius, "radius")
+    if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or dim < 1:
+        raise ValueError(f"dim: must be an integer >= 1, got {dim!r}")
+    selected = np.zeros(w.size, dtype=bool)
+    selected[np.argsort(-w, kind="stable")[:n]] = True  # I_N, ties to the lower index
+    x = np.zeros((w.size, int(dim)))
+    x[:, 0] = np.where(selected, radius, -d1)
+    return {"weights": w, "x": x, "n": n}
+
+
+def transcription_counterexample_t1i() -> dict:
+    """The minimal violation of the transcribed Theorem 1 (i): L = 2, N = 1, d = 1.
+
+    α = (1/2, 1/2), x = (1, −1): I_N = {0}, s = 1/2, d̃ = |−1/2 − 1/2| = 1, while the
+    transcribed right side is (1/2)·1 + 1·(1/2)·1 − 1/2 = 1/2.
+
+    >>> transcription_counterexample_t1i()["x"].ravel()
+    array([ 1., -1.])
+    """
+    return sharpness_witness([0.5, 0.5], 1, 1.0, 1.0, 1)
+
+
+@register("T1i", "Theorem 1 (i): fixed top-N distance bound, transcription vs sharp reconstruction")
+def derive_t1_fixed() -> dict[str, Result]:
+    """Closed forms of Theorem 1 (i) and the exact facts behind the verdicts.
+
+    * the per-token triangle bound and its sum over the non-selected tokens (checked exactly
+      with three symbolic non-selected weights a_1, a_2, a_3 and ᾱ_N = 1 − Σ a_k);
+    * the witness distance: with x_i = −d_1 e, x_j = R e, D_i = |−α_i d_1 − ᾱ_N R| equals the
+      per-token bound (non-negative symbols);
+    * the transcription gap B − B_transcribed = 1 − ᾱ_N, positive as soon as ᾱ_N < 1;
+    * the counterexample values d̃ = 1 > 1/2.
+    """
+    b = t1_fixed_bounds()
+    a = sp.symbols("a1:4", nonnegative=True)
+    Rs, d1s = R, d_1
+    abar = 1 - sum(a)
+    summed = sum(ai * d1s + abar * Rs for ai in a)
+    bound_at_k3 = b["reconstructed"].subs({alpha_N: abar, L: N + 3})
+    if not is_identity(summed, bound_at_k3):
+        raise AssertionError("T1i: the summed per-token bounds do not give the reconstructed bound")
+    alpha_i = sp.Symbol("alpha_i", nonnegative=True)
+    witness_D = sp.Abs(-alpha_i * d_1 - alpha_N * R)
+    if not is_identity(witness_D, b["per_token"]):
+        raise AssertionError("T1i: the witness does not attain the per-token bound")
+    gap = sp.expand(b["reconstructed"] - b["transcribed"])
+    cx = {L: 2, N: 1, alpha_N: sp.Rational(1, 2), d_1: 1, R: 1}
+    return {
+        "bound_reconstructed": Result(b["reconstructed"], note="sharp: attained by sharpness_witness"),
+        "bound_transcribed": Result(b["transcribed"], note="false: below d~ at the witness when alpha_N < 1"),
+        "per_token_bound": Result(b["per_token"], note="D_i <= alpha_i*|x_i| + |s| <= alpha_i*d_1 + alpha_N*R"),
+        "witness_per_token_distance": Result(witness_D, maximizer={"x_selected": "R*e", "x_other": "-d_1*e"}),
+        "transcription_gap": Result(gap, note="reconstructed - transcribed"),
+        "counterexample_d_tilde": Result(sp.Integer(1), maximizer={"weights": [0.5, 0.5], "x": [1, -1], "n": 1}),
+        "counterexample_transcribed_rhs": Result(b["transcribed"].subs(cx)),
+    }
+
+
+# ----------------------------------------------------------------------------- Theorem 1 (ii)
+
+
+def inclusion_probabilities() -> dict[str, sp.Expr]:
+    """Exact probabilities for a uniform random N-subset S of {1..L}.
+
+    ``"p_excluded"`` = P(i ∉ S) = C(L−1, N)/C(L, N) and ``"p_in_given_excluded"`` =
+    P(j ∈ S | i ∉ S) = C(L−2, N−1)/C(L−1, N), both as SymPy ratios of binomials; their
+    simplified values are (L − N)/L and N/(L − 1).
+
+    >>> p = inclusion_probabilities()
+    >>> p["p_excluded"].subs({L: 7, N: 3}), p["p_in_given_excluded"].subs({L: 7, N: 3})
+    (4/7, 1/2)
+    """
+    return {
+        "p_excluded": sp.binomial(L - 1, N) / sp.binomial(L, N),
+        "p_in_given_excluded": sp.binomial(L - 2, N - 1) / sp.binomial(L - 1, N),
+    }
+
+
+def main_term_coefficients() -> dict[str, sp.Expr]:
+    """Coefficients of the main term M = (L−N)/L · Σ_i ‖(1 + k) α_i x_i − k Σ_j α_j x_j‖, k = N/(L−1).
+
+    >>> main_term_coefficients()["k"]
+    N/(L - 1)
+    """
+    k = N / (L - 1)
+    return {"prefactor": (L - N) / L, "k": k, "own": 1 + k}
+
+
+def sampling_variance_factor(m: int, n: int) -> sp.Rational:
+    """f(m, n) with E‖T − E T‖² = f(m, n) · Σ_j ‖y_j − ȳ‖² for T the sum of a uniform n-subset of m vectors.
+
+    f(m, n) = n (m − n) / (m (m − 1)) for m ≥ 2, and 0 when n = m (T is then fixed).
+
+    >>> sampling_variance_factor(4, 2)
+    1/3
+    >>> sampling_variance_factor(1, 1)
+    0
+    """
+    for value, name in ((m, "m"), (n, "n")):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name}: must be an integer, got {type(value).__name__}")
+    if not 1 <= n <= m:
+        raise ValueError(f"n: must satisfy 1 <= n <= m = {m}, got {n}")
+    if n == m:
+        return sp.Integer(0)
+    return sp.Rational(n * (m - n), m * (m - 1))
+
+
+def _verify_variance_factor(m: int, n: int) -> bool:
+    # Exact check over all C(m, n) subsets with symbolic scalars y_1..y_m (vectors act coordinatewise).
+    y = sp.symbols(f"y1:{m + 1}")
+    subsets = list(itertools.combinations(range(m), n))
+    mean_T = sp.Rational(n, m) * sum(y)
+    second = sum((sum(y[j] for j in S) - mean_T) ** 2 for S in subsets) / len(subsets)
+    ybar = sum(y) / m
+    return is_identity(second, sampling_variance_factor(m, n) * sum((yj - ybar) ** 2 for yj in y))
+
+
+@register("T1ii", "Theorem 1 (ii): random N-subset expectation, main term and Jensen gap")
+def derive_t1_random() -> dict[str, Result]:
+    """Exact pieces of E_S[d̃] for a uniform random N-subset S.
+
+    E_S[d̃] = Σ_i P(i∉S)·E[‖α_i x_i − s_S‖ | i∉S]. Proved exactly here:
+
+    * P(i∉S) = (L − N)/L and P(j∈S | i∉S) = N/(L − 1) (binomial ratios, after ``combsimp``,
+      confirmed by ``expand``);
+    * y_i − k(Σ_j y_j − y_i) = (1 + k) y_i − k Σ_j y_j, the algebra turning the conditional
+      mean into the main term's vector;
+    * the sampling-without-replacement variance factor, by enumeration for m ≤ 5.
+
+    Jensen (the norm is convex) then gives E ≥ M, and the triangle inequality plus
+    Cauchy–Schwarz give ε ≤ (L−N)/L Σ_i √(f(L−1, N) Σ_{j≠i} ‖α_j x_j − ȳ_{−i}‖²).
+    """
+    p = inclusion_probabilities()
+    excl = sp.combsimp(p["p_excluded"])
+    cond = sp.combsimp(p["p_in_given_excluded"])
+    if not is_identity(excl, (L - N) / L) or not is_identity(cond, N / (L - 1)):
+        raise AssertionError("T1ii: inclusion probabilities")
+    y_i, total, k = sp.symbols("y_i Y k")
+    if not is_identity(y_i - k * (total - y_i), (1 + k) * y_i - k * total):
+        raise AssertionError("T1ii: main-term algebra")
+    for m in range(2, 6):
+        for n in range(1, m + 1):
+            if not _verify_variance_factor(m, n):
+                raise AssertionError(f"T1ii: variance factor m={m}, n={n}")
+    c = main_term_coefficients()
+    m_, n_ = sp.symbols("m n", positive=True, integer=True)
+    return {
+        "p_excluded": Result(excl, note="P(i not in S) = C(L-1,N)/C(L,N)"),
+        "p_in_given_excluded": Result(cond, note="P(j in S | i not in S) = C(L-2,N-1)/C(L-1,N)"),
+        "main_term_prefactor": Result(c["prefactor"]),
+        "main_term_own_coefficient": Result(c["own"], note="coefficient of alpha_i x_i"),
+        "main_term_context_coefficient": Result(-c["k"], note="coefficient of sum_j alpha_j x_j"),
+        "variance_factor": Result(n_ * (m_ - n_) / (m_ * (m_ - 1)), note="checked exactly for m <= 5"),
+        "transcription_counterexample_E": Result(
+            sp.Integer(0), maximizer={"weights": [0.5, 0.5], "x": [1, 1], "n": 1}, note="E_S[d~] at L=2, N=1"
+        ),
+        "transcription_counterexample_main": Result(
+            sp.Rational(1, 2) * 2 * sp.Abs(sp.Rational(1, 2) + 1 - 1), note="transcribed main term, any x-bar"
+        ),
+    }
+
+
+# ----------------------------------------------------------------------------- Corollary 2
+
+
+def corollary2_forms() -> dict[str, sp.Expr]:
+    """Asymptotic forms behind Corollary 2 (symbols L, N, C_2, R, d_1, rho).
+
+    * ``"bound_L1"``: the T1 bound with ᾱ_N ≤ N C_2 / L (Lemma 1) and d_1 ≤ R,
+      R + (L − N) N C_2 R / L, bounded in L;
+    * ``"family_equal"``: d̃ for uniform weights and x_i = e for all i, (L − N)|N − 1|/L;
+    * ``"family_equal_proportional"``: the same with N = ρL;
+    * ``"spread_fixed"`` and ``"spread_proportional"``: the relative spread
+      max_i |D_i/‖s‖ − 1| for uniform weights and the antiparallel witness (x_j = e on I_N,
+      x_i = −e off it), 1/N with N fixed and 1/(ρL) with N = ρL.
+
+    >>> sp.limit(corollary2_forms()["bound_L1"] / L, L, sp.oo)
+    0
+    """
+    bound_L1 = R + (L - N) * N * C_2 * R / L
+    return {
+        "bound_L1": bound_L1,
+        "family_equal": (L - N) * sp.Abs(N - 1) / L,
+        "family_equal_proportional": (L - rho * L) * (rho * L - 1) / L,
+        "spread_fixed": 1 / N,
+        "spread_proportional": 1 / (rho * L),
+    }
+
+
+@register("C2", "Corollary 2: orders in L under Lemma 1 (fixed N) and with N = rho*L")
+def derive_corollary2() -> dict[str, Result]:
+    """Limits and orders that decide Corollary 2.
+
+    * With N fixed and Lemma 1 (α_i ≤ C_2/L), d̃ ≤ R + (L−N) N C_2 R / L → R (1 + N C_2):
+      d̃ = O(1), so d̃ / L → 0 and no linear growth follows (nor can occur).
+    * With N = ρL, uniform weights and equal embeddings give d̃ / L → ρ(1 − ρ) > 0: the total
+      distance does not collapse.
+    * What collapses with N = ρL is the spread of the per-token distances around ‖s‖:
+      |D_i − ‖s‖| ≤ α_i ‖x_i‖ ≤ C_2 R / L, so max_i |D_i/‖s‖ − 1| → 0 whenever L‖s‖ → ∞;
+      for the antiparallel family it is 1/(ρL) → 0, versus 1/N with N fixed.
+    """
+    f = corollary2_forms()
+    lim_bound = sp.limit(f["bound_L1"], L, sp.oo)
+    lim_bound_over_L = sp.limit(f["bound_L1"] / L, L, sp.oo)
+    lim_prop_over_L = sp.limit(f["family_equal_proportional"] / L, L, sp.oo)
+    lim_spread_prop = sp.limit(f["spread_proportional"], L, sp.oo)
+    T1_prop = t1_fixed_bounds()["reconstructed"].subs({N: rho * L, alpha_N: rho * C_2, d_1: R})
+    return {
+        "sandwich": Result(
+            sp.Abs(sp.Symbol("d_tilde") - (L - N) * sp.Symbol("norm_s")) - (1 - alpha_N) * d_1,
+            note="<= 0 always: | |a_i x_i - s| - |s| | <= a_i |x_i|",
+        ),
+        "bound_L1": Result(f["bound_L1"], note="T1 with alpha_N <= N C_2/L, d_1 <= R"),
+        "limit_bound_L1": Result(lim_bound, note="d~ = O(1) for fixed N under Lemma 1"),
+        "limit_bound_L1_over_L": Result(lim_bound_over_L, note="no linear growth under Lemma 1"),
+        "family_equal_fixed_N1": Result(f["family_equal"].subs(N, 1), note="d~ = 0 for every L"),
+        "limit_family_proportional_over_L": Result(lim_prop_over_L, note="d~/L -> rho(1-rho): no collapse"),
+        "T1_bound_proportional_over_L": Result(
+            sp.limit(T1_prop / L, L, sp.oo), note="T1 bound with N = rho L, alpha_N = rho C_2: linear"
+        ),
+        "spread_fixed": Result(f["spread_fixed"]),
+        "limit_spread_proportional": Result(lim_spread_prop, note="per-token distances collapse onto |s|"),
+    }

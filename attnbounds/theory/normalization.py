@@ -1,0 +1,454 @@
+"""Lemma 1 and Corollary 1: a length-independent normalizer gives weights of order 1/L.
+
+Setting (``shared/paper/CLAIMS.md``): weights α_i = F(l_i) / Σ_j F(l_j) over L logits, with
+F positive and continuous on the logit range [−a, a] and independent of L. Let
+
+    m = min_{[−a, a]} F,   M = max_{[−a, a]} F   (0 < m ≤ M; both attained, F is continuous).
+
+Write α_i = F(l_i) / (F(l_i) + R_i) with R_i = Σ_{j≠i} F(l_j) ∈ [(L−1)m, (L−1)M]. The map
+(x, R) ↦ x / (x + R) increases in x and decreases in R, hence the **tight** bounds
+
+    m / (m + (L−1)M)  ≤  α_i  ≤  M / (M + (L−1)m),
+
+attained by one logit at an extreme of F and all others at the other extreme. They lie inside
+the **loose** bounds C1/L ≤ α_i ≤ C2/L with C1 = m/M and C2 = M/m, which are the best constants
+independent of L (L·M/(M + (L−1)m) increases to M/m as L → ∞).
+
+Softmax with temperature T (F = exp(l/T)) has C1 = e^{−2a/T}, C2 = e^{2a/T}. With
+a = Δ = ‖q‖·max_j‖k_j‖ (Cauchy–Schwarz: |q·k_j| ≤ Δ) this is Corollary 1.
+
+Every inequality here is proved exactly: a difference is brought to one fraction whose numerator
+and denominator become polynomials with non-negative coefficients after substituting
+non-negative variables (M = m + d, L = 1 + n), see :func:`nonnegative_polynomial`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+from sympy.calculus.util import continuous_domain
+
+from attnbounds.theory.derivation import Result, is_identity, register
+
+__all__ = [
+    "l",
+    "a",
+    "L",
+    "T",
+    "m",
+    "M",
+    "Delta",
+    "NormalizerFamily",
+    "FAMILIES",
+    "NormalizerConstants",
+    "function_extremes",
+    "normalizer_constants",
+    "prove_tight_bounds",
+    "tight_bounds",
+    "loose_bounds",
+    "nonnegative_polynomial",
+    "prove_tight_within_loose",
+    "prove_softmax_tight_within_loose",
+    "upper_constant_is_best",
+    "derive_lemma1_constants",
+    "derive_corollary1",
+]
+
+#: A logit.
+l = sp.Symbol("l", real=True)
+#: Half-width of the logit range [−a, a].
+a = sp.Symbol("a", positive=True)
+#: Number of tokens.
+L = sp.Symbol("L", positive=True, integer=True)
+#: Temperature.
+T = sp.Symbol("T", positive=True)
+#: min and max of F on [−a, a].
+m = sp.Symbol("m", positive=True)
+M = sp.Symbol("M", positive=True)
+#: Δ = ‖q‖·max_j‖k_j‖, the logit bound of Corollary 1.
+Delta = sp.Symbol("Delta", positive=True)
+#: Offset and exponent of the power family.
+c = sp.Symbol("c", positive=True)
+p = sp.Symbol("p", positive=True)
+
+
+@dataclass(frozen=True)
+class NormalizerFamily:
+    """A positive normalizer F(l) with its parameters (all positive symbols)."""
+
+    name: str
+    F: sp.Expr
+    params: tuple[sp.Symbol, ...]
+    description: str
+
+
+#: Positive normalizer families used by Lemma 1 and Lemma 2 (F independent of L).
+FAMILIES: dict[str, NormalizerFamily] = {
+    "softmax": NormalizerFamily("softmax", sp.exp(l / T), (T,), "exp(l/T)"),
+    "softplus": NormalizerFamily("softplus", sp.log(1 + sp.exp(l / T)), (T,), "log(1 + exp(l/T))"),
+    "quadratic": NormalizerFamily(
+        "quadratic",
+        1 + l / T + (l / T) ** 2 / 2,
+        (T,),
+        "1 + x + x²/2 with x = l/T (second-order Taylor polynomial of exp; positive, not monotone)",
+    ),
+    "power": NormalizerFamily(
+        "power", (l + a + c) ** p, (c, p), "(l + a + c)^p with c > 0, p > 0 (positive on [−a, a])"
+    ),
+    "sigmoid": NormalizerFamily("sigmoid", 1 / (1 + sp.exp(-l / T)), (T,), "1/(1 + exp(-l/T))"),
+    "even_power": NormalizerFamily(
+        "even_power", (1 + l**2) ** p, (p,), "(1 + l²)^p with p > 0 (positive, not monotone)"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class NormalizerConstants:
+    """min/max of F on [−a, a], where they are attained, and the Lemma 1 constants."""
+
+    m: sp.Expr
+    M: sp.Expr
+    argmin: sp.Expr
+    argmax: sp.Expr
+    method: str
+
+    @property
+    def C1(self) -> sp.Expr:
+        return self.m / self.M
+
+    @property
+    def C2(self) -> sp.Expr:
+        return self.M / self.m
+
+
+def _check_symbol(variable, name: str) -> sp.Symbol:
+    if not isinstance(variable, sp.Symbol):
+        raise TypeError(f"{name}: expected a sympy Symbol, got {type(variable).__name__}")
+    return variable
+
+
+def function_extremes(f, variable=l, half_width=a, *, name: str = "f") -> NormalizerConstants | None:
+    """Exact min and max of a real function ``f`` on [−a, a] (no positivity required).
+
+    Same exact routes as :func:`normalizer_constants`; ``None`` when undecided.
+
+    >>> k = function_extremes(l * (1 - l), l, 1)
+    >>> k.m, k.argmin, k.M, k.argmax
+    (-2, -1, 1/4, 1/2)
+    """
+    f = sp.sympify(f)
+    variable = _check_symbol(variable, "variable")
+    aa = sp.sympify(half_width)
+    if aa.is_positive is not True:
+        raise ValueError(f"half_width: must be positive, got {half_width!r}")
+    if not f.has(variable):
+        return NormalizerConstants(f, f, -aa, aa, "constant")
+    df = sp.diff(f, variable)
+    u = sp.Dummy("u", nonnegative=True)
+    lo_val, hi_val = f.subs(variable, -aa), f.subs(variable, aa)
+    if df.subs(variable, -aa + u).is_positive or df.subs(variable, aa - u).is_positive:
+        return NormalizerConstants(lo_val, hi_val, -aa, aa, "monotone increasing")
+    if df.subs(variable, -aa + u).is_negative or df.subs(variable, aa - u).is_negative:
+        return NormalizerConstants(hi_val, lo_val, aa, -aa, "monotone decreasing")
+    if not aa.is_number:
+        return None
+    box = sp.Interval(-aa, aa)
+    try:
+        domain = continuous_domain(f, variable, box)
+    except NotImplementedError:  # SymPy cannot tell where f is continuous: undecided
+        return None
+    if domain != box:
+        raise ValueError(f"{name}: must be continuous on [{-aa}, {aa}]")
+    crit = sp.solveset(df, variable, box)
+    if not isinstance(crit, sp.FiniteSet):
+        return None
+    points = [-aa, aa, *crit]
+    values = [f.subs(variable, x) for x in points]
+    if not all(v.is_number and v.is_real for v in values):
+        return None
+    # Order finitely many real numbers exactly: pick by a 50-digit value, then confirm with
+    # exact sign decisions (None from SymPy -> undecided).
+    i_min = min(range(len(values)), key=lambda k: sp.N(values[k], 50))
+    i_max = max(range(len(values)), key=lambda k: sp.N(values[k], 50))
+    if any((values[k] - values[i_min]).is_nonnegative is not True for k in range(len(values))):
+        return None
+    if any((values[i_max] - values[k]).is_nonnegative is not True for k in range(len(values))):
+        return None
+    return NormalizerConstants(values[i_min], values[i_max], points[i_min], points[i_max], "critical points")
+
+
+def normalizer_constants(F, variable=l, half_width=a) -> NormalizerConstants | None:
+    """Exact m = min F and M = max F on [−a, a], with C1 = m/M and C2 = M/m.
+
+    Two exact routes, in order:
+
+    1. *monotone*: the derivative F' is decided positive (or negative) by SymPy's assumptions
+       on [−a, ∞) or (−∞, a] after substituting l = −a + u or l = a − u with u ≥ 0; then
+       the extremes sit at the endpoints. A derivative decided positive is finite, so F is
+       also continuous there.
+    2. *critical points*: for a numeric ``half_width`` only, F must be continuous on [−a, a]
+       (``continuous_domain``) and ``solveset(F', l, [−a, a])`` must return a finite set;
+       the extremes are then among the endpoints and the critical points.
+
+    Anything else (a non-monotone F with a symbolic range, a derivative SymPy cannot solve,
+    values SymPy cannot order) returns ``None``: undecided, never a guess.
+
+    Parameters
+    ----------
+    F : sympy expression in ``variable``
+    variable : sympy Symbol, the logit (default :data:`l`)
+    half_width : positive sympy expression or number, the range [−a, a] (default :data:`a`)
+
+    Returns
+    -------
+    NormalizerConstants or None
+
+    Raises
+    ------
+    ValueError
+        ``F`` is not positive (or not continuous) on the range, or ``half_width`` ≤ 0.
+
+    Examples
+    --------
+    >>> k = normalizer_constants(sp.exp(l / T))
+    >>> k.C1, k.C2
+    (exp(-2*a/T), exp(2*a/T))
+    >>> normalizer_constants(1 + l + l**2 / 2, l, 2).m
+    1/2
+    >>> normalizer_constants(1 + l + l**2 / 2) is None  # is the critical point -1 in [-a, a]?
+    True
+    >>> normalizer_constants(l, l, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: F: must be positive on [-a, a]; its minimum is -1
+    """
+    k = function_extremes(F, variable, half_width, name="F")
+    if k is None:
+        return None
+    if k.m.is_positive is False or k.m.is_zero:
+        raise ValueError(f"F: must be positive on [-a, a]; its minimum is {k.m}")
+    return k if k.m.is_positive else None
+
+
+def tight_bounds(m_=m, M_=M, L_=L) -> tuple[sp.Expr, sp.Expr]:
+    """The sharp bounds of Lemma 1: (m/(m + (L−1)M), M/(M + (L−1)m)).
+
+    >>> tight_bounds()
+    (m/(M*(L - 1) + m), M/(M + m*(L - 1)))
+    """
+    return m_ / (m_ + (L_ - 1) * M_), M_ / (M_ + (L_ - 1) * m_)
+
+
+def loose_bounds(m_=m, M_=M, L_=L) -> tuple[sp.Expr, sp.Expr]:
+    """The loose bounds of Lemma 1: (C1/L, C2/L) with C1 = m/M, C2 = M/m.
+
+    >>> loose_bounds()
+    (m/(L*M), M/(L*m))
+    """
+    return m_ / (M_ * L_), M_ / (m_ * L_)
+
+
+def nonnegative_polynomial(expr, variables) -> bool:
+    """True when ``expr`` expands to a polynomial in ``variables`` whose coefficients are all
+    decided non-negative; such a polynomial is ≥ 0 whenever every variable is ≥ 0.
+
+    ``False`` means "not shown", not "negative".
+
+    >>> x, y = sp.symbols("x y", nonnegative=True)
+    >>> nonnegative_polynomial((x + y) ** 2, [x, y]), nonnegative_polynomial((x - y) ** 2, [x, y])
+    (True, False)
+    """
+    try:
+        poly = sp.Poly(sp.expand(expr), *variables)
+    except sp.PolynomialError:
+        return False
+    return all(coef.is_nonnegative is True for coef in poly.coeffs())
+
+
+def _positive_fraction(expr, variables) -> bool:
+    # expr = num/den with num, den polynomials with non-negative coefficients and den ≠ 0 at the
+    # origin of the shifted variables, so den > 0 and expr ≥ 0 on the non-negative orthant.
+    num, den = sp.fraction(sp.together(expr))
+    den0 = sp.expand(den).subs({v: 0 for v in variables if v.is_nonnegative and not v.is_positive})
+    return (
+        nonnegative_polynomial(num, variables)
+        and nonnegative_polynomial(den, variables)
+        and den0.is_positive is True
+    )
+
+
+def prove_tight_within_loose() -> bool:
+    """Exact proof that C1/L ≤ m/(m+(L−1)M) and M/(M+(L−1)m) ≤ C2/L for 0 < m ≤ M, L ≥ 1.
+
+    With M = m + d (d ≥ 0) and L = 1 + n (n ≥ 0) both differences are fractions of
+    polynomials with non-negative coefficients; their closed forms are
+    C2/L − upper = M(M − m) / (mL(M + (L−1)m)) and lower − C1/L = m(M − m) / (ML(m + (L−1)M)).
+
+    >>> prove_tight_within_loose()
+    True
+    """
+    lo, hi = tight_bounds()
+    C1L, C2L = loose_bounds()
+    gap_hi = C2L - hi
+    gap_lo = lo - C1L
+    ok_forms = is_identity(
+        sp.fraction(sp.together(gap_hi))[0] * (m * L * (M + (L - 1) * m)),
+        M * (M - m) * sp.fraction(sp.together(gap_hi))[1],
+    ) and is_identity(
+        sp.fraction(sp.together(gap_lo))[0] * (M * L * (m + (L - 1) * M)),
+        m * (M - m) * sp.fraction(sp.together(gap_lo))[1],
+    )
+    d, n = sp.symbols("d n", nonnegative=True)
+    shift = {M: m + d, L: 1 + n}
+    return ok_forms and all(_positive_fraction(g.subs(shift), [m, d, n]) for g in (gap_hi, gap_lo))
+
+
+def prove_tight_bounds() -> bool:
+    """Exact proof of the tight bounds: α_i = x/(x + R) with x = F(l_i) ∈ [m, M] and
+    R = Σ_{j≠i} F(l_j) ∈ [(L−1)m, (L−1)M]; ∂/∂x = R/(x+R)² ≥ 0 and ∂/∂R = −x/(x+R)² ≤ 0,
+    so the extremes are (x, R) = (M, (L−1)m) and (m, (L−1)M), which give the tight bounds.
+
+    >>> prove_tight_bounds()
+    True
+    """
+    x, R = sp.symbols("x R", positive=True)
+    f = x / (x + R)
+    lo, hi = tight_bounds()
+    return (
+        is_identity(sp.together(sp.diff(f, x) - R / (x + R) ** 2))
+        and is_identity(sp.together(sp.diff(f, R) + x / (x + R) ** 2))
+        and is_identity(f.subs({x: M, R: (L - 1) * m}), hi)
+        and is_identity(f.subs({x: m, R: (L - 1) * M}), lo)
+    )
+
+
+def upper_constant_is_best() -> bool:
+    """Exact proof that C2 = M/m is the least L-independent constant: L·M/(M + (L−1)m) is
+    non-decreasing in L (derivative M(M − m)/(M + (L−1)m)²) and tends to M/m as L → ∞;
+    symmetrically L·m/(m + (L−1)M) is non-increasing with limit m/M.
+
+    >>> upper_constant_is_best()
+    True
+    """
+    lo, hi = tight_bounds()
+    d, n = sp.symbols("d n", nonnegative=True)
+    shift = {M: m + d, L: 1 + n}
+    up_deriv = sp.diff(L * hi, L)
+    lo_deriv = sp.diff(L * lo, L)
+    return (
+        _positive_fraction(up_deriv.subs(shift), [m, d, n])
+        and _positive_fraction((-lo_deriv).subs(shift), [m, d, n])
+        and sp.limit(L * hi, L, sp.oo) == M / m
+        and sp.limit(L * lo, L, sp.oo) == m / M
+    )
+
+
+def _softmax_bounds(E) -> dict[str, sp.Expr]:
+    # With E = exp(2Δ/T): m/M = 1/E, M/m = E.
+    return {
+        "loose_lower": 1 / (E * L),
+        "loose_upper": E / L,
+        "tight_lower": 1 / (1 + (L - 1) * E),
+        "tight_upper": 1 / (1 + (L - 1) / E),
+    }
+
+
+def prove_softmax_tight_within_loose() -> bool:
+    """Exact proof of Corollary 1's inclusions with x = e^{Δ/T} ≥ 1 as a symbol:
+    L1's tight bounds with m = 1/x, M = x equal 1/(1 + (L−1)x²) and 1/(1 + (L−1)x⁻²), and these
+    lie inside [x⁻²/L, x²/L] (substitute x² = 1 + d, L = 1 + n).
+
+    >>> prove_softmax_tight_within_loose()
+    True
+    """
+    x = sp.Symbol("x", positive=True)
+    b = _softmax_bounds(x**2)
+    lo, hi = tight_bounds(1 / x, x)
+    same = is_identity(sp.fraction(sp.together(lo - b["tight_lower"]))[0]) and is_identity(
+        sp.fraction(sp.together(hi - b["tight_upper"]))[0]
+    )
+    d, n = sp.symbols("d n", nonnegative=True)
+    E = sp.Symbol("E", positive=True)
+    bE = _softmax_bounds(E)
+    shift = {E: 1 + d, L: 1 + n}
+    inside = _positive_fraction((bE["loose_upper"] - bE["tight_upper"]).subs(shift), [d, n]) and (
+        _positive_fraction((bE["tight_lower"] - bE["loose_lower"]).subs(shift), [d, n])
+    )
+    return same and inside
+
+
+def _quadratic_constants() -> tuple[sp.Expr, sp.Expr]:
+    # F = 1 + x + x²/2, x = l/T: F' = (1 + x)/T vanishes at l = −T with F = 1/2; F(a) − F(−a) = 2a/T > 0.
+    F = FAMILIES["quadratic"].F
+    assert is_identity(F.subs(l, a) - F.subs(l, -a), 2 * a / T)
+    assert is_identity(F - sp.Rational(1, 2), (1 + l / T) ** 2 / 2)
+    m_q = sp.Piecewise((sp.Rational(1, 2), a >= T), (F.subs(l, -a), True))
+    return m_q, F.subs(l, a)
+
+
+@register("L1-constants", "Lemma 1: tight and loose bounds of a length-independent normalizer")
+def derive_lemma1_constants() -> dict[str, Result]:
+    """Tight bounds, C1 = m/M, C2 = M/m, their gaps, and the constants of four families."""
+    if not (prove_tight_bounds() and prove_tight_within_loose() and upper_constant_is_best()):
+        raise AssertionError("Lemma 1: the exact inclusion proof failed")
+    lo, hi = tight_bounds()
+    C1L, C2L = loose_bounds()
+    extreme = {"F(l_i)": "M", "F(l_j), j != i": "m"}
+    out = {
+        "tight_lower": Result(lo, {"F(l_i)": "m", "F(l_j), j != i": "M"}, "sharp for every L"),
+        "tight_upper": Result(hi, extreme, "sharp for every L"),
+        "C1": Result(m / M, note="largest L-independent lower constant (limit of L*tight_lower)"),
+        "C2": Result(M / m, note="least L-independent upper constant (limit of L*tight_upper)"),
+        "loose_lower": Result(C1L),
+        "loose_upper": Result(C2L),
+        "gap_upper": Result(
+            M * (M - m) / (m * L * (M + (L - 1) * m)), note="C2/L - tight_upper >= 0 (exact)"
+        ),
+        "gap_lower": Result(
+            m * (M - m) / (M * L * (m + (L - 1) * M)), note="tight_lower - C1/L >= 0 (exact)"
+        ),
+    }
+    for name in ("softmax", "softplus", "power", "sigmoid"):
+        k = normalizer_constants(FAMILIES[name].F)
+        out[f"{name}_m"] = Result(k.m, {"l": k.argmin}, f"F = {FAMILIES[name].description}")
+        out[f"{name}_M"] = Result(k.M, {"l": k.argmax})
+        out[f"{name}_C1"] = Result(k.C1)
+        out[f"{name}_C2"] = Result(k.C2)
+    m_q, M_q = _quadratic_constants()
+    out["quadratic_m"] = Result(m_q, note="minimum at l = -T if a >= T, else at l = -a")
+    out["quadratic_M"] = Result(M_q, {"l": a})
+    out["quadratic_C1"] = Result(m_q / M_q)
+    out["quadratic_C2"] = Result(M_q / m_q)
+    # (1 + l²)^p: F' = 2pl(1 + l²)^(p−1) has the sign of l, so m = F(0) = 1, M = F(±a).
+    Fe = FAMILIES["even_power"].F
+    if not is_identity(sp.diff(Fe, l), 2 * p * l * (1 + l**2) ** (p - 1)):
+        raise AssertionError("even_power derivative")
+    out["even_power_m"] = Result(sp.Integer(1), {"l": 0})
+    out["even_power_M"] = Result(Fe.subs(l, a), {"l": "+-a"})
+    out["even_power_C1"] = Result(1 / Fe.subs(l, a))
+    out["even_power_C2"] = Result(Fe.subs(l, a))
+    return out
+
+
+@register("C1", "Corollary 1: softmax weights with logits bounded by Δ = |q| max_j |k_j|")
+def derive_corollary1() -> dict[str, Result]:
+    """Lemma 1 for F = exp(l/T) on [−Δ, Δ]: loose (1/L)e^{∓2Δ/T} and tight forms."""
+    if not prove_softmax_tight_within_loose():
+        raise AssertionError("Corollary 1: the exact inclusion proof failed")
+    k = normalizer_constants(FAMILIES["softmax"].F, l, Delta)
+    E = sp.exp(2 * Delta / T)
+    if not (k.C2 == E and k.C1 == 1 / E):
+        raise AssertionError(f"Corollary 1: unexpected constants {k.C1}, {k.C2}")
+    b = _softmax_bounds(E)
+    top = {"l_i": "Delta", "l_j, j != i": "-Delta", "k_i": "|k| q/|q|", "k_j": "-|k| q/|q|"}
+    bottom = {"l_i": "-Delta", "l_j, j != i": "Delta"}
+    return {
+        "logit_bound": Result(Delta, note="|l_i| = |q.k_i| <= |q| |k_i| <= Delta (Cauchy-Schwarz)"),
+        "C1": Result(k.C1),
+        "C2": Result(k.C2),
+        "loose_lower": Result(b["loose_lower"], note="summary form"),
+        "loose_upper": Result(b["loose_upper"], note="summary form"),
+        "tight_lower": Result(b["tight_lower"], bottom, "sharp: logits at -Delta / +Delta"),
+        "tight_upper": Result(b["tight_upper"], top, "sharp: keys aligned / anti-aligned with q"),
+    }

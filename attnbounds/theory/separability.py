@@ -1,0 +1,164 @@
+"""Theorem 2 (geometric separability): Markov and McDiarmid sides, constants and exact cases.
+
+Setting (``shared/paper/CLAIMS.md``): weights α fixed (independent of the embeddings), I_N the
+top-N set, x_i i.i.d. uniform on the sphere of radius M in R^d. For a selected token
+i ∈ I_N the per-token distance is
+
+    D_i = ‖α_i x_i − s‖ = ‖Σ_{j∈I_N∖{i}} α_j x_j‖,
+
+a function of the *other* selected embeddings only. N_s = #{i ∈ I_N : D_i ≤ r}, ξ_i = E[D_i],
+so E[N_s]/N = (1/N) Σ_i P(D_i ≤ r).
+
+* Lower side (Markov, any r > 0): P(D_i > r) ≤ ξ_i / r, hence E[N_s]/N ≥ 1 − Σ ξ_i/(rN).
+* Upper side (McDiarmid): replacing x_j by x_j' moves D_i by at most α_j‖x_j − x_j'‖ ≤ 2Mα_j,
+  so for t ≥ 0, P(D_i ≤ ξ_i − t) ≤ exp(−2t²/Σ_j (2Mα_j)²) = exp(−t²/(2M² σ_i²)) with
+  σ_i² = Σ_{j∈I_N∖{i}} α_j². This is the *lower* tail: it bounds P(D_i ≤ r) only for r ≤ ξ_i.
+  Since σ_i² ≤ 1, 2M²σ_i² ≤ 2M² < 16M²: the summary's constant is valid but loose (by a
+  factor ≥ 8) — under the condition r ≤ ξ_i, which the summary omits. For r > ξ_i the
+  transcribed right side is < 1 while P(D_i ≤ r) → 1, and the transcription fails.
+
+Exact case d = 3, N ≤ 3 (used to check everything against numbers): the cosine of the angle
+between two independent uniform directions in R³ is uniform on [−1, 1], so with the two other
+selected weights a, b > 0, D_i = M√(a² + b² + 2ab·t), t ~ U[−1, 1], and
+
+    ξ_i = M((a + b)³ − |a − b|³)/(6ab) = M(3a² + b²)/(3a) (a ≥ b),
+    P(D_i ≤ r) = clip(((r/M)² − (a − b)²)/(4ab), 0, 1).
+
+>>> from attnbounds.theory.separability import exact_sphere3
+>>> xi, p = exact_sphere3(0.5, 0.5, 1.0, 0.5)
+>>> float(xi), float(p)
+(0.6666666666666666, 0.25)
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import sympy as sp
+
+from attnbounds.theory.derivation import Result, is_identity, register
+
+__all__ = [
+    "M",
+    "r",
+    "t",
+    "markov_lower",
+    "mcdiarmid_exponent",
+    "transcribed_exponent",
+    "exact_sphere3",
+    "derive_separability",
+]
+
+M = sp.Symbol("M", positive=True)
+r = sp.Symbol("r", positive=True)
+t = sp.Symbol("t", nonnegative=True)
+xi = sp.Symbol("xi", nonnegative=True)
+sigma2 = sp.Symbol("sigma2", nonnegative=True)  # σ_i² = Σ_{j∈I_N∖{i}} α_j²
+
+
+def markov_lower(n_selected: int | sp.Symbol = sp.Symbol("N", positive=True, integer=True)):
+    """Markov's lower side 1 − (1/(rN)) Σ_i ξ_i for ``n_selected`` symbolic ξ's.
+
+    >>> markov_lower(2)
+    1 - (xi_1 + xi_2)/(2*r)
+    """
+    if isinstance(n_selected, sp.Symbol):
+        return 1 - sp.Symbol("Sigma_xi", nonnegative=True) / (r * n_selected)
+    if isinstance(n_selected, bool) or not isinstance(n_selected, numbers.Integral) or n_selected < 1:
+        raise ValueError(f"n_selected: must be an integer >= 1 or a SymPy symbol, got {n_selected!r}")
+    xis = sp.symbols(f"xi_1:{n_selected + 1}", nonnegative=True)
+    return 1 - sum(xis) / (r * n_selected)
+
+
+def mcdiarmid_exponent() -> sp.Expr:
+    """The lower-tail exponent of P(D_i ≤ ξ_i − t): −2t²/Σ_j (2Mα_j)² = −t²/(2M²σ_i²).
+
+    >>> mcdiarmid_exponent()
+    -t**2/(2*M**2*sigma2)
+    """
+    return -(t**2) / (2 * M**2 * sigma2)
+
+
+def transcribed_exponent() -> sp.Expr:
+    """The summary's exponent −(r − ξ_i)²/(16 M²).
+
+    >>> transcribed_exponent()
+    -(r - xi)**2/(16*M**2)
+    """
+    return -((r - xi) ** 2) / (16 * M**2)
+
+
+def exact_sphere3(a, b, radius, r_):
+    """Exact ξ_i = E[D_i] and P(D_i ≤ r) for d = 3 when the other selected weights are a, b.
+
+    ``a`` and ``b`` are the weights of the (at most two) other selected tokens (0 for an
+    absent one); arrays broadcast. With ab = 0, D_i = radius·max(a, b) is deterministic.
+
+    >>> exact_sphere3(0.25, 0.0, 1.0, 0.3)
+    (array(0.25), array(1.))
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    for arr, name in ((a, "a"), (b, "b")):
+        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"{name}: must be finite and >= 0")
+    if isinstance(radius, bool) or not isinstance(radius, numbers.Real) or not radius > 0:
+        raise ValueError(f"radius: must be a real > 0, got {radius!r}")
+    r_ = np.asarray(r_, dtype=np.float64)
+    if not np.all(np.isfinite(r_)) or np.any(r_ < 0):
+        raise ValueError("r_: must be finite and >= 0")
+    ab = a * b
+    big, small = np.maximum(a, b), np.minimum(a, b)
+    # ξ = M((a+b)³ − (a−b)³)/(6ab) = M(3A² + B²)/(3A) with A = max, B = min: no cancellation,
+    # and the ab → 0 limit M·A comes out of the same formula.
+    xi_val = radius * np.where(big > 0, (3 * big**2 + small**2) / (3 * np.where(big > 0, big, 1.0)), 0.0)
+    # P(t ≤ u), u = ((r/M)² − a² − b²)/(2ab), t ~ U[−1, 1]:  (u + 1)/2 = ((r/M)² − (a−b)²)/(4ab), clipped.
+    safe = np.where(ab > 0, ab, 1.0)
+    p_smooth = np.clip(((r_ / radius) ** 2 - (a - b) ** 2) / (4 * safe), 0.0, 1.0)
+    p_point = (r_ >= radius * big).astype(np.float64)
+    return np.asarray(xi_val), np.asarray(np.where(ab > 0, p_smooth, p_point))
+
+
+@register("T2", "Theorem 2: separability, Markov lower side and McDiarmid upper side")
+def derive_separability() -> dict[str, Result]:
+    """Constants and conditions of Theorem 2, with exact checks.
+
+    * bounded difference c_j = 2Mα_j; McDiarmid exponent −2t²/Σc_j² = −t²/(2M²σ_i²) (identity);
+    * ratio transcribed/derived denominators 16M²/(2M²σ_i²) = 8/σ_i² ≥ 8 since σ_i² ≤ 1;
+    * the upper side needs r ≤ ξ_i (t = ξ_i − r ≥ 0); the corrected term is
+      exp(−((ξ_i − r)₊)²/(2M²σ_i²));
+    * the exact d = 3 mean ξ = M((a+b)³ − (a−b)³)/(6ab) (a ≥ b) from ∫_{−1}^{1} √(a²+b²+2abt) dt/2;
+    * the counterexample N = 1: D = 0, ξ = 0, E[N_s]/N = 1 > exp(−r²/(16M²)) at r = M = 1.
+    """
+    alphas = sp.symbols("alpha_1:4", nonnegative=True)
+    c = [2 * M * a for a in alphas]
+    exponent = -2 * t**2 / sum(cj**2 for cj in c)
+    # Rational identity: the numerator of the difference over a common denominator expands to 0.
+    difference = sp.together(exponent - mcdiarmid_exponent().subs(sigma2, sum(a**2 for a in alphas)))
+    if not is_identity(sp.numer(difference)):
+        raise AssertionError("T2: McDiarmid exponent")
+    ratio = sp.cancel((16 * M**2) / (2 * M**2 * sigma2))
+    a, b, tt = sp.symbols("a b tt", positive=True)
+    # ∫ √(a²+b²+2ab t) dt = (a²+b²+2ab t)^{3/2}/(3ab); check by differentiation.
+    antider = (a**2 + b**2 + 2 * a * b * tt) ** sp.Rational(3, 2) / (3 * a * b)
+    if not is_identity(sp.diff(antider, tt), sp.sqrt(a**2 + b**2 + 2 * a * b * tt)):
+        raise AssertionError("T2: antiderivative")
+    # At t = ±1 the square root is a + b and |a − b|; for a ≥ b the mean is ((a+b)³ − (a−b)³)/(6ab).
+    xi_exact = M * ((a + b) ** 3 - (a - b) ** 3) / (6 * a * b)
+    if not is_identity(sp.numer(sp.together(xi_exact - M * (3 * a**2 + b**2) / (3 * a)))):
+        raise AssertionError("T2: exact mean")
+    cx_rhs = sp.exp(transcribed_exponent().subs({r: 1, xi: 0, M: 1}))
+    return {
+        "bounded_difference": Result(2 * M * sp.Symbol("alpha_j"), note="|D_i(x) - D_i(x')| <= alpha_j |x_j - x_j'|"),
+        "mcdiarmid_exponent": Result(mcdiarmid_exponent(), note="lower tail, t = xi_i - r >= 0"),
+        "transcribed_exponent": Result(transcribed_exponent()),
+        "denominator_ratio": Result(ratio, note="16M^2 / (2M^2 sigma_i^2) >= 8 since sigma_i^2 <= 1"),
+        "markov_lower": Result(markov_lower(), note="needs r > 0"),
+        "upper_condition": Result(sp.Le(r, xi), note="needed for the summary's upper side"),
+        "corrected_upper_term": Result(
+            sp.exp(-(sp.Max(xi - r, 0) ** 2) / (2 * M**2 * sigma2)), note="valid for every r >= 0"
+        ),
+        "exact_xi_sphere3": Result(xi_exact, note="d = 3, two other selected weights a >= b > 0"),
+        "counterexample_rhs": Result(cx_rhs, maximizer={"L": 2, "N": 1, "d": 1, "M": 1, "r": 1}, note="< 1 = E[N_s]/N"),
+    }

@@ -1,0 +1,73 @@
+"""Sphinx configuration: MyST Markdown pages, furo theme, pages generated from the code.
+
+``make docs`` builds with ``-W --keep-going -n``: every warning (including a stale
+``docs/_generated/verdicts.json``) fails the build.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+sys.path.insert(0, str(DOCS.parent))
+
+import attnbounds  # noqa: E402
+
+project = "attnbounds"
+author = "the attnbounds authors"
+copyright = "2025, the attnbounds authors"
+release = attnbounds.__version__
+version = release
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    # Local extensions (docs/_ext): pages generated from the code and the committed results.
+    "generated_blocks",
+    "docstring_text",
+    "claimpages",
+    "clidoc",
+    "apipages",
+    "experimentpages",
+]
+
+source_suffix = {".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "_generated", "examples", "Thumbs.db", ".DS_Store"]
+
+# MyST: $...$ and $$...$$ math (dollarmath), LaTeX environments (amsmath), ::: fences.
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+myst_dmath_double_inline = True
+
+# autodoc + napoleon (numpy style docstrings).
+autodoc_member_order = "bysource"
+autodoc_typehints = "none"
+autodoc_default_options = {"undoc-members": True}
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_rtype = False
+
+# Nitpicky mode checks every cross-reference into attnbounds. There is no network for
+# intersphinx, so references to other projects (numpy, sympy, hypothesis, ...) and the
+# plain-English type words of numpy-style docstrings ("array_like", "optional") cannot
+# resolve; they are ignored here, and only those.
+nitpick_ignore_regex = [
+    (r"py:.*", r"(numpy|np|scipy|sympy|sp|hypothesis|torch|transformers|click|matplotlib|flint|typing|collections|pathlib|dataclasses)\..*"),
+    (r"py:.*", r"[a-z_][a-z0-9_ -]*"),  # int, float, optional, array_like, array-like, ...
+    (r"py:.*", r"[A-Z]"),  # shape letters in types such as "(Q, L) ndarray"
+    (r"py:.*", r"(Any|Callable|Literal|Mapping|Sequence|Iterable|Iterator|Path|Generator|SearchStrategy|Expr|Symbol|Rational|Tensor|PreTrainedModel|PreTrainedTokenizerBase|InvalidArgument|KeyboardInterrupt|BaseException|ValueError|TypeError|KeyError|FileNotFoundError|RuntimeError)"),
+]
+
+# Keep "--quick" and 'quotes' as typed: option names and code-like text must not become dashes.
+smartquotes = False
+
+html_theme = "furo"
+html_title = f"attnbounds {release}"
+html_static_path: list[str] = []
+pygments_style = "sphinx"

@@ -1,0 +1,87 @@
+"""Regenerate the committed experiment outputs shown on the Experiments page.
+
+Run by ``make experiments-docs``::
+
+    python docs/generate_experiments.py [--text PATH] [MODEL ...]
+
+For each model of ``docs/_ext/experimentpages.py`` (``MODELS``), or the ones named, it runs
+the real command ``attnbounds reproduce --model MODEL --text TEXT --quick --out
+runs/experiments-docs/MODEL`` (the resume cache stays under ``runs/``, which git ignores)
+and copies what the page shows into ``docs/_generated/experiments/MODEL/``: ``report.md``,
+``results.json`` and the PNG figures the report links. The CSV tables stay in ``runs/`` (they
+are large, and ``results.json`` holds the numbers the report quotes).
+A model whose run fails keeps its previous committed outputs and the script exits with 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
+
+import experimentpages  # noqa: E402
+import verdict_store  # noqa: E402
+
+RUNS_DIR = verdict_store.REPO_ROOT / "runs" / "experiments-docs"
+
+
+def _default_text() -> str:
+    corpus = verdict_store.REPO_ROOT.parent / "shared" / "corpus" / "war_and_peace.txt"
+    return str(corpus) if corpus.exists() else "gutenberg:2600"
+
+
+def run_model(model: str, text: str) -> Path:
+    out = RUNS_DIR / model
+    command = [
+        sys.executable, "-m", "attnbounds", "reproduce", "--model", model, "--text", text,
+        "--quick", "--no-progress", "--out", str(out),
+    ]
+    print("$", " ".join(command[2:]), flush=True)
+    subprocess.run(command, cwd=verdict_store.REPO_ROOT, check=True)
+    return out
+
+
+def publish(model: str, out: Path) -> Path:
+    """Copy the outputs the docs show from ``out`` to docs/_generated/experiments/MODEL."""
+    for needed in ("report.md", "results.json"):
+        if not (out / needed).exists():
+            raise FileNotFoundError(f"{out / needed} was not written by attnbounds reproduce")
+    target = experimentpages.EXPERIMENTS_DIR / model
+    staging = target.with_name(target.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for path in sorted(out.iterdir()):
+        keep = path.name in ("report.md", "results.json") or path.suffix == ".png"
+        if path.is_file() and keep:
+            shutil.copy2(path, staging / path.name)
+    shutil.rmtree(target, ignore_errors=True)
+    staging.replace(target)
+    return target
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", help="models to run (default: all on the Experiments page)")
+    parser.add_argument("--text", default=_default_text(), help="text file or gutenberg:ID")
+    args = parser.parse_args(argv)
+    known = [name for name, _, _ in experimentpages.MODELS]
+    models = args.models or known
+    unknown = [m for m in models if m not in known]
+    if unknown:
+        parser.error(f"models: unknown {unknown}; valid: {known}")
+    failed = []
+    for model in models:
+        try:
+            print(f"published {publish(model, run_model(model, args.text))}")
+        except (subprocess.CalledProcessError, FileNotFoundError) as exc:
+            print(f"{model}: {exc}", file=sys.stderr)
+            failed.append(model)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,118 @@
+"""C1 claim object: both readings on batches and single instances, the sharp case, the box."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from attnbounds.claims import get
+from attnbounds.claims.base import holds_relation
+from attnbounds.claims.corollary1 import CLAIM, certify_box, logit_bound
+from attnbounds.theory import derivation
+
+
+def _slice(batch, i):
+    return {k: (v[i] if isinstance(v, np.ndarray) and v.ndim >= 1 else v) for k, v in batch.items()}
+
+
+def _direct(instance):
+    # plain softmax weights and Δ, written out independently of the claim module
+    q = np.asarray(instance["q"], dtype=float)
+    keys = np.asarray(instance["keys"], dtype=float)
+    T = np.asarray(instance["T"], dtype=float)
+    z = np.einsum("...ld,...d->...l", keys, q) / T[..., None]
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    delta = np.linalg.norm(q, axis=-1) * np.linalg.norm(keys, axis=-1).max(axis=-1)
+    return e / e.sum(axis=-1, keepdims=True), delta
+
+
+def test_registry_and_structure():
+    assert get("C1") is CLAIM
+    assert [r.name for r in CLAIM.readings] == ["transcribed", "reconstructed"]
+    assert set(CLAIM.derivations) <= set(derivation.names())
+    assert "Cauchy" in CLAIM.proof and "$" in CLAIM.proof
+    assert set(CLAIM.symbolic_form()) >= {"alpha_lower", "alpha_upper", "tight_lower", "tight_upper"}
+
+
+def test_logit_bound_and_validation():
+    assert float(logit_bound({"q": [0.0, 2.0], "keys": [[1.0, 1.0], [3.0, 0.0]], "T": 1.0})) == pytest.approx(6.0)
+    with pytest.raises(ValueError, match="keys"):
+        logit_bound({"q": [1.0, 2.0], "keys": [[1.0, 1.0, 1.0]], "T": 1.0})
+    with pytest.raises(ValueError, match="T"):
+        CLAIM.reading("transcribed").sides({"q": [1.0], "keys": [[1.0]], "T": 0.0})
+
+
+@pytest.mark.parametrize("name", ["transcribed", "reconstructed"])
+def test_sides_on_batches_equal_sides_on_single_instances(name):
+    r = CLAIM.reading(name)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        batch = r.sweep(rng, 32)
+        s = r.sides(batch)
+        assert np.shape(s.lhs) == (32,) and np.shape(s.rhs) == (32,)
+        assert np.all(holds_relation(s, r.relation, r.rtol, r.atol))
+        for i in (0, 9, 31):
+            one = r.sides(_slice(batch, i))
+            assert float(one.lhs) == pytest.approx(float(s.lhs[i]), rel=1e-12, abs=1e-14)
+            assert float(one.rhs) == pytest.approx(float(s.rhs[i]), rel=1e-12, abs=1e-14)
+
+
+def test_bounds_recomputed_independently():
+    rng = np.random.default_rng(1)
+    sharp = 0
+    for _ in range(20):
+        batch = CLAIM.reading("transcribed").sweep(rng, 64)
+        alpha, delta = _direct(batch)
+        L = alpha.shape[-1]
+        x = 2 * delta / batch["T"]
+        ok = x < 600  # keep e^{±x} finite for the direct check
+        a, xx = alpha[ok], x[ok][:, None]
+        assert np.all(a <= np.exp(xx) / L * (1 + 1e-9)) and np.all(a >= np.exp(-xx) / L * (1 - 1e-9))
+        hi = 1 / (1 + (L - 1) * np.exp(-xx))
+        lo = 1 / (1 + (L - 1) * np.exp(xx))
+        assert np.all(a <= hi * (1 + 1e-9)) and np.all(a >= lo * (1 - 1e-9))
+        sharp += int(np.sum(np.isclose(a.max(axis=-1), hi[:, 0], rtol=1e-9) & (L > 1)))
+    assert sharp > 0
+
+
+def test_aligned_keys_attain_the_sharp_form():
+    q = np.array([0.6, 0.8])
+    keys = np.array([[1.2, 1.6], [-1.2, -1.6], [-1.2, -1.6]])  # |k| = 2, Δ = 2
+    inst = {"q": q, "keys": keys, "T": 0.5}
+    s = CLAIM.reading("reconstructed").sides(inst)
+    assert float(s.lhs) == pytest.approx(float(s.rhs), rel=1e-12)
+    alpha, delta = _direct(inst)
+    assert delta == pytest.approx(2.0)
+    assert alpha[0] == pytest.approx(1 / (1 + 2 * math.exp(-8.0)), rel=1e-12)
+    t = CLAIM.reading("transcribed").sides(inst)
+    assert float(t.rhs) == pytest.approx(8.0) and float(t.lhs) < float(t.rhs)
+
+
+@pytest.mark.parametrize("name", ["transcribed", "reconstructed"])
+def test_hypothesis_strategy_finds_no_violation(name):
+    r = CLAIM.reading(name)
+
+    @settings(max_examples=40, deadline=None, database=None)
+    @given(r.strategy())
+    def check(instance):
+        assert bool(holds_relation(r.sides(instance), r.relation, r.rtol, r.atol))
+        assert bool(CLAIM.hypotheses[0].check(instance))
+
+    check()
+
+
+def test_symbolic_and_certificate():
+    assert CLAIM.reading("transcribed").symbolic().status is True
+    assert CLAIM.reading("reconstructed").symbolic().status is True
+    assert certify_box().status is True
+    # α_i = 1/(1 + Σ e^{l_j − l_i}) uses each difference once, so even one box certifies
+    assert certify_box(1).status is True
+    with pytest.raises(ValueError, match="pieces"):
+        certify_box(0)
+
+
+def test_tiny_vectors_do_not_underflow_the_logit_bound():
+    inst = {"q": np.array([1e-300]), "keys": np.array([[3.0], [-3.0]]), "T": 0.01}
+    assert float(logit_bound(inst)) == pytest.approx(3e-300, rel=1e-12)
+    assert bool(CLAIM.hypotheses[0].check(inst))

@@ -1,0 +1,100 @@
+"""Tests for attnbounds.claims.corollary2: fits, families, sides, and verdicts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from attnbounds.claims import corollary2 as c2
+from attnbounds.claims import get
+from attnbounds.claims.base import holds_relation
+from attnbounds.engine import Budget, judge_hypothesis_drop, judge_reading
+from attnbounds.numerics.attention import cumulative_distance
+from attnbounds.numerics.montecarlo import mean_ci
+
+CLAIM = get("C2")
+SMALL = Budget(examples=20, sweep=2000, mc_samples=2000, method_seconds=20.0)
+
+
+def test_fits_recover_known_curves():
+    L = np.array([64.0, 128, 256, 512])
+    assert float(c2.growth_exponent(L, 3 * L**0.5)) == pytest.approx(0.5, abs=1e-12)
+    assert float(c2.limit_intercept(L, 0.2 * L - 7)) == pytest.approx(0.2, abs=1e-12)
+    with pytest.raises(ValueError, match="d_values"):
+        c2.growth_exponent(L, np.zeros(4))
+
+
+def test_fixed_N_under_lemma1_is_bounded_not_linear():
+    rng = np.random.default_rng(0)
+    curves = c2.distance_curves(rng, 20, "fixed")
+    mean, lo, hi = mean_ci(c2.growth_exponent(c2.L_GRID, curves))
+    assert hi < 0.3  # far below 1
+    # the L-independent bound R(1 + N e^{2a/T}) with a = 1, T = 1, R = 1
+    assert curves.max() < 1 + c2.FIXED_N * np.exp(2.0)
+
+
+def test_without_lemma1_the_growth_is_linear():
+    # α_0 = 1/2 for all L (L1 fails): fitted exponent ≈ 1 and d~/L → 1/2.
+    d = []
+    for L in c2.L_GRID:
+        w = np.full(L, 0.5 / (L - 1))
+        w[0] = 0.5
+        x = np.random.default_rng(L).normal(size=(L, 4))
+        x /= np.linalg.norm(x, axis=1, keepdims=True)
+        d.append(float(cumulative_distance(w, x, 1)))
+    assert float(c2.growth_exponent(c2.L_GRID, d)) == pytest.approx(1.0, abs=0.02)
+    assert float(c2.limit_intercept(c2.L_GRID, d)) == pytest.approx(0.5, abs=0.02)
+
+
+def test_proportional_N_does_not_collapse():
+    curves = c2.distance_curves(np.random.default_rng(1), 20, "proportional")
+    _, lo, _ = mean_ci(c2.limit_intercept(c2.L_GRID, curves))
+    assert lo > 0.1
+
+
+def test_sandwich_is_attained_by_the_antiparallel_family():
+    for L, n in [(5, 2), (40, 3)]:
+        w = np.full(L, 1.0 / L)
+        x = np.where(np.arange(L) < n, 1.0, -1.0)[:, None]
+        s = c2.sides_sandwich({"weights": w, "x": x, "n": n})
+        assert float(s.lhs) == pytest.approx(float(s.rhs), rel=1e-12) and float(s.rhs) > 0
+
+
+@settings(max_examples=40)
+@given(c2._configs())
+def test_sandwich_and_spread_hold(inst):
+    assert holds_relation(c2.sides_sandwich(inst), "<=", atol=1e-10)
+    assert holds_relation(c2.sides_spread(inst), "<=", atol=1e-10)
+
+
+def test_bounded_sides_on_large_L():
+    batch = CLAIM.reading("bounded").sweep(np.random.default_rng(4), 64)
+    s = c2.sides_bounded(batch)
+    assert np.all(s.lhs <= s.rhs)
+    with pytest.raises(ValueError, match="logits"):
+        c2.sides_bounded({"logits": np.array([2.0, 0.0]), "T": 1.0, "a": 1.0, "x": np.ones((2, 1)), "n": 1})
+
+
+def test_symbolic_families_recomputed():
+    p = CLAIM.reading("transcribed").symbolic()
+    assert p.status is False and p.counterexample["d_tilde"] == [0.0, 0.0, 0.0, 0.0]
+    p = CLAIM.reading("transcribed_ii").symbolic()
+    L = 512
+    d = float(cumulative_distance(np.full(L, 1 / L), np.ones((L, 1)), L // 4)) / L
+    assert p.counterexample["d_tilde_over_L"][-1] == pytest.approx(d)
+    assert d == pytest.approx(3 / 16, abs=3e-3) and d > 0
+
+
+def test_verdicts():
+    rows = {r.name: judge_reading(CLAIM, r, budget=SMALL) for r in CLAIM.readings}
+    assert rows["transcribed"]["verdict"] == "falsified"
+    assert rows["transcribed_ii"]["verdict"] == "falsified"
+    for name in ("reconstructed", "bounded", "collapse"):
+        assert rows[name]["verdict"] == "proved", rows[name]
+    for row in rows.values():
+        assert row["conflict"] is None and row["error"] is None, row
+    assert rows["transcribed"]["mc"]["lhs_ci"][1] < 1.0
+    assert rows["transcribed_ii"]["mc"]["lhs_ci"][0] > 0.0
+    drop = judge_hypothesis_drop(CLAIM, CLAIM.hypotheses[0])
+    assert drop["verdict"] == "falsified"

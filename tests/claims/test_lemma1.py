@@ -1,0 +1,174 @@
+"""L1 claim object: readings on batches and single instances, drops, certificates."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from attnbounds.claims import get
+from attnbounds.claims.base import holds_relation
+from attnbounds.claims.lemma1 import (
+    CLAIM,
+    FAMILY_NAMES,
+    HALF_WIDTHS,
+    PARAM_CHOICES,
+    certify_box,
+    family_constants,
+    family_normalizer,
+)
+from attnbounds.theory import derivation
+
+
+def _slice(batch, i):
+    return {k: (v[i] if isinstance(v, np.ndarray) and v.ndim >= 1 else v) for k, v in batch.items()}
+
+
+def _direct(instance):
+    # α from the raw F, m and M from a dense grid: independent of the claim's evaluators
+    F = family_normalizer(instance["family"], instance["param"])
+    z = np.asarray(instance["logits"], dtype=float)
+    f = F.F(z)
+    alpha = f / f.sum(axis=-1, keepdims=True)
+    a = instance["a"]
+    grid = F.F(np.linspace(-a, a, 200_001))
+    return alpha, grid.min(), grid.max()
+
+
+def test_registry_and_structure():
+    assert get("L1") is CLAIM
+    assert [r.name for r in CLAIM.readings] == ["transcribed", "reconstructed"]
+    assert set(CLAIM.derivations) <= set(derivation.names())
+    assert "$" in CLAIM.proof and "Proof" in CLAIM.proof
+    assert {h.name for h in CLAIM.hypotheses} == {"positive", "bounded-logits", "length-independent"}
+    form = CLAIM.symbolic_form()
+    assert {"alpha_lower", "alpha_upper", "tight_lower", "tight_upper", "C1", "C2"} <= set(form)
+
+
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+def test_family_constants_match_a_grid(family):
+    for a in HALF_WIDTHS:
+        for param in PARAM_CHOICES.get(family, (1.0,))[:2]:
+            m, M, lo_at, hi_at = family_constants(family, param, a)
+            F = family_normalizer(family, param)
+            grid = F.F(np.linspace(-a, a, 200_001))
+            assert m == pytest.approx(grid.min(), rel=1e-9) and M == pytest.approx(grid.max(), rel=1e-9)
+            assert F.F(np.array([lo_at]))[0] == pytest.approx(m, rel=1e-12)
+            assert F.F(np.array([hi_at]))[0] == pytest.approx(M, rel=1e-12)
+
+
+def test_invalid_arguments():
+    with pytest.raises(ValueError, match="family"):
+        family_constants("relu", 1.0, 1.0)
+    with pytest.raises(ValueError, match="param"):
+        family_constants("softmax", -1.0, 1.0)
+    with pytest.raises(ValueError, match="a:"):
+        family_constants("softmax", 1.0, 0.0)
+    with pytest.raises(TypeError, match="rng"):
+        CLAIM.reading("transcribed").sweep(0, 3)
+    with pytest.raises(ValueError, match="n:"):
+        CLAIM.reading("transcribed").sweep(np.random.default_rng(0), 0)
+
+
+@pytest.mark.parametrize("name", ["transcribed", "reconstructed"])
+def test_sides_on_batches_equal_sides_on_single_instances(name):
+    r = CLAIM.reading(name)
+    rng = np.random.default_rng(0)
+    for _ in range(15):
+        batch = r.sweep(rng, 40)
+        s = r.sides(batch)
+        assert np.shape(s.lhs) == (40,) and np.shape(s.rhs) == (40,)
+        assert np.all(holds_relation(s, r.relation, r.rtol, r.atol))
+        for i in (0, 17, 39):
+            one = r.sides(_slice(batch, i))
+            assert float(one.lhs) == pytest.approx(float(s.lhs[i]), rel=1e-12, abs=1e-15)
+            assert float(one.rhs) == pytest.approx(float(s.rhs[i]), rel=1e-12)
+
+
+def test_bounds_recomputed_independently_and_tight_case_attained():
+    r = CLAIM.reading("reconstructed")
+    rng = np.random.default_rng(1)
+    attained = 0
+    for _ in range(15):
+        batch = r.sweep(rng, 64)
+        alpha, m, M = _direct(batch)
+        L = alpha.shape[-1]
+        assert np.all(alpha * L <= M / m * (1 + 1e-9)) and np.all(alpha * L >= m / M * (1 - 1e-9))
+        hi, lo = M / (M + (L - 1) * m), m / (m + (L - 1) * M)
+        assert np.all(alpha <= hi * (1 + 1e-9)) and np.all(alpha >= lo * (1 - 1e-9))
+        attained += int(np.sum(np.isclose(alpha.max(axis=-1), hi, rtol=1e-9) | np.isclose(alpha.min(axis=-1), lo, rtol=1e-9)))
+        s = r.sides(batch)
+        assert np.all(s.lhs <= s.rhs * (1 + 1e-9) + 1e-12)
+    assert attained > 0  # the sweep reaches the sharp bound
+
+
+def test_known_extreme_instance_is_an_equality():
+    inst = {"family": "taylor2", "param": 1.0, "a": 2.0, "logits": np.array([2.0, -1.0, -1.0, -1.0])}
+    s = CLAIM.reading("reconstructed").sides(inst)
+    assert float(s.lhs) == pytest.approx(float(s.rhs), rel=1e-12)
+    alpha = _direct(inst)[0]
+    assert alpha[0] == pytest.approx(5 / (5 + 3 * 0.5), rel=1e-12)
+    t = CLAIM.reading("transcribed").sides(inst)
+    assert float(t.rhs) == pytest.approx(math.log(10.0)) and float(t.lhs) < float(t.rhs)
+
+
+@pytest.mark.parametrize("name", ["transcribed", "reconstructed"])
+def test_hypothesis_strategy_finds_no_violation(name):
+    r = CLAIM.reading(name)
+
+    @settings(max_examples=40, deadline=None, database=None)
+    @given(r.strategy())
+    def check(instance):
+        assert np.all(np.abs(instance["logits"]) <= instance["a"])
+        assert bool(holds_relation(r.sides(instance), r.relation, r.rtol, r.atol))
+
+    check()
+
+
+def test_symbolic_and_certificate():
+    assert CLAIM.reading("transcribed").symbolic().status is True
+    assert CLAIM.reading("reconstructed").symbolic().status is True
+    assert certify_box().status is True
+    assert certify_box(1).status is None  # one box is too coarse: undecided, not a pass
+
+
+def test_hypothesis_checks_on_batches():
+    batch = CLAIM.reading("transcribed").sweep(np.random.default_rng(2), 10)
+    for h in CLAIM.hypotheses:
+        assert np.all(h.check(batch)) and np.shape(h.check(batch)) == (10,)
+    out = dict(batch, logits=batch["logits"] + 2 * batch["a"])  # now outside [-a, a]
+    assert not np.any(next(h for h in CLAIM.hypotheses if h.name == "bounded-logits").check(out))
+
+
+def test_drop_bounded_logits_recomputed():
+    proof = next(h for h in CLAIM.hypotheses if h.name == "bounded-logits").drop()
+    assert proof.status is False
+    z = proof.counterexample["logits"]
+    L = z.size
+    assert np.abs(z).max() > proof.counterexample["a"]  # only this hypothesis fails
+    alpha1 = math.exp(z[0]) / np.exp(z).sum()
+    assert L * alpha1 == pytest.approx(proof.lhs, rel=1e-12)
+    assert proof.rhs == pytest.approx(math.exp(2.0)) and L * alpha1 > proof.rhs
+    # the claim's own transcribed evaluator agrees that the conclusion fails there
+    s = CLAIM.reading("transcribed").sides(proof.counterexample)
+    assert not holds_relation(s, "<=")
+
+
+def test_drop_length_independent_recomputed():
+    proof = next(h for h in CLAIM.hypotheses if h.name == "length-independent").drop()
+    assert proof.status is False
+    z = proof.counterexample["logits"]
+    L, s = z.size, proof.counterexample["s"]
+    assert np.abs(z).max() <= proof.counterexample["a"]  # bounded, positive: only length-awareness fails
+    w = np.exp(s * math.log(L) * z)
+    assert L * w[0] / w.sum() == pytest.approx(proof.lhs, rel=1e-12)
+    # its constant at L = 2 on [-1, 1]: M/m = 2^{2s}
+    assert proof.rhs == pytest.approx(2 ** (2 * s)) and proof.lhs > 10 * proof.rhs
+
+
+def test_drop_positive_recomputed():
+    proof = next(h for h in CLAIM.hypotheses if h.name == "positive").drop()
+    assert proof.status is False
+    z = proof.counterexample["logits"]
+    f = np.maximum(z, 0.0)
+    assert f.min() == 0.0 and (f / f.sum()).min() == 0.0 and proof.lhs == 0.0

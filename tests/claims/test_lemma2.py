@@ -1,0 +1,178 @@
+"""L2 claim object: the four readings of 1/(4T), the secondary form, the generic bound."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+
+from attnbounds.claims import get
+from attnbounds.claims.base import holds_relation
+from attnbounds.claims.lemma1 import FAMILY_NAMES, family_normalizer
+from attnbounds.claims.lemma2 import CLAIM, FAMILY_G, NORMS, certify_counterexample, log_derivative_sup
+from attnbounds.theory import derivation
+from attnbounds.theory.normalization import FAMILIES, T, l, p
+
+try:
+    import torch
+except ImportError:  # torch is the optional "empirical" extra
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="torch (the empirical extra) is not installed")
+
+
+FALSIFIED = ["transcribed", "row", "spectral", "frobenius"] + [f"secondary-{k}" for k in NORMS]
+KIND = {"transcribed": "spectral", **{k: k for k in NORMS}, **{f"secondary-{k}": k for k in NORMS}}
+
+
+def _slice(batch, i):
+    return {k: (v[i] if isinstance(v, np.ndarray) and v.ndim >= 1 else v) for k, v in batch.items()}
+
+
+def torch_norms(logits, Tv):
+    """The four norms of the softmax Jacobian from torch autograd (float64)."""
+    z = torch.tensor(np.asarray(logits, dtype=float), dtype=torch.float64)
+    Jm = torch.autograd.functional.jacobian(lambda t: torch.softmax(t / Tv, dim=-1), z).numpy()
+    return {
+        "entry": np.abs(Jm).max(),
+        "row": np.linalg.norm(Jm, axis=1).max(),
+        "spectral": np.linalg.norm(Jm, 2),
+        "frobenius": np.linalg.norm(Jm, "fro"),
+    }
+
+
+def test_registry_and_structure():
+    assert get("L2") is CLAIM
+    names = [r.name for r in CLAIM.readings]
+    assert names[:6] == ["transcribed", "reconstructed", "entry", "row", "spectral", "frobenius"]
+    assert set(FALSIFIED) <= set(names)
+    assert set(CLAIM.derivations) <= set(derivation.names())
+    assert "$" in CLAIM.proof and "Gershgorin" in CLAIM.proof
+    form = CLAIM.symbolic_form()
+    assert form["sup_row"] == sp.sqrt(2) / (4 * T)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", FALSIFIED)
+def test_falsified_readings_counterexamples_really_violate(name):
+    r = CLAIM.reading(name)
+    proof = r.symbolic()
+    assert proof.status is False
+    cex = proof.counterexample
+    ref = torch_norms(cex["logits"], cex["T"])[KIND[name]]
+    bound = 1 / (4 * cex["T"])
+    if name.startswith("secondary"):
+        bound = min(bound, math.sqrt(2))
+    assert ref == pytest.approx(proof.lhs, rel=1e-12) and bound == pytest.approx(proof.rhs, rel=1e-12)
+    assert ref > bound * (1 + 1e-6)
+    s = r.sides(cex)
+    assert float(s.lhs) == pytest.approx(ref, rel=1e-12) and not holds_relation(s, r.relation, r.rtol, r.atol)
+    cert = r.certify()
+    assert cert.status is False and cert.lhs == pytest.approx(ref, rel=1e-12)
+
+
+@needs_torch
+def test_entry_reading_is_proved_and_sharp():
+    r = CLAIM.reading("entry")
+    assert r.symbolic().status is True and r.certify is None
+    for Tv in (1e-3, 0.3, 50.0):
+        s = r.sides({"logits": np.array([0.0, 0.0]), "T": Tv})
+        assert float(s.lhs) == pytest.approx(float(s.rhs), rel=1e-12)  # attained
+        assert torch_norms([0.0, 0.0], Tv)["entry"] == pytest.approx(1 / (4 * Tv), rel=1e-12)
+
+
+def test_secondary_entry_holds_exactly_above_the_threshold():
+    r = CLAIM.reading("secondary-entry")
+    thr = math.sqrt(2) / 8
+    for Tv, violated in ((0.5 * thr, True), (0.999 * thr, True), (1.001 * thr, False), (2.0, False)):
+        s = r.sides({"logits": np.array([0.0, 0.0]), "T": Tv})
+        assert (not holds_relation(s, "<=")) == violated
+
+
+@pytest.mark.parametrize("name", ["entry", "row", "reconstructed", "secondary-spectral"])
+def test_sides_on_batches_equal_sides_on_single_instances(name):
+    r = CLAIM.reading(name)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        batch = r.sweep(rng, 24)
+        s = r.sides(batch)
+        assert np.shape(s.lhs) == (24,) and np.shape(s.rhs) == (24,)
+        for i in (0, 7, 23):
+            one = r.sides(_slice(batch, i))
+            assert float(one.lhs) == pytest.approx(float(s.lhs[i]), rel=1e-10, abs=1e-14)
+            assert float(one.rhs) == pytest.approx(float(s.rhs[i]), rel=1e-12)
+
+
+@needs_torch
+def test_softmax_sides_against_torch_on_sweeps():
+    rng = np.random.default_rng(1)
+    for _ in range(4):
+        batch = CLAIM.reading("row").sweep(rng, 8)
+        for name in ("entry", "row", "spectral", "frobenius"):
+            s = CLAIM.reading(name).sides(batch)
+            for i in range(8):
+                ref = torch_norms(batch["logits"][i], batch["T"][i])[name]
+                assert float(s.lhs[i]) == pytest.approx(ref, rel=1e-9, abs=1e-13 / batch["T"][i])
+
+
+def test_true_readings_hold_on_sweeps_and_falsified_ones_fail_there():
+    rng = np.random.default_rng(2)
+    for name in ("entry", "reconstructed"):
+        r = CLAIM.reading(name)
+        for _ in range(20):
+            assert np.all(holds_relation(r.sides(r.sweep(rng, 200)), r.relation, r.rtol, r.atol))
+    for name in ("row", "spectral", "frobenius"):
+        r = CLAIM.reading(name)
+        bad = sum(int((~holds_relation(r.sides(r.sweep(rng, 200)), r.relation)).sum()) for _ in range(10))
+        assert bad > 0
+
+
+@pytest.mark.parametrize("name", ["entry", "reconstructed"])
+def test_hypothesis_finds_no_violation_of_true_readings(name):
+    r = CLAIM.reading(name)
+
+    @settings(max_examples=40, deadline=None, database=None)
+    @given(r.strategy())
+    def check(instance):
+        assert bool(holds_relation(r.sides(instance), r.relation, r.rtol, r.atol))
+
+    check()
+
+
+@needs_torch
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+def test_generic_sides_against_torch_autograd(family):
+    param = 1.5 if family == "power" else (0.5 if family == "softmax" else 1.0)
+    F = family_normalizer(family, param)
+    ft = sp.lambdify(l, F.expr, "torch")
+    rng = np.random.default_rng(3)
+    for L in (2, 5):
+        z = 2 * rng.standard_normal(L)
+        zt = torch.tensor(z, dtype=torch.float64)
+        Jt = torch.autograd.functional.jacobian(lambda t: ft(t) / ft(t).sum(), zt).numpy()
+        s = CLAIM.reading("reconstructed").sides({"family": family, "param": param, "logits": z})
+        assert float(s.lhs) == pytest.approx(np.linalg.norm(Jt, 2), rel=1e-9)
+        assert float(s.rhs) == log_derivative_sup(family, param) / 2
+
+
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+def test_catalogue_matches_the_theory_family_and_G(family):
+    F = family_normalizer(family, 2.0)
+    theory = FAMILIES[FAMILY_G[family]].F.subs({T: 2 if family == "softmax" else 1, p: 2})
+    assert sp.simplify(F.expr - theory) == 0
+    x = np.linspace(-60, 60, 200_001)
+    with np.errstate(all="ignore"):
+        g = np.abs(F.dF(x) / F.F(x))
+    g = g[np.isfinite(g)]
+    G = log_derivative_sup(family, 2.0)
+    assert g.max() <= G * (1 + 1e-12)
+    assert g.max() == pytest.approx(G, rel=1e-3)  # attained or approached within the grid
+
+
+def test_validation():
+    with pytest.raises(ValueError, match="kind"):
+        certify_counterexample("nuclear")
+    with pytest.raises(ValueError, match="family"):
+        log_derivative_sup("relu", 1.0)
+    with pytest.raises(ValueError, match="T"):
+        CLAIM.reading("entry").sides({"logits": [0.0, 1.0], "T": -1.0})

@@ -1,0 +1,143 @@
+"""Tests for attnbounds.claims.theorem1_random: exact enumeration vs naive loops and Monte Carlo,
+E ≥ M ≥ ..., the gap bound, the counterexample, and how large ε is."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from attnbounds.claims import get
+from attnbounds.claims import theorem1_random as t1r
+from attnbounds.claims.base import holds_relation
+from attnbounds.engine import Budget, judge_hypothesis_drop, judge_reading
+
+CLAIM = get("T1ii")
+SMALL = Budget(examples=20, sweep=2000, mc_samples=400, method_seconds=20.0)
+RNG = np.random.default_rng(99)
+
+
+def naive_expectation(w, x, n):
+    L = len(w)
+    vals = []
+    for S in itertools.combinations(range(L), n):
+        s = sum(w[j] * x[j] for j in S)
+        vals.append(sum(np.linalg.norm(w[i] * x[i] - s) for i in range(L) if i not in S))
+    return float(np.mean(vals))
+
+
+def naive_main(w, x, n):
+    L = len(w)
+    k = n / (L - 1)
+    c = sum(w[j] * x[j] for j in range(L))
+    return (L - n) / L * sum(np.linalg.norm((1 + k) * w[i] * x[i] - k * c) for i in range(L))
+
+
+def test_claim_structure():
+    names = {r.name for r in CLAIM.readings}
+    assert {"transcribed", "transcribed_context", "reconstructed", "gap_bound", "tight_last"} <= names
+    assert CLAIM.derivations == ("T1ii",) and "Jensen" in CLAIM.proof
+    assert "p_excluded" in CLAIM.symbolic_form()
+
+
+def test_exact_sides_match_naive_enumeration_and_the_bounds_hold():
+    batch = t1r.sweep_instances(np.random.default_rng(5), 30)
+    E = CLAIM.reading("reconstructed").sides(batch).lhs
+    M = CLAIM.reading("reconstructed").sides(batch).rhs
+    upper = CLAIM.reading("gap_bound").sides(batch).rhs
+    for k in range(30):
+        w, x = batch["weights"][k], batch["x"][k]
+        assert E[k] == pytest.approx(naive_expectation(w, x, batch["n"]), rel=1e-10)
+        assert M[k] == pytest.approx(naive_main(w, x, batch["n"]), rel=1e-10)
+    assert np.all(holds_relation(t1r.Sides(E, M), ">="))
+    assert np.all(holds_relation(t1r.Sides(E, upper), "<="))
+
+
+def test_gap_vanishes_at_n_equal_L_minus_1():
+    batch = t1r.sweep_instances(np.random.default_rng(8), 200, n_last=True)
+    s = CLAIM.reading("tight_last").sides(batch)
+    np.testing.assert_allclose(s.lhs, s.rhs, rtol=1e-10, atol=1e-12)
+    assert np.all(t1r.jensen_gap_bound(batch["weights"], batch["x"], batch["n"]) == 0.0)
+
+
+def test_jensen_gap_bound_against_direct_variance():
+    w = RNG.dirichlet(np.ones(6))
+    x = RNG.normal(size=(6, 2))
+    n, L = 2, 6
+    G = 0.0
+    for i in range(L):
+        cond = [S for S in itertools.combinations(range(L), n) if i not in S]
+        sums = np.array([sum(w[j] * x[j] for j in S) for S in cond])
+        G += np.sqrt(((sums - sums.mean(axis=0)) ** 2).sum(axis=1).mean())
+    G *= (L - n) / L
+    assert float(t1r.jensen_gap_bound(w, x, n)) == pytest.approx(G, rel=1e-10)
+
+
+def test_monte_carlo_agrees_with_exact_enumeration():
+    w = RNG.dirichlet(np.ones(9))
+    x = RNG.normal(size=(9, 3))
+    exact = t1r.jensen_gap(w, x, 3, method="exact")
+    mc = t1r.jensen_gap(w, x, 3, method="mc", samples=4000, seed=1, confidence=0.999)
+    lo, hi = mc["E_ci"]
+    assert lo <= exact["E"] <= hi and hi - lo < 0.1 * exact["E"]
+    assert exact["M"] == pytest.approx(mc["M"])
+
+
+@pytest.mark.parametrize("xbar", ["mean", "context"])
+def test_transcription_counterexample_recomputed(xbar):
+    w, x = np.array([0.5, 0.5]), np.array([[1.0], [1.0]])
+    assert naive_expectation(w, x, 1) == 0.0
+    center = x.mean(axis=0) if xbar == "mean" else w @ x
+    manual = (2 - 1) / 2 * sum(np.linalg.norm((w[i] + 1 / (2 - 1)) * x[i] - center) for i in range(2))
+    assert manual == 0.5 == float(t1r.transcribed_term(w, x, 1, xbar))
+    proof = CLAIM.reading("transcribed" if xbar == "mean" else "transcribed_context").symbolic()
+    assert proof.status is False and proof.lhs == 0.0 and proof.rhs == 0.5
+
+
+def test_relative_gap_grows_with_L_for_isotropic_embeddings():
+    # ε/M at N = 5: clearly larger at L = 512 than at L = 32 (Monte Carlo intervals disjoint).
+    ratios = {}
+    for L in (32, 512):
+        inst = t1r.large_instance(np.random.default_rng(L), L=L, n=5, dim=16)
+        g = t1r.jensen_gap(inst["weights"], inst["x"], 5, method="mc", samples=1500, seed=L, confidence=0.99)
+        ratios[L] = (g["epsilon_ci"][0] / g["M"], g["epsilon_ci"][1] / g["M"])
+        assert g["epsilon_ci"][0] > 0  # ε > 0 resolved: the gap is not negligible
+        assert g["epsilon"] <= g["G"]
+    assert ratios[512][0] > ratios[32][1]
+
+
+def test_verdicts():
+    rows = {r.name: judge_reading(CLAIM, r, budget=SMALL) for r in CLAIM.readings}
+    assert rows["transcribed"]["verdict"] == "falsified"
+    assert rows["transcribed_context"]["verdict"] == "falsified"
+    for name in ("reconstructed", "gap_bound", "tight_last"):
+        assert rows[name]["verdict"] == "proved", rows[name]
+    for row in rows.values():
+        assert row["conflict"] is None and row["error"] is None, row
+    # Monte Carlo at L = 256 is decisive both ways
+    mc = rows["transcribed"]["mc"]
+    assert mc["lhs_ci"][1] < mc["rhs_ci"][0]
+    mc = rows["reconstructed"]["mc"]
+    assert mc["lhs_ci"][0] > mc["rhs_ci"][1]
+
+
+def test_uniform_subset_is_needed():
+    row = judge_hypothesis_drop(CLAIM, CLAIM.hypotheses[0])
+    assert row["verdict"] == "falsified"
+    c = row["counterexample"]
+    w, x, S = np.array(c["instance"]["weights"]), np.array(c["instance"]["x"]), c["instance"]["subset"]
+    s = sum(w[j] * x[j] for j in S)
+    d = sum(np.linalg.norm(w[i] * x[i] - s) for i in range(3) if i not in S)
+    assert d == pytest.approx(c["lhs"]) and d < naive_main(w, x, 1)
+
+
+def test_validation():
+    with pytest.raises(ValueError, match="xbar"):
+        t1r.transcribed_term([0.5, 0.5], [[1.0], [1.0]], 1, xbar="median")
+    with pytest.raises(ValueError, match="n: this reading needs"):
+        CLAIM.reading("tight_last").sides({"weights": np.ones(3) / 3, "x": np.ones((3, 1)), "n": 1})
+    with pytest.raises(ValueError, match="method"):
+        t1r.jensen_gap([0.5, 0.5], [[1.0], [1.0]], 1, method="main")
+    with pytest.raises(KeyError, match="'n'"):
+        CLAIM.reading("reconstructed").sides({"weights": np.ones(2) / 2, "x": np.ones((2, 1))})

@@ -1,0 +1,224 @@
+"""Tests of ``attnbounds check``: output, JSON, exit codes, bad options, interrupts, dispatch.
+
+Toy claims with known verdicts are registered in an isolated registry.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import strategies as st
+
+from attnbounds import claims as registry
+from attnbounds.claims.base import Claim, Proof, Reading, Sides
+from attnbounds.cli import main
+
+
+def _int_sides(inst):
+    # n² <= 10 n fails exactly for n >= 11
+    n = np.asarray(inst["n"], dtype=float)
+    return Sides(n**2, 10 * n)
+
+
+def _ints():
+    return st.fixed_dictionaries({"n": st.integers(0, 100)})
+
+
+def _sweep_ints(rng, k):
+    return {"n": rng.integers(0, 101, k)}
+
+
+def _claim(cid, transcribed, reconstructed=None):
+    return Claim(
+        id=cid, title=f"toy {cid}", source="tests", statement="toy", transcription="toy",
+        transcription_latex="toy", hypotheses=(),
+        readings=(transcribed, reconstructed or Reading("reconstructed", "-", "-",
+                                                        symbolic=lambda: Proof(True, "exact"))),
+        proof="toy",
+    )
+
+
+FALSE = Reading("transcribed", "n² <= 10n", "-", strategy=_ints, sides=_int_sides, sweep=_sweep_ints)
+TRUE = Reading("transcribed", "1 <= 2", "-", symbolic=lambda: Proof(True, "1 <= 2"))
+
+
+@pytest.fixture
+def toys(monkeypatch):
+    monkeypatch.setattr(registry, "_MODULES", {})
+    monkeypatch.setattr(registry, "_EXTRA", {})
+    registry.register(_claim("BAD", FALSE))
+    registry.register(_claim("GOOD", TRUE))
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["check", *args], catch_exceptions=False)
+
+
+def test_table_lists_every_reading_with_its_verdict(toys):
+    result = run("--quick", "--examples", "20")
+    assert result.exit_code == 0, result.output
+    for rid, verdict in [("BAD:transcribed", "falsified"), ("BAD:reconstructed", "proved"),
+                         ("GOOD:transcribed", "proved")]:
+        line = next(line for line in result.stdout.splitlines() if rid in line)
+        assert verdict in line
+    assert "121" in result.stdout  # the minimal counterexample n = 11: 121 > 110
+
+
+def test_json_rows_and_strict_exit_codes(toys, tmp_path):
+    out = tmp_path / "sub" / "check.json"
+    result = run("--quick", "--examples", "20", "--json", str(out))
+    assert result.exit_code == 0
+    rows = json.loads(out.read_text())
+    assert [r["id"] for r in rows] == ["BAD:transcribed", "BAD:reconstructed", "GOOD:transcribed",
+                                       "GOOD:reconstructed"]
+    assert rows[0]["counterexample"]["instance"] == {"n": 11}
+    assert run("--quick", "--examples", "20", "--strict").exit_code == 1
+    strict_ok = run("--quick", "--strict", "GOOD", "BAD:reconstructed")
+    assert strict_ok.exit_code == 0, strict_ok.output
+
+
+def test_json_to_stdout_keeps_the_table_on_stderr(toys):
+    result = run("GOOD", "--json", "-")
+    assert result.exit_code == 0
+    rows = json.loads(result.stdout)
+    assert [r["verdict"] for r in rows] == ["proved", "proved"]
+    assert "GOOD:transcribed" in result.stderr
+
+
+def test_same_seed_same_json(toys, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    for path in (a, b):
+        assert run("BAD", "--quick", "--seed", "5", "--json", str(path)).exit_code == 0
+
+    def strip(p):
+        return [{k: v for k, v in r.items() if k not in ("seconds", "method_seconds")} for r in json.loads(p.read_text())]
+
+    assert strip(a) == strip(b)
+
+
+def test_unknown_id_is_a_one_line_usage_error(toys):
+    result = run("NOPE")
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("Error: ids: unknown id 'NOPE'; valid: BAD, BAD:transcribed")
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [(["--examples", "-3"], "--examples"), (["--examples", "0"], "--examples"), (["--examples", "x"], "--examples"),
+     (["--seed", "-1"], "--seed"), (["--plot", "m.png"], "--plot")],
+)
+def test_bad_option_values_name_the_option(toys, args, name):
+    result = run(*args)
+    assert result.exit_code == 2
+    assert name in result.stderr
+
+
+def test_interrupt_writes_the_finished_rows(monkeypatch, tmp_path):
+    def interrupting_sweep(rng, k):
+        raise KeyboardInterrupt
+
+    stuck = Reading("transcribed", "-", "-", symbolic=lambda: Proof(None, "?"), strategy=_ints, sides=_int_sides,
+                    sweep=interrupting_sweep)
+    monkeypatch.setattr(registry, "_MODULES", {})
+    monkeypatch.setattr(registry, "_EXTRA", {})
+    registry.register(_claim("BAD", FALSE))
+    registry.register(_claim("STUCK", stuck))
+    out = tmp_path / "partial.json"
+    result = run("--quick", "--json", str(out))
+    assert result.exit_code == 130
+    assert "interrupted" in result.stderr
+    rows = json.loads(out.read_text())
+    assert [r["id"] for r in rows] == ["BAD:transcribed", "BAD:reconstructed", "STUCK:transcribed"]
+    assert rows[0]["verdict"] == "falsified" and rows[2]["error"] == "interrupted"
+    assert "STUCK:transcribed cut short" in result.stderr
+
+
+def test_a_swallowed_ctrl_c_still_stops_at_the_next_method():
+    """Python drops a KeyboardInterrupt raised in a gc callback; the guard's flag catches it."""
+    from attnbounds.cli.check import _InterruptGuard
+
+    seen = []
+    guard = _InterruptGuard()
+    guarded = guard.wrap(lambda *args: seen.append(args))
+    guarded("L1:transcribed", 0, 3)
+    guard.hit = True  # what the SIGINT handler sets before raising
+    with pytest.raises(KeyboardInterrupt):
+        guarded("L1:transcribed sweep", 0, 3)
+    assert seen == [("L1:transcribed", 0, 3)]
+
+
+def test_normalizer_and_matrix_dispatch_to_the_battery(toys, monkeypatch, tmp_path):
+    calls = {}
+
+    def run_battery(normalizer, ids, *, quick, seed, examples, progress):
+        calls["battery"] = (normalizer, ids, quick, seed, examples)
+        if ids == ["NOPE"]:
+            raise ValueError("ids: unknown id 'NOPE'; valid: L1, ...")
+        return [{"id": "L1:transcribed", "claim": "L1", "reading": "transcribed", "kind": "reading",
+                 "verdict": "falsified", "methods": ["sweep"], "evidence": "x", "seconds": 0.1,
+                 "conflict": None, "error": None}]
+
+    def run_matrix(normalizers=None, ids=None, *, quick, seed, progress):
+        calls["matrix"] = (normalizers, ids, quick, seed)
+        return {"verdicts": {"softmax": {"L1:transcribed": "holds"}, "ssmax": {"L1:transcribed": "falsified"}}}
+
+    def plot_matrix(matrix, path):
+        calls["plot"] = path
+
+    fake = types.ModuleType("attnbounds.battery")
+    fake.run_battery, fake.run_matrix, fake.plot_matrix = run_battery, run_matrix, plot_matrix
+    monkeypatch.setitem(sys.modules, "attnbounds.battery", fake)
+
+    result = run("L1", "--normalizer", "ssmax", "--quick", "--seed", "3", "--strict")
+    assert result.exit_code == 1 and "L1:transcribed" in result.stdout
+    assert calls["battery"] == ("ssmax", ["L1"], True, 3, None)
+    bad = run("--normalizer", "nope")  # resolved by attnbounds.numerics.normalizers before running
+    assert bad.exit_code == 2 and "--normalizer:" in bad.stderr and "'nope'" in bad.stderr
+    assert "ssmax" in bad.stderr  # the valid names are listed
+    bad = run("NOPE", "--normalizer", "softmax")
+    assert bad.exit_code == 2 and "ids: unknown id 'NOPE'" in bad.stderr
+
+    out = tmp_path / "m.json"
+    result = run("--matrix", "--json", str(out), "--plot", str(tmp_path / "m.png"))
+    assert result.exit_code == 0, result.output
+    assert calls["matrix"] == (None, None, False, 0) and calls["plot"] == str(tmp_path / "m.png")
+    assert json.loads(out.read_text())["verdicts"]["ssmax"]["L1:transcribed"] == "falsified"
+    assert "ssmax" in result.stdout and "falsified" in result.stdout
+
+
+def test_missing_battery_is_a_clear_error(toys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "attnbounds.battery", None)
+    result = run("--matrix")
+    assert result.exit_code == 1
+    assert "attnbounds.battery" in result.stderr
+
+
+# --------------------------------------------------------------------------- the real claims
+
+
+def test_quick_check_of_real_readings_end_to_end(tmp_path):
+    """Two fast readings of the paper's claims through the whole command.
+
+    L2:row reads 1/(4T) as a bound on one weight's gradient: at uniform logits with L = 2,
+    T = 1 the row norm is sqrt(2)/4 > 1/4, so it must come out falsified with lhs > rhs.
+    C1:reconstructed is a theorem, so it must not be falsified.
+    """
+    out = tmp_path / "real.json"
+    result = run("L2:row", "C1:reconstructed", "--quick", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    rows = {r["id"]: r for r in json.loads(out.read_text())}
+    assert set(rows) == {"L2:row", "C1:reconstructed"}
+    for r in rows.values():
+        assert r["error"] is None and r["conflict"] is None, r
+    row = rows["L2:row"]
+    assert row["verdict"] == "falsified"
+    assert row["counterexample"]["lhs"] > row["counterexample"]["rhs"]
+    assert rows["C1:reconstructed"]["verdict"] in ("proved", "certified", "holds")
+    assert run("L2:row", "--quick", "--strict").exit_code == 1

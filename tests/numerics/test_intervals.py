@@ -1,0 +1,140 @@
+"""intervals.py: three-valued arb certificates, soundness against sampled values, errors."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from flint import arb, fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attnbounds.numerics.attention import softmax
+from attnbounds.numerics.intervals import (
+    arb_softmax,
+    as_rational,
+    box_to_arbs,
+    certify_upper_bound,
+    softmax_weight_bound_certificate,
+    two_point_jacobian_certificate,
+)
+from attnbounds.strategies import logits, temperatures
+
+
+def test_tight_bound_needs_concavity():
+    f = lambda x: 2 * x[0] * (1 - x[0])  # noqa: E731
+    # Plain enclosures cannot reach a bound that is attained: undecided, never rounded up.
+    plain = certify_upper_bound(f, [(0, 1)], "1/2", max_depth=10)
+    assert plain.status is None
+    assert two_point_jacobian_certificate().status is True
+
+
+def test_false_bound_gives_an_exact_counterexample():
+    cert = certify_upper_bound(lambda x: 2 * x[0] * (1 - x[0]), [(0, 1)], "0.49")
+    assert cert.status is False
+    (c,) = cert.counterexample
+    assert isinstance(c, fmpq)
+    assert 2 * c * (1 - c) > fmpq(49, 100)  # exact rational check of the counterexample
+
+
+def test_boundary_maximum_is_found_at_a_vertex():
+    cert = certify_upper_bound(lambda x: x[0] * x[0] + x[1], [(-1, 1), (0, 2)], 3, strict=True)
+    assert cert.status is False
+    x, y = cert.counterexample
+    assert x * x + y >= 3
+    # ≤ 3 is true but attained at the corners (±1, 2): enclosures alone stay undecided ...
+    assert certify_upper_bound(lambda x: x[0] * x[0] + x[1], [(-1, 1), (0, 2)], 3, max_depth=12).status is None
+    # ... while any slack is certified.
+    assert certify_upper_bound(lambda x: x[0] * x[0] + x[1], [(-1, 1), (0, 2)], "3.001").status is True
+
+
+def test_concavity_needs_a_negative_semidefinite_hessian():
+    # f = x(1 − x) + y² is not concave; the Gershgorin test must refuse it.
+    f = lambda x: x[0] * (1 - x[0]) + x[1] * x[1]  # noqa: E731
+    cert = certify_upper_bound(
+        f,
+        [(0, 1), (0, "1/10")],
+        "1/4",
+        max_depth=8,
+        gradient=lambda x: [1 - 2 * x[0], 2 * x[1]],
+        hessian=lambda x: [[arb(-2), arb(0)], [arb(0), arb(2)]],
+    )
+    assert cert.status is False  # (1/2, 1/10) gives 1/4 + 1/100
+
+
+def test_softmax_weight_certificates_corollary1():
+    for L in (1, 2, 3):
+        for side in ("lower", "upper"):
+            assert softmax_weight_bound_certificate(L, delta="1", T="1/2", side=side).status is True
+
+
+def test_softmax_weight_wrong_constant_is_refuted():
+    # e^{−Δ}/L instead of e^{−2Δ}/L: min α_1 = 1/(1 + e^{2}) < e^{−1}/2 for L = 2, Δ = 1.
+    c = (-arb(1)).exp() / 2
+    cert = certify_upper_bound(lambda x: c - arb_softmax(x)[0], [(-1, 1), (-1, 1)], 0)
+    assert cert.status is False
+    l1, l2 = (float(v) for v in cert.counterexample)
+    assert math.exp(-1) / 2 > softmax(np.array([l1, l2]))[0]
+
+
+@settings(max_examples=40)
+@given(logits(max_size=5, min_value=-20.0, max_value=20.0), temperatures(1e-2, 1e2))
+def test_arb_softmax_encloses_numpy(z, T):
+    balls = arb_softmax([arb(float(v)) for v in z], T=Fraction(T))
+    a = softmax(z, T)
+    for ball, v in zip(balls, a):
+        assert ball.overlaps(arb(float(v), 1e-15 + 1e-13 * float(v)))
+        assert ball.rad() < 1e-12
+
+
+@settings(max_examples=30)
+@given(st.floats(-1, 1), st.floats(0, 1))
+def test_certified_enclosure_is_sound_on_subboxes(a, b):
+    lo, hi = sorted((a, a + b))
+    (ball,) = box_to_arbs([(lo, hi)])
+    f = (ball * ball - 3 * ball).exp()
+    for t in np.linspace(lo, hi, 7):
+        # the enclosure of f on the box contains f at every point of the box
+        assert f.contains((arb(float(t)) ** 2 - 3 * arb(float(t))).exp())
+
+
+def test_exact_constant_results_are_accepted():
+    assert certify_upper_bound(lambda x: 1, [(0, 1)], 1).status is True
+    assert certify_upper_bound(lambda x: Fraction(3, 2), [(0, 1)], 1).status is False
+
+
+def test_as_rational_accepts_exact_forms():
+    assert as_rational("1/3") == fmpq(1, 3)
+    assert as_rational(Fraction(2, 7)) == fmpq(2, 7)
+    assert as_rational(0.1) == fmpq(*Fraction(0.1).as_integer_ratio())
+    assert as_rational(5) == fmpq(5)
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda: certify_upper_bound(None, [(0, 1)], 1), TypeError, "f: must be callable"),
+        (lambda: certify_upper_bound(lambda x: x[0], [], 1), ValueError, "box: must have"),
+        (lambda: certify_upper_bound(lambda x: x[0], [(1, 0)], 1), ValueError, "box: coordinate 0 has lo > hi"),
+        (lambda: certify_upper_bound(lambda x: x[0], [(0,)], 1), ValueError, "box: coordinate 0 must be"),
+        (lambda: certify_upper_bound(lambda x: x[0], 5, 1), TypeError, "box: expected"),
+        (lambda: certify_upper_bound(lambda x: x[0], [(0, float("nan"))], 1), ValueError, r"box\[0\].hi"),
+        (lambda: certify_upper_bound(lambda x: x[0], [(0, 1)], "abc"), ValueError, "bound:"),
+        (lambda: certify_upper_bound(lambda x: x[0], [(0, 1)], 1, max_depth=-1), ValueError, "max_depth:"),
+        (lambda: certify_upper_bound(lambda x: x[0], [(0, 1)], 1, max_boxes=0), ValueError, "max_boxes:"),
+        (lambda: certify_upper_bound(lambda x: x[0], [(0, 1)], 1, strict=1), TypeError, "strict:"),
+        (lambda: certify_upper_bound(lambda x: x[0], [(0, 1)], 1, gradient=lambda x: x), ValueError, "gradient:"),
+        (lambda: certify_upper_bound(lambda x: "a", [(0, 1)], 1), TypeError, "f: must return an arb"),
+        (lambda: certify_upper_bound(lambda x: 0.5, [(0, 1)], 1), TypeError, "f: must return an arb"),
+        (lambda: arb_softmax([]), ValueError, "logits: must not be empty"),
+        (lambda: arb_softmax([0, 1], T=0), ValueError, "T: must be > 0"),
+        (lambda: arb_softmax([0, None]), TypeError, "logits"),
+        (lambda: softmax_weight_bound_certificate(L=9), ValueError, "L: must be"),
+        (lambda: softmax_weight_bound_certificate(delta=-1), ValueError, "delta:"),
+        (lambda: softmax_weight_bound_certificate(side="both"), ValueError, "side:"),
+        (lambda: as_rational(True), TypeError, "value: expected a number"),
+    ],
+)
+def test_error_paths_name_the_argument(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()

@@ -1,0 +1,482 @@
+"""Tests of the verdict engine on toy claims built here, with known answers.
+
+The toy claims are registered in an isolated registry (the paper's claims are hidden), so
+these tests do not depend on the claim modules.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import strategies as st
+
+from attnbounds import claims as registry
+from attnbounds import engine
+from attnbounds.claims.base import VERDICTS, Claim, Estimate, Hypothesis, Proof, Reading, Sides
+from attnbounds.engine import Budget, MethodOutcome, combine
+
+SMALL = Budget(examples=40, sweep=5_000, mc_samples=100, method_seconds=20.0)
+
+
+# --------------------------------------------------------------------------- toy claims
+
+
+def square_sides(inst):
+    x = np.asarray(inst["x"], dtype=float)
+    return Sides(x**2, x)
+
+
+def int_sides(inst):
+    # n² <= 10 n is false exactly for n >= 11: the minimal counterexample is n = 11
+    n = np.asarray(inst["n"], dtype=float)
+    return Sides(n**2, 10 * n)
+
+
+def amgm_sides(inst):
+    # (a + b)/2 >= sqrt(ab) on a, b >= 0: true
+    a, b = np.asarray(inst["a"], float), np.asarray(inst["b"], float)
+    return Sides((a + b) / 2, np.sqrt(a * b))
+
+
+def amgm_symbolic():
+    # with a = u², b = v²: (a+b)/2 - sqrt(ab) = (u - v)²/2, checked by exact expansion
+    u, v = sp.symbols("u v", nonnegative=True)
+    identity = sp.expand((u**2 + v**2) / 2 - u * v - (u - v) ** 2 / 2)
+    return Proof(identity == 0, "(a+b)/2 - sqrt(ab) = (sqrt a - sqrt b)^2/2 >= 0" if identity == 0 else "failed")
+
+
+def x_in_0_2():
+    return st.fixed_dictionaries({"x": st.floats(0, 2, allow_nan=False)})
+
+
+def n_in_0_100():
+    return st.fixed_dictionaries({"n": st.integers(0, 100)})
+
+
+def ab_nonneg():
+    return st.fixed_dictionaries({"a": st.floats(0, 100), "b": st.floats(0, 100)})
+
+
+def sweep_x(rng, n):
+    return {"x": rng.uniform(0, 2, n)}
+
+
+def sweep_n(rng, n):
+    return {"n": rng.integers(0, 101, n)}
+
+
+def sweep_ab(rng, n):
+    return {"a": rng.uniform(0, 100, n), "b": rng.uniform(0, 100, n)}
+
+
+def make_claim(cid, *readings, hypotheses=()):
+    names = {r.name for r in readings}
+    extra = []
+    for needed in ("transcribed", "reconstructed"):
+        if needed not in names:
+            extra.append(Reading(needed, "no method", "-"))
+    return Claim(
+        id=cid,
+        title=f"toy {cid}",
+        source="tests",
+        statement="toy",
+        transcription="toy",
+        transcription_latex="toy",
+        hypotheses=tuple(hypotheses),
+        readings=tuple(readings) + tuple(extra),
+        proof="toy",
+    )
+
+
+FALSE_FLOAT = Reading("transcribed", "x² <= x on [0, 2]", "x^2 \\le x", strategy=x_in_0_2, sides=square_sides,
+                      sweep=sweep_x)
+FALSE_INT = Reading("transcribed", "n² <= 10n on 0..100", "n^2 \\le 10n", strategy=n_in_0_100, sides=int_sides,
+                    sweep=sweep_n)
+TRUE_AMGM = Reading("reconstructed", "AM >= GM", "\\frac{a+b}2 \\ge \\sqrt{ab}", relation=">=",
+                    symbolic=amgm_symbolic, strategy=ab_nonneg, sides=amgm_sides, sweep=sweep_ab)
+TRUE_NUMERIC = Reading("reconstructed", "AM >= GM, numerically", "-", relation=">=", strategy=ab_nonneg,
+                       sides=amgm_sides, sweep=sweep_ab)
+
+
+@pytest.fixture
+def toy_registry(monkeypatch):
+    """Hide the paper's claims; return a function that registers toy claims."""
+    monkeypatch.setattr(registry, "_MODULES", {})
+    monkeypatch.setattr(registry, "_EXTRA", {})
+    return registry.register
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def test_false_integer_claim_is_falsified_with_the_exact_minimal_counterexample():
+    claim = make_claim("TOYI", FALSE_INT)
+    row = engine.judge_reading(claim, FALSE_INT, budget=SMALL)
+    assert row["verdict"] == "falsified"
+    cex = row["counterexample"]
+    assert cex["method"] == "strategy"  # the shrunk Hypothesis instance is preferred
+    assert cex["instance"] == {"n": 11}
+    assert (cex["lhs"], cex["rhs"]) == (121.0, 110.0)
+    assert "121" in row["evidence"] and "110" in row["evidence"]
+    # the sweep independently finds violations; its worst instance is the largest n
+    assert "violate" in row["detail"]["sweep"]
+    assert row["sweep"] == SMALL.sweep and row["examples"] >= 1
+
+
+def test_false_float_claim_is_falsified_with_a_violating_instance_in_range():
+    claim = make_claim("TOYF", FALSE_FLOAT)
+    row = engine.judge_reading(claim, FALSE_FLOAT, budget=SMALL)
+    assert row["verdict"] == "falsified"
+    x = row["counterexample"]["instance"]["x"]
+    assert 1.0 < x <= 2.0
+    assert row["counterexample"]["lhs"] == pytest.approx(x * x)
+    assert row["counterexample"]["lhs"] > row["counterexample"]["rhs"]
+
+
+def test_sweep_reports_the_worst_violating_instance_and_the_violation_count():
+    out = engine.run_sweep(FALSE_INT, SMALL, seed=3)
+    assert out.outcome == "fail" and out.count == SMALL.sweep
+    cex = out.counterexample
+    assert cex["instance"] == {"n": 100}  # largest n²-10n on 0..100
+    assert (cex["lhs"], cex["rhs"]) == (10000.0, 1000.0)
+    # about 90 of the 101 values of n violate
+    assert 0.85 < cex["violations"] / cex["of"] < 0.93
+
+
+def test_true_claim_with_a_symbolic_proof_is_proved():
+    claim = make_claim("TOYT", TRUE_AMGM)
+    row = engine.judge_reading(claim, TRUE_AMGM, budget=SMALL)
+    assert row["verdict"] == "proved"
+    assert row["methods"] == ["symbolic", "strategy", "sweep"]
+    assert row["counterexample"] is None and row["conflict"] is None
+
+
+def test_true_claim_without_proof_holds_and_states_both_counts():
+    claim = make_claim("TOYN", TRUE_NUMERIC)
+    row = engine.judge_reading(claim, TRUE_NUMERIC, budget=SMALL)
+    assert row["verdict"] == "holds"
+    assert row["examples"] == SMALL.examples
+    assert row["sweep"] == SMALL.sweep
+    assert str(SMALL.examples) in row["evidence"] and str(SMALL.sweep) in row["evidence"]
+
+
+def test_holds_needs_both_search_methods():
+    only_hyp = Reading("reconstructed", "-", "-", relation=">=", strategy=ab_nonneg, sides=amgm_sides)
+    row = engine.judge_reading(make_claim("TOYH", only_hyp), only_hyp, budget=SMALL)
+    assert row["verdict"] == "undecided"
+    assert "sweep" in row["evidence"]
+
+
+def test_reading_without_methods_is_undecided():
+    r = Reading("transcribed", "-", "-")
+    row = engine.judge_reading(make_claim("TOY0", r), r, budget=SMALL)
+    assert row["verdict"] == "undecided" and row["methods"] == []
+
+
+def test_symbolic_cannot_decide_is_undecided():
+    r = Reading("transcribed", "-", "-", symbolic=lambda: Proof(None, "sympy gave up"))
+    row = engine.judge_reading(make_claim("TOYU", r), r, budget=SMALL)
+    assert row["verdict"] == "undecided" and "sympy gave up" in row["evidence"]
+
+
+def test_symbolic_refutation_is_falsified_and_confirmed_numerically():
+    r = Reading("transcribed", "-", "-", symbolic=lambda: Proof(False, "x = 3/2", {"x": 1.5}), sides=square_sides)
+    row = engine.judge_reading(make_claim("TOYS", r), r, budget=SMALL)
+    assert row["verdict"] == "falsified"
+    assert row["counterexample"] == {"instance": {"x": 1.5}, "lhs": 2.25, "rhs": 1.5, "method": "symbolic"}
+
+
+def test_certify_pass_is_certified():
+    r = Reading("transcribed", "-", "-", certify=lambda: Proof(True, "arb enclosure"))
+    row = engine.judge_reading(make_claim("TOYC", r), r, budget=SMALL)
+    assert row["verdict"] == "certified"
+
+
+# --------------------------------------------------------------------------- Monte Carlo
+
+
+def _mc(lhs_ci, rhs_ci, relation="<="):
+    def montecarlo(rng, n):
+        draws = rng.uniform(lhs_ci[0], lhs_ci[1], n)
+        return Estimate(float(draws.mean()), lhs_ci, sum(rhs_ci) / 2, rhs_ci, n, 0.99, {"L": 8}, "toy")
+
+    return Reading("transcribed", "-", "-", relation=relation, montecarlo=montecarlo)
+
+
+@pytest.mark.parametrize(
+    ("lhs_ci", "rhs_ci", "relation", "verdict"),
+    [
+        ((0.1, 0.3), (0.5, 0.5), "<=", "holds"),
+        ((0.6, 0.7), (0.5, 0.5), "<=", "falsified"),
+        ((0.4, 0.6), (0.5, 0.5), "<=", "undecided"),  # straddles
+        ((0.1, 0.3), (0.5, 0.5), ">=", "falsified"),
+        ((0.45, 0.55), (0.5, 0.5), "==", "undecided"),  # sampling cannot establish equality
+        ((0.1, 0.2), (0.5, 0.5), "==", "falsified"),
+    ],
+)
+def test_montecarlo_verdicts_follow_the_intervals(lhs_ci, rhs_ci, relation, verdict):
+    r = _mc(lhs_ci, rhs_ci, relation)
+    row = engine.judge_reading(make_claim("TOYM", r), r, budget=SMALL)
+    assert row["verdict"] == verdict
+    assert row["mc"]["samples"] == SMALL.mc_samples and row["mc"]["lhs_ci"] == list(lhs_ci)
+    if verdict == "falsified":
+        assert row["counterexample"]["instance"] == {"L": 8}
+        assert row["counterexample"]["lhs_ci"] == list(lhs_ci)
+
+
+def test_montecarlo_outcome_rejects_malformed_intervals():
+    with pytest.raises(ValueError, match="estimate"):
+        engine.montecarlo_outcome(Estimate(0.1, (0.3, 0.1), 0.5, (0.5, 0.5), 10, 0.9), "<=")
+
+
+# --------------------------------------------------------------------------- conflicts and errors
+
+
+def test_proof_contradicted_by_a_counterexample_is_a_loud_conflict():
+    r = Reading("transcribed", "-", "-", symbolic=lambda: Proof(True, "bogus proof"), strategy=x_in_0_2,
+                sides=square_sides, sweep=sweep_x)
+    row = engine.judge_reading(make_claim("TOYX", r), r, budget=SMALL)
+    assert row["verdict"] == "undecided"
+    assert "symbolic" in row["conflict"] and "counterexample" in row["conflict"]
+    assert row["evidence"].startswith("CONFLICT")
+    assert row["counterexample"] is not None  # the evidence of the bug is kept
+
+
+def test_symbolic_counterexample_not_violating_numerically_is_a_conflict():
+    r = Reading("transcribed", "-", "-", symbolic=lambda: Proof(False, "wrong", {"x": 0.5}), sides=square_sides)
+    row = engine.judge_reading(make_claim("TOYY", r), r, budget=SMALL)
+    assert row["verdict"] == "undecided" and "numeric sides hold" in row["conflict"]
+
+
+def test_errors_in_methods_give_undecided_with_the_error_text_and_never_crash():
+    def bad_sides(inst):
+        x = np.asarray(inst["x"], float)
+        if np.any(x > 1.5):
+            raise ZeroDivisionError("boom in sides")
+        return Sides(x, x)
+
+    def bad_symbolic():
+        raise RuntimeError("sympy exploded")
+
+    r = Reading("transcribed", "-", "-", symbolic=bad_symbolic, strategy=x_in_0_2, sides=bad_sides, sweep=sweep_x)
+    row = engine.judge_reading(make_claim("TOYE", r), r, budget=SMALL)
+    assert row["verdict"] == "undecided"
+    assert "sympy exploded" in row["error"] and "boom in sides" in row["error"]
+    assert row["detail"]["sweep"].startswith("sweep: ZeroDivisionError")
+
+
+def test_nan_sides_are_an_error_not_a_counterexample():
+    r = Reading("transcribed", "-", "-", strategy=x_in_0_2, sides=lambda i: Sides(np.nan * i["x"], 1.0),
+                sweep=sweep_x)
+    row = engine.judge_reading(make_claim("TOYNAN", r), r, budget=SMALL)
+    assert row["verdict"] == "undecided" and "NaN" in row["error"]
+
+
+def test_wrong_return_type_is_an_error():
+    r = Reading("transcribed", "-", "-", symbolic=lambda: True)
+    row = engine.judge_reading(make_claim("TOYW", r), r, budget=SMALL)
+    assert row["verdict"] == "undecided" and "expected Proof" in row["error"]
+
+
+def test_time_limits_bound_each_method_and_never_round_up():
+    def slow_symbolic():
+        time.sleep(5)
+        return Proof(True, "too late")
+
+    def slow_sweep(rng, n):
+        time.sleep(0.15)
+        return {"a": rng.uniform(0, 1, n), "b": rng.uniform(0, 1, n)}
+
+    r = Reading("reconstructed", "-", "-", relation=">=", symbolic=slow_symbolic, strategy=ab_nonneg,
+                sides=amgm_sides, sweep=slow_sweep)
+    budget = Budget(examples=10, sweep=10**9, mc_samples=10, method_seconds=0.4)
+    start = time.perf_counter()
+    row = engine.judge_reading(make_claim("TOYL", r), r, budget=budget)
+    assert time.perf_counter() - start < 3.0
+    assert row["verdict"] == "undecided"
+    assert "timed out" in row["detail"]["symbolic"]
+    assert "stopped by" in row["detail"]["sweep"] and row["sweep"] < budget.sweep
+
+
+# --------------------------------------------------------------------------- combination alone
+
+
+def _o(method, outcome, count=None, cex=None):
+    return MethodOutcome(method, outcome, f"{method} {outcome}", count=count, counterexample=cex)
+
+
+def test_combine_precedence():
+    r = TRUE_AMGM
+    b = Budget(examples=5, sweep=100)
+    cex = {"instance": {"a": 1}, "lhs": 1.0, "rhs": 2.0, "method": "sweep"}
+    assert combine(r, [_o("symbolic", "pass"), _o("strategy", "pass", 5), _o("sweep", "pass", 100)], b).verdict == "proved"
+    assert combine(r, [_o("symbolic", "unknown"), _o("strategy", "pass", 5), _o("sweep", "pass", 100)], b).verdict == "holds"
+    assert combine(r, [_o("symbolic", "unknown"), _o("strategy", "pass", 5), _o("sweep", "pass", 99)], b).verdict == "undecided"
+    assert combine(r, [_o("strategy", "pass", 5), _o("sweep", "incomplete", 50)], b).verdict == "undecided"
+    j = combine(r, [_o("symbolic", "unknown"), _o("strategy", "pass", 5), _o("sweep", "fail", 100, cex)], b)
+    assert j.verdict == "falsified" and j.counterexample == cex
+    j = combine(r, [_o("certify", "pass"), _o("sweep", "fail", 100, cex)], b)
+    assert j.verdict == "undecided" and j.conflict
+    j = combine(r, [_o("symbolic", "pass"), _o("strategy", "error")], b)
+    assert j.verdict == "undecided" and j.error
+    assert combine(r, [], b).verdict == "undecided"
+
+
+def test_combine_never_returns_an_unknown_verdict():
+    r = TRUE_AMGM
+    for outcomes in (["pass"], ["fail"], ["unknown"], ["error"], ["incomplete"]):
+        for method in ("symbolic", "certify", "strategy", "sweep", "montecarlo"):
+            cex = {"instance": {}, "lhs": 1.0, "rhs": 0.0, "method": method}
+            assert combine(r, [_o(method, outcomes[0], 10, cex)], Budget()).verdict in VERDICTS
+
+
+# --------------------------------------------------------------------------- check(): selection, rows
+
+
+def _drop_ok():
+    return Proof(False, "unbounded logits", {"logits": [0.0, 40.0], "L": 2}, lhs=1.0, rhs=0.5)
+
+
+def _drop_broken():
+    raise ValueError("drop is broken")
+
+
+def _register_toys(register):
+    register(make_claim("TOYI", FALSE_INT, TRUE_NUMERIC,
+                        hypotheses=(Hypothesis("bounded", "logits in [-a, a]", drop=_drop_ok),
+                                    Hypothesis("broken", "-", drop=_drop_broken),
+                                    Hypothesis("nodrop", "-"))))
+    register(make_claim("TOYT", TRUE_AMGM))
+
+
+def test_check_rows_follow_the_schema_and_are_strict_json(toy_registry):
+    _register_toys(toy_registry)
+    seen = []
+    rows = engine.check(budget=SMALL, progress=lambda label, done, total: seen.append((label, done, total)))
+    ids = [r["id"] for r in rows]
+    assert ids == ["TOYI:transcribed", "TOYI:reconstructed", "TOYI:without-bounded", "TOYI:without-broken",
+                   "TOYT:reconstructed", "TOYT:transcribed"]
+    for row in rows:
+        assert tuple(row) == engine.ROW_FIELDS
+        assert row["verdict"] in VERDICTS
+        assert isinstance(row["methods"], list) and isinstance(row["seconds"], float)
+        assert isinstance(row["evidence"], str) and row["evidence"]
+        cex = row["counterexample"]
+        if cex is not None:
+            assert set(cex) >= {"instance", "lhs", "rhs", "method"}
+            assert isinstance(cex["instance"], dict)
+    json.loads(json.dumps(rows, allow_nan=False))
+    verdicts = {r["id"]: r["verdict"] for r in rows}
+    assert verdicts["TOYI:transcribed"] == "falsified"
+    assert verdicts["TOYI:reconstructed"] == "holds"
+    assert verdicts["TOYI:without-bounded"] == "falsified"
+    assert verdicts["TOYI:without-broken"] == "undecided"
+    assert verdicts["TOYT:reconstructed"] == "proved"
+    assert verdicts["TOYT:transcribed"] == "undecided"
+    drop = rows[2]
+    assert drop["kind"] == "hypothesis" and drop["counterexample"]["instance"] == {"logits": [0.0, 40.0], "L": 2}
+    assert "drop is broken" in rows[3]["error"]
+    # progress: one call per unit in order, plus per-method calls, ending with done == total
+    assert seen[-1] == ("done", 6, 6)
+    assert [s for s in seen if ":" in s[0] and " " not in s[0]] == [(i, k, 6) for k, i in enumerate(ids)]
+
+
+def test_same_seed_same_rows_and_reading_alone_equals_reading_in_a_run(toy_registry):
+    _register_toys(toy_registry)
+
+    def strip(rows):
+        return [{k: v for k, v in r.items() if k not in ("seconds", "method_seconds")} for r in rows]
+
+    a = engine.check(["TOYI"], budget=SMALL, seed=7)
+    b = engine.check(["TOYI"], budget=SMALL, seed=7)
+    assert strip(a) == strip(b)
+    alone = engine.check(["TOYI:transcribed"], budget=SMALL, seed=7)
+    assert strip(alone) == strip(a[:1])
+    # the seed matters: the float sweep's worst instance changes with it
+    f1 = engine.run_sweep(FALSE_FLOAT, SMALL, seed=1)
+    f2 = engine.run_sweep(FALSE_FLOAT, SMALL, seed=2)
+    assert f1.counterexample["instance"] != f2.counterexample["instance"]
+
+
+def test_unknown_ids_and_bad_options_name_the_argument(toy_registry):
+    _register_toys(toy_registry)
+    with pytest.raises(ValueError, match=r"ids: unknown id 'NOPE'; valid: TOYI, TOYI:transcribed"):
+        engine.check(["NOPE"])
+    with pytest.raises(ValueError, match="ids: unknown id 'TOYI:nope'"):
+        engine.check(["TOYI:nope"])
+    with pytest.raises(ValueError, match="examples"):
+        engine.check(["TOYI"], examples=0)
+    with pytest.raises(ValueError, match="seed"):
+        engine.check(["TOYI"], seed=-1)
+    with pytest.raises(TypeError, match="progress"):
+        engine.check(["TOYI"], progress=3)
+    with pytest.raises(ValueError, match="method_seconds"):
+        Budget(method_seconds=0)
+    with pytest.raises(TypeError, match="claim"):
+        engine.judge_reading("L1", TRUE_AMGM)
+
+
+def test_selection_by_reading_and_drop_ids(toy_registry):
+    _register_toys(toy_registry)
+    rows = engine.check(["TOYT:reconstructed", "TOYI:without-bounded"], budget=SMALL)
+    assert [r["id"] for r in rows] == ["TOYI:without-bounded", "TOYT:reconstructed"]
+
+
+def test_a_claim_module_that_fails_to_load_is_a_row_not_a_crash(monkeypatch):
+    monkeypatch.setattr(registry, "_MODULES", {"BRK": "attnbounds.claims.no_such_module_for_tests"})
+    monkeypatch.setattr(registry, "_EXTRA", {})
+    rows = engine.check(budget=SMALL)
+    assert len(rows) == 1
+    assert rows[0]["kind"] == "load-error" and rows[0]["verdict"] == "undecided"
+    assert "no_such_module_for_tests" in rows[0]["error"]
+
+
+def test_interrupt_returns_finished_rows_and_the_partial_one(toy_registry):
+    def interrupting_sweep(rng, n):
+        raise KeyboardInterrupt
+
+    r = Reading("reconstructed", "-", "-", relation=">=", symbolic=amgm_symbolic, strategy=ab_nonneg,
+                sides=amgm_sides, sweep=interrupting_sweep)
+    toy_registry(make_claim("TOYA", FALSE_INT))
+    toy_registry(make_claim("TOYB", r))
+    with pytest.raises(engine.CheckInterrupted) as info:
+        engine.check(budget=SMALL)
+    rows = info.value.rows
+    assert [x["id"] for x in rows] == ["TOYA:transcribed", "TOYA:reconstructed", "TOYB:reconstructed"]
+    assert rows[0]["verdict"] == "falsified"
+    partial = rows[2]
+    assert partial["error"] == "interrupted" and partial["verdict"] == "undecided"
+    assert partial["methods"] == ["symbolic", "strategy"]  # what finished before the interrupt
+    assert isinstance(info.value, KeyboardInterrupt)
+
+
+def test_sweep_of_per_element_bounds_aligns_the_batch_axis():
+    # lhs (B, L) per-token values against one bound per instance, rhs (B,): max_i v_i <= 1
+    def sides(inst):
+        v = np.asarray(inst["v"], float)
+        return Sides(v, np.ones(v.shape[:-1]))
+
+    r = Reading("transcribed", "v_i <= 1", "-", sides=sides, sweep=lambda rng, n: {"v": rng.uniform(0, 1.01, (n, 4))})
+    out = engine.run_sweep(r, SMALL, seed=0)
+    assert out.outcome == "fail"
+    v = np.array(out.counterexample["instance"]["v"])
+    assert v.shape == (4,) and v.max() > 1 and out.counterexample["lhs"] == v.max()
+
+
+def test_drop_instance_must_break_the_hypothesis():
+    def positive(inst):
+        return np.asarray(inst["logits"], float).min() > -50  # a stand-in predicate
+
+    ok = Hypothesis("h", "-", check=lambda inst: np.abs(np.asarray(inst["logits"])).max() <= 1, drop=_drop_ok)
+    row = engine.judge_hypothesis_drop(make_claim("TOYD", FALSE_INT), ok)
+    assert row["verdict"] == "falsified" and "confirms" in row["detail"]["check"]
+    useless = Hypothesis("h", "-", check=positive, drop=_drop_ok)  # the instance satisfies it
+    row = engine.judge_hypothesis_drop(make_claim("TOYD", FALSE_INT), useless)
+    assert row["verdict"] == "undecided" and "satisfies 'h'" in row["conflict"]
+    unreadable = Hypothesis("h", "-", check=lambda inst: inst["family"], drop=_drop_ok)
+    row = engine.judge_hypothesis_drop(make_claim("TOYD", FALSE_INT), unreadable)
+    assert row["verdict"] == "falsified" and "KeyError" in row["detail"]["check"]
