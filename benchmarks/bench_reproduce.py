@@ -59,17 +59,19 @@ def main() -> None:
     py = sys.executable
     result = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg_start": os.getloadavg()},
               "setup": {"model": "gpt2-random (GPT-2 small, 12×12 heads)", "lengths": "32..1024", "top_n": "1,5,10,20,100",
-                        "windows": args.windows, "experiments": "E1", "mc_samples": 32}}
+                        "windows": args.windows, "experiments": "E1", "mc_samples": 16}}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         ours_dir = tmp / "ours"
         ours = timed([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(CORPUS),
-                      "--experiments", "E1", "--windows", str(args.windows), "--out", str(ours_dir), "--no-progress"],
+                      "--experiments", "E1", "--windows", str(args.windows), "--mc-samples", "16", "--out", str(ours_dir),
+                      "--no-progress"],
                      tmp / "ours.log")
         res = json.loads((ours_dir / "results.json").read_text())
         ours.update(forward_seconds=res["timing"]["forward_seconds"], metric_seconds=res["timing"]["metric_seconds"],
                     model_load_seconds=res["timing"]["model_load_seconds"], mean_d_tilde=mean_d_tilde(ours_dir / "distances.csv"))
         naive = timed([py, str(ROOT / "benchmarks" / "naive_e1.py"), "--text", str(CORPUS), "--windows", str(args.windows),
+                       "--mc-samples", "16",
                        "--out", str(tmp / "naive.json")], tmp / "naive.log")
         nres = json.loads((tmp / "naive.json").read_text())
         naive.update(forward_seconds=nres["forward_seconds"], metric_seconds=nres["metric_seconds"],

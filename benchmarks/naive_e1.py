@@ -26,7 +26,7 @@ def main() -> None:
     ap.add_argument("--windows", type=int, default=2)
     ap.add_argument("--lengths", default="32,64,128,256,512,1024")
     ap.add_argument("--top-n", default="1,5,10,20,100")
-    ap.add_argument("--mc-samples", type=int, default=32)
+    ap.add_argument("--mc-samples", type=int, default=16)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()

@@ -69,5 +69,6 @@ smartquotes = False
 
 html_theme = "furo"
 html_title = f"attnbounds {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["attnbounds.css"]
 pygments_style = "sphinx"

@@ -6,7 +6,8 @@ Run by ``make experiments-docs``::
 
 For each model of ``docs/_ext/experimentpages.py`` (``MODELS``), or the ones named, it runs
 the real command ``attnbounds reproduce --model MODEL --text TEXT --quick --out
-runs/experiments-docs/MODEL`` (the resume cache stays under ``runs/``, which git ignores)
+runs/experiments-docs/MODEL`` from scratch (``--resume`` keeps the resume cache, which lives
+under ``runs/``, ignored by git)
 and copies what the page shows into ``docs/_generated/experiments/MODEL/``: ``report.md``,
 ``results.json`` and the PNG figures the report links. The CSV tables stay in ``runs/`` (they
 are large, and ``results.json`` holds the numbers the report quotes).
@@ -34,8 +35,11 @@ def _default_text() -> str:
     return str(corpus) if corpus.exists() else "gutenberg:2600"
 
 
-def run_model(model: str, text: str) -> Path:
+def run_model(model: str, text: str, resume: bool = False) -> Path:
     out = RUNS_DIR / model
+    if not resume:
+        # A fresh run: the resume cache may hold tables computed by older code.
+        shutil.rmtree(out, ignore_errors=True)
     command = [
         sys.executable, "-m", "attnbounds", "reproduce", "--model", model, "--text", text,
         "--quick", "--no-progress", "--out", str(out),
@@ -67,6 +71,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", help="models to run (default: all on the Experiments page)")
     parser.add_argument("--text", default=_default_text(), help="text file or gutenberg:ID")
+    parser.add_argument("--resume", action="store_true", help="reuse the resume cache under runs/experiments-docs/")
     args = parser.parse_args(argv)
     known = [name for name, _, _ in experimentpages.MODELS]
     models = args.models or known
@@ -76,7 +81,7 @@ def main(argv: list[str]) -> int:
     failed = []
     for model in models:
         try:
-            print(f"published {publish(model, run_model(model, args.text))}")
+            print(f"published {publish(model, run_model(model, args.text, args.resume))}")
         except (subprocess.CalledProcessError, FileNotFoundError) as exc:
             print(f"{model}: {exc}", file=sys.stderr)
             failed.append(model)

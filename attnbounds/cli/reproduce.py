@@ -39,7 +39,7 @@ def _name_list(text: str | None):
 @click.option("--out", "out_dir", default="runs/reproduce", show_default=True, help="Output directory (also holds the resume cache).")
 @click.option("--quick", is_flag=True, help="Small run: 1 window, L in 32,64,128, N in 1,5,10,20, fewer samples and temperatures.")
 @click.option("--normalizers", default=None, help="What-if: recompute E1/E2 from the captured logits under these normalizers (comma-separated).")
-@click.option("--mc-samples", type=int, default=None, help="Random subsets per (L, N) for E_S[d̃] [default: 32; --quick: 16].")
+@click.option("--mc-samples", type=int, default=None, help="Random subsets per (L, N) for E_S[d̃] [default: 16; --quick: 8].")
 @click.option("--ks-grid", type=int, default=None, help="E3 grid points of N (0: every N in 1..L-1) [default: 24; --quick: 16].")
 @click.option("--radius", type=float, default=None, help="E4 headline radius r = c·δ, this is c [default: 0.5].")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")

@@ -147,9 +147,16 @@ def summarize(tables: dict, config) -> dict:
     if c is not None and len(c["L"]):
         by_L = {str(L): _quartiles(c["n_crit_over_L"][c["L"] == L]) for L in lengths if (c["L"] == L).any()}
         top = by_L.get(str(Lmax)) or next(reversed(by_L.values()))
+        from attnbounds.empirical.experiments import ks_pvalue_equal
+
+        found = np.isfinite(c["n_crit"])
+        n_left = (c["L"] - np.where(found, c["n_crit"], 0)).astype(np.int64)
+        # the test cannot reject even complete separation of n = L − N values: no power left
+        no_power = found & (ks_pvalue_equal(np.maximum(n_left, 1), np.maximum(n_left, 1)) >= config.settings.ks_alpha)
         summ["E3"] = {"alpha": config.settings.ks_alpha, "grid_points": config.settings.ks_grid,
                       "n_crit_over_L_by_L": by_L,
-                      "never_indistinguishable": int(np.isnan(c["n_crit"]).sum())}
+                      "never_indistinguishable": int((~found).sum()),
+                      "at_power_limit": int(no_power.sum()), "heads_windows_lengths": int(found.size)}
         if top["median"] is not None:
             heads["n_crit_over_L"] = {"measured": f"median {top['median']:.3f} (IQR {top['q25']:.3f}–{top['q75']:.3f}) at L = {Lmax}",
                                       "value": top["median"], "paper": PAPER["n_crit_over_L"]}
@@ -396,6 +403,9 @@ def _report_md(out: Path, results: dict, figures: list) -> None:
                   f"- N_crit = smallest N on the grid ({e3['grid_points'] or 'every N'} geometric points in 1..L−1) at which "
                   f"ks_2samp(top-N D_i, random-N D_i) does not reject at α = {e3['alpha']} (exact p-value).",
                   f"- heads × windows never indistinguishable on the grid: {e3['never_indistinguishable']}",
+                  f"- N_crit where the KS test had no power left (even complete separation of the L − N values "
+                  f"has p ≥ α): {e3['at_power_limit']} of {e3['heads_windows_lengths']} — there N_crit measures the "
+                  "sample size, not indistinguishability",
                   "", "| L | median N_crit/L | IQR |", "|---|---|---|"]
         for L, q in e3["n_crit_over_L_by_L"].items():
             if q["median"] is not None:

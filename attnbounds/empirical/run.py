@@ -50,7 +50,7 @@ DEFAULT_TOP_N = (1, 5, 10, 20, 100)
 QUICK_LENGTHS = (32, 64, 128)
 QUICK_TOP_N = (1, 5, 10, 20)
 QUICK_SETTINGS = ex.ExperimentSettings(
-    mc_samples=16, ks_grid=16, temperatures=(1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 1.0, 10.0)
+    mc_samples=8, ks_grid=16, temperatures=(1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 1.0, 10.0)
 )
 
 # experiment ids of the random generators (seeded_rng(seed, window, L, id))
@@ -229,6 +229,9 @@ def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=
     forward += time.perf_counter() - t0
 
     tables = {"distances": [], "critical_n": [], "separability": [], "gradient": []}
+    deltas = None  # E4: δ for every prefix length (causal models)
+    x_all = None  # causal models: x_i of the whole window
+    lengths = list(lengths)
     t0 = time.perf_counter()
     for L in lengths:
         cap, row = captures[L]
@@ -236,7 +239,12 @@ def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=
         w = cap.weights[:, :, row, :L].astype(np.float64)  # (Y, H, L): the row at L − 1
         w = w / w.sum(-1, keepdims=True)  # renormalize the float32 rounding
         logits = cap.logits[:, :, row, :L].astype(np.float64)  # (Y, H, L), all visible
-        x = select_vectors(cap, config.vectors, config.sphere, L)  # (Y, H, L, d)
+        if handle.causal:  # x_i does not depend on L: project once, slice the prefix
+            if x_all is None:
+                x_all = select_vectors(cap, config.vectors, config.sphere, lengths[-1])
+            x = x_all[..., :L, :]  # (Y, H, L, d)
+        else:
+            x = select_vectors(cap, config.vectors, config.sphere, L)  # (Y, H, L, d)
         ns = [n for n in config.top_n if n < L]
         if exps & {"E1", "E2", "E4"} and ns:
             stage(f"E1/E2 L={L}")
@@ -250,7 +258,12 @@ def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=
                 tables["distances"].append(rows_n)
             if "E4" in exps:
                 stage(f"E4 L={L}")
-                delta = ex.min_pairwise_distance(x, [L], duplicate_tol=s.duplicate_tol)[..., 0]  # (Y, H)
+                if handle.causal:  # one Gram matrix per window: δ of every prefix by a running minimum
+                    if deltas is None:
+                        deltas = ex.min_pairwise_distance(x_all, lengths, duplicate_tol=s.duplicate_tol)
+                    delta = deltas[..., lengths.index(L)]  # (Y, H)
+                else:
+                    delta = ex.min_pairwise_distance(x, [L], duplicate_tol=s.duplicate_tol)[..., 0]  # (Y, H)
                 mult = np.array(sorted(set(s.radius_multipliers) | {s.radius_multiplier}))
                 frac = ex.separability_fraction(tab["per_token"], tab["selected"], ns, delta[..., None] * mult)
                 tables["separability"].append(_table(

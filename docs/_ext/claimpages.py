@@ -343,14 +343,14 @@ def claim_page(argument: str, env):
         forms = claim.symbolic_form()
         md += ["## Symbolic form", "", f"`attnbounds.claims.get({claim.id!r}).symbolic_form()` returns these SymPy expressions:", ""]
         table = [
-            [f"`{escape(str(name))}`", math_role(sp.latex(expr)) if isinstance(expr, sp.Basic) else f"`{expr!s}`"]
+            [f"`{name}`", math_role(sp.latex(expr)) if isinstance(expr, sp.Basic) else f"`{expr!s}`"]
             for name, expr in forms.items()
         ]
         md += [_list_table(["Name", "Expression"], table, "30 70"), ""]
     if claim.derivations:
         md += [
             "Derivations used (print them with `attnbounds derive NAME`): "
-            + ", ".join(f"`{escape(d)}`" for d in claim.derivations),
+            + ", ".join(f"`{d}`" for d in claim.derivations),
             "",
         ]
 

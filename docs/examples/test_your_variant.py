@@ -8,7 +8,10 @@ below then test it:
 1. its outputs are probability distributions (non-negative, summing to 1), for bounded
    logits of every length, with ties and extreme values (``attnbounds.strategies.logits``);
 2. its analytic Jacobian matches central finite differences;
-3. it agrees with a reference: SSMax is softmax at temperature T = 1/(s · log L).
+3. it agrees with a reference: SSMax is softmax at temperature T = 1/(s · log L);
+4. a conclusion of the paper survives the swap: Theorem 1 (i)'s reconstructed distance bound
+   holds for SSMax weights on whole attention configurations
+   (``attnbounds.strategies.attention_configs``).
 
 Run the properties with ``pytest docs/examples/test_your_variant.py``.
 """
@@ -20,7 +23,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from attnbounds import strategies
-from attnbounds.numerics import softmax
+from attnbounds.numerics import cumulative_distance, selected_mass, softmax, top_n_mask
 
 # ----------------------------------------------------------------------------- the variant
 
@@ -97,6 +100,23 @@ def test_agrees_with_softmax_at_temperature(z, s):
     # SSMax(l) = softmax(l, T) with T = 1 / (s · log L)   (L >= 2, so log L > 0)
     T = 1.0 / (s * np.log(z.size))
     np.testing.assert_allclose(scalable_softmax(z, s), softmax(z, T=T), rtol=1e-12, atol=1e-15)
+
+
+def assert_distance_bound(alpha: np.ndarray, x: np.ndarray, n: int) -> None:
+    """Theorem 1 (i), reconstructed: d̃ <= (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R (any probability vector α)."""
+    selected = top_n_mask(alpha, n)
+    norms = np.linalg.norm(x, axis=-1)
+    d_1, R = norms[~selected].max(), norms[selected].max()  # max ‖x_i‖ off and on I_N
+    mass = selected_mass(alpha, n)  # ᾱ_N (raises if α is not a probability vector)
+    bound = (1 - mass) * d_1 + (x.shape[0] - n) * mass * R
+    assert cumulative_distance(alpha, x, n) <= bound * (1 + 1e-12) + 1e-12
+
+
+@settings(max_examples=40, deadline=None)
+@given(config=strategies.attention_configs(max_size=8, max_dim=3), s=scales)
+def test_distance_bound_holds_for_the_variant(config, s):
+    alpha = scalable_softmax(config["logits"] / config["T"], s)  # the variant's weights
+    assert_distance_bound(alpha, config["x"], config["n"])
 
 
 @settings(max_examples=30, deadline=None)

@@ -78,6 +78,7 @@ def test_bound_tutorial_proof_is_exact(bound):
         "test_jacobian_matches_finite_differences",
         "test_agrees_with_softmax_at_temperature",
         "test_large_batches_built_from_a_seed",
+        "test_distance_bound_holds_for_the_variant",
     ],
 )
 def test_variant_properties_pass(variant, name):
@@ -104,6 +105,14 @@ def test_variant_checks_catch_an_unnormalized_output(variant):
         variant.assert_is_distribution(np.exp(z))  # forgot to divide by the sum
     with pytest.raises(AssertionError):
         variant.assert_is_distribution(np.array([1.2, -0.2]))  # sums to 1, negative entry
+
+
+def test_variant_distance_check_catches_unnormalized_weights(variant):
+    # Weights that do not sum to 1 (α = (1, 1)) break the bound: d̃ = 2 > B = 1. The check must
+    # not pass them (the numerics kernels reject them before the comparison).
+    with pytest.raises((AssertionError, ValueError)):
+        variant.assert_distance_bound(np.array([1.0, 1.0]), np.array([[1.0], [-1.0]]), 1)
+    variant.assert_distance_bound(np.array([0.5, 0.5]), np.array([[1.0], [-1.0]]), 1)  # d̃ = B: holds
 
 
 def test_variant_is_length_aware(variant):

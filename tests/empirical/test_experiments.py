@@ -236,3 +236,14 @@ def test_vectors_shared_by_heads_broadcast():
     ]
     for kernel in kernels:
         assert np.allclose(kernel(h), kernel(hb))
+
+
+def test_random_distance_mc_many_members_path():
+    # N > 32 takes the masked-matmul path instead of the gather: same numbers as the loop
+    _, w, x = _batch(13, shape=(3,), L=60, d=4)
+    got = ex.random_distance_mc(w, x, [3, 40], np.random.default_rng(5), samples=6)
+    rng = np.random.default_rng(5)
+    for k, n in enumerate([3, 40]):
+        masks = ex.random_subsets(rng, 60, n, 6)
+        vals = np.stack([att.subset_cumulative_distance(w, x, np.broadcast_to(m, w.shape)) for m in masks], -1)
+        assert np.allclose(got["mean"][:, k], vals.mean(-1), rtol=1e-5)
