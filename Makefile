@@ -7,7 +7,7 @@ CORPUS ?= ../shared/corpus/war_and_peace.txt
 TEXT   ?= $(if $(wildcard $(CORPUS)),$(CORPUS),gutenberg:2600)
 OUT    ?= runs
 
-.PHONY: install run test docs verdicts bench clean
+.PHONY: install run test docs verdicts experiments-docs bench clean
 
 install: $(VENV)/.installed
 
@@ -32,8 +32,14 @@ docs: install
 	rm -rf docs/_build
 	$(BIN)/sphinx-build -W --keep-going -n -q -b html docs docs/_build/html
 
+# The docs' verdict tables come from this committed file; the docs build fails when the
+# sources it was generated from have changed since.
 verdicts: install
-	$(BIN)/attnbounds check --json docs/_generated/verdicts.json
+	$(BIN)/python docs/generate_verdicts.py
+
+# Committed figures and tables for the docs' Experiments page (SmolLM2 and random GPT-2).
+experiments-docs: install
+	$(BIN)/python docs/generate_experiments.py --text $(TEXT)
 
 bench: install
 	$(BIN)/python benchmarks/run_all.py

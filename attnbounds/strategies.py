@@ -8,18 +8,18 @@ Arrays built element by element by Hypothesis stay small (at most a few dozen en
 that shrinking works well; for volume, draw a seed with :func:`seeds` and build the array with
 numpy (:func:`rng_arrays`, :mod:`attnbounds.numerics.sampling`).
 
-==========================  ===================================================================
-strategy                    draws
-==========================  ===================================================================
-:func:`logits`              1-D float64 logits, bounded, with ties and extreme values
-:func:`temperatures`        a float temperature spread over decades (log-uniform)
-:func:`simplex_points`      1-D probability vectors: one-hot, uniform, two-point or random
-:func:`embeddings`          ``(n_tokens, dim)`` embeddings: gaussian, sphere, antipodal, collinear, box
-:func:`attention_configs`   a dict ``{"logits", "T", "weights", "x", "n"}`` of matching shapes
-:func:`seeds`               an integer seed for :func:`numpy.random.default_rng`
-:func:`rng_arrays`          a numpy array of a given shape built from a drawn seed
-:func:`normalizer_families` a :class:`~attnbounds.numerics.normalizers.Normalizer` (F, F', SymPy F)
-==========================  ===================================================================
+=============================  ===================================================================
+strategy                       draws
+=============================  ===================================================================
+:func:`logits`                 1-D float64 logits, bounded, with ties and extreme values
+:func:`temperatures`           a float temperature spread over decades (log-uniform)
+:func:`simplex_points`         1-D probability vectors: one-hot, uniform, two-point or random
+:func:`embeddings`             ``(n_tokens, dim)`` embeddings: gaussian, sphere, antipodal, collinear, box
+:func:`attention_configs`      a dict ``{"logits", "T", "weights", "x", "n"}`` of matching shapes
+:func:`seeds`                  an integer seed for :func:`numpy.random.default_rng`
+:func:`rng_arrays`             a numpy array of a given shape built from a drawn seed
+:func:`normalizer_families`    a :class:`~attnbounds.numerics.normalizers.Normalizer` (F, F', SymPy F)
+=============================  ===================================================================
 
 >>> from hypothesis import given, settings
 >>> @settings(max_examples=20, deadline=None, database=None)
