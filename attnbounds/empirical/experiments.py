@@ -46,7 +46,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special  # not scipy.stats: its import alone takes about a second
 
 __all__ = [
     "ExperimentSettings",
@@ -111,11 +111,15 @@ def to_sphere(x) -> np.ndarray:
     array([[0.6, 0.8],
            [0. , 0. ]])
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = np.array(x, dtype=np.float64)  # a copy, divided in place (one allocation)
     if x.ndim < 1:
         raise ValueError(f"x: expected at least one dimension, got shape {x.shape}")
-    norm = np.linalg.norm(x, axis=-1, keepdims=True)
-    return np.divide(x, norm, out=np.zeros_like(x), where=norm > 0)
+    norm = np.sqrt(np.einsum("...i,...i->...", x, x))[..., None]  # ‖x‖ (no temporary x²)
+    np.divide(x, norm, out=x, where=norm > 0)  # x / ‖x‖
+    zero = norm[..., 0] == 0
+    if zero.any():  # ‖x‖ = 0 (or underflows to 0): the zero vector
+        x[zero] = 0.0
+    return x
 
 
 def seeded_rng(seed: int, *keys) -> np.random.Generator:
@@ -192,8 +196,8 @@ def _subset_distances(w, x, xsq, masks):
     ‖α_i x_i − s‖² = α_i²‖x_i‖² − 2 α_i x_i·s + ‖s‖² so that the cost is one matmul.
     """
     ws = np.where(masks, w[..., None, :], w.dtype.type(0))  # (..., K, L)
-    s = np.einsum("...kl,...ld->...kd", ws, x, optimize=True)  # s = Σ_{j∈S} α_j x_j
-    D = np.einsum("...kd,...ld->...kl", s, x, optimize=True)  # x_i·s
+    s = np.matmul(ws, x)  # (..., K, d): s = Σ_{j∈S} α_j x_j
+    D = np.matmul(s, np.swapaxes(x, -1, -2))  # (..., K, L): x_i·s
     D *= -2.0 * w[..., None, :]
     D += (w * w * xsq)[..., None, :]
     D += (s * s).sum(-1)[..., None]
@@ -231,7 +235,7 @@ def distance_table(weights, x, top_n) -> dict:
     ns = _check_top_n(top_n, L)
     ranks = _ranks(w)
     selected = ranks[..., None, :] < ns[:, None]  # (..., n_N, L)  the masks of I_N
-    norms = np.linalg.norm(xs, axis=-1)  # (..., L)
+    norms = np.sqrt(np.einsum("...ld,...ld->...l", xs, xs))  # (..., L) ‖x_i‖
     D, _ = _subset_distances(w, xs, norms * norms, selected)
     d_tilde = np.where(selected, 0.0, D).sum(-1)  # d̃ = Σ_{i∉I_N} D_i
     mass = np.where(selected, w[..., None, :], 0.0).sum(-1)  # ᾱ_N
@@ -263,9 +267,9 @@ def random_expectation_main(weights, x, top_n) -> np.ndarray:
     L = w.shape[-1]
     ns = _check_top_n(top_n, L).astype(np.float64)
     c = ns / (L - 1)  # (n_N,)
-    m = np.einsum("...l,...ld->...d", w, xs)  # Σ_j α_j x_j
-    xsq = w * w * (xs * xs).sum(-1)  # ‖α_i x_i‖²
-    cross = w * np.einsum("...ld,...d->...l", xs, m)  # α_i x_i · m
+    m = np.matmul(w[..., None, :], xs)[..., 0, :]  # Σ_j α_j x_j
+    xsq = w * w * np.einsum("...ld,...ld->...l", xs, xs)  # ‖α_i x_i‖²
+    cross = w * np.matmul(xs, m[..., None])[..., 0]  # α_i x_i · m
     msq = (m * m).sum(-1)
     a = (1.0 + c)[:, None]  # (n_N, 1)
     b = c[:, None]
@@ -279,7 +283,8 @@ def random_distance_mc(weights, x, top_n, rng: np.random.Generator, *, samples: 
 
     The same ``samples`` subsets (drawn from ``rng``, one draw per N in order) serve every
     batch entry. Returns ``mean``, ``ci_low``, ``ci_high`` (Student-t interval at
-    ``confidence``), each of shape (..., n_N). Computed in float32 matmuls.
+    ``confidence``), each of shape (..., n_N). Computed in float32 matmuls, ``chunk``
+    subsets (of all N together) at a time; the sums over tokens are float64.
 
     >>> w = np.full(4, 0.25); x = np.eye(4)
     >>> r = random_distance_mc(w, x, [2], np.random.default_rng(0), samples=8)
@@ -293,39 +298,34 @@ def random_distance_mc(weights, x, top_n, rng: np.random.Generator, *, samples: 
         raise ValueError(f"samples: must be >= 2, got {samples}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence: must lie in (0, 1), got {confidence}")
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ValueError(f"chunk: must be a positive integer, got {chunk!r}")
+    # every subset of every N, drawn in order (N by N): masks (K, L), K = n_N · samples
+    masks = np.concatenate([random_subsets(rng, L, int(n), samples) for n in ns])
+    outside = ~masks  # i ∉ S
     w32 = w.astype(np.float32)
     x32 = xs.astype(np.float32)
-    xsq = (x32 * x32).sum(-1)
     batch = w.shape[:-1]
-    mean = np.empty(batch + (ns.size,))
-    low = np.empty_like(mean)
-    high = np.empty_like(mean)
-    tq = stats.t.ppf(0.5 + confidence / 2, samples - 1)
-    a2 = w32 * w32 * xsq  # α_i²‖x_i‖²
-    xT = np.ascontiguousarray(np.swapaxes(x32, -1, -2))  # (..., d, L), transposed once
-    for k, n in enumerate(ns):
-        masks = random_subsets(rng, L, int(n), samples)
-        idx = np.nonzero(masks)[1].reshape(samples, int(n))  # (samples, n) members of each S
-        vals = []
-        for lo in range(0, samples, chunk):
-            ii = idx[lo:lo + chunk]  # (k, n)
-            if n <= 32:  # gather the few members: s = Σ_{j∈S} α_j x_j
-                s = np.einsum("...kn,...knd->...kd", w32[..., ii], np.take(x32, ii, axis=-2))
-            else:  # many members: one masked matmul is cheaper than the gather
-                s = np.matmul(np.where(masks[lo:lo + chunk], w32[..., None, :], np.float32(0)), x32)
-            D = np.matmul(s, xT)  # (..., k, L)  x_i·s
-            D *= -2.0 * w32[..., None, :]
-            D += a2[..., None, :]
-            D += (s * s).sum(-1)[..., None]  # ‖α_i x_i − s‖² = α_i²‖x_i‖² − 2α_i x_i·s + ‖s‖²
-            np.maximum(D, 0.0, out=D)
-            np.sqrt(D, out=D)
-            inside = np.take_along_axis(D, np.broadcast_to(ii, D.shape[:-1] + (int(n),)), axis=-1)
-            vals.append(D.sum(-1, dtype=np.float64) - inside.sum(-1, dtype=np.float64))  # Σ_{i∉S} D_i
-        v = np.concatenate(vals, axis=-1)  # (..., samples)
-        mu = v.mean(-1)
-        half = tq * v.std(-1, ddof=1) / math.sqrt(samples)
-        mean[..., k], low[..., k], high[..., k] = mu, mu - half, mu + half
-    return {"mean": mean, "ci_low": low, "ci_high": high}
+    wx = w32[..., None] * x32  # (..., L, d): α_j x_j
+    a2 = w32 * w32 * np.einsum("...ld,...ld->...l", x32, x32)  # (..., L): α_i²‖x_i‖²
+    xT = np.swapaxes(x32, -1, -2)  # (..., d, L)
+    totals = np.empty(batch + (masks.shape[0],))  # Σ_{i∉S} D_i for every subset
+    for lo in range(0, masks.shape[0], int(chunk)):
+        m = masks[lo:lo + chunk]  # (k, L)
+        s = np.matmul(m.astype(np.float32), wx)  # (..., k, d): s = Σ_{j∈S} α_j x_j
+        D = np.matmul(s, xT)  # (..., k, L)  x_i·s
+        D *= -2.0 * w32[..., None, :]
+        D += a2[..., None, :]
+        D += (s * s).sum(-1)[..., None]  # ‖α_i x_i − s‖² = α_i²‖x_i‖² − 2α_i x_i·s + ‖s‖²
+        np.maximum(D, 0.0, out=D)
+        np.sqrt(D, out=D)
+        D *= outside[lo:lo + chunk]  # keep i ∉ S
+        totals[..., lo:lo + chunk] = D.sum(-1, dtype=np.float64)
+    v = totals.reshape(batch + (ns.size, samples))  # (..., n_N, samples)
+    mean = v.mean(-1)
+    tq = special.stdtrit(samples - 1, 0.5 + confidence / 2)  # Student-t quantile (= stats.t.ppf)
+    half = tq * v.std(-1, ddof=1) / math.sqrt(samples)
+    return {"mean": mean, "ci_low": mean - half, "ci_high": mean + half}
 
 
 def ks_pvalue_equal(n, k) -> np.ndarray:

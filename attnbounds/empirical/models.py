@@ -169,10 +169,20 @@ def _load_gpt2_random(seed: int, overrides: dict) -> ModelHandle:
     for key in overrides:
         if key not in fields or key.startswith("_"):
             raise ValueError(f"overrides: {key!r} is not a GPT2Config field")
+    from transformers.initialization import no_init_weights
+
     config = GPT2Config(**overrides)
     config._attn_implementation = "eager"
-    torch.manual_seed(seed)  # the initialisation is a function of the seed only
-    model = GPT2LMHeadModel(config)
+    # Allocate the tensors without drawing (the constructor's default inits of Linear,
+    # Embedding and Conv1D would all be overwritten), then run GPT-2's own init scheme
+    # (GPT2PreTrainedModel._init_weights: N(0, 0.02), c_proj scaled by 1/√(2·n_layer),
+    # zero biases, unit LayerNorms) once, from the seeded generator: the weights are a
+    # function of the config and the seed only, drawn in one pass instead of two.
+    with no_init_weights():
+        model = GPT2LMHeadModel(config)
+    torch.manual_seed(seed)
+    model.transformer.init_weights()  # the LM head is tied to wte: drawing it too would be wasted
+    model.tie_weights()
     model.set_attn_implementation("eager")
     tokenizer = gpt2_bpe_tokenizer()
     tokenizer.model_max_length = config.n_positions
@@ -420,5 +430,5 @@ def _state_dict_sha256(model) -> str:
     for key, tensor in model.state_dict().items():
         t = tensor.detach().cpu().contiguous()
         digest.update(f"{key}:{t.dtype}:{tuple(t.shape)}".encode())
-        digest.update(t.view(-1).view(torch.uint8).numpy().tobytes())
+        digest.update(memoryview(t.view(-1).view(torch.uint8).numpy()))  # the bytes, without a copy
     return digest.hexdigest()

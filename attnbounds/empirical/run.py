@@ -154,8 +154,7 @@ def select_vectors(capture, vectors: str, sphere: bool, length: int) -> np.ndarr
         x = capture.hidden[:, None, :length]  # (Y, 1, L, dm), shared by the heads
     else:
         raise ValueError(f"vectors: must be one of {VECTORS}, got {vectors!r}")
-    x = np.asarray(x, dtype=np.float64)
-    return ex.to_sphere(x) if sphere else x
+    return ex.to_sphere(x) if sphere else np.asarray(x, dtype=np.float64)  # to_sphere converts to float64 once
 
 
 def without_lm_head(handle):
