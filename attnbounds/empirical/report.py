@@ -34,12 +34,14 @@ _COLUMNS = {
     "distances": ["layer", "head", "window", "L", "N", "d_tilde", "d_random", "d_random_ci_low",
                   "d_random_ci_high", "bound_reconstructed", "bound_transcribed", "selected_mass",
                   "d_random_main", "d1", "R", "normalizer"],
-    "critical_n": ["layer", "head", "window", "L", "n_crit", "n_crit_over_L", "grid_points"],
-    "separability": ["layer", "head", "window", "L", "N", "multiplier", "delta", "r", "ns_over_n"],
+    "critical_n": ["layer", "head", "window", "L", "n_crit", "n_crit_over_L", "grid_points", "normalizer"],
+    "separability": ["layer", "head", "window", "L", "N", "multiplier", "delta", "r", "ns_over_n", "normalizer"],
     "gradient": ["layer", "head", "window", "L", "T", "epsilon", "g", "g_analytic", "bound_spectral"],
+    "whatif_gradient": ["layer", "head", "window", "L", "normalizer", "jacobian_spectral_norm"],
 }
 _FILES = {"distances": "distances.csv", "critical_n": "critical_n.csv",
-          "separability": "separability.csv", "gradient": "gradient.csv"}
+          "separability": "separability.csv", "gradient": "gradient.csv",
+          "whatif_gradient": "whatif_gradient.csv"}
 
 
 def _fmt(v) -> str:
@@ -137,13 +139,8 @@ def summarize(tables: dict, config) -> dict:
             str(n): {k: float(np.mean(d[k][cap & (d["L"] == Lmax) & (d["N"] == n)]))
                      for k in ("d_tilde", "d_random", "d_random_main", "selected_mass")}
             for n in ns if (cap & (d["L"] == Lmax) & (d["N"] == n)).any()}}
-        others = sorted(set(d["normalizer"].tolist()) - {"captured"})
-        if others:
-            summ["normalizers"] = {
-                name: {str(n): float(np.mean(d["d_tilde"][(d["normalizer"] == name) & (d["L"] == Lmax) & (d["N"] == n)]))
-                       for n in ns if ((d["normalizer"] == name) & (d["L"] == Lmax) & (d["N"] == n)).any()}
-                for name in ["captured", *others]}
-    c = tables.get("critical_n")
+    c_all = tables.get("critical_n")
+    c = _captured(c_all)
     if c is not None and len(c["L"]):
         by_L = {str(L): _quartiles(c["n_crit_over_L"][c["L"] == L]) for L in lengths if (c["L"] == L).any()}
         top = by_L.get(str(Lmax)) or next(reversed(by_L.values()))
@@ -160,7 +157,8 @@ def summarize(tables: dict, config) -> dict:
         if top["median"] is not None:
             heads["n_crit_over_L"] = {"measured": f"median {top['median']:.3f} (IQR {top['q25']:.3f}–{top['q75']:.3f}) at L = {Lmax}",
                                       "value": top["median"], "paper": PAPER["n_crit_over_L"]}
-    s = tables.get("separability")
+    s_all = tables.get("separability")
+    s = _captured(s_all)
     if s is not None and len(s["L"]):
         c0 = config.settings.radius_multiplier
         m0 = (s["L"] == Lmax) & np.isclose(s["multiplier"], c0)
@@ -208,7 +206,65 @@ def summarize(tables: dict, config) -> dict:
         if ratio is not None and ratio["median"] is not None:
             heads["gradient_ratio"] = {"measured": f"median {ratio['median']:.3g}", "value": ratio["median"],
                                        "paper": PAPER["gradient_ratio"]}
+    whatif = _whatif_summary(d, c_all, s_all, tables.get("whatif_gradient"), config, summ)
+    if whatif:
+        summ["normalizers"] = whatif
     return {"experiments": summ, "headline": heads}
+
+
+def _captured(table):
+    """The rows of ``table`` measured on the captured weights (all rows if it has no normalizer column)."""
+    if table is None or "normalizer" not in table:
+        return table
+    m = table["normalizer"] == "captured"
+    return {k: v[m] for k, v in table.items()}
+
+
+def _whatif_summary(d, c, s, g, config, summ) -> dict:
+    """Per normalizer (and ``captured``): d̃ by N, N_s/N at the headline N and r, N_crit/L median, gradient cost.
+
+    All at the largest L, except the gradient cost (at the what-if gradient's L, see
+    :func:`attnbounds.empirical.run.whatif_gradient_length`).
+    """
+    names = set()
+    for t in (d, c, s, g):
+        if t is not None and "normalizer" in t and len(t["normalizer"]):
+            names |= set(t["normalizer"].tolist())
+    if names <= {"captured"}:
+        return {}
+    Lmax = list(config.lengths)[-1]
+    c0 = config.settings.radius_multiplier
+    nref = None
+    if s is not None and len(s["L"]):
+        m = (s["normalizer"] == "captured") & (s["L"] == Lmax)
+        nref = int(max(s["N"][m])) if m.any() else None
+    gref = None
+    if g is not None and len(g["L"]):
+        gref = float(np.median(g["jacobian_spectral_norm"][g["normalizer"] == "captured"]))
+    out = {}
+    for name in ["captured", *sorted(names - {"captured"})]:
+        e: dict = {}
+        if d is not None and len(d["L"]) and ((d["normalizer"] == name) & (d["L"] == Lmax)).any():
+            m = (d["normalizer"] == name) & (d["L"] == Lmax)
+            e["d_tilde_by_N"] = {str(n): float(np.mean(d["d_tilde"][m & (d["N"] == n)]))
+                                 for n in sorted(set(d["N"][m].tolist()))}
+        if s is not None and nref is not None:
+            m = (s["normalizer"] == name) & (s["L"] == Lmax) & (s["N"] == nref) & np.isclose(s["multiplier"], c0)
+            if m.any():
+                e["separability"] = {"N": nref, "L": Lmax, "multiplier": c0, "mean": float(np.mean(s["ns_over_n"][m])),
+                                     "median": float(np.median(s["ns_over_n"][m]))}
+        if c is not None and len(c["L"]):
+            m = (c["normalizer"] == name) & (c["L"] == Lmax)
+            if m.any():
+                e["n_crit_over_L"] = {"L": Lmax, **_quartiles(c["n_crit_over_L"][m])}
+        if g is not None and len(g["L"]):
+            m = g["normalizer"] == name
+            if m.any():
+                med = float(np.median(g["jacobian_spectral_norm"][m]))
+                e["gradient"] = {"L": int(g["L"][m][0]), "norm": "spectral", "median": med,
+                                 "ratio_to_softmax": (med / gref) if gref else None}
+        out[name] = e
+    return out
 
 
 def write_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
@@ -300,7 +356,7 @@ def _figures(out: Path, tables: dict, config, summary: dict) -> list:
         ax.legend(fontsize=7)
         files += _save(fig, out, "e2_distance_vs_N")
         plt.close(fig)
-    c = tables.get("critical_n")
+    c = _captured(tables.get("critical_n"))
     if c is not None and len(c["L"]):
         fig, ax = plt.subplots(figsize=(6, 4))
         for L in config.lengths:
@@ -314,7 +370,7 @@ def _figures(out: Path, tables: dict, config, summary: dict) -> list:
         ax.legend(fontsize=7)
         files += _save(fig, out, "e3_critical_n")
         plt.close(fig)
-    s = tables.get("separability")
+    s = _captured(tables.get("separability"))
     if s is not None and len(s["L"]):
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
         c0 = config.settings.radius_multiplier
@@ -365,6 +421,52 @@ def _figures(out: Path, tables: dict, config, summary: dict) -> list:
     return files
 
 
+def _whatif_md(wi: dict) -> list:
+    """The "What-if normalizers" section: separability vs the softmax ceiling, gradient cost, N_crit/L."""
+    def num(e, *keys, fmt=".3f"):
+        for k in keys:
+            e = e.get(k) if isinstance(e, dict) else None
+        return "—" if e is None else format(e, fmt)
+
+    cap = wi.get("captured", {})
+    sep = cap.get("separability")
+    ns = list(cap.get("d_tilde_by_N", {}))
+    nd = ns[-1] if ns else None
+    grad = next((e["gradient"] for e in wi.values() if "gradient" in e), None)
+    lines = ["", "## What-if normalizers", "",
+             "Post hoc: the weights are recomputed from the captured logits of a model **trained with softmax**; "
+             "a model trained with another normalizer would learn other logits. `captured` is the model's own softmax.",
+             "",
+             (f"Separability N_s/N: mean at N = {sep['N']}, L = {sep['L']}, r = {sep['multiplier']}·δ (the same δ, from x only). "
+              if sep else "") + "N_crit/L: median over heads × windows at the largest L. "
+             + (f"Gradient cost: median over heads × windows of the spectral norm ‖∂α/∂l‖₂ on the real logits at L = {grad['L']} "
+                "(L capped at 256: full L × L Jacobians), and its ratio to softmax's. " if grad else "")
+             + (f"d̃ at N = {nd}." if nd else ""), "",
+             "| normalizer | N_s/N | N_crit/L | ‖∂α/∂l‖₂ | × softmax | d̃ |", "|---|---|---|---|---|---|"]
+    for name, e in wi.items():
+        lines.append(f"| {name} | {num(e, 'separability', 'mean')} | {num(e, 'n_crit_over_L', 'median')} | "
+                     f"{num(e, 'gradient', 'median', fmt='.4g')} | {num(e, 'gradient', 'ratio_to_softmax', fmt='.3g')} | "
+                     f"{num(e, 'd_tilde_by_N', nd, fmt='.4g') if nd else '—'} |")
+    if sep:
+        ceiling = sep["mean"]
+        above = [n for n, e in wi.items() if n not in ("captured", "softmax") and "separability" in e and e["separability"]["mean"] > ceiling + 1e-9]
+        above_paper = [n for n, e in wi.items() if n not in ("captured", "softmax") and "separability" in e and e["separability"]["mean"] > 0.85]
+        lines += ["", f"- Separability above the softmax ceiling (paper: {PAPER['separability']}; measured softmax here: "
+                  f"{ceiling:.3f}): " + (", ".join(f"{n} ({wi[n]['separability']['mean']:.3f}, gradient × "
+                                                   f"{num(wi[n], 'gradient', 'ratio_to_softmax', fmt='.3g')})" for n in above)
+                                         if above else "none")
+                  + ("; above the paper's 0.85: " + ", ".join(above_paper) if above_paper else "; none above the paper's 0.85") + "."]
+    cn = num(cap, "n_crit_over_L", "median")
+    if cn != "—":
+        lines.append(f"- N_crit/L (paper: {PAPER['n_crit_over_L']}): captured softmax {cn}; " + ", ".join(
+            f"{n} {num(e, 'n_crit_over_L', 'median')}" for n, e in wi.items() if n != "captured" and "n_crit_over_L" in e) + ".")
+    missing = [n for n, e in wi.items() if "separability" not in e and "n_crit_over_L" not in e and "d_tilde_by_N" not in e]
+    if missing:
+        lines.append(f"- {', '.join(missing)}: weights are not probability vectors (do not sum to 1), so the distance "
+                     "metrics (d̃, N_s/N, N_crit) are undefined for them; only the gradient cost is measured.")
+    return lines
+
+
 def _report_md(out: Path, results: dict, figures: list) -> None:
     cfg = results["config"]
     exps = results["experiments"]
@@ -392,11 +494,7 @@ def _report_md(out: Path, results: dict, figures: list) -> None:
         if e1.get("worst_transcribed_violation"):
             lines.append(f"- largest transcribed violation: {e1['worst_transcribed_violation']}")
     if "normalizers" in exps:
-        lines += ["", "## What-if normalizers (weights recomputed from the captured logits)", "",
-                  "| normalizer | " + " | ".join(f"d̃ at N = {n}" for n in next(iter(exps["normalizers"].values()))) + " |",
-                  "|---|" + "---|" * len(next(iter(exps["normalizers"].values())))]
-        for name, by_n in exps["normalizers"].items():
-            lines.append(f"| {name} | " + " | ".join(f"{v:.4g}" for v in by_n.values()) + " |")
+        lines += _whatif_md(exps["normalizers"])
     if "E3" in exps:
         e3 = exps["E3"]
         lines += ["", "## E3: critical N", "",

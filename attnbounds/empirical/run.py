@@ -41,6 +41,8 @@ __all__ = [
     "without_lm_head",
     "window_tables",
     "run_reproduce",
+    "whatif_gradient_length",
+    "WHATIF_GRADIENT_MAX_L",
 ]
 
 EXPERIMENTS = ("E1", "E2", "E3", "E4", "E5")
@@ -55,6 +57,7 @@ QUICK_SETTINGS = ex.ExperimentSettings(
 
 # experiment ids of the random generators (seeded_rng(seed, window, L, id))
 _RNG_MC, _RNG_KS = 1, 3
+WHATIF_GRADIENT_MAX_L = 256  # the what-if gradient forms (Y, H, L, L) Jacobians: L is capped
 
 
 class ConfigError(ValueError):
@@ -227,7 +230,9 @@ def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=
             captures[L] = (capture_fn(handle, np.asarray(ids[:L]), [L - 1]), 0)
     forward += time.perf_counter() - t0
 
-    tables = {"distances": [], "critical_n": [], "separability": [], "gradient": []}
+    from attnbounds.numerics import normalizers as norms
+
+    tables = {"distances": [], "critical_n": [], "separability": [], "gradient": [], "whatif_gradient": []}
     deltas = None  # E4: δ for every prefix length (causal models)
     x_all = None  # causal models: x_i of the whole window
     lengths = list(lengths)
@@ -245,15 +250,16 @@ def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=
         else:
             x = select_vectors(cap, config.vectors, config.sphere, L)  # (Y, H, L, d)
         ns = [n for n in config.top_n if n < L]
+        # what-if: weights of every probability-valued normalizer recomputed from the captured logits
+        whatif = {name: np.asarray(norms.get(name).weights(logits), dtype=np.float64)
+                  for name in config.normalizers if norms.get(name).sums_to_one}
         if exps & {"E1", "E2", "E4"} and ns:
             stage(f"E1/E2 L={L}")
             rows, tab = _e12_rows(w, x, ns, L, ex.seeded_rng(config.seed, window, L, _RNG_MC), s, window, "captured", Y, H)
             tables["distances"].append(rows)
-            for name in config.normalizers:
-                from attnbounds.numerics import normalizers as norms
-
-                wn = np.asarray(norms.get(name).weights(logits), dtype=np.float64)
-                rows_n, _ = _e12_rows(wn, x, ns, L, ex.seeded_rng(config.seed, window, L, _RNG_MC), s, window, name, Y, H)
+            tabs = {"captured": tab}
+            for name, wn in whatif.items():
+                rows_n, tabs[name] = _e12_rows(wn, x, ns, L, ex.seeded_rng(config.seed, window, L, _RNG_MC), s, window, name, Y, H)
                 tables["distances"].append(rows_n)
             if "E4" in exps:
                 stage(f"E4 L={L}")
@@ -264,21 +270,37 @@ def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=
                 else:
                     delta = ex.min_pairwise_distance(x, [L], duplicate_tol=s.duplicate_tol)[..., 0]  # (Y, H)
                 mult = np.array(sorted(set(s.radius_multipliers) | {s.radius_multiplier}))
-                frac = ex.separability_fraction(tab["per_token"], tab["selected"], ns, delta[..., None] * mult)
-                tables["separability"].append(_table(
-                    [("layer", range(Y)), ("head", range(H)), ("N", ns), ("multiplier", mult)],
-                    {"window": np.int64(window), "L": np.int64(L), "delta": delta[:, :, None, None],
-                     "r": (delta[..., None] * mult)[:, :, None, :], "ns_over_n": frac},
-                ))
+                for name, tb in tabs.items():  # δ depends only on x: the same r = c·δ for every normalizer
+                    frac = ex.separability_fraction(tb["per_token"], tb["selected"], ns, delta[..., None] * mult)
+                    tables["separability"].append(_table(
+                        [("layer", range(Y)), ("head", range(H)), ("N", ns), ("multiplier", mult)],
+                        {"window": np.int64(window), "L": np.int64(L), "delta": delta[:, :, None, None],
+                         "r": (delta[..., None] * mult)[:, :, None, :], "ns_over_n": frac,
+                         "normalizer": np.array(name)},
+                    ))
         if "E3" in exps:
             stage(f"E3 L={L}")
             grid = ex.critical_n_grid(L, s.ks_grid)
-            res = ex.critical_n(w, x, grid, ex.seeded_rng(config.seed, window, L, _RNG_KS), alpha=s.ks_alpha)
-            tables["critical_n"].append(_table(
-                [("layer", range(Y)), ("head", range(H))],
-                {"window": np.int64(window), "L": np.int64(L), "n_crit": res["n_crit"],
-                 "n_crit_over_L": res["n_crit"] / L, "grid_points": np.int64(grid.size)},
-            ))
+            for name, wn in {"captured": w, **whatif}.items():
+                res = ex.critical_n(wn, x, grid, ex.seeded_rng(config.seed, window, L, _RNG_KS), alpha=s.ks_alpha)
+                tables["critical_n"].append(_table(
+                    [("layer", range(Y)), ("head", range(H))],
+                    {"window": np.int64(window), "L": np.int64(L), "n_crit": res["n_crit"],
+                     "n_crit_over_L": res["n_crit"] / L, "grid_points": np.int64(grid.size),
+                     "normalizer": np.array(name)},
+                ))
+        if config.normalizers and L == whatif_gradient_length(lengths):
+            stage(f"what-if gradient L={L}")
+            # captured: exact ‖diag(α) − ααᵀ‖₂ of the model's softmax; others: ‖∂α/∂l‖₂ by SVD
+            gn = {"captured": ex.softmax_jacobian_norm(logits, np.array([1.0]), iterations=s.bisection_steps)[..., 0]}
+            for name in config.normalizers:
+                gn[name] = np.linalg.norm(np.asarray(norms.get(name).jacobian(logits), dtype=np.float64), ord=2, axis=(-2, -1))
+            for name, v in gn.items():
+                tables["whatif_gradient"].append(_table(
+                    [("layer", range(Y)), ("head", range(H))],
+                    {"window": np.int64(window), "L": np.int64(L), "normalizer": np.array(name),
+                     "jacobian_spectral_norm": v},
+                ))
         if "E5" in exps and L == lengths[-1]:
             stage(f"E5 L={L}")
             T = np.asarray(s.temperatures)
@@ -292,6 +314,22 @@ def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=
     metric += time.perf_counter() - t0
     out = {k: _concat(v) for k, v in tables.items() if v}
     return out, {"forward_seconds": forward, "metric_seconds": metric}
+
+
+def whatif_gradient_length(lengths) -> int:
+    """L of the what-if gradient cost: the largest L ≤ WHATIF_GRADIENT_MAX_L (else the smallest L).
+
+    The full L × L Jacobian of every head is formed, so L is capped.
+
+    >>> whatif_gradient_length((32, 64, 128, 256, 512, 1024))
+    256
+    >>> whatif_gradient_length((512, 1024))
+    512
+    """
+    if not lengths:
+        raise ValueError("lengths: expected at least one L")
+    capped = [int(L) for L in lengths if int(L) <= WHATIF_GRADIENT_MAX_L]
+    return max(capped) if capped else min(int(L) for L in lengths)
 
 
 def _save_npz_atomic(path: Path, arrays: dict) -> None:
