@@ -20,7 +20,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from scipy import stats
+# scipy.special, not scipy.stats: the same quantiles without a second of import time.
+from scipy import special
 
 from attnbounds.numerics.validation import as_float_array
 
@@ -74,7 +75,7 @@ def mean_ci(samples, confidence: float = 0.99, axis: int | None = None):
         raise ValueError(f"samples: need at least 2 samples along the axis, got {m}")
     mean = x.mean(axis=axis)
     sem = x.std(axis=axis, ddof=1) / np.sqrt(m)  # s/√m
-    half = stats.t.ppf(0.5 + c / 2, df=m - 1) * sem  # t_{(1+c)/2, m−1}·s/√m
+    half = special.stdtrit(m - 1, 0.5 + c / 2) * sem  # t_{(1+c)/2, m−1}·s/√m
     lo, hi = mean - half, mean + half
     if np.ndim(mean) == 0:
         return float(mean), float(lo), float(hi)
@@ -114,15 +115,15 @@ def proportion_ci(successes, trials, confidence: float = 0.99, method: str = "wi
     m = m.astype(np.float64)
     p = k / m
     if method == "wilson":
-        z = stats.norm.ppf(0.5 + c / 2)
+        z = special.ndtri(0.5 + c / 2)
         centre = (p + z**2 / (2 * m)) / (1 + z**2 / m)
         half = z * np.sqrt(p * (1 - p) / m + z**2 / (4 * m**2)) / (1 + z**2 / m)
         lo, hi = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
     else:
         a = 1 - c
         with np.errstate(invalid="ignore", divide="ignore"):
-            lo = np.where(k > 0, stats.beta.ppf(a / 2, np.maximum(k, 1), m - k + 1), 0.0)
-            hi = np.where(k < m, stats.beta.ppf(1 - a / 2, k + 1, np.maximum(m - k, 1)), 1.0)
+            lo = np.where(k > 0, special.betaincinv(np.maximum(k, 1), m - k + 1, a / 2), 0.0)
+            hi = np.where(k < m, special.betaincinv(k + 1, np.maximum(m - k, 1), 1 - a / 2), 1.0)
     if np.ndim(p) == 0:
         return float(p), float(lo), float(hi)
     return p, lo, hi
