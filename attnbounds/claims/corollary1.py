@@ -57,6 +57,7 @@ from scipy.special import logsumexp
 
 from attnbounds import strategies as abst
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.numerics.intervals import certify_between_on_grid
 from attnbounds.numerics.validation import as_float_array, check_temperature
 from attnbounds.theory import normalization as thn
 
@@ -192,20 +193,16 @@ def certify_box(pieces: int = 4) -> Proof:
     """
     from flint import arb
 
-    if isinstance(pieces, bool) or not isinstance(pieces, int) or pieces < 1:
-        raise ValueError(f"pieces: must be an integer >= 1, got {pieces!r}")
     L = 3
+
+    def weights(z):  # α_i = 1/(1 + Σ_{j≠i} e^{l_j − l_i}): each difference enters once
+        return [1 / (1 + sum((z[j] - z[i]).exp() for j in range(L) if j != i)) for i in range(L)]
+
     lo, hi = arb(-2).exp() / L, arb(2).exp() / L
-    w = 2.0 / pieces
-    balls = [arb(-1.0 + w * (k + 0.5), w / 2) for k in range(pieces)]  # exact dyadic ends
-    for i1 in range(pieces):
-        for i2 in range(pieces):
-            for i3 in range(pieces):
-                z = (balls[i1], balls[i2], balls[i3])
-                for i in range(L):
-                    alpha = 1 / (1 + sum((z[j] - z[i]).exp() for j in range(L) if j != i))
-                    if not (alpha > lo and alpha < hi):
-                        return Proof(None, f"arb could not separate alpha_{i + 1} = {alpha} from the bounds")
+    status, failure = certify_between_on_grid(weights, [(-1, 1)] * L, pieces, lo, hi)
+    if status is None:
+        _, i, alpha = failure
+        return Proof(None, f"arb could not separate alpha_{i + 1} = {alpha} from the bounds")
     return Proof(
         True,
         f"arb: T = 1, Delta = 1, L = 3, logits in [-1, 1]^3 ({pieces}^3 boxes): every alpha_i lies "

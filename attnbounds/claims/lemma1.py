@@ -85,6 +85,7 @@ from scipy.special import logsumexp
 from attnbounds import strategies as abst
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import softmax
+from attnbounds.numerics.intervals import certify_between_on_grid
 from attnbounds.numerics.normalizers import NORMALIZER_NAMES, normalizer
 from attnbounds.numerics.validation import as_float_array
 from attnbounds.theory import normalization as thn
@@ -255,28 +256,19 @@ def certify_box(pieces: int = 8) -> Proof:
     ``pieces``³ boxes; on each, interval arithmetic encloses every α_i strictly inside
     (1/30, 10/3).
     """
-    from flint import arb
-
-    if isinstance(pieces, bool) or not isinstance(pieces, int) or pieces < 1:
-        raise ValueError(f"pieces: must be an integer >= 1, got {pieces!r}")
     a, L = 2, 3
-    lo, hi = arb(1) / 30, arb(10) / 3
-    width = arb(2 * a) / pieces
-    cells = [arb(-a) + width * k + width / 2 for k in range(pieces)]
-    balls = [arb(c.mid(), width.mid() / 2) for c in cells]  # ball = [c − w/2, c + w/2]
     # 1 + l + l²/2 = ((l + 1)² + 1)/2: each ball enters once, so the enclosure is tight.
     if not is_identity(1 + thn.l + thn.l**2 / 2, ((thn.l + 1) ** 2 + 1) / 2):
         return Proof(None, "the single-use form of F did not check")
-    F = [((x + 1) ** 2 + 1) / 2 for x in balls]
-    for i1 in range(pieces):
-        for i2 in range(pieces):
-            for i3 in range(pieces):
-                f = (F[i1], F[i2], F[i3])
-                for i in range(L):
-                    others = sum(f[j] for j in range(L) if j != i)
-                    alpha = 1 / (1 + others / f[i])  # α_i = F_i/(F_i + R_i)
-                    if not (alpha > lo and alpha < hi):
-                        return Proof(None, f"arb could not separate alpha_{i + 1} = {alpha} from [1/30, 10/3]")
+
+    def weights(z):  # α_i = F_i/(F_i + Σ_{j≠i} F_j) = 1/(1 + R_i/F_i)
+        f = [((x + 1) ** 2 + 1) / 2 for x in z]
+        return [1 / (1 + sum(f[j] for j in range(L) if j != i) / f[i]) for i in range(L)]
+
+    status, failure = certify_between_on_grid(weights, [(-a, a)] * L, pieces, "1/30", "10/3")
+    if status is None:
+        _, i, alpha = failure
+        return Proof(None, f"arb could not separate alpha_{i + 1} = {alpha} from [1/30, 10/3]")
     return Proof(
         True,
         f"arb: on [-2, 2]^3 ({pieces}^3 boxes), F = 1 + l + l^2/2, every alpha_i lies strictly inside "

@@ -46,6 +46,7 @@ __all__ = [
     "IntervalCertificate",
     "as_rational",
     "box_to_arbs",
+    "certify_between_on_grid",
     "certify_upper_bound",
     "arb_softmax",
     "two_point_jacobian_certificate",
@@ -130,6 +131,36 @@ def box_to_arbs(box) -> list[arb]:
     [True, True]
     """
     return [arb(lo).union(arb(hi)) for lo, hi in _check_box(box)]
+
+
+def certify_between_on_grid(f, box, pieces: int, lower, upper):
+    """Certify ``lower < f(x)_k < upper`` for every x in ``box`` and every output k, on a grid.
+
+    Each coordinate interval of ``box`` is cut into ``pieces`` equal closed cells with exact
+    rational ends; ``lower``/``upper`` are rationals or ``arb`` enclosures; ``f`` maps a list of ``arb`` balls (one cell per coordinate) to a sequence
+    of ``arb`` enclosures. Returns ``(True, None)`` when every enclosure lies strictly inside,
+    else ``(None, (cell, k, value))`` for the first one that does not: a coarse grid can only
+    give "cannot decide", never a refutation.
+
+    >>> certify_between_on_grid(lambda z: [z[0] * (1 - z[0])], [(0, 1)], 64, "-1/100", "26/100")[0]
+    True
+    """
+    if isinstance(pieces, bool) or not isinstance(pieces, int) or pieces < 1:
+        raise ValueError(f"pieces: must be an integer >= 1, got {pieces!r}")
+    # Bounds may be arb enclosures themselves (e.g. e^2/3), or exact rationals.
+    lo_b = lower if isinstance(lower, arb) else arb(as_rational(lower, "lower"))
+    hi_b = upper if isinstance(upper, arb) else arb(as_rational(upper, "upper"))
+    # cells[c][k]: the k-th of `pieces` equal sub-intervals of coordinate c, as an arb ball
+    cells = [
+        box_to_arbs([(lo + (hi - lo) * k / pieces, lo + (hi - lo) * (k + 1) / pieces) for k in range(pieces)])
+        for lo, hi in _check_box(box)
+    ]
+    for index in itertools.product(range(pieces), repeat=len(cells)):
+        values = f([cells[c][k] for c, k in enumerate(index)])
+        for k, value in enumerate(values):
+            if not (value > lo_b and value < hi_b):
+                return None, (index, k, value)
+    return True, None
 
 
 def _eval(f, args) -> arb:

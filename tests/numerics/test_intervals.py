@@ -138,3 +138,18 @@ def test_as_rational_accepts_exact_forms():
 def test_error_paths_name_the_argument(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_certify_between_on_grid_decides_or_says_undecided():
+    from attnbounds.numerics.intervals import certify_between_on_grid
+
+    # p(1 − p) ≤ 1/4 with equality at 1/2: a strict upper bound of 1/4 can never be certified,
+    # and a coarse grid must say "cannot decide", never "false".
+    status, failure = certify_between_on_grid(lambda z: [z[0] * (1 - z[0])], [(0, 1)], 16, -1, "1/4")
+    assert status is None and failure[1] == 0
+    status, _ = certify_between_on_grid(lambda z: [z[0] * (1 - z[0])], [(0, 1)], 64, -1, "26/100")
+    assert status is True
+    with pytest.raises(ValueError, match="pieces"):
+        certify_between_on_grid(lambda z: [z[0]], [(0, 1)], 0, 0, 1)
+    with pytest.raises(ValueError, match="box"):
+        certify_between_on_grid(lambda z: [z[0]], [], 2, 0, 1)
