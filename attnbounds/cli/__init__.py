@@ -28,6 +28,12 @@ class _LazyGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("Interrupted (rerun the same command to resume from what was saved).", err=True)
             ctx.exit(130)
+        except click.UsageError as exc:  # click's own (bad option values): one line too, not usage + hint
+            from attnbounds.cli.common import UsageError
+
+            if isinstance(exc, UsageError):
+                raise
+            raise UsageError(" ".join(exc.format_message().split())) from None
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks

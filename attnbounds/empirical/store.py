@@ -112,7 +112,9 @@ def check_output_dir(path, flag: str = "--out") -> Path:
     ancestor = out.parent
     while not ancestor.exists():
         ancestor = ancestor.parent
-    if not ancestor.is_dir() or not _can_write(ancestor):
+    if not ancestor.is_dir():
+        raise OutputDirError(f"{flag}: cannot create {str(path)!r}: {str(ancestor)!r} is not a directory")
+    if not _can_write(ancestor):
         raise OutputDirError(f"{flag}: cannot create {str(path)!r} and a sibling beside it: "
                              f"{str(ancestor)!r} is not writable")
     return out
