@@ -261,3 +261,17 @@ def test_unknown_rule_is_refused():
 
 def test_empty_chain_proves_nothing():
     assert not Chain(x, Context()).prove(x, "<=", x).complete
+
+
+def test_proof_from_chain_follows_the_check():
+    from attnbounds.claims.base import Proof
+
+    ctx = Context({"x<=M": x <= M})
+    good = Chain(x / (x + R), ctx).le(M / (M + R), by.monotone(x, x / (x + R), x, M)).prove(x / (x + R), "<=", M / (M + R))
+    p = Proof.from_chain(good, "monotone in x")
+    assert p.status is True and (p.steps, p.checked, p.rules) == (1, 1, ("monotone",)) and not p.argued
+    half = Chain(x / (x + R), ctx).le(M / (M + R), by.argued("F is increasing")).prove(x / (x + R), "<=", M / (M + R))
+    q = Proof.from_chain(half, "monotone in x")
+    assert q.status is None and q.argued and q.detail.startswith("argued:") and (q.steps, q.checked) == (1, 0)
+    with pytest.raises(ValueError, match="complete chain"):
+        Proof(True, "trust me", chain=half)
