@@ -5,7 +5,7 @@ asks, numerically, whether each *conclusion* survives when the weights come from
 normalizer of :mod:`attnbounds.numerics.normalizers` (sparsemax, entmax, scalable softmax,
 sigmoid attention, adaptive temperature, a user plug-in, ...). Each conclusion is a
 :class:`~attnbounds.claims.base.Reading` whose ``sides``/``sweep``/``strategy``/``montecarlo``
-apply the normalizer, judged by :func:`attnbounds.engine.judge_reading`; so verdicts mean
+apply the normalizer, judged by :func:`attnbounds.engine.run.judge_reading`; so verdicts mean
 what they mean everywhere else (``holds`` = no counterexample in Hypothesis + the sweep, or
 a Monte Carlo interval on the right side; ``falsified`` comes with an instance).
 
@@ -45,7 +45,7 @@ What "the conclusion under N" means (α = N(l; T), L keys, I_N the top-n set):
     The measured sup·T of each norm over a deterministic scan (two-point gaps, ties, random
     rows; L ≤ 64) is the normalizer's "gradient cost", in ``detail["measured_sup_times_T"]``.
 
-Rows have the engine's schema (:data:`attnbounds.engine.ROW_FIELDS`) plus ``normalizer``
+Rows have the engine's schema (:data:`attnbounds.engine.rows.ROW_FIELDS`) plus ``normalizer``
 and ``hypotheses_broken`` (the claim's hypotheses that N breaks, by name).
 """
 
