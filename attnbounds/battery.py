@@ -809,7 +809,7 @@ def run_battery(normalizer, ids=None, *, quick: bool = False, seed: int = 0, exa
             readings_cache[claim_id] = {r.name: r for r in _readings_for(claim_id, N, quick, scan)}
         reading = readings_cache[claim_id][name]
         claim = _battery_claim(claim_id, list(readings_cache[claim_id].values()))
-        judged = judge_reading(claim, reading, budget=budget, seed=seed)
+        judged = judge_reading(claim, reading, budget=budget, seed=seed).to_dict()
         judged.update(normalizer=N.name, hypotheses_broken=row["hypotheses_broken"])
         if claim_id == "L2":
             sup = scan[0]
