@@ -91,6 +91,21 @@ def _looks_like_output(directory: Path) -> bool:
     return bool(names & {MANIFEST, "results.json", CACHE, LOCK})
 
 
+# names a reproduce run writes (also before manifests existed): anything else is someone's file
+_OUTPUT_SUFFIXES = (".csv", ".png", ".svg", ".pdf", ".json", ".md", ".partial")
+
+
+def _foreign_entries(directory: Path) -> list[str]:
+    try:
+        listed = set(json.loads((directory / MANIFEST).read_text())["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        listed = set()
+    top = {Path(rel).parts[0] for rel in listed}
+    return sorted(p.name for p in directory.iterdir()
+                  if p.name not in top and p.name not in (*_KEEP, MANIFEST)
+                  and not (p.is_file() and p.name.endswith(_OUTPUT_SUFFIXES)))
+
+
 def check_output_dir(path, flag: str = "--out") -> Path:
     """Check that ``path`` can be a reproduce output directory; return it absolute.
 
@@ -109,6 +124,11 @@ def check_output_dir(path, flag: str = "--out") -> Path:
         if any(out.iterdir()) and not _looks_like_output(out):
             raise OutputDirError(f"{flag}: {str(path)!r} is not empty and holds no reproduce results; "
                                  "choose a new or empty directory")
+        foreign = _foreign_entries(out)
+        if foreign:
+            raise OutputDirError(f"{flag}: {str(path)!r} holds files no reproduce run wrote "
+                                 f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}), and a run "
+                                 "replaces the directory as a whole; move them or choose another directory")
     ancestor = out.parent
     while not ancestor.exists():
         ancestor = ancestor.parent

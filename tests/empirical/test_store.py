@@ -142,6 +142,7 @@ def test_concurrent_runs_one_completes_others_refuse(corpus, tiny_gpt2_dir, tmp_
         (gate / "release").touch()
     stdout, stderr = first.communicate(timeout=180)
     assert first.returncode == 0, stderr
+    assert "it/s" not in stderr and "Loading" not in stderr, stderr  # --no-progress: no loading bars either
     for _, err, rc in refusals:
         lines = [line for line in err.splitlines() if line.strip()]
         assert rc == 2 and len(lines) == 1, err
@@ -261,6 +262,9 @@ def test_output_dir_of_other_files_is_refused(tmp_path):
     with pytest.raises(store.OutputDirError, match="--out: .* is not empty and holds no reproduce results"):
         store.check_output_dir(tmp_path)
     assert (tmp_path / "notes.txt").read_text() == "mine"
+    (tmp_path / "results.json").write_text("{}")  # an output directory with someone's file in it
+    with pytest.raises(store.OutputDirError, match=r"holds files no reproduce run wrote \(notes.txt\)"):
+        store.check_output_dir(tmp_path)
 
 
 def test_interrupt_exits_130_and_leaves_a_resumable_cache(corpus, tiny_gpt2_dir, tmp_path, monkeypatch):
