@@ -113,11 +113,15 @@ def check_output_dir(path, flag: str = "--out") -> Path:
     in a sibling directory), be writable itself, and be empty or hold reproduce outputs:
     a run replaces the directory as a whole, so a directory of other files is refused.
     """
-    out = Path(os.path.abspath(os.path.expanduser(str(path))))
+    out = Path(os.path.realpath(os.path.expanduser(str(path))))  # a symlink: its target is replaced
     if out.exists() and not out.is_dir():
         raise OutputDirError(f"{flag}: {str(path)!r} exists and is not a directory")
     if out.parent == out:
         raise OutputDirError(f"{flag}: {str(path)!r} cannot be the file-system root")
+    cwd = Path(os.path.realpath(os.getcwd()))
+    if cwd == out or out in cwd.parents:
+        raise OutputDirError(f"{flag}: {str(path)!r} is or contains the current directory, and a run "
+                             "replaces the directory as a whole; choose another directory")
     if out.exists():
         if not _can_write(out):
             raise OutputDirError(f"{flag}: {str(path)!r} is not writable")
