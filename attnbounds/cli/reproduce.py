@@ -89,9 +89,15 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
     for flag, value in (("--model", model), ("--text", text)):
         if value is None:
             raise UsageError(f"{flag}: required (or use --verify DIR)")
+    from attnbounds.empirical import store
+
+    try:  # first, and before the heavier imports: a bad --out is reported at once
+        store.check_output_dir(out_dir)
+    except store.OutputDirError as err:
+        raise UsageError(str(err)) from None
 
     from attnbounds.empirical import experiments as ex
-    from attnbounds.empirical import run, store
+    from attnbounds.empirical import run
 
     settings = run.QUICK_SETTINGS if quick else ex.ExperimentSettings()
     changes = {}
