@@ -61,6 +61,11 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
         ),
     ),
     (
+        "Plug-ins",
+        "Loading user objects by spec (`module:object`, `file.py`, entry points) for the claim and normalizer registries.",
+        (("attnbounds.plugins", {}),),
+    ),
+    (
         "Strategies",
         "Public Hypothesis strategies for attention instances.",
         (("attnbounds.strategies", {}),),
