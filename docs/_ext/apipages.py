@@ -58,6 +58,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.theory.distance", {}),
             ("attnbounds.theory.separability", {}),
             ("attnbounds.theory.jacobian", {}),
+            ("attnbounds.theory.proof", {}),
         ),
     ),
     (
