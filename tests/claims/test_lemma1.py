@@ -17,11 +17,6 @@ from attnbounds.claims.lemma1 import (
     family_constants,
     family_normalizer,
 )
-from attnbounds.theory import derivation
-
-
-def _slice(batch, i):
-    return {k: (v[i] if isinstance(v, np.ndarray) and v.ndim >= 1 else v) for k, v in batch.items()}
 
 
 def _direct(instance):
@@ -36,9 +31,7 @@ def _direct(instance):
 
 
 def test_registry_and_structure():
-    assert get("L1") is CLAIM
     assert [r.name for r in CLAIM.readings] == ["transcribed", "reconstructed"]
-    assert set(CLAIM.derivations) <= set(derivation.names())
     assert "$" in CLAIM.proof and "Proof" in CLAIM.proof
     assert {h.name for h in CLAIM.hypotheses} == {"positive", "bounded-logits", "length-independent"}
     form = CLAIM.symbolic_form()
@@ -69,20 +62,6 @@ def test_invalid_arguments():
     with pytest.raises(ValueError, match="n:"):
         CLAIM.reading("transcribed").sweep(np.random.default_rng(0), 0)
 
-
-@pytest.mark.parametrize("name", ["transcribed", "reconstructed"])
-def test_sides_on_batches_equal_sides_on_single_instances(name):
-    r = CLAIM.reading(name)
-    rng = np.random.default_rng(0)
-    for _ in range(15):
-        batch = r.sweep(rng, 40)
-        s = r.sides(batch)
-        assert np.shape(s.lhs) == (40,) and np.shape(s.rhs) == (40,)
-        assert np.all(holds_relation(s, r.relation, r.rtol, r.atol))
-        for i in (0, 17, 39):
-            one = r.sides(_slice(batch, i))
-            assert float(one.lhs) == pytest.approx(float(s.lhs[i]), rel=1e-12, abs=1e-15)
-            assert float(one.rhs) == pytest.approx(float(s.rhs[i]), rel=1e-12)
 
 
 def test_bounds_recomputed_independently_and_tight_case_attained():
@@ -172,3 +151,47 @@ def test_drop_positive_recomputed():
     z = proof.counterexample["logits"]
     f = np.maximum(z, 0.0)
     assert f.min() == 0.0 and (f / f.sum()).min() == 0.0 and proof.lhs == 0.0
+
+
+# ------------------------------------------------------------------ the checked proof
+
+
+@pytest.mark.parametrize("reading", ["reconstructed", "transcribed"])
+def test_symbolic_proof_is_a_fully_checked_chain(reading):
+    proof = CLAIM.reading(reading).symbolic()
+    assert proof.status is True and proof.steps > 0 and proof.checked == proof.steps
+    assert {"hypothesis", "monotone"} <= set(proof.rules)
+
+
+@pytest.mark.parametrize("reading", ["reconstructed", "transcribed"])
+@pytest.mark.parametrize("dropped", ["positive", "bounded-logits"])
+def test_proof_fails_without_each_hypothesis(reading, dropped):
+    from attnbounds.claims.lemma1 import _context, check_proof
+
+    assert not check_proof(reading, ctx=_context().without(dropped)).complete
+
+
+def test_proof_does_not_reach_a_tighter_goal():
+    import sympy as sp
+
+    from attnbounds.claims.lemma1 import GOALS, check_proof
+
+    (lhs, rel, rhs), lower = GOALS["reconstructed"]
+    assert not check_proof("reconstructed", goals=((lhs, rel, rhs * (1 - sp.Rational(1, 1000))), lower)).complete
+    assert not check_proof("reconstructed", goals=((lhs, ">=", rhs), lower)).complete
+
+
+@pytest.mark.parametrize("name", ["positive", "bounded-logits", "length-independent"])
+def test_each_drop_instance_breaks_its_hypothesis(name):
+    # before: the ssmax and max(l, 0) instances had no "family" (check raised KeyError and the
+    # engine skipped it) and the length-independence check returned True for everything
+    h = next(h for h in CLAIM.hypotheses if h.name == name)
+    cex = h.drop().counterexample
+    assert not bool(np.all(h.check(cex)))
+
+
+def test_length_independent_check_tells_fixed_from_length_aware():
+    h = next(h for h in CLAIM.hypotheses if h.name == "length-independent")
+    z = np.zeros((3, 4))
+    assert np.all(h.check({"family": "softmax", "param": 1.0, "a": 1.0, "logits": z}))
+    assert not np.any(h.check({"family": "ssmax", "param": 1.0, "a": 1.0, "logits": z}))
