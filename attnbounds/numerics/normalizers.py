@@ -445,7 +445,11 @@ class AttentionNormalizer:
         T = p.pop("T")
         if np.ndim(T):
             T = np.asarray(T)[..., None]
-        return z / T, T, p
+        with np.errstate(over="ignore"):
+            z = z / T
+        if not np.isfinite(z).all():  # every map below would turn inf − inf into NaN
+            raise ValueError("logits / T: overflows float64 (|l|/T > 1.8e308); rescale the logits or raise T")
+        return z, T, p
 
     # -- maps ---------------------------------------------------------------------------
     def weights(self, logits, **params) -> np.ndarray:

@@ -30,3 +30,17 @@ def test_softmax_large_finite_logits_still_match_scipy():
     for T in (1e-4, 1.0):
         assert np.allclose(softmax(z, T=T), scipy_softmax(z / T, axis=-1), rtol=0, atol=1e-15)
     assert np.allclose(softmax(z, axis=0), scipy_softmax(z, axis=0))
+
+
+@pytest.mark.parametrize("name", ["softmax", "ssmax", "logn", "sparsemax", "entmax15", "entmax", "sigmoid",
+                                  "adaptive_temperature"])
+def test_every_zoo_normalizer_reports_overflow_instead_of_nan(name):
+    from attnbounds.numerics import normalizers
+
+    norm = normalizers.get(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for method in (norm.weights, norm.jacobian):
+            with pytest.raises(ValueError, match="logits / T: overflows float64"):
+                method(np.array([1e308, 0.0]), T=1e-4)
+        assert np.all(np.isfinite(norm.weights(np.array([1e3, 0.0, -1e3]), T=1e-4)))  # large but finite l/T
