@@ -22,7 +22,7 @@ claim's own normalizer.
 >>> import numpy as np
 >>> out = reweigh({"weights": np.array([0.5, 0.25, 0.25]), "n": 1}, "sparsemax")
 >>> out["normalizer"], out["weights"].round(3).tolist()
-('sparsemax', [0.5, 0.25, 0.25])
+('sparsemax', [0.795, 0.102, 0.102])
 >>> reweigh({"q": [1.0], "keys": [[1.0]], "T": 1.0}, "ssmax")
 Traceback (most recent call last):
 ...

@@ -491,7 +491,7 @@ class AttentionNormalizer:
         None when the normalizer has no ratio form.
 
         >>> get("ssmax").ratio_form(length=4)
-        exp(2*l*log(2))
+        exp(l*log(4))
         """
         if self.sympy_F is None:
             return None
