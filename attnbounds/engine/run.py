@@ -389,7 +389,7 @@ def check(
         Called with each finished row (e.g. to save results as they come).
     claims : iterable of Claim, optional
         Judge these claims instead of the registry's (``attnbounds check --claims``).
-    normalizer : str or normalizer, optional
+    normalizer : str or object, optional
         Judge every selected reading under this normalizer (:func:`judge_under`); the
         hypothesis drops, which are about the claim's own setting, are left out.
 
