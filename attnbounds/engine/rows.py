@@ -20,6 +20,8 @@ whose keys are :data:`ROW_FIELDS`, in order::
     detail          {method: text} -- what each method reported
     conflict        null or text naming the disagreeing methods
     error           null or the text of the errors raised by methods
+    proof           null, or for a reading with a symbolic method {"steps": int, "checked": int,
+                    "rules": [rule names], "status": "checked" | "argued" | "refuted" | "undecided"}
 
 A row judged under a normalizer (``attnbounds check --normalizer NAME``) also has::
 
@@ -73,6 +75,7 @@ class Row(Mapping):
     detail: dict[str, str] = field(default_factory=dict)
     conflict: str | None = None
     error: str | None = None
+    proof: dict | None = None
     normalizer: str | None = None
     hypotheses_broken: list[str] | None = None
 
