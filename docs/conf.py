@@ -26,6 +26,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
+    # MathJax 3 served from the built site (_static/mathjax), not from a CDN: the docs must
+    # read the same offline. See "Math without a network" in contributing.md.
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     # Local extensions (docs/_ext): pages generated from the code and the committed results.
     "generated_blocks",
@@ -66,6 +69,10 @@ nitpick_ignore_regex = [
 
 # Keep "--quick" and 'quotes' as typed: option names and code-like text must not become dashes.
 smartquotes = False
+
+# sphinx-mathjax-offline copies MathJax 3.2.2 into _static/mathjax when the build finishes;
+# every page loads it from there (tests/docs/test_browser.py checks no page references a CDN).
+mathjax_path = "mathjax/tex-chtml.js"
 
 html_theme = "furo"
 html_title = f"attnbounds {release}"
