@@ -291,3 +291,48 @@ def test_nothing_is_fetched_from_the_network(reports, site, page, width):
     rep = _report(reports, site, page, width)
     remote = [u for u in rep["resources"] if not u.startswith(("file:", "data:", "blob:"))]
     assert not remote, f"{page} at {width} px: fetched from outside the build: {remote[:5]}"
+
+
+class _Links(HTMLParser):
+    """The ``href`` of every ``<a>`` and every ``id``/``name`` a page defines."""
+
+    def __init__(self):
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for key in ("id", "name") if tag == "a" else ("id",):
+            if attrs.get(key):
+                self.ids.add(attrs[key])
+        if tag == "a" and attrs.get("href") is not None:
+            self.hrefs.append(attrs["href"])
+
+
+def test_internal_links_and_anchors_resolve(site):
+    """Every link inside the site points at a file of the build and, with ``#x``, at an element ``id="x"``."""
+    parsed: dict[Path, _Links] = {}
+
+    def links(path: Path) -> _Links:
+        if path not in parsed:
+            parser = _Links()
+            parser.feed(path.read_text(encoding="utf-8"))
+            parsed[path] = parser
+        return parsed[path]
+
+    broken = []
+    pages = [p for p in sorted(site.rglob("*.html")) if "_static" not in p.relative_to(site).parts]
+    for page in pages:
+        for href in links(page).hrefs:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc:
+                continue  # external (http, mailto, ...): not checked here, and never fetched offline
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page.resolve()
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                broken.append(f"{page.relative_to(site)}: {href} (no such file)")
+            elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in links(target).ids:
+                broken.append(f"{page.relative_to(site)}: {href} (no element with that id)")
+    assert pages and not broken, f"{len(broken)} broken internal links, first: " + "; ".join(broken[:5])
