@@ -1,12 +1,4 @@
-"""JSON output shared by every layer: strict JSON, written atomically.
-
->>> import io, contextlib
->>> buf = io.StringIO()
->>> with contextlib.redirect_stdout(buf):
-...     write_json({"a": 1}, "-")
->>> buf.getvalue()
-'{\n  "a": 1\n}\n'
-"""
+"""JSON output shared by every layer: strict JSON, written atomically."""
 
 from __future__ import annotations
 
