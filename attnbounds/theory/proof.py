@@ -205,6 +205,16 @@ class Context:
         if not isinstance(self.hypotheses, Mapping):
             raise TypeError(f"hypotheses: expected a mapping name -> relation, got {type(self.hypotheses).__name__}")
         rel_types = (sp.Eq, sp.Ge, sp.Gt, sp.Le, sp.Lt)
+        cleaned = {}
+        for name, h in self.hypotheses.items():  # relations SymPy already decides true say nothing
+            if isinstance(h, tuple):
+                h = tuple(r for r in h if r is not sp.true)
+                if not h:
+                    continue
+            elif h is sp.true:
+                continue
+            cleaned[name] = h
+        object.__setattr__(self, "hypotheses", cleaned)
         for name, h in self.hypotheses.items():
             ok = isinstance(h, (BoundedDifferences, Lemma) + rel_types) or (
                 isinstance(h, tuple) and h and all(isinstance(r, rel_types) for r in h))
@@ -217,6 +227,10 @@ class Context:
         if name not in self.hypotheses:
             raise KeyError(f"name: no hypothesis {name!r}; have {sorted(self.hypotheses)}")
         return Context({k: v for k, v in self.hypotheses.items() if k != name})
+
+    def xreplace(self, mapping) -> "Context":
+        """This context with symbols replaced (to instantiate a proof, e.g. m = e^(-Delta/T))."""
+        return Context({k: _xreplace(v, mapping) for k, v in self.hypotheses.items()})
 
     def extended(self, extra: Mapping[str, Any]) -> "Context":
         """This context plus ``extra``; relations that SymPy already decides as true are left out."""
@@ -410,6 +424,20 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
 
 
 _depth_guard = [False]
+
+
+def _xreplace(value, mapping):
+    if isinstance(value, sp.Basic):
+        return value.xreplace(mapping)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_xreplace(v, mapping) for v in value)
+    if isinstance(value, dict):
+        return {_xreplace(k, mapping): _xreplace(v, mapping) for k, v in value.items()}
+    if isinstance(value, Chain):
+        return value.xreplace(mapping)
+    if isinstance(value, Lemma):
+        return Lemma(value.chain.xreplace(mapping), _xreplace(value.lhs, mapping), value.relation, _xreplace(value.rhs, mapping))
+    return value
 
 
 def _positive_multiple(e, g) -> bool:
@@ -1090,6 +1118,14 @@ class Chain:
     @property
     def end(self):
         return self.steps[-1].rhs if self.steps else self.start
+
+    def xreplace(self, mapping, ctx: "Context | None" = None) -> "Chain":
+        """This chain with symbols replaced everywhere (steps, justifications, context), e.g. to
+        instantiate a general proof; ``ctx`` replaces the (substituted) context."""
+        steps = tuple(Step(s.relation, s.rhs.xreplace(mapping),
+                           By(s.by.rule, {k: _xreplace(v, mapping) for k, v in s.by.params.items()}, s.by.text))
+                      for s in self.steps)
+        return Chain(self.start.xreplace(mapping), self.ctx.xreplace(mapping) if ctx is None else ctx, steps)
 
     def check_steps(self, ctx: Context | None = None) -> tuple[StepCheck, ...]:
         ctx = self.ctx if ctx is None else ctx
