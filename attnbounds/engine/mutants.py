@@ -57,6 +57,9 @@ _SCALE = {"<=": sp.Rational(999, 1000), ">=": sp.Rational(1001, 1000), "==": sp.
 
 @dataclass
 class MutantRow:
+    """One mutant of one reading and its verdict (``reason`` says why; ``defect`` marks a
+    checker defect)."""
+
     reading: str
     mutant: str
     description: str
@@ -71,9 +74,12 @@ class MutantRow:
 
 @dataclass
 class MutationReport:
-    rows: list[MutantRow] = field(default_factory=list)
-    readings: list[str] = field(default_factory=list)  # the proved/certified readings mutated
-    skipped: dict[str, str] = field(default_factory=dict)  # reading -> its (weaker) verdict
+    """The mutants' rows, the proved/certified readings mutated, and the readings skipped
+    (reading id -> its weaker verdict)."""
+
+    rows: list = field(default_factory=list)
+    readings: list = field(default_factory=list)
+    skipped: dict = field(default_factory=dict)
 
     @property
     def defects(self) -> list[MutantRow]:
