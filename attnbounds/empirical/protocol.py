@@ -1,0 +1,447 @@
+"""``reproduce --protocol paper``: Algorithms 1–5 of the paper's Appendix B, at every query position.
+
+Every metric is computed at **every query position t** of a window and averaged over t per
+head (``PROTOCOL.md``). One window is processed at a time by :func:`paper_window_tables`:
+
+* a causal model gets ONE forward pass over the longest window with every query row kept
+  (logits only, (Y, H, L, L) float32). With ``rows="prefix"`` the rows of the first L
+  tokens are exactly those of a window of length L, so every L comes from the same
+  per-row values: the mean for L is the mean over the rows t ≤ L;
+* with ``rows="full"`` the masked keys of a row take part with weight 0, so a row's
+  metric depends on L and each L is computed over its own (L, L) block;
+* a bidirectional model (MiniLM) sees all keys at every position: one forward per L.
+
+Rows with t ≤ N keys (no token left out) are skipped. The metrics (kernels in
+:mod:`attnbounds.empirical.experiments`):
+
+* **E1/E2** per (head, L, N): the true d̃, the T1(i) bound and the T1(ii) expectation,
+  each averaged over t. The bound and the expectation are the right sides of the claim
+  readings ``T1i:reconstructed`` and ``T1ii:reconstructed``: the vectorized kernels
+  compute their ingredients, and :func:`claim_forms` checks on real rows of the run,
+  against the readings' own ``sides``, which form the claims use (so a re-anchored claim
+  is followed, or the run stops with an error naming the claim).
+* **E3** per L: two samples of per-head means (d̃ against the expectation), one
+  two-sample KS test per N; N_crit is the first N whose test does not reject at level α.
+  The N grid has step max(1, ⌊L/100⌋) (N_crit/L resolved to 1% of L). It is searched by
+  a geometric scan for the first non-rejecting grid point, then bisection on the grid
+  between it and the last rejecting point (this assumes one change of decision inside
+  that bracket; the scan table records every N tested).
+* **E4** per (head, N): r = min over non-selected i of ‖s − α_i x_i‖, N_s counted strictly
+  inside, N_s/N averaged over t; the embeddings are on the unit sphere. Theorem 2's sides
+  read ξ_j as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2} (its value on a high-dimensional sphere).
+* **E5** per (head, T, ε): a random unit direction per (head, t) from ``--seed``;
+  g = ‖softmax((l + εv)/T) − softmax(l/T)‖/ε averaged over t at L = ``e5_length``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from attnbounds.empirical import experiments as ex
+
+__all__ = [
+    "PROTOCOLS",
+    "ROWS",
+    "PaperSettings",
+    "ks_grid",
+    "claim_forms",
+    "paper_window_tables",
+    "HEADS_COLUMNS",
+]
+
+PROTOCOLS = ("paper", "last-query")
+ROWS = ("prefix", "full")
+HEADS_COLUMNS = ["experiment", "layer", "head", "window", "L", "N", "T", "epsilon", "metric", "value"]
+
+# experiment ids of the random generators (seeded_rng(seed, window, L, id, layer))
+_RNG_E5 = 5
+_BLOCK = 256  # query rows per block of a causal prefix window (keys up to the block's end)
+
+
+class PaperSettings:
+    """The paper protocol's lists (defaults are Appendix B's; see ``PROTOCOL.md``)."""
+
+    e1_n = (5,)
+    e2_n = (1, 5, 10, 20, 100)
+    e4_n = (1, 2, 4, 8, 16, 32, 64)
+    temperatures = tuple(float(t) for t in np.logspace(-3, 1, 13))
+    epsilons = (1e-3, 1e-1, 10.0)
+
+
+def ks_grid(L: int) -> np.ndarray:
+    """E3's N grid for window length L: 1, 1 + h, 1 + 2h, … < L with h = max(1, ⌊L/100⌋).
+
+    >>> ks_grid(8).tolist()
+    [1, 2, 3, 4, 5, 6, 7]
+    >>> ks_grid(1024)[:4].tolist(), int(ks_grid(1024)[-1])
+    ([1, 11, 21, 31], 1021)
+    """
+    if L < 2:
+        raise ValueError(f"L: must be >= 2, got {L}")
+    return np.arange(1, L, max(1, L // 100), dtype=np.int64)
+
+
+# --- the claims' forms ----------------------------------------------------------------
+
+
+def _t1_bound_candidates(terms: dict, t, n: int) -> dict:
+    """Candidate forms of the T1(i) right side from the kernel's ingredients (rows of length t)."""
+    out = {}
+    for name in ("d1_norm", "d1_pair"):
+        if name in terms:
+            out[name] = (1 - terms["mass"]) * terms[name] + (t - n) * terms["mass"] * terms["R"]
+    return out
+
+
+def _sample_instances(w, x, visible, n, rows):
+    """Per-row instances (batched over heads) for the claim readings: the keys that take part."""
+    for r in rows:
+        keys = np.arange(w.shape[-1]) if visible is None else np.flatnonzero(visible[r])
+        yield r, {"weights": w[:, r, keys] / w[:, r, keys].sum(-1, keepdims=True), "x": x[:, keys], "n": int(n)}
+
+
+def claim_forms(w, x, visible, ns, terms: dict, order) -> dict:
+    """Which form of each claim's right side this run must use, checked on rows of the run.
+
+    For T1(i) the candidates are d_1 = max_{i∉I_N}‖x_i‖ (``d1_norm``) and
+    d_1 = max_{i∉I_N, j∈I_N}‖x_i − x_j‖ (``d1_pair``); the reading ``T1i:reconstructed``'s
+    ``sides`` is evaluated on four rows per N and the candidate that equals its right side
+    (and whose d̃ equals its left side) is chosen. For T1(ii), ``T1ii:reconstructed``'s
+    right side is compared with the kernel's main term on short rows (its left side is an
+    exact expectation over subsets). Raises ``RuntimeError`` naming the claim when no form
+    matches: the kernel must then follow the claim.
+    """
+    from attnbounds import claims
+
+    _, t1 = claims.reading("T1i:reconstructed")
+    _, t2 = claims.reading("T1ii:reconstructed")
+    R = w.shape[1]
+    tcount = np.full(R, w.shape[-1]) if visible is None else visible.sum(-1)
+    chosen = {}
+    for a, n in enumerate(ns):
+        valid = np.flatnonzero(tcount > n)
+        if valid.size == 0:
+            continue
+        rows = valid[np.linspace(0, valid.size - 1, min(4, valid.size)).astype(int)]
+        cand = {}
+        for r, inst in _sample_instances(w, x, visible, n, rows):
+            sides = t1.sides(inst)
+            local = {k: terms[k][:, a, r] for k in ("mass", "R", "d1_norm", "d_tilde")}
+            local["d1_pair"] = ex.pair_distance_max(x, order[:, r:r + 1], n, None if visible is None else visible[r:r + 1])[:, 0]
+            if not np.allclose(local["d_tilde"], np.asarray(sides.lhs, dtype=float), rtol=1e-7, atol=1e-9):
+                raise RuntimeError("claim T1i: its left side no longer equals the kernel's d̃; update experiments.position_metrics")
+            for k, v in _t1_bound_candidates(local, tcount[r], n).items():
+                ok = np.allclose(v, np.asarray(sides.rhs, dtype=float), rtol=1e-7, atol=1e-9)
+                cand[k] = cand.get(k, True) and ok
+        good = [k for k, ok in cand.items() if ok]
+        if not good:
+            raise RuntimeError("claim T1i: no kernel form equals the right side of T1i:reconstructed; "
+                               "add the new d_1 to experiments.position_metrics")
+        chosen.setdefault("T1i", good[0])
+        if chosen["T1i"] not in good:
+            raise RuntimeError("claim T1i: the matching form differs between N; check T1i:reconstructed")
+        short = [r for r in valid if tcount[r] <= 10][:2]
+        for r, inst in _sample_instances(w, x, visible, n, short):
+            rhs = np.asarray(t2.sides(inst).rhs, dtype=float)
+            if not np.allclose(terms["main"][:, a, r], rhs, rtol=1e-7, atol=1e-9):
+                raise RuntimeError("claim T1ii: the kernel's main term differs from T1ii:reconstructed's right side; "
+                                   "update experiments.position_metrics")
+            chosen["T1ii"] = "main"
+    return chosen
+
+
+# --- one window -------------------------------------------------------------------------
+
+
+def _blocks(L: int, causal_prefix: bool):
+    """Row blocks (r0, r1, K): a causal prefix row r sees keys < r + 1, so keys up to r1 suffice."""
+    if not causal_prefix:
+        return [(0, L, L)]
+    return [(r0, min(r0 + _BLOCK, L), min(r0 + _BLOCK, L)) for r0 in range(0, L, _BLOCK)]
+
+
+def _softmax64(logits):
+    import torch
+
+    return torch.softmax(torch.from_numpy(np.asarray(logits)).to(torch.float64), dim=-1)
+
+
+def _layer_rows(w_full, x, ns, L, prefix: bool, what, tril):
+    """Per-row metrics (B, n_N, L) over the first L rows of one layer (block by block)."""
+    parts = {}
+    forms_input = None
+    for r0, r1, K in _blocks(L, prefix):
+        w = w_full[:, r0:r1, :K]
+        vis = tril[r0:r1, :K] if prefix else None
+        use = [n for n in ns if n < K]
+        if not use:
+            continue
+        order = ex.top_order(w, max(use))
+        res = ex.position_metrics(w, x[:, :K], use, visible=vis, order=order, what=what)
+        for k, v in res.items():
+            full = parts.setdefault(k, np.full((w.shape[0], len(ns), L), np.nan))
+            full[:, [ns.index(n) for n in use], r0:r1] = v
+        if forms_input is None and "terms" in what:
+            forms_input = (w, x[:, :K], vis, use, res, order)
+    return parts, forms_input
+
+
+def _means(rows: np.ndarray, L: int) -> np.ndarray:
+    """Per-head mean over the rows t ≤ L that were not skipped (NaN when all were)."""
+    part = rows[..., :L]
+    cnt = np.isfinite(part).sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(cnt > 0, np.nansum(part, -1) / np.maximum(cnt, 1), np.nan)
+
+
+class _Heads:
+    """Accumulates heads.csv rows (tidy)."""
+
+    def __init__(self, window: int):
+        self.window = window
+        self.cols = {c: [] for c in HEADS_COLUMNS}
+
+    def table(self) -> dict:
+        out = {}
+        for c, v in self.cols.items():
+            if c in ("experiment", "metric"):
+                out[c] = np.array(v, dtype=str)
+            elif c in ("T", "epsilon", "value"):
+                out[c] = np.array(v, dtype=np.float64)
+            else:
+                out[c] = np.array(v, dtype=np.int64)
+        return out
+
+
+def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage=None) -> tuple[dict, dict]:
+    """All paper-protocol tables of one window: ({name: columns}, timing).
+
+    Tables: ``heads`` (HEADS_COLUMNS), ``critical_n`` (window, L, N_crit, statistic, p_value)
+    and ``ks_scan`` (window, L, N, statistic, p_value, d_tilde_mean, expectation_mean).
+    """
+    if capture_fn is None:
+        from attnbounds.empirical.capture import capture_attention as capture_fn
+    from attnbounds.empirical.run import without_lm_head
+
+    stage = stage or (lambda name: None)
+    handle = without_lm_head(handle)
+    exps = set(config.experiments)
+    lengths = list(config.lengths)
+    Lmax = lengths[-1]
+    prefix = handle.causal and config.rows == "prefix"
+    P = PaperSettings
+    alpha = config.settings.ks_alpha
+    forward = metric = 0.0
+
+    stage("forward")
+    t0 = time.perf_counter()
+    caps = {}
+    if handle.causal:
+        cap = config_capture(capture_fn, handle, ids[:Lmax])
+        for L in lengths:
+            caps[L] = cap
+    else:
+        for L in lengths:
+            caps[L] = config_capture(capture_fn, handle, ids[:L])
+    forward += time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    heads = _Heads(window)
+    Y = caps[Lmax].n_layers
+    # E1 and E2 (and E4's rows) per layer
+    e12_n = sorted({n for n in (P.e1_n if "E1" in exps else ()) + (P.e2_n if "E2" in exps else ()) if n < Lmax})
+    e4_n = sorted(n for n in P.e4_n if n < Lmax) if "E4" in exps else []
+    forms = None
+    per_L_groups = [lengths] if (handle.causal and prefix) else [[L] for L in lengths]
+    for group in per_L_groups:
+        Lc = group[-1]
+        cap = caps[Lc]
+        tril = np.tril(np.ones((Lc, Lc), dtype=bool))
+        x_all = select_x(cap, config, Lc)  # (Y, H|1, Lc, d)
+        for y in range(Y):
+            stage(f"E1/E2/E4 layer {y + 1}/{Y}" + ("" if len(group) > 1 else f" L={Lc}"))
+            w_full = _softmax64(cap.logits[y][:, :Lc, :Lc])  # (H, Lc, Lc)
+            x = np.broadcast_to(x_all[y], (w_full.shape[0],) + x_all.shape[2:])
+            ns = sorted(set(e12_n) | set(e4_n)) if Lc == Lmax else sorted(n for n in P.e1_n if "E1" in exps)
+            ns = [n for n in ns if n < Lc]
+            if not ns:
+                continue
+            what = ("terms", "main", "separability")
+            rows, fin = _layer_rows(w_full, x, ns, Lc, prefix, what, tril)
+            if forms is None and fin is not None:
+                forms = claim_forms(fin[0].numpy(), fin[1], fin[2], fin[3], fin[4], fin[5])
+            if forms and forms.get("T1i") == "d1_pair":
+                rows["d1_pair"] = _pair_rows(w_full, x, ns, Lc, prefix, tril)
+            tcount = (np.arange(Lc) + 1) if prefix else np.full(Lc, Lc)
+            for a, n in enumerate(ns):
+                terms = {k: rows[k][:, a] for k in rows}
+                bound = _t1_bound_candidates(terms, tcount[None, :], n)[(forms or {}).get("T1i", "d1_norm")]
+                e12 = (("d_tilde", terms["d_tilde"]), ("bound", bound), ("expectation", terms["main"]))
+                for L in group:
+                    if n >= L:
+                        continue
+                    if "E1" in exps and n in P.e1_n:
+                        for name, vals in e12:
+                            _add_layer(heads, "E1", name, _means(vals, L), L, n, y)
+                    if "E2" in exps and n in P.e2_n and L == Lmax:
+                        for name, vals in e12:
+                            _add_layer(heads, "E2", name, _means(vals, L), L, n, y)
+                    if n in e4_n and L == Lmax:
+                        for name, key in (("ns_over_n", "ns_over_n"), ("lower_bound", "t2_lower"), ("upper_bound", "t2_upper")):
+                            _add_layer(heads, "E4", name, _means(terms[key], L), L, n, y)
+    metric += time.perf_counter() - t0
+
+    tables = {}
+    if "E3" in exps:
+        t0 = time.perf_counter()
+        tables.update(_critical_n(caps, lengths, config, prefix, handle.causal, alpha, window, stage))
+        metric += time.perf_counter() - t0
+    if "E5" in exps:
+        t0 = time.perf_counter()
+        L5 = config.e5_length or e5_default_length(lengths)
+        cap = caps[Lmax if handle.causal else L5]
+        for y in range(Y):
+            stage(f"E5 layer {y + 1}/{Y}")
+            g = _e5_layer(cap.logits[y][:, :L5, :L5], handle.causal, config.seed, window, L5, y)
+            for i, T in enumerate(P.temperatures):
+                for j, e in enumerate(P.epsilons):
+                    _add_layer(heads, "E5", "g", g[:, i, j], L5, None, y, T=T, epsilon=e)
+        metric += time.perf_counter() - t0
+    tables["heads"] = heads.table()
+    return tables, {"forward_seconds": forward, "metric_seconds": metric, "claim_forms": forms or {}}
+
+
+def config_capture(capture_fn, handle, ids):
+    """Capture every query row of a window, logits only."""
+    ids = np.asarray(ids)
+    return capture_fn(handle, ids, np.arange(ids.shape[0]), fields=("logits",))
+
+
+def _add_layer(heads: _Heads, experiment, metric, values_h, L, N, y, T=None, epsilon=None):
+    """Rows of one layer: values (H,) for layer y."""
+    v = np.asarray(values_h, dtype=np.float64)
+    H = v.shape[0]
+    c = heads.cols
+    c["experiment"] += [experiment] * H
+    c["layer"] += [y] * H
+    c["head"] += list(range(H))
+    c["window"] += [heads.window] * H
+    c["L"] += [int(L)] * H
+    c["N"] += [-1 if N is None else int(N)] * H
+    c["T"] += [np.nan if T is None else float(T)] * H
+    c["epsilon"] += [np.nan if epsilon is None else float(epsilon)] * H
+    c["metric"] += [metric] * H
+    c["value"] += v.tolist()
+
+
+def _pair_rows(w_full, x, ns, L, prefix, tril):
+    out = np.full((w_full.shape[0], len(ns), L), np.nan)
+    for r0, r1, K in _blocks(L, prefix):
+        w = w_full[:, r0:r1, :K]
+        use = [n for n in ns if n < K]
+        if not use:
+            continue
+        order = ex.top_order(w, max(use))
+        for n in use:
+            out[:, ns.index(n), r0:r1] = ex.pair_distance_max(x[:, :K], order, n, tril[r0:r1, :K] if prefix else None)
+    return out
+
+
+def _e5_layer(logits, causal: bool, seed: int, window: int, L: int, layer: int) -> np.ndarray:
+    """Per-head mean over query rows with t >= 2 keys of g(T, ε): (H, n_T, n_ε)."""
+    P = PaperSettings
+    rng = ex.seeded_rng(seed, window, L, _RNG_E5, layer)
+    H = logits.shape[0]
+    total = np.zeros((H, len(P.temperatures), len(P.epsilons)))
+    count = 0
+    lo = 1 if causal else 0  # a causal row with one key has g = 0 for every v
+    for r0 in range(lo, L, 64):
+        r1 = min(r0 + 64, L)
+        K = r1 if causal else L
+        g = ex.perturbation_gain(logits[:, r0:r1, :K], P.temperatures, P.epsilons, rng)  # (H, r, nT, nε)
+        total += g.sum(1)
+        count += r1 - r0
+    return total / count
+
+
+def _critical_n(caps, lengths, config, prefix, causal, alpha, window, stage) -> dict:
+    """E3: per L, a KS test per N between the per-head means of d̃ and of the expectation."""
+    crit = {k: [] for k in ("window", "L", "N_crit", "statistic", "p_value")}
+    scan = {k: [] for k in ("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean")}
+    for L in lengths:
+        cap = caps[L]
+        Y = cap.n_layers
+        tril = np.tril(np.ones((L, L), dtype=bool))
+        x_all = select_x(cap, config, L)
+        tested: dict = {}
+
+        def test(ns):
+            ns = [n for n in ns if n not in tested]
+            if not ns:
+                return
+            stage(f"E3 L={L} N={','.join(map(str, ns))}")
+            dt, mn = [], []
+            for y in range(Y):
+                w_full = _softmax64(cap.logits[y][:, :L, :L])
+                x = np.broadcast_to(x_all[y], (w_full.shape[0],) + x_all.shape[2:])
+                rows, _ = _layer_rows(w_full, x, ns, L, prefix, ("main",), tril)
+                dt.append(_means(rows["d_tilde"], L))  # (H, n_N)
+                mn.append(_means(rows["main"], L))
+            dt = np.concatenate(dt)  # (Y·H, n_N)
+            mn = np.concatenate(mn)
+            for a, n in enumerate(ns):
+                a_s, b_s = dt[:, a], mn[:, a]
+                keep = np.isfinite(a_s) & np.isfinite(b_s)
+                st, p = ex.ks_two_sample(a_s[keep], b_s[keep])
+                tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
+
+        grid = ks_grid(L)
+        # geometric scan over grid positions, then bisection inside the bracket
+        pos = np.unique(np.rint(np.geomspace(1, grid.size, min(grid.size, 10))).astype(int) - 1)
+        test(grid[pos].tolist())
+        accept = [i for i in pos if tested[int(grid[i])][1] >= alpha]
+        n_crit = None
+        if accept:
+            hi = int(accept[0])
+            lo_candidates = [i for i in pos if i < hi]
+            lo = int(lo_candidates[-1]) if lo_candidates else -1
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                test([int(grid[mid])])
+                if tested[int(grid[mid])][1] >= alpha:
+                    hi = mid
+                else:
+                    lo = mid
+            n_crit = int(grid[hi])
+        last = n_crit if n_crit is not None else max(tested)
+        crit["window"].append(window)
+        crit["L"].append(L)
+        crit["N_crit"].append(np.nan if n_crit is None else float(n_crit))
+        crit["statistic"].append(tested[last][0])
+        crit["p_value"].append(tested[last][1])
+        for n in sorted(tested):
+            st, p, da, ea = tested[n]
+            for k, v in zip(("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean"),
+                            (window, L, n, st, p, da, ea)):
+                scan[k].append(v)
+    as_arr = lambda d: {k: np.asarray(v) for k, v in d.items()}  # noqa: E731
+    return {"critical_n": as_arr(crit), "ks_scan": as_arr(scan)}
+
+
+def select_x(cap, config, L):
+    from attnbounds.empirical.run import select_vectors
+
+    return select_vectors(cap, config.vectors, config.sphere, L)
+
+
+def e5_default_length(lengths) -> int:
+    """E5's window length: the largest L ≤ 256 (else the smallest L).
+
+    >>> e5_default_length((32, 64, 128, 256, 512, 1024))
+    256
+    """
+    capped = [int(L) for L in lengths if int(L) <= 256]
+    return max(capped) if capped else min(int(L) for L in lengths)
+
