@@ -23,9 +23,10 @@ Rows with t ≤ N keys (no token left out) are skipped. The metrics (kernels in
 * **E3** per L: two samples of per-head means (d̃ against the expectation), one
   two-sample KS test per N; N_crit is the first N whose test does not reject at level α.
   The N grid has step max(1, ⌊L/100⌋) (N_crit/L resolved to 1% of L). It is searched by
-  a geometric scan for the first non-rejecting grid point, then bisection on the grid
-  between it and the last rejecting point (this assumes one change of decision inside
-  that bracket; the scan table records every N tested).
+  a geometric scan (10 grid points, in increasing N, stopping at the first that does not
+  reject), then bisection on the grid between that point and the last rejecting one. This
+  assumes one change of decision inside that bracket; ``ks_scan.csv`` records every N
+  tested.
 * **E4** per (head, N): r = min over non-selected i of ‖s − α_i x_i‖, N_s counted strictly
   inside, N_s/N averaged over t; the embeddings are on the unit sphere. Theorem 2's sides
   read ξ_j as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2} (its value on a high-dimensional sphere).
@@ -168,8 +169,16 @@ def _softmax64(logits):
     return torch.softmax(torch.from_numpy(np.asarray(logits)).to(torch.float64), dim=-1)
 
 
+def _visible(logits_layer, L):
+    """The keys each row sees (R, K): finite logits (causal mask, and sliding windows where a model has them)."""
+    return np.isfinite(np.asarray(logits_layer[0, :L, :L]))
+
+
 def _layer_rows(w_full, x, ns, L, prefix: bool, what, tril):
-    """Per-row metrics (B, n_N, L) over the first L rows of one layer (block by block)."""
+    """Per-row metrics (B, n_N, L) over the first L rows of one layer (block by block).
+
+    ``tril`` is the (L, L) visibility of a causal layer (used with ``prefix``).
+    """
     parts = {}
     forms_input = None
     for r0, r1, K in _blocks(L, prefix):
@@ -258,9 +267,9 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
     for group in per_L_groups:
         Lc = group[-1]
         cap = caps[Lc]
-        tril = np.tril(np.ones((Lc, Lc), dtype=bool))
         x_all = select_x(cap, config, Lc)  # (Y, H|1, Lc, d)
         for y in range(Y):
+            tril = _visible(cap.logits[y], Lc) if prefix else None
             stage(f"E1/E2/E4 layer {y + 1}/{Y}" + ("" if len(group) > 1 else f" L={Lc}"))
             w_full = _softmax64(cap.logits[y][:, :Lc, :Lc])  # (H, Lc, Lc)
             x = np.broadcast_to(x_all[y], (w_full.shape[0],) + x_all.shape[2:])
@@ -274,7 +283,7 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
                 forms = claim_forms(fin[0].numpy(), fin[1], fin[2], fin[3], fin[4], fin[5])
             if forms and forms.get("T1i") == "d1_pair":
                 rows["d1_pair"] = _pair_rows(w_full, x, ns, Lc, prefix, tril)
-            tcount = (np.arange(Lc) + 1) if prefix else np.full(Lc, Lc)
+            tcount = tril.sum(-1) if prefix else np.full(Lc, Lc)
             for a, n in enumerate(ns):
                 terms = {k: rows[k][:, a] for k in rows}
                 bound = _t1_bound_candidates(terms, tcount[None, :], n)[(forms or {}).get("T1i", "d1_norm")]
@@ -373,7 +382,6 @@ def _critical_n(caps, lengths, config, prefix, causal, alpha, window, stage) -> 
     for L in lengths:
         cap = caps[L]
         Y = cap.n_layers
-        tril = np.tril(np.ones((L, L), dtype=bool))
         x_all = select_x(cap, config, L)
         tested: dict = {}
 
@@ -386,6 +394,7 @@ def _critical_n(caps, lengths, config, prefix, causal, alpha, window, stage) -> 
             for y in range(Y):
                 w_full = _softmax64(cap.logits[y][:, :L, :L])
                 x = np.broadcast_to(x_all[y], (w_full.shape[0],) + x_all.shape[2:])
+                tril = _visible(cap.logits[y], L) if prefix else None
                 rows, _ = _layer_rows(w_full, x, ns, L, prefix, ("main",), tril)
                 dt.append(_means(rows["d_tilde"], L))  # (H, n_N)
                 mn.append(_means(rows["main"], L))
@@ -398,15 +407,19 @@ def _critical_n(caps, lengths, config, prefix, causal, alpha, window, stage) -> 
                 tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
 
         grid = ks_grid(L)
-        # geometric scan over grid positions, then bisection inside the bracket
+        # geometric scan in increasing N, stopping at the first non-rejecting point,
+        # then bisection on the grid between it and the last rejecting point
         pos = np.unique(np.rint(np.geomspace(1, grid.size, min(grid.size, 10))).astype(int) - 1)
-        test(grid[pos].tolist())
-        accept = [i for i in pos if tested[int(grid[i])][1] >= alpha]
+        hi = None
+        lo = -1
+        for i in pos:
+            test([int(grid[i])])
+            if tested[int(grid[i])][1] >= alpha:
+                hi = int(i)
+                break
+            lo = int(i)
         n_crit = None
-        if accept:
-            hi = int(accept[0])
-            lo_candidates = [i for i in pos if i < hi]
-            lo = int(lo_candidates[-1]) if lo_candidates else -1
+        if hi is not None:
             while hi - lo > 1:
                 mid = (lo + hi) // 2
                 test([int(grid[mid])])
