@@ -15,6 +15,7 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from attnbounds import claims as registry
+from attnbounds.claims import registry as claim_registry
 from attnbounds import engine
 from attnbounds.claims.base import VERDICTS, Claim, Estimate, Hypothesis, Proof, Reading, Sides
 from attnbounds.engine import Budget, MethodOutcome, combine
@@ -105,8 +106,7 @@ TRUE_NUMERIC = Reading("reconstructed", "AM >= GM, numerically", "-", relation="
 @pytest.fixture
 def toy_registry(monkeypatch):
     """Hide the paper's claims; return a function that registers toy claims."""
-    monkeypatch.setattr(registry, "_MODULES", {})
-    monkeypatch.setattr(registry, "_EXTRA", {})
+    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
     return registry.register
 
 
@@ -361,7 +361,9 @@ def test_check_rows_follow_the_schema_and_are_strict_json(toy_registry):
     assert ids == ["TOYI:transcribed", "TOYI:reconstructed", "TOYI:without-bounded", "TOYI:without-broken",
                    "TOYT:reconstructed", "TOYT:transcribed"]
     for row in rows:
-        assert tuple(row) == engine.ROW_FIELDS
+        assert isinstance(row, engine.Row)
+        assert tuple(row) == engine.ROW_FIELDS == tuple(row.to_dict())
+        assert row.verdict == row["verdict"] and engine.Row.from_dict(row.to_dict()) == row
         assert row["verdict"] in VERDICTS
         assert isinstance(row["methods"], list) and isinstance(row["seconds"], float)
         assert isinstance(row["evidence"], str) and row["evidence"]
@@ -369,7 +371,7 @@ def test_check_rows_follow_the_schema_and_are_strict_json(toy_registry):
         if cex is not None:
             assert set(cex) >= {"instance", "lhs", "rhs", "method"}
             assert isinstance(cex["instance"], dict)
-    json.loads(json.dumps(rows, allow_nan=False))
+    json.loads(json.dumps([r.to_dict() for r in rows], allow_nan=False))
     verdicts = {r["id"]: r["verdict"] for r in rows}
     assert verdicts["TOYI:transcribed"] == "falsified"
     assert verdicts["TOYI:reconstructed"] == "holds"
@@ -427,8 +429,9 @@ def test_selection_by_reading_and_drop_ids(toy_registry):
 
 
 def test_a_claim_module_that_fails_to_load_is_a_row_not_a_crash(monkeypatch):
-    monkeypatch.setattr(registry, "_MODULES", {"BRK": "attnbounds.claims.no_such_module_for_tests"})
-    monkeypatch.setattr(registry, "_EXTRA", {})
+    monkeypatch.setattr(
+        claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=["attnbounds.claims.no_such_module_for_tests"])
+    )
     rows = engine.check(budget=SMALL)
     assert len(rows) == 1
     assert rows[0]["kind"] == "load-error" and rows[0]["verdict"] == "undecided"

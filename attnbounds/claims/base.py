@@ -64,13 +64,57 @@ class Sides:
 @dataclass(frozen=True)
 class Proof:
     """Outcome of an exact method: ``status`` is True (proved/certified), False (refuted,
-    with a ``counterexample`` instance and both sides' values) or None (cannot decide)."""
+    with a ``counterexample`` instance and both sides' values) or None (cannot decide).
+
+    A symbolic proof carries its ``chain``: a :class:`attnbounds.theory.proof.ChainCheck`,
+    every step of which the kernel checked. ``steps``, ``checked`` and ``rules`` summarise
+    it; a chain with an unchecked (argued) step can not back ``status=True``; use
+    :meth:`from_chain`, which sets the status from the check.
+    """
 
     status: bool | None
     detail: str
     counterexample: Instance | None = None
     lhs: float | None = None
     rhs: float | None = None
+    chain: Any = None
+
+    def __post_init__(self):
+        if self.chain is not None:
+            from attnbounds.theory.proof import ChainCheck
+
+            if not isinstance(self.chain, ChainCheck):
+                raise TypeError(f"chain: expected a ChainCheck, got {type(self.chain).__name__}")
+            if self.status is True and not self.chain.complete:
+                raise ValueError(f"status: True needs a complete chain; {self.chain.first_failure}")
+
+    @classmethod
+    def from_chain(cls, chain, detail: str) -> "Proof":
+        """``status=True`` when every step is checked and the chain reaches the goal, else
+        None with the detail marked "argued" and the first unchecked step named."""
+        if chain.complete:
+            return cls(True, f"{detail} [{chain.summary()}]", chain=chain)
+        return cls(None, f"argued: {detail} [{chain.summary()}; {chain.first_failure}]", chain=chain)
+
+    @property
+    def steps(self) -> int:
+        """Number of steps of the chain (0 without one)."""
+        return self.chain.steps if self.chain is not None else 0
+
+    @property
+    def checked(self) -> int:
+        """Number of steps the kernel checked (0 without a chain)."""
+        return self.chain.checked if self.chain is not None else 0
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """Names of the rules the chain's steps use, in order of first use."""
+        return self.chain.rules if self.chain is not None else ()
+
+    @property
+    def argued(self) -> bool:
+        """True when the proof has a chain that is not completely checked."""
+        return self.chain is not None and not self.chain.complete
 
 
 @dataclass(frozen=True)
@@ -168,7 +212,10 @@ class Claim:
     ``derivations`` names entries of :data:`attnbounds.theory.DERIVATIONS`; ``proof`` is the
     proof text (the defining module's docstring, in MyST Markdown with ``$...$`` math).
     ``probe`` is the empirical hook: a callable the empirical layer may use on captured
-    attention (set where the claim has an experiment).
+    attention (set where the claim has an experiment). ``paper`` is the namespace of the
+    qualified id ``"<paper>:<id>"`` (default: the package's paper for claims of
+    :mod:`attnbounds.claims`, ``"user"`` elsewhere; see :mod:`attnbounds.claims.registry`);
+    ``order`` is the claim's place in its paper, which sets the listing order.
     """
 
     id: str
@@ -183,6 +230,8 @@ class Claim:
     symbolic_form: Callable[[], Mapping[str, Any]] | None = None
     derivations: tuple[str, ...] = ()
     probe: Callable[..., Any] | None = None
+    paper: str | None = None
+    order: float | None = None
 
     def __post_init__(self):
         names = [r.name for r in self.readings]
@@ -191,6 +240,10 @@ class Claim:
                 raise ValueError(f"claim {self.id}: missing the {needed!r} reading")
         if len(set(names)) != len(names):
             raise ValueError(f"claim {self.id}: duplicate reading names {names}")
+        if not isinstance(self.id, str) or not self.id or ":" in self.id:
+            raise ValueError(f"id: a claim id is a non-empty string without ':', got {self.id!r}")
+        if self.paper is not None and (not isinstance(self.paper, str) or not self.paper or ":" in self.paper):
+            raise ValueError(f"paper: a paper id is a non-empty string without ':', got {self.paper!r}")
 
     def reading(self, name: str) -> Reading:
         for r in self.readings:

@@ -227,6 +227,7 @@ def _drop_normalized() -> Proof:
 
 CLAIM = Claim(
     id="T1i",
+    order=3,
     title="Theorem 1 (i): distance bound for a fixed top-N set",
     source="arXiv 2508.17821, Theorem 1 (i) (as transcribed in the Spanish summary)",
     statement=(

@@ -58,7 +58,13 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.theory.distance", {}),
             ("attnbounds.theory.separability", {}),
             ("attnbounds.theory.jacobian", {}),
+            ("attnbounds.theory.proof", {}),
         ),
+    ),
+    (
+        "Plug-ins",
+        "Loading user objects by spec (`module:object`, `file.py`, entry points) for the claim and normalizer registries.",
+        (("attnbounds.plugins", {}),),
     ),
     (
         "Strategies",
@@ -71,12 +77,20 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
         (
             ("attnbounds.claims", {}),
             ("attnbounds.claims.base", {}),
+            ("attnbounds.claims.registry", {}),
         ),
     ),
     (
         "Engine",
         "Verdicts: every method of every reading, combined into the strongest supported verdict.",
-        (("attnbounds.engine", {}),),
+        (
+            ("attnbounds.engine", {}),
+            ("attnbounds.engine.budget", {}),
+            ("attnbounds.engine.methods", {}),
+            ("attnbounds.engine.verdict", {}),
+            ("attnbounds.engine.rows", {}),
+            ("attnbounds.engine.run", {}),
+        ),
     ),
     (
         "Normalizer battery",
@@ -112,7 +126,7 @@ def is_excluded(name: str) -> bool:
     """Whether module ``name`` is covered by :data:`NOT_IN_API`."""
     from attnbounds import claims
 
-    claim_modules = set(claims._MODULES.values())  # noqa: SLF001 - the registry's id -> module map
+    claim_modules = {claims.module_of(cid) for cid in claims.qualified_ids()}
     return name in ("attnbounds", "attnbounds.__main__", "attnbounds.cli") or name.startswith("attnbounds.cli.") or name in claim_modules
 
 
