@@ -1,9 +1,9 @@
 """The naive peer of ``reproduce --protocol paper``: the paper's listings written plainly.
 
-Per-token Python loops over layers, heads and query positions t, one
+Python loops over layers, heads and query positions t (numpy over a row's keys), one
 ``output_attentions=True`` forward pass per window length L (eager attention, full (L, L)
 weights of every layer), value vectors from a forward hook on GPT-2's ``c_attn``. The
-per-row functions (:func:`row_d_tilde`, :func:`row_ns_over_n`, :func:`row_bound`,
+pure per-token functions (:func:`row_d_tilde`, :func:`row_ns_over_n`, :func:`row_bound`,
 :func:`row_expectation`) follow the definitions of ``PROTOCOL.md`` token by token; the
 tests compare ``reproduce``'s heads.csv with them on the same captured attention.
 
@@ -65,6 +65,18 @@ def row_expectation(w, x, n) -> float:
     for j in range(L):
         c = c + w[j] * x[j]
     return (L - n) / L * sum(float(np.linalg.norm((1 + k) * w[i] * x[i] - k * c)) for i in range(L))
+
+
+def row_e1_numpy(w, x, n) -> tuple:
+    """d̃, the T1(i) bound and the T1(ii) expectation of one row, numpy over its keys (the peer's kernel)."""
+    from attnbounds.numerics import attention as att
+    from attnbounds.numerics import selection
+
+    mask = att.top_n_mask(w, n)
+    norms = np.linalg.norm(x, axis=-1)
+    mass = float(att.selected_mass(w, n))
+    bound = (1 - mass) * norms[~mask].max() + (len(w) - n) * mass * norms[mask].max()
+    return float(att.cumulative_distance(w, x, n)), bound, float(selection.random_selection_main_term(w, x, n))
 
 
 def head_means(weights, x, n, fn, rows="prefix"):
@@ -135,8 +147,12 @@ def main() -> None:
                     x = values[layer][head]
                     x = x / np.linalg.norm(x, axis=-1, keepdims=True)
                     for n in top_n:
-                        for name, fn in (("d_tilde", row_d_tilde), ("bound", row_bound), ("expectation", row_expectation)):
-                            out[f"{wi}/{L}/{layer}/{head}/{n}/{name}"] = head_means(w, x, n, fn)
+                        acc = []
+                        for p in range(n, L):  # query position t = p + 1 > N, its t visible keys
+                            row = w[p, :p + 1] / w[p, :p + 1].sum()
+                            acc.append(row_e1_numpy(row, x[:p + 1], n))
+                        for k, name in enumerate(("d_tilde", "bound", "expectation")):
+                            out[f"{wi}/{L}/{layer}/{head}/{n}/{name}"] = float(np.mean([a[k] for a in acc]))
             metric += time.perf_counter() - t0
             del attn
     for h in hooks:

@@ -116,6 +116,7 @@ class _Recorder:
     rows: object  # torch.LongTensor (Q,) kept query positions
     layers: list = field(default_factory=list)
     fields: tuple = ("logits", "weights", "queries")  # per-row arrays kept
+    on_layer: object = None  # called with (layer index, record) as each layer is recorded
 
 
 _ACTIVE: _Recorder | None = None  # set only inside capture_attention's forward pass
@@ -132,7 +133,11 @@ def capturing_attention(module, query, key, value, attention_mask, scaling=None,
         module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs
     )  # (attn_output (B, L, H, dh), full weights (B, H, L, L)) — used for the forward only
     if _ACTIVE is not None:
-        _ACTIVE.layers.append(_record_rows(query, key, value, attention_mask, scaling, _ACTIVE.rows, _ACTIVE.fields))
+        record = _record_rows(query, key, value, attention_mask, scaling, _ACTIVE.rows, _ACTIVE.fields)
+        if _ACTIVE.on_layer is not None:  # streamed: the per-row arrays are used now and not kept
+            _ACTIVE.on_layer(len(_ACTIVE.layers), record)
+            record = {**record, "logits": None, "weights": None, "queries": None}
+        _ACTIVE.layers.append(record)
     return output
 
 
@@ -211,13 +216,13 @@ def _register() -> None:
 
 
 @contextlib.contextmanager
-def _capturing(model, rows, fields=("logits", "weights", "queries")):
+def _capturing(model, rows, fields=("logits", "weights", "queries"), on_layer=None):
     """Switch ``model`` to the capturing implementation for the duration of the block."""
     global _ACTIVE
     _register()
     previous = model.config._attn_implementation
     model.set_attn_implementation(CAPTURE_IMPLEMENTATION)
-    _ACTIVE = _Recorder(rows=rows, fields=tuple(fields))
+    _ACTIVE = _Recorder(rows=rows, fields=tuple(fields), on_layer=on_layer)
     try:
         yield _ACTIVE
     finally:
@@ -225,7 +230,8 @@ def _capturing(model, rows, fields=("logits", "weights", "queries")):
         model.set_attn_implementation(previous)
 
 
-def capture_attention(handle, input_ids, query_positions=None, fields=("logits", "weights", "queries")) -> AttentionCapture:
+def capture_attention(handle, input_ids, query_positions=None, fields=("logits", "weights", "queries"),
+                      on_layer=None) -> AttentionCapture:
     """One forward pass over one window; keep the attention of selected query rows.
 
     Parameters
@@ -243,6 +249,12 @@ def capture_attention(handle, input_ids, query_positions=None, fields=("logits",
         Per-row arrays to keep, a subset of ``("logits", "weights", "queries")``; the others
         are None in the result. The paper protocol keeps every row of a window and only the
         logits (weights are their softmax), which halves the memory.
+    on_layer : callable, optional
+        Streaming: ``on_layer(layer, record)`` is called inside the forward pass as each
+        layer is recorded (``record`` holds ``logits``/``weights``/``queries`` (H, Q, L)
+        as kept by ``fields``, and ``values``/``keys`` (H, L, dh)); those per-row arrays
+        are then dropped, so the result has ``logits``, ``weights`` and ``queries`` None
+        and the memory holds one layer's rows at a time.
 
     Returns
     -------
@@ -272,7 +284,7 @@ def capture_attention(handle, input_ids, query_positions=None, fields=("logits",
     else:
         kwargs["attention_mask"] = torch.ones_like(batch)  # (1, L): no padding
     start = time.perf_counter()
-    with torch.no_grad(), _capturing(model, rows, fields) as recorder:
+    with torch.no_grad(), _capturing(model, rows, fields, on_layer) as recorder:
         out = model.base_model(batch, **kwargs)  # the transformer without its LM head (L × vocab logits unused)
     seconds = time.perf_counter() - start
 

@@ -62,13 +62,13 @@ _BLOCK = 256  # query rows per block of a causal prefix window (keys up to the b
 
 
 class PaperSettings:
-    """The paper protocol's lists (defaults are Appendix B's; see ``PROTOCOL.md``)."""
+    """The paper protocol's lists (Appendix B; see ``PROTOCOL.md``)."""
 
-    e1_n = (5,)
-    e2_n = (1, 5, 10, 20, 100)
-    e4_n = (1, 2, 4, 8, 16, 32, 64)
-    temperatures = tuple(float(t) for t in np.logspace(-3, 1, 13))
-    epsilons = (1e-3, 1e-1, 10.0)
+    e1_n = (5,)  # Alg. 1: N = 5, every L
+    e2_n = (1, 5, 10, 20, 100)  # Alg. 2: at the largest L
+    e4_n = (1, 2, 4, 8, 16, 32, 64)  # Alg. 4 (the listing gives no list; powers of 2 around the N ≈ 16 knee)
+    temperatures = tuple(float(t) for t in np.logspace(-3, 1, 13))  # Alg. 5: 1e-3 … 10, 3 per decade
+    epsilons = (1e-3, 1e-1, 10.0)  # Alg. 5
 
 
 def ks_grid(L: int) -> np.ndarray:
@@ -229,6 +229,9 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
 
     Tables: ``heads`` (HEADS_COLUMNS), ``critical_n`` (window, L, N_crit, statistic, p_value)
     and ``ks_scan`` (window, L, N, statistic, p_value, d_tilde_mean, expectation_mean).
+    The forward passes are streamed (:func:`_each_layer`): each layer's rows are reduced to
+    per-head means as the layer is computed, so one layer's (H, L, L) map is in memory at a
+    time. E3 runs one more streamed forward per N it tests.
     """
     if capture_fn is None:
         from attnbounds.empirical.capture import capture_attention as capture_fn
@@ -239,93 +242,114 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
     exps = set(config.experiments)
     lengths = list(config.lengths)
     Lmax = lengths[-1]
-    prefix = handle.causal and config.rows == "prefix"
+    causal = bool(handle.causal)
+    prefix = causal and config.rows == "prefix"
     P = PaperSettings
-    alpha = config.settings.ks_alpha
-    forward = metric = 0.0
-
-    stage("forward")
-    t0 = time.perf_counter()
-    caps = {}
-    if handle.causal:
-        cap = config_capture(capture_fn, handle, ids[:Lmax])
-        for L in lengths:
-            caps[L] = cap
-    else:
-        for L in lengths:
-            caps[L] = config_capture(capture_fn, handle, ids[:L])
-    forward += time.perf_counter() - t0
-
-    t0 = time.perf_counter()
+    clock = {"forward_seconds": 0.0, "metric_seconds": 0.0}
     heads = _Heads(window)
-    Y = caps[Lmax].n_layers
-    # E1 and E2 (and E4's rows) per layer
+    forms: dict = {}
+    L5 = (config.e5_length or e5_default_length(lengths)) if "E5" in exps else None
     e12_n = sorted({n for n in (P.e1_n if "E1" in exps else ()) + (P.e2_n if "E2" in exps else ()) if n < Lmax})
     e4_n = sorted(n for n in P.e4_n if n < Lmax) if "E4" in exps else []
-    forms = None
-    per_L_groups = [lengths] if (handle.causal and prefix) else [[L] for L in lengths]
-    for group in per_L_groups:
-        Lc = group[-1]
-        cap = caps[Lc]
-        x_all = select_x(cap, config, Lc)  # (Y, H|1, Lc, d)
-        for y in range(Y):
-            tril = _visible(cap.logits[y], Lc) if prefix else None
-            stage(f"E1/E2/E4 layer {y + 1}/{Y}" + ("" if len(group) > 1 else f" L={Lc}"))
-            w_full = _softmax64(cap.logits[y][:, :Lc, :Lc])  # (H, Lc, Lc)
-            x = np.broadcast_to(x_all[y], (w_full.shape[0],) + x_all.shape[2:])
-            ns = sorted(set(e12_n) | set(e4_n)) if Lc == Lmax else sorted(n for n in P.e1_n if "E1" in exps)
-            ns = [n for n in ns if n < Lc]
-            if not ns:
-                continue
-            what = ("terms", "main", "separability")
-            rows, fin = _layer_rows(w_full, x, ns, Lc, prefix, what, tril)
-            if forms is None and fin is not None:
-                forms = claim_forms(fin[0].numpy(), fin[1], fin[2], fin[3], fin[4], fin[5])
-            if forms and forms.get("T1i") == "d1_pair":
-                rows["d1_pair"] = _pair_rows(w_full, x, ns, Lc, prefix, tril)
-            tcount = tril.sum(-1) if prefix else np.full(Lc, Lc)
-            for a, n in enumerate(ns):
-                terms = {k: rows[k][:, a] for k in rows}
-                bound = _t1_bound_candidates(terms, tcount[None, :], n)[(forms or {}).get("T1i", "d1_norm")]
-                e12 = (("d_tilde", terms["d_tilde"]), ("bound", bound), ("expectation", terms["main"]))
-                for L in group:
-                    if n >= L:
-                        continue
-                    if "E1" in exps and n in P.e1_n:
-                        for name, vals in e12:
-                            _add_layer(heads, "E1", name, _means(vals, L), L, n, y)
-                    if "E2" in exps and n in P.e2_n and L == Lmax:
-                        for name, vals in e12:
-                            _add_layer(heads, "E2", name, _means(vals, L), L, n, y)
-                    if n in e4_n and L == Lmax:
-                        for name, key in (("ns_over_n", "ns_over_n"), ("lower_bound", "t2_lower"), ("upper_bound", "t2_upper")):
-                            _add_layer(heads, "E4", name, _means(terms[key], L), L, n, y)
-    metric += time.perf_counter() - t0
 
+    def add_rows(y, w_full, x, vis, K, means_for):
+        """E1/E2/E4 rows of one layer over its first K keys; per-head means for each L in ``means_for``."""
+        ns = sorted(set(e12_n) | set(e4_n)) if K == Lmax else sorted(n for n in P.e1_n if "E1" in exps)
+        ns = [n for n in ns if n < K]
+        if not ns:
+            return
+        rows, fin = _layer_rows(w_full[:, :K, :K], x[:, :K], ns, K, prefix, ("terms", "main", "separability"), vis)
+        if not forms and fin is not None:
+            forms.update(claim_forms(fin[0].numpy(), fin[1], fin[2], fin[3], fin[4], fin[5]))
+        if forms.get("T1i") == "d1_pair":
+            rows["d1_pair"] = _pair_rows(w_full[:, :K, :K], x[:, :K], ns, K, prefix, vis)
+        tcount = vis.sum(-1) if prefix else np.full(K, K)
+        for a, n in enumerate(ns):
+            terms = {k: rows[k][:, a] for k in rows}
+            bound = _t1_bound_candidates(terms, tcount[None, :], n)[forms.get("T1i", "d1_norm")]
+            e12 = (("d_tilde", terms["d_tilde"]), ("bound", bound), ("expectation", terms["main"]))
+            for L in means_for:
+                if n >= L:
+                    continue
+                if "E1" in exps and n in P.e1_n:
+                    for name, vals in e12:
+                        _add_layer(heads, "E1", name, _means(vals, L), L, n, y)
+                if "E2" in exps and n in P.e2_n and L == Lmax:
+                    for name, vals in e12:
+                        _add_layer(heads, "E2", name, _means(vals, L), L, n, y)
+                if n in e4_n and L == Lmax:
+                    for name, key in (("ns_over_n", "ns_over_n"), ("lower_bound", "t2_lower"), ("upper_bound", "t2_upper")):
+                        _add_layer(heads, "E4", name, _means(terms[key], L), L, n, y)
+
+    def main_pass(Lc, group):
+        def on_layer(y, logits, x):
+            stage(f"E1/E2/E4/E5 layer {y + 1}" + ("" if len(group) > 1 else f", L={Lc}"))
+            w_full = _softmax64(logits[:, :Lc, :Lc])  # (H, Lc, Lc)
+            x = np.broadcast_to(x, (w_full.shape[0],) + x.shape[1:])
+            vis = _visible(logits, Lc) if prefix else None
+            if prefix or not causal:
+                add_rows(y, w_full, x, vis, Lc, group)
+            else:  # full rows of a causal model: each L over its own (L, L) block
+                for L in group:
+                    add_rows(y, w_full, x, None, L, [L])
+            if L5 is not None and L5 in group and (causal or L5 == Lc):
+                g = _e5_layer(logits[:, :L5, :L5], causal, config.seed, window, L5, y)
+                for i, T in enumerate(P.temperatures):
+                    for j, e in enumerate(P.epsilons):
+                        _add_layer(heads, "E5", "g", g[:, i, j], L5, None, y, T=T, epsilon=e)
+
+        _each_layer(capture_fn, handle, ids[:Lc], config, on_layer, clock)
+
+    if exps & {"E1", "E2", "E4", "E5"}:
+        stage("forward")
+        if causal:
+            main_pass(Lmax, lengths)
+        else:
+            for L in lengths:
+                main_pass(L, [L])
     tables = {}
     if "E3" in exps:
-        t0 = time.perf_counter()
-        tables.update(_critical_n(caps, lengths, config, prefix, handle.causal, alpha, window, stage))
-        metric += time.perf_counter() - t0
-    if "E5" in exps:
-        t0 = time.perf_counter()
-        L5 = config.e5_length or e5_default_length(lengths)
-        cap = caps[Lmax if handle.causal else L5]
-        for y in range(Y):
-            stage(f"E5 layer {y + 1}/{Y}")
-            g = _e5_layer(cap.logits[y][:, :L5, :L5], handle.causal, config.seed, window, L5, y)
-            for i, T in enumerate(P.temperatures):
-                for j, e in enumerate(P.epsilons):
-                    _add_layer(heads, "E5", "g", g[:, i, j], L5, None, y, T=T, epsilon=e)
-        metric += time.perf_counter() - t0
+        tables.update(_critical_n(capture_fn, handle, ids, lengths, config, prefix, window, stage, clock))
     tables["heads"] = heads.table()
-    return tables, {"forward_seconds": forward, "metric_seconds": metric, "claim_forms": forms or {}}
+    return tables, {**clock, "claim_forms": forms}
 
 
-def config_capture(capture_fn, handle, ids):
-    """Capture every query row of a window, logits only."""
+def _each_layer(capture_fn, handle, ids, config, fn, clock) -> None:
+    """One forward pass over ``ids`` keeping every query row; ``fn(layer, logits (H, L, L), x (H|1, L, d))`` per layer.
+
+    Streamed through ``capture_fn(..., on_layer=...)`` (values or keys); with
+    ``--vectors hidden`` the layer inputs are known only after the pass, so the logits of
+    every layer are kept and ``fn`` runs afterwards. Adds to ``clock``'s forward and metric seconds.
+    """
+    import time as _time
+
     ids = np.asarray(ids)
-    return capture_fn(handle, ids, np.arange(ids.shape[0]), fields=("logits",))
+    L = ids.shape[0]
+    spent = [0.0]
+
+    def timed(y, logits, x):
+        t0 = _time.perf_counter()
+        fn(y, logits, x)
+        spent[0] += _time.perf_counter() - t0
+
+    t0 = _time.perf_counter()
+    if config.vectors == "hidden":
+        cap = capture_fn(handle, ids, np.arange(L), fields=("logits",))
+        x_all = select_x(cap, config, L)
+        clock["forward_seconds"] += _time.perf_counter() - t0
+        t1 = _time.perf_counter()
+        for y in range(cap.n_layers):
+            fn(y, cap.logits[y], x_all[y])
+        clock["metric_seconds"] += _time.perf_counter() - t1
+        return
+
+    def on_layer(y, record):
+        x = record["values"] if config.vectors == "values" else record["keys"]  # (H, L, dh)
+        timed(y, record["logits"], ex.to_sphere(x) if config.sphere else np.asarray(x, dtype=np.float64))
+
+    capture_fn(handle, ids, np.arange(L), fields=("logits",), on_layer=on_layer)
+    clock["forward_seconds"] += _time.perf_counter() - t0 - spent[0]
+    clock["metric_seconds"] += spent[0]
 
 
 def _add_layer(heads: _Heads, experiment, metric, values_h, L, N, y, T=None, epsilon=None):
@@ -375,29 +399,30 @@ def _e5_layer(logits, causal: bool, seed: int, window: int, L: int, layer: int) 
     return total / count
 
 
-def _critical_n(caps, lengths, config, prefix, causal, alpha, window, stage) -> dict:
+def _critical_n(capture_fn, handle, ids, lengths, config, prefix, window, stage, clock) -> dict:
     """E3: per L, a KS test per N between the per-head means of d̃ and of the expectation."""
+    alpha = config.settings.ks_alpha
     crit = {k: [] for k in ("window", "L", "N_crit", "statistic", "p_value")}
     scan = {k: [] for k in ("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean")}
     for L in lengths:
-        cap = caps[L]
-        Y = cap.n_layers
-        x_all = select_x(cap, config, L)
         tested: dict = {}
 
-        def test(ns):
+        def test(ns, L=L, tested=tested):
             ns = [n for n in ns if n not in tested]
             if not ns:
                 return
             stage(f"E3 L={L} N={','.join(map(str, ns))}")
             dt, mn = [], []
-            for y in range(Y):
-                w_full = _softmax64(cap.logits[y][:, :L, :L])
-                x = np.broadcast_to(x_all[y], (w_full.shape[0],) + x_all.shape[2:])
-                tril = _visible(cap.logits[y], L) if prefix else None
-                rows, _ = _layer_rows(w_full, x, ns, L, prefix, ("main",), tril)
+
+            def on_layer(y, logits, x):
+                w_full = _softmax64(logits[:, :L, :L])
+                x = np.broadcast_to(x, (w_full.shape[0],) + x.shape[1:])
+                vis = _visible(logits, L) if prefix else None
+                rows, _ = _layer_rows(w_full, x[:, :L], ns, L, prefix, ("main",), vis)
                 dt.append(_means(rows["d_tilde"], L))  # (H, n_N)
                 mn.append(_means(rows["main"], L))
+
+            _each_layer(capture_fn, handle, ids[:L], config, on_layer, clock)  # rows of a window of length L
             dt = np.concatenate(dt)  # (Y·H, n_N)
             mn = np.concatenate(mn)
             for a, n in enumerate(ns):
@@ -439,8 +464,8 @@ def _critical_n(caps, lengths, config, prefix, causal, alpha, window, stage) -> 
             for k, v in zip(("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean"),
                             (window, L, n, st, p, da, ea)):
                 scan[k].append(v)
-    as_arr = lambda d: {k: np.asarray(v) for k, v in d.items()}  # noqa: E731
-    return {"critical_n": as_arr(crit), "ks_scan": as_arr(scan)}
+    return {"critical_n": {k: np.asarray(v) for k, v in crit.items()},
+            "ks_scan": {k: np.asarray(v) for k, v in scan.items()}}
 
 
 def select_x(cap, config, L):

@@ -107,7 +107,9 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.empirical.text", {}),
             ("attnbounds.empirical.experiments", {}),
             ("attnbounds.empirical.run", {}),
+            ("attnbounds.empirical.protocol", {}),
             ("attnbounds.empirical.report", {}),
+            ("attnbounds.empirical.paper_report", {}),
         ),
     ),
 )
