@@ -20,7 +20,7 @@ import sys
 
 import click
 
-from attnbounds.cli.common import UsageError, write_json
+from attnbounds.cli.common import UsageError, check_writable_file, write_json
 
 _STYLE = {
     "proved": "bold green",
@@ -203,6 +203,8 @@ def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, cla
     T1i:transcribed; default: all claims) and print their verdicts."""
     if plot_path and not matrix:
         raise UsageError("--plot: only valid with --matrix")
+    check_writable_file(json_path, "--json")  # before the claims run, not after
+    check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
     if claim_specs and (matrix or normalizer is not None):
         raise UsageError("--claims: not yet combinable with --normalizer/--matrix")
     user_claims = _load_user_claims(claim_specs)
@@ -294,9 +296,9 @@ def _check_normalizer(normalizer: str) -> None:
     from attnbounds.numerics import normalizers
 
     try:
-        normalizers.get(normalizer)
-    except (ValueError, LookupError) as exc:
-        raise UsageError(f"--normalizer: {exc.args[0] if exc.args else exc}") from None
+        normalizers.resolve(normalizer, flag="--normalizer")  # resolves and runs it once on small logits
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _run_battery(ids, quick, examples, seed, json_path, normalizer) -> list[dict]:

@@ -110,6 +110,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.empirical.protocol", {}),
             ("attnbounds.empirical.report", {}),
             ("attnbounds.empirical.paper_report", {}),
+            ("attnbounds.empirical.store", {}),
         ),
     ),
 )

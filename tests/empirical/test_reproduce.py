@@ -190,7 +190,7 @@ def test_cli_usage_errors_are_one_line(corpus, tmp_path, args, message):
 def test_errors_that_need_the_model(corpus, tiny_handle, tmp_path):
     with pytest.raises(run.ConfigError, match="--lengths: L = 2048 exceeds the model's 1024 positions"):
         run.run_reproduce(_config(corpus, lengths=(32, 2048)), tmp_path, progress=False, handle=tiny_handle)
-    short = tmp_path / "short.txt"
+    short = tmp_path.parent / f"{tmp_path.name}-short.txt"  # not in --out: a run replaces --out whole
     short.write_text("Only a few words here.")
     with pytest.raises(run.ConfigError, match="--text: text too short"):
         run.run_reproduce(_config(str(short)), tmp_path, progress=False, handle=tiny_handle)
