@@ -700,11 +700,12 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
         Attention weights of R query rows over K keys (each row sums to 1 over its keys).
     x : array (B, K, d)
         Token vectors x_i.
-    top_n : sequence of int, each 1 <= N < K
+    top_n : sequence of int
+        Selection sizes, each 1 <= N < K.
     visible : bool array (R, K), optional
         The keys that take part in each row (the prefix of a causal row); None: every key.
-    order : int tensor (B, R, k), k >= max N, optional
-        :func:`top_order` of ``weights`` (pass it to share it between calls).
+    order : optional
+        :func:`top_order` of ``weights``, (B, R, k) with k >= max N (pass it to share it between calls).
     what : iterable of str
         ``d_tilde`` (always); ``terms``: ᾱ_N (``mass``), R = max_{j∈I_N}‖x_j‖ and
         d_1 = max_{i∉I_N}‖x_i‖ (``d1_norm``); ``main``: the T1(ii) main term over the row's

@@ -23,8 +23,8 @@ Rows with t ≤ N keys (no token left out) are skipped. The metrics (kernels in
 * **E3** per L: two samples of per-head means (d̃ against the expectation), one
   two-sample KS test per N; N_crit is the first N whose test does not reject at level α.
   The N grid has step max(1, ⌊L/100⌋) (N_crit/L resolved to 1% of L). It is searched by
-  a geometric scan (10 grid points, in increasing N, stopping at the first that does not
-  reject), then bisection on the grid between that point and the last rejecting one. This
+  a geometric scan (10 grid points, all in one streamed pass; the first that does not
+  reject wins), then bisection on the grid between that point and the last rejecting one. This
   assumes one change of decision inside that bracket; ``ks_scan.csv`` records every N
   tested.
 * **E4** per (head, N): r = min over non-selected i of ‖s − α_i x_i‖, N_s counted strictly
@@ -435,10 +435,10 @@ def _critical_n(capture_fn, handle, ids, lengths, config, prefix, window, stage,
         # geometric scan in increasing N, stopping at the first non-rejecting point,
         # then bisection on the grid between it and the last rejecting point
         pos = np.unique(np.rint(np.geomspace(1, grid.size, min(grid.size, 10))).astype(int) - 1)
+        test([int(grid[i]) for i in pos])  # one streamed pass for the whole scan
         hi = None
         lo = -1
         for i in pos:
-            test([int(grid[i])])
             if tested[int(grid[i])][1] >= alpha:
                 hi = int(i)
                 break
