@@ -70,8 +70,9 @@ def _verify(directory: str) -> None:
 @click.option("--mc-samples", type=int, default=None, help="Random subsets per (L, N) for E_S[d̃] [default: 16; --quick: 8].")
 @click.option("--ks-grid", type=int, default=None, help="E3 grid points of N (0: every N in 1..L-1) [default: 24; --quick: 16].")
 @click.option("--radius", type=float, default=None, help="E4 headline radius r = c·δ, this is c [default: 0.5].")
-@click.option("--protocol", type=click.Choice(["paper", "last-query"]), default="paper", show_default=True,
-              help="paper: Appendix B's Algorithms 1–5 at every query position, per-head means; last-query: the last row only.")
+@click.option("--protocol", type=click.Choice(["paper", "last-query"]), default=None,
+              help="paper: Appendix B's Algorithms 1–5 at every query position, per-head means; last-query: the last "
+                   "row only [default: paper; last-query with --normalizers].")
 @click.option("--rows", type=click.Choice(["prefix", "full"]), default="prefix", show_default=True,
               help="Paper protocol, causal models: a row's metric over its t visible keys (prefix) or over all L keys, masked ones with weight 0 (full).")
 @click.option("--ks-alpha", type=float, default=None, help="E3's KS level [default: 0.01; the listing uses 0.05].")

@@ -81,7 +81,8 @@ class ReproduceConfig:
     device: str = "cpu"
     normalizers: tuple = ()
     quick: bool = False
-    protocol: str = "paper"  # "paper" (Appendix B, every query position) or "last-query"
+    protocol: str | None = None  # "paper" (Appendix B, every query position) or "last-query"; None: paper,
+    # or last-query when what-if normalizers are asked for (they are defined on the last query row)
     rows: str = "prefix"  # paper protocol, causal models: "prefix" or "full" (masked keys with weight 0)
     e5_length: int | None = None  # paper protocol: L of E5 (None: the largest L <= 256)
     settings: ex.ExperimentSettings = field(default_factory=ex.ExperimentSettings)
@@ -115,11 +116,12 @@ class ReproduceConfig:
                 raise ConfigError(f"--top-n: N = {max(ns)} must be < L for some L (largest L is {lengths[-1]})")
         from attnbounds.empirical.protocol import PROTOCOLS, ROWS
 
-        if self.protocol not in PROTOCOLS:
+        protocol = self.protocol if self.protocol is not None else ("last-query" if self.normalizers else "paper")
+        if protocol not in PROTOCOLS:
             raise ConfigError(f"--protocol: must be one of {', '.join(PROTOCOLS)}, got {self.protocol!r}")
         if self.rows not in ROWS:
             raise ConfigError(f"--rows: must be one of {', '.join(ROWS)}, got {self.rows!r}")
-        if self.protocol == "paper" and self.normalizers:
+        if protocol == "paper" and self.normalizers:
             raise ConfigError("--normalizers: the what-if normalizers run under --protocol last-query only")
         if self.e5_length is not None and (isinstance(self.e5_length, bool) or not isinstance(self.e5_length, int)
                                            or self.e5_length < 2):
@@ -129,7 +131,7 @@ class ReproduceConfig:
         if str(self.device).startswith("cuda"):
             _check_cuda(self.device)
         return replace(self, experiments=exps, top_n=ns, lengths=lengths,
-                       normalizers=tuple(self.normalizers))
+                       normalizers=tuple(self.normalizers), protocol=protocol)
 
     def resolve_lengths(self, max_positions: int) -> "ReproduceConfig":
         """Fill in the default lengths (capped at ``max_positions``) or check the given ones."""

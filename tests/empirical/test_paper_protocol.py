@@ -185,6 +185,12 @@ def test_top_order_breaks_ties_to_the_lower_index():
     assert np.array_equal(ex.top_order(w, 6).numpy(), ref)
 
 
+def test_default_protocol_is_paper_unless_whatif_normalizers_are_asked():
+    base = dict(model="gpt2-random", text="x")
+    assert run.ReproduceConfig(**base).validate().protocol == "paper"
+    assert run.ReproduceConfig(**base, normalizers=("sparsemax",)).validate().protocol == "last-query"
+
+
 def test_ks_grid_resolves_one_percent_of_L():
     for L in (32, 100, 256, 1024):
         g = protocol.ks_grid(L)
@@ -195,7 +201,7 @@ def test_ks_grid_resolves_one_percent_of_L():
 @pytest.mark.parametrize("kw, message", [
     (dict(protocol="paper-ish"), "--protocol: must be one of"),
     (dict(rows="middle"), "--rows: must be one of"),
-    (dict(normalizers=("sparsemax",)), "--normalizers: the what-if normalizers run under --protocol last-query"),
+    (dict(protocol="paper", normalizers=("sparsemax",)), "--normalizers: the what-if normalizers run under --protocol last-query"),
     (dict(e5_length=1), "--e5-length: must be an integer >= 2"),
 ])
 def test_protocol_settings_are_checked(kw, message):
