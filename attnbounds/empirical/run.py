@@ -526,6 +526,15 @@ def _quiet_loading() -> None:
         disable_progress_bars()
     except ImportError:
         pass
+    try:  # the GGUF reader (SmolLM2, Gemma) draws its own tqdm bar
+        import functools
+
+        from transformers import modeling_gguf_pytorch_utils as gguf
+
+        if not isinstance(gguf.tqdm, functools.partial):
+            gguf.tqdm = functools.partial(gguf.tqdm, disable=True)
+    except (ImportError, AttributeError):
+        pass
 
 
 class _NoProgress:

@@ -78,6 +78,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.claims", {}),
             ("attnbounds.claims.base", {}),
             ("attnbounds.claims.registry", {}),
+            ("attnbounds.claims.normalized", {}),
         ),
     ),
     (
@@ -93,8 +94,8 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
         ),
     ),
     (
-        "Normalizer battery",
-        "The claims' conclusions under other normalizers (`attnbounds check --normalizer NAME`, `--matrix`).",
+        "Normalizer matrix",
+        "The claims' own readings under every normalizer (`attnbounds check --matrix`): the loop and the plot.",
         (("attnbounds.battery", {}),),
     ),
     (

@@ -69,8 +69,10 @@ def test_symbolic_counterexample_is_real():
 def test_verdicts():
     rows = {r.name: judge_reading(CLAIM, r, budget=SMALL) for r in CLAIM.readings}
     assert rows["transcribed"]["verdict"] == "falsified"
-    assert rows["reconstructed"]["verdict"] == "proved"
-    assert rows["sharp"]["verdict"] == "proved"
+    for name in ("reconstructed", "sharp"):
+        # proved once the proof is a fully checked chain; an argued proof holds
+        want = "proved" if rows[name]["proof"]["status"] == "checked" else "holds"
+        assert rows[name]["verdict"] == want, rows[name]
     for row in rows.values():
         assert row["conflict"] is None and row["error"] is None, row
     # every numeric method disagrees with the transcription, and none with the reconstruction

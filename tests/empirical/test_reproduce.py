@@ -161,6 +161,7 @@ def test_cli_quick_smollm2_end_to_end(corpus, tmp_path):
     r = CliRunner().invoke(main, ["reproduce", "--model", "smollm2", "--text", corpus, "--quick", "--out", str(out),
                                   "--protocol", "last-query", "--no-progress"])
     assert r.exit_code == 0, r.output
+    assert "it/s" not in r.output and "GGUF" not in r.output  # --no-progress: no loading bars either
     data = json.loads((out / "results.json").read_text())
     assert data["config"]["lengths"] == [32, 64, 128]
     assert data["model"]["n_layers"] == 30 and data["model"]["n_heads"] == 9

@@ -293,3 +293,27 @@ def test_interrupt_exits_130_and_leaves_a_resumable_cache(corpus, tiny_gpt2_dir,
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output
     assert json.loads((out / "results.json").read_text())["timing"]["cached_windows"] == [0]
+
+
+def test_publish_without_a_one_step_swap(tmp_path, monkeypatch):
+    """Where renameat2 is missing (not Linux), two renames replace the directory."""
+    monkeypatch.setattr(store, "_exchange", lambda a, b: False)
+    out = tmp_path / "out"
+    for seed in (0, 1):
+        with store.RunLock(out):
+            run_id = store.new_run_id()
+
+            def write(d, seed=seed):
+                (d / "table.csv").write_text(f"seed\n{seed}\n")
+                (d / "figs").mkdir()
+                (d / "figs" / "a.svg").write_text("<svg/>")
+                return seed
+
+            assert store.publish(out, write, run_id=run_id, parameters={"seed": seed}) == seed
+            (out / "cache").mkdir(exist_ok=True)
+            (out / "cache" / f"entry{seed}").write_text("kept")
+    assert (out / "table.csv").read_text() == "seed\n1\n"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sorted(manifest["files"]) == ["figs/a.svg", "table.csv"] and manifest["parameters"] == {"seed": 1}
+    assert sorted(p.name for p in (out / "cache").iterdir()) == ["entry0", "entry1"]  # the cache is carried over
+    assert store.verify(out) == [] and not list(tmp_path.glob(".out.staging-*"))
