@@ -272,7 +272,7 @@ def _fmt(v, spec=".3g"):
 
 def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     """Write the paper protocol's files into ``out``; return results.json's dict."""
-    from attnbounds.cli.common import write_json
+    from attnbounds.jsonio import write_json
     from attnbounds.empirical.report import _digest, _versions, write_csv
 
     out = Path(out)

@@ -34,6 +34,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.numerics.montecarlo", {}),
             ("attnbounds.numerics.intervals", {}),
             ("attnbounds.numerics.validation", {}),
+            ("attnbounds.numerics.fits", {}),
         ),
     ),
     (
@@ -62,9 +63,10 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
         ),
     ),
     (
-        "Plug-ins",
-        "Loading user objects by spec (`module:object`, `file.py`, entry points) for the claim and normalizer registries.",
-        (("attnbounds.plugins", {}),),
+        "Plug-ins and output",
+        "Loading user objects by spec (`module:object`, `file.py`, entry points) for the claim and normalizer "
+        "registries, and the JSON writer every layer uses.",
+        (("attnbounds.plugins", {}), ("attnbounds.jsonio", {})),
     ),
     (
         "Strategies",
@@ -91,6 +93,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.engine.verdict", {}),
             ("attnbounds.engine.rows", {}),
             ("attnbounds.engine.run", {}),
+            ("attnbounds.engine.mutants", {}),
         ),
     ),
     (
