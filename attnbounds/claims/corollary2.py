@@ -311,14 +311,14 @@ def _symbolic_collapse_total() -> Proof:
 
 def _symbolic_sandwich() -> Proof:
     derive_corollary2()
-    return Proof(True, "| |a_i x_i - s| - |s| | <= a_i |x_i| (triangle inequality both ways), summed over i not in I_N")
+    return Proof(None, "argued (no checked chain yet): | |a_i x_i - s| - |s| | <= a_i |x_i| (triangle inequality both ways), summed over i not in I_N")
 
 
 def _symbolic_bounded() -> Proof:
     res = derive_corollary2()
     return Proof(
-        True,
-        f"alpha_N <= N C_2/L and |s| <= alpha_N R give d~ <= {res['bound_L1'].expr}, limit {res['limit_bound_L1'].expr}, "
+        None,
+        f"argued (no checked chain yet): alpha_N <= N C_2/L and |s| <= alpha_N R give d~ <= {res['bound_L1'].expr}, limit {res['limit_bound_L1'].expr}, "
         f"limit/L = {res['limit_bound_L1_over_L'].expr}; softmax on [-a,a] has C_2 = exp(2a/T)",
     )
 
@@ -326,8 +326,8 @@ def _symbolic_bounded() -> Proof:
 def _symbolic_spread() -> Proof:
     res = derive_corollary2()
     return Proof(
-        True,
-        "| D_i - |s| | <= a_i |x_i| <= C_2 R/L for every token; relative spread <= C_2 R/(L|s|) -> 0 when L|s| -> oo; "
+        None,
+        "argued (no checked chain yet): | D_i - |s| | <= a_i |x_i| <= C_2 R/L for every token; relative spread <= C_2 R/(L|s|) -> 0 when L|s| -> oo; "
         f"antiparallel family: {res['spread_fixed'].expr} (N fixed) vs -> {res['limit_spread_proportional'].expr} (N = rho L)",
     )
 

@@ -179,15 +179,15 @@ def _configs():
 def _symbolic_reconstructed() -> Proof:
     derive_t1_fixed()  # raises if an exact step fails
     return Proof(
-        True,
-        "triangle inequality D_i <= a_i|x_i| + |s| <= a_i d_1 + alpha_N R; sum over the L-N "
+        None,
+        "argued (no checked chain yet): triangle inequality D_i <= a_i|x_i| + |s| <= a_i d_1 + alpha_N R; sum over the L-N "
         "non-selected tokens with sum a_i = 1 - alpha_N (identity checked by expand)",
     )
 
 
 def _symbolic_sharp() -> Proof:
     derive_t1_fixed()  # includes Abs(-a_i d_1 - alpha_N R) == a_i d_1 + alpha_N R exactly
-    return Proof(True, "antiparallel witness x_j = R e on I_N, x_i = -d_1 e: every D_i equals its bound (exact)")
+    return Proof(None, "argued (no checked chain yet): antiparallel witness x_j = R e on I_N, x_i = -d_1 e: every D_i equals its bound (exact)")
 
 
 def _symbolic_transcribed() -> Proof:

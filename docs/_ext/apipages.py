@@ -93,6 +93,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.engine.verdict", {}),
             ("attnbounds.engine.rows", {}),
             ("attnbounds.engine.run", {}),
+            ("attnbounds.engine.mutants", {}),
         ),
     ),
     (
