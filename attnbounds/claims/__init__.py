@@ -3,7 +3,7 @@
 Each claim of arXiv 2508.17821 lives in its own module; the module docstring is its proof.
 
 >>> ids()
-('L1', 'C1', 'T1i', 'T1ii', 'C2', 'T2', 'L2')
+('L1', 'C1', 'T1i', 'T1ii', 'C2', 'T2', 'L2', 'C3')
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ _MODULES: dict[str, str] = {
     "C2": "attnbounds.claims.corollary2",
     "T2": "attnbounds.claims.theorem2",
     "L2": "attnbounds.claims.lemma2",
+    "C3": "attnbounds.claims.corollary3",
 }
 _EXTRA: dict[str, Claim] = {}
 
