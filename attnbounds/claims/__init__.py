@@ -3,7 +3,7 @@
 Each claim of arXiv 2508.17821 lives in its own module; the module docstring is its proof.
 
 >>> ids()
-('L1', 'C1', 'T1i', 'T1ii', 'C2', 'T2', 'L2', 'C3')
+('L1', 'C1', 'T1i', 'T1ii', 'C2', 'T2', 'L2', 'C3', 'H1')
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ _MODULES: dict[str, str] = {
     "T2": "attnbounds.claims.theorem2",
     "L2": "attnbounds.claims.lemma2",
     "C3": "attnbounds.claims.corollary3",
+    "H1": "attnbounds.claims.multihead",
 }
 _EXTRA: dict[str, Claim] = {}
 
