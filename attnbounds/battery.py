@@ -5,7 +5,7 @@ asks, numerically, whether each *conclusion* survives when the weights come from
 normalizer of :mod:`attnbounds.numerics.normalizers` (sparsemax, entmax, scalable softmax,
 sigmoid attention, adaptive temperature, a user plug-in, ...). Each conclusion is a
 :class:`~attnbounds.claims.base.Reading` whose ``sides``/``sweep``/``strategy``/``montecarlo``
-apply the normalizer, judged by :func:`attnbounds.engine.judge_reading`; so verdicts mean
+apply the normalizer, judged by :func:`attnbounds.engine.run.judge_reading`; so verdicts mean
 what they mean everywhere else (``holds`` = no counterexample in Hypothesis + the sweep, or
 a Monte Carlo interval on the right side; ``falsified`` comes with an instance).
 
@@ -45,7 +45,7 @@ What "the conclusion under N" means (α = N(l; T), L keys, I_N the top-n set):
     The measured sup·T of each norm over a deterministic scan (two-point gaps, ties, random
     rows; L ≤ 64) is the normalizer's "gradient cost", in ``detail["measured_sup_times_T"]``.
 
-Rows have the engine's schema (:data:`attnbounds.engine.ROW_FIELDS`) plus ``normalizer``
+Rows have the engine's schema (:data:`attnbounds.engine.rows.ROW_FIELDS`) plus ``normalizer``
 and ``hypotheses_broken`` (the claim's hypotheses that N breaks, by name).
 """
 
@@ -809,7 +809,7 @@ def run_battery(normalizer, ids=None, *, quick: bool = False, seed: int = 0, exa
             readings_cache[claim_id] = {r.name: r for r in _readings_for(claim_id, N, quick, scan)}
         reading = readings_cache[claim_id][name]
         claim = _battery_claim(claim_id, list(readings_cache[claim_id].values()))
-        judged = judge_reading(claim, reading, budget=budget, seed=seed)
+        judged = judge_reading(claim, reading, budget=budget, seed=seed).to_dict()
         judged.update(normalizer=N.name, hypotheses_broken=row["hypotheses_broken"])
         if claim_id == "L2":
             sup = scan[0]

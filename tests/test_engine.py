@@ -361,7 +361,9 @@ def test_check_rows_follow_the_schema_and_are_strict_json(toy_registry):
     assert ids == ["TOYI:transcribed", "TOYI:reconstructed", "TOYI:without-bounded", "TOYI:without-broken",
                    "TOYT:reconstructed", "TOYT:transcribed"]
     for row in rows:
-        assert tuple(row) == engine.ROW_FIELDS
+        assert isinstance(row, engine.Row)
+        assert tuple(row) == engine.ROW_FIELDS == tuple(row.to_dict())
+        assert row.verdict == row["verdict"] and engine.Row.from_dict(row.to_dict()) == row
         assert row["verdict"] in VERDICTS
         assert isinstance(row["methods"], list) and isinstance(row["seconds"], float)
         assert isinstance(row["evidence"], str) and row["evidence"]
@@ -369,7 +371,7 @@ def test_check_rows_follow_the_schema_and_are_strict_json(toy_registry):
         if cex is not None:
             assert set(cex) >= {"instance", "lhs", "rhs", "method"}
             assert isinstance(cex["instance"], dict)
-    json.loads(json.dumps(rows, allow_nan=False))
+    json.loads(json.dumps([r.to_dict() for r in rows], allow_nan=False))
     verdicts = {r["id"]: r["verdict"] for r in rows}
     assert verdicts["TOYI:transcribed"] == "falsified"
     assert verdicts["TOYI:reconstructed"] == "holds"

@@ -64,13 +64,57 @@ class Sides:
 @dataclass(frozen=True)
 class Proof:
     """Outcome of an exact method: ``status`` is True (proved/certified), False (refuted,
-    with a ``counterexample`` instance and both sides' values) or None (cannot decide)."""
+    with a ``counterexample`` instance and both sides' values) or None (cannot decide).
+
+    A symbolic proof carries its ``chain``: a :class:`attnbounds.theory.proof.ChainCheck`,
+    every step of which the kernel checked. ``steps``, ``checked`` and ``rules`` summarise
+    it; a chain with an unchecked (argued) step can not back ``status=True``; use
+    :meth:`from_chain`, which sets the status from the check.
+    """
 
     status: bool | None
     detail: str
     counterexample: Instance | None = None
     lhs: float | None = None
     rhs: float | None = None
+    chain: Any = None
+
+    def __post_init__(self):
+        if self.chain is not None:
+            from attnbounds.theory.proof import ChainCheck
+
+            if not isinstance(self.chain, ChainCheck):
+                raise TypeError(f"chain: expected a ChainCheck, got {type(self.chain).__name__}")
+            if self.status is True and not self.chain.complete:
+                raise ValueError(f"status: True needs a complete chain; {self.chain.first_failure}")
+
+    @classmethod
+    def from_chain(cls, chain, detail: str) -> "Proof":
+        """``status=True`` when every step is checked and the chain reaches the goal, else
+        None with the detail marked "argued" and the first unchecked step named."""
+        if chain.complete:
+            return cls(True, f"{detail} [{chain.summary()}]", chain=chain)
+        return cls(None, f"argued: {detail} [{chain.summary()}; {chain.first_failure}]", chain=chain)
+
+    @property
+    def steps(self) -> int:
+        """Number of steps of the chain (0 without one)."""
+        return self.chain.steps if self.chain is not None else 0
+
+    @property
+    def checked(self) -> int:
+        """Number of steps the kernel checked (0 without a chain)."""
+        return self.chain.checked if self.chain is not None else 0
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """Names of the rules the chain's steps use, in order of first use."""
+        return self.chain.rules if self.chain is not None else ()
+
+    @property
+    def argued(self) -> bool:
+        """True when the proof has a chain that is not completely checked."""
+        return self.chain is not None and not self.chain.complete
 
 
 @dataclass(frozen=True)

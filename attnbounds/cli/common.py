@@ -16,9 +16,15 @@ class UsageError(click.UsageError):
         click.echo(f"Error: {self.format_message()}", err=True)
 
 
+def _to_json(value):
+    """``json.dumps`` fallback: typed records (engine rows) by ``to_dict()``, anything else by ``str``."""
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else str(value)
+
+
 def write_json(data, path: str | None) -> None:
     """Write ``data`` as JSON to ``path``, or to stdout when ``path`` is ``-`` or None."""
-    text = json.dumps(data, indent=2, default=str)
+    text = json.dumps(data, indent=2, default=_to_json)
     if path in (None, "-"):
         sys.stdout.write(text + "\n")
         return

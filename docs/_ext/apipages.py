@@ -58,6 +58,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.theory.distance", {}),
             ("attnbounds.theory.separability", {}),
             ("attnbounds.theory.jacobian", {}),
+            ("attnbounds.theory.proof", {}),
         ),
     ),
     (
@@ -76,7 +77,14 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
     (
         "Engine",
         "Verdicts: every method of every reading, combined into the strongest supported verdict.",
-        (("attnbounds.engine", {}),),
+        (
+            ("attnbounds.engine", {}),
+            ("attnbounds.engine.budget", {}),
+            ("attnbounds.engine.methods", {}),
+            ("attnbounds.engine.verdict", {}),
+            ("attnbounds.engine.rows", {}),
+            ("attnbounds.engine.run", {}),
+        ),
     ),
     (
         "Normalizer battery",

@@ -1,0 +1,82 @@
+"""The verdict engine: judge every reading of every claim with every method it has.
+
+Each :class:`~attnbounds.claims.base.Reading` carries up to five methods (see
+:mod:`attnbounds.claims.base`). The engine is split by concern, one module each:
+
+:mod:`~attnbounds.engine.budget`
+    how much work each method gets (:class:`~attnbounds.engine.budget.Budget`,
+    :data:`~attnbounds.engine.budget.QUICK_BUDGET`);
+:mod:`~attnbounds.engine.methods`
+    the methods themselves (:func:`~attnbounds.engine.methods.run_exact`,
+    :func:`~attnbounds.engine.methods.run_strategy`, :func:`~attnbounds.engine.methods.run_sweep`,
+    :func:`~attnbounds.engine.methods.run_montecarlo`), each returning a
+    :class:`~attnbounds.engine.methods.MethodOutcome`;
+:mod:`~attnbounds.engine.verdict`
+    :func:`~attnbounds.engine.verdict.combine`: the strongest verdict the outcomes support
+    (the verdict rules are documented there), and :func:`~attnbounds.engine.verdict.judge_drop`
+    for hypothesis drops;
+:mod:`~attnbounds.engine.rows`
+    the typed :class:`~attnbounds.engine.rows.Row` and its JSON form
+    (:meth:`~attnbounds.engine.rows.Row.to_dict`, :data:`~attnbounds.engine.rows.ROW_FIELDS`);
+:mod:`~attnbounds.engine.run`
+    the run loop: :func:`~attnbounds.engine.run.resolve_ids`,
+    :func:`~attnbounds.engine.run.judge_reading`,
+    :func:`~attnbounds.engine.run.judge_hypothesis_drop` and :func:`~attnbounds.engine.run.check`.
+
+Every public name of the submodules is importable from :mod:`attnbounds.engine`.
+
+>>> from attnbounds.claims.base import Proof, Reading
+>>> r = Reading("t", "t", "t", symbolic=lambda: Proof(True, "expand(...) == 0"))
+>>> outcome = run_exact(r, "symbolic", Budget())
+>>> combine(r, [outcome], Budget()).verdict
+'proved'
+"""
+
+from __future__ import annotations
+
+from attnbounds.engine.budget import DEFAULT_BUDGET, QUICK_BUDGET, Budget, budget_for
+from attnbounds.engine.methods import (
+    MethodOutcome,
+    MethodTimeout,
+    montecarlo_outcome,
+    run_exact,
+    run_montecarlo,
+    run_strategy,
+    run_sweep,
+)
+from attnbounds.engine.rows import ROW_FIELDS, Row, jsonable
+from attnbounds.engine.run import (
+    CheckInterrupted,
+    check,
+    judge_hypothesis_drop,
+    judge_reading,
+    resolve_ids,
+    valid_ids,
+)
+from attnbounds.engine.verdict import Judgement, combine, judge_drop
+
+__all__ = [
+    "Budget",
+    "DEFAULT_BUDGET",
+    "QUICK_BUDGET",
+    "MethodOutcome",
+    "Judgement",
+    "CheckInterrupted",
+    "MethodTimeout",
+    "Row",
+    "budget_for",
+    "resolve_ids",
+    "valid_ids",
+    "check",
+    "judge_reading",
+    "judge_hypothesis_drop",
+    "judge_drop",
+    "run_exact",
+    "run_strategy",
+    "run_sweep",
+    "run_montecarlo",
+    "montecarlo_outcome",
+    "combine",
+    "jsonable",
+    "ROW_FIELDS",
+]

@@ -1,0 +1,508 @@
+"""The five methods that judge a reading, each returning a :class:`MethodOutcome`.
+
+- :func:`run_exact` runs ``reading.symbolic()`` or ``reading.certify()``;
+- :func:`run_strategy` searches with Hypothesis for a (shrunk) counterexample;
+- :func:`run_sweep` evaluates ``reading.sides`` on batched random instances;
+- :func:`run_montecarlo` judges ``reading.montecarlo`` confidence intervals
+  (:func:`montecarlo_outcome`).
+
+Every method runs under the budget's time limit, turns errors into an ``"error"`` outcome
+(never an exception), and draws its randomness from a stream derived from the run seed and
+the reading id, so the same seed gives the same outcome whether a reading runs alone or with
+others.
+
+>>> from attnbounds.claims.base import Proof, Reading
+>>> from attnbounds.engine.budget import Budget
+>>> r = Reading("t", "t", "t", symbolic=lambda: Proof(True, "expand(...) == 0"))
+>>> run_exact(r, "symbolic", Budget()).outcome
+'pass'
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import signal
+import threading
+import time
+import zlib
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from attnbounds.claims.base import Estimate, Proof, Reading, Sides, holds_relation
+from attnbounds.engine.budget import Budget
+from attnbounds.engine.rows import _FLIP, _counterexample, _error_text, _fmt, _instance_text, jsonable
+
+__all__ = [
+    "METHODS",
+    "EXACT_METHODS",
+    "MethodOutcome",
+    "MethodTimeout",
+    "run_exact",
+    "run_strategy",
+    "run_sweep",
+    "run_montecarlo",
+    "montecarlo_outcome",
+]
+
+#: Exact methods, most authoritative first; a counterexample is reported from the first
+#: method in ``_CEX_ORDER`` that found one (Hypothesis before the sweep: its instance is shrunk).
+_EXACT = ("symbolic", "certify")
+_CEX_ORDER = ("symbolic", "certify", "strategy", "sweep", "montecarlo")
+EXACT_METHODS = _EXACT
+#: Every method a reading can carry, in the order a counterexample is reported from.
+METHODS = _CEX_ORDER
+_METHOD_LABEL = {
+    "symbolic": "symbolic",
+    "certify": "certify",
+    "strategy": "hypothesis",
+    "sweep": "sweep",
+    "montecarlo": "montecarlo",
+}
+
+# Sweep chunks start at _CHUNK_START instances and double (up to _CHUNK_MAX) while a batch
+# stays under _CHUNK_BYTES; the schedule depends only on array sizes, so it is deterministic.
+_CHUNK_START = 256
+_CHUNK_MAX = 65536
+_CHUNK_BYTES = 64 * 2**20
+
+
+@dataclass
+class MethodOutcome:
+    """What one method said about one reading.
+
+    ``outcome`` is ``"pass"`` (proved/certified/no counterexample/CI on the right side),
+    ``"fail"`` (a counterexample in ``counterexample``), ``"unknown"`` (an exact method that
+    cannot decide, or straddling intervals), ``"incomplete"`` (a search cut short by its time
+    limit) or ``"error"`` (the method raised; text in ``detail``).
+    """
+
+    method: str
+    outcome: str
+    detail: str
+    seconds: float = 0.0
+    count: int | None = None
+    counterexample: dict | None = None
+    mc: dict | None = None
+    conflict: str | None = None
+
+    def __post_init__(self):
+        if self.method not in _CEX_ORDER:
+            raise ValueError(f"method: must be one of {_CEX_ORDER}, got {self.method!r}")
+        if self.outcome not in ("pass", "fail", "unknown", "incomplete", "error"):
+            raise ValueError(f"outcome: unknown outcome {self.outcome!r}")
+
+
+class MethodTimeout(BaseException):
+    """Raised inside a method that ran past its time limit.
+
+    A ``BaseException`` so that neither SymPy's nor Hypothesis's ``except Exception`` can
+    swallow it.
+    """
+
+
+class _Violation(AssertionError):
+    """Raised inside the Hypothesis test body when an instance violates the relation."""
+
+
+class _NonFinite(ValueError):
+    """Raised when ``sides`` returns NaN: an evaluator bug, not a counterexample."""
+
+
+@contextmanager
+def _time_limit(seconds: float):
+    """Raise :class:`MethodTimeout` in the body after ``seconds`` (POSIX main thread only)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def _on_alarm(signum, frame):
+        raise MethodTimeout(f"time limit of {seconds:g} s reached")
+
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _stream_seed(seed: int, reading_id: str, method: str) -> list[int]:
+    """Entropy for one method's random stream: the run seed, the reading id, the method."""
+    return [int(seed), zlib.crc32(reading_id.encode()), zlib.crc32(method.encode())]
+
+
+def _hypothesis_seed(seed: int, reading_id: str) -> int:
+    return int(seed) * 2**32 + zlib.crc32(reading_id.encode())
+
+
+def _as_float_arrays(sides: Sides) -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(sides, Sides):
+        raise TypeError(f"sides: expected a Sides object, got {type(sides).__name__}")
+    lhs = np.asarray(sides.lhs, dtype=float)
+    rhs = np.asarray(sides.rhs, dtype=float)
+    try:
+        return np.broadcast_arrays(lhs, rhs)
+    except ValueError:
+        # A batch of per-element bounds: lhs (B, L) against rhs (B,) aligns on the batch axis.
+        if lhs.ndim == rhs.ndim or min(lhs.ndim, rhs.ndim) == 0:
+            raise
+        nd = max(lhs.ndim, rhs.ndim)
+        lhs = lhs.reshape(lhs.shape + (1,) * (nd - lhs.ndim))
+        rhs = rhs.reshape(rhs.shape + (1,) * (nd - rhs.ndim))
+        return np.broadcast_arrays(lhs, rhs)
+
+
+def _violation(lhs: np.ndarray, rhs: np.ndarray, relation: str) -> np.ndarray:
+    """How far ``lhs <relation> rhs`` is from holding (> 0 means violated)."""
+    if relation == "<=":
+        return lhs - rhs
+    if relation == ">=":
+        return rhs - lhs
+    return np.abs(lhs - rhs)
+
+
+def _worst_element(sides: Sides, reading: Reading) -> tuple[float, float, bool]:
+    """Both sides at the element that violates most (or holds least) and whether all hold."""
+    lhs, rhs = _as_float_arrays(sides)
+    if np.any(np.isnan(lhs)) or np.any(np.isnan(rhs)):
+        raise _NonFinite("sides returned NaN")
+    ok = holds_relation(Sides(lhs, rhs), reading.relation, reading.rtol, reading.atol)
+    margin = _violation(lhs, rhs, reading.relation)
+    k = int(np.argmax(np.where(np.isnan(margin), -np.inf, margin).ravel())) if margin.size else 0
+    return float(lhs.ravel()[k]), float(rhs.ravel()[k]), bool(np.all(ok))
+
+
+def _snapshot(instance: Any) -> Any:
+    """A copy of an instance that later mutation cannot change: arrays copied, others shared."""
+    if isinstance(instance, dict):
+        return {k: (np.array(v, copy=True) if isinstance(v, np.ndarray) else v) for k, v in instance.items()}
+    return copy.copy(instance)
+
+# --------------------------------------------------------------------------- methods
+
+
+def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
+    """Run ``reading.symbolic()`` or ``reading.certify()`` under the time limit.
+
+    A refutation's counterexample is re-evaluated with ``reading.sides`` when the reading
+    has one; if the numeric sides do not violate the relation there, the outcome carries a
+    ``conflict``.
+    """
+    if method not in _EXACT:
+        raise ValueError(f"method: must be one of {_EXACT}, got {method!r}")
+    fn = getattr(reading, method)
+    if fn is None:
+        raise ValueError(f"method: reading {reading.name!r} has no {method!r} method")
+    start = time.perf_counter()
+    try:
+        with _time_limit(budget.method_seconds):
+            proof = fn()
+    except MethodTimeout as exc:
+        return MethodOutcome(method, "unknown", f"timed out: {exc}", time.perf_counter() - start)
+    except Exception as exc:  # noqa: BLE001 -- an error in a method is a row, not a crash
+        return MethodOutcome(method, "error", _error_text(exc), time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    if not isinstance(proof, Proof):
+        return MethodOutcome(method, "error", f"{method}() returned {type(proof).__name__}, expected Proof", seconds)
+    if proof.status is True:
+        return MethodOutcome(method, "pass", proof.detail, seconds)
+    if proof.status is None:
+        return MethodOutcome(method, "unknown", proof.detail, seconds)
+    # A refutation: report the instance, and confirm it numerically where we can.
+    lhs, rhs, conflict, note = proof.lhs, proof.rhs, None, ""
+    if reading.sides is not None and proof.counterexample is not None:
+        try:
+            nl, nr, ok = _worst_element(reading.sides(_snapshot(proof.counterexample)), reading)
+        except Exception as exc:  # noqa: BLE001
+            note = f" (numeric re-evaluation failed: {_error_text(exc)})"
+        else:
+            lhs = nl if lhs is None else lhs
+            rhs = nr if rhs is None else rhs
+            if ok:
+                conflict = (
+                    f"{method} refutes the reading, but the numeric sides hold at its "
+                    f"counterexample (lhs={_fmt(nl)}, rhs={_fmt(nr)})"
+                )
+    cex = _counterexample(proof.counterexample, lhs, rhs, method)
+    return MethodOutcome(method, "fail", proof.detail + note, seconds, counterexample=cex, conflict=conflict)
+
+
+def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id: str | None = None) -> MethodOutcome:
+    """Search with Hypothesis for an instance violating ``lhs <relation> rhs``.
+
+    Runs ``budget.examples`` examples with the seed derived from ``seed`` and the reading
+    id, no example database and no deadline. A failure is shrunk by Hypothesis; the last
+    failing call is its final replay of the minimal example, which is what is reported.
+    NaN sides are an evaluator error, not a counterexample.
+    """
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    if reading.strategy is None or reading.sides is None:
+        raise ValueError(f"reading: {reading.name!r} has no strategy/sides to search with")
+    rid = reading_id or reading.name
+    start = time.perf_counter()
+    state: dict[str, Any] = {"evaluated": 0, "failing": None, "stopped": False, "found": False, "raised_on": None}
+
+    def body(instance):
+        # Once anything failed, every call is evaluated so that shrinking and the final
+        # replay see the same behaviour (otherwise Hypothesis reports a flaky test).
+        if not state["found"] and time.perf_counter() - start > budget.method_seconds:
+            state["stopped"] = True  # time is up: let Hypothesis finish without evaluating
+            return
+        try:
+            lhs, rhs, ok = _worst_element(reading.sides(instance), reading)
+        except Exception:
+            state["found"] = True
+            state["raised_on"] = _snapshot(instance)  # the last one is the shrunk one
+            raise
+        if not state["found"]:
+            state["evaluated"] += 1
+        if not ok:
+            state["found"] = True
+            state["failing"] = (_snapshot(instance), lhs, rhs)
+            raise _Violation(f"lhs={lhs!r} rhs={rhs!r}")
+
+    try:
+        strategy = reading.strategy()
+        test = settings(
+            max_examples=budget.examples,
+            database=None,
+            deadline=None,
+            derandomize=False,
+            verbosity=Verbosity.quiet,
+            suppress_health_check=list(HealthCheck),
+            report_multiple_bugs=False,
+            print_blob=False,
+            phases=(Phase.generate, Phase.target, Phase.shrink),
+        )(given(strategy)(body))
+        test = hypothesis_seed(_hypothesis_seed(seed, rid))(test)
+        # Hard backstop well past the soft limit, for a single example that never returns.
+        with _time_limit(3 * budget.method_seconds + 10):
+            test()
+    except _Violation:
+        instance, lhs, rhs = state["failing"]
+        cex = _counterexample(instance, lhs, rhs, "strategy")
+        text = (
+            f"Hypothesis: shrunk counterexample after {state['evaluated']} example(s): "
+            f"lhs={_fmt(lhs)} {_FLIP[reading.relation]} rhs={_fmt(rhs)}"
+        )
+        return MethodOutcome(
+            "strategy", "fail", text, time.perf_counter() - start, count=state["evaluated"], counterexample=cex
+        )
+    except MethodTimeout as exc:
+        return MethodOutcome(
+            "strategy", "incomplete", f"Hypothesis {exc}", time.perf_counter() - start, count=state["evaluated"]
+        )
+    except Exception as exc:  # noqa: BLE001
+        at = f" at {_instance_text(state['raised_on'])}" if state["raised_on"] is not None else ""
+        return MethodOutcome(
+            "strategy", "error", f"Hypothesis: {_error_text(exc)}{at}", time.perf_counter() - start,
+            count=state["evaluated"],
+        )
+    seconds = time.perf_counter() - start
+    n = state["evaluated"]
+    if state["stopped"]:
+        return MethodOutcome(
+            "strategy", "incomplete",
+            f"Hypothesis stopped by the {budget.method_seconds:g} s limit after {n} example(s), no counterexample",
+            seconds, count=n,
+        )
+    return MethodOutcome("strategy", "pass", f"no counterexample in {n} Hypothesis example(s)", seconds, count=n)
+
+
+def _batch_size(batch: dict, requested: int) -> int:
+    for v in batch.values():
+        if isinstance(v, np.ndarray) and v.ndim >= 1:
+            return int(v.shape[0])
+    return requested
+
+
+def _batch_bytes(batch: dict) -> int:
+    return sum(v.nbytes for v in batch.values() if isinstance(v, np.ndarray))
+
+
+def _slice_instance(batch: dict, i: int) -> dict:
+    """Instance ``i`` of a batch: arrays are sliced along axis 0, scalars are shared."""
+    return {k: (v[i] if isinstance(v, np.ndarray) and v.ndim >= 1 else v) for k, v in batch.items()}
+
+
+def run_sweep(
+    reading: Reading, budget: Budget, *, seed: int = 0, reading_id: str | None = None
+) -> MethodOutcome:
+    """Evaluate ``reading.sides`` on at least ``budget.sweep`` random instances, in chunks.
+
+    Calls ``reading.sweep(rng, chunk)`` repeatedly (``rng`` is a numpy Generator seeded from
+    ``seed`` and the reading id) until ``budget.sweep`` instances are done or the time limit
+    is reached. Counts every violating instance and keeps the worst (largest ``lhs - rhs``
+    for ``<=``), which is re-evaluated alone to report its sides.
+    """
+    if reading.sweep is None or reading.sides is None:
+        raise ValueError(f"reading: {reading.name!r} has no sweep/sides")
+    rid = reading_id or reading.name
+    rng = np.random.default_rng(_stream_seed(seed, rid, "sweep"))
+    start = time.perf_counter()
+    done = violations = 0
+    worst: tuple[float, dict] | None = None
+    chunk = min(_CHUNK_START, budget.sweep)
+    stopped = False
+    try:
+        with _time_limit(3 * budget.method_seconds + 10):
+            while done < budget.sweep:
+                if time.perf_counter() - start > budget.method_seconds:
+                    stopped = True
+                    break
+                batch = reading.sweep(rng, chunk)
+                if not isinstance(batch, dict):
+                    raise TypeError(f"sweep() returned {type(batch).__name__}, expected a dict instance batch")
+                size = _batch_size(batch, chunk)
+                lhs, rhs = _as_float_arrays(reading.sides(batch))
+                if lhs.ndim == 0:
+                    lhs, rhs = np.broadcast_to(lhs, (size,)), np.broadcast_to(rhs, (size,))
+                if lhs.shape[0] != size:
+                    raise ValueError(f"sides() returned shape {lhs.shape} for a batch of {size} instance(s)")
+                nan = np.isnan(lhs) | np.isnan(rhs)
+                if np.any(nan):
+                    i = int(np.argwhere(nan.reshape(size, -1).any(axis=1))[0, 0])
+                    raise _NonFinite(f"sides returned NaN at instance {_instance_text(_slice_instance(batch, i))}")
+                ok = holds_relation(Sides(lhs, rhs), reading.relation, reading.rtol, reading.atol)
+                bad = ~ok.reshape(size, -1).all(axis=1)
+                if np.any(bad):
+                    violations += int(bad.sum())
+                    margin = _violation(lhs, rhs, reading.relation).reshape(size, -1).max(axis=1)
+                    margin = np.where(bad, margin, -np.inf)
+                    i = int(np.argmax(margin))
+                    if worst is None or margin[i] > worst[0]:
+                        worst = (float(margin[i]), _snapshot(_slice_instance(batch, i)))
+                done += size
+                if _batch_bytes(batch) * 2 <= _CHUNK_BYTES and chunk < _CHUNK_MAX:
+                    chunk *= 2
+                chunk = max(1, min(chunk, budget.sweep - done)) if done < budget.sweep else chunk
+    except MethodTimeout as exc:
+        stopped = True
+        timeout_note = str(exc)
+    except Exception as exc:  # noqa: BLE001
+        return MethodOutcome("sweep", "error", f"sweep: {_error_text(exc)}", time.perf_counter() - start, count=done)
+    else:
+        timeout_note = ""
+    seconds = time.perf_counter() - start
+    if worst is not None:
+        instance = worst[1]
+        try:
+            lhs1, rhs1, ok1 = _worst_element(reading.sides(_snapshot(instance)), reading)
+        except Exception as exc:  # noqa: BLE001
+            return MethodOutcome(
+                "sweep", "error",
+                f"sweep: the worst violating instance fails when evaluated alone: {_error_text(exc)}",
+                seconds, count=done,
+            )
+        if ok1:
+            return MethodOutcome(
+                "sweep", "error",
+                "sweep: sides() disagree between the batch and the single worst instance "
+                f"({_instance_text(instance)}): batch says violated, single says holds",
+                seconds, count=done,
+            )
+        cex = _counterexample(instance, lhs1, rhs1, "sweep", violations=violations, of=done)
+        text = (
+            f"sweep: {violations} of {done} instance(s) violate; worst: "
+            f"lhs={_fmt(lhs1)} {_FLIP[reading.relation]} rhs={_fmt(rhs1)}"
+        )
+        return MethodOutcome("sweep", "fail", text, seconds, count=done, counterexample=cex)
+    if stopped or done < budget.sweep:
+        why = timeout_note or f"the {budget.method_seconds:g} s limit"
+        return MethodOutcome(
+            "sweep", "incomplete",
+            f"sweep stopped by {why} after {done} of {budget.sweep} instance(s), no counterexample",
+            seconds, count=done,
+        )
+    return MethodOutcome("sweep", "pass", f"no counterexample in {done} sweep instance(s)", seconds, count=done)
+
+
+def montecarlo_outcome(estimate: Estimate, relation: str, rtol: float = 1e-9, atol: float = 1e-12) -> str:
+    """``"pass"``, ``"fail"`` or ``"unknown"`` for a Monte Carlo estimate of ``lhs <relation> rhs``.
+
+    ``pass`` needs the whole interval of ``lhs`` on the correct side of the whole interval
+    of ``rhs``; ``fail`` needs it wholly on the wrong side; overlapping intervals are
+    ``unknown``. An equality can be refuted (disjoint intervals) but never established by
+    sampling, so ``==`` is at best ``unknown``. The slack of :func:`holds_relation` absorbs
+    rounding only.
+
+    >>> e = Estimate(0.2, (0.1, 0.3), 0.5, (0.5, 0.5), 1000, 0.99)
+    >>> montecarlo_outcome(e, "<="), montecarlo_outcome(e, ">="), montecarlo_outcome(e, "==")
+    ('pass', 'fail', 'fail')
+    >>> montecarlo_outcome(Estimate(0.45, (0.4, 0.6), 0.5, (0.5, 0.5), 1000, 0.99), "<=")
+    'unknown'
+    """
+    if not isinstance(estimate, Estimate):
+        raise TypeError(f"estimate: expected an Estimate, got {type(estimate).__name__}")
+    (l_lo, l_hi), (r_lo, r_hi) = estimate.lhs_ci, estimate.rhs_ci
+    vals = [float(v) for v in (l_lo, l_hi, r_lo, r_hi)]
+    if any(math.isnan(v) for v in vals) or l_lo > l_hi or r_lo > r_hi:
+        raise ValueError(f"estimate: malformed confidence intervals lhs_ci={estimate.lhs_ci}, rhs_ci={estimate.rhs_ci}")
+    below = bool(holds_relation(Sides(l_hi, r_lo), "<=", rtol, atol))  # lhs interval below rhs interval
+    above = bool(holds_relation(Sides(l_lo, r_hi), ">=", rtol, atol))  # lhs interval above rhs interval
+    strictly_below = not bool(holds_relation(Sides(l_hi, r_lo), ">=", rtol, atol))
+    strictly_above = not bool(holds_relation(Sides(l_lo, r_hi), "<=", rtol, atol))
+    if relation == "<=":
+        return "pass" if below else ("fail" if strictly_above else "unknown")
+    if relation == ">=":
+        return "pass" if above else ("fail" if strictly_below else "unknown")
+    if relation == "==":
+        return "fail" if (strictly_above or strictly_below) else "unknown"
+    raise ValueError(f"relation: must be one of ('<=', '>=', '=='), got {relation!r}")
+
+
+def run_montecarlo(
+    reading: Reading, budget: Budget, *, seed: int = 0, reading_id: str | None = None
+) -> MethodOutcome:
+    """Run ``reading.montecarlo(rng, budget.mc_samples)`` and judge its intervals."""
+    if reading.montecarlo is None:
+        raise ValueError(f"reading: {reading.name!r} has no montecarlo method")
+    rid = reading_id or reading.name
+    rng = np.random.default_rng(_stream_seed(seed, rid, "montecarlo"))
+    start = time.perf_counter()
+    try:
+        with _time_limit(budget.method_seconds):
+            est = reading.montecarlo(rng, budget.mc_samples)
+        outcome = montecarlo_outcome(est, reading.relation, reading.rtol, reading.atol)
+    except MethodTimeout as exc:
+        return MethodOutcome("montecarlo", "unknown", f"Monte Carlo {exc}", time.perf_counter() - start)
+    except Exception as exc:  # noqa: BLE001
+        return MethodOutcome("montecarlo", "error", f"Monte Carlo: {_error_text(exc)}", time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    mc = {
+        "samples": int(est.samples),
+        "confidence": float(est.confidence),
+        "lhs": jsonable(est.lhs),
+        "lhs_ci": jsonable(list(est.lhs_ci)),
+        "rhs": jsonable(est.rhs),
+        "rhs_ci": jsonable(list(est.rhs_ci)),
+    }
+    lhs_txt = f"{_fmt(est.lhs)} [{_fmt(est.lhs_ci[0])}, {_fmt(est.lhs_ci[1])}]"
+    rhs_txt = f"{_fmt(est.rhs)} [{_fmt(est.rhs_ci[0])}, {_fmt(est.rhs_ci[1])}]"
+    level = f"{100 * est.confidence:g}%"
+    if outcome == "pass":
+        text = f"MC ({est.samples} samples, {level} CI): lhs {lhs_txt} {reading.relation} rhs {rhs_txt}"
+        return MethodOutcome("montecarlo", "pass", _join(text, est.detail), seconds, count=est.samples, mc=mc)
+    if outcome == "fail":
+        text = f"MC ({est.samples} samples, {level} CI): lhs {lhs_txt} {_FLIP[reading.relation]} rhs {rhs_txt}"
+        cex = _counterexample(
+            est.instance, est.lhs, est.rhs, "montecarlo",
+            lhs_ci=list(est.lhs_ci), rhs_ci=list(est.rhs_ci), samples=est.samples, confidence=est.confidence,
+        )
+        return MethodOutcome("montecarlo", "fail", _join(text, est.detail), seconds, count=est.samples, mc=mc,
+                             counterexample=cex)
+    why = "an equality cannot be established by sampling" if reading.relation == "==" else "intervals overlap"
+    text = f"MC ({est.samples} samples, {level} CI): lhs {lhs_txt} vs rhs {rhs_txt}: {why}"
+    return MethodOutcome("montecarlo", "unknown", _join(text, est.detail), seconds, count=est.samples, mc=mc)
+
+
+def _join(a: str, b: str) -> str:
+    return f"{a}; {b}" if b else a

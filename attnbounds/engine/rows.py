@@ -1,0 +1,173 @@
+"""The engine's output: one typed :class:`Row` per judged reading, and its JSON form.
+
+A row is a :func:`dataclasses.dataclass`; :meth:`Row.to_dict` gives the JSON-ready ``dict``
+whose keys are :data:`ROW_FIELDS`, in order::
+
+    id              "<claim>:<reading>" or "<claim>:without-<hypothesis>"
+    claim           claim id
+    reading         reading name (or "without-<hypothesis>")
+    kind            "reading" | "hypothesis" | "load-error"
+    verdict         proved | certified | holds | falsified | undecided
+    methods         methods that were run, in order
+    examples        Hypothesis examples evaluated up to the first counterexample (shrinking
+                    not counted; null if not run)
+    sweep           sweep instances evaluated (null if not run)
+    mc              {"samples", "confidence", "lhs", "lhs_ci", "rhs", "rhs_ci"} or null
+    seconds         wall time of the whole row
+    method_seconds  {method: wall time}
+    counterexample  null or {"instance": {...}, "lhs": float, "rhs": float, "method": str}
+    evidence        one short line: the counterexample or the counts behind the verdict
+    detail          {method: text} -- what each method reported
+    conflict        null or text naming the disagreeing methods
+    error           null or the text of the errors raised by methods
+
+Numbers in rows are plain Python floats/ints; non-finite floats are written as the strings
+``"inf"``, ``"-inf"``, ``"nan"`` so that the JSON is strict.
+
+A row also reads as a mapping of those fields (``row["verdict"]``, ``row.get("error")``,
+``dict(row)``), so code written against the JSON form works on rows unchanged.
+
+>>> row = Row("L1:transcribed", "L1", "transcribed")
+>>> row.verdict, row["verdict"], tuple(row.to_dict()) == ROW_FIELDS
+('undecided', 'undecided', True)
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterator
+
+import numpy as np
+
+__all__ = ["Row", "ROW_FIELDS", "jsonable"]
+
+_KINDS = ("reading", "hypothesis", "load-error")
+
+
+@dataclass(eq=True)
+class Row(Mapping):
+    """The verdict on one reading (or one hypothesis drop) and the evidence behind it."""
+
+    id: str
+    claim: str
+    reading: str | None
+    kind: str = "reading"
+    verdict: str = "undecided"
+    methods: list[str] = field(default_factory=list)
+    examples: int | None = None
+    sweep: int | None = None
+    mc: dict | None = None
+    seconds: float = 0.0
+    method_seconds: dict[str, float] = field(default_factory=dict)
+    counterexample: dict | None = None
+    evidence: str = ""
+    detail: dict[str, str] = field(default_factory=dict)
+    conflict: str | None = None
+    error: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in _KINDS:
+            raise ValueError(f"kind: must be one of {_KINDS}, got {self.kind!r}")
+
+    def to_dict(self) -> dict:
+        """The JSON-ready ``dict`` of the row, keys in :data:`ROW_FIELDS` order (a deep copy)."""
+        return {name: copy.deepcopy(getattr(self, name)) for name in ROW_FIELDS}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "Row":
+        """The row of a ``dict`` with the keys of :data:`ROW_FIELDS` (e.g. read back from JSON)."""
+        missing = [k for k in ROW_FIELDS if k not in data]
+        if missing:
+            raise ValueError(f"data: row is missing {', '.join(missing)}")
+        return cls(**{k: copy.deepcopy(data[k]) for k in ROW_FIELDS})
+
+    # Read-only mapping view of the JSON fields.
+    def __getitem__(self, key: str) -> Any:
+        if key not in _FIELD_SET:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(ROW_FIELDS)
+
+    def __len__(self) -> int:
+        return len(ROW_FIELDS)
+
+    __hash__ = None  # mutable
+
+
+#: Keys of every row, in order.
+ROW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Row))
+_FIELD_SET = frozenset(ROW_FIELDS)
+
+
+def jsonable(value: Any) -> Any:
+    """Convert numbers, numpy arrays and nested containers into strict-JSON values.
+
+    >>> jsonable({"x": np.array([1.0, np.inf]), "n": np.int64(3), "t": (1, 2)})
+    {'x': [1.0, 'inf'], 'n': 3, 't': [1, 2]}
+    """
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, np.bool_):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isfinite(v):
+            return v
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, complex):
+        return str(value)
+    try:  # sympy numbers and other scalars that know how to become floats
+        return jsonable(float(value))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _short(text: str, width: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _fmt(x: Any) -> str:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    return f"{v:.6g}"
+
+
+def _instance_text(instance: dict | None, width: int = 90) -> str:
+    if not instance:
+        return "{}"
+    parts = []
+    for k, v in jsonable(instance).items():
+        if isinstance(v, float):
+            parts.append(f"{k}={v:.6g}")
+        else:
+            parts.append(f"{k}={v}")
+    return _short(", ".join(parts), width)
+
+
+_FLIP = {"<=": ">", ">=": "<", "==": "!="}
+
+
+def _error_text(exc: BaseException) -> str:
+    return _short(f"{type(exc).__name__}: {exc}", 300)
+
+
+def _counterexample(instance, lhs, rhs, method, **extra) -> dict:
+    out = {"instance": jsonable(instance or {}), "lhs": jsonable(lhs), "rhs": jsonable(rhs), "method": method}
+    out.update({k: jsonable(v) for k, v in extra.items()})
+    return out

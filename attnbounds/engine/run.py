@@ -1,0 +1,361 @@
+"""The run loop: resolve ids, judge each reading and each hypothesis drop, collect rows.
+
+:func:`check` judges the selected claims and returns one :class:`~attnbounds.engine.rows.Row`
+per reading and per hypothesis drop. For each claim hypothesis that has a ``drop``
+demonstration it adds a row with id ``"<claim>:without-<hypothesis>"``: ``falsified`` (the
+expected outcome) when ``drop()`` exhibits a counterexample to the conclusion once that
+hypothesis fails. Errors inside a method give ``undecided`` with the error text in
+``error``; they never stop the run.
+
+Determinism: every reading gets its own random streams, derived from ``seed`` and the
+reading id, so the same seed gives the same rows (apart from the timings ``seconds`` and
+``method_seconds``) whether a reading runs alone or with all the others, unless a time
+limit cuts a method short (the row then says so).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from attnbounds.claims.base import VERDICTS, Claim, Proof, Reading
+from attnbounds.engine.budget import DEFAULT_BUDGET, Budget, check_seed, resolve_budget
+from attnbounds.engine.methods import (
+    _EXACT,
+    MethodOutcome,
+    MethodTimeout,
+    _time_limit,
+    run_exact,
+    run_montecarlo,
+    run_strategy,
+    run_sweep,
+)
+from attnbounds.engine.rows import Row, _error_text, _short
+from attnbounds.engine.verdict import combine, judge_drop
+
+__all__ = ["CheckInterrupted", "judge_reading", "judge_hypothesis_drop", "resolve_ids", "valid_ids", "check"]
+
+
+class CheckInterrupted(KeyboardInterrupt):
+    """A ``KeyboardInterrupt`` carrying the rows finished so far (``rows``).
+
+    The reading that was running when the interrupt came is included as an ``undecided`` row
+    whose ``error`` says ``interrupted``, with whatever its finished methods found.
+    """
+
+    def __init__(self, rows: list[Row]):
+        super().__init__("interrupted")
+        self.rows = rows
+
+
+def judge_reading(
+    claim: Claim,
+    reading: Reading,
+    *,
+    quick: bool = False,
+    examples: int | None = None,
+    seed: int = 0,
+    budget: Budget | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Row:
+    """Run every method of ``reading`` and return its row.
+
+    Parameters
+    ----------
+    claim, reading : Claim, Reading
+        The reading to judge and the claim it belongs to (for the id).
+    quick : bool
+        Use :data:`~attnbounds.engine.budget.QUICK_BUDGET` instead of
+        :data:`~attnbounds.engine.budget.DEFAULT_BUDGET`.
+    examples : int, optional
+        Hypothesis examples (overrides the budget's).
+    seed : int
+        Seed of the numpy streams and of Hypothesis (same seed, same row).
+    budget : Budget, optional
+        A full budget (overrides ``quick``).
+    progress : callable, optional
+        Called with the name of each method as it starts.
+
+    Raises
+    ------
+    CheckInterrupted
+        On ``KeyboardInterrupt``; its ``rows`` holds this reading's partial row.
+    """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim: expected a Claim, got {type(claim).__name__}")
+    if not isinstance(reading, Reading):
+        raise TypeError(f"reading: expected a Reading, got {type(reading).__name__}")
+    budget = resolve_budget(budget, quick, examples)
+    seed = check_seed(seed)
+    rid = f"{claim.id}:{reading.name}"
+    row = Row(rid, claim.id, reading.name, "reading")
+    start = time.perf_counter()
+    outcomes: list[MethodOutcome] = []
+
+    def record(o: MethodOutcome):
+        outcomes.append(o)
+        row.methods.append(o.method)
+        row.detail[o.method] = o.detail
+        row.method_seconds[o.method] = round(o.seconds, 3)
+        if o.method == "strategy":
+            row.examples = o.count
+        elif o.method == "sweep":
+            row.sweep = o.count
+        elif o.method == "montecarlo":
+            row.mc = o.mc
+
+    try:
+        for method in reading.methods:
+            if progress is not None:
+                progress(method)
+            if method in _EXACT:
+                record(run_exact(reading, method, budget))
+            elif method == "strategy":
+                record(run_strategy(reading, budget, seed=seed, reading_id=rid))
+            elif method == "sweep":
+                record(run_sweep(reading, budget, seed=seed, reading_id=rid))
+            elif method == "montecarlo":
+                record(run_montecarlo(reading, budget, seed=seed, reading_id=rid))
+    except KeyboardInterrupt:
+        j = combine(reading, outcomes, budget)
+        row.verdict = "undecided"
+        row.evidence = "interrupted before all methods finished"
+        row.counterexample, row.conflict, row.error = j.counterexample, j.conflict, "interrupted"
+        row.seconds = round(time.perf_counter() - start, 3)
+        raise CheckInterrupted([row]) from None
+    j = combine(reading, outcomes, budget)
+    if j.verdict not in VERDICTS:  # pragma: no cover -- combine only returns known verdicts
+        raise AssertionError(f"unknown verdict {j.verdict!r}")
+    row.verdict, row.evidence, row.counterexample = j.verdict, j.evidence, j.counterexample
+    row.conflict, row.error = j.conflict, j.error
+    row.seconds = round(time.perf_counter() - start, 3)
+    return row
+
+
+def judge_hypothesis_drop(claim: Claim, hypothesis, *, budget: Budget | None = None) -> Row:
+    """Row ``"<claim>:without-<hypothesis>"``: the claim's conclusion with one hypothesis dropped.
+
+    Runs ``hypothesis.drop()`` under the time limit and judges it with
+    :func:`~attnbounds.engine.verdict.judge_drop`.
+    """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim: expected a Claim, got {type(claim).__name__}")
+    if hypothesis.drop is None:
+        raise ValueError(f"hypothesis: {hypothesis.name!r} has no drop demonstration")
+    budget = budget or DEFAULT_BUDGET
+    name = f"without-{hypothesis.name}"
+    row = Row(f"{claim.id}:{name}", claim.id, name, "hypothesis", methods=["drop"])
+    start = time.perf_counter()
+    try:
+        with _time_limit(budget.method_seconds):
+            proof = hypothesis.drop()
+        if not isinstance(proof, Proof):
+            raise TypeError(f"drop() returned {type(proof).__name__}, expected Proof")
+    except MethodTimeout as exc:
+        row.evidence, row.detail = f"drop demonstration {exc}", {"drop": str(exc)}
+    except Exception as exc:  # noqa: BLE001
+        text = _error_text(exc)
+        row.evidence, row.detail, row.error = _short(f"error in drop: {text}"), {"drop": text}, text
+    else:
+        j, row.detail = judge_drop(hypothesis, proof)
+        row.verdict, row.evidence, row.counterexample, row.conflict = j.verdict, j.evidence, j.counterexample, j.conflict
+    row.seconds = round(time.perf_counter() - start, 3)
+    row.method_seconds = {"drop": row.seconds}
+    return row
+
+
+# --------------------------------------------------------------------------- selection and run
+
+
+@dataclass
+class _Selection:
+    claim_id: str
+    readings: list[str] | None = None  # None: all readings
+    drops: list[str] | None = None  # None: all hypothesis drops (only with all readings)
+    load_error: str | None = None
+    claim: Claim | None = field(default=None, repr=False)
+
+
+def _load(claim_id: str) -> tuple[Claim | None, str | None]:
+    from attnbounds import claims as registry
+
+    try:
+        return registry.get(claim_id), None
+    except KeyError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- a broken claim module is a row, not a crash
+        return None, _error_text(exc)
+
+
+def resolve_ids(ids: Iterable[str] | None = None) -> list[_Selection]:
+    """Resolve claim ids and reading ids to what :func:`check` will run, in registry order.
+
+    ``ids`` may mix claim ids (``"L1"``: all readings and hypothesis drops), reading ids
+    (``"L1:transcribed"``) and hypothesis-drop ids (``"L1:without-bounded"``). ``None`` or
+    empty means every claim.
+
+    Raises
+    ------
+    ValueError
+        ``ids: unknown id 'X'; valid: ...`` listing every valid id.
+    """
+    from attnbounds import claims as registry
+
+    all_ids = registry.ids()
+    if ids is None:
+        wanted: list[str] = []
+    elif isinstance(ids, str):
+        wanted = [ids]
+    else:
+        wanted = list(ids)
+    for w in wanted:
+        if not isinstance(w, str):
+            raise TypeError(f"ids: expected strings, got {type(w).__name__}")
+    if not wanted:
+        out = []
+        for cid in all_ids:
+            claim, err = _load(cid)
+            out.append(_Selection(cid, load_error=err, claim=claim))
+        return out
+
+    chosen: dict[str, _Selection] = {}
+    unknown = []
+    for w in wanted:
+        cid, sep, name = w.partition(":")
+        if cid not in all_ids:
+            unknown.append(w)
+            continue
+        sel = chosen.setdefault(cid, _Selection(cid, readings=[], drops=[]))
+        if sel.claim is None and sel.load_error is None:
+            sel.claim, sel.load_error = _load(cid)
+        if not sep:
+            sel.readings, sel.drops = None, None
+            continue
+        if sel.claim is None:
+            unknown.append(w)
+            continue
+        readings = [r.name for r in sel.claim.readings]
+        drops = [f"without-{h.name}" for h in sel.claim.hypotheses if h.drop is not None]
+        if name in readings:
+            if sel.readings is not None and name not in sel.readings:
+                sel.readings.append(name)
+        elif name in drops:
+            if sel.drops is not None and name not in sel.drops:
+                sel.drops.append(name)
+        else:
+            unknown.append(w)
+    if unknown:
+        raise ValueError(f"ids: unknown id {', '.join(repr(u) for u in unknown)}; valid: {', '.join(valid_ids())}")
+    return [chosen[c] for c in all_ids if c in chosen]
+
+
+def valid_ids() -> list[str]:
+    """Every id :func:`check` accepts: claim ids, reading ids and hypothesis-drop ids."""
+    from attnbounds import claims as registry
+
+    out = []
+    for cid in registry.ids():
+        out.append(cid)
+        claim, err = _load(cid)
+        if claim is None:
+            continue
+        out.extend(claim.reading_ids)
+        out.extend(f"{cid}:without-{h.name}" for h in claim.hypotheses if h.drop is not None)
+    return out
+
+
+def _plan(selections: list[_Selection]) -> list[tuple]:
+    """The units of work: ("reading", claim, reading) / ("drop", claim, hyp) / ("load", sel)."""
+    units = []
+    for sel in selections:
+        if sel.claim is None:
+            units.append(("load", sel, None))
+            continue
+        for r in sel.claim.readings:
+            if sel.readings is None or r.name in sel.readings:
+                units.append(("reading", sel.claim, r))
+        for h in sel.claim.hypotheses:
+            if h.drop is None:
+                continue
+            if sel.drops is None and sel.readings is None or (sel.drops and f"without-{h.name}" in sel.drops):
+                units.append(("drop", sel.claim, h))
+    return units
+
+
+def check(
+    ids: Iterable[str] | None = None,
+    *,
+    quick: bool = False,
+    examples: int | None = None,
+    seed: int = 0,
+    progress: Callable[[str, int, int], None] | None = None,
+    budget: Budget | None = None,
+    on_row: Callable[[Row], None] | None = None,
+) -> list[Row]:
+    """Judge the selected claims and return one :class:`~attnbounds.engine.rows.Row` per reading and per hypothesis drop.
+
+    Parameters
+    ----------
+    ids : iterable of str, optional
+        Claim ids, reading ids (``"T1i:transcribed"``) or hypothesis-drop ids; default: all.
+    quick : bool
+        Use :data:`QUICK_BUDGET`.
+    examples : int, optional
+        Hypothesis examples per reading (>= 1), overriding the budget.
+    seed : int
+        Non-negative seed; the same seed gives the same rows (apart from ``seconds``).
+    progress : callable, optional
+        ``progress(label, done, total)``: called as each unit of work starts (``done`` units
+        finished so far), as each method of a reading starts (label ``"<id> <method>"``), and
+        once at the end with ``done == total``.
+    budget : Budget, optional
+        A full budget (overrides ``quick``).
+    on_row : callable, optional
+        Called with each finished row (e.g. to save results as they come).
+
+    Raises
+    ------
+    ValueError
+        For unknown ids or bad option values, naming the argument.
+    CheckInterrupted
+        On ``KeyboardInterrupt``, carrying every finished row and the interrupted one.
+    """
+    budget = resolve_budget(budget, quick, examples)
+    seed = check_seed(seed)
+    for name, fn in (("progress", progress), ("on_row", on_row)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"{name}: expected a callable, got {type(fn).__name__}")
+    units = _plan(resolve_ids(ids))
+    total = len(units)
+    rows: list[Row] = []
+    for done, (kind, owner, item) in enumerate(units):
+        if kind == "load":
+            label = owner.claim_id
+        elif kind == "reading":
+            label = f"{owner.id}:{item.name}"
+        else:
+            label = f"{owner.id}:without-{item.name}"
+        try:
+            if progress is not None:
+                progress(label, done, total)
+            if kind == "load":
+                row = Row(owner.claim_id, owner.claim_id, None, "load-error", error=owner.load_error,
+                          evidence=_short(f"claim module failed to load: {owner.load_error}"))
+            elif kind == "reading":
+                method_progress = None
+                if progress is not None:
+                    method_progress = lambda m, _l=label, _d=done: progress(f"{_l} {m}", _d, total)  # noqa: E731
+                row = judge_reading(owner, item, seed=seed, budget=budget, progress=method_progress)
+            else:
+                row = judge_hypothesis_drop(owner, item, budget=budget)
+        except CheckInterrupted as exc:
+            raise CheckInterrupted(rows + exc.rows) from None
+        except KeyboardInterrupt:
+            raise CheckInterrupted(rows) from None
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
+    if progress is not None:
+        progress("done", total, total)
+    return rows

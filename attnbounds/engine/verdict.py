@@ -1,0 +1,187 @@
+"""Verdict combination: from the methods' outcomes to one verdict and its line of evidence.
+
+:func:`combine` turns a reading's :class:`~attnbounds.engine.methods.MethodOutcome` list into
+the strongest verdict the evidence supports:
+
+``proved``
+    ``reading.symbolic()`` returned ``Proof(status=True)``;
+``certified``
+    ``reading.certify()`` returned ``Proof(status=True)``;
+``holds``
+    no counterexample in ``K`` Hypothesis examples *and* none in a batched numpy sweep of at
+    least the budget's instance count (both methods must be set and must finish). A reading
+    with a Monte Carlo estimate additionally needs the confidence interval of ``lhs`` wholly
+    on the correct side of the interval of ``rhs``; a reading with only ``montecarlo``
+    holds on that alone;
+``falsified``
+    a counterexample from any method: an exact refutation, the shrunk (minimal) failing
+    instance found by Hypothesis, the worst violating instance of the sweep, or a Monte Carlo
+    estimate whose intervals lie wholly on the wrong side;
+``undecided``
+    anything else: no method, an exact method that cannot decide, intervals that straddle,
+    a search cut short by its time limit, an error in a method. Never rounded up.
+
+**Conflicts are bugs, reported loudly.** When an exact method proves the reading but another
+method finds a counterexample (or a symbolic counterexample does not violate the numeric
+sides), the verdict is ``undecided`` and the judgement's ``conflict`` says which methods
+disagree.
+
+:func:`judge_drop` does the same for a hypothesis-drop demonstration.
+
+>>> from attnbounds.claims.base import Reading
+>>> from attnbounds.engine.budget import Budget
+>>> from attnbounds.engine.methods import MethodOutcome
+>>> r = Reading("t", "t", "t", symbolic=lambda: None)
+>>> combine(r, [MethodOutcome("symbolic", "pass", "expand(...) == 0")], Budget()).verdict
+'proved'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from attnbounds.claims.base import Proof, Reading
+from attnbounds.engine.budget import Budget
+from attnbounds.engine.methods import _CEX_ORDER, _EXACT, _METHOD_LABEL, MethodOutcome, _snapshot
+from attnbounds.engine.rows import _FLIP, _counterexample, _error_text, _fmt, _instance_text, _short
+
+__all__ = ["Judgement", "combine", "judge_drop"]
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The combined verdict of a reading and the line of evidence behind it."""
+
+    verdict: str
+    evidence: str
+    counterexample: dict | None = None
+    conflict: str | None = None
+    error: str | None = None
+
+
+def combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget) -> Judgement:
+    """The strongest verdict that the methods' outcomes support (see the module docstring).
+
+    Order of precedence: conflicts and errors (``undecided``), then counterexamples
+    (``falsified``), exact proofs (``proved``, ``certified``), numeric evidence (``holds``),
+    and ``undecided`` for everything else.
+
+    >>> from attnbounds.claims.base import Reading
+    >>> r = Reading("t", "t", "t", symbolic=lambda: None)
+    >>> combine(r, [MethodOutcome("symbolic", "unknown", "cannot decide")], Budget()).verdict
+    'undecided'
+    """
+    by = {o.method: o for o in outcomes}
+    fails = [by[m] for m in _CEX_ORDER if m in by and by[m].outcome == "fail"]
+    exact_pass = [by[m] for m in _EXACT if m in by and by[m].outcome == "pass"]
+    errors = [o for o in outcomes if o.outcome == "error"]
+    cex = fails[0].counterexample if fails else None
+
+    conflicts = [o.conflict for o in outcomes if o.conflict]
+    if fails and exact_pass:
+        conflicts.append(
+            f"{', '.join(_METHOD_LABEL[o.method] for o in exact_pass)} proves the reading but "
+            f"{', '.join(_METHOD_LABEL[o.method] for o in fails)} found a counterexample"
+        )
+    if conflicts:
+        text = "; ".join(conflicts)
+        return Judgement("undecided", _short(f"CONFLICT (a bug): {text}"), cex, conflict=text)
+    if errors:
+        text = "; ".join(f"{_METHOD_LABEL[o.method]}: {o.detail}" for o in errors)
+        extra = f" (also: counterexample from {_METHOD_LABEL[fails[0].method]})" if fails else ""
+        return Judgement("undecided", _short(f"error in {text}{extra}"), cex, error=text)
+    if fails:
+        f = fails[0]
+        c = f.counterexample or {}
+        rel = _FLIP[reading.relation]
+        ev = (
+            f"{_METHOD_LABEL[f.method]}: lhs={_fmt(c.get('lhs'))} {rel} rhs={_fmt(c.get('rhs'))} "
+            f"at {_instance_text(c.get('instance'))}"
+        )
+        if f.method == "sweep":
+            ev += f" ({c.get('violations')} of {c.get('of')} violate)"
+        return Judgement("falsified", _short(ev, 200), cex)
+    if "symbolic" in by and by["symbolic"].outcome == "pass":
+        return Judgement("proved", _short(f"symbolic: {by['symbolic'].detail}"))
+    if "certify" in by and by["certify"].outcome == "pass":
+        return Judgement("certified", _short(f"certify: {by['certify'].detail}"))
+
+    searching = reading.strategy is not None or reading.sweep is not None
+    sampling = reading.montecarlo is not None
+    reasons = []
+    if searching:
+        st, sw = by.get("strategy"), by.get("sweep")
+        if st is None or sw is None:
+            missing = "a sweep" if sw is None else "a Hypothesis strategy"
+            reasons.append(f"holds needs both Hypothesis and a sweep; the reading has no {missing}")
+        for o in (st, sw):
+            if o is not None and o.outcome != "pass":
+                reasons.append(o.detail)
+        if sw is not None and sw.outcome == "pass" and (sw.count or 0) < budget.sweep:
+            reasons.append(f"sweep ran {sw.count} < {budget.sweep} instances")
+    if sampling:
+        mc = by.get("montecarlo")
+        if mc is None or mc.outcome != "pass":
+            reasons.append(mc.detail if mc else "Monte Carlo did not run")
+    if (searching or sampling) and not reasons:
+        parts = []
+        if searching:
+            parts.append(f"no counterexample in {by['strategy'].count} examples + {by['sweep'].count} sweep instances")
+        if sampling:
+            parts.append(by["montecarlo"].detail)
+        return Judgement("holds", _short("; ".join(parts), 200))
+    if not outcomes:
+        return Judgement("undecided", "no method to judge this reading")
+    unknown = [o.detail for o in outcomes if o.outcome == "unknown"]
+    return Judgement("undecided", _short("; ".join(reasons + unknown) or "no method decided", 200))
+
+
+def judge_drop(hypothesis, proof: Proof) -> tuple[Judgement, dict[str, str]]:
+    """The verdict of a hypothesis-drop demonstration ``proof = hypothesis.drop()``.
+
+    ``falsified`` (the demonstration that the hypothesis is needed) when ``proof`` refutes the
+    conclusion; ``proved`` when it shows the conclusion survives without the hypothesis;
+    ``undecided`` otherwise. When the hypothesis has a ``check`` predicate it is evaluated on
+    the refuting instance: the instance must break the hypothesis, otherwise the
+    demonstration shows nothing and the judgement is a ``conflict``. A ``check`` that cannot
+    read the instance is noted in the returned detail and does not change the verdict.
+
+    Returns the judgement and the row's ``detail`` (``{"drop": ..., "check": ...}``).
+    """
+    detail = {"drop": proof.detail}
+    broken = _hypothesis_broken(hypothesis, proof) if proof.status is False else None
+    if broken is not None:
+        detail["check"] = broken[1]
+    if broken is not None and broken[0] is False:
+        cex = _counterexample(proof.counterexample, proof.lhs, proof.rhs, "drop")
+        return Judgement("undecided", _short(f"CONFLICT (a bug): {broken[1]}"), cex, conflict=broken[1]), detail
+    if proof.status is False:
+        cex = _counterexample(proof.counterexample, proof.lhs, proof.rhs, "drop")
+        evidence = _short(
+            f"without '{hypothesis.name}' the conclusion fails: lhs={_fmt(proof.lhs)}, "
+            f"rhs={_fmt(proof.rhs)} at {_instance_text(proof.counterexample)}",
+            200,
+        )
+        return Judgement("falsified", evidence, cex), detail
+    if proof.status is True:
+        return Judgement("proved", _short(f"holds without '{hypothesis.name}': {proof.detail}")), detail
+    return Judgement("undecided", _short(f"cannot decide: {proof.detail}")), detail
+
+
+def _hypothesis_broken(hypothesis, proof: Proof) -> tuple[bool | None, str] | None:
+    """Whether ``hypothesis.check`` confirms that the drop instance breaks the hypothesis."""
+    if hypothesis.check is None or proof.counterexample is None:
+        return None
+    try:
+        holds = np.asarray(hypothesis.check(_snapshot(proof.counterexample)), dtype=bool)
+    except Exception as exc:  # noqa: BLE001 -- best effort: the drop may use another instance format
+        return None, f"check() could not evaluate the drop instance: {_error_text(exc)}"
+    if bool(np.all(holds)):
+        return False, (
+            f"the drop instance satisfies '{hypothesis.name}' (its check() is True there), "
+            "so it does not show that the hypothesis is needed"
+        )
+    return True, f"check() confirms that '{hypothesis.name}' fails at the instance"

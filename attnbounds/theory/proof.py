@@ -1,0 +1,918 @@
+r"""The proof kernel: a proof is a chain of checked steps.
+
+A :class:`Chain` starts at an expression and relates it to the next one by ``=``, ``<=``
+or ``>=``, step after step. Every step carries a justification ``by.<rule>(...)`` naming one
+rule of a small trusted set (:data:`RULES`); the kernel checks the instantiation of the
+rule against the step, side conditions included. A step justified by :func:`by.argued
+<By.argued>` is *not* checked: it is prose, and a chain with such a step proves nothing.
+
+:meth:`Chain.prove` also checks the chaining: the first expression is the statement's left
+side, the last is its right side, and the relations compose to the statement's relation.
+The hypotheses a step may use are those of the chain's :class:`Context`; dropping one makes
+every step that needed it fail.
+
+Vectors are non-commutative symbols (:func:`vector`); :class:`Norm` is a norm (it pulls
+scalars out, ``Norm(c*u) = |c|*Norm(u)``, and is ``Abs`` on scalars); :class:`Expect`,
+:class:`Prob` and :class:`Inner` are the expectation, the probability of an event and an
+inner product, as opaque symbols that only the named rules know about.
+
+Example: Lemma 1's upper bound, $\alpha = x/(x+R) \le M/(M+(L-1)m)$ for $x \le M$ and
+$R \ge (L-1)m$.
+
+>>> import sympy as sp
+>>> x, R, M, m, L = sp.symbols("x R M m L", positive=True)
+>>> ctx = Context({"x<=M": x <= M, "R>=(L-1)m": R >= (L - 1) * m, "L>=1": L >= 1})
+>>> chain = (Chain(x / (x + R), ctx)
+...          .le(M / (M + R), by.monotone(x, x / (x + R), x, M))
+...          .le(M / (M + (L - 1) * m), by.monotone(R, M / (M + R), R, (L - 1) * m)))
+>>> result = chain.prove(x / (x + R), "<=", M / (M + (L - 1) * m))
+>>> result.complete, result.steps, result.checked, result.rules
+(True, 2, 2, ('monotone',))
+
+A wrong instantiation is rejected, and so is a chain that does not reach the goal:
+
+>>> bad = Chain(x / (x + R), ctx).le(M / (M + R), by.monotone(x, x / (x + R), M, x))
+>>> bad.prove(x / (x + R), "<=", M / (M + R)).complete
+False
+>>> chain.prove(x / (x + R), "<=", M / (M + L * m)).complete
+False
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
+
+import sympy as sp
+
+__all__ = [
+    "RULES",
+    "Rule",
+    "Norm",
+    "Inner",
+    "Expect",
+    "Prob",
+    "vector",
+    "Context",
+    "BoundedDifferences",
+    "By",
+    "by",
+    "Step",
+    "StepCheck",
+    "ChainCheck",
+    "Chain",
+    "is_identity",
+    "prove_nonnegative",
+    "certify_nonnegative",
+]
+
+REL = ("=", "<=", ">=")
+
+
+# ----------------------------------------------------------------------------- the vocabulary
+
+
+class Norm(sp.Function):
+    """A norm. Scalars come out by homogeneity, ``Norm(c*u) = |c| Norm(u)``; on a scalar
+    (commutative) argument it is ``Abs``.
+
+    >>> u = vector("u"); a = sp.Symbol("a", positive=True)
+    >>> Norm(-2 * a * u)
+    2*a*norm(u)
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, arg):
+        if arg.is_commutative:
+            return sp.Abs(arg)
+        if arg.is_Mul:
+            c, nc = arg.args_cnc()
+            if c:
+                return sp.Abs(sp.Mul(*c)) * cls(sp.Mul(*nc))
+        return None
+
+    def _eval_is_commutative(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_is_extended_nonnegative(self):
+        return True
+
+    def _sympystr(self, printer):
+        return f"norm({printer._print(self.args[0])})"
+
+    def _latex(self, printer):
+        return rf"\left\|{printer._print(self.args[0])}\right\|"
+
+
+class Inner(sp.Function):
+    """An inner product ⟨u, v⟩ (real, symmetric); only Cauchy–Schwarz knows more."""
+
+    nargs = 2
+
+    def _eval_is_commutative(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+
+class Expect(sp.Function):
+    """The expectation E[X] of a random expression; non-negative when X is."""
+
+    nargs = 1
+
+    def _eval_is_commutative(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_is_extended_nonnegative(self):
+        return self.args[0].is_nonnegative
+
+
+class Prob(sp.Function):
+    """The probability P[event] of an event written as a relation, e.g. ``Prob(X >= r)``."""
+
+    nargs = 1
+
+    def _eval_is_commutative(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_is_extended_nonnegative(self):
+        return True
+
+
+def vector(names: str):
+    """Vector symbols (non-commutative, so that scalars and vectors stay apart).
+
+    >>> u, v = vector("u v")
+    >>> u.is_commutative
+    False
+    """
+    if not isinstance(names, str) or not names.strip():
+        raise ValueError(f"names: expected a non-empty string of symbol names, got {names!r}")
+    return sp.symbols(names, commutative=False)
+
+
+@dataclass(frozen=True)
+class BoundedDifferences:
+    """A hypothesis of McDiarmid's inequality: ``f`` is a function of independent variables
+    and changing the j-th one changes ``f`` by at most c_j; ``sum_c2`` is Σ_j c_j²."""
+
+    f: Any
+    sum_c2: Any
+
+
+@dataclass(frozen=True)
+class Context:
+    """The named hypotheses a chain may use: relations (``x <= M``, ``a == b``) and facts
+    such as :class:`BoundedDifferences`.
+
+    >>> Context({"pos": sp.Symbol("t") > 0}).without("pos").hypotheses
+    {}
+    """
+
+    hypotheses: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.hypotheses, Mapping):
+            raise TypeError(f"hypotheses: expected a mapping name -> relation, got {type(self.hypotheses).__name__}")
+        for name, h in self.hypotheses.items():
+            ok = isinstance(h, BoundedDifferences) or isinstance(h, (sp.Eq, sp.Ge, sp.Gt, sp.Le, sp.Lt))
+            if not ok:
+                raise TypeError(f"hypotheses[{name!r}]: expected a SymPy relation or BoundedDifferences, got {h!r}")
+        object.__setattr__(self, "hypotheses", dict(self.hypotheses))
+
+    def without(self, name: str) -> "Context":
+        """This context with hypothesis ``name`` removed (for the dropped-hypothesis mutant)."""
+        if name not in self.hypotheses:
+            raise KeyError(f"name: no hypothesis {name!r}; have {sorted(self.hypotheses)}")
+        return Context({k: v for k, v in self.hypotheses.items() if k != name})
+
+    def extended(self, extra: Mapping[str, Any]) -> "Context":
+        """This context plus ``extra``; relations that SymPy already decides as true are left out."""
+        return Context({**self.hypotheses, **{k: h for k, h in extra.items() if h is not sp.true}})
+
+    def relations(self) -> list:
+        return [h for h in self.hypotheses.values() if not isinstance(h, BoundedDifferences)]
+
+
+# ----------------------------------------------------------------------------- exact helpers
+
+
+def is_identity(lhs, rhs=0) -> bool:
+    """Exact check that ``lhs - rhs`` is zero: ``expand``, then ``cancel`` of the difference
+    (rational functions), then ``simplify`` as a last resort.
+
+    >>> p = sp.Symbol("p")
+    >>> is_identity(p / (p + 1), 1 - 1 / (p + 1))
+    True
+    """
+    d = sp.sympify(lhs) - sp.sympify(rhs)
+    if d == 0 or sp.expand(d) == 0:
+        return True
+    try:
+        if sp.cancel(sp.together(d)) == 0:
+            return True
+        return sp.simplify(d) == 0
+    except (sp.PolynomialError, NotImplementedError, TypeError):
+        return False
+
+
+def _nonneg_form(rel) -> tuple[sp.Expr, bool] | None:
+    """``g`` and strictness for a relation read as ``g >= 0`` (or ``g > 0``)."""
+    if isinstance(rel, (sp.Ge, sp.Gt)):
+        return rel.lhs - rel.rhs, isinstance(rel, sp.Gt)
+    if isinstance(rel, (sp.Le, sp.Lt)):
+        return rel.rhs - rel.lhs, isinstance(rel, sp.Lt)
+    return None
+
+
+def _sign_ok(e, strict: bool) -> bool:
+    candidates = [e]
+    try:
+        t = sp.cancel(sp.together(e))
+        candidates.append(t)
+        num, den = sp.fraction(t)
+        num, den = sp.expand(num), sp.expand(den)
+        if (num.is_positive if strict else num.is_nonnegative) and den.is_positive:
+            return True
+        candidates.append(sp.factor(t))
+    except (sp.PolynomialError, NotImplementedError, TypeError):
+        pass
+    for c in candidates:
+        if (c.is_positive if strict else c.is_nonnegative) is True:
+            return True
+    return False
+
+
+def prove_nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, max_tries: int = 400) -> bool:
+    """Prove ``expr >= 0`` (``> 0`` if ``strict``) from the symbols' assumptions and the
+    hypotheses, exactly. Never returns True on a guess: a False means "not proved".
+
+    Each hypothesis ``g >= 0`` that is linear in a symbol s with a positive coefficient may
+    be used as a *slack substitution* s = (t − rest)/coef with a fresh t >= 0; after that
+    SymPy's sign rules must decide (a sum of non-negative terms, a ratio of polynomials with
+    non-negative coefficients, ...). All ways of choosing the substituted symbols are tried.
+
+    >>> m, d, x, M = sp.symbols("m d x M", positive=True)
+    >>> prove_nonnegative(M * (M - m), [M >= m])
+    True
+    >>> prove_nonnegative(M - m)
+    False
+    """
+    return _prove_nonnegative(sp.sympify(expr), tuple(hypotheses), strict, max_tries)
+
+
+@lru_cache(maxsize=4096)
+def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) -> bool:
+    e = sp.sympify(expr)
+    if _sign_ok(e, strict):
+        return True
+    forms = [f for f in (_nonneg_form(h) for h in hypotheses) if f is not None]
+    # a hypothesis g >= 0 used directly: expr - c g >= 0 for c = 1 covers expr == g
+    for g, s in forms:
+        if (not strict or s) and is_identity(e, g):
+            return True
+    tries = [0]
+
+    def search(e, forms):
+        # choose any remaining hypothesis and any symbol to substitute, depth first
+        for k, (g, g_strict) in enumerate(forms):
+            rest = forms[:k] + forms[k + 1:]
+            g = sp.expand(g)
+            for s in sorted(g.free_symbols, key=str):
+                if tries[0] >= max_tries:
+                    return False
+                if not isinstance(s, sp.Symbol) or not s.is_commutative:
+                    continue
+                try:
+                    poly = sp.Poly(g, s)
+                except sp.PolynomialError:
+                    continue
+                if poly.degree() != 1:
+                    continue
+                coef = poly.coeff_monomial(s)
+                if coef.free_symbols or not coef.is_positive:
+                    continue
+                tries[0] += 1
+                t = sp.Dummy("t", positive=True) if g_strict else sp.Dummy("t", nonnegative=True)
+                value = (t - (g - coef * s)) / coef
+                e2 = e.subs(s, value)
+                if _sign_ok(e2, strict):
+                    return True
+                if search(e2, [(h.subs(s, value), hs) for h, hs in rest]):
+                    return True
+        return False
+
+    return search(e, forms)
+
+
+def _arb_eval(expr, env):
+    """Interval enclosure of a SymPy expression with python-flint ``arb``: exact rationals,
+    + − × ÷, powers, exp, log, sqrt, Abs. Raises TypeError on anything else (never a float)."""
+    from flint import arb, fmpq
+
+    if isinstance(expr, sp.Symbol):
+        return env[expr]
+    if expr.is_Integer:
+        return arb(int(expr))
+    if expr.is_Rational:
+        return arb(fmpq(int(expr.p), int(expr.q)))
+    if expr is sp.pi:
+        return arb.pi()
+    if expr is sp.E:
+        return arb(1).exp()
+    if expr.is_Add:
+        out = arb(0)
+        for a in expr.args:
+            out += _arb_eval(a, env)
+        return out
+    if expr.is_Mul:
+        out = arb(1)
+        for a in expr.args:
+            out *= _arb_eval(a, env)
+        return out
+    if expr.is_Pow:
+        base, ex = expr.args
+        b = _arb_eval(base, env)
+        if ex.is_Integer:
+            n = int(ex)
+            return b**n if n >= 0 else 1 / b ** (-n)
+        return b ** _arb_eval(ex, env)
+    if isinstance(expr, sp.exp):
+        return _arb_eval(expr.args[0], env).exp()
+    if isinstance(expr, sp.log):
+        return _arb_eval(expr.args[0], env).log()
+    if isinstance(expr, sp.Abs):
+        return abs(_arb_eval(expr.args[0], env))
+    raise TypeError(f"expr: no interval rule for {type(expr).__name__} in {expr}")
+
+
+def certify_nonnegative(expr, box: Mapping, *, strict: bool = False, max_boxes: int = 20000) -> bool:
+    """Certify ``expr >= 0`` (``> 0``) on every point of ``box`` ({symbol: (lo, hi)}, exact
+    rational ends) by interval arithmetic with adaptive bisection. False means "not certified".
+
+    >>> x = sp.Symbol("x")
+    >>> certify_nonnegative(x * (1 - x) + sp.Rational(1, 100), {x: (0, 1)})
+    True
+    >>> certify_nonnegative(x - sp.Rational(1, 2), {x: (0, 1)})
+    False
+    """
+    from flint import arb
+
+    e = sp.sympify(expr)
+    syms = sorted(e.free_symbols, key=str)
+    missing = [s for s in syms if s not in box]
+    if missing:
+        raise ValueError(f"box: no range for {missing}")
+    cells = [{s: (sp.Rational(box[s][0]), sp.Rational(box[s][1])) for s in syms}]
+    for s in syms:
+        if cells[0][s][0] > cells[0][s][1]:
+            raise ValueError(f"box: {s} has lo > hi")
+    done = 0
+    while cells:
+        cell = cells.pop()
+        done += 1
+        if done > max_boxes:
+            return False
+        env = {}
+        for s, (lo, hi) in cell.items():
+            env[s] = arb(_arb_eval(lo, {})).union(_arb_eval(hi, {}))
+        try:
+            v = _arb_eval(e, env)
+        except (ZeroDivisionError, ValueError):
+            v = None
+        if v is not None and v.is_finite() and ((v > 0) if strict else (v >= 0)):
+            continue
+        if v is not None and v.is_finite() and v < 0:
+            return False
+        if not syms:
+            return False
+        s = max(syms, key=lambda k: cell[k][1] - cell[k][0])
+        lo, hi = cell[s]
+        if hi - lo < sp.Rational(1, 2**40):
+            return False
+        mid = (lo + hi) / 2
+        cells.append({**cell, s: (lo, mid)})
+        cells.append({**cell, s: (mid, hi)})
+    return True
+
+
+# ----------------------------------------------------------------------------- the rules
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A trusted rule: its name, its statement, and one line on why it is trusted."""
+
+    name: str
+    statement: str
+    why: str
+    check: Callable = field(repr=False, compare=False)
+
+
+RULES: dict[str, Rule] = {}
+
+
+def _rule(name, statement, why):
+    def register(fn):
+        RULES[name] = Rule(name, statement, why, fn)
+        return fn
+
+    return register
+
+
+class _Fail(Exception):
+    pass
+
+
+def _need(cond: bool, message: str):
+    if not cond:
+        raise _Fail(message)
+
+
+def _same(a, b, what: str):
+    _need(is_identity(a, b), f"{what}: {sp.sstr(a)} is not {sp.sstr(b)}")
+
+
+def _nonneg(e, ctx: Context, what: str, strict=False):
+    _need(prove_nonnegative(e, ctx.relations(), strict=strict), f"{what}: cannot prove {sp.sstr(e)} {'>' if strict else '>='} 0")
+
+
+def _orient(lhs, rel, rhs):
+    """(small, big) for '<=' / '>=' steps."""
+    return (lhs, rhs) if rel == "<=" else (rhs, lhs)
+
+
+@_rule("identity", "lhs = rhs when their difference simplifies to 0", "SymPy's expand/cancel/simplify of an explicit difference is exact algebra, and it must return 0")
+def _identity(lhs, rel, rhs, p, ctx):
+    _need(rel == "=", "identity: only for '=' steps")
+    _same(lhs, rhs, "identity")
+    return "the difference simplifies to 0"
+
+
+@_rule("algebra", "lhs <= rhs when rhs − lhs >= 0 is proved from the symbols' signs and the hypotheses", "the sign is decided exactly by SymPy's assumption rules after slack substitutions from the stated hypotheses; nothing numeric")
+def _algebra(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "algebra: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    _nonneg(big - small, ctx, "algebra")
+    return "the difference is proved non-negative"
+
+
+@_rule("hypothesis", "use a named hypothesis: the step is the hypothesis, or substitutes its '=' form", "the hypothesis is part of the statement being proved; the kernel only checks that the step is literally it")
+def _hypothesis(lhs, rel, rhs, p, ctx):
+    name = p["name"]
+    _need(name in ctx.hypotheses, f"hypothesis: {name!r} is not a hypothesis of this context")
+    h = ctx.hypotheses[name]
+    _need(not isinstance(h, BoundedDifferences), f"hypothesis: {name!r} is a fact for mcdiarmid, not a relation")
+    if isinstance(h, sp.Eq):
+        _need(rel == "=", f"hypothesis: {name!r} is an equation; the step must be '='")
+        for a, b in ((h.lhs, h.rhs), (h.rhs, h.lhs)):
+            if is_identity(rhs, lhs.subs(a, b)) or is_identity(lhs, rhs.subs(a, b)):
+                return f"substitutes {name}"
+        raise _Fail(f"hypothesis: the step is not a substitution of {sp.sstr(h)}")
+    g, strict = _nonneg_form(h)  # g >= 0
+    _need(rel in ("<=", ">="), f"hypothesis: {name!r} is an inequality; the step must be '<=' or '>='")
+    small, big = _orient(lhs, rel, rhs)
+    _need(is_identity(big - small, g), f"hypothesis: the step {sp.sstr(small)} <= {sp.sstr(big)} is not {sp.sstr(h)}")
+    return f"is hypothesis {name}"
+
+
+@_rule("monotone", "g(a) <= g(b) when a <= b and g' >= 0 between them, or a >= b and g' <= 0 between them", "the mean value theorem; the sign of g' is proved by SymPy or certified by arb interval arithmetic on a box the hypotheses prove")
+def _monotone(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "monotone: only for '<=' / '>=' steps")
+    var, g, a, b = p["var"], sp.sympify(p["g"]), sp.sympify(p["a"]), sp.sympify(p["b"])
+    _same(lhs, g.subs(var, a), "monotone: lhs is not g(a)")
+    _same(rhs, g.subs(var, b), "monotone: rhs is not g(b)")
+    P, Q = (a, b) if rel == "<=" else (b, a)  # to show: g(P) <= g(Q)
+    kind = dict(positive=True) if (a.is_positive and b.is_positive) else (
+        dict(nonnegative=True) if (a.is_nonnegative and b.is_nonnegative) else dict(real=True))
+    t = sp.Dummy("t", **kind)
+    dg = sp.diff(g.subs(var, t), t)
+    failures = []
+    for increasing in (True, False):
+        lo, hi = (P, Q) if increasing else (Q, P)
+        sign = dg if increasing else -dg
+        try:
+            _nonneg(hi - lo, ctx, "monotone: the order of a and b")
+            return _monotone_sign(var, t, lo, hi, sign, dg, p.get("box"), ctx) + (" (increasing)" if increasing else " (decreasing)")
+        except _Fail as exc:
+            failures.append(str(exc))
+    raise _Fail(" / ".join(failures))
+
+
+def _monotone_sign(var, t, lo, hi, sign, dg, box, ctx) -> str:
+    if box is not None:
+        # sound only if the box covers [lo, hi] for the variable and, for every other
+        # symbol of g', a range the hypotheses prove
+        _need(var in box, f"monotone: the box has no range for {var}")
+        blo, bhi = (sp.Rational(v) for v in box[var])
+        _nonneg(lo - blo, ctx, "monotone: the box covers the interval")
+        _nonneg(bhi - hi, ctx, "monotone: the box covers the interval")
+        b2 = {t: (blo, bhi)}
+        for s in sign.free_symbols - {t}:
+            _need(s in box, f"monotone: the box has no range for {s}")
+            slo, shi = (sp.Rational(v) for v in box[s])
+            _nonneg(s - slo, ctx, f"monotone: {s} >= {slo}")
+            _nonneg(shi - s, ctx, f"monotone: {s} <= {shi}")
+            b2[s] = (slo, shi)
+        _need(certify_nonnegative(sign, b2), f"monotone: arb cannot certify the sign of g' = {sp.sstr(dg)} on the box")
+        return f"g' = {sp.sstr(dg)} has the right sign on the box (arb)"
+    rng = ctx.extended({"__lo__": sp.Ge(t, lo), "__hi__": sp.Le(t, hi)})
+    _nonneg(sign, rng, f"monotone: the sign of g' = {sp.sstr(dg)}")
+    return f"g' = {sp.sstr(dg)} has the right sign between a and b"
+
+
+@_rule("triangle", "norm(u_1 + … + u_k) <= norm(u_1) + … + norm(u_k)", "an axiom of every norm (and of Abs)")
+def _triangle(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "triangle: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    terms = [sp.sympify(t) for t in p["terms"]]
+    _need(len(terms) >= 2, "triangle: needs at least two terms")
+    _same(small, Norm(sp.Add(*terms)), "triangle: the small side is not norm(sum of terms)")
+    _same(big, sp.Add(*[Norm(t) for t in terms]), "triangle: the big side is not the sum of the norms")
+    return "triangle inequality"
+
+
+@_rule("reverse-triangle", "|norm(u) − norm(v)| <= norm(u − v)", "follows from the triangle inequality applied to u = (u − v) + v and to v = (v − u) + u")
+def _reverse_triangle(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "reverse-triangle: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    u, v = sp.sympify(p["u"]), sp.sympify(p["v"])
+    ok = is_identity(small, sp.Abs(Norm(u) - Norm(v))) or is_identity(small, Norm(u) - Norm(v))
+    _need(ok, "reverse-triangle: the small side is not |norm(u) - norm(v)| (or norm(u) - norm(v))")
+    _same(big, Norm(u - v), "reverse-triangle: the big side is not norm(u - v)")
+    return "reverse triangle inequality"
+
+
+@_rule("cauchy-schwarz", "|Σ a_i b_i| <= sqrt(Σ a_i²) sqrt(Σ b_i²), and |<u, v>| <= norm(u) norm(v)", "a classical theorem (the discriminant of the quadratic Σ (a_i t + b_i)² >= 0)")
+def _cauchy_schwarz(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "cauchy-schwarz: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    if "u" in p:
+        u, v = p["u"], p["v"]
+        _need(is_identity(small, sp.Abs(Inner(u, v))) or is_identity(small, Inner(u, v)), "cauchy-schwarz: small side is not |<u, v>|")
+        _same(big, Norm(u) * Norm(v), "cauchy-schwarz: big side is not norm(u) norm(v)")
+        return "Cauchy-Schwarz (inner product)"
+    a, b = [sp.sympify(t) for t in p["a"]], [sp.sympify(t) for t in p["b"]]
+    _need(len(a) == len(b) and a, "cauchy-schwarz: a and b must have the same positive length")
+    for t in a + b:
+        _need(t.is_extended_real is True, f"cauchy-schwarz: {t} is not known to be real")
+    dot = sp.Add(*[x * y for x, y in zip(a, b)])
+    sa, sb = sp.Add(*[x**2 for x in a]), sp.Add(*[y**2 for y in b])
+    if p.get("squared"):
+        _same(small, dot**2, "cauchy-schwarz: small side is not (Σ a_i b_i)^2")
+        _same(big, sa * sb, "cauchy-schwarz: big side is not Σa_i² Σb_i²")
+    else:
+        _need(is_identity(small, sp.Abs(dot)) or is_identity(small, dot), "cauchy-schwarz: small side is not |Σ a_i b_i|")
+        _same(big, sp.sqrt(sa) * sp.sqrt(sb), "cauchy-schwarz: big side is not sqrt(Σa²) sqrt(Σb²)")
+    return "Cauchy-Schwarz"
+
+
+def _convex(phi, ctx, concave=False) -> str:
+    if phi in (Norm, sp.Abs):
+        _need(not concave, "jensen: a norm is convex, not concave")
+        return "a norm is convex"
+    _need(isinstance(phi, sp.Lambda) and len(phi.variables) == 1, "jensen: phi must be Norm, Abs or a one-variable sympy Lambda")
+    v = phi.variables[0]
+    d2 = sp.diff(phi.expr, v, 2)
+    _need(prove_nonnegative(-d2 if concave else d2, ctx.relations()), f"jensen: cannot prove phi'' {'<=' if concave else '>='} 0 for phi'' = {d2}")
+    return f"phi'' = {sp.sstr(d2)} has the right sign"
+
+
+@_rule("jensen", "phi(Σ p_i x_i) <= Σ p_i phi(x_i) for p_i >= 0, Σ p_i = 1, phi convex; phi(E X) <= E phi(X)", "Jensen's inequality; convexity is the norm axioms or phi'' >= 0 proved by SymPy, the weights are checked to be a probability vector")
+def _jensen(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "jensen: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    concave = bool(p.get("concave"))
+    phi = p["phi"]
+    why = _convex(phi, ctx, concave)
+    if "X" in p:
+        X = p["X"]
+        inside, outside = phi(Expect(X)), Expect(phi(X))
+    else:
+        w, xs = [sp.sympify(t) for t in p["weights"]], [sp.sympify(t) for t in p["points"]]
+        _need(len(w) == len(xs) and w, "jensen: weights and points must have the same positive length")
+        for k, wk in enumerate(w):
+            _nonneg(wk, ctx, f"jensen: weight {k}")
+        _same(sp.Add(*w), 1, "jensen: the weights do not sum to 1")
+        inside, outside = phi(sp.Add(*[a * b for a, b in zip(w, xs)])), sp.Add(*[a * phi(b) for a, b in zip(w, xs)])
+    if concave:
+        inside, outside = outside, inside
+    _same(small, inside, "jensen: the small side")
+    _same(big, outside, "jensen: the big side")
+    return f"Jensen ({why})"
+
+
+@_rule("markov", "P(X >= r) <= E[X]/r for X >= 0 and r > 0", "Markov's inequality; X >= 0 and r > 0 are proved from the hypotheses")
+def _markov(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "markov: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    X, r = sp.sympify(p["X"]), sp.sympify(p["r"])
+    ok = any(small == Prob(ev) for ev in (sp.Ge(X, r), sp.Gt(X, r)))
+    _need(ok, f"markov: the small side {sp.sstr(small)} is not P(X >= r) or P(X > r)")
+    _same(big, Expect(X) / r, "markov: the big side is not E[X]/r")
+    _nonneg(X, ctx, "markov: X >= 0")
+    _nonneg(r, ctx, "markov: r > 0", strict=True)
+    return "Markov"
+
+
+@_rule("mcdiarmid", "P(f − E f <= −t) <= exp(−2t²/Σc_j²) (and the upper tail) for t > 0 and bounded differences c_j", "McDiarmid's inequality (Hoeffding's for sums); the bounded-difference hypothesis must be in the context with the same f and Σc_j², and t > 0 is proved")
+def _mcdiarmid(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "mcdiarmid: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    f, t, name = sp.sympify(p["f"]), sp.sympify(p["t"]), p["hypothesis"]
+    h = ctx.hypotheses.get(name)
+    _need(isinstance(h, BoundedDifferences), f"mcdiarmid: no BoundedDifferences hypothesis {name!r} in the context")
+    _same(h.f, f, "mcdiarmid: the hypothesis is about another function")
+    events = (sp.Le(f - Expect(f), -t), sp.Lt(f - Expect(f), -t), sp.Ge(f - Expect(f), t), sp.Gt(f - Expect(f), t))
+    _need(any(small == Prob(ev) for ev in events), f"mcdiarmid: small side {sp.sstr(small)} is not a tail P(f - E f <= -t)")
+    _same(big, sp.exp(-2 * t**2 / h.sum_c2), "mcdiarmid: big side is not exp(-2 t^2 / sum c^2)")
+    _nonneg(t, ctx, "mcdiarmid: t > 0", strict=True)
+    _nonneg(h.sum_c2, ctx, "mcdiarmid: sum c^2 > 0", strict=True)
+    return "McDiarmid"
+
+
+@_rule("probability", "0 <= P(event) <= 1", "an axiom of probability")
+def _probability(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "probability: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    if isinstance(small, Prob):
+        _same(big, 1, "probability: P(event) is bounded by 1")
+    else:
+        _need(isinstance(big, Prob) and is_identity(small, 0), "probability: step is not P <= 1 or 0 <= P")
+    return "probability axiom"
+
+
+@_rule("gershgorin", "for a symmetric matrix A, |lambda| <= max_i Σ_j |A_ij| for every eigenvalue, so norm_2(A) <= that", "Gershgorin's circle theorem; symmetry is checked exactly, the row sums are computed from the entries")
+def _gershgorin(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "gershgorin: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    A = sp.Matrix(p["A"])
+    _need(A.is_square, "gershgorin: A must be square")
+    _need(all(is_identity(A[i, j], A[j, i]) for i in range(A.rows) for j in range(i)), "gershgorin: A is not symmetric")
+    _same(small, p["norm"], "gershgorin: the small side is not the stated spectral norm")
+    rows = [sp.Add(*[sp.Abs(A[i, j]) for j in range(A.cols)]) for i in range(A.rows)]
+    _same(big, sp.Max(*rows), "gershgorin: the big side is not max_i sum_j |A_ij|")
+    return "Gershgorin"
+
+
+@_rule("termwise", "Σ_i f_i <= Σ_i g_i when f_i <= g_i for every i of the index set", "summing inequalities; every term bound is itself a checked chain (or proved by algebra with the index's range as a hypothesis)")
+def _termwise(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">=", "="), "termwise: bad relation")
+    small, big = (lhs, rhs) if rel in ("<=", "=") else (rhs, lhs)
+    i = p.get("index")
+    term = p.get("term")
+    if i is not None:
+        lo, hi = sp.sympify(p["lo"]), sp.sympify(p["hi"])
+        _need(isinstance(small, sp.Sum) and isinstance(big, sp.Sum), "termwise: both sides must be sums")
+        _need(small.limits == ((i, lo, hi),) and big.limits == ((i, lo, hi),), f"termwise: both sums must run over {i} = {lo}..{hi}")
+        f, g = small.function, big.function
+        local = ctx.extended({"__index_lo__": sp.Ge(i, lo), "__index_hi__": sp.Le(i, hi)})
+        pairs = [(f, g)]
+    else:
+        pairs = [(sp.sympify(a), sp.sympify(b)) for a, b in p["pairs"]]
+        _same(small, sp.Add(*[a for a, _ in pairs]), "termwise: small side is not the sum of the terms")
+        _same(big, sp.Add(*[b for _, b in pairs]), "termwise: big side is not the sum of the bounds")
+        local = ctx
+    for k, (f, g) in enumerate(pairs):
+        sub = term[k] if isinstance(term, (list, tuple)) else term
+        if sub is None:
+            if rel == "=":
+                _same(f, g, f"termwise: term {k}")
+            else:
+                _nonneg(g - f, local, f"termwise: term {k}")
+        else:
+            _need(isinstance(sub, Chain), "termwise: a term proof must be a Chain")
+            res = replace(sub, ctx=local.extended(sub.ctx.hypotheses)).prove(f, "=" if rel == "=" else "<=", g)
+            _need(res.complete, f"termwise: the term chain does not check: {res.first_failure}")
+    return "termwise bound summed"
+
+
+# ----------------------------------------------------------------------------- steps and chains
+
+
+@dataclass(frozen=True)
+class By:
+    """A justification: a rule name and its instantiation (checked by the rule)."""
+
+    rule: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    text: str = ""
+
+    def __post_init__(self):
+        if self.rule != "argued" and self.rule not in RULES:
+            raise ValueError(f"rule: unknown rule {self.rule!r}; trusted rules: {sorted(RULES)}")
+
+
+class _ByFactory:
+    """``by.<rule>(...)`` builds a :class:`By`; ``by.argued(text)`` an unchecked step."""
+
+    def identity(self, text=""):
+        return By("identity", {}, text)
+
+    def algebra(self, text=""):
+        return By("algebra", {}, text)
+
+    def hypothesis(self, name, text=""):
+        return By("hypothesis", {"name": name}, text)
+
+    def monotone(self, var, g, a, b, *, box=None, text=""):
+        return By("monotone", {"var": var, "g": g, "a": a, "b": b, "box": box}, text)
+
+    def triangle(self, *terms, text=""):
+        return By("triangle", {"terms": terms}, text)
+
+    def reverse_triangle(self, u, v, text=""):
+        return By("reverse-triangle", {"u": u, "v": v}, text)
+
+    def cauchy_schwarz(self, a=None, b=None, *, u=None, v=None, squared=False, text=""):
+        if u is not None:
+            return By("cauchy-schwarz", {"u": u, "v": v}, text)
+        return By("cauchy-schwarz", {"a": a, "b": b, "squared": squared}, text)
+
+    def jensen(self, phi, *, X=None, weights=None, points=None, concave=False, text=""):
+        p = {"phi": phi, "concave": concave}
+        p.update({"X": X} if X is not None else {"weights": weights, "points": points})
+        return By("jensen", p, text)
+
+    def markov(self, X, r, text=""):
+        return By("markov", {"X": X, "r": r}, text)
+
+    def mcdiarmid(self, f, t, hypothesis, text=""):
+        return By("mcdiarmid", {"f": f, "t": t, "hypothesis": hypothesis}, text)
+
+    def probability(self, text=""):
+        return By("probability", {}, text)
+
+    def gershgorin(self, A, norm, text=""):
+        return By("gershgorin", {"A": A, "norm": norm}, text)
+
+    def termwise(self, index=None, lo=None, hi=None, *, term=None, pairs=None, text=""):
+        if index is not None:
+            return By("termwise", {"index": index, "lo": lo, "hi": hi, "term": term}, text)
+        return By("termwise", {"pairs": pairs, "term": term}, text)
+
+    def argued(self, text):
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("text: an argued step must say why no rule applies")
+        return By("argued", {}, text)
+
+
+by = _ByFactory()
+
+
+@dataclass(frozen=True)
+class Step:
+    relation: str
+    rhs: Any
+    by: By
+
+    def __post_init__(self):
+        if self.relation not in REL:
+            raise ValueError(f"relation: must be one of {REL}, got {self.relation!r}")
+        if not isinstance(self.by, By):
+            raise TypeError(f"by: expected a By justification, got {type(self.by).__name__}")
+
+
+@dataclass(frozen=True)
+class StepCheck:
+    """The kernel's judgement of one step."""
+
+    lhs: Any
+    relation: str
+    rhs: Any
+    rule: str
+    checked: bool
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"lhs": sp.sstr(self.lhs), "relation": self.relation, "rhs": sp.sstr(self.rhs),
+                "rule": self.rule, "checked": self.checked, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    """A checked chain against a goal ``lhs <relation> rhs``.
+
+    ``complete`` is True only when every step is checked *and* the chain reaches the goal.
+    """
+
+    goal: tuple
+    chain: "Chain"
+    step_checks: tuple[StepCheck, ...]
+    reaches_goal: bool
+    goal_reason: str
+
+    @property
+    def steps(self) -> int:
+        return len(self.step_checks)
+
+    @property
+    def checked(self) -> int:
+        return sum(1 for s in self.step_checks if s.checked)
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.rule for s in self.step_checks))
+
+    @property
+    def complete(self) -> bool:
+        return self.reaches_goal and self.steps > 0 and self.checked == self.steps
+
+    @property
+    def first_failure(self) -> str:
+        for k, s in enumerate(self.step_checks):
+            if not s.checked:
+                return f"step {k + 1} ({s.rule}): {s.reason}"
+        return "" if self.reaches_goal else f"chaining: {self.goal_reason}"
+
+    def summary(self) -> str:
+        return f"{self.checked}/{self.steps} steps checked ({', '.join(self.rules)})"
+
+    def to_dict(self) -> dict:
+        return {"steps": self.steps, "checked": self.checked, "rules": list(self.rules)}
+
+
+_COMPOSE = {"<=": {"=", "<="}, ">=": {"=", ">="}, "==": {"="}, "=": {"="}}
+
+
+@dataclass(frozen=True)
+class Chain:
+    """``start`` related to later expressions by checked steps, under ``ctx``.
+
+    Build with :meth:`eq`, :meth:`le`, :meth:`ge` (each returns a new chain); judge with
+    :meth:`prove`.
+    """
+
+    start: Any
+    ctx: Context = field(default_factory=Context)
+    steps: tuple[Step, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "start", sp.sympify(self.start))
+        if not isinstance(self.ctx, Context):
+            raise TypeError(f"ctx: expected a Context, got {type(self.ctx).__name__}")
+
+    def then(self, relation: str, rhs, justification: By) -> "Chain":
+        return replace(self, steps=self.steps + (Step(relation, sp.sympify(rhs), justification),))
+
+    def eq(self, rhs, justification: By) -> "Chain":
+        return self.then("=", rhs, justification)
+
+    def le(self, rhs, justification: By) -> "Chain":
+        return self.then("<=", rhs, justification)
+
+    def ge(self, rhs, justification: By) -> "Chain":
+        return self.then(">=", rhs, justification)
+
+    @property
+    def end(self):
+        return self.steps[-1].rhs if self.steps else self.start
+
+    def check_steps(self, ctx: Context | None = None) -> tuple[StepCheck, ...]:
+        ctx = self.ctx if ctx is None else ctx
+        out, lhs = [], self.start
+        for s in self.steps:
+            if s.by.rule == "argued":
+                out.append(StepCheck(lhs, s.relation, s.rhs, "argued", False, f"argued: {s.by.text}"))
+            else:
+                try:
+                    reason = RULES[s.by.rule].check(lhs, s.relation, s.rhs, dict(s.by.params), ctx)
+                    out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, True, reason))
+                except _Fail as exc:
+                    out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False, str(exc)))
+                except (KeyError, TypeError, ValueError, AttributeError, sp.SympifyError) as exc:
+                    out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False, f"{s.by.rule}: bad instantiation ({type(exc).__name__}: {exc})"))
+            lhs = s.rhs
+        return tuple(out)
+
+    def prove(self, lhs, relation: str, rhs, ctx: Context | None = None) -> ChainCheck:
+        """Check every step and that the chain goes from ``lhs`` to ``rhs`` by ``relation``
+        (``"<="``, ``">="`` or ``"=="``/``"="``)."""
+        if relation not in _COMPOSE:
+            raise ValueError(f"relation: must be one of <=, >=, ==, got {relation!r}")
+        lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+        checks = self.check_steps(ctx)
+        if not self.steps:
+            ok, why = False, "the chain has no steps"
+        elif not is_identity(self.start, lhs):
+            ok, why = False, f"the chain starts at {sp.sstr(self.start)}, not at the goal's lhs {sp.sstr(lhs)}"
+        elif not is_identity(self.end, rhs):
+            ok, why = False, f"the chain ends at {sp.sstr(self.end)}, not at the goal's rhs {sp.sstr(rhs)}"
+        else:
+            bad = [s.relation for s in self.steps if s.relation not in _COMPOSE[relation]]
+            ok = not bad
+            why = "the steps compose to the goal" if ok else f"a '{bad[0]}' step cannot serve a '{relation}' goal"
+        return ChainCheck((lhs, relation, rhs), self, checks, ok, why)
