@@ -95,6 +95,7 @@ from attnbounds.theory.distance import (
     sharpness_witness,
     sharpness_witness_d1_norm,
     t1_fixed_bounds,
+    t1i_chains,
     transcription_counterexample_d1_norm,
     transcription_counterexample_t1i,
 )
@@ -330,18 +331,33 @@ def _R_ge_1_configs():
     return _configs().map(_rescale_R_ge_1)
 
 
+def _chained(main: str, uses: tuple[str, ...], detail: str) -> Proof:
+    """A proof from the checked chains of :func:`attnbounds.theory.distance.t1i_chains`: the
+    ``main`` chain carries the statement, each of ``uses`` must be complete as well."""
+    chains = t1i_chains()
+    for name in uses:
+        if not chains[name].complete:
+            return Proof(None, f"argued: the {name} chain does not check: {chains[name].first_failure}")
+    extra = "; ".join(f"{name}: {chains[name].summary()}" for name in uses)
+    return Proof.from_chain(chains[main], f"{detail} (uses {extra})" if uses else detail)
+
+
+_PER_TOKEN = ("per_token", "centroid_norm", "centroid_distance")
+
+
 def _symbolic_reconstructed() -> Proof:
-    derive_t1_fixed()  # raises if an exact step fails
-    return Proof(
-        True,
-        "alpha_i x_i - s = sum_j (a_j/alpha_N)[a_i(x_i - x_j) - (alpha_N - a_i) x_j] (identity); each bracket "
-        "<= a_i d_1 + (alpha_N - a_i) R since a_i <= alpha_N (top-N); sum over i not in I_N (identity)",
+    derive_t1_fixed()  # raises if an exact identity fails
+    return _chained(
+        "sum",
+        _PER_TOKEN,
+        "per token: |a_i x_i - alpha_N c| <= a_i |x_i - c| + (alpha_N - a_i)|c| <= a_i d_1 + (alpha_N - a_i) R "
+        "(c = s/alpha_N, top-N: alpha_N >= a_i); summed over the L - N non-selected tokens",
     )
 
 
 def _symbolic_sharp() -> Proof:
-    derive_t1_fixed()  # includes |a_i(R - d_1) - alpha_N R| == a_i d_1 + (alpha_N - a_i) R exactly
-    return Proof(True, "witness x_j = R e on I_N, x_i = (R - d_1) e: every D_i equals its bound (exact)")
+    derive_t1_fixed()
+    return _chained("witness", (), "witness x_j = R e on I_N, x_i = (R - d_1) e: every D_i equals its bound")
 
 
 def _symbolic_transcribed() -> Proof:
@@ -357,29 +373,24 @@ def _symbolic_transcribed() -> Proof:
 
 
 def _symbolic_transcribed_sphere() -> Proof:
-    res = derive_t1_fixed()
-    return Proof(
-        True,
-        f"on the unit sphere R = 1, and the transcription minus the proved bound is {res['transcription_gap'].expr}"
-        " = 0 at R = 1 (identity); attained by the antipodal witness x_i = -x_j",
-    )
+    derive_t1_fixed()
+    return _chained("sphere", _PER_TOKEN, "the sharp bound with R = 1 is the transcribed formula")
 
 
 def _symbolic_R_ge_1() -> Proof:
-    res = derive_t1_fixed()
-    return Proof(
-        True,
-        f"transcribed = proved bound + {res['transcription_gap'].expr} (factorization checked), and "
-        "(R - 1)(1 - alpha_N) >= 0 when R >= 1, alpha_N <= 1",
-    )
+    derive_t1_fixed()
+    return _chained("R_ge_1", _PER_TOKEN, "sharp bound <= transcribed formula since (R - 1)(1 - alpha_N) >= 0")
 
 
 def _symbolic_reconstructed_d1_norm() -> Proof:
     derive_t1_fixed()
-    return Proof(
-        True,
-        "old d_1 = max |x_i| off I_N: D_i <= a_i|x_i| + |s| <= a_i d_1 + alpha_N R (triangle); summed: "
-        "(1 - alpha_N) d_1 + (L - N) alpha_N R; attained by x_j = R e, x_i = -d_1 e",
+    chains = t1i_chains()
+    if not chains["centroid_norm"].complete:
+        return Proof(None, "argued: the centroid chain does not check")
+    return Proof.from_chain(
+        chains["d1_norm"],
+        "old d_1 = max |x_i| off I_N: D_i <= a_i|x_i| + |s| <= a_i d_1 + alpha_N R (|s| = alpha_N |c| <= alpha_N R); "
+        "summed: (1 - alpha_N) d_1 + (L - N) alpha_N R; attained by x_j = R e, x_i = -d_1 e",
     )
 
 

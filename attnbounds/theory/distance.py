@@ -28,6 +28,7 @@ R*(alpha_N*(L - N) + alpha_N - 1) + d_1*(1 - alpha_N)
 
 from __future__ import annotations
 
+import functools
 import itertools
 import numbers
 
@@ -55,6 +56,7 @@ __all__ = [
     "sampling_variance_factor",
     "corollary2_forms",
     "derive_t1_fixed",
+    "t1i_chains",
     "derive_t1_random",
     "derive_corollary2",
 ]
@@ -436,4 +438,145 @@ def derive_corollary2() -> dict[str, Result]:
         ),
         "spread_fixed": Result(f["spread_fixed"]),
         "limit_spread_proportional": Result(lim_spread_prop, note="per-token distances collapse onto |s|"),
+    }
+
+
+# ----------------------------------------------------------------------------- checked chains (Theorem 1 (i))
+
+
+def _centroid_chains():
+    """The ball lemma, checked with N = 3 explicit selected embeddings y_j and weights w_j (Σ w_j = 1):
+    ‖c‖ ≤ R and ‖x_i − c‖ ≤ d_1 for the weighted mean c = Σ w_j y_j (Jensen for the norm)."""
+    from attnbounds.theory.proof import Chain, Context, Norm, by, vector
+
+    y = vector("y1 y2 y3")
+    xi = vector("x_i")[0] if isinstance(vector("x_i"), tuple) else vector("x_i")
+    b = sp.symbols("b1:4", positive=True)  # the selected weights; w_j = b_j / Σ b sum to 1 exactly
+    w = [bj / sum(b) for bj in b]
+    c = sum(wj * yj for wj, yj in zip(w, y))
+
+    def terms(small, big, hyp):
+        # one chain per term, each under its own hypothesis ‖·‖ ≤ bound
+        return [
+            Chain(wj * small[j], Context({f"h{j}": sp.Le(small[j], big)})).le(wj * big, by.algebra())
+            for j, wj in enumerate(w)
+        ]
+
+    norms_y = [Norm(yj) for yj in y]
+    dists = [Norm(xi - yj) for yj in y]
+    norm_c = (
+        Chain(Norm(c))
+        .le(sum(wj * n for wj, n in zip(w, norms_y)), by.jensen(Norm, weights=w, points=list(y)))
+        .le(sum(wj * R for wj in w), by.termwise(pairs=[(wj * n, wj * R) for wj, n in zip(w, norms_y)],
+                                                 term=terms(norms_y, R, "R")))
+        .eq(R, by.identity())
+    ).prove(Norm(c), "<=", R)
+    dist = (
+        Chain(Norm(xi - c))
+        .eq(Norm(sum(wj * (xi - yj) for wj, yj in zip(w, y))), by.identity())
+        .le(sum(wj * n for wj, n in zip(w, dists)), by.jensen(Norm, weights=w, points=[xi - yj for yj in y]))
+        .le(sum(wj * d_1 for wj in w), by.termwise(pairs=[(wj * n, wj * d_1) for wj, n in zip(w, dists)],
+                                                   term=terms(dists, d_1, "d")))
+        .eq(d_1, by.identity())
+    ).prove(Norm(xi - c), "<=", d_1)
+    return norm_c, dist
+
+
+@functools.lru_cache(maxsize=1)
+def t1i_chains() -> dict:
+    """Checked chains (:mod:`attnbounds.theory.proof`) behind Theorem 1 (i).
+
+    * ``"per_token"``: for a non-selected token with weight α_i and δ = ᾱ_N − α_i ≥ 0 (top-N),
+      with c = s/ᾱ_N the weighted mean of the selected embeddings:
+      ‖α_i x_i − ᾱ_N c‖ ≤ α_i d_1 + δ R, from ‖x_i − c‖ ≤ d_1 and ‖c‖ ≤ R (valid for every N);
+    * ``"centroid_norm"``, ``"centroid_distance"``: those two facts (Jensen for the norm), checked
+      with N = 3 explicit selected embeddings;
+    * ``"sum"``: d̃ = Σ_{i=1}^{K} D(i) ≤ (1 − ᾱ_N) d_1 + R(K ᾱ_N − (1 − ᾱ_N)), K = L − N, from the
+      per-token bound and Σ α(i) = 1 − ᾱ_N (any K);
+    * ``"sphere"``: with R = 1 the same sum is the transcribed formula;
+    * ``"R_ge_1"``: the sharp bound is at most the transcribed formula when R ≥ 1 (with the
+      non-selected mass m = 1 − ᾱ_N ≥ 0, the gap is (R − 1) m);
+    * ``"witness"``: x_i = (R − d_1) e, c = R e, ‖e‖ = 1 give ‖α_i x_i − ᾱ_N c‖ = α_i d_1 + δ R exactly;
+    * ``"d1_norm"``: the old reading, ‖α_i x_i − s‖ ≤ α_i‖x_i‖ + ‖s‖ ≤ α_i d_1 + ᾱ_N R.
+
+    Every value is a :class:`~attnbounds.theory.proof.ChainCheck`.
+
+    >>> all(c.complete for c in t1i_chains().values())
+    True
+    """
+    from attnbounds.theory.proof import Chain, Context, Norm, by, vector
+
+    a_i, delta = sp.symbols("alpha_i delta", nonnegative=True)
+    xi, c, e = vector("x_i c e")
+    B = a_i + delta  # ᾱ_N = α_i + δ with δ ≥ 0: I_N holds the largest weights
+    ctx = Context({"centroid-distance": sp.Le(Norm(xi - c), d_1), "centroid-norm": sp.Le(Norm(c), R)})
+    lhs = Norm(a_i * xi - B * c)
+    per_token = (
+        Chain(lhs, ctx)
+        .eq(Norm(a_i * (xi - c) - delta * c), by.identity())
+        .le(Norm(a_i * (xi - c)) + Norm(-delta * c), by.triangle(a_i * (xi - c), -delta * c))
+        .eq(a_i * Norm(xi - c) + delta * Norm(c), by.identity())
+        .le(a_i * d_1 + delta * R, by.algebra())
+    ).prove(lhs, "<=", a_i * d_1 + delta * R)
+
+    i = sp.Symbol("i", integer=True, positive=True)
+    K = sp.Symbol("K", integer=True, positive=True)  # K = L − N non-selected tokens
+    a, D = sp.Function("a"), sp.Function("D")
+    m = sp.Symbol("m", nonnegative=True)  # the non-selected mass 1 − ᾱ_N
+    Bs = alpha_N
+    sum_ctx = Context(
+        {
+            "per-token": sp.Le(D(i), a(i) * d_1 + (Bs - a(i)) * R),
+            "normalized": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - Bs),
+        }
+    )
+    goal = (1 - Bs) * d_1 + R * (K * Bs - (1 - Bs))
+    summed = (
+        Chain(sp.Sum(D(i), (i, 1, K)), sum_ctx)
+        .le(sp.Sum(a(i) * d_1 + (Bs - a(i)) * R, (i, 1, K)), by.termwise(i, 1, K))
+        .eq(d_1 * sp.Sum(a(i), (i, 1, K)) + R * (K * Bs - sp.Sum(a(i), (i, 1, K))), by.identity())
+        .eq(d_1 * (1 - Bs) + R * (K * Bs - (1 - Bs)), by.hypothesis("normalized"))
+    )
+    sum_check = summed.prove(sp.Sum(D(i), (i, 1, K)), "<=", goal)
+    transcribed = (1 - Bs) * d_1 + R * Bs * K - (1 - Bs)
+    sphere_ctx = Context({**sum_ctx.hypotheses, "unit-sphere": sp.Eq(R, 1)})
+    sphere = type(summed)(summed.start, sphere_ctx, summed.steps).eq(
+        (1 - Bs) * d_1 + 1 * (K * Bs - (1 - Bs)), by.hypothesis("unit-sphere")
+    ).eq(transcribed.subs(R, 1), by.identity())
+    sphere_check = sphere.prove(sp.Sum(D(i), (i, 1, K)), "<=", transcribed.subs(R, 1))
+    r_ctx = Context({**sum_ctx.hypotheses, "R>=1": sp.Ge(R, 1), "mass": sp.Eq(alpha_N, 1 - m)})
+    r_chain = (
+        type(summed)(summed.start, r_ctx, summed.steps)
+        .eq(goal.subs(alpha_N, 1 - m), by.hypothesis("mass"))
+        .le(transcribed.subs(alpha_N, 1 - m), by.algebra())
+        .eq(transcribed, by.hypothesis("mass"))
+    )
+    r_check = r_chain.prove(sp.Sum(D(i), (i, 1, K)), "<=", transcribed)
+
+    w_ctx = Context({"unit": sp.Eq(Norm(e), 1)})
+    w_lhs = Norm((a_i * (R - d_1) - B * R) * e)  # α_i x_i − s with x_i = (R − d_1)e, s = ᾱ_N R e
+    witness = (
+        Chain(w_lhs, w_ctx)
+        .eq((a_i * d_1 + delta * R) * Norm(e), by.identity())
+        .eq(a_i * d_1 + delta * R, by.hypothesis("unit"))
+    ).prove(w_lhs, "==", a_i * d_1 + delta * R)
+
+    s = vector("s")[0] if isinstance(vector("s"), tuple) else vector("s")
+    old_ctx = Context({"d1-norm": sp.Le(Norm(xi), d_1), "context-norm": sp.Le(Norm(s), Bs * R)})
+    old = (
+        Chain(Norm(a_i * xi - s), old_ctx)
+        .le(Norm(a_i * xi) + Norm(-s), by.triangle(a_i * xi, -s))
+        .eq(a_i * Norm(xi) + Norm(s), by.identity())
+        .le(a_i * d_1 + Bs * R, by.termwise(pairs=[(a_i * Norm(xi), a_i * d_1), (Norm(s), Bs * R)]))
+    ).prove(Norm(a_i * xi - s), "<=", a_i * d_1 + Bs * R)
+    norm_c, dist = _centroid_chains()
+    return {
+        "per_token": per_token,
+        "centroid_norm": norm_c,
+        "centroid_distance": dist,
+        "sum": sum_check,
+        "sphere": sphere_check,
+        "R_ge_1": r_check,
+        "witness": witness,
+        "d1_norm": old,
     }

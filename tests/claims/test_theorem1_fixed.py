@@ -155,3 +155,19 @@ def test_bound_terms_validates():
         t1.bound_terms({"weights": np.ones(2) / 2, "n": 1})
     with pytest.raises(ValueError, match="size"):
         t1.sweep_instances(np.random.default_rng(0), 0)
+
+
+@pytest.mark.parametrize("name", [k for k, v in EXPECTED.items() if v == "proved"])
+def test_proved_readings_carry_complete_checked_chains(name):
+    proof = CLAIM.reading(name).symbolic()
+    assert proof.status is True and proof.chain is not None and proof.chain.complete
+    assert proof.checked == proof.steps > 0
+
+
+def test_dropping_a_hypothesis_breaks_the_per_token_chain():
+    from attnbounds.theory.distance import t1i_chains
+
+    chain = t1i_chains()["per_token"]
+    for name in ("centroid-distance", "centroid-norm"):
+        broken = chain.chain.prove(chain.goal[0], "<=", chain.goal[2], ctx=chain.chain.ctx.without(name))
+        assert not broken.complete
