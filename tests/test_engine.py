@@ -15,6 +15,7 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from attnbounds import claims as registry
+from attnbounds.claims import registry as claim_registry
 from attnbounds import engine
 from attnbounds.claims.base import VERDICTS, Claim, Estimate, Hypothesis, Proof, Reading, Sides
 from attnbounds.engine import Budget, MethodOutcome, combine
@@ -105,8 +106,7 @@ TRUE_NUMERIC = Reading("reconstructed", "AM >= GM, numerically", "-", relation="
 @pytest.fixture
 def toy_registry(monkeypatch):
     """Hide the paper's claims; return a function that registers toy claims."""
-    monkeypatch.setattr(registry, "_MODULES", {})
-    monkeypatch.setattr(registry, "_EXTRA", {})
+    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
     return registry.register
 
 
@@ -429,8 +429,9 @@ def test_selection_by_reading_and_drop_ids(toy_registry):
 
 
 def test_a_claim_module_that_fails_to_load_is_a_row_not_a_crash(monkeypatch):
-    monkeypatch.setattr(registry, "_MODULES", {"BRK": "attnbounds.claims.no_such_module_for_tests"})
-    monkeypatch.setattr(registry, "_EXTRA", {})
+    monkeypatch.setattr(
+        claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=["attnbounds.claims.no_such_module_for_tests"])
+    )
     rows = engine.check(budget=SMALL)
     assert len(rows) == 1
     assert rows[0]["kind"] == "load-error" and rows[0]["verdict"] == "undecided"

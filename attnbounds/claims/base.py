@@ -212,7 +212,10 @@ class Claim:
     ``derivations`` names entries of :data:`attnbounds.theory.DERIVATIONS`; ``proof`` is the
     proof text (the defining module's docstring, in MyST Markdown with ``$...$`` math).
     ``probe`` is the empirical hook: a callable the empirical layer may use on captured
-    attention (set where the claim has an experiment).
+    attention (set where the claim has an experiment). ``paper`` is the namespace of the
+    qualified id ``"<paper>:<id>"`` (default: the package's paper for claims of
+    :mod:`attnbounds.claims`, ``"user"`` elsewhere; see :mod:`attnbounds.claims.registry`);
+    ``order`` is the claim's place in its paper, which sets the listing order.
     """
 
     id: str
@@ -227,6 +230,8 @@ class Claim:
     symbolic_form: Callable[[], Mapping[str, Any]] | None = None
     derivations: tuple[str, ...] = ()
     probe: Callable[..., Any] | None = None
+    paper: str | None = None
+    order: float | None = None
 
     def __post_init__(self):
         names = [r.name for r in self.readings]
@@ -235,6 +240,10 @@ class Claim:
                 raise ValueError(f"claim {self.id}: missing the {needed!r} reading")
         if len(set(names)) != len(names):
             raise ValueError(f"claim {self.id}: duplicate reading names {names}")
+        if not isinstance(self.id, str) or not self.id or ":" in self.id:
+            raise ValueError(f"id: a claim id is a non-empty string without ':', got {self.id!r}")
+        if self.paper is not None and (not isinstance(self.paper, str) or not self.paper or ":" in self.paper):
+            raise ValueError(f"paper: a paper id is a non-empty string without ':', got {self.paper!r}")
 
     def reading(self, name: str) -> Reading:
         for r in self.readings:

@@ -256,6 +256,7 @@ _BOTH = dict(strategy=instances, sweep=sweep_instances, rtol=1e-9, atol=1e-12)
 
 CLAIM = Claim(
     id="C1",
+    order=2,
     title="Corollary 1: softmax weights within exp(+-2 Delta/T)/L",
     source="arXiv 2508.17821, Corollary 1 (CLAIMS.md; Delta = |q| max_j |k_j|)",
     statement=(

@@ -388,6 +388,7 @@ def _drop_lemma1() -> Proof:
 
 CLAIM = Claim(
     id="C2",
+    order=5,
     title="Corollary 2: linear growth for N << L, collapse for N proportional to L",
     source="arXiv 2508.17821, Corollary 2 (as summarized in the Spanish summary)",
     statement=(

@@ -291,4 +291,5 @@ CLAIM = Claim(
         **{f"sup_{k}": v for k, v in thj.SOFTMAX_SUPREMA.items()},
     },
     derivations=("L2-softmax",),
+    order=8,
 )

@@ -405,6 +405,7 @@ _BOTH = dict(strategy=instances, sweep=sweep_instances, rtol=1e-9, atol=1e-12)
 
 CLAIM = Claim(
     id="L1",
+    order=1,
     title="Lemma 1: the 1/L limit of length-independent normalization",
     source="arXiv 2508.17821, Lemma 1 (as given by the Spanish summary)",
     statement=(

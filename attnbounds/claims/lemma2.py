@@ -513,6 +513,7 @@ def _temperature_positive(instance):
 
 CLAIM = Claim(
     id="L2",
+    order=7,
     title="Lemma 2: gradient sensitivity of normalized attention",
     source="arXiv 2508.17821, Lemma 2 (summary: 'recovers the classic 1/(4T)'; secondary: min{1/(4T), sqrt 2})",
     statement=(

@@ -243,5 +243,6 @@ CLAIM = Claim(
     proof=__doc__,
     symbolic_form=lambda: {k: v.expr for k, v in derive_coverage().items()},
     derivations=("H1",),
+    order=9,
     probe=head_overlap,
 )

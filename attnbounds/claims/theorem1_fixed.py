@@ -452,6 +452,7 @@ def _sphere_check(instance: dict):
 
 CLAIM = Claim(
     id="T1i",
+    order=3,
     title="Theorem 1 (i): distance bound for a fixed top-N set",
     source="arXiv 2508.17821, Theorem 1 (i); d_1 and R as defined in the full text",
     statement=(

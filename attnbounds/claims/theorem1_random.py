@@ -340,6 +340,7 @@ def _drop_uniform_subset() -> Proof:
 
 CLAIM = Claim(
     id="T1ii",
+    order=4,
     title="Theorem 1 (ii): expected distance for a random N-subset",
     source="arXiv 2508.17821, Theorem 1 (ii) (as transcribed in the Spanish summary)",
     statement=(

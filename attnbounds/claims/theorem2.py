@@ -344,6 +344,7 @@ def _drop_condition() -> Proof:
 
 CLAIM = Claim(
     id="T2",
+    order=6,
     title="Theorem 2: geometric separability under a spherical assumption",
     source="arXiv 2508.17821, Theorem 2 (as transcribed in the Spanish summary)",
     statement=(

@@ -193,13 +193,19 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 @click.option("--normalizer", default=None, metavar="NAME",
               help="Run the claim battery against normalizer NAME (attnbounds.battery).")
 @click.option("--matrix", is_flag=True, help="Run the claim battery against every normalizer (a verdict matrix).")
+@click.option("--claims", "claim_specs", multiple=True, metavar="SPEC",
+              help="Judge your own claims instead of the package's: a file 'path/to/my_claim.py' or "
+                   "'module:object' (repeatable). IDS then select among them.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="With --matrix: also plot the verdict matrix to PATH.")
-def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, plot_path):
-    """Judge the readings of claims IDS (claim ids like T1i or reading ids like T1i:transcribed;
-    default: all claims) and print their verdicts."""
+def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, claim_specs, plot_path):
+    """Judge the readings of claims IDS (claim ids like T1i or 2508.17821:T1i, reading ids like
+    T1i:transcribed; default: all claims) and print their verdicts."""
     if plot_path and not matrix:
         raise UsageError("--plot: only valid with --matrix")
+    if claim_specs and (matrix or normalizer is not None):
+        raise UsageError("--claims: not yet combinable with --normalizer/--matrix")
+    user_claims = _load_user_claims(claim_specs)
     console = _console(stderr=json_path == "-")
     if matrix:
         _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, console)
@@ -207,7 +213,7 @@ def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, plo
     if normalizer is not None:
         rows = _run_battery(ids, quick, examples, seed, json_path, normalizer)
     else:
-        rows = _run_check(ids, quick, examples, seed, json_path)
+        rows = _run_check(ids, quick, examples, seed, json_path, user_claims)
     render_table(rows, console)
     if json_path:
         write_json(rows, json_path)
@@ -236,11 +242,34 @@ def _partial_note(rows: list[dict]) -> str:
     return f" ({', '.join(cut)} cut short, marked undecided)" if cut else ""
 
 
-def _run_check(ids, quick, examples, seed, json_path) -> list[dict]:
+def _load_user_claims(specs) -> list | None:
+    """The claims named by ``--claims`` specs (None when there are none), as a usage error if bad."""
+    if not specs:
+        return None
+    from attnbounds import claims as registry
+    from attnbounds.plugins import PluginError, PluginNotFound
+
+    found = []
+    for spec in specs:
+        try:
+            found.extend(c for c in registry.load_claims(spec) if c not in found)
+        except (ValueError, TypeError, PluginNotFound) as exc:
+            raise UsageError(_claims_text(exc)) from None
+        except PluginError as exc:
+            raise click.ClickException(_claims_text(exc)) from None
+    return found
+
+
+def _claims_text(exc: Exception) -> str:
+    text = str(exc.args[0] if exc.args else exc)
+    return "--" + text if text.startswith("claims: ") else f"--claims: {text}"
+
+
+def _run_check(ids, quick, examples, seed, json_path, user_claims=None) -> list[dict]:
     from attnbounds import engine
 
     try:
-        engine.resolve_ids(list(ids) or None)
+        engine.resolve_ids(list(ids) or None, claims=user_claims)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     done: list[dict] = []
@@ -253,7 +282,7 @@ def _run_check(ids, quick, examples, seed, json_path) -> list[dict]:
     try:
         with _InterruptGuard() as guard, _Progress() as progress:
             return engine.check(list(ids) or None, quick=quick, examples=examples, seed=seed,
-                                progress=guard.wrap(progress), on_row=save)
+                                progress=guard.wrap(progress), on_row=save, claims=user_claims)
     except engine.CheckInterrupted as exc:
         _interrupted(exc.rows, json_path)
     except KeyboardInterrupt:

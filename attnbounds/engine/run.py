@@ -19,7 +19,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from attnbounds.claims import registry as claim_registry
 from attnbounds.claims.base import VERDICTS, Claim, Proof, Reading
+from attnbounds.claims.registry import ClaimRegistry
 from attnbounds.engine.budget import DEFAULT_BUDGET, Budget, check_seed, resolve_budget
 from attnbounds.engine.methods import (
     _EXACT,
@@ -58,6 +60,7 @@ def judge_reading(
     seed: int = 0,
     budget: Budget | None = None,
     progress: Callable[[str], None] | None = None,
+    claim_id: str | None = None,
 ) -> Row:
     """Run every method of ``reading`` and return its row.
 
@@ -76,6 +79,9 @@ def judge_reading(
         A full budget (overrides ``quick``).
     progress : callable, optional
         Called with the name of each method as it starts.
+    claim_id : str, optional
+        The claim id the row shows (default ``claim.id``; :func:`check` passes the qualified
+        id when the short one is ambiguous).
 
     Raises
     ------
@@ -88,8 +94,9 @@ def judge_reading(
         raise TypeError(f"reading: expected a Reading, got {type(reading).__name__}")
     budget = resolve_budget(budget, quick, examples)
     seed = check_seed(seed)
-    rid = f"{claim.id}:{reading.name}"
-    row = Row(rid, claim.id, reading.name, "reading")
+    cid = claim.id if claim_id is None else claim_id
+    rid = f"{cid}:{reading.name}"
+    row = Row(rid, cid, reading.name, "reading")
     start = time.perf_counter()
     outcomes: list[MethodOutcome] = []
 
@@ -133,7 +140,9 @@ def judge_reading(
     return row
 
 
-def judge_hypothesis_drop(claim: Claim, hypothesis, *, budget: Budget | None = None) -> Row:
+def judge_hypothesis_drop(
+    claim: Claim, hypothesis, *, budget: Budget | None = None, claim_id: str | None = None
+) -> Row:
     """Row ``"<claim>:without-<hypothesis>"``: the claim's conclusion with one hypothesis dropped.
 
     Runs ``hypothesis.drop()`` under the time limit and judges it with
@@ -145,7 +154,8 @@ def judge_hypothesis_drop(claim: Claim, hypothesis, *, budget: Budget | None = N
         raise ValueError(f"hypothesis: {hypothesis.name!r} has no drop demonstration")
     budget = budget or DEFAULT_BUDGET
     name = f"without-{hypothesis.name}"
-    row = Row(f"{claim.id}:{name}", claim.id, name, "hypothesis", methods=["drop"])
+    cid = claim.id if claim_id is None else claim_id
+    row = Row(f"{cid}:{name}", cid, name, "hypothesis", methods=["drop"])
     start = time.perf_counter()
     try:
         with _time_limit(budget.method_seconds):
@@ -170,39 +180,37 @@ def judge_hypothesis_drop(claim: Claim, hypothesis, *, budget: Budget | None = N
 
 @dataclass
 class _Selection:
-    claim_id: str
+    claim_id: str  # the id rows show (short where unique), or the module for a load error
     readings: list[str] | None = None  # None: all readings
     drops: list[str] | None = None  # None: all hypothesis drops (only with all readings)
     load_error: str | None = None
     claim: Claim | None = field(default=None, repr=False)
 
 
-def _load(claim_id: str) -> tuple[Claim | None, str | None]:
-    from attnbounds import claims as registry
+def _registry(claims) -> ClaimRegistry:
+    """The process registry, or a private one holding exactly ``claims``."""
+    if claims is None:
+        return claim_registry.REGISTRY
+    reg = ClaimRegistry(modules=())
+    for c in claim_registry.claims_from(claims if isinstance(claims, Claim) else tuple(claims)):
+        reg.register(c)
+    return reg
 
-    try:
-        return registry.get(claim_id), None
-    except KeyError:
-        raise
-    except Exception as exc:  # noqa: BLE001 -- a broken claim module is a row, not a crash
-        return None, _error_text(exc)
 
-
-def resolve_ids(ids: Iterable[str] | None = None) -> list[_Selection]:
+def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | None = None) -> list[_Selection]:
     """Resolve claim ids and reading ids to what :func:`check` will run, in registry order.
 
-    ``ids`` may mix claim ids (``"L1"``: all readings and hypothesis drops), reading ids
-    (``"L1:transcribed"``) and hypothesis-drop ids (``"L1:without-bounded"``). ``None`` or
-    empty means every claim.
+    ``ids`` may mix claim ids (``"L1"`` or ``"2508.17821:L1"``: all readings and hypothesis
+    drops), reading ids (``"L1:transcribed"``) and hypothesis-drop ids
+    (``"L1:without-bounded"``); a short claim id must be unique. ``None`` or empty means
+    every claim. ``claims``, when given, replaces the registry (e.g. a user's claim file).
 
     Raises
     ------
     ValueError
         ``ids: unknown id 'X'; valid: ...`` listing every valid id.
     """
-    from attnbounds import claims as registry
-
-    all_ids = registry.ids()
+    reg = _registry(claims)
     if ids is None:
         wanted: list[str] = []
     elif isinstance(ids, str):
@@ -212,31 +220,28 @@ def resolve_ids(ids: Iterable[str] | None = None) -> list[_Selection]:
     for w in wanted:
         if not isinstance(w, str):
             raise TypeError(f"ids: expected strings, got {type(w).__name__}")
+    order = [reg.display_id(c) for c in reg.all_claims()]
     if not wanted:
-        out = []
-        for cid in all_ids:
-            claim, err = _load(cid)
-            out.append(_Selection(cid, load_error=err, claim=claim))
-        return out
+        out = [_Selection(module, load_error=err) for module, err in reg.load_errors().items()]
+        return out + [_Selection(reg.display_id(c), claim=c) for c in reg.all_claims()]
 
     chosen: dict[str, _Selection] = {}
-    unknown = []
+    unknown, notes = [], []
     for w in wanted:
-        cid, sep, name = w.partition(":")
-        if cid not in all_ids:
+        try:
+            claim, name = reg.split_id(w)
+        except KeyError as exc:
             unknown.append(w)
+            if str(exc.args[0]).startswith("ambiguous"):
+                notes.append(exc.args[0])
             continue
-        sel = chosen.setdefault(cid, _Selection(cid, readings=[], drops=[]))
-        if sel.claim is None and sel.load_error is None:
-            sel.claim, sel.load_error = _load(cid)
-        if not sep:
+        cid = reg.display_id(claim)
+        sel = chosen.setdefault(cid, _Selection(cid, readings=[], drops=[], claim=claim))
+        if not name:
             sel.readings, sel.drops = None, None
             continue
-        if sel.claim is None:
-            unknown.append(w)
-            continue
-        readings = [r.name for r in sel.claim.readings]
-        drops = [f"without-{h.name}" for h in sel.claim.hypotheses if h.drop is not None]
+        readings = [r.name for r in claim.readings]
+        drops = [f"without-{h.name}" for h in claim.hypotheses if h.drop is not None]
         if name in readings:
             if sel.readings is not None and name not in sel.readings:
                 sel.readings.append(name)
@@ -246,27 +251,30 @@ def resolve_ids(ids: Iterable[str] | None = None) -> list[_Selection]:
         else:
             unknown.append(w)
     if unknown:
-        raise ValueError(f"ids: unknown id {', '.join(repr(u) for u in unknown)}; valid: {', '.join(valid_ids())}")
-    return [chosen[c] for c in all_ids if c in chosen]
+        broken = reg.load_errors()
+        extra = "".join(f"; {n}" for n in notes)
+        if broken:
+            extra += f"; claim modules that failed to load: {', '.join(broken)}"
+        raise ValueError(
+            f"ids: unknown id {', '.join(repr(u) for u in unknown)}{extra}; valid: {', '.join(valid_ids(claims=claims))}"
+        )
+    return [chosen[c] for c in order if c in chosen]
 
 
-def valid_ids() -> list[str]:
-    """Every id :func:`check` accepts: claim ids, reading ids and hypothesis-drop ids."""
-    from attnbounds import claims as registry
-
+def valid_ids(*, claims: Iterable[Claim] | None = None) -> list[str]:
+    """Every id :func:`check` accepts: claim ids, reading ids and hypothesis-drop ids (short form)."""
+    reg = _registry(claims)
     out = []
-    for cid in registry.ids():
+    for claim in reg.all_claims():
+        cid = reg.display_id(claim)
         out.append(cid)
-        claim, err = _load(cid)
-        if claim is None:
-            continue
-        out.extend(claim.reading_ids)
+        out.extend(f"{cid}:{r.name}" for r in claim.readings)
         out.extend(f"{cid}:without-{h.name}" for h in claim.hypotheses if h.drop is not None)
     return out
 
 
 def _plan(selections: list[_Selection]) -> list[tuple]:
-    """The units of work: ("reading", claim, reading) / ("drop", claim, hyp) / ("load", sel)."""
+    """The units of work: ("reading", sel, reading) / ("drop", sel, hyp) / ("load", sel, None)."""
     units = []
     for sel in selections:
         if sel.claim is None:
@@ -274,12 +282,12 @@ def _plan(selections: list[_Selection]) -> list[tuple]:
             continue
         for r in sel.claim.readings:
             if sel.readings is None or r.name in sel.readings:
-                units.append(("reading", sel.claim, r))
+                units.append(("reading", sel, r))
         for h in sel.claim.hypotheses:
             if h.drop is None:
                 continue
             if sel.drops is None and sel.readings is None or (sel.drops and f"without-{h.name}" in sel.drops):
-                units.append(("drop", sel.claim, h))
+                units.append(("drop", sel, h))
     return units
 
 
@@ -292,6 +300,7 @@ def check(
     progress: Callable[[str, int, int], None] | None = None,
     budget: Budget | None = None,
     on_row: Callable[[Row], None] | None = None,
+    claims: Iterable[Claim] | None = None,
 ) -> list[Row]:
     """Judge the selected claims and return one :class:`~attnbounds.engine.rows.Row` per reading and per hypothesis drop.
 
@@ -313,6 +322,8 @@ def check(
         A full budget (overrides ``quick``).
     on_row : callable, optional
         Called with each finished row (e.g. to save results as they come).
+    claims : iterable of Claim, optional
+        Judge these claims instead of the registry's (``attnbounds check --claims``).
 
     Raises
     ------
@@ -326,16 +337,16 @@ def check(
     for name, fn in (("progress", progress), ("on_row", on_row)):
         if fn is not None and not callable(fn):
             raise TypeError(f"{name}: expected a callable, got {type(fn).__name__}")
-    units = _plan(resolve_ids(ids))
+    units = _plan(resolve_ids(ids, claims=claims))
     total = len(units)
     rows: list[Row] = []
     for done, (kind, owner, item) in enumerate(units):
         if kind == "load":
             label = owner.claim_id
         elif kind == "reading":
-            label = f"{owner.id}:{item.name}"
+            label = f"{owner.claim_id}:{item.name}"
         else:
-            label = f"{owner.id}:without-{item.name}"
+            label = f"{owner.claim_id}:without-{item.name}"
         try:
             if progress is not None:
                 progress(label, done, total)
@@ -346,9 +357,10 @@ def check(
                 method_progress = None
                 if progress is not None:
                     method_progress = lambda m, _l=label, _d=done: progress(f"{_l} {m}", _d, total)  # noqa: E731
-                row = judge_reading(owner, item, seed=seed, budget=budget, progress=method_progress)
+                row = judge_reading(owner.claim, item, seed=seed, budget=budget, progress=method_progress,
+                                    claim_id=owner.claim_id)
             else:
-                row = judge_hypothesis_drop(owner, item, budget=budget)
+                row = judge_hypothesis_drop(owner.claim, item, budget=budget, claim_id=owner.claim_id)
         except CheckInterrupted as exc:
             raise CheckInterrupted(rows + exc.rows) from None
         except KeyboardInterrupt:

@@ -64,6 +64,11 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
         ),
     ),
     (
+        "Plug-ins",
+        "Loading user objects by spec (`module:object`, `file.py`, entry points) for the claim and normalizer registries.",
+        (("attnbounds.plugins", {}),),
+    ),
+    (
         "Strategies",
         "Public Hypothesis strategies for attention instances.",
         (("attnbounds.strategies", {}),),
@@ -74,6 +79,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
         (
             ("attnbounds.claims", {}),
             ("attnbounds.claims.base", {}),
+            ("attnbounds.claims.registry", {}),
         ),
     ),
     (
@@ -122,7 +128,7 @@ def is_excluded(name: str) -> bool:
     """Whether module ``name`` is covered by :data:`NOT_IN_API`."""
     from attnbounds import claims
 
-    claim_modules = set(claims._MODULES.values())  # noqa: SLF001 - the registry's id -> module map
+    claim_modules = {claims.module_of(cid) for cid in claims.qualified_ids()}
     return name in ("attnbounds", "attnbounds.__main__", "attnbounds.cli") or name.startswith("attnbounds.cli.") or name in claim_modules
 
 

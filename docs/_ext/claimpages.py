@@ -264,7 +264,7 @@ def claim_page(argument: str, env):
     from attnbounds import claims as registry
 
     claim = registry.get(argument)
-    module_name = registry._MODULES.get(claim.id)  # noqa: SLF001 - the registry's id -> module map
+    module_name = registry.module_of(claim.id)
     module = importlib.import_module(module_name) if module_name else None
     source_path = Path(inspect.getsourcefile(module)) if module else None
     rows = _rows_for(claim.id)

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from hypothesis import strategies as st
 
 from attnbounds import claims as registry
+from attnbounds.claims import registry as claim_registry
 from attnbounds.claims.base import Claim, Proof, Reading, Sides
 from attnbounds.cli import main
 
@@ -49,8 +50,7 @@ TRUE = Reading("transcribed", "1 <= 2", "-", symbolic=lambda: Proof(True, "1 <= 
 
 @pytest.fixture
 def toys(monkeypatch):
-    monkeypatch.setattr(registry, "_MODULES", {})
-    monkeypatch.setattr(registry, "_EXTRA", {})
+    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
     registry.register(_claim("BAD", FALSE))
     registry.register(_claim("GOOD", TRUE))
 
@@ -126,8 +126,7 @@ def test_interrupt_writes_the_finished_rows(monkeypatch, tmp_path):
 
     stuck = Reading("transcribed", "-", "-", symbolic=lambda: Proof(None, "?"), strategy=_ints, sides=_int_sides,
                     sweep=interrupting_sweep)
-    monkeypatch.setattr(registry, "_MODULES", {})
-    monkeypatch.setattr(registry, "_EXTRA", {})
+    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
     registry.register(_claim("BAD", FALSE))
     registry.register(_claim("STUCK", stuck))
     out = tmp_path / "partial.json"
