@@ -153,6 +153,8 @@ def test_secondary_readings_moved_to_corollary_3():
     names = {r.name for r in CLAIM.readings}
     assert not any(n.startswith("secondary") for n in names)
     assert set(PAPER_FORM) <= names
+    from attnbounds.claims import get
+
     assert {r.name for r in get("C3").readings} >= set(NORMS)
 
 
