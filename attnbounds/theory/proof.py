@@ -3,8 +3,7 @@ r"""The proof kernel: a proof is a chain of checked steps.
 A :class:`Chain` starts at an expression and relates it to the next one by ``=``, ``<=``
 or ``>=``, step after step. Every step carries a justification ``by.<rule>(...)`` naming one
 rule of a small trusted set (:data:`RULES`); the kernel checks the instantiation of the
-rule against the step, side conditions included. A step justified by :func:`by.argued
-<By.argued>` is *not* checked: it is prose, and a chain with such a step proves nothing.
+rule against the step, side conditions included. A step justified by ``by.argued(text)`` is *not* checked: it is prose, and a chain with such a step proves nothing.
 
 :meth:`Chain.prove` also checks the chaining: the first expression is the statement's left
 side, the last is its right side, and the relations compose to the statement's relation.
