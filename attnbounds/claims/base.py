@@ -81,10 +81,10 @@ class Proof:
 
     def __post_init__(self):
         if self.chain is not None:
-            from attnbounds.theory.proof import ChainCheck
+            from attnbounds.theory.proof import AllOf, ChainCheck
 
-            if not isinstance(self.chain, ChainCheck):
-                raise TypeError(f"chain: expected a ChainCheck, got {type(self.chain).__name__}")
+            if not isinstance(self.chain, (ChainCheck, AllOf)):
+                raise TypeError(f"chain: expected a ChainCheck or AllOf, got {type(self.chain).__name__}")
             if self.status is True and not self.chain.complete:
                 raise ValueError(f"status: True needs a complete chain; {self.chain.first_failure}")
 

@@ -99,6 +99,7 @@ from attnbounds.numerics.normalizers import NORMALIZER_NAMES, normalizer
 from attnbounds.numerics.validation import as_float_array
 from attnbounds.theory import normalization as thn
 from attnbounds.theory.derivation import is_identity
+from attnbounds.theory.proof import AllOf, Chain, Context, Lemma, by
 
 __all__ = [
     "CLAIM",
@@ -285,37 +286,116 @@ def certify_box(pieces: int = 8) -> Proof:
     )
 
 
+# ------------------------------------------------------------------ the checked proof
+#
+# Symbols carry no sign assumptions: positivity and the ranges are hypotheses of the
+# context, so that a proof with one of them dropped does not check.
+_x, _R, _m, _M, _alpha = sp.symbols("x R m M alpha", real=True)
+_L = sp.Symbol("L", positive=True, integer=True)  # the number of tokens
+_j = sp.Symbol("j", positive=True, integer=True)
+_f = sp.IndexedBase("F", real=True)  # F(l_j) for the tokens j != i, j = 1..L-1
+_R_SUM = sp.Sum(_f[_j], (_j, 1, _L - 1))
+
+
+def _context() -> Context:
+    base = {
+        "positive": (_m > 0,),
+        # bounded logits: every F(l) lies in [m, M], the extremes of F on [-a, a]
+        "bounded-logits": (_x >= _m, _x <= _M, _f[_j] >= _m, _f[_j] <= _M),
+        "definition": (sp.Eq(_alpha, _x / (_x + _R)), sp.Eq(_R, _R_SUM)),
+    }
+    r_lo = (Chain(_R).eq(_R_SUM, by.hypothesis("definition"))
+            .ge(sp.Sum(_m, (_j, 1, _L - 1)), by.termwise(_j, 1, _L - 1))
+            .eq((_L - 1) * _m, by.identity()))
+    r_hi = (Chain(_R).eq(_R_SUM, by.hypothesis("definition"))
+            .le(sp.Sum(_M, (_j, 1, _L - 1)), by.termwise(_j, 1, _L - 1))
+            .eq((_L - 1) * _M, by.identity()))
+    return Context({**base, "R-lower": Lemma(r_lo, _R, ">=", (_L - 1) * _m),
+                    "R-upper": Lemma(r_hi, _R, "<=", (_L - 1) * _M)})
+
+
+def _tight_chains(ctx: Context) -> tuple[Chain, Chain]:
+    g = _x / (_x + _R)
+    upper = (Chain(_alpha, ctx).eq(g, by.hypothesis("definition"))
+             .le(_M / (_M + _R), by.monotone(_x, g, _x, _M))
+             .le(_M / (_M + (_L - 1) * _m), by.monotone(_R, _M / (_M + _R), _R, (_L - 1) * _m)))
+    lower = (Chain(_alpha, ctx).eq(g, by.hypothesis("definition"))
+             .ge(_m / (_m + _R), by.monotone(_x, g, _x, _m))
+             .ge(_m / (_m + (_L - 1) * _M), by.monotone(_R, _m / (_m + _R), _R, (_L - 1) * _M)))
+    return upper, lower
+
+
+#: The goals of the two readings: (lhs, relation, rhs) pairs in the proof's symbols.
+GOALS = {
+    "reconstructed": ((_alpha, "<=", _M / (_M + (_L - 1) * _m)), (_alpha, ">=", _m / (_m + (_L - 1) * _M))),
+    "transcribed": ((_alpha, "<=", _M / (_m * _L)), (_alpha, ">=", _m / (_M * _L))),
+}
+
+
+def proof_chains(reading: str, ctx: Context | None = None) -> tuple[Chain, ...]:
+    """The chains of steps that prove ``reading`` (one per side of the two-sided bound)."""
+    ctx = _context() if ctx is None else ctx
+    upper, lower = _tight_chains(ctx)
+    if reading == "reconstructed":
+        return upper, lower
+    if reading == "transcribed":
+        # M/(M+(L-1)m) <= M/(mL) and m/(m+(L-1)M) >= m/(ML): the differences are
+        # M(M-m)/(mL(M+(L-1)m)) and m(M-m)/(ML(m+(L-1)M)), non-negative for M >= m
+        return (upper.le(_M / (_m * _L), by.algebra()), lower.ge(_m / (_M * _L), by.algebra()))
+    raise ValueError(f"reading: must be 'reconstructed' or 'transcribed', got {reading!r}")
+
+
+def check_proof(reading: str, ctx: Context | None = None, goals=None) -> AllOf:
+    """Check the proof of ``reading`` against its goals (or mutated ``goals``)."""
+    chains = proof_chains(reading, ctx)
+    goals = GOALS[reading] if goals is None else goals
+    return AllOf(tuple(c.prove(*goal, ctx=ctx) for c, goal in zip(chains, goals)))
+
+
 @lru_cache(maxsize=1)  # exact and deterministic: compute once
 def _symbolic_transcribed() -> Proof:
-    ok = thn.prove_tight_bounds() and thn.prove_tight_within_loose() and thn.upper_constant_is_best()
-    if not ok:
-        return Proof(None, "the exact certificates did not go through")
-    return Proof(
-        True,
-        "exact: alpha_i = x/(x+R) is monotone in x = F(l_i) in [m, M] and R in [(L-1)m, (L-1)M]; "
-        "C2/L - M/(M+(L-1)m) = M(M-m)/(mL(M+(L-1)m)) >= 0 and the lower analogue, as polynomials "
-        "with non-negative coefficients in (m, d = M-m, n = L-1); C1 = m/M, C2 = M/m are the best "
-        "L-independent constants (monotone in L, limits m/M and M/m)",
+    return Proof.from_chain(
+        check_proof("transcribed"),
+        "alpha_i = x/(x+R) is increasing in x = F(l_i) in [m, M] and decreasing in "
+        "R = sum_{j!=i} F(l_j) in [(L-1)m, (L-1)M] (termwise); then M/(M+(L-1)m) <= M/(mL) "
+        "and m/(m+(L-1)M) >= m/(ML) since M >= m",
     )
 
 
 @lru_cache(maxsize=1)  # exact and deterministic: compute once
 def _symbolic_reconstructed() -> Proof:
-    if not thn.prove_tight_bounds():
-        return Proof(None, "the exact certificate did not go through")
-    return Proof(
-        True,
-        "exact: d/dx x/(x+R) = R/(x+R)^2 >= 0, d/dR x/(x+R) = -x/(x+R)^2 <= 0, and the extreme "
-        "points (M, (L-1)m), (m, (L-1)M) give the two bounds, attained by logits at argmax/argmin F",
+    return Proof.from_chain(
+        check_proof("reconstructed"),
+        "alpha_i = x/(x+R) is increasing in x = F(l_i) in [m, M] (d/dx = R/(x+R)^2) and "
+        "decreasing in R = sum_{j!=i} F(l_j) in [(L-1)m, (L-1)M] (d/dR = -x/(x+R)^2)",
     )
 
 
 # ------------------------------------------------------------------ hypotheses and drops
 
 
+#: Normalizers outside the catalogue that only the drop demonstrations use: F = max(l, 0)
+#: (continuous, not positive) and scalable softmax exp(s·log L·l) (depends on L).
+_DROP_FAMILIES = {"relu": False, "ssmax": True}  # name -> depends on L
+
+
+def _drop_F(family, param, z):
+    if family == "relu":
+        return np.maximum(z, 0.0)
+    L = z.shape[-1]
+    return np.exp(param * math.log(L) * z)
+
+
+def _F_values(instance):
+    family, z = instance["family"], as_float_array(instance["logits"], "logits")
+    if family in _DROP_FAMILIES:
+        return _drop_F(family, float(instance["param"]), z)
+    family, param = _check_family(family, instance["param"])
+    return family_normalizer(family, param).F(z)
+
+
 def _positive(instance):
-    family, param = _check_family(instance["family"], instance["param"])
-    return np.all(family_normalizer(family, param).F(as_float_array(instance["logits"], "logits")) > 0, axis=-1)
+    return np.all(_F_values(instance) > 0, axis=-1)
 
 
 def _bounded(instance):
@@ -324,10 +404,15 @@ def _bounded(instance):
 
 
 def _length_independent(instance):
-    # Every catalogue family is a fixed F(l); only length-aware maps (ssmax, logn) fail.
-    _check_family(instance["family"], instance["param"])
+    # A catalogue family is a fixed F(l); a length-aware map (scalable softmax) is not.
+    family = instance["family"]
+    if family in _DROP_FAMILIES:
+        aware = _DROP_FAMILIES[family]
+    else:
+        _check_family(family, instance["param"])
+        aware = False
     z = as_float_array(instance["logits"], "logits")
-    return np.ones(z.shape[:-1], dtype=bool)[()]
+    return np.full(z.shape[:-1], not aware, dtype=bool)[()]
 
 
 def drop_bounded_logits() -> Proof:
@@ -374,7 +459,7 @@ def drop_length_independent() -> Proof:
         f"length-aware F (scalable softmax, s = 1) on bounded logits [-1, 1]: its constant at L = 2 is "
         f"C2 = {float(C2):g}, but at L = {L} with logits (1, -1, ..., -1) L*alpha_1 = {float(exact):.4f}; "
         "in general L*alpha_1 = L/(1 + (L-1) L^(-2sa)) -> oo (grows like L^min(1, 2sa))",
-        counterexample={"normalizer": "ssmax", "s": 1.0, "a": 1.0, "logits": z},
+        counterexample={"family": "ssmax", "param": float(s_), "s": float(s_), "a": 1.0, "logits": z},
         lhs=lhs,
         rhs=float(C2),
     )
@@ -391,7 +476,7 @@ def drop_positive() -> Proof:
         False,
         "F = max(l, 0) vanishes on [-1, 0]: logits (1, -1, ..., -1), L = 16 give alpha = (1, 0, ..., 0), "
         "so L*alpha_2 = 0 < C1 for every C1 > 0 and L*alpha_1 = L is unbounded in L",
-        counterexample={"F": "max(l, 0)", "a": 1.0, "logits": z},
+        counterexample={"family": "relu", "param": 1.0, "F": "max(l, 0)", "a": 1.0, "logits": z},
         lhs=float(L * alpha[1:].min()),
         rhs=None,
     )

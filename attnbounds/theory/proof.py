@@ -3,7 +3,8 @@ r"""The proof kernel: a proof is a chain of checked steps.
 A :class:`Chain` starts at an expression and relates it to the next one by ``=``, ``<=``
 or ``>=``, step after step. Every step carries a justification ``by.<rule>(...)`` naming one
 rule of a small trusted set (:data:`RULES`); the kernel checks the instantiation of the
-rule against the step, side conditions included. A step justified by ``by.argued(text)`` is *not* checked: it is prose, and a chain with such a step proves nothing.
+rule against the step, side conditions included. A step justified by ``by.argued(text)``
+is *not* checked: it is prose, and a chain with such a step proves nothing.
 
 :meth:`Chain.prove` also checks the chaining: the first expression is the statement's left
 side, the last is its right side, and the relations compose to the statement's relation.
@@ -55,6 +56,8 @@ __all__ = [
     "vector",
     "Context",
     "BoundedDifferences",
+    "Lemma",
+    "AllOf",
     "By",
     "by",
     "Step",
@@ -172,6 +175,21 @@ class BoundedDifferences:
     sum_c2: Any
 
 
+@dataclass(frozen=True, eq=False)
+class Lemma:
+    """A hypothesis that is itself proved: ``chain`` must take ``lhs`` to ``rhs`` by
+    ``relation`` under the context that uses the lemma (so dropping a hypothesis the lemma
+    needs also breaks every step that uses the lemma)."""
+
+    chain: Any
+    lhs: Any
+    relation: str
+    rhs: Any
+
+    def relation_expr(self):
+        return {"<=": sp.Le, ">=": sp.Ge, "==": sp.Eq, "=": sp.Eq}[self.relation](self.lhs, self.rhs, evaluate=False)
+
+
 @dataclass(frozen=True)
 class Context:
     """The named hypotheses a chain may use: relations (``x <= M``, ``a == b``) and facts
@@ -186,10 +204,12 @@ class Context:
     def __post_init__(self):
         if not isinstance(self.hypotheses, Mapping):
             raise TypeError(f"hypotheses: expected a mapping name -> relation, got {type(self.hypotheses).__name__}")
+        rel_types = (sp.Eq, sp.Ge, sp.Gt, sp.Le, sp.Lt)
         for name, h in self.hypotheses.items():
-            ok = isinstance(h, BoundedDifferences) or isinstance(h, (sp.Eq, sp.Ge, sp.Gt, sp.Le, sp.Lt))
+            ok = isinstance(h, (BoundedDifferences, Lemma) + rel_types) or (
+                isinstance(h, tuple) and h and all(isinstance(r, rel_types) for r in h))
             if not ok:
-                raise TypeError(f"hypotheses[{name!r}]: expected a SymPy relation or BoundedDifferences, got {h!r}")
+                raise TypeError(f"hypotheses[{name!r}]: expected a SymPy relation (or a tuple of them), Lemma or BoundedDifferences, got {h!r}")
         object.__setattr__(self, "hypotheses", dict(self.hypotheses))
 
     def without(self, name: str) -> "Context":
@@ -203,15 +223,41 @@ class Context:
         return Context({**self.hypotheses, **{k: h for k, h in extra.items() if h is not sp.true}})
 
     def relations(self) -> list:
-        return [h for h in self.hypotheses.values() if not isinstance(h, BoundedDifferences)]
+        """The relations usable by the sign oracle: plain hypotheses, and every lemma whose
+        chain checks under the rest of this context."""
+        return [r for k in self.hypotheses for r in self.relation(k)]
+
+    def relation(self, name: str) -> tuple:
+        """Hypothesis ``name`` as a tuple of SymPy relations; empty for a fact or a lemma
+        whose chain does not check here."""
+        h = self.hypotheses[name]
+        if isinstance(h, BoundedDifferences):
+            return ()
+        if isinstance(h, Lemma):
+            return (h.relation_expr(),) if _lemma_holds(h, self.without_lemmas()) else ()
+        return h if isinstance(h, tuple) else (h,)
+
+    def without_lemmas(self) -> "Context":
+        """The stated hypotheses only: no lemmas, and none of the local ones a rule adds
+        (names starting with ``__``, such as a variable's range)."""
+        return Context({k: v for k, v in self.hypotheses.items() if not isinstance(v, Lemma) and not k.startswith("__")})
+
+    def __hash__(self):
+        return hash(tuple(sorted(self.hypotheses.items(), key=lambda kv: kv[0])))
 
 
 # ----------------------------------------------------------------------------- exact helpers
 
 
-def is_identity(lhs, rhs=0) -> bool:
+@lru_cache(maxsize=512)
+def _lemma_holds(lemma: Lemma, ctx: "Context") -> bool:
+    return lemma.chain.prove(lemma.lhs, lemma.relation, lemma.rhs, ctx=ctx).complete
+
+
+def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
     """Exact check that ``lhs - rhs`` is zero: ``expand``, then ``cancel`` of the difference
-    (rational functions), then ``simplify`` as a last resort.
+    (rational functions), finite sums evaluated by ``doit``; with ``deep``, ``simplify`` as a
+    last resort.
 
     >>> p = sp.Symbol("p")
     >>> is_identity(p / (p + 1), 1 - 1 / (p + 1))
@@ -220,10 +266,14 @@ def is_identity(lhs, rhs=0) -> bool:
     d = sp.sympify(lhs) - sp.sympify(rhs)
     if d == 0 or sp.expand(d) == 0:
         return True
+    if d.has(sp.Sum):  # finite sums with symbolic bounds: evaluate what SymPy can
+        d = d.doit()
+        if d == 0 or sp.expand(d) == 0:
+            return True
     try:
         if sp.cancel(sp.together(d)) == 0:
             return True
-        return sp.simplify(d) == 0
+        return deep and sp.simplify(d) == 0
     except (sp.PolynomialError, NotImplementedError, TypeError):
         return False
 
@@ -279,42 +329,85 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
     if _sign_ok(e, strict):
         return True
     forms = [f for f in (_nonneg_form(h) for h in hypotheses) if f is not None]
-    # a hypothesis g >= 0 used directly: expr - c g >= 0 for c = 1 covers expr == g
+    # a positive integer is >= 1
+    forms += [(a - 1, False) for a in sorted(_atoms(e), key=str) if a.is_integer and a.is_positive]
+    # a hypothesis g >= 0 used directly
     for g, s in forms:
-        if (not strict or s) and is_identity(e, g):
+        if (not strict or s) and sp.expand(e - g) == 0:
             return True
+    # 1. sign propagation: s >= h with h proved >= 0 (> 0) makes s non-negative (positive);
+    #    such an s is replaced by a symbol that carries the sign (sound: the claim is then
+    #    proved for every value s can take under the hypotheses)
+    rep: dict = {}
+    changed = True
+    while changed:
+        changed = False
+        for g, g_strict in forms:
+            g = sp.expand(g.xreplace(rep))
+            for a in sorted(_atoms(g), key=str):
+                if a in rep.values() or a.is_positive:
+                    continue
+                coef = _linear_coef(g, a)
+                if coef is None:
+                    continue
+                lower = -(g - coef * a) / coef
+                pos = _sign_ok(lower, True) or (g_strict and _sign_ok(lower, False))
+                if pos or (_sign_ok(lower, False) and not a.is_nonnegative):
+                    rep[a] = sp.Dummy(str(a), positive=True) if pos else sp.Dummy(str(a), nonnegative=True)
+                    changed = True
+                    g = sp.expand(g.xreplace(rep))
+    if rep:
+        e = e.xreplace(rep)
+        forms = [(g.xreplace(rep), st) for g, st in forms]
+        if _sign_ok(e, strict):
+            return True
+    # 2. slack substitutions, depth first over the choice of hypothesis and symbol
     tries = [0]
+    seen = set()
 
-    def search(e, forms):
-        # choose any remaining hypothesis and any symbol to substitute, depth first
+    def search(e, forms, depth):
+        if depth == 0:
+            return False
         for k, (g, g_strict) in enumerate(forms):
             rest = forms[:k] + forms[k + 1:]
             g = sp.expand(g)
-            for s in sorted(g.free_symbols, key=str):
+            for a in sorted(_atoms(g), key=str):
                 if tries[0] >= max_tries:
                     return False
-                if not isinstance(s, sp.Symbol) or not s.is_commutative:
+                coef = _linear_coef(g, a)
+                if coef is None:
                     continue
-                try:
-                    poly = sp.Poly(g, s)
-                except sp.PolynomialError:
-                    continue
-                if poly.degree() != 1:
-                    continue
-                coef = poly.coeff_monomial(s)
-                if coef.free_symbols or not coef.is_positive:
-                    continue
-                tries[0] += 1
                 t = sp.Dummy("t", positive=True) if g_strict else sp.Dummy("t", nonnegative=True)
-                value = (t - (g - coef * s)) / coef
-                e2 = e.subs(s, value)
+                value = (t - (g - coef * a)) / coef
+                e2 = e.subs(a, value)
+                key = sp.srepr(e2).replace(str(t.dummy_index), "")
+                if key in seen:
+                    continue
+                seen.add(key)
+                tries[0] += 1
                 if _sign_ok(e2, strict):
                     return True
-                if search(e2, [(h.subs(s, value), hs) for h, hs in rest]):
+                if search(e2, [(h.subs(a, value), hs) for h, hs in rest], depth - 1):
                     return True
         return False
 
-    return search(e, forms)
+    return search(e, forms, 3)
+
+
+def _atoms(g):
+    return {a for a in g.free_symbols | g.atoms(sp.Indexed) if isinstance(a, (sp.Symbol, sp.Indexed)) and a.is_commutative}
+
+
+def _linear_coef(g, a):
+    """The positive numeric coefficient of ``a`` when ``g`` is linear in it, else None."""
+    try:
+        poly = sp.Poly(g, a)
+    except sp.PolynomialError:
+        return None
+    if poly.degree() != 1:
+        return None
+    coef = poly.coeff_monomial(a)
+    return coef if (not coef.free_symbols and coef.is_positive) else None
 
 
 def _arb_eval(expr, env):
@@ -457,7 +550,7 @@ def _orient(lhs, rel, rhs):
 @_rule("identity", "lhs = rhs when their difference simplifies to 0", "SymPy's expand/cancel/simplify of an explicit difference is exact algebra, and it must return 0")
 def _identity(lhs, rel, rhs, p, ctx):
     _need(rel == "=", "identity: only for '=' steps")
-    _same(lhs, rhs, "identity")
+    _need(is_identity(lhs, rhs, deep=True), f"identity: {sp.sstr(lhs)} - ({sp.sstr(rhs)}) does not simplify to 0")
     return "the difference simplifies to 0"
 
 
@@ -473,19 +566,28 @@ def _algebra(lhs, rel, rhs, p, ctx):
 def _hypothesis(lhs, rel, rhs, p, ctx):
     name = p["name"]
     _need(name in ctx.hypotheses, f"hypothesis: {name!r} is not a hypothesis of this context")
-    h = ctx.hypotheses[name]
-    _need(not isinstance(h, BoundedDifferences), f"hypothesis: {name!r} is a fact for mcdiarmid, not a relation")
-    if isinstance(h, sp.Eq):
-        _need(rel == "=", f"hypothesis: {name!r} is an equation; the step must be '='")
-        for a, b in ((h.lhs, h.rhs), (h.rhs, h.lhs)):
-            if is_identity(rhs, lhs.subs(a, b)) or is_identity(lhs, rhs.subs(a, b)):
-                return f"substitutes {name}"
-        raise _Fail(f"hypothesis: the step is not a substitution of {sp.sstr(h)}")
-    g, strict = _nonneg_form(h)  # g >= 0
-    _need(rel in ("<=", ">="), f"hypothesis: {name!r} is an inequality; the step must be '<=' or '>='")
-    small, big = _orient(lhs, rel, rhs)
-    _need(is_identity(big - small, g), f"hypothesis: the step {sp.sstr(small)} <= {sp.sstr(big)} is not {sp.sstr(h)}")
-    return f"is hypothesis {name}"
+    hs = ctx.relation(name)
+    _need(bool(hs), f"hypothesis: {name!r} is not a relation, or a lemma whose chain does not check here")
+    failures = []
+    for h in hs:
+        if isinstance(h, sp.Eq):
+            if rel != "=":
+                failures.append(f"{sp.sstr(h)} is an equation; the step must be '='")
+                continue
+            for a, b in ((h.lhs, h.rhs), (h.rhs, h.lhs)):
+                if is_identity(rhs, lhs.subs(a, b)) or is_identity(lhs, rhs.subs(a, b)):
+                    return f"substitutes {name}"
+            failures.append(f"the step is not a substitution of {sp.sstr(h)}")
+            continue
+        g, strict = _nonneg_form(h)  # g >= 0
+        if rel not in ("<=", ">="):
+            failures.append(f"{sp.sstr(h)} is an inequality; the step must be '<=' or '>='")
+            continue
+        small, big = _orient(lhs, rel, rhs)
+        if is_identity(big - small, g):
+            return f"is hypothesis {name}"
+        failures.append(f"the step {sp.sstr(small)} <= {sp.sstr(big)} is not {sp.sstr(h)}")
+    raise _Fail("hypothesis: " + "; ".join(failures))
 
 
 @_rule("monotone", "g(a) <= g(b) when a <= b and g' >= 0 between them, or a >= b and g' <= 0 between them", "the mean value theorem; the sign of g' is proved by SymPy or certified by arb interval arithmetic on a box the hypotheses prove")
@@ -836,6 +938,51 @@ class ChainCheck:
             if not s.checked:
                 return f"step {k + 1} ({s.rule}): {s.reason}"
         return "" if self.reaches_goal else f"chaining: {self.goal_reason}"
+
+    def summary(self) -> str:
+        return f"{self.checked}/{self.steps} steps checked ({', '.join(self.rules)})"
+
+    def to_dict(self) -> dict:
+        return {"steps": self.steps, "checked": self.checked, "rules": list(self.rules)}
+
+
+@dataclass(frozen=True)
+class AllOf:
+    """Several checked chains that together prove one statement (e.g. both sides of
+    ``lo <= alpha <= hi``); the same summary interface as :class:`ChainCheck`."""
+
+    parts: tuple[ChainCheck, ...]
+
+    def __post_init__(self):
+        if not self.parts or not all(isinstance(p, ChainCheck) for p in self.parts):
+            raise TypeError("parts: expected one or more ChainCheck objects")
+
+    @property
+    def step_checks(self) -> tuple[StepCheck, ...]:
+        return tuple(s for p in self.parts for s in p.step_checks)
+
+    @property
+    def steps(self) -> int:
+        return sum(p.steps for p in self.parts)
+
+    @property
+    def checked(self) -> int:
+        return sum(p.checked for p in self.parts)
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r for p in self.parts for r in p.rules))
+
+    @property
+    def complete(self) -> bool:
+        return all(p.complete for p in self.parts)
+
+    @property
+    def first_failure(self) -> str:
+        for k, p in enumerate(self.parts):
+            if not p.complete:
+                return f"part {k + 1}: {p.first_failure}"
+        return ""
 
     def summary(self) -> str:
         return f"{self.checked}/{self.steps} steps checked ({', '.join(self.rules)})"

@@ -151,3 +151,47 @@ def test_drop_positive_recomputed():
     z = proof.counterexample["logits"]
     f = np.maximum(z, 0.0)
     assert f.min() == 0.0 and (f / f.sum()).min() == 0.0 and proof.lhs == 0.0
+
+
+# ------------------------------------------------------------------ the checked proof
+
+
+@pytest.mark.parametrize("reading", ["reconstructed", "transcribed"])
+def test_symbolic_proof_is_a_fully_checked_chain(reading):
+    proof = CLAIM.reading(reading).symbolic()
+    assert proof.status is True and proof.steps > 0 and proof.checked == proof.steps
+    assert {"hypothesis", "monotone"} <= set(proof.rules)
+
+
+@pytest.mark.parametrize("reading", ["reconstructed", "transcribed"])
+@pytest.mark.parametrize("dropped", ["positive", "bounded-logits"])
+def test_proof_fails_without_each_hypothesis(reading, dropped):
+    from attnbounds.claims.lemma1 import _context, check_proof
+
+    assert not check_proof(reading, ctx=_context().without(dropped)).complete
+
+
+def test_proof_does_not_reach_a_tighter_goal():
+    import sympy as sp
+
+    from attnbounds.claims.lemma1 import GOALS, check_proof
+
+    (lhs, rel, rhs), lower = GOALS["reconstructed"]
+    assert not check_proof("reconstructed", goals=((lhs, rel, rhs * (1 - sp.Rational(1, 1000))), lower)).complete
+    assert not check_proof("reconstructed", goals=((lhs, ">=", rhs), lower)).complete
+
+
+@pytest.mark.parametrize("name", ["positive", "bounded-logits", "length-independent"])
+def test_each_drop_instance_breaks_its_hypothesis(name):
+    # before: the ssmax and max(l, 0) instances had no "family" (check raised KeyError and the
+    # engine skipped it) and the length-independence check returned True for everything
+    h = next(h for h in CLAIM.hypotheses if h.name == name)
+    cex = h.drop().counterexample
+    assert not bool(np.all(h.check(cex)))
+
+
+def test_length_independent_check_tells_fixed_from_length_aware():
+    h = next(h for h in CLAIM.hypotheses if h.name == "length-independent")
+    z = np.zeros((3, 4))
+    assert np.all(h.check({"family": "softmax", "param": 1.0, "a": 1.0, "logits": z}))
+    assert not np.any(h.check({"family": "ssmax", "param": 1.0, "a": 1.0, "logits": z}))

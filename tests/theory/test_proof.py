@@ -275,3 +275,20 @@ def test_proof_from_chain_follows_the_check():
     assert q.status is None and q.argued and q.detail.startswith("argued:") and (q.steps, q.checked) == (1, 0)
     with pytest.raises(ValueError, match="complete chain"):
         Proof(True, "trust me", chain=half)
+
+
+def test_lemma_is_rechecked_under_the_using_context():
+    from attnbounds.theory.proof import AllOf, Lemma
+
+    j, n = sp.symbols("j n", integer=True, positive=True)
+    f = sp.IndexedBase("f", positive=True)
+    R_sum = sp.Sum(f[j], (j, 1, n))
+    lemma_chain = Chain(R_sum).ge(sp.Sum(m, (j, 1, n)), by.termwise(j, 1, n)).eq(n * m, by.identity())
+    ctx = Context({"f>=m": f[j] >= m, "R>=nm": Lemma(lemma_chain, R_sum, ">=", n * m)})
+    chain = Chain(M / (M + R_sum), ctx).le(M / (M + n * m), by.monotone(R, M / (M + R), R_sum, n * m))
+    goal = (M / (M + R_sum), "<=", M / (M + n * m))
+    assert chain.prove(*goal).complete
+    # without the termwise hypothesis the lemma fails, and so does the step that used it
+    assert not chain.prove(*goal, ctx=ctx.without("f>=m")).complete
+    both = AllOf((chain.prove(*goal), Chain(x).le(x + 1, by.argued("why not")).prove(x, "<=", x + 1)))
+    assert (both.steps, both.checked, both.complete) == (2, 1, False)
