@@ -19,6 +19,7 @@ from attnbounds.claims import registry as claim_registry
 from attnbounds import engine
 from attnbounds.claims.base import VERDICTS, Claim, Estimate, Hypothesis, Proof, Reading, Sides
 from attnbounds.engine import Budget, MethodOutcome, combine
+from attnbounds.theory.proof import Chain, by
 
 SMALL = Budget(examples=40, sweep=5_000, mc_samples=100, method_seconds=20.0)
 
@@ -44,10 +45,16 @@ def amgm_sides(inst):
 
 
 def amgm_symbolic():
-    # with a = u², b = v²: (a+b)/2 - sqrt(ab) = (u - v)²/2, checked by exact expansion
+    # with a = u², b = v²: (a+b)/2 - sqrt(ab) = (u - v)²/2 >= 0, a chain the kernel checks
     u, v = sp.symbols("u v", nonnegative=True)
-    identity = sp.expand((u**2 + v**2) / 2 - u * v - (u - v) ** 2 / 2)
-    return Proof(identity == 0, "(a+b)/2 - sqrt(ab) = (sqrt a - sqrt b)^2/2 >= 0" if identity == 0 else "failed")
+    chain = Chain((u**2 + v**2) / 2).ge(u * v, by.algebra())
+    return Proof.from_chain(chain.prove((u**2 + v**2) / 2, ">=", u * v), "(a+b)/2 - sqrt(ab) = (sqrt a - sqrt b)^2/2 >= 0")
+
+
+def checked_proof(detail: str) -> Proof:
+    """A proof whose one step (1 <= 2) the kernel checks: enough for the engine's logic."""
+    one = sp.Integer(1)
+    return Proof.from_chain(Chain(one).le(2, by.algebra()).prove(one, "<=", 2), detail)
 
 
 def x_in_0_2():
@@ -237,7 +244,7 @@ def test_montecarlo_outcome_rejects_malformed_intervals():
 
 
 def test_proof_contradicted_by_a_counterexample_is_a_loud_conflict():
-    r = Reading("transcribed", "-", "-", symbolic=lambda: Proof(True, "bogus proof"), strategy=x_in_0_2,
+    r = Reading("transcribed", "-", "-", symbolic=lambda: checked_proof("bogus proof"), strategy=x_in_0_2,
                 sides=square_sides, sweep=sweep_x)
     row = engine.judge_reading(make_claim("TOYX", r), r, budget=SMALL)
     assert row["verdict"] == "undecided"
@@ -285,7 +292,7 @@ def test_wrong_return_type_is_an_error():
 def test_time_limits_bound_each_method_and_never_round_up():
     def slow_symbolic():
         time.sleep(5)
-        return Proof(True, "too late")
+        return checked_proof("too late")
 
     def slow_sweep(rng, n):
         time.sleep(0.15)

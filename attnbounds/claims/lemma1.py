@@ -301,7 +301,7 @@ def _context() -> Context:
     base = {
         "positive": (_m > 0,),
         # bounded logits: every F(l) lies in [m, M], the extremes of F on [-a, a]
-        "bounded-logits": (_x >= _m, _x <= _M, _f[_j] >= _m, _f[_j] <= _M),
+        "bounded-logits": (_m <= _M, _x >= _m, _x <= _M, _f[_j] >= _m, _f[_j] <= _M),
         "definition": (sp.Eq(_alpha, _x / (_x + _R)), sp.Eq(_R, _R_SUM)),
     }
     r_lo = (Chain(_R).eq(_R_SUM, by.hypothesis("definition"))

@@ -6,6 +6,7 @@ Subcommands are imported lazily so that ``attnbounds claims`` does not pay for t
 from __future__ import annotations
 
 import importlib
+import os
 
 import click
 
@@ -19,6 +20,29 @@ _COMMANDS = {
 
 
 class _LazyGroup(click.Group):
+    """Lazy subcommands; an interrupt exits 130 and an unexpected error is one line (``--debug``: traceback)."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("Interrupted (rerun the same command to resume from what was saved).", err=True)
+            ctx.exit(130)
+        except click.UsageError as exc:  # click's own (bad option values): one line too, not usage + hint
+            from attnbounds.cli.common import UsageError
+
+            if isinstance(exc, UsageError):
+                raise
+            raise UsageError(" ".join(exc.format_message().split())) from None
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the last line of defence against tracebacks
+            if _debug(ctx):
+                raise
+            text = " ".join(str(exc).split()) or type(exc).__name__
+            click.echo(f"Error: {type(exc).__name__}: {text} (rerun with --debug for the traceback)", err=True)
+            ctx.exit(1)
+
     def list_commands(self, ctx):
         return [name for name, (mod, _) in _COMMANDS.items() if importlib.util.find_spec(mod)]
 
@@ -29,7 +53,14 @@ class _LazyGroup(click.Group):
         return getattr(importlib.import_module(mod), attr)
 
 
+def _debug(ctx) -> bool:
+    return bool(ctx.meta.get("attnbounds.debug")) or os.environ.get("ATTNBOUNDS_DEBUG", "") not in ("", "0")
+
+
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="attnbounds")
-def main():
+@click.option("--debug", is_flag=True, help="Show the full traceback of an error (also ATTNBOUNDS_DEBUG=1).")
+@click.pass_context
+def main(ctx, debug):
     """Check theorems about attention: symbolically, numerically, and on real models."""
+    ctx.meta["attnbounds.debug"] = debug

@@ -20,7 +20,7 @@ import sys
 
 import click
 
-from attnbounds.cli.common import UsageError, write_json
+from attnbounds.cli.common import UsageError, check_writable_file, write_json
 
 _STYLE = {
     "proved": "bold green",
@@ -49,6 +49,7 @@ def render_table(rows: list[dict], console) -> None:
     table.add_column("id", no_wrap=True)
     table.add_column("methods")
     table.add_column("verdict", no_wrap=True)
+    table.add_column("proof", overflow="fold", max_width=22)
     table.add_column("evidence", overflow="fold")
     table.add_column("s", justify="right", no_wrap=True)
     counts: dict[str, int] = {}
@@ -61,7 +62,10 @@ def render_table(rows: list[dict], console) -> None:
         elif row.get("error"):
             shown += " [red](error)[/]"
         methods = ",".join(_LABEL.get(m, m) for m in row.get("methods") or []) or "-"
-        table.add_row(str(row["id"]), methods, shown, _escape(row.get("evidence") or ""), f"{row.get('seconds', 0):.1f}")
+        table.add_row(
+            str(row["id"]), methods, shown, _escape(proof_cell(row.get("proof"))),
+            _escape(row.get("evidence") or ""), f"{row.get('seconds', 0):.1f}",
+        )
     console.print(table)
     total = sum(r.get("seconds") or 0 for r in rows)
     summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda kv: _order(kv[0])))
@@ -69,6 +73,25 @@ def render_table(rows: list[dict], console) -> None:
     conflicts = [r["id"] for r in rows if r.get("conflict")]
     if conflicts:
         console.print(f"[bold magenta]CONFLICT (a bug in a claim's methods): {', '.join(conflicts)}[/]")
+
+
+def proof_cell(proof: dict | None) -> str:
+    """``"k/n steps checked"`` and the rules of a row's ``proof`` object ("-" without one).
+
+    >>> proof_cell({"steps": 8, "checked": 8, "rules": ["monotone", "algebra"], "status": "checked"})
+    '8/8 steps checked: monotone, algebra'
+    >>> proof_cell({"steps": 1, "checked": 1, "rules": ["counterexample"], "status": "refuted"})
+    'exact counterexample'
+    """
+    if not proof:
+        return "-"
+    if proof.get("status") == "refuted":
+        return "exact counterexample"
+    text = f"{proof['checked']}/{proof['steps']} steps checked"
+    if proof.get("status") == "argued":
+        text += " (argued)"
+    rules = [r for r in proof.get("rules") or [] if r != "argued"]
+    return f"{text}: {', '.join(rules)}" if rules else text
 
 
 def _order(verdict: str) -> int:
@@ -203,6 +226,8 @@ def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, cla
     T1i:transcribed; default: all claims) and print their verdicts."""
     if plot_path and not matrix:
         raise UsageError("--plot: only valid with --matrix")
+    check_writable_file(json_path, "--json")  # before the claims run, not after
+    check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
     if claim_specs and (matrix or normalizer is not None):
         raise UsageError("--claims: not yet combinable with --normalizer/--matrix")
     user_claims = _load_user_claims(claim_specs)
@@ -294,9 +319,9 @@ def _check_normalizer(normalizer: str) -> None:
     from attnbounds.numerics import normalizers
 
     try:
-        normalizers.get(normalizer)
-    except (ValueError, LookupError) as exc:
-        raise UsageError(f"--normalizer: {exc.args[0] if exc.args else exc}") from None
+        normalizers.resolve(normalizer, flag="--normalizer")  # resolves and runs it once on small logits
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _run_battery(ids, quick, examples, seed, json_path, normalizer) -> list[dict]:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -14,6 +16,36 @@ class UsageError(click.UsageError):
 
     def show(self, file=None):
         click.echo(f"Error: {self.format_message()}", err=True)
+
+
+def check_writable_file(path: str | None, flag: str, *, suffixes: tuple = ()) -> None:
+    """Fail at once (one line, exit 2) if ``path`` cannot be written, before any heavy work.
+
+    ``None`` and ``-`` (stdout) pass. The file's directory may not exist yet: the nearest
+    existing ancestor must then be a writable directory. Nothing is created or changed.
+    """
+    if path in (None, "-"):
+        return
+    p = Path(os.path.abspath(os.path.expanduser(str(path))))
+    if suffixes and not p.name.lower().endswith(suffixes):
+        raise UsageError(f"{flag}: must end in {', '.join(suffixes)}, got {str(path)!r}")
+    if p.is_dir():
+        raise UsageError(f"{flag}: {str(path)!r} is a directory")
+    ancestor = p.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise UsageError(f"{flag}: cannot write {str(path)!r}: {str(ancestor)!r} is not a directory")
+    try:  # try it: permission bits do not tell (root, read-only mounts)
+        if p.exists():
+            with open(p, "ab"):
+                pass
+        else:
+            fd, probe = tempfile.mkstemp(dir=ancestor, prefix=".attnbounds-probe-")
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as err:
+        raise UsageError(f"{flag}: cannot write {str(path)!r}: {err.strerror or err}") from None
 
 
 def _to_json(value):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import click
 
 from attnbounds.cli.common import UsageError
@@ -25,9 +28,34 @@ def _name_list(text: str | None):
     return tuple(v.strip() for v in text.split(",") if v.strip())
 
 
+# ExperimentSettings field -> the option that sets it (errors name the option, not the field)
+_FLAGS = {"mc_samples": "--mc-samples", "ks_grid": "--ks-grid", "radius_multiplier": "--radius",
+          "radius_multipliers": "--radius"}
+
+
+def _settings_error(err: ValueError) -> UsageError:
+    text = str(err)
+    field, sep, rest = text.partition(": ")
+    return UsageError(f"{_FLAGS[field]}: {rest}" if sep and field in _FLAGS else text)
+
+
+def _verify(directory: str) -> None:
+    from attnbounds.empirical import store
+
+    problems = store.verify(directory)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        click.echo(f"{directory}: inconsistent: {problems[0]}{more}")
+        for line in problems[1:]:
+            click.echo(f"  {line}")
+        raise click.exceptions.Exit(1)
+    manifest = json.loads((Path(directory) / store.MANIFEST).read_text())
+    click.echo(f"{directory}: consistent ({len(manifest['files'])} files match {store.MANIFEST}, run {manifest['run_id']})")
+
+
 @click.command()
-@click.option("--model", required=True, help="gpt2, gpt2-random, smollm2, minilm, a local directory, or a hub id.")
-@click.option("--text", "text", required=True, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).")
+@click.option("--model", default=None, help="gpt2, gpt2-random, smollm2, minilm, a local directory, or a hub id.  [required]")
+@click.option("--text", "text", default=None, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).  [required]")
 @click.option("--lengths", default=None, help="Comma-separated L values [default: 32,64,128,256,512,1024 capped at the model's positions].")
 @click.option("--top-n", default=None, help="Comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20].")
 @click.option("--windows", type=int, default=None, help="Number of text windows [default: 4; --quick: 1].")
@@ -42,11 +70,31 @@ def _name_list(text: str | None):
 @click.option("--mc-samples", type=int, default=None, help="Random subsets per (L, N) for E_S[d̃] [default: 16; --quick: 8].")
 @click.option("--ks-grid", type=int, default=None, help="E3 grid points of N (0: every N in 1..L-1) [default: 24; --quick: 16].")
 @click.option("--radius", type=float, default=None, help="E4 headline radius r = c·δ, this is c [default: 0.5].")
-@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--no-progress", is_flag=True, help="No progress bars (also none while the model loads).")
+@click.option("--verify", "verify_dir", default=None, metavar="DIR",
+              help="Only check that DIR's files match its manifest.json (exit 1 if not); run nothing.")
 def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sphere, seed, device, out_dir, quick,
-              normalizers, mc_samples, ks_grid, radius, no_progress):
-    """Run experiments E1–E5 on captured attention and write tables, figures and a report to --out."""
+              normalizers, mc_samples, ks_grid, radius, no_progress, verify_dir):
+    """Run experiments E1–E5 on captured attention and write tables, figures and a report to --out.
+
+    The run locks --out, caches each window under a key of everything that determines its
+    numbers (an interrupted run resumes), and replaces the results in one step, with a
+    manifest.json that --verify checks.
+    """
     from dataclasses import replace
+
+    if verify_dir is not None:
+        _verify(verify_dir)
+        return
+    for flag, value in (("--model", model), ("--text", text)):
+        if value is None:
+            raise UsageError(f"{flag}: required (or use --verify DIR)")
+    from attnbounds.empirical import store
+
+    try:  # first, and before the heavier imports: a bad --out is reported at once
+        store.check_output_dir(out_dir)
+    except store.OutputDirError as err:
+        raise UsageError(str(err)) from None
 
     from attnbounds.empirical import experiments as ex
     from attnbounds.empirical import run
@@ -61,8 +109,8 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         changes["radius_multiplier"] = radius
     try:
         settings = replace(settings, **changes)
-    except ValueError as err:
-        raise UsageError(str(err)) from None
+    except (TypeError, ValueError) as err:
+        raise _settings_error(err) from None
     tn = _int_list(top_n, "--top-n")
     config = run.ReproduceConfig(
         model=model,
@@ -81,7 +129,7 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
     )
     try:
         results = run.run_reproduce(config, out_dir, progress=not no_progress)
-    except run.ConfigError as err:
+    except (run.ConfigError, store.OutputLocked) as err:
         raise UsageError(str(err)) from None
     click.echo(f"wrote {out_dir}/results.json, report.md, {len(results['files'])} tables and figures")
     for key, item in results["headline"].items():

@@ -43,6 +43,7 @@ Choices the paper leaves open, and the defaults taken here (all are options of
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,12 +94,15 @@ class ExperimentSettings:
             raise ValueError(f"ks_alpha: must lie in (0, 1), got {self.ks_alpha!r}")
         if not isinstance(self.ks_grid, int) or self.ks_grid < 0 or self.ks_grid == 1:
             raise ValueError(f"ks_grid: must be 0 (full scan) or an integer >= 2, got {self.ks_grid!r}")
-        if self.radius_multiplier <= 0 or any(c <= 0 for c in self.radius_multipliers):
-            raise ValueError("radius_multipliers: every multiplier must be > 0")
-        if not self.temperatures or any(t <= 0 for t in self.temperatures):
-            raise ValueError("temperatures: must be a non-empty list of values > 0")
-        if not self.epsilons or any(e <= 0 for e in self.epsilons):
-            raise ValueError("epsilons: must be a non-empty list of values > 0")
+        # `not x > 0` also rejects NaN; inf is rejected explicitly (r = c·δ must be a number)
+        if not (isinstance(self.radius_multiplier, numbers.Real) and 0 < self.radius_multiplier < math.inf):
+            raise ValueError(f"radius_multiplier: must be a finite number > 0, got {self.radius_multiplier!r}")
+        if not self.radius_multipliers or any(not 0 < c < math.inf for c in self.radius_multipliers):
+            raise ValueError("radius_multipliers: every multiplier must be a finite number > 0")
+        if not self.temperatures or any(not 0 < t < math.inf for t in self.temperatures):
+            raise ValueError("temperatures: must be a non-empty list of finite values > 0")
+        if not self.epsilons or any(not 0 < e < math.inf for e in self.epsilons):
+            raise ValueError("epsilons: must be a non-empty list of finite values > 0")
 
     def to_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}

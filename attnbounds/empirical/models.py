@@ -294,9 +294,16 @@ def _load_pretrained(name: str, source: str, cache_dir, local_files_only: bool) 
 
     kwargs = dict(cache_dir=cache_dir, local_files_only=local_files_only)
     try:
-        config = AutoConfig.from_pretrained(source, **kwargs)
+        config = AutoConfig.from_pretrained(source, **dict(kwargs, local_files_only=True))  # the cache first
     except (OSError, ValueError) as err:
-        raise _not_found_error(name, source, local_files_only) from err
+        if local_files_only:
+            raise _not_found_error(name, source, True) from err
+        if not _hub_reachable():  # no network: fail now, not after the hub client's retries
+            raise _not_found_error(name, source, True, note="no network: the hub is unreachable") from err
+        try:
+            config = AutoConfig.from_pretrained(source, **kwargs)
+        except (OSError, ValueError) as err2:
+            raise _not_found_error(name, source, local_files_only) from err2
     causal = _is_causal(config)
     auto = AutoModelForCausalLM if causal else AutoModel
     try:
@@ -357,8 +364,24 @@ def _is_causal(config) -> bool:
     return config.model_type not in _ENCODER_TYPES
 
 
-def _not_found_error(name: str, source: str, local_files_only: bool) -> FileNotFoundError:
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether the hub's host accepts a TCP connection within ``timeout`` seconds."""
+    import socket
+    from urllib.parse import urlparse
+
+    url = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((url.hostname or "huggingface.co", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _not_found_error(name: str, source: str, local_files_only: bool, note: str = "") -> FileNotFoundError:
     where = "the Hugging Face cache" if local_files_only else "the Hugging Face cache or hub"
+    if note:
+        where = f"{where}; {note}"
     if name == "gpt2":
         return FileNotFoundError(
             f"pretrained GPT-2 ({GPT2_HUB_ID}) is not in {where}. On a machine with internet run "
@@ -369,7 +392,9 @@ def _not_found_error(name: str, source: str, local_files_only: bool) -> FileNotF
         )
     return FileNotFoundError(
         f"model {name!r} was not found: it is not a built-in name ({', '.join(BUILTIN_MODELS)}), "
-        f"not a local directory, and not in {where}."
+        f"not a local directory, and not in {where}. To get the weights, run `hf download {source}` "
+        f"on a machine with internet and copy the cache (~/.cache/huggingface) here, or pass a local "
+        f"directory holding config.json, the weights and the tokenizer files."
     )
 
 

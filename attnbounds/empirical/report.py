@@ -291,6 +291,8 @@ def write_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     }
     stable = {k: v for k, v in results.items() if k != "timing"}
     results["numbers_sha256"] = _digest(stable)
+    if meta.get("run_id"):  # after the digest: the id differs between runs, the numbers do not
+        results["run_id"] = meta["run_id"]
     write_json(results, str(out / "results.json"))
     _report_md(out, results, figures)
     return results

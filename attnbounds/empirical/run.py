@@ -8,17 +8,17 @@ One window is processed at a time (:func:`window_tables`):
 * bidirectional models (MiniLM): one forward pass per length, over the window's first L
   tokens, keeping the last row.
 
-Each window's tables are written to ``DIR/cache/window_XXX.npz`` (atomically, with the
-hash of every setting that affects the numbers) as soon as they are computed, so an
+Each window's tables are written to ``DIR/cache/window_XXX.npz`` (atomically, under a key
+that hashes everything that determines the numbers) as soon as they are computed, so an
 interrupted run resumes where it stopped. Random draws come from generators keyed by
-(seed, window, L, experiment): the numbers do not depend on what was cached.
+(seed, window, L, experiment): the numbers do not depend on what was cached. The run holds
+a lock on ``DIR`` and publishes its results in one step (:mod:`attnbounds.empirical.store`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from attnbounds.empirical import experiments as ex
+from attnbounds.empirical import store
 
 __all__ = [
     "EXPERIMENTS",
@@ -111,6 +112,8 @@ class ReproduceConfig:
                 raise ConfigError(f"--top-n: N = {max(ns)} must be < L for some L (largest L is {lengths[-1]})")
         if self.device not in ("cpu", "cuda") and not str(self.device).startswith("cuda:"):
             raise ConfigError(f"--device: must be cpu or cuda, got {self.device!r}")
+        if str(self.device).startswith("cuda"):
+            _check_cuda(self.device)
         return replace(self, experiments=exps, top_n=ns, lengths=lengths,
                        normalizers=tuple(self.normalizers))
 
@@ -141,6 +144,17 @@ class ReproduceConfig:
         """sha256 of every setting that changes the numbers (not the output dir)."""
         payload = json.dumps({"config": self.to_dict(), **extra}, sort_keys=True, default=str)
         return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _check_cuda(device: str) -> None:
+    import torch
+
+    if not torch.cuda.is_available():
+        why = "this torch build has no CUDA support" if torch.version.cuda is None else "no CUDA GPU is visible"
+        raise ConfigError(f"--device: {device!r} is not available ({why}); use --device cpu")
+    index = device.partition(":")[2]
+    if index and (not index.isdigit() or int(index) >= torch.cuda.device_count()):
+        raise ConfigError(f"--device: {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s)")
 
 
 def select_vectors(capture, vectors: str, sphere: bool, length: int) -> np.ndarray:
@@ -332,41 +346,17 @@ def whatif_gradient_length(lengths) -> int:
     return max(capped) if capped else min(int(L) for L in lengths)
 
 
-def _save_npz_atomic(path: Path, arrays: dict) -> None:
-    tmp = path.with_name(path.name + ".partial.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)  # atomic: an interrupt never leaves a half-written cache
-
-
-def _cache_arrays(tables: dict, timing: dict, key: str) -> dict:
-    arrays = {"__key__": np.array(key), "__timing__": np.array(json.dumps(timing))}
-    for tname, cols in tables.items():
-        for cname, arr in cols.items():
-            arrays[f"{tname}::{cname}"] = arr
-    return arrays
-
-
-def _load_cache(path: Path, key: str):
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            if str(data["__key__"]) != key:
-                return None
-            tables: dict = {}
-            for name in data.files:
-                if "::" in name:
-                    t, c = name.split("::", 1)
-                    tables.setdefault(t, {})[c] = data[name]
-            return tables, json.loads(str(data["__timing__"]))
-    except (OSError, KeyError, ValueError):
-        return None
-
-
 def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, handle=None,
-                  after_window=None, log=None) -> dict:
+                  after_window=None, log=None, before_swap=None) -> dict:
     """Run the experiments and write every output into ``out_dir``; returns results.json's dict.
 
-    ``after_window(index)`` is called after each window's cache is written (tests use it to
-    simulate an interruption). Raises :class:`ConfigError` for bad settings.
+    Every argument is checked before the model is loaded (``--out`` writable, the text
+    readable and long enough, the normalizers usable). The run holds a lock on ``out_dir``
+    (:class:`~attnbounds.empirical.store.OutputLocked` if another run holds it) and
+    replaces the results in one step, with a ``manifest.json``.
+    ``after_window(index)`` is called after each window's cache is written and
+    ``before_swap()`` just before the results are swapped in (tests use them to simulate
+    an interruption). Raises :class:`ConfigError` for bad settings.
     """
     from attnbounds.empirical import report
     from attnbounds.empirical.capture import capture_attention
@@ -374,46 +364,81 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
     from attnbounds.empirical.text import load_text, token_windows
 
     config = config.validate()
-    out = Path(out_dir)
+    try:
+        out = store.check_output_dir(out_dir)
+    except store.OutputDirError as err:
+        raise ConfigError(str(err)) from None
     log = log or (lambda msg: None)
-    t_start = time.perf_counter()
-    if handle is None:
-        handle = _load_model_checked(load_model, config)
-    load_seconds = time.perf_counter() - t_start
-    config = config.resolve_lengths(int(handle.max_positions))
     try:
         text = load_text(config.text)
     except (FileNotFoundError, ValueError, OSError) as err:
-        raise ConfigError(f"--text: {err}") from err
+        raise ConfigError(f"--text: {' '.join(str(err).split()).removeprefix('src: ')}") from err
+    _check_text_length(text, config)
+    for name in config.normalizers:
+        _resolve_normalizer(name)
+    with store.RunLock(out):
+        return _run_locked(config, out, text, progress, handle, after_window, before_swap,
+                           report, capture_attention, load_model, token_windows)
+
+
+def _check_text_length(text: str, config: "ReproduceConfig") -> None:
+    # a token is at least one byte: fewer bytes than windows × L cannot be enough (the exact
+    # check needs the tokenizer, after the model loads)
+    L = config.lengths[-1] if config.lengths else min(QUICK_LENGTHS)
+    need = config.windows * L
+    have = len(text.encode("utf-8"))
+    if have < need:
+        raise ConfigError(f"--text: text too short: {have} bytes cannot give {config.windows} window(s) of "
+                          f"{L} tokens; use a longer text, fewer --windows or smaller --lengths")
+
+
+def _resolve_normalizer(name: str):
+    from attnbounds.numerics import normalizers as norms
+
+    try:
+        return norms.resolve(name, flag="--normalizers")
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
+def _model_identity(handle) -> dict:
+    prov = handle.provenance or {}
+    keys = ("weights_sha256", "weights_file_sha256", "state_dict_sha256", "config_sha256", "revision",
+            "config_overrides", "seed")
+    return {"name": handle.name, **{k: prov.get(k) for k in keys if prov.get(k) is not None}}
+
+
+def _run_locked(config, out, text, progress, handle, after_window, before_swap,
+                report, capture_attention, load_model, token_windows) -> dict:
+    t_start = time.perf_counter()
+    if handle is None:
+        handle = _load_model_checked(load_model, config, progress)
+    load_seconds = time.perf_counter() - t_start
+    config = config.resolve_lengths(int(handle.max_positions))
     text_sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     try:
         windows = token_windows(text, handle.tokenizer, config.lengths[-1], config.windows)
     except ValueError as err:
-        raise ConfigError(f"--text: {err}") from err
+        if "too short" not in str(err):
+            raise ConfigError(f"--text: {' '.join(str(err).split())}") from err
+        windows = []
     windows = [np.asarray(getattr(w, "input_ids", w), dtype=np.int64) for w in windows]
     if len(windows) < config.windows or any(w.shape[0] < config.lengths[-1] for w in windows):
-        raise ConfigError(f"--text: too short for {config.windows} window(s) of {config.lengths[-1]} tokens")
-    for name in config.normalizers:
-        from attnbounds.numerics import normalizers as norms
-
-        try:
-            norms.get(name)
-        except (KeyError, ValueError) as err:
-            raise ConfigError(f"--normalizers: {err}") from err
+        raise ConfigError(f"--text: text too short for {config.windows} window(s) of {config.lengths[-1]} tokens; "
+                          "use a longer text, fewer --windows or smaller --lengths")
 
     prov = handle.provenance or {}
     model_hash = next((prov[k] for k in ("weights_sha256", "weights_file_sha256", "state_dict_sha256") if prov.get(k)), None)
-    cache_dir = out / "cache"
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    identity = {"model": _model_identity(handle), "code": store.code_identity(config.normalizers)}
+    cache = store.WindowCache(out)
     per_window, timings, cached = [], [], []
     bar = _progress(progress, config.windows)
     with bar as p:
         task = p.add_task("windows", total=config.windows) if p else None
         for i, ids in enumerate(windows):
             key = config.numbers_hash({"model_sha256": model_hash, "text_sha256": text_sha, "window": i,
-                                       "ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest()})
-            path = cache_dir / f"window_{i:03d}.npz"
-            hit = _load_cache(path, key) if path.exists() else None
+                                       "ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest(), **identity})
+            hit = cache.load(i, key)
             if hit is not None:
                 tables, timing = hit
                 cached.append(i)
@@ -422,7 +447,7 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
                     if p:
                         p.update(task, description=f"window {i + 1}/{config.windows}: {name}")
                 tables, timing = window_tables(handle, ids, i, config, capture_attention, stage)
-                _save_npz_atomic(path, _cache_arrays(tables, timing, key))
+                cache.save(i, key, tables, timing)
             per_window.append(tables)
             timings.append(timing)
             if p:
@@ -434,6 +459,7 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
         for name, cols in t.items():
             merged.setdefault(name, []).append(cols)
     merged = {k: _concat(v) for k, v in merged.items()}
+    run_id = store.new_run_id()
     meta = {
         "model": {"name": handle.name, "sha256": model_hash, "causal": bool(handle.causal),
                   "max_positions": int(handle.max_positions), "n_layers": int(handle.n_layers),
@@ -443,20 +469,50 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
                    "forward_seconds": float(sum(t["forward_seconds"] for t in timings)),
                    "metric_seconds": float(sum(t["metric_seconds"] for t in timings)),
                    "per_window": timings, "cached_windows": cached},
+        "run_id": run_id,
     }
-    return report.write_outputs(out, config, merged, meta)
+    parameters = {"config": config.to_dict(), "model": meta["model"], "text": meta["text"]}
+    return store.publish(out, lambda d: report.write_outputs(d, config, merged, meta), run_id=run_id,
+                         parameters=parameters, before_swap=before_swap)
 
 
-def _load_model_checked(load_model, config):
+def _load_model_checked(load_model, config, progress: bool = True):
     from attnbounds.empirical.models import BUILTIN_MODELS
 
     name = config.model
     if name not in BUILTIN_MODELS and not Path(name).expanduser().is_dir() and "/" not in name:
         raise ConfigError(f"--model: unknown model {name!r}; choose from {', '.join(BUILTIN_MODELS)}, a local directory, or a hub id")
+    if not progress:
+        _quiet_loading()
     try:
         return load_model(name, device=config.device, seed=config.seed, **config.model_overrides)
     except (FileNotFoundError, ModuleNotFoundError, OSError, ValueError) as err:
         raise ConfigError(f"--model: {' '.join(str(err).split())}") from err
+
+
+def _quiet_loading() -> None:
+    """No progress bars while loading weights (``--no-progress``)."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ImportError:
+        pass
+    try:
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()
+    except ImportError:
+        pass
+    try:  # the GGUF reader (SmolLM2, Gemma) draws its own tqdm bar
+        import functools
+
+        from transformers import modeling_gguf_pytorch_utils as gguf
+
+        if not isinstance(gguf.tqdm, functools.partial):
+            gguf.tqdm = functools.partial(gguf.tqdm, disable=True)
+    except (ImportError, AttributeError):
+        pass
 
 
 class _NoProgress:

@@ -25,11 +25,23 @@ Each :class:`~attnbounds.claims.base.Reading` carries up to five methods (see
 
 Every public name of the submodules is importable from :mod:`attnbounds.engine`.
 
+A symbolic proof is ``proved`` only when the proof kernel checked every step of its chain;
+a bare ``Proof(True, ...)`` is an argued proof, and the verdict falls back to the other
+evidence (here none, so ``undecided``):
+
+>>> import sympy as sp
 >>> from attnbounds.claims.base import Proof, Reading
->>> r = Reading("t", "t", "t", symbolic=lambda: Proof(True, "expand(...) == 0"))
->>> outcome = run_exact(r, "symbolic", Budget())
->>> combine(r, [outcome], Budget()).verdict
+>>> from attnbounds.theory.proof import Chain, by
+>>> p = sp.Symbol("p")
+>>> chain = Chain(sp.Rational(1, 4) - p * (1 - p)).eq((p - sp.Rational(1, 2)) ** 2, by.identity())
+>>> goal = (sp.Rational(1, 4) - p * (1 - p), "==", (p - sp.Rational(1, 2)) ** 2)
+>>> r = Reading("t", "t", "t", symbolic=lambda: Proof.from_chain(chain.prove(*goal), "expand"))
+>>> combine(r, [run_exact(r, "symbolic", Budget())], Budget()).verdict
 'proved'
+>>> bare = Reading("t", "t", "t", symbolic=lambda: Proof(True, "expand(...) == 0"))
+>>> outcome = run_exact(bare, "symbolic", Budget())
+>>> outcome.proof, combine(bare, [outcome], Budget()).verdict
+({'steps': 1, 'checked': 0, 'rules': ['argued'], 'status': 'argued'}, 'undecided')
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ others.
 >>> from attnbounds.claims.base import Proof, Reading
 >>> from attnbounds.engine.budget import Budget
 >>> r = Reading("t", "t", "t", symbolic=lambda: Proof(True, "expand(...) == 0"))
->>> run_exact(r, "symbolic", Budget()).outcome
-'pass'
+>>> run_exact(r, "symbolic", Budget()).outcome  # no checked chain: argued, not a pass
+'unknown'
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ class MethodOutcome:
     counterexample: dict | None = None
     mc: dict | None = None
     conflict: str | None = None
+    proof: dict | None = None  # symbolic only: {"steps", "checked", "rules", "status"}
 
     def __post_init__(self):
         if self.method not in _CEX_ORDER:
@@ -210,10 +211,14 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
     seconds = time.perf_counter() - start
     if not isinstance(proof, Proof):
         return MethodOutcome(method, "error", f"{method}() returned {type(proof).__name__}, expected Proof", seconds)
+    info = proof_summary(proof) if method == "symbolic" else None
+    if proof.status is True and info is not None and info["status"] != "checked":
+        # "proved" means every step machine-checked: an argued proof is not a proof
+        return MethodOutcome(method, "unknown", f"argued (no checked chain): {proof.detail}", seconds, proof=info)
     if proof.status is True:
-        return MethodOutcome(method, "pass", proof.detail, seconds)
+        return MethodOutcome(method, "pass", proof.detail, seconds, proof=info)
     if proof.status is None:
-        return MethodOutcome(method, "unknown", proof.detail, seconds)
+        return MethodOutcome(method, "unknown", proof.detail, seconds, proof=info)
     # A refutation: report the instance, and confirm it numerically where we can.
     lhs, rhs, conflict, note = proof.lhs, proof.rhs, None, ""
     if reading.sides is not None and proof.counterexample is not None:
@@ -230,7 +235,28 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
                     f"counterexample (lhs={_fmt(nl)}, rhs={_fmt(nr)})"
                 )
     cex = _counterexample(proof.counterexample, lhs, rhs, method)
-    return MethodOutcome(method, "fail", proof.detail + note, seconds, counterexample=cex, conflict=conflict)
+    return MethodOutcome(method, "fail", proof.detail + note, seconds, counterexample=cex, conflict=conflict, proof=info)
+
+
+def proof_summary(proof: Proof) -> dict:
+    """The ``proof`` object of a row: ``{"steps", "checked", "rules", "status"}``.
+
+    ``status`` is ``"checked"`` (a chain whose every step the kernel checked, reaching the
+    goal), ``"argued"`` (a chain with an unchecked step, or a claimed proof with no chain:
+    counted as one argued step), ``"refuted"`` (an exact counterexample, checked by
+    evaluation) or ``"undecided"``.
+
+    >>> proof_summary(Proof(True, "trust me"))
+    {'steps': 1, 'checked': 0, 'rules': ['argued'], 'status': 'argued'}
+    """
+    if proof.chain is not None:
+        status = "checked" if proof.chain.complete else ("refuted" if proof.status is False else "argued")
+        return {"steps": proof.steps, "checked": proof.checked, "rules": list(proof.rules), "status": status}
+    if proof.status is True:
+        return {"steps": 1, "checked": 0, "rules": ["argued"], "status": "argued"}
+    if proof.status is False:
+        return {"steps": 1, "checked": 1, "rules": ["counterexample"], "status": "refuted"}
+    return {"steps": 0, "checked": 0, "rules": [], "status": "undecided"}
 
 
 def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id: str | None = None) -> MethodOutcome:

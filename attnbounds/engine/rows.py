@@ -20,6 +20,8 @@ whose keys are :data:`ROW_FIELDS`, in order::
     detail          {method: text} -- what each method reported
     conflict        null or text naming the disagreeing methods
     error           null or the text of the errors raised by methods
+    proof           null, or for a reading with a symbolic method {"steps": int, "checked": int,
+                    "rules": [rule names], "status": "checked" | "argued" | "refuted" | "undecided"}
 
 Numbers in rows are plain Python floats/ints; non-finite floats are written as the strings
 ``"inf"``, ``"-inf"``, ``"nan"`` so that the JSON is strict.
@@ -67,6 +69,7 @@ class Row(Mapping):
     detail: dict[str, str] = field(default_factory=dict)
     conflict: str | None = None
     error: str | None = None
+    proof: dict | None = None
 
     def __post_init__(self):
         if self.kind not in _KINDS:

@@ -111,6 +111,8 @@ def judge_reading(
             row.sweep = o.count
         elif o.method == "montecarlo":
             row.mc = o.mc
+        if o.proof is not None:
+            row.proof = dict(o.proof)
 
     try:
         for method in reading.methods:

@@ -4,7 +4,9 @@
 the strongest verdict the evidence supports:
 
 ``proved``
-    ``reading.symbolic()`` returned ``Proof(status=True)``;
+    ``reading.symbolic()`` returned ``Proof(status=True)`` whose chain of steps the proof
+    kernel (:mod:`attnbounds.theory.proof`) checked completely; a proof with an unchecked
+    (argued) step, or with no chain, gets the verdict its other evidence supports;
 ``certified``
     ``reading.certify()`` returned ``Proof(status=True)``;
 ``holds``
@@ -107,7 +109,11 @@ def combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget)
     if "symbolic" in by and by["symbolic"].outcome == "pass":
         return Judgement("proved", _short(f"symbolic: {by['symbolic'].detail}"))
     if "certify" in by and by["certify"].outcome == "pass":
-        return Judgement("certified", _short(f"certify: {by['certify'].detail}"))
+        sym = by.get("symbolic")
+        argued = ""
+        if sym is not None and sym.proof is not None and sym.proof.get("status") == "argued":
+            argued = f" (proof argued: {sym.proof['checked']}/{sym.proof['steps']} steps checked)"
+        return Judgement("certified", _short(f"certify: {by['certify'].detail}{argued}"))
 
     searching = reading.strategy is not None or reading.sweep is not None
     sampling = reading.montecarlo is not None
@@ -132,6 +138,9 @@ def combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget)
             parts.append(f"no counterexample in {by['strategy'].count} examples + {by['sweep'].count} sweep instances")
         if sampling:
             parts.append(by["montecarlo"].detail)
+        sym = by.get("symbolic")
+        if sym is not None and sym.proof is not None and sym.proof.get("status") == "argued":
+            parts.append(f"proof argued: {sym.proof['checked']}/{sym.proof['steps']} steps checked")
         return Judgement("holds", _short("; ".join(parts), 200))
     if not outcomes:
         return Judgement("undecided", "no method to judge this reading")

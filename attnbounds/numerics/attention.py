@@ -50,9 +50,15 @@ def softmax(logits, T=1.0, axis: int = -1) -> np.ndarray:
     >>> softmax([[0.0, 1.0], [2.0, 0.0]], T=[1.0, 10.0]).round(3)  # one T per row
     array([[0.269, 0.731],
            [0.55 , 0.45 ]])
+    >>> softmax([1e308, 0.0], T=1e-4)  # l/T is not a float64: an error, never NaN
+    Traceback (most recent call last):
+    ...
+    ValueError: logits / T: overflows float64 (|l|/T > 1.8e308); rescale the logits or raise T
     """
     z = as_float_array(logits, "logits")
     T = check_temperature(T)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -z.ndim <= axis < z.ndim:
+        raise ValueError(f"axis: must be an integer in [{-z.ndim}, {z.ndim - 1}] for logits of shape {z.shape}, got {axis!r}")
     if np.ndim(T):
         T = _row_temperature(np.asarray(T), z.shape, axis)
     out = np.empty_like(z)
@@ -73,8 +79,12 @@ _CHUNK_ELEMENTS = 1 << 18
 
 def _softmax_inplace(z: np.ndarray, T, out: np.ndarray, axis: int) -> np.ndarray:
     # α = exp(z/T − max z/T) / Σ exp(z/T − max z/T), written into `out`
-    np.divide(z, T, out=out)
-    out -= out.max(axis=axis, keepdims=True)
+    with np.errstate(over="ignore"):  # overflow is reported below, as an error
+        np.divide(z, T, out=out)
+    top = out.max(axis=axis, keepdims=True)
+    if not np.isfinite(top).all():  # l/T overflowed: exp(l/T − max) would be inf − inf = NaN
+        raise ValueError("logits / T: overflows float64 (|l|/T > 1.8e308); rescale the logits or raise T")
+    out -= top
     np.exp(out, out=out)
     out /= out.sum(axis=axis, keepdims=True)
     return out

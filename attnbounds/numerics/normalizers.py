@@ -72,6 +72,7 @@ attention scaling (logn).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -97,6 +98,7 @@ __all__ = [
     "ADAPTIVE_POLYNOMIAL",
     "get",
     "load",
+    "resolve",
     "names",
     "register",
     "unregister",
@@ -771,6 +773,37 @@ def get(name_or_spec, **params) -> AttentionNormalizer:
 #: :func:`load` is :func:`get`; the name reads better for plug-ins.
 load = get
 
+_PROBE_LOGITS = np.array([[0.5, -1.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+
+
+def resolve(spec, *, flag: str = "name_or_spec") -> AttentionNormalizer:
+    """:func:`get`, then a trial run on two rows of logits; every failure is one
+    :class:`ValueError` line that starts with ``flag`` (the option as the user typed it).
+
+    Catches a spec naming a non-normalizer (``os:sep``) or a callable of the wrong kind
+    (``numpy:exp``: its rows do not sum to 1) before any heavy work.
+
+    >>> resolve("os:sep", flag="--normalizer")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --normalizer: 'os:sep' is not a normalizer: expected a normalizer, a SymPy expression or a callable, got str
+    """
+    try:
+        norm = get(spec)
+    except Exception as exc:  # noqa: BLE001 - a plug-in may raise anything while importing
+        text = " ".join(str(exc.args[0] if exc.args else exc).split())
+        text = text.removeprefix("name_or_spec: ")
+        if isinstance(exc, TypeError):
+            text = f"{spec!r} is not a normalizer: {text.split(': ', 1)[-1]}"
+        raise ValueError(f"{flag}: {text}") from exc
+    try:
+        norm.weights(_PROBE_LOGITS)
+    except Exception as exc:  # noqa: BLE001
+        text = " ".join(str(exc).split())
+        raise ValueError(f"{flag}: {spec!r} does not work as a normalizer on logits of shape (2, 4): "
+                         f"{type(exc).__name__}: {text}") from exc
+    return norm
+
 
 def _lookup(base: str) -> AttentionNormalizer:
     if base in _REGISTRY:
@@ -807,7 +840,8 @@ def _import_plugin_module(module_name: str):
         path = os.path.abspath(module_name)
         if not os.path.isfile(path):
             raise NormalizerNotFound(f"name_or_spec: no such file {module_name!r}")
-        key = f"_attnbounds_plugin_{abs(hash(path))}"
+        with open(path, "rb") as fh:  # keyed on the bytes: an edited plug-in file is imported anew
+            key = f"_attnbounds_plugin_{hashlib.sha256(path.encode() + fh.read()).hexdigest()[:16]}"
         if key in sys.modules:
             return sys.modules[key]
         spec = importlib.util.spec_from_file_location(key, path)

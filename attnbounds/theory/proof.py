@@ -250,8 +250,12 @@ class Context:
 
 
 @lru_cache(maxsize=512)
+def _lemma_check(lemma: Lemma, ctx: "Context"):
+    return lemma.chain.prove(lemma.lhs, lemma.relation, lemma.rhs, ctx=ctx)
+
+
 def _lemma_holds(lemma: Lemma, ctx: "Context") -> bool:
-    return lemma.chain.prove(lemma.lhs, lemma.relation, lemma.rhs, ctx=ctx).complete
+    return _lemma_check(lemma, ctx).complete
 
 
 def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
@@ -305,7 +309,7 @@ def _sign_ok(e, strict: bool) -> bool:
     return False
 
 
-def prove_nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, max_tries: int = 400) -> bool:
+def prove_nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, max_tries: int = 80) -> bool:
     """Prove ``expr >= 0`` (``> 0`` if ``strict``) from the symbols' assumptions and the
     hypotheses, exactly. Never returns True on a guess: a False means "not proved".
 
@@ -353,7 +357,7 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
                 lower = -(g - coef * a) / coef
                 pos = _sign_ok(lower, True) or (g_strict and _sign_ok(lower, False))
                 if pos or (_sign_ok(lower, False) and not a.is_nonnegative):
-                    rep[a] = sp.Dummy(str(a), positive=True) if pos else sp.Dummy(str(a), nonnegative=True)
+                    rep[a] = _fixed_dummy(str(a), len(rep), positive=True) if pos else _fixed_dummy(str(a), len(rep), nonnegative=True)
                     changed = True
                     g = sp.expand(g.xreplace(rep))
     if rep:
@@ -368,7 +372,10 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
     def search(e, forms, depth):
         if depth == 0:
             return False
-        for k, (g, g_strict) in enumerate(forms):
+        # hypotheses that share a symbol with the expression first
+        order = sorted(range(len(forms)), key=lambda k: not (_atoms(forms[k][0]) & _atoms(e)))
+        for k in order:
+            g, g_strict = forms[k]
             rest = forms[:k] + forms[k + 1:]
             g = sp.expand(g)
             for a in sorted(_atoms(g), key=str):
@@ -377,10 +384,10 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
                 coef = _linear_coef(g, a)
                 if coef is None:
                     continue
-                t = sp.Dummy("t", positive=True) if g_strict else sp.Dummy("t", nonnegative=True)
+                t = _fixed_dummy("t", 100 + depth, positive=True) if g_strict else _fixed_dummy("t", 100 + depth, nonnegative=True)
                 value = (t - (g - coef * a)) / coef
                 e2 = e.subs(a, value)
-                key = sp.srepr(e2).replace(str(t.dummy_index), "")
+                key = sp.srepr(e2)
                 if key in seen:
                     continue
                 seen.add(key)
@@ -392,6 +399,11 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
         return False
 
     return search(e, forms, 3)
+
+
+def _fixed_dummy(name: str, index: int, **assumptions):
+    # deterministic dummies, so that equal sign questions hit the cache
+    return sp.Dummy(f"{name}_", dummy_index=9_000_000 + index, **assumptions)
 
 
 def _atoms(g):
@@ -538,8 +550,9 @@ def _same(a, b, what: str):
     _need(is_identity(a, b), f"{what}: {sp.sstr(a)} is not {sp.sstr(b)}")
 
 
-def _nonneg(e, ctx: Context, what: str, strict=False):
-    _need(prove_nonnegative(e, ctx.relations(), strict=strict), f"{what}: cannot prove {sp.sstr(e)} {'>' if strict else '>='} 0")
+def _nonneg(e, ctx: Context, what: str, strict=False, max_tries=None):
+    kw = {} if max_tries is None else {"max_tries": max_tries}
+    _need(prove_nonnegative(e, ctx.relations(), strict=strict, **kw), f"{what}: cannot prove {sp.sstr(e)} {'>' if strict else '>='} 0")
 
 
 def _orient(lhs, rel, rhs):
@@ -599,21 +612,24 @@ def _monotone(lhs, rel, rhs, p, ctx):
     P, Q = (a, b) if rel == "<=" else (b, a)  # to show: g(P) <= g(Q)
     kind = dict(positive=True) if (a.is_positive and b.is_positive) else (
         dict(nonnegative=True) if (a.is_nonnegative and b.is_nonnegative) else dict(real=True))
-    t = sp.Dummy("t", **kind)
+    t = _fixed_dummy("v", 0, **kind)
     dg = sp.diff(g.subs(var, t), t)
     failures = []
-    for increasing in (True, False):
-        lo, hi = (P, Q) if increasing else (Q, P)
-        sign = dg if increasing else -dg
-        try:
-            _nonneg(hi - lo, ctx, "monotone: the order of a and b")
-            return _monotone_sign(var, t, lo, hi, sign, dg, p.get("box"), ctx) + (" (increasing)" if increasing else " (decreasing)")
-        except _Fail as exc:
-            failures.append(str(exc))
+    # a cheap pass (no slack search) in both directions first, then the full search
+    for tries in (0, None):
+        for increasing in (True, False):
+            lo, hi = (P, Q) if increasing else (Q, P)
+            sign = dg if increasing else -dg
+            try:
+                _nonneg(hi - lo, ctx, "monotone: the order of a and b", max_tries=tries)
+                return _monotone_sign(var, t, lo, hi, sign, dg, p.get("box"), ctx, tries) + (" (increasing)" if increasing else " (decreasing)")
+            except _Fail as exc:
+                if tries is None:
+                    failures.append(str(exc))
     raise _Fail(" / ".join(failures))
 
 
-def _monotone_sign(var, t, lo, hi, sign, dg, box, ctx) -> str:
+def _monotone_sign(var, t, lo, hi, sign, dg, box, ctx, tries=None) -> str:
     if box is not None:
         # sound only if the box covers [lo, hi] for the variable and, for every other
         # symbol of g', a range the hypotheses prove
@@ -631,7 +647,7 @@ def _monotone_sign(var, t, lo, hi, sign, dg, box, ctx) -> str:
         _need(certify_nonnegative(sign, b2), f"monotone: arb cannot certify the sign of g' = {sp.sstr(dg)} on the box")
         return f"g' = {sp.sstr(dg)} has the right sign on the box (arb)"
     rng = ctx.extended({"__lo__": sp.Ge(t, lo), "__hi__": sp.Le(t, hi)})
-    _nonneg(sign, rng, f"monotone: the sign of g' = {sp.sstr(dg)}")
+    _nonneg(sign, rng, f"monotone: the sign of g' = {sp.sstr(dg)}", max_tries=tries)
     return f"g' = {sp.sstr(dg)} has the right sign between a and b"
 
 
@@ -915,6 +931,7 @@ class ChainCheck:
     step_checks: tuple[StepCheck, ...]
     reaches_goal: bool
     goal_reason: str
+    lemma_rules: tuple[str, ...] = ()  # rules of the lemmas of the context that check
 
     @property
     def steps(self) -> int:
@@ -926,7 +943,7 @@ class ChainCheck:
 
     @property
     def rules(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(s.rule for s in self.step_checks))
+        return tuple(dict.fromkeys([s.rule for s in self.step_checks] + list(self.lemma_rules)))
 
     @property
     def complete(self) -> bool:
@@ -1061,4 +1078,10 @@ class Chain:
             bad = [s.relation for s in self.steps if s.relation not in _COMPOSE[relation]]
             ok = not bad
             why = "the steps compose to the goal" if ok else f"a '{bad[0]}' step cannot serve a '{relation}' goal"
-        return ChainCheck((lhs, relation, rhs), self, checks, ok, why)
+        ctx = self.ctx if ctx is None else ctx
+        base = ctx.without_lemmas()
+        lemma_rules = tuple(
+            r for h in ctx.hypotheses.values() if isinstance(h, Lemma) and _lemma_holds(h, base)
+            for r in _lemma_check(h, base).rules
+        )
+        return ChainCheck((lhs, relation, rhs), self, checks, ok, why, lemma_rules)

@@ -110,6 +110,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.empirical.experiments", {}),
             ("attnbounds.empirical.run", {}),
             ("attnbounds.empirical.report", {}),
+            ("attnbounds.empirical.store", {}),
         ),
     ),
 )

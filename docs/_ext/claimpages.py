@@ -123,7 +123,20 @@ def _row(rows: list[dict] | None, reading_id: str) -> dict | None:
 def _verdict_text(row: dict | None) -> str:
     if row is None:
         return "*not checked*" if _STATE["rows"] is not None else "*not generated*"
-    return f"**{escape(row['verdict'])}**"
+    return f"**{escape(row['verdict'])}**" + _proof_text(row.get("proof"))
+
+
+def _proof_text(proof) -> str:
+    """The "k/n steps checked" line and the rules of a row's proof object."""
+    if not isinstance(proof, dict) or not proof.get("steps"):
+        return ""
+    if proof.get("status") == "refuted":
+        return "\n\nexact counterexample"
+    text = f"{proof.get('checked')}/{proof.get('steps')} steps checked"
+    if proof.get("status") == "argued":
+        text += " (argued)"
+    rules = [r for r in proof.get("rules") or [] if r != "argued"]
+    return "\n\n" + escape(text + (": " + ", ".join(rules) if rules else ""))
 
 
 def _methods_text(methods) -> str:
@@ -400,6 +413,16 @@ def claim_page(argument: str, env):
                 md += [section, ""]
     deps += [verdict_store.VERDICTS_PATH, verdict_store.META_PATH]
     return "\n".join(md), [d for d in deps if d.exists()]
+
+
+@generated_blocks.generator("proof-rules")
+def proof_rules(argument: str, env):
+    """The trusted rule set of the proof kernel, one row per rule, from :data:`RULES`."""
+    import attnbounds.theory.proof as kernel
+
+    body = [[f"`{escape(r.name)}`", escape(r.statement), escape(r.why)] for r in kernel.RULES.values()]
+    md = _list_table(["Rule", "What a step may claim", "Why it is trusted"], body, "16 42 42")
+    return md, [Path(kernel.__file__)]
 
 
 @generated_blocks.generator("verdict-summary")

@@ -25,7 +25,7 @@ from attnbounds import strategies
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.engine import judge_reading
 from attnbounds.numerics.sampling import random_simplex
-from attnbounds.theory.derivation import is_identity
+from attnbounds.theory.proof import Chain, by
 
 
 def weight_variance(instance: dict) -> np.ndarray:
@@ -46,12 +46,12 @@ def one_over_length_sides(instance: dict) -> Sides:
 
 
 def prove_quarter() -> Proof:
-    """Exact: 1/4 − p(1 − p) − (p − 1/2)² expands to 0, so p(1 − p) ≤ 1/4 for every real p."""
+    """A chain of two checked steps: p(1 − p) = 1/4 − (p − 1/2)² (an identity) ≤ 1/4 (the
+    dropped square is ≥ 0 for real p). The proof kernel checks both and the chaining."""
     p = sp.Symbol("p", real=True)
-    half = sp.Rational(1, 2)
-    if is_identity(sp.Rational(1, 4) - p * (1 - p), (p - half) ** 2):
-        return Proof(True, "1/4 − p(1 − p) = (p − 1/2)² ≥ 0, by expand(...) == 0")
-    return Proof(None, "the identity did not expand to 0")
+    quarter, half = sp.Rational(1, 4), sp.Rational(1, 2)
+    chain = Chain(p * (1 - p)).eq(quarter - (p - half) ** 2, by.identity()).le(quarter, by.algebra())
+    return Proof.from_chain(chain.prove(p * (1 - p), "<=", quarter), "p(1 − p) = 1/4 − (p − 1/2)² ≤ 1/4")
 
 
 def weight_instances():

@@ -131,6 +131,8 @@ def test_verdicts():
     rows = {r.name: judge_reading(CLAIM, r, budget=SMALL) for r in CLAIM.readings}
     assert {k: v["verdict"] for k, v in rows.items()} == EXPECTED
     for name, row in rows.items():
+        if EXPECTED[name] == "proved":  # every T1i proof is a fully checked chain
+            assert row["proof"]["status"] == "checked", row
         assert row["conflict"] is None and row["error"] is None, row
         if EXPECTED[name] == "proved":  # every proved reading still passes the numeric search
             assert "no counterexample" in row["detail"]["sweep"], row

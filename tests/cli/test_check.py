@@ -34,18 +34,27 @@ def _sweep_ints(rng, k):
     return {"n": rng.integers(0, 101, k)}
 
 
+def _checked(detail):
+    import sympy as sp
+
+    from attnbounds.theory.proof import Chain, by
+
+    one = sp.Integer(1)
+    return Proof.from_chain(Chain(one).le(2, by.algebra()).prove(one, "<=", 2), detail)
+
+
 def _claim(cid, transcribed, reconstructed=None):
     return Claim(
         id=cid, title=f"toy {cid}", source="tests", statement="toy", transcription="toy",
         transcription_latex="toy", hypotheses=(),
         readings=(transcribed, reconstructed or Reading("reconstructed", "-", "-",
-                                                        symbolic=lambda: Proof(True, "exact"))),
+                                                        symbolic=lambda: _checked("exact"))),
         proof="toy",
     )
 
 
 FALSE = Reading("transcribed", "n² <= 10n", "-", strategy=_ints, sides=_int_sides, sweep=_sweep_ints)
-TRUE = Reading("transcribed", "1 <= 2", "-", symbolic=lambda: Proof(True, "1 <= 2"))
+TRUE = Reading("transcribed", "1 <= 2", "-", symbolic=lambda: _checked("1 <= 2"))
 
 
 @pytest.fixture

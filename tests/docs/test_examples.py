@@ -65,7 +65,8 @@ def test_bound_tutorial_sides_on_batches(bound):
 
 def test_bound_tutorial_proof_is_exact(bound):
     proof = bound.prove_quarter()
-    assert proof.status is True and "expand" in proof.detail
+    assert proof.status is True and proof.checked == proof.steps == 2
+    assert proof.rules == ("identity", "algebra")
 
 
 # --------------------------------------------------------------------- test_your_variant

@@ -161,6 +161,7 @@ def test_cli_quick_smollm2_end_to_end(corpus, tmp_path):
     r = CliRunner().invoke(main, ["reproduce", "--model", "smollm2", "--text", corpus, "--quick", "--out", str(out),
                                   "--no-progress"])
     assert r.exit_code == 0, r.output
+    assert "it/s" not in r.output and "GGUF" not in r.output  # --no-progress: no loading bars either
     data = json.loads((out / "results.json").read_text())
     assert data["config"]["lengths"] == [32, 64, 128]
     assert data["model"]["n_layers"] == 30 and data["model"]["n_heads"] == 9
@@ -190,7 +191,7 @@ def test_cli_usage_errors_are_one_line(corpus, tmp_path, args, message):
 def test_errors_that_need_the_model(corpus, tiny_handle, tmp_path):
     with pytest.raises(run.ConfigError, match="--lengths: L = 2048 exceeds the model's 1024 positions"):
         run.run_reproduce(_config(corpus, lengths=(32, 2048)), tmp_path, progress=False, handle=tiny_handle)
-    short = tmp_path / "short.txt"
+    short = tmp_path.parent / f"{tmp_path.name}-short.txt"  # not in --out: a run replaces --out whole
     short.write_text("Only a few words here.")
     with pytest.raises(run.ConfigError, match="--text: text too short"):
         run.run_reproduce(_config(str(short)), tmp_path, progress=False, handle=tiny_handle)

@@ -1,0 +1,158 @@
+"""Bad input is one line naming the flag as typed, exit 2, before any heavy work (issue 13)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attnbounds.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = str((REPO / ".." / "shared" / "corpus" / "war_and_peace.txt").resolve())
+
+
+def _one_line_error(result, *fragments) -> str:
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
+    assert "Traceback" not in result.output
+    for f in fragments:
+        assert f in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def no_model_load(monkeypatch):
+    """Loading a model fails the test: every check here must come before it."""
+    from attnbounds.empirical import models
+
+    def forbidden(*a, **k):
+        raise AssertionError("the model was loaded before the arguments were checked")
+
+    monkeypatch.setattr(models, "load_model", forbidden)
+
+
+def _reproduce(tmp_path, *args, out=None):
+    return CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text", CORPUS, "--no-progress",
+                                     "--out", str(out or tmp_path / "out"), *args])
+
+
+def test_unwritable_out_exits_2_fast_before_the_model(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", CORPUS,
+                        "--out", str(blocker / "out"), "--no-progress"], env=env, capture_output=True, text=True,
+                       timeout=120)
+    elapsed = time.perf_counter() - t0
+    lines = [line for line in p.stderr.splitlines() if line.strip()]
+    assert p.returncode == 2, p.stderr
+    assert len(lines) == 1 and lines[0].startswith("Error: --out: ") and "is not a directory" in lines[0], p.stderr
+    assert elapsed < 5, f"took {elapsed:.1f} s"
+
+
+def test_out_that_is_a_file_is_refused(tmp_path, no_model_load):
+    f = tmp_path / "results"
+    f.write_text("x")
+    _one_line_error(_reproduce(tmp_path, out=f), "--out: ", "is not a directory")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+def test_non_finite_or_non_positive_radius(tmp_path, no_model_load, value):
+    _one_line_error(_reproduce(tmp_path, "--radius", value), "--radius: must be a finite number > 0")
+
+
+@pytest.mark.parametrize("flag, value", [("--mc-samples", "1"), ("--ks-grid", "1")])
+def test_settings_errors_name_the_flag(tmp_path, no_model_load, flag, value):
+    line = _one_line_error(_reproduce(tmp_path, flag, value), f"{flag}: ")
+    assert "mc_samples" not in line and "ks_grid" not in line
+
+
+@pytest.mark.parametrize("spec, fragment", [("os:sep", "is not a normalizer"),
+                                            ("numpy:exp", "rows must sum to 1"),
+                                            ("nosuch", "unknown normalizer")])
+def test_reproduce_bad_normalizer_plugins(tmp_path, no_model_load, spec, fragment):
+    _one_line_error(_reproduce(tmp_path, "--normalizers", spec), f"--normalizers: ", fragment)
+
+
+@pytest.mark.parametrize("spec, fragment", [("os:sep", "is not a normalizer"), ("numpy:exp", "rows must sum to 1")])
+def test_check_bad_normalizer_plugins(spec, fragment):
+    _one_line_error(CliRunner().invoke(main, ["check", "L1", "--quick", "--normalizer", spec]),
+                    "--normalizer: ", fragment)
+
+
+def test_bad_text_is_reported_before_the_model(tmp_path, no_model_load):
+    short = tmp_path / "short.txt"
+    short.write_text("Only a few words here.")
+    _one_line_error(CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text", str(short),
+                                              "--out", str(tmp_path / "o"), "--no-progress"]),
+                    "--text: text too short")
+    line = _one_line_error(CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text",
+                                                     str(tmp_path / "missing.txt"), "--out", str(tmp_path / "o")]),
+                           "--text: ", "missing.txt")
+    assert "src:" not in line
+
+
+def test_cuda_on_a_build_without_it(tmp_path, no_model_load, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    _one_line_error(_reproduce(tmp_path, "--device", "cuda"), "--device: 'cuda' is not available", "--device cpu")
+
+
+def test_check_unwritable_json_fails_before_the_claims_run(tmp_path, monkeypatch):
+    from attnbounds import engine
+
+    def forbidden(*a, **k):
+        raise AssertionError("the claims ran before --json was checked")
+
+    monkeypatch.setattr(engine, "check", forbidden)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    _one_line_error(CliRunner().invoke(main, ["check", "L1", "--quick", "--json", str(blocker / "v.json")]),
+                    "--json: cannot write")
+    _one_line_error(CliRunner().invoke(main, ["check", "L1", "--quick", "--json", str(tmp_path)]),
+                    "--json", "is a directory")  # click's own check, made one line
+
+
+def test_check_unwritable_plot_fails_before_the_matrix_runs(tmp_path, monkeypatch):
+    from attnbounds import battery
+
+    def forbidden(*a, **k):
+        raise AssertionError("the matrix ran before --plot was checked")
+
+    monkeypatch.setattr(battery, "run_matrix", forbidden)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    _one_line_error(CliRunner().invoke(main, ["check", "--matrix", "--quick", "--plot", str(blocker / "m.png")]),
+                    "--plot: cannot write")
+    _one_line_error(CliRunner().invoke(main, ["check", "--matrix", "--quick", "--plot", str(tmp_path / "m.gif")]),
+                    "--plot: must end in .png")
+
+
+def test_unexpected_errors_are_one_line_unless_debug(monkeypatch):
+    from attnbounds import engine
+
+    def broken(*a, **k):
+        raise RuntimeError("something\ninternal broke")
+
+    monkeypatch.setattr(engine, "check", broken)
+    r = CliRunner().invoke(main, ["check", "L1", "--quick"])
+    lines = [line for line in r.output.splitlines() if line.strip()]
+    assert r.exit_code == 1 and len(lines) == 1, r.output
+    assert lines[0] == "Error: RuntimeError: something internal broke (rerun with --debug for the traceback)"
+    r = CliRunner().invoke(main, ["--debug", "check", "L1", "--quick"])
+    assert isinstance(r.exception, RuntimeError)  # --debug lets the traceback through
+
+
+def test_reproduce_verify_needs_no_model(tmp_path):
+    r = CliRunner().invoke(main, ["reproduce", "--verify", str(tmp_path)])
+    assert r.exit_code == 1 and "inconsistent: no manifest.json" in r.output, r.output
+    _one_line_error(CliRunner().invoke(main, ["reproduce", "--text", CORPUS]), "--model: required")

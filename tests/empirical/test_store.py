@@ -1,0 +1,318 @@
+"""The reproduce output directory is never stale, mixed or lost (issue 13).
+
+* the cache key covers the plug-in's source: an edited plug-in changes the numbers;
+* a run locks ``--out``: concurrent runs give one completion and one-line refusals;
+* a damaged cache entry is deleted and recomputed;
+* a kill during the final write leaves the old complete results (or the new ones);
+* ``reproduce --verify`` accepts a published directory and reports a tampered one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from attnbounds.cli import main
+from attnbounds.empirical import run, store
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / ".." / "shared" / "corpus" / "war_and_peace.txt"
+TINY = dict(n_layer=2, n_head=4, n_embd=64)  # gpt2-random override: same code path, fast
+
+pytestmark = pytest.mark.empirical
+
+
+@pytest.fixture(scope="module")
+def corpus() -> str:
+    assert CORPUS.is_file(), f"shared corpus missing: {CORPUS}"  # FAIL, not skip
+    return str(CORPUS.resolve())
+
+
+@pytest.fixture(scope="module")
+def tiny_handle():
+    from attnbounds.empirical.models import load_model
+
+    return load_model("gpt2-random", seed=0, **TINY)
+
+
+def _config(corpus, **kw):
+    base = dict(model="gpt2-random", text=corpus, lengths=(16, 32), top_n=(1, 5), windows=2,
+                experiments=("E1",), quick=True, settings=run.QUICK_SETTINGS, model_overrides=TINY)
+    base.update(kw)
+    return run.ReproduceConfig(**base)
+
+
+def _results(d: Path) -> dict:
+    """Every result file of a directory (not the cache or the lock): name -> bytes."""
+    return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*"))
+            if p.is_file() and p.relative_to(d).parts[0] not in ("cache", ".lock")}
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
+    return env
+
+
+PLUGIN = """
+import numpy as np
+
+def weights(z):
+    e = np.exp(POWER * (z - z.max(-1, keepdims=True)))
+    return e / e.sum(-1, keepdims=True)
+"""
+
+
+def test_edited_plugin_changes_the_numbers(corpus, tiny_handle, tmp_path):
+    plugin = tmp_path / "plug.py"
+    spec = f"{plugin}:weights"
+    out = tmp_path / "out"
+    cfg = _config(corpus, windows=1, normalizers=(spec,))
+
+    def plugin_rows(d):
+        import csv
+
+        with open(d / "distances.csv") as fh:
+            return [r["d_tilde"] for r in csv.DictReader(fh) if r["normalizer"] == spec]
+
+    plugin.write_text(PLUGIN.replace("POWER", "1.0"))
+    run.run_reproduce(cfg, out, progress=False, handle=tiny_handle)
+    first = plugin_rows(out)
+    plugin.write_text(PLUGIN.replace("POWER", "3.0"))  # same spec string, other code
+    again = run.run_reproduce(cfg, out, progress=False, handle=tiny_handle)
+    assert again["timing"]["cached_windows"] == []  # the key covers the plug-in's source
+    edited = plugin_rows(out)
+    assert first and edited != first
+    fresh = tmp_path / "fresh"
+    run.run_reproduce(cfg, fresh, progress=False, handle=tiny_handle)
+    assert plugin_rows(fresh) == edited
+
+
+# A plug-in that, on the run's real logits (not the (2, 4) trial rows), records that the run
+# is under way and then waits for the test to let it finish: the run holds --out meanwhile.
+GATE_PLUGIN = """
+import os, time
+import numpy as np
+
+def weights(z):
+    if z.shape[-1] > 4:
+        gate = os.environ["GATE_DIR"]
+        open(os.path.join(gate, f"started-{os.getpid()}"), "w").close()
+        deadline = time.time() + 120
+        while not os.path.exists(os.path.join(gate, "release")) and time.time() < deadline:
+            time.sleep(0.05)
+    e = np.exp(z - z.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+"""
+
+
+def test_concurrent_runs_one_completes_others_refuse(corpus, tiny_gpt2_dir, tmp_path):
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    plugin = tmp_path / "gate_plugin.py"
+    plugin.write_text(GATE_PLUGIN)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "attnbounds", "reproduce", "--model", str(tiny_gpt2_dir), "--text", corpus,
+           "--lengths", "16,32", "--top-n", "1,5", "--windows", "1", "--experiments", "E1", "--quick",
+           "--normalizers", f"{plugin}:weights", "--out", str(out), "--no-progress"]
+    env = dict(_env(), GATE_DIR=str(gate))
+    first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        deadline = time.time() + 120
+        while not list(gate.glob("started-*")) and time.time() < deadline and first.poll() is None:
+            time.sleep(0.1)
+        assert list(gate.glob("started-*")), f"the first run never started computing: {first.communicate()}"
+        others = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   cwd=tmp_path) for _ in range(2)]
+        try:
+            refusals = [p.communicate(timeout=90) + (p.returncode,) for p in others]
+        finally:
+            for p in others:
+                if p.poll() is None:
+                    p.kill()
+    finally:
+        (gate / "release").touch()
+    stdout, stderr = first.communicate(timeout=180)
+    assert first.returncode == 0, stderr
+    assert "it/s" not in stderr and "Loading" not in stderr, stderr  # --no-progress: no loading bars either
+    for _, err, rc in refusals:
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert rc == 2 and len(lines) == 1, err
+        assert lines[0].startswith("Error: --out: ") and "in use by another reproduce run" in lines[0]
+        assert f"PID {first.pid}" in lines[0] and "started 20" in lines[0]
+    assert len(list(gate.glob("started-*"))) == 1  # the refused runs computed nothing
+    r = CliRunner().invoke(main, ["reproduce", "--verify", str(out)])
+    assert r.exit_code == 0 and "consistent" in r.output, r.output
+    assert not list(tmp_path.glob(".out.staging-*"))  # nothing left beside --out
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty"])
+def test_damaged_cache_entry_is_recomputed(corpus, tiny_handle, tmp_path, capsys, damage):
+    cfg = _config(corpus)
+    out = tmp_path / "out"
+    run.run_reproduce(cfg, out, progress=False, handle=tiny_handle)
+    before = _results(out)
+    entry = out / "cache" / "window_001.npz"
+    data = entry.read_bytes()
+    entry.write_bytes(data[: len(data) // 2] if damage == "truncated" else b"")
+    capsys.readouterr()
+    again = run.run_reproduce(cfg, out, progress=False, handle=tiny_handle)
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "window_001.npz is damaged" in warnings[0] and "recomputing" in warnings[0]
+    assert again["timing"]["cached_windows"] == [0]
+    assert _results(out)["distances.csv"] == before["distances.csv"]  # the same numbers, recomputed
+    assert again["numbers_sha256"] == json.loads(before["results.json"])["numbers_sha256"]
+    assert store.WindowCache(out).load(1, "x") is None  # rewritten whole: readable, other key
+    assert store.verify(out) == []
+
+
+KILL_SCRIPT = """
+import os, signal, sys
+from attnbounds.empirical import report, run
+from attnbounds.empirical.models import load_model
+
+corpus, out, seed, where = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+real = report.write_csv
+calls = []
+
+def dying_write_csv(*args, **kw):
+    calls.append(1)
+    if where == "tables" and len(calls) == 2:  # one new table written, then killed
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(*args, **kw)
+
+report.write_csv = dying_write_csv
+handle = load_model("gpt2-random", seed=0, n_layer=2, n_head=4, n_embd=64)
+cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=(16, 32), top_n=(1, 5), windows=2,
+                          experiments=("E1", "E3"), quick=True, settings=run.QUICK_SETTINGS, seed=seed,
+                          model_overrides=dict(n_layer=2, n_head=4, n_embd=64))
+kw = {"before_swap": lambda: os.kill(os.getpid(), signal.SIGKILL)} if where == "swap" else {}
+run.run_reproduce(cfg, out, progress=False, handle=handle, **kw)
+"""
+
+
+@pytest.mark.parametrize("where", ["tables", "swap"])
+def test_kill_during_final_write_keeps_old_results(corpus, tiny_handle, tmp_path, where):
+    out = tmp_path / "out"
+    cfg = _config(corpus, experiments=("E1", "E3"))
+    run.run_reproduce(cfg, out, progress=False, handle=tiny_handle)
+    old = _results(out)
+    script = tmp_path / "kill.py"
+    script.write_text(textwrap.dedent(KILL_SCRIPT))
+    p = subprocess.run([sys.executable, str(script), corpus, str(out), "1", where], env=_env(),
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == -9, p.stderr  # killed, as planned
+    assert _results(out) == old  # the old complete results, untouched
+    assert json.loads((out / "results.json").read_text())["seed"] == 0
+    assert store.verify(out) == []
+    # the killed run's cache is kept: the seed-1 rerun resumes and publishes whole new results
+    new = run.run_reproduce(_config(corpus, experiments=("E1", "E3"), seed=1), out, progress=False,
+                            handle=tiny_handle)
+    assert new["timing"]["cached_windows"] == [0, 1]
+    assert new["seed"] == 1 and store.verify(out) == []
+    assert not list(tmp_path.glob(".out.staging-*"))
+
+
+def test_verify_reports_inconsistent_directories(corpus, tiny_handle, tmp_path):
+    out = tmp_path / "out"
+    run.run_reproduce(_config(corpus, windows=1), out, progress=False, handle=tiny_handle)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "results.json" in manifest["files"] and "distances.csv" in manifest["files"]
+    assert manifest["parameters"]["config"]["seed"] == 0
+    assert json.loads((out / "results.json").read_text())["run_id"] == manifest["run_id"]
+    ok = CliRunner().invoke(main, ["reproduce", "--verify", str(out)])
+    assert ok.exit_code == 0, ok.output
+    with open(out / "distances.csv", "a") as fh:
+        fh.write("tampered\n")
+    (out / "stray.csv").write_text("a,b\n")
+    bad = CliRunner().invoke(main, ["reproduce", "--verify", str(out)])
+    assert bad.exit_code == 1
+    assert "inconsistent" in bad.output and "distances.csv: sha256 differs" in bad.output
+    assert "stray.csv: not listed" in bad.output
+    (out / "manifest.json").unlink()
+    assert "no manifest.json" in store.verify(out)[0]
+
+
+def test_stale_lock_is_taken_over_with_a_warning(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    (out / ".lock").write_text(json.dumps({"pid": pid, "started": "2026-01-01T00:00:00+00:00"}))
+    with store.RunLock(out) as lock:
+        assert lock.info["pid"] == os.getpid()
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"left by PID {pid}" in err and "no longer running" in err
+        with pytest.raises(store.OutputLocked, match=rf"PID {os.getpid()}, started 20"):
+            store.RunLock(out).acquire()
+    with store.RunLock(out):  # released cleanly: no warning the next time
+        assert capsys.readouterr().err == ""
+
+
+def test_output_dir_of_other_files_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(store.OutputDirError, match="--out: .* is not empty and holds no reproduce results"):
+        store.check_output_dir(tmp_path)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    (tmp_path / "results.json").write_text("{}")  # an output directory with someone's file in it
+    with pytest.raises(store.OutputDirError, match=r"holds files no reproduce run wrote \(notes.txt\)"):
+        store.check_output_dir(tmp_path)
+
+
+def test_interrupt_exits_130_and_leaves_a_resumable_cache(corpus, tiny_gpt2_dir, tmp_path, monkeypatch):
+    from attnbounds.empirical import capture
+
+    out = tmp_path / "out"
+    real = capture.capture_attention
+    calls = []
+
+    def interrupting(*a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(capture, "capture_attention", interrupting)
+    args = ["reproduce", "--model", str(tiny_gpt2_dir), "--text", corpus, "--lengths", "16,32", "--top-n", "1,5",
+            "--windows", "2", "--experiments", "E1", "--quick", "--out", str(out), "--no-progress"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 130, r.output
+    assert [p.name for p in (out / "cache").glob("window_*.npz")] == ["window_000.npz"]
+    assert not (out / "results.json").exists()
+    calls.clear()
+    monkeypatch.setattr(capture, "capture_attention", real)
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert json.loads((out / "results.json").read_text())["timing"]["cached_windows"] == [0]
+
+
+def test_publish_without_a_one_step_swap(tmp_path, monkeypatch):
+    """Where renameat2 is missing (not Linux), two renames replace the directory."""
+    monkeypatch.setattr(store, "_exchange", lambda a, b: False)
+    out = tmp_path / "out"
+    for seed in (0, 1):
+        with store.RunLock(out):
+            run_id = store.new_run_id()
+
+            def write(d, seed=seed):
+                (d / "table.csv").write_text(f"seed\n{seed}\n")
+                (d / "figs").mkdir()
+                (d / "figs" / "a.svg").write_text("<svg/>")
+                return seed
+
+            assert store.publish(out, write, run_id=run_id, parameters={"seed": seed}) == seed
+            (out / "cache").mkdir(exist_ok=True)
+            (out / "cache" / f"entry{seed}").write_text("kept")
+    assert (out / "table.csv").read_text() == "seed\n1\n"
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sorted(manifest["files"]) == ["figs/a.svg", "table.csv"] and manifest["parameters"] == {"seed": 1}
+    assert sorted(p.name for p in (out / "cache").iterdir()) == ["entry0", "entry1"]  # the cache is carried over
+    assert store.verify(out) == [] and not list(tmp_path.glob(".out.staging-*"))
