@@ -27,7 +27,7 @@ stays bounded away from $0$.
 The full text states (i) as: with $N$ fixed and $L$ growing, the distance is dominated by
 $\Sigma_{\mathrm{out}} := \sum_{i\notin I_N}\|\alpha_i x_i\|$. Two precise readings:
 
-* **difference bounded** (reading `paper-i-difference`, proved). The reverse triangle
+* **difference bounded** (reading `paper-i-difference`; true, see below). The reverse triangle
   inequality gives $\big|D_i - \|\alpha_i x_i\|\big| \le \|s\| \le \bar\alpha_N R$ for each
   non-selected $i$, and Lemma 1 gives $\bar\alpha_N \le NC_2/L$, so
 
@@ -84,10 +84,10 @@ is fixed, and it tends to $0$ like $1/(\rho L)$ when $N = \rho L$.
 
 | reading | before | now | why |
 |---|---|---|---|
-| `paper-i-difference` | (new) | proved | the paper's wording, "dominated by $\sum_{i\notin I_N}\|\alpha_i x_i\|$", read as a bounded difference |
+| `paper-i-difference` | (new) | holds (exact argument, not yet a checked chain) | the paper's wording, "dominated by $\sum_{i\notin I_N}\|\alpha_i x_i\|$", read as a bounded difference |
 | `paper-i-ratio` | (new) | falsified | the same wording read as a ratio tending to 1 |
 | `transcribed` (linear growth) | falsified | falsified | unchanged; the experiments section's "grows linearly" is this reading |
-| `reconstructed` | proved | proved | unchanged; the norm bound is now written $\rho_{\mathrm{out}}$, not $d_1$, since the paper's $d_1$ is a distance |
+| `reconstructed` | proved | holds | since proofs must be checked chains (not this issue); no finding changed; the norm bound is now written $\rho_{\mathrm{out}}$, not $d_1$, since the paper's $d_1$ is a distance |
 
 ## Why Lemma 1 is needed in (i)
 

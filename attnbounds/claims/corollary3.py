@@ -51,7 +51,8 @@ The full text confirms this form ("the form the secondary source gave") and file
 own Corollary 3. Its four readings used to be `L2:secondary-entry`, `-row`, `-spectral` and
 `-frobenius`; they now live here as `C3:entry`, `C3:row`, `C3:spectral`, `C3:frobenius`
 with the same verdicts (all falsified). New: `C3:transcribed` (falsified),
-`C3:reconstructed` (the finite-difference bound, proved) and `C3:finite-difference`
+`C3:reconstructed` (the finite-difference bound; it *holds*: the argument is exact, but the mean value
+inequality is not yet a rule of the proof kernel) and `C3:finite-difference`
 (falsified).
 """
 

@@ -115,7 +115,8 @@ instability.
   `L2:secondary-entry`, `-row`, `-spectral`, `-frobenius` (all falsified) moved to
   {ref}`C3 <claim-C3>` as `C3:entry`, `C3:row`, `C3:spectral`, `C3:frobenius`, verdicts unchanged.
 * New readings for the paper's generic form: `generic-paper`, `generic-sharpest`, `log-form`
-  and `log-form-tighter`, all proved.
+  and `log-form-tighter`. Their arguments are exact, but they are not yet checked chains, so
+  they *hold* (numeric search, no counterexample) rather than being proved.
 * No verdict of an existing L2 reading changed.
 """
 

@@ -68,7 +68,7 @@ from attnbounds.numerics.coverage import (
     head_fractions,
     head_overlap,
 )
-from attnbounds.theory.coverage import derive_coverage
+from attnbounds.theory.coverage import derive_coverage, h1_chains
 
 __all__ = ["CLAIM", "mask_sides", "independent_sides"]
 
@@ -155,10 +155,10 @@ def _symbolic_transcribed() -> Proof:
 
 def _symbolic_independent() -> Proof:
     derive_coverage()
-    return Proof(
-        True,
-        "P(i missed) = prod_h (1 - p_h) by independence; linearity of expectation over the N tokens; "
-        "inclusion-exclusion identity checked for H <= 5",
+    return Proof.from_chain(
+        h1_chains()["independent"],
+        "P(i missed) = prod_h (1 - p_h) by independence; linearity of expectation over the N tokens "
+        "(inclusion-exclusion identity also checked for H <= 5)",
     )
 
 
@@ -173,7 +173,7 @@ def _symbolic_worst() -> Proof:
 def _symbolic_paper_numbers() -> Proof:
     res = derive_coverage()
     value = res["paper_example"].expr
-    return Proof(True, f"1 - (1 - 4/5)^3 = {value} >= 99/100 (exact rational arithmetic)")
+    return Proof.from_chain(h1_chains()["paper_numbers"], f"1 - (1 - 4/5)^3 = {value} >= 99/100")
 
 
 CLAIM = Claim(

@@ -85,10 +85,10 @@ $[0, 2M]$ and Markov with Cauchy–Schwarz.
 |---|---|---|---|
 | `transcribed` | falsified ($\alpha=(\tfrac12,\tfrac12)$, $r=1$) | falsified ($\alpha=(\tfrac34,\tfrac14)$, $r=\tfrac14$) | the old instance has $N_s = 0$ under the paper's definition; a new one is needed |
 | `transcribed_lower` | proved | falsified | a non-selected token inside the ball makes $N_s = 0$ |
-| `upper_if_r_le_xi` | proved | proved | $N_s \le N_s^{\mathrm{sel}}$ |
+| `upper_if_r_le_xi` | proved | proved (checked chain: McDiarmid, monotone, termwise) | $N_s \le N_s^{\mathrm{sel}}$ |
 | `reconstructed` | proved | proved | $N_s \le N_s^{\mathrm{sel}}$ |
-| `hoeffding` | (new) | proved | the paper's own constant, $2M^2$ from the range $[0, 2M]$ |
-| `lower_reconstructed` | (new) | proved | Markov plus the union bound over the non-selected tokens |
+| `hoeffding` | (new) | proved (checked chain) | the paper's own constant, $2M^2$ from the range $[0, 2M]$ |
+| `lower_reconstructed` | (new) | holds (exact argument; the union bound is not yet a checked chain) | Markov plus the union bound over the non-selected tokens |
 | `*-selected-only` | were `transcribed`, `transcribed_lower`, `reconstructed` | unchanged | our earlier reading, kept as alternatives |
 """
 
@@ -105,7 +105,8 @@ from attnbounds.numerics.montecarlo import mean_ci
 from attnbounds.numerics.sampling import sphere_points
 from attnbounds.numerics.selection import distinguishable_mask, separability
 from attnbounds.strategies import simplex_points
-from attnbounds.theory.separability import derive_separability, exact_sphere3
+from attnbounds.theory.proof import AllOf
+from attnbounds.theory.separability import derive_separability, exact_sphere3, t2_chains
 
 __all__ = [
     "CLAIM",
@@ -552,7 +553,7 @@ def _symbolic_lower() -> Proof:
 
 def _symbolic_lower_selected() -> Proof:
     derive_separability()
-    return Proof(True, "Markov: P(D_i > r) <= xi_i/r for r > 0 (D_i >= 0); average over i in I_N")
+    return Proof.from_chain(t2_chains()["markov"], "Markov: P(D_i > r) <= xi_i/r for r > 0 (D_i >= 0); average over i in I_N")
 
 
 def _symbolic_lower_reconstructed() -> Proof:
@@ -565,8 +566,8 @@ def _symbolic_lower_reconstructed() -> Proof:
 
 def _symbolic_conditioned() -> Proof:
     res = derive_separability()
-    return Proof(
-        True,
+    return Proof.from_chain(
+        t2_chains()["conditioned"],
         f"N_s <= N_s^sel; McDiarmid lower tail, c_j = {res['bounded_difference'].expr}: exponent "
         f"{res['mcdiarmid_exponent'].expr}; 16M^2 / (2M^2 sigma2) = {res['denominator_ratio'].expr} >= 8, so 16M^2 "
         "is valid when r <= xi_i",
@@ -575,8 +576,9 @@ def _symbolic_conditioned() -> Proof:
 
 def _symbolic_hoeffding() -> Proof:
     derive_separability()
-    return Proof(
-        True,
+    c = t2_chains()
+    return Proof.from_chain(
+        AllOf((c["hoeffding"], c["trivial"])),
         "N_s <= N_s^sel; Hoeffding for one variable D_i in [0, 2M]: P(D_i <= xi_i - t) <= exp(-2t^2/(2M)^2) "
         "= exp(-t^2/(2M^2)), t = (xi_i - r)_+; the term is 1 when r >= xi_i",
     )
@@ -584,8 +586,9 @@ def _symbolic_hoeffding() -> Proof:
 
 def _symbolic_reconstructed() -> Proof:
     res = derive_separability()
-    return Proof(
-        True,
+    c = t2_chains()
+    return Proof.from_chain(
+        AllOf((c["mcdiarmid"], c["trivial"])),
         f"N_s <= N_s^sel; term {res['corrected_upper_term'].expr}: McDiarmid for xi_i > r, trivial bound 1 otherwise",
     )
 

@@ -10,13 +10,15 @@ for any heads max_h p_h ≤ c ≤ min(1, Σ p_h), both attained.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import sympy as sp
 
 from attnbounds.theory.derivation import Result, is_identity, register
+from attnbounds.theory.proof import Chain, Context, Prob, by
 
-__all__ = ["derive_coverage"]
+__all__ = ["derive_coverage", "h1_chains"]
 
 
 @register("H1", "Multi-head coverage: independence, union bound and worst case")
@@ -49,3 +51,31 @@ def derive_coverage() -> dict[str, Result]:
         "counterexample_coverage": Result(sp.Rational(1, 2), maximizer={"masks": [[1, 0], [1, 0]]}),
         "counterexample_rhs": Result(1 - (1 - sp.Rational(1, 2)) ** 2),
     }
+
+
+@functools.lru_cache(maxsize=1)
+def h1_chains() -> dict:
+    """Checked chains behind H1: ``"independent"`` (E[c] = 1 − Π_h (1 − p_h) from linearity of
+    expectation and independence, any N and H) and ``"paper_numbers"`` (1 − (1/5)³ ≥ 99/100).
+
+    >>> all(c.complete for c in h1_chains().values())
+    True
+    """
+    i = sp.Symbol("i", integer=True, positive=True)
+    h = sp.Symbol("h", integer=True, positive=True)
+    N, H = sp.symbols("N H", integer=True, positive=True)
+    p = sp.Function("p")
+    missed = sp.Function("missed")  # the event "token i is in no head's set"
+    Ec = sp.Symbol("E_c")
+    prod = sp.Product(1 - p(h), (h, 1, H))
+    ctx = Context({
+        "linearity": sp.Eq(Ec, sp.Sum((1 - Prob(missed(i))) / N, (i, 1, N))),
+        "independence": sp.Eq(Prob(missed(i)), prod),
+    })
+    ind = (Chain(Ec, ctx)
+           .eq(sp.Sum((1 - Prob(missed(i))) / N, (i, 1, N)), by.hypothesis("linearity"))
+           .eq(sp.Sum((1 - prod) / N, (i, 1, N)), by.hypothesis("independence"))
+           .eq(1 - prod, by.identity()))
+    paper = Chain(1 - (1 - sp.Rational(4, 5)) ** 3).ge(sp.Rational(99, 100), by.algebra())
+    return {"independent": ind.prove(Ec, "==", 1 - prod),
+            "paper_numbers": paper.prove(1 - (1 - sp.Rational(4, 5)) ** 3, ">=", sp.Rational(99, 100))}
