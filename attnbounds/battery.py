@@ -237,30 +237,27 @@ def _t1i_readings(N) -> list[Reading]:
         return st.tuples(st.integers(3, 8), st.integers(0, 2**32 - 1), st.floats(0.0, 1.0)).map(build)
 
     def bound_terms(inst):
+        # The paper's d_1 = max_{i∉I_N, j∈I_N} ‖x_i − x_j‖ and R = max_{j∈I_N} ‖x_j‖ (claims.theorem1_fixed)
+        from attnbounds.claims.theorem1_fixed import bound_terms as t1_terms
+
         w = N.weights(inst["logits"], T=inst["T"])
-        x, n = inst["x"], inst["n"]
-        mask = top_n_mask(w, n)
-        norms = np.linalg.norm(x, axis=-1)
-        d1 = np.where(mask, -np.inf, norms).max(axis=-1)  # max over the unselected
-        m_sel = np.where(mask, norms, -np.inf).max(axis=-1)  # max over I_N
-        a_bar = selected_mass(w, n)
-        L = w.shape[-1]
-        d_tilde = cumulative_distance(w, x, n)
-        main = (1 - a_bar) * d1 + m_sel * a_bar * (L - n)
-        return d_tilde, main, a_bar
+        t = t1_terms({"weights": w, "x": inst["x"], "n": inst["n"]})
+        a_bar = t["alpha_N"]
+        sharp = (1 - a_bar) * t["d_1"] + t["R"] * ((t["L"] - t["n"]) * a_bar - (1 - a_bar))
+        return t["d_tilde"], sharp, t["R"], a_bar
 
     def transcribed(inst):
-        d, main, a_bar = bound_terms(inst)
-        return _sides(d, main - (1 - a_bar))
+        d, sharp, R, a_bar = bound_terms(inst)
+        return _sides(d, sharp + (R - 1) * (1 - a_bar))  # the summary's formula
 
     def reconstructed(inst):
-        d, main, _ = bound_terms(inst)
-        return _sides(d, main)
+        d, sharp, _, _ = bound_terms(inst)
+        return _sides(d, sharp)
 
     return [
-        Reading("transcribed", "d̃ ≤ (1−ᾱ)d₁ + max‖x_j‖ᾱ(L−N) − (1−ᾱ)", r"\tilde d \le \dots - (1-\bar\alpha_N)",
+        Reading("transcribed", "d̃ ≤ (1−ᾱ)d₁ + Rᾱ(L−N) − (1−ᾱ), d₁ = max‖x_i − x_j‖", r"\tilde d \le \dots - (1-\bar\alpha_N)",
                 strategy=strategy, sides=transcribed, sweep=sweep),
-        Reading("reconstructed", "d̃ ≤ (1−ᾱ)d₁ + max‖x_j‖ᾱ(L−N)", r"\tilde d \le (1-\bar\alpha_N)d_1 + \dots",
+        Reading("reconstructed", "d̃ ≤ (1−ᾱ)d₁ + R((L−N)ᾱ − (1−ᾱ)), d₁ = max‖x_i − x_j‖", r"\tilde d \le (1-\bar\alpha_N)d_1 + \dots",
                 strategy=strategy, sides=reconstructed, sweep=sweep),
     ]
 
