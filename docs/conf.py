@@ -26,6 +26,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
+    # MathJax 3 served from the built site (_static/mathjax), not from a CDN: the docs must
+    # read the same offline. See "Math without a network" in contributing.md.
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     # Local extensions (docs/_ext): pages generated from the code and the committed results.
     "generated_blocks",
@@ -67,8 +70,31 @@ nitpick_ignore_regex = [
 # Keep "--quick" and 'quotes' as typed: option names and code-like text must not become dashes.
 smartquotes = False
 
+# sphinx-mathjax-offline copies MathJax 3.2.2 into _static/mathjax when the build finishes;
+# every page loads it from there (tests/docs/test_browser.py checks no page references a CDN).
+mathjax_path = "mathjax/tex-chtml.js"
+
 html_theme = "furo"
 html_title = f"attnbounds {release}"
 html_static_path = ["_static"]
 html_css_files = ["attnbounds.css"]
 pygments_style = "sphinx"
+
+# Internal links only: there is no network in CI, so `make linkcheck` checks links to files of
+# the build; cross-references and MyST anchors are checked by the strict (-n -W) build itself,
+# and tests/docs/test_browser.py checks every href="...#id" in the HTML.
+linkcheck_ignore = [r"^https?://", r"^mailto:"]
+
+
+def _viewcode_index_without_sourceless_modules(app):
+    """sphinx.ext.viewcode lists, in ``_modules/index.html``, modules it found no source for
+    (``builtins``, through a documented object whose ``__module__`` is builtins) and links them
+    to pages it never writes. Drop those entries before viewcode writes its pages."""
+    modules = getattr(app.env, "_viewcode_modules", {})
+    for name in [m for m, entry in modules.items() if not entry]:
+        del modules[name]
+    return []
+
+
+def setup(app):
+    app.connect("html-collect-pages", _viewcode_index_without_sourceless_modules, priority=400)

@@ -1,164 +1,94 @@
-"""Tests for attnbounds.battery: the claims' conclusions under other normalizers."""
+"""The claims under other normalizers: Reading.under, engine.judge_under, the matrix loop."""
 
 from __future__ import annotations
 
-import itertools
 import json
+import math
 
 import numpy as np
 import pytest
-import sympy as sp
 
-from attnbounds import battery
-from attnbounds.engine import ROW_FIELDS
+from attnbounds import battery, claims, engine
+from attnbounds.claims.normalized import NotApplicable, reweigh
+from attnbounds.engine import NORMALIZER_FIELDS, ROW_FIELDS, Budget
 from attnbounds.numerics import normalizers as nz
-from attnbounds.numerics.attention import subset_cumulative_distance
+
+SMALL = Budget(examples=20, sweep=2000, mc_samples=200, method_seconds=10.0)
 
 
-@pytest.fixture(scope="module")
-def softmax_rows():
-    return {r["id"]: r for r in battery.run_battery("softmax", ["L1", "C1", "T1i", "L2"], quick=True)}
+def test_under_softmax_the_weights_are_unchanged():
+    w = np.random.default_rng(0).dirichlet(np.ones(6), size=4)
+    out = reweigh({"weights": w, "n": 2}, "softmax")
+    np.testing.assert_allclose(out["weights"], w, rtol=1e-12)
+    assert out["normalizer"] == "softmax" and out["n"] == 2
 
 
-def test_rows_have_the_engine_schema_and_are_json(softmax_rows):
-    for row in softmax_rows.values():
-        assert set(ROW_FIELDS) <= set(row), set(ROW_FIELDS) - set(row)
-        assert row["normalizer"] == "softmax" and row["hypotheses_broken"] == []
-        assert row["verdict"] in ("proved", "certified", "holds", "falsified", "undecided")
-        json.dumps(row, allow_nan=False)
+def test_l1_reconstructed_under_ssmax_is_falsified_with_a_real_counterexample():
+    rows = engine.check(["L1"], budget=SMALL, normalizer="ssmax")
+    assert [r.id for r in rows] == ["L1:transcribed", "L1:reconstructed"]  # the claim's own ids
+    row = rows[1]
+    assert row.verdict == "falsified" and row.normalizer == "ssmax"
+    assert "length-independent" in row.hypotheses_broken
+    inst = row.counterexample["instance"]
+    assert inst["family"] == "ssmax"
+    # recomputed here: ssmax weights at the row's L against Lemma 1's tight interval for
+    # F_2(l) = exp(log(2) l / T), whose extremes on [-a, a] are 2^(-a/T) and 2^(a/T)
+    z, a, T = np.asarray(inst["logits"]), inst["a"], inst["param"]
+    L = z.size
+    e = np.exp(math.log(L) * z / T)
+    alpha = e / e.sum()
+    m, M = 2 ** (-a / T), 2 ** (a / T)
+    lo, hi = m / (m + (L - 1) * M), M / (M + (L - 1) * m)
+    assert alpha.max() > hi * (1 + 1e-9) or alpha.min() < lo * (1 - 1e-9)
 
 
-def test_softmax_keeps_the_paper_conclusions(softmax_rows):
-    for rid in ("L1:squeeze", "C1:upper", "C1:lower", "T1i:reconstructed", "L2:entry"):
-        assert softmax_rows[rid]["verdict"] == "holds", (rid, softmax_rows[rid]["evidence"])
-    assert softmax_rows["L2:entry"]["detail"]["measured_sup_times_T"]["entry"] == pytest.approx(0.25, abs=1e-6)
+def test_l1_under_sparsemax_is_not_applicable_and_names_the_broken_hypothesis():
+    row = engine.check(["L1:reconstructed"], budget=SMALL, normalizer="sparsemax")[0]
+    assert row.verdict == "undecided" and row.evidence.startswith("not applicable under sparsemax")
+    assert "no ratio form" in row.evidence and "positive" in row.hypotheses_broken
 
 
-def test_softmax_counterexamples_are_real(softmax_rows):
-    # T1i as transcribed: the trailing −(1 − ᾱ) term makes it false (a finding).
-    row = softmax_rows["T1i:transcribed"]
-    assert row["verdict"] == "falsified"
-    inst = row["counterexample"]["instance"]
-    w = nz.get("softmax").weights(np.array(inst["logits"]), T=inst["T"])
-    x, n = np.array(inst["x"]), inst["n"]
-    idx = np.argsort(-w, kind="stable")[:n]
-    mask = np.zeros(w.size, bool)
-    mask[idx] = True
-    d = subset_cumulative_distance(w, x, mask)
-    norms = np.linalg.norm(x, axis=-1)
-    a = w[mask].sum()
-    rhs = (1 - a) * norms[~mask].max() + norms[mask].max() * a * (w.size - n) - (1 - a)
-    assert d > rhs + 1e-12
-    # L2 spectral: sup ‖J‖₂ = 1/(2T) at two tied logits, twice 1/(4T)
-    row = softmax_rows["L2:spectral"]
-    assert row["verdict"] == "falsified"
-    c = row["counterexample"]
-    J = nz.get("softmax").jacobian(np.array(c["instance"]["logits"]), T=c["instance"]["T"])
-    assert np.linalg.norm(J, 2) == pytest.approx(c["lhs"]) and c["lhs"] > c["rhs"] == 1 / (4 * c["instance"]["T"])
-    assert softmax_rows["L2:spectral"]["detail"]["measured_sup_times_T"]["spectral"] == pytest.approx(0.5, abs=1e-6)
+def test_weights_readings_keep_their_verdict_under_a_sum_to_one_normalizer():
+    for name in ("sparsemax", "entmax15", "adaptive_temperature"):
+        row = engine.check(["T1i:reconstructed"], budget=SMALL, normalizer=name)[0]
+        assert row.verdict == "holds", (name, row.evidence)
+        assert row.methods == ["strategy", "sweep"]  # exact methods are about softmax: not carried over
 
 
-def test_sparse_and_length_aware_normalizers_escape_the_squeeze():
-    sp_row = battery.run_battery("sparsemax", ["L1"], quick=True)[0]
-    assert sp_row["verdict"] == "falsified" and sp_row["counterexample"]["lhs"] == 0.0
-    logits = np.array(sp_row["counterexample"]["instance"]["logits"])
-    assert (nz.get("sparsemax").weights(logits) == 0).any()
-    assert "F > 0 (no zero weights)" in sp_row["hypotheses_broken"]
-
-    ss_row = battery.run_battery("ssmax", ["L1"], quick=True)[0]
-    assert ss_row["verdict"] == "falsified" and ss_row["hypotheses_broken"] == ["independent of L"]
-    assert ss_row["methods"] == ["fit", "symbolic"] and ss_row["counterexample"]["lhs"] == "oo"
-    # independently: with one logit at +1 and the rest at −1, L·max α of ssmax grows like L
-    top = [float(n * nz.get("ssmax").weights(np.r_[1.0, -np.ones(n - 1)]).max()) for n in (64, 1024)]
-    assert top[1] / top[0] > 10
+def test_rows_that_break_normalization_are_not_applicable_with_the_hypothesis_named():
+    row = engine.check(["T1i:reconstructed"], budget=SMALL, normalizer="sigmoid")[0]
+    assert row.verdict == "undecided" and "sum to 1" in row.evidence
+    assert row.hypotheses_broken == ["normalized"]
 
 
-def test_l1_growth_over_finite_L_is_not_a_counterexample():
-    # softmax(10 z) saturates at e^20 only for L ≫ 4096: a fit alone cannot tell.
-    steep = nz.from_callable(lambda z: nz.softmax_weights(10 * z), name="steep")
-    row = battery.run_battery(steep, ["L1"], quick=True)[0]
-    assert row["verdict"] == "undecided" and row["counterexample"] is None
-    assert "cannot show unboundedness" in row["evidence"]
-    # the same map as a ratio form: the exact limit e^20 is finite, so Lemma 1 holds
-    l = sp.Symbol("l", real=True)
-    row = battery.run_battery(nz.from_sympy(sp.exp(10 * l), l, name="steep_sympy"), ["L1"], quick=True)[0]
-    assert row["verdict"] == "holds" and "exp(20)" in row["detail"]["symbolic"]
+def test_softmax_fixed_and_attainment_readings():
+    with pytest.raises(NotApplicable, match="fix softmax"):
+        claims.get("C1").reading("reconstructed").under("ssmax")
+    with pytest.raises(NotApplicable, match="attainment"):
+        claims.get("T1i").reading("sharp").under("ssmax")
+    r = claims.get("C1").reading("reconstructed").under("softmax")  # its own normalizer
+    assert r.methods == ("strategy", "sweep") and r.normalizer == "softmax"
 
 
-def test_sigmoid_applicability_and_jensen_reading():
-    rows = {r["id"]: r for r in battery.run_battery("sigmoid", ["T1i", "T1ii"], quick=True)}
-    for rid in ("T1i:transcribed", "T1i:reconstructed"):
-        assert rows[rid]["verdict"] == "undecided"
-        assert rows[rid]["evidence"] == "not applicable: rows do not sum to 1"
-        assert rows[rid]["hypotheses_broken"] == ["rows sum to 1"]
-    # The Jensen reading of T1(ii) needs no normalization: it holds for sigmoid weights too.
-    assert rows["T1ii:reconstructed"]["verdict"] == "holds"
+def test_row_schema_under_a_normalizer_is_json():
+    rows = engine.check(["L1", "T1i"], budget=SMALL, normalizer="ssmax")
+    for row in rows:
+        d = row.to_dict()
+        assert tuple(d) == ROW_FIELDS + NORMALIZER_FIELDS
+        json.dumps(d, allow_nan=False)
 
 
-def test_corrected_corollary2_under_sharp_normalizers():
-    rows = {r["id"]: r for r in battery.run_battery("ssmax", ["C2"], quick=True)}
-    # the sandwich is exact for any distribution; the O(1) bound needs Lemma 1's squeeze
-    assert rows["C2:sandwich"]["verdict"] == "holds"
-    row = rows["C2:bounded"]
-    assert row["verdict"] == "falsified"
-    inst = row["counterexample"]["instance"]
-    w = nz.get("ssmax").weights(np.array(inst["logits"]), T=inst["T"])
-    x, n = np.array(inst["x"]), inst["n"]
-    L = w.size
-    R = np.linalg.norm(x, axis=-1).max()
-    bound = R * (1 + n * np.exp(2 * inst["a"] / inst["T"]) * (L - n) / L)
-    d = subset_cumulative_distance(w, x, np.isin(np.arange(L), np.argsort(-w, kind="stable")[:n]))
-    assert d == pytest.approx(row["counterexample"]["lhs"]) and d > 2 * bound
-    assert battery.run_battery("softmax", ["C2:bounded"], quick=True)[0]["verdict"] == "holds"
+def test_matrix_is_a_loop_over_normalizers_and_plots(tmp_path):
+    m = battery.run_matrix(["softmax", "ssmax"], ["L1:reconstructed"], quick=True)
+    assert m["normalizers"] == ["softmax", "ssmax"] and m["ids"] == ["L1:reconstructed"]
+    assert m["verdicts"] == {"softmax": {"L1:reconstructed": "holds"}, "ssmax": {"L1:reconstructed": "falsified"}}
+    path = battery.plot_matrix(m, tmp_path / "m.png")
+    assert (tmp_path / "m.png").stat().st_size > 1000 and path.endswith("m.png")
+    with pytest.raises(ValueError, match="matrix"):
+        battery.plot_matrix({}, tmp_path / "x.png")
 
 
-def test_expected_random_distance_matches_enumeration_by_hand():
-    rng = np.random.default_rng(3)
-    for L, n in [(3, 1), (5, 2), (6, 3)]:
-        w = nz.get("softmax").weights(rng.normal(size=L))
-        x = rng.normal(size=(L, 2))
-        by_hand = np.mean([
-            subset_cumulative_distance(w, x, np.isin(np.arange(L), S))
-            for S in itertools.combinations(range(L), n)
-        ])
-        assert battery._expected_random_distance(w, x, n) == pytest.approx(by_hand, rel=1e-12)
-
-
-def test_run_matrix_and_plot(tmp_path):
-    seen = []
-    m = battery.run_matrix(["softmax", "sigmoid"], ids=["L1", "T1i:reconstructed"], quick=True,
-                           progress=lambda label, done, total: seen.append((label, done, total)))
-    assert m["normalizers"] == ["softmax", "sigmoid"] and m["ids"] == ["L1:squeeze", "T1i:reconstructed"]
-    assert m["verdicts"]["softmax"] == {"L1:squeeze": "holds", "T1i:reconstructed": "holds"}
-    assert m["verdicts"]["sigmoid"]["T1i:reconstructed"] == "undecided"
-    assert seen[0] == ("softmax L1:squeeze", 0, 4) and seen[-1][1:] == (3, 4)
-    png = battery.plot_matrix(m, tmp_path / "m.png")
-    assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
-    svg = battery.plot_matrix(m, tmp_path / "m.svg")
-    assert "<svg" in open(svg).read(2000)
-    with pytest.raises(ValueError, match="^path:"):
-        battery.plot_matrix(m, tmp_path / "m.txt")
-    with pytest.raises(ValueError, match="^matrix:"):
-        battery.plot_matrix({}, tmp_path / "m.png")
-
-
-def test_same_seed_same_rows_alone_or_together():
-    a = battery.run_battery("adaptive_temperature", ["C1:lower"], quick=True, seed=5)[0]
-    b = battery.run_battery("adaptive_temperature", ["C1"], quick=True, seed=5)[1]
-    assert b["id"] == "C1:lower"
-    assert (a["verdict"], a["counterexample"]) == (b["verdict"], b["counterexample"])
-    assert a["verdict"] == "falsified"  # β > 1 sharpens rows past softmax's e^{±2Δ/T}
-
-
-def test_argument_errors():
-    with pytest.raises(ValueError, match="^ids: unknown id 'X9'"):
-        battery.run_battery("softmax", ["X9"])
-    with pytest.raises(ValueError, match="^seed:"):
-        battery.run_battery("softmax", ["L1"], seed=-1)
-    with pytest.raises(TypeError, match="^progress:"):
-        battery.run_battery("softmax", ["L1"], progress=3)
-    with pytest.raises(nz.NormalizerNotFound):
-        battery.run_battery("nope", ["L1"])
-    assert battery._resolve_ids(["L2:row", "L1"]) == ["L1:squeeze", "L2:row"]
-    with pytest.raises(ValueError, match="^claim_id:"):
-        battery.hypotheses_broken("softmax", "Z")
+def test_a_plugin_normalizer_with_a_ratio_form():
+    N = nz.from_sympy(nz.LOGIT**2 + 1, nz.LOGIT, name="quadratic_plus_one")
+    row = engine.check(["L1:reconstructed"], budget=SMALL, normalizer=N)[0]
+    assert row.verdict == "holds" and row.normalizer == "quadratic_plus_one"

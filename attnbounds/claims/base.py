@@ -143,12 +143,24 @@ class Hypothesis:
     ``check`` decides it on an instance (or returns a boolean array on a batch).
     ``drop`` exhibits why it is needed: a counterexample to the claim's conclusion in a
     setting where only this hypothesis fails (a :class:`Proof` with ``status=False``).
+    ``admits`` decides it for a whole normalizer (see :meth:`holds_for`).
     """
 
     name: str
     statement: str
     check: Callable[[Instance], Any] | None = None
     drop: Callable[[], Proof] | None = None
+    admits: Callable[[Any], bool] | None = None
+
+    def holds_for(self, normalizer) -> bool | None:
+        """Whether every output of ``normalizer`` satisfies this hypothesis (None: unknown).
+
+        Decided by ``admits(normalizer)``, a predicate on the normalizer's metadata
+        (``sums_to_one``, ``depends_on_length``, ``sparse``, ``positive``, ...).
+        """
+        if self.admits is None:
+            return None
+        return bool(self.admits(normalizer))
 
 
 @dataclass(frozen=True)
@@ -168,6 +180,7 @@ class Reading:
     rtol: float = 1e-9
     atol: float = 1e-12
     note: str = ""
+    normalizer: str | None = None
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
@@ -179,6 +192,21 @@ class Reading:
     def methods(self) -> tuple[str, ...]:
         names = ("symbolic", "certify", "strategy", "sweep", "montecarlo")
         return tuple(n for n in names if getattr(self, n) is not None)
+
+    def under(self, normalizer) -> "Reading":
+        """This reading with its attention weights drawn through ``normalizer``.
+
+        ``normalizer`` is anything :func:`attnbounds.numerics.normalizers.get` resolves (a
+        name, ``"module:object"``, an entry point or a normalizer object). The instances of
+        ``strategy`` and ``sweep`` are mapped by
+        :func:`attnbounds.claims.normalized.reweigh`; the same ``sides`` then judge them.
+        The exact methods and Monte Carlo are dropped: they are about the claim's own
+        normalizer. Raises :class:`~attnbounds.claims.normalized.NotApplicable` when the
+        reading's instances do not say where the weights come from.
+        """
+        from attnbounds.claims.normalized import under
+
+        return under(self, normalizer)
 
 
 def holds_relation(sides: Sides, relation: str, rtol: float = 1e-9, atol: float = 1e-12):

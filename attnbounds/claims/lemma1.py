@@ -127,9 +127,26 @@ PARAM_CHOICES: dict[str, tuple[float, ...]] = {
 }
 
 
+#: A length-aware normalizer's ratio form F_n is read at this n for Lemma 1's constants m, M:
+#: the shortest context with a choice. (Any fixed n gives constants that fail at other L.)
+REFERENCE_LENGTH = 2
+
+
+def _zoo(family):
+    """The registered normalizer ``family`` when it is not a catalogue family, else None."""
+    if family in FAMILY_NAMES:
+        return None
+    from attnbounds.claims.normalized import lookup
+
+    try:
+        return lookup(family)
+    except (LookupError, ValueError):
+        return None
+
+
 def _check_family(family, param):
-    if family not in FAMILY_NAMES:
-        raise ValueError(f"family: must be one of {FAMILY_NAMES}, got {family!r}")
+    if family not in FAMILY_NAMES and _zoo(family) is None:
+        raise ValueError(f"family: must be one of {FAMILY_NAMES} or a registered normalizer, got {family!r}")
     param = float(param)
     if not (math.isfinite(param) and param > 0):
         raise ValueError(f"param: must be a finite number > 0, got {param!r}")
@@ -144,6 +161,9 @@ def family_normalizer(family: str, param: float):
     (l**2 + 1)**2
     """
     family, param = _check_family(family, param)
+    zoo = _zoo(family)
+    if zoo is not None:
+        return zoo.with_params(T=param)
     if family == "softmax":
         return normalizer("softmax", T=sp.nsimplify(param))
     if family == "power":
@@ -163,16 +183,29 @@ def family_constants(family: str, param: float, a: float) -> tuple[float, float,
     if not (math.isfinite(a) and a > 0):
         raise ValueError(f"a: must be a finite number > 0, got {a!r}")
     F = family_normalizer(family, param)
-    k = thn.normalizer_constants(F.expr, thn.l, sp.nsimplify(a))
+    expr = F.expr if _zoo(family) is None else _ratio_form(F)
+    k = thn.normalizer_constants(expr, thn.l, sp.nsimplify(a))
     if k is None:
-        raise ValueError(f"family: the extremes of {F.expr} on [-{a}, {a}] cannot be decided exactly")
+        raise ValueError(f"family: the extremes of {expr} on [-{a}, {a}] cannot be decided exactly")
     return float(k.m), float(k.M), float(k.argmin), float(k.argmax)
+
+
+def _ratio_form(N) -> sp.Expr:
+    """A registered normalizer's F(l), n = REFERENCE_LENGTH."""
+    expr = N.ratio_form(length=REFERENCE_LENGTH)
+    if expr is None:
+        raise ValueError(f"family: normalizer {N.name!r} has no ratio form F(l_i)/sum_j F(l_j)")
+    return sp.simplify(expr)
 
 
 def log_weights(instance) -> np.ndarray:
     """log α_i for α_i = F(l_i)/Σ_j F(l_j), shape of ``instance["logits"]`` (batched)."""
     family, param = _check_family(instance["family"], instance["param"])
     z = as_float_array(instance["logits"], "logits")
+    zoo = _zoo(family)
+    if zoo is not None:  # a registered normalizer: its own weights, at the row's length
+        with np.errstate(divide="ignore"):
+            return np.log(zoo.weights(z, T=param))
     f = family_normalizer(family, param).F(z)
     if np.any(f <= 0):
         raise ValueError(f"logits: F = {family} is not positive on them")
@@ -404,13 +437,13 @@ def _bounded(instance):
 
 
 def _length_independent(instance):
-    # A catalogue family is a fixed F(l); a length-aware map (scalable softmax) is not.
+    # A catalogue family is a fixed F(l); a length-aware map (scalable softmax, logn) is not.
     family = instance["family"]
     if family in _DROP_FAMILIES:
         aware = _DROP_FAMILIES[family]
     else:
-        _check_family(family, instance["param"])
-        aware = False
+        family, _ = _check_family(family, instance["param"])
+        aware = _zoo(family) is not None and _zoo(family).depends_on_length
     z = as_float_array(instance["logits"], "logits")
     return np.full(z.shape[:-1], not aware, dtype=bool)[()]
 
@@ -518,6 +551,7 @@ CLAIM = Claim(
             "F is positive and continuous on [-a, a] (m > 0)",
             check=_positive,
             drop=drop_positive,
+            admits=lambda N: not N.sparse and N.sympy_F is not None,
         ),
         Hypothesis(
             "bounded-logits",
@@ -530,6 +564,7 @@ CLAIM = Claim(
             "F does not depend on L",
             check=_length_independent,
             drop=drop_length_independent,
+            admits=lambda N: not N.depends_on_length,
         ),
     ),
     readings=(

@@ -9,8 +9,9 @@ failure); 1 under ``--strict`` when a reading is falsified or a row reports a co
 error; 2 on usage errors; 130 when interrupted (the rows finished so far are printed and,
 with ``--json``, written).
 
-``--normalizer NAME`` runs the claim battery against another normalizer and ``--matrix``
-runs it against all of them; both come from :mod:`attnbounds.battery`.
+``--normalizer NAME`` judges the claims' own readings under another normalizer (rows keep
+their ids, e.g. ``L1:reconstructed``) and ``--matrix`` loops over every normalizer
+(:mod:`attnbounds.battery`).
 """
 
 from __future__ import annotations
@@ -214,8 +215,8 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
               help="Write the rows as JSON to PATH ('-' for stdout; the table then goes to stderr).")
 @click.option("--strict", is_flag=True, help="Exit 1 if a reading is falsified or a row has a conflict or an error.")
 @click.option("--normalizer", default=None, metavar="NAME",
-              help="Run the claim battery against normalizer NAME (attnbounds.battery).")
-@click.option("--matrix", is_flag=True, help="Run the claim battery against every normalizer (a verdict matrix).")
+              help="Judge the readings under normalizer NAME (a name, 'module:object' or an entry point).")
+@click.option("--matrix", is_flag=True, help="Judge the readings under every normalizer (a verdict matrix).")
 @click.option("--claims", "claim_specs", multiple=True, metavar="SPEC",
               help="Judge your own claims instead of the package's: a file 'path/to/my_claim.py' or "
                    "'module:object' (repeatable). IDS then select among them.")
@@ -228,17 +229,12 @@ def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, cla
         raise UsageError("--plot: only valid with --matrix")
     check_writable_file(json_path, "--json")  # before the claims run, not after
     check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
-    if claim_specs and (matrix or normalizer is not None):
-        raise UsageError("--claims: not yet combinable with --normalizer/--matrix")
     user_claims = _load_user_claims(claim_specs)
     console = _console(stderr=json_path == "-")
     if matrix:
-        _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, console)
+        _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, console, user_claims)
         return
-    if normalizer is not None:
-        rows = _run_battery(ids, quick, examples, seed, json_path, normalizer)
-    else:
-        rows = _run_check(ids, quick, examples, seed, json_path, user_claims)
+    rows = _run_check(ids, quick, examples, seed, json_path, user_claims, normalizer)
     render_table(rows, console)
     if json_path:
         write_json(rows, json_path)
@@ -290,13 +286,15 @@ def _claims_text(exc: Exception) -> str:
     return "--" + text if text.startswith("claims: ") else f"--claims: {text}"
 
 
-def _run_check(ids, quick, examples, seed, json_path, user_claims=None) -> list[dict]:
+def _run_check(ids, quick, examples, seed, json_path, user_claims=None, normalizer=None) -> list[dict]:
     from attnbounds import engine
 
     try:
         engine.resolve_ids(list(ids) or None, claims=user_claims)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if normalizer is not None:
+        _check_normalizer(normalizer)
     done: list[dict] = []
 
     def save(row):
@@ -307,7 +305,8 @@ def _run_check(ids, quick, examples, seed, json_path, user_claims=None) -> list[
     try:
         with _InterruptGuard() as guard, _Progress() as progress:
             return engine.check(list(ids) or None, quick=quick, examples=examples, seed=seed,
-                                progress=guard.wrap(progress), on_row=save, claims=user_claims)
+                                progress=guard.wrap(progress), on_row=save, claims=user_claims,
+                                normalizer=normalizer)
     except engine.CheckInterrupted as exc:
         _interrupted(exc.rows, json_path)
     except KeyboardInterrupt:
@@ -324,30 +323,21 @@ def _check_normalizer(normalizer: str) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _run_battery(ids, quick, examples, seed, json_path, normalizer) -> list[dict]:
-    battery = _battery()
-    _check_normalizer(normalizer)
-    try:
-        with _Progress() as progress:
-            return battery.run_battery(normalizer, list(ids) or None, quick=quick, seed=seed,
-                                       examples=examples, progress=progress)
-    except (ValueError, KeyError) as exc:
-        _as_usage_error(exc, ("normalizer", "ids", "unknown"))
-        raise
-    except KeyboardInterrupt as exc:
-        _interrupted(list(getattr(exc, "rows", [])), json_path)
-
-
-def _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, console) -> None:
+def _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, console, user_claims=None) -> None:
     battery = _battery()
     if normalizer is not None:
         _check_normalizer(normalizer)
-    if examples is not None:
-        click.echo("note: --examples is not used by --matrix (the battery sets its own budget)", err=True)
+    from attnbounds import engine
+
+    try:
+        engine.resolve_ids(list(ids) or None, claims=user_claims)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     try:
         with _Progress() as progress:
             result = battery.run_matrix([normalizer] if normalizer else None, list(ids) or None,
-                                        quick=quick, seed=seed, progress=progress)
+                                        quick=quick, seed=seed, examples=examples, claims=user_claims,
+                                        progress=progress)
     except (ValueError, KeyError) as exc:
         _as_usage_error(exc, ("normalizer", "ids", "unknown"))
         raise
@@ -370,14 +360,14 @@ def _render_matrix(result, console) -> None:
 
     verdicts = result.get("verdicts") if isinstance(result, dict) else None
     if isinstance(verdicts, dict) and verdicts and all(isinstance(v, dict) for v in verdicts.values()):
-        columns = list(dict.fromkeys(k for v in verdicts.values() for k in v))
+        readings = list(dict.fromkeys(k for v in verdicts.values() for k in v))
         table = Table(header_style="bold")
-        table.add_column("normalizer", no_wrap=True)
-        for c in columns:
-            table.add_column(str(c))
-        for name, per in verdicts.items():
-            cells = [f"[{_STYLE.get(str(per.get(c)), '')}]{per.get(c, '-')}[/]" for c in columns]
-            table.add_row(str(name), *cells)
+        table.add_column("reading", no_wrap=True)
+        for name in verdicts:
+            table.add_column(str(name))
+        for rid in readings:
+            cells = [f"[{_STYLE.get(str(per.get(rid)), '')}]{per.get(rid, '-')}[/]" for per in verdicts.values()]
+            table.add_row(str(rid), *cells)
         console.print(table)
         return
     rows = result.get("rows") if isinstance(result, dict) else None

@@ -56,12 +56,13 @@ from attnbounds.engine.methods import (
     run_strategy,
     run_sweep,
 )
-from attnbounds.engine.rows import ROW_FIELDS, Row, jsonable
+from attnbounds.engine.rows import NORMALIZER_FIELDS, ROW_FIELDS, Row, jsonable
 from attnbounds.engine.run import (
     CheckInterrupted,
     check,
     judge_hypothesis_drop,
     judge_reading,
+    judge_under,
     resolve_ids,
     valid_ids,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "valid_ids",
     "check",
     "judge_reading",
+    "judge_under",
     "judge_hypothesis_drop",
     "judge_drop",
     "run_exact",
@@ -91,4 +93,5 @@ __all__ = [
     "combine",
     "jsonable",
     "ROW_FIELDS",
+    "NORMALIZER_FIELDS",
 ]

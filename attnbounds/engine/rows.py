@@ -23,6 +23,12 @@ whose keys are :data:`ROW_FIELDS`, in order::
     proof           null, or for a reading with a symbolic method {"steps": int, "checked": int,
                     "rules": [rule names], "status": "checked" | "argued" | "refuted" | "undecided"}
 
+A row judged under a normalizer (``attnbounds check --normalizer NAME``) also has::
+
+    normalizer         the normalizer's name
+    hypotheses_broken  the claim's hypotheses the normalizer breaks (by its metadata, or
+                       failed by the counterexample instance)
+
 Numbers in rows are plain Python floats/ints; non-finite floats are written as the strings
 ``"inf"``, ``"-inf"``, ``"nan"`` so that the JSON is strict.
 
@@ -44,7 +50,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-__all__ = ["Row", "ROW_FIELDS", "jsonable"]
+__all__ = ["Row", "ROW_FIELDS", "NORMALIZER_FIELDS", "jsonable"]
 
 _KINDS = ("reading", "hypothesis", "load-error")
 
@@ -70,14 +76,21 @@ class Row(Mapping):
     conflict: str | None = None
     error: str | None = None
     proof: dict | None = None
+    normalizer: str | None = None
+    hypotheses_broken: list[str] | None = None
 
     def __post_init__(self):
         if self.kind not in _KINDS:
             raise ValueError(f"kind: must be one of {_KINDS}, got {self.kind!r}")
 
+    @property
+    def keys_in_order(self) -> tuple[str, ...]:
+        """:data:`ROW_FIELDS`, plus :data:`NORMALIZER_FIELDS` for a row judged under a normalizer."""
+        return ROW_FIELDS + NORMALIZER_FIELDS if self.normalizer is not None else ROW_FIELDS
+
     def to_dict(self) -> dict:
-        """The JSON-ready ``dict`` of the row, keys in :data:`ROW_FIELDS` order (a deep copy)."""
-        return {name: copy.deepcopy(getattr(self, name)) for name in ROW_FIELDS}
+        """The JSON-ready ``dict`` of the row, keys in :attr:`keys_in_order` (a deep copy)."""
+        return {name: copy.deepcopy(getattr(self, name)) for name in self.keys_in_order}
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "Row":
@@ -85,26 +98,28 @@ class Row(Mapping):
         missing = [k for k in ROW_FIELDS if k not in data]
         if missing:
             raise ValueError(f"data: row is missing {', '.join(missing)}")
-        return cls(**{k: copy.deepcopy(data[k]) for k in ROW_FIELDS})
+        return cls(**{k: copy.deepcopy(data[k]) for k in ROW_FIELDS + NORMALIZER_FIELDS if k in data})
 
     # Read-only mapping view of the JSON fields.
     def __getitem__(self, key: str) -> Any:
-        if key not in _FIELD_SET:
+        if key not in self.keys_in_order:
             raise KeyError(key)
         return getattr(self, key)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(ROW_FIELDS)
+        return iter(self.keys_in_order)
 
     def __len__(self) -> int:
-        return len(ROW_FIELDS)
+        return len(self.keys_in_order)
 
     __hash__ = None  # mutable
 
 
+#: Extra keys of a row judged under a normalizer (``check --normalizer``): the normalizer's
+#: name and the claim's hypotheses it breaks.
+NORMALIZER_FIELDS: tuple[str, ...] = ("normalizer", "hypotheses_broken")
 #: Keys of every row, in order.
-ROW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Row))
-_FIELD_SET = frozenset(ROW_FIELDS)
+ROW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Row) if f.name not in NORMALIZER_FIELDS)
 
 
 def jsonable(value: Any) -> Any:

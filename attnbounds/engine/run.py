@@ -16,6 +16,8 @@ limit cuts a method short (the row then says so).
 from __future__ import annotations
 
 import time
+
+import numpy as np
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -36,7 +38,15 @@ from attnbounds.engine.methods import (
 from attnbounds.engine.rows import Row, _error_text, _short
 from attnbounds.engine.verdict import combine, judge_drop
 
-__all__ = ["CheckInterrupted", "judge_reading", "judge_hypothesis_drop", "resolve_ids", "valid_ids", "check"]
+__all__ = [
+    "CheckInterrupted",
+    "judge_reading",
+    "judge_under",
+    "judge_hypothesis_drop",
+    "resolve_ids",
+    "valid_ids",
+    "check",
+]
 
 
 class CheckInterrupted(KeyboardInterrupt):
@@ -140,6 +150,60 @@ def judge_reading(
     row.conflict, row.error = j.conflict, j.error
     row.seconds = round(time.perf_counter() - start, 3)
     return row
+
+
+def judge_under(
+    claim: Claim,
+    reading: Reading,
+    normalizer,
+    *,
+    budget: Budget | None = None,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+    claim_id: str | None = None,
+) -> Row:
+    """The row of ``reading`` judged under ``normalizer`` (:meth:`Reading.under`).
+
+    The row keeps the reading's own id and adds ``normalizer`` and ``hypotheses_broken``.
+    A reading that cannot be posed under the normalizer is ``undecided`` with the reason
+    (``not applicable under N: ...``).
+    """
+    from attnbounds.claims.normalized import NotApplicable, probe, resolve
+
+    N = resolve(normalizer)
+    cid = claim.id if claim_id is None else claim_id
+    instances = []
+    try:
+        sample = probe(reading, N)
+        instances = [sample] if sample is not None else []
+        posed = reading.under(N)
+    except NotApplicable as exc:
+        instances = [exc.instance] if exc.instance is not None else []
+        row = Row(f"{cid}:{reading.name}", cid, reading.name, "reading",
+                  evidence=_short(f"not applicable under {N.name}: {exc}"), detail={"under": str(exc)})
+    else:
+        row = judge_reading(claim, posed, budget=budget, seed=seed, progress=progress, claim_id=cid)
+    row.normalizer = N.name
+    instance = (row.counterexample or {}).get("instance")
+    row.hypotheses_broken = _hypotheses_broken(claim, N, instances + ([instance] if instance else []))
+    return row
+
+
+def _hypotheses_broken(claim: Claim, N, instances: list) -> list[str]:
+    """The claim's hypotheses ``N`` breaks: by its metadata, or at one of ``instances`` (a
+    sample drawn through ``N`` and the counterexample)."""
+    out = [h.name for h in claim.hypotheses if h.holds_for(N) is False]
+    for instance in instances:
+        for h in claim.hypotheses:
+            if h.check is None or h.name in out:
+                continue
+            try:
+                ok = bool(np.all(np.asarray(h.check(instance), dtype=bool)))
+            except Exception:  # noqa: BLE001 -- a check that cannot read the instance decides nothing
+                continue
+            if not ok:
+                out.append(h.name)
+    return out
 
 
 def judge_hypothesis_drop(
@@ -303,6 +367,7 @@ def check(
     budget: Budget | None = None,
     on_row: Callable[[Row], None] | None = None,
     claims: Iterable[Claim] | None = None,
+    normalizer=None,
 ) -> list[Row]:
     """Judge the selected claims and return one :class:`~attnbounds.engine.rows.Row` per reading and per hypothesis drop.
 
@@ -326,6 +391,9 @@ def check(
         Called with each finished row (e.g. to save results as they come).
     claims : iterable of Claim, optional
         Judge these claims instead of the registry's (``attnbounds check --claims``).
+    normalizer : str or object, optional
+        Judge every selected reading under this normalizer (:func:`judge_under`); the
+        hypothesis drops, which are about the claim's own setting, are left out.
 
     Raises
     ------
@@ -339,7 +407,13 @@ def check(
     for name, fn in (("progress", progress), ("on_row", on_row)):
         if fn is not None and not callable(fn):
             raise TypeError(f"{name}: expected a callable, got {type(fn).__name__}")
+    if normalizer is not None:
+        from attnbounds.claims.normalized import resolve
+
+        normalizer = resolve(normalizer)
     units = _plan(resolve_ids(ids, claims=claims))
+    if normalizer is not None:
+        units = [u for u in units if u[0] != "drop"]
     total = len(units)
     rows: list[Row] = []
     for done, (kind, owner, item) in enumerate(units):
@@ -359,8 +433,12 @@ def check(
                 method_progress = None
                 if progress is not None:
                     method_progress = lambda m, _l=label, _d=done: progress(f"{_l} {m}", _d, total)  # noqa: E731
-                row = judge_reading(owner.claim, item, seed=seed, budget=budget, progress=method_progress,
-                                    claim_id=owner.claim_id)
+                if normalizer is None:
+                    row = judge_reading(owner.claim, item, seed=seed, budget=budget, progress=method_progress,
+                                        claim_id=owner.claim_id)
+                else:
+                    row = judge_under(owner.claim, item, normalizer, seed=seed, budget=budget,
+                                      progress=method_progress, claim_id=owner.claim_id)
             else:
                 row = judge_hypothesis_drop(owner.claim, item, budget=budget, claim_id=owner.claim_id)
         except CheckInterrupted as exc:

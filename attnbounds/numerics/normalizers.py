@@ -486,6 +486,47 @@ class AttentionNormalizer:
 
     __call__ = weights
 
+    # -- the exact ratio form ------------------------------------------------------------
+    def ratio_form(self, length: int | None = None) -> sp.Expr | None:
+        """F(l) of α_i = F(l_i)/Σ_j F(l_j) with the parameter defaults substituted, in
+        :data:`LOGIT`; a length-aware F is read at n = ``length`` (left symbolic if None).
+        None when the normalizer has no ratio form.
+
+        >>> get("ssmax").ratio_form(length=4)
+        exp(l*log(4))
+        """
+        if self.sympy_F is None:
+            return None
+        subs = {}
+        for sym in self.sympy_F.free_symbols:
+            name = sym.name
+            if name == "l":
+                subs[sym] = LOGIT
+            elif name == "n":
+                if length is not None:
+                    subs[sym] = sp.Integer(int(length))
+            elif name == "n_0" and self.params.get("base_length") is not None:
+                subs[sym] = sp.nsimplify(self.params["base_length"])
+            elif self.params.get(name) is not None:
+                subs[sym] = sp.nsimplify(self.params[name])
+        return self.sympy_F.subs(subs)
+
+    def _ratio_numeric(self, z, order: int) -> np.ndarray:
+        z = as_float_array(z, "logits")
+        expr = self.ratio_form(length=z.shape[-1] if z.ndim else 1)
+        if expr is None:
+            raise ValueError(f"normalizer: {self.name!r} has no ratio form F(l_i)/sum_j F(l_j)")
+        fn = sp.lambdify(LOGIT, sp.diff(expr, LOGIT, order) if order else expr, "numpy")
+        return np.broadcast_to(np.asarray(fn(z), dtype=float), z.shape).copy()
+
+    def F(self, z) -> np.ndarray:
+        """The ratio form F elementwise on logits ``z`` (n = the last axis for a length-aware F)."""
+        return self._ratio_numeric(z, 0)
+
+    def dF(self, z) -> np.ndarray:
+        """F′ elementwise on logits ``z`` (see :meth:`F`)."""
+        return self._ratio_numeric(z, 1)
+
     # -- output checks (plug-ins) -------------------------------------------------------
     def _check_weights(self, w, shape) -> np.ndarray:
         where = f"normalizer {self.name!r}"

@@ -80,6 +80,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.claims", {}),
             ("attnbounds.claims.base", {}),
             ("attnbounds.claims.registry", {}),
+            ("attnbounds.claims.normalized", {}),
         ),
     ),
     (
@@ -95,8 +96,8 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
         ),
     ),
     (
-        "Normalizer battery",
-        "The claims' conclusions under other normalizers (`attnbounds check --normalizer NAME`, `--matrix`).",
+        "Normalizer matrix",
+        "The claims' own readings under every normalizer (`attnbounds check --matrix`): the loop and the plot.",
         (("attnbounds.battery", {}),),
     ),
     (

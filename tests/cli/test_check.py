@@ -162,41 +162,37 @@ def test_a_swallowed_ctrl_c_still_stops_at_the_next_method():
     assert seen == [("L1:transcribed", 0, 3)]
 
 
-def test_normalizer_and_matrix_dispatch_to_the_battery(toys, monkeypatch, tmp_path):
-    calls = {}
-
-    def run_battery(normalizer, ids, *, quick, seed, examples, progress):
-        calls["battery"] = (normalizer, ids, quick, seed, examples)
-        if ids == ["NOPE"]:
-            raise ValueError("ids: unknown id 'NOPE'; valid: L1, ...")
-        return [{"id": "L1:transcribed", "claim": "L1", "reading": "transcribed", "kind": "reading",
-                 "verdict": "falsified", "methods": ["sweep"], "evidence": "x", "seconds": 0.1,
-                 "conflict": None, "error": None}]
-
-    def run_matrix(normalizers=None, ids=None, *, quick, seed, progress):
-        calls["matrix"] = (normalizers, ids, quick, seed)
-        return {"verdicts": {"softmax": {"L1:transcribed": "holds"}, "ssmax": {"L1:transcribed": "falsified"}}}
-
-    def plot_matrix(matrix, path):
-        calls["plot"] = path
-
-    fake = types.ModuleType("attnbounds.battery")
-    fake.run_battery, fake.run_matrix, fake.plot_matrix = run_battery, run_matrix, plot_matrix
-    monkeypatch.setitem(sys.modules, "attnbounds.battery", fake)
-
-    result = run("L1", "--normalizer", "ssmax", "--quick", "--seed", "3", "--strict")
-    assert result.exit_code == 1 and "L1:transcribed" in result.stdout
-    assert calls["battery"] == ("ssmax", ["L1"], True, 3, None)
+def test_normalizer_judges_the_claims_own_readings(toys):
+    result = run("BAD", "--normalizer", "ssmax", "--quick", "--json", "-")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [r["id"] for r in rows] == ["BAD:transcribed", "BAD:reconstructed"]  # no drop rows under N
+    assert all(r["normalizer"] == "ssmax" and r["verdict"] == "undecided" for r in rows)
+    assert "not applicable under ssmax" in rows[0]["evidence"]  # the toy's instances fix no weights
     bad = run("--normalizer", "nope")  # resolved by attnbounds.numerics.normalizers before running
     assert bad.exit_code == 2 and "--normalizer:" in bad.stderr and "'nope'" in bad.stderr
     assert "ssmax" in bad.stderr  # the valid names are listed
     bad = run("NOPE", "--normalizer", "softmax")
     assert bad.exit_code == 2 and "ids: unknown id 'NOPE'" in bad.stderr
 
+
+def test_matrix_dispatches_to_the_loop(toys, monkeypatch, tmp_path):
+    calls = {}
+
+    def run_matrix(normalizers=None, ids=None, *, quick, seed, examples, claims, progress):
+        calls["matrix"] = (normalizers, ids, quick, seed, examples, claims)
+        return {"verdicts": {"softmax": {"L1:transcribed": "holds"}, "ssmax": {"L1:transcribed": "falsified"}}}
+
+    def plot_matrix(matrix, path):
+        calls["plot"] = path
+
+    fake = types.ModuleType("attnbounds.battery")
+    fake.run_matrix, fake.plot_matrix = run_matrix, plot_matrix
+    monkeypatch.setitem(sys.modules, "attnbounds.battery", fake)
     out = tmp_path / "m.json"
     result = run("--matrix", "--json", str(out), "--plot", str(tmp_path / "m.png"))
     assert result.exit_code == 0, result.output
-    assert calls["matrix"] == (None, None, False, 0) and calls["plot"] == str(tmp_path / "m.png")
+    assert calls["matrix"] == (None, None, False, 0, None, None) and calls["plot"] == str(tmp_path / "m.png")
     assert json.loads(out.read_text())["verdicts"]["ssmax"]["L1:transcribed"] == "falsified"
     assert "ssmax" in result.stdout and "falsified" in result.stdout
 

@@ -1,0 +1,159 @@
+"""A claim's reading under another normalizer: the same sides, with the weights drawn through it.
+
+The paper proves its claims for softmax (or for a positive, length-independent ratio form
+F). To ask whether a conclusion survives under another normalizer N (sparsemax, scalable
+softmax, sigmoid attention, a plug-in, ...), :func:`under` keeps the reading's own
+``sides`` (so its formula exists once, in its claim module) and maps every instance its
+``strategy`` and ``sweep`` produce through :func:`reweigh`:
+
+* an instance with attention ``"weights"`` gets ``weights = N(logits)``, with the instance's
+  ``"logits"`` if it has them and ``log(weights)`` otherwise (so under softmax the instance
+  is unchanged, and under N the weights are N applied to the logits that give the original
+  weights under softmax);
+* an instance with a ratio-form ``"family"`` (Lemma 1's F) gets ``family = N`` and
+  ``param = N``'s temperature;
+* any other instance fixes softmax inside the claim's formulas: the reading applies to
+  softmax only, and is :class:`NotApplicable` under any other normalizer.
+
+The instance also records ``"normalizer"``, so a counterexample says where it came from.
+The exact methods and Monte Carlo are not carried over: they are statements about the
+claim's own normalizer.
+
+>>> import numpy as np
+>>> out = reweigh({"weights": np.array([0.5, 0.25, 0.25]), "n": 1}, "sparsemax")
+>>> out["normalizer"], out["weights"].round(3).tolist()
+('sparsemax', [0.795, 0.102, 0.102])
+>>> reweigh({"q": [1.0], "keys": [[1.0]], "T": 1.0}, "ssmax")
+Traceback (most recent call last):
+...
+attnbounds.claims.normalized.NotApplicable: the reading's instances (keys q, keys, T) fix softmax: no 'weights' or ratio-form 'family' to draw through 'ssmax'
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+__all__ = ["NotApplicable", "resolve", "lookup", "reweigh", "probe", "under", "is_default_softmax"]
+
+#: log of the smallest weight kept when logits are recovered as log(weights).
+_LOG_FLOOR = -700.0
+
+
+class NotApplicable(ValueError):
+    """The reading cannot be posed under the requested normalizer (the message says why).
+
+    ``instance`` is the reweighed instance that the reading's sides rejected, if any.
+    """
+
+    def __init__(self, message: str, instance: dict | None = None):
+        super().__init__(message)
+        self.instance = instance
+
+
+#: Normalizers that readings have been posed under, by name, so that an instance naming an
+#: unregistered plug-in (``{"family": "polynomial"}``) can still be evaluated.
+_POSED: dict = {}
+
+
+def resolve(normalizer):
+    """The normalizer object for a name, a ``module:object`` spec, an entry point or an object."""
+    from attnbounds.numerics import normalizers as nz
+
+    N = nz.get(normalizer)
+    _POSED[N.name] = N
+    return N
+
+
+def lookup(name: str):
+    """The normalizer an instance names: one a reading was posed under, else a registered one."""
+    from attnbounds.numerics import normalizers as nz
+
+    return _POSED[name] if name in _POSED else nz.get(name)
+
+
+def is_default_softmax(N) -> bool:
+    return N.name == "softmax" and float(N.params.get("T", 1.0)) == 1.0
+
+
+def reweigh(instance: dict, normalizer) -> dict:
+    """``instance`` (one instance or a batch) with its weights drawn through ``normalizer``."""
+    N = resolve(normalizer)
+    if not isinstance(instance, dict):
+        raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
+    if "weights" in instance:
+        if "logits" in instance:
+            logits = np.asarray(instance["logits"], dtype=float)
+        else:
+            w = np.asarray(instance["weights"], dtype=float)
+            with np.errstate(divide="ignore"):
+                logits = np.maximum(np.log(w), _LOG_FLOOR)
+        return {**instance, "logits": logits, "weights": N.weights(logits), "normalizer": N.name}
+    if "family" in instance:
+        if N.sympy_F is None:
+            raise NotApplicable(f"{N.name!r} has no ratio form F(l_i)/sum_j F(l_j), so the family's m and M are undefined")
+        return {**instance, "family": N.name, "param": float(N.params.get("T", 1.0)), "normalizer": N.name}
+    if is_default_softmax(N):
+        return instance
+    keys = ", ".join(instance)
+    raise NotApplicable(
+        f"the reading's instances (keys {keys}) fix softmax: no 'weights' or ratio-form 'family' to draw through {N.name!r}"
+    )
+
+
+def probe(reading, normalizer) -> dict | None:
+    """One instance of ``reading`` drawn through ``normalizer`` (None without a sweep).
+
+    Raises :class:`NotApplicable` when the instance cannot be reweighed or when the
+    reading's ``sides`` reject the normalizer's weights (e.g. rows that do not sum to 1).
+    """
+    N = resolve(normalizer)
+    if reading.sweep is None:
+        return None
+    instance = reweigh(reading.sweep(np.random.default_rng(0), 2), N)
+    try:
+        reading.sides(instance)
+    except ValueError as exc:
+        raise NotApplicable(f"the reading's sides reject the weights of {N.name!r}: {exc}", instance) from None
+    return instance
+
+
+def under(reading, normalizer):
+    """``reading`` judged under ``normalizer`` (see the module docstring)."""
+    N = resolve(normalizer)
+    if reading.relation == "==":
+        raise NotApplicable(
+            "an attainment reading (==) builds its witness from the claim's own weights; drawing the "
+            "weights through another normalizer would break the witness, not the claim"
+        )
+    if reading.strategy is None and reading.sweep is None:
+        raise NotApplicable(
+            f"the reading has only {', '.join(reading.methods) or 'no'} method(s), which are about the claim's own "
+            "normalizer; there is no instance search to draw through another one"
+        )
+    probe(reading, N)  # raises NotApplicable before any work is done
+
+    strategy = sweep = None
+    if reading.strategy is not None:
+        base_strategy = reading.strategy
+
+        def strategy():
+            return base_strategy().map(lambda inst: reweigh(inst, N))
+
+    if reading.sweep is not None:
+        base_sweep = reading.sweep
+
+        def sweep(rng: np.random.Generator, count: int) -> dict[str, Any]:
+            return reweigh(base_sweep(rng, count), N)
+
+    return replace(
+        reading,
+        symbolic=None,
+        certify=None,
+        montecarlo=None,
+        strategy=strategy,
+        sweep=sweep,
+        normalizer=N.name,
+    )
