@@ -2,8 +2,11 @@ r"""# H1: multi-head coverage of the top set (the Discussion)
 
 **Setting.** A top set of $N$ tokens and $H$ heads. Head $h$ *separates* a subset
 $S_h$ of it (its distinguishable tokens, as in {ref}`Theorem 2 <claim-T2>`), a fraction
-$p_h = |S_h|/N$. The heads together cover $c = |S_1\cup\dots\cup S_H|/N$. The paper's
-Discussion says that if the heads were independent and each separated a fraction $p$, then
+$p_h = |S_h|/N$. The heads together cover the fraction
+
+$$c = \frac{|S_1\cup\dots\cup S_H|}{N}.$$
+
+The paper's Discussion says that if the heads were independent and each separated a fraction $p$, then
 $H$ heads would cover
 
 $$1 - (1-p)^H,$$
