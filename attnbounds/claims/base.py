@@ -239,8 +239,7 @@ class Claim:
     ``symbolic_form`` returns the claim's formulas as SymPy expressions (keyed by name);
     ``derivations`` names entries of :data:`attnbounds.theory.DERIVATIONS`; ``proof`` is the
     proof text (the defining module's docstring, in MyST Markdown with ``$...$`` math).
-    ``probe`` is the empirical hook: a callable the empirical layer may use on captured
-    attention (set where the claim has an experiment). ``paper`` is the namespace of the
+    ``paper`` is the namespace of the
     qualified id ``"<paper>:<id>"`` (default: the package's paper for claims of
     :mod:`attnbounds.claims`, ``"user"`` elsewhere; see :mod:`attnbounds.claims.registry`);
     ``order`` is the claim's place in its paper, which sets the listing order.
@@ -257,7 +256,6 @@ class Claim:
     proof: str
     symbolic_form: Callable[[], Mapping[str, Any]] | None = None
     derivations: tuple[str, ...] = ()
-    probe: Callable[..., Any] | None = None
     paper: str | None = None
     order: float | None = None
 

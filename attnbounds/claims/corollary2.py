@@ -112,6 +112,7 @@ from attnbounds.numerics.attention import (
     softmax,
     top_n_mask,
 )
+from attnbounds.numerics.fits import growth_exponent, limit_intercept
 from attnbounds.numerics.montecarlo import mean_ci
 from attnbounds.numerics.sampling import sphere_points
 from attnbounds.strategies import attention_configs, embeddings, temperatures
@@ -133,44 +134,6 @@ __all__ = [
 L_GRID: tuple[int, ...] = (64, 128, 256, 512, 1024, 2048, 4096)
 #: Fixed N for (i); ρ for (ii); embedding dimension.
 FIXED_N, RHO, DIM = 5, 0.125, 8
-
-
-def _check_curve(L_values, d_values):
-    Ls = np.asarray(L_values, dtype=np.float64)
-    ds = np.asarray(d_values, dtype=np.float64)
-    if Ls.ndim != 1 or Ls.size < 2 or np.any(Ls <= 0):
-        raise ValueError("L_values: need a 1-D array of at least 2 positive lengths")
-    if ds.shape[-1] != Ls.size:
-        raise ValueError(f"d_values: last axis {ds.shape[-1]} does not match {Ls.size} lengths")
-    return Ls, ds
-
-
-def growth_exponent(L_values, d_values) -> np.ndarray:
-    """Least-squares slope p of log d̃ against log L (one per row of ``d_values``).
-
-    >>> float(growth_exponent([1, 2, 4], [3.0, 6.0, 12.0]))
-    1.0
-    """
-    Ls, ds = _check_curve(L_values, d_values)
-    if np.any(ds <= 0):
-        raise ValueError("d_values: must be > 0 for a log-log fit")
-    u = np.log(Ls) - np.log(Ls).mean()
-    v = np.log(ds)
-    return (v - v.mean(axis=-1, keepdims=True)) @ u / (u @ u)
-
-
-def limit_intercept(L_values, d_values) -> np.ndarray:
-    """Intercept a of the least-squares fit d̃/L = a + b/L (the fitted limit of d̃/L).
-
-    >>> float(limit_intercept([2, 4, 8], [1.0, 3.0, 7.0]))
-    1.0
-    """
-    Ls, ds = _check_curve(L_values, d_values)
-    u = 1.0 / Ls
-    v = ds / Ls
-    uc = u - u.mean()
-    b = (v - v.mean(axis=-1, keepdims=True)) @ uc / (uc @ uc)
-    return v.mean(axis=-1) - b * u.mean()
 
 
 def distance_curves(rng: np.random.Generator, replicates: int, mode: str, L_values=L_GRID) -> np.ndarray:
@@ -409,14 +372,14 @@ def _symbolic_collapse_total() -> Proof:
 
 def _symbolic_sandwich() -> Proof:
     derive_corollary2()
-    return Proof(True, "| |a_i x_i - s| - |s| | <= a_i |x_i| (triangle inequality both ways), summed over i not in I_N")
+    return Proof(None, "argued (no checked chain yet): | |a_i x_i - s| - |s| | <= a_i |x_i| (triangle inequality both ways), summed over i not in I_N")
 
 
 def _symbolic_bounded() -> Proof:
     res = derive_corollary2()
     return Proof(
-        True,
-        f"alpha_N <= N C_2/L and |s| <= alpha_N R give d~ <= {res['bound_L1'].expr}, limit {res['limit_bound_L1'].expr}, "
+        None,
+        f"argued (no checked chain yet): alpha_N <= N C_2/L and |s| <= alpha_N R give d~ <= {res['bound_L1'].expr}, limit {res['limit_bound_L1'].expr}, "
         f"limit/L = {res['limit_bound_L1_over_L'].expr}; softmax on [-a,a] has C_2 = exp(2a/T)",
     )
 
@@ -424,8 +387,8 @@ def _symbolic_bounded() -> Proof:
 def _symbolic_spread() -> Proof:
     res = derive_corollary2()
     return Proof(
-        True,
-        "| D_i - |s| | <= a_i |x_i| <= C_2 R/L for every token; relative spread <= C_2 R/(L|s|) -> 0 when L|s| -> oo; "
+        None,
+        "argued (no checked chain yet): | D_i - |s| | <= a_i |x_i| <= C_2 R/L for every token; relative spread <= C_2 R/(L|s|) -> 0 when L|s| -> oo; "
         f"antiparallel family: {res['spread_fixed'].expr} (N fixed) vs -> {res['limit_spread_proportional'].expr} (N = rho L)",
     )
 
@@ -433,8 +396,8 @@ def _symbolic_spread() -> Proof:
 def _symbolic_dominated() -> Proof:
     derive_corollary2()
     return Proof(
-        True,
-        "| |a_i x_i - s| - |a_i x_i| | <= |s| (reverse triangle) <= alpha_N R (|s| = alpha_N |c|, c a mean of "
+        None,
+        "argued (no checked chain yet): | |a_i x_i - s| - |a_i x_i| | <= |s| (reverse triangle) <= alpha_N R (|s| = alpha_N |c|, c a mean of "
         "selected x_j) <= N C_2 R/L (Lemma 1); summed over L - N tokens: <= N C_2 R (L-N)/L; C_2 = exp(2a/T)",
     )
 

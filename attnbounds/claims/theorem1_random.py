@@ -76,13 +76,17 @@ import numbers
 
 import numpy as np
 
+import sympy as sp
+
 from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import softmax, subset_cumulative_distance
 from attnbounds.numerics.sampling import sphere_points
 from attnbounds.numerics.selection import random_selection_expectation, random_selection_main_term, subset_masks
 from attnbounds.numerics.validation import check_distribution, check_embeddings, check_top_n
 from attnbounds.strategies import attention_configs
+from attnbounds.theory import distance as thd
 from attnbounds.theory.distance import derive_t1_random, main_term_coefficients
+from attnbounds.theory.proof import Chain, Context, Norm, by
 
 __all__ = [
     "CLAIM",
@@ -286,27 +290,58 @@ def _symbolic_transcribed(xbar: str):
 
 def _symbolic_reconstructed() -> Proof:
     res = derive_t1_random()
+    # Argued: the probabilities and the algebra are checked exactly (derive T1ii), but the
+    # chain E_S[d~] = sum_i P(i not in S) E[|y_i - s_S| | i not in S] >= M needs linearity of
+    # the conditional expectation, which no kernel rule covers yet.
     return Proof(
-        True,
-        f"P(i not in S) = {res['p_excluded'].expr}, E[s_S | i not in S] = {res['p_in_given_excluded'].expr}"
+        None,
+        f"argued: P(i not in S) = {res['p_excluded'].expr}, E[s_S | i not in S] = {res['p_in_given_excluded'].expr}"
         "*sum_{j!=i} a_j x_j (exact), then Jensen (norm convex) termwise: E_S[d~] = M + eps, eps >= 0",
     )
 
 
 def _symbolic_gap_bound() -> Proof:
-    derive_t1_random()  # checks the variance factor exactly for m <= 5
+    derive_t1_random()  # checks the variance factor exactly (all m; enumerated for m <= 5)
+    # Argued: the variance factor is checked for all m (theory.distance.variance_factor_checks);
+    # the chain through E|s_S - E s_S| <= sqrt(E|s_S - E s_S|^2) (Jensen) is not yet encoded.
     return Proof(
-        True,
-        "eps <= (L-N)/L sum_i E|s_S - E s_S| <= (L-N)/L sum_i sqrt(f(L-1,N) sum_{j!=i}|y_j - ybar|^2) "
+        None,
+        "argued: eps <= (L-N)/L sum_i E|s_S - E s_S| <= (L-N)/L sum_i sqrt(f(L-1,N) sum_{j!=i}|y_j - ybar|^2) "
         "(triangle inequality, Cauchy-Schwarz, sampling-without-replacement variance)",
     )
 
 
+def tight_last_check():
+    """The checked chain of T1ii:tight_last, summed over the tokens i = 1..L.
+
+    With N = L − 1 and y_j = α_j x_j, Y = Σ_j y_j: a token i is left out with probability
+    P(i ∉ S) = C(L−1, N)/C(L, N), and then S = I ∖ {i}, so s_S = Y − y_i is fixed and the
+    conditional expectation is the single value ‖y_i − s_S‖ (Jensen is an equality). The
+    chain turns this term into the main term's ((L−N)/L)‖(1 + k) y_i − k Y‖ with the
+    coefficient k of :func:`attnbounds.theory.distance.main_term_coefficients`; it checks only
+    if that k is N/(L − 1) at N = L − 1.
+    """
+    L, N = thd.L, thd.N
+    i = sp.Symbol("i", integer=True, positive=True)
+    y = sp.IndexedBase("y", commutative=False)[i]
+    s, Y = sp.symbols("s_S Y", commutative=False)
+    c = {k: v.subs(N, L - 1) for k, v in main_term_coefficients().items()}
+    p_out = (sp.binomial(L - 1, N) / sp.binomial(L, N)).subs(N, L - 1)
+    ctx = Context({"N = L-1: S is I minus {i}": sp.Eq(s, Y - y)})
+    term = (Chain(p_out * Norm(y - s), ctx)
+            .eq(p_out * Norm(y - (Y - y)), by.hypothesis("N = L-1: S is I minus {i}"))
+            .eq(c["prefactor"] * Norm(c["own"] * y - c["k"] * Y), by.identity()))
+    lhs = sp.Sum(p_out * Norm(y - s), (i, 1, L))
+    rhs = sp.Sum(c["prefactor"] * Norm(c["own"] * y - c["k"] * Y), (i, 1, L))
+    chain = Chain(lhs, ctx).eq(rhs, by.termwise(i, 1, L, term=term))
+    return chain.prove(lhs, "==", rhs)  # E_S[d~] (first principles) == M (the main term)
+
+
 def _symbolic_tight_last() -> Proof:
-    c = main_term_coefficients()
-    return Proof(
-        True,
-        f"N = L-1: given i not in S, S = I minus {{i}} is fixed, Jensen is an equality; coefficient k = {c['k']} = 1",
+    return Proof.from_chain(
+        tight_last_check(),
+        "N = L-1: given i not in S, S = I minus {i} is fixed, so E[|y_i - s_S| | i not in S] = |y_i - (Y - y_i)|; "
+        "with P(i not in S) = 1/L and k = N/(L-1) = 1 this is the main term",
     )
 
 

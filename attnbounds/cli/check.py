@@ -222,7 +222,10 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
                    "'module:object' (repeatable). IDS then select among them.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="With --matrix: also plot the verdict matrix to PATH.")
-def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, claim_specs, plot_path):
+@click.option("--mutants", is_flag=True,
+              help="Mutation-test the checker: mutate every proved or certified reading of IDS and judge "
+                   "each mutant (exit 1 if a mutant is proved or certified).")
+def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, claim_specs, plot_path, mutants):
     """Judge the readings of claims IDS (claim ids like T1i or 2508.17821:T1i, reading ids like
     T1i:transcribed; default: all claims) and print their verdicts."""
     if plot_path and not matrix:
@@ -231,6 +234,11 @@ def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, cla
     check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
     user_claims = _load_user_claims(claim_specs)
     console = _console(stderr=json_path == "-")
+    if mutants:
+        if matrix or normalizer is not None:
+            raise UsageError("--mutants: not combinable with --normalizer/--matrix")
+        _run_mutants(ids, quick, examples, seed, json_path, user_claims, console)
+        return
     if matrix:
         _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, console, user_claims)
         return
@@ -245,6 +253,45 @@ def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, cla
         if bad:
             click.echo(f"--strict: {len(bad)} row(s) falsified or in error: {', '.join(bad)}", err=True)
             sys.exit(1)
+
+
+def _run_mutants(ids, quick, examples, seed, json_path, user_claims, console) -> None:
+    from rich.table import Table
+
+    from attnbounds import engine
+    from attnbounds.engine.mutants import run_mutants
+
+    try:
+        engine.resolve_ids(list(ids) or None, claims=user_claims)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    budget = engine.budget_for(quick, examples)
+    with _Progress() as bar:
+        report = run_mutants(list(ids) or None, seed=seed, budget=budget, claims=user_claims,
+                             progress=lambda rid: bar(f"{rid} mutants", 0, 0))
+    table = Table(header_style="bold")
+    for col in ("reading", "mutant", "verdict", "reason"):
+        table.add_column(col, overflow="fold", no_wrap=col != "reason")
+    for r in report.rows:
+        style = "bold magenta" if r.defect else _STYLE.get(r.verdict, "")
+        table.add_row(r.reading, r.mutant, f"[{style}]{r.verdict}[/]", _escape(r.reason))
+    console.print(table)
+    summary = report.summary()
+    rate = summary["kill_rate"]
+    console.print(
+        f"{summary['mutants']} mutant(s) of {summary['readings']} proved/certified reading(s): "
+        f"{summary['falsified']} falsified, {summary['undecided']} undecided, "
+        f"{summary['proved'] + summary['certified']} proved/certified; kill rate "
+        + ("n/a" if rate is None else f"{100 * rate:.1f}%")
+    )
+    if json_path:
+        write_json(report.to_dict(), json_path)
+        if json_path != "-":
+            click.echo(f"wrote {summary['mutants']} mutant row(s) to {json_path}", err=True)
+    if report.defects:
+        click.echo(f"checker defect: {len(report.defects)} mutant(s) proved, certified or in conflict: "
+                   f"{', '.join(summary['defects'])}", err=True)
+        sys.exit(1)
 
 
 def _interrupted(rows: list[dict], json_path: str | None) -> None:

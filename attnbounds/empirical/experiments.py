@@ -49,6 +49,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special  # not scipy.stats: its import alone takes about a second
 
+from attnbounds.numerics.fits import loglog_slope
+
 __all__ = [
     "ExperimentSettings",
     "to_sphere",
@@ -616,29 +618,4 @@ def softmax_jacobian_norm(logits, temperatures, *, iterations: int = 40) -> np.n
     a = np.stack([_softmax_rows(l, T) for T in Ts], axis=-2)  # (..., n_T, L)
     return _spectral_norm(a, a, np.broadcast_to(Ts, a.shape[:-1]), iterations)
 
-
-def loglog_slope(T, g, *, below: float = 0.1) -> np.ndarray:
-    """Least-squares slope of log g against log T over T <= ``below`` (batched on (..., n_T)).
-
-    Entries with g <= 0 (underflow) are left out of their fit; NaN where fewer than two
-    points remain.
-
-    >>> T = np.array([1e-3, 1e-2, 1e-1, 1.0])
-    >>> float(loglog_slope(T, 2.0 / T).round(6))
-    -1.0
-    """
-    Ts = np.asarray(T, dtype=np.float64).reshape(-1)
-    gv = np.asarray(g, dtype=np.float64)
-    if gv.shape[-1] != Ts.size:
-        raise ValueError(f"g: last axis must have {Ts.size} entries (one per T)")
-    use = (Ts <= below)[None, :] & (gv.reshape(-1, Ts.size) > 0)
-    lx = np.log(Ts)[None, :]
-    ly = np.log(np.where(use, gv.reshape(-1, Ts.size), 1.0))
-    cnt = use.sum(-1)
-    mx = np.where(use, lx, 0).sum(-1) / np.maximum(cnt, 1)
-    my = np.where(use, ly, 0).sum(-1) / np.maximum(cnt, 1)
-    sxx = np.where(use, (lx - mx[:, None]) ** 2, 0).sum(-1)
-    sxy = np.where(use, (lx - mx[:, None]) * (ly - my[:, None]), 0).sum(-1)
-    slope = np.where((cnt >= 2) & (sxx > 0), sxy / np.where(sxx > 0, sxx, 1), np.nan)
-    return slope.reshape(gv.shape[:-1])
 

@@ -269,7 +269,7 @@ def _whatif_summary(d, c, s, g, config, summ) -> dict:
 
 def write_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     """Write CSVs, figures, results.json and report.md into ``out``; return results.json's dict."""
-    from attnbounds.cli.common import write_json
+    from attnbounds.jsonio import write_json
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

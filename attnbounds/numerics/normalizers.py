@@ -86,6 +86,7 @@ import numpy as np
 import sympy as sp
 from scipy.special import expit
 
+from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.jacobian import finite_difference_jacobian  # the shared central-difference kernel
 from attnbounds.numerics.validation import as_float_array, check_temperature
 
@@ -146,8 +147,7 @@ class PluginError(ValueError):
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max(axis=-1, keepdims=True))  # log-sum-exp shift
-    return e / e.sum(axis=-1, keepdims=True)
+    return softmax(z)  # the one numpy softmax (attnbounds.numerics.attention)
 
 
 def _softmax_jacobian_from_weights(a: np.ndarray) -> np.ndarray:

@@ -210,6 +210,29 @@ def any_subset_counterexample_t1i() -> dict:
     return {"weights": np.array([0.25, 0.75]), "x": np.array([[1.0], [1.0]]), "selected": [0]}
 
 
+def summed_t1_bound_checks(bound=None) -> bool:
+    """Check, for every number K = L − N of non-selected tokens (K symbolic), that summing the
+    per-token bounds α_i d_1 + ᾱ_N R over them gives ``bound`` (default: the reconstructed
+    bound (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R), using Σ_{i∉I_N} α_i = 1 − ᾱ_N.
+
+    >>> summed_t1_bound_checks(), summed_t1_bound_checks((1 - alpha_N) * d_1 + 3 * alpha_N * R)
+    (True, False)
+    """
+    from attnbounds.theory.proof import Chain, Context, by
+
+    i = sp.Symbol("i", integer=True, positive=True)
+    a = sp.IndexedBase("alpha", nonnegative=True)
+    K = L - N
+    mass = sp.Sum(a[i], (i, 1, K))
+    ctx = Context({"weights sum to 1": sp.Eq(mass, 1 - alpha_N)})
+    target = (1 - alpha_N) * d_1 + K * alpha_N * R if bound is None else bound
+    start = sp.Sum(a[i] * d_1 + alpha_N * R, (i, 1, K))
+    chain = (Chain(start, ctx)
+             .eq(d_1 * mass + K * alpha_N * R, by.identity())
+             .eq((1 - alpha_N) * d_1 + K * alpha_N * R, by.hypothesis("weights sum to 1")))
+    return chain.prove(start, "==", target).complete
+
+
 @register("T1i", "Theorem 1 (i): fixed top-N distance bound with the paper's d_1, transcription vs sharp bound")
 def derive_t1_fixed() -> dict[str, Result]:
     """Closed forms of Theorem 1 (i) (paper's d_1) and the exact facts behind the verdicts.
@@ -323,6 +346,10 @@ def sampling_variance_factor(m: int, n: int) -> sp.Rational:
     return sp.Rational(n * (m - n), m * (m - 1))
 
 
+m_sym = sp.Symbol("m", integer=True, positive=True)
+n_sym = sp.Symbol("n", integer=True, positive=True)
+
+
 def _verify_variance_factor(m: int, n: int) -> bool:
     # Exact check over all C(m, n) subsets with symbolic scalars y_1..y_m (vectors act coordinatewise).
     y = sp.symbols(f"y1:{m + 1}")
@@ -331,6 +358,32 @@ def _verify_variance_factor(m: int, n: int) -> bool:
     second = sum((sum(y[j] for j in S) - mean_T) ** 2 for S in subsets) / len(subsets)
     ybar = sum(y) / m
     return is_identity(second, sampling_variance_factor(m, n) * sum((yj - ybar) ** 2 for yj in y))
+
+
+def variance_factor_checks(factor=None) -> bool:
+    """Prove for all m ≥ 2 and 1 ≤ n ≤ m (symbolic) that a uniform n-subset sum T = Σ_j I_j y_j
+    of m scalars has E(T − ET)² = f(m, n) Σ_j (y_j − ȳ)² with f = n(m − n)/(m(m − 1))
+    (or the given ``factor``).
+
+    With p = P(j ∈ S) = C(m−1, n−1)/C(m, n) and q = P(j, k ∈ S) = C(m−2, n−2)/C(m, n):
+    E(T − ET)² = (p − p²) Σ y_j² + (q − p²) Σ_{j≠k} y_j y_k, and Σ_{j≠k} y_j y_k = Y² − Q with
+    Y = Σ y_j, Q = Σ y_j²; Σ (y_j − ȳ)² = Q − Y²/m. Both sides are then identities in
+    (m, n, Y, Q), which the kernel checks (vectors act coordinatewise).
+
+    >>> variance_factor_checks(), variance_factor_checks(n_sym * (m_sym - n_sym) / m_sym**2)
+    (True, False)
+    """
+    from attnbounds.theory.proof import Chain, Context, by
+
+    m, n, Y, Q = m_sym, n_sym, sp.Symbol("Y"), sp.Symbol("Q")
+    f = n * (m - n) / (m * (m - 1)) if factor is None else factor
+    p = sp.combsimp(sp.binomial(m - 1, n - 1) / sp.binomial(m, n))
+    q = sp.combsimp(sp.binomial(m - 2, n - 2) / sp.binomial(m, n))
+    if not (is_identity(p, n / m) and is_identity(q, n * (n - 1) / (m * (m - 1)))):
+        return False
+    variance = (p - p**2) * Q + (q - p**2) * (Y**2 - Q)
+    chain = Chain(variance, Context()).eq(f * (Q - Y**2 / m), by.identity())
+    return chain.prove(variance, "==", f * (Q - Y**2 / m)).complete
 
 
 @register("T1ii", "Theorem 1 (ii): random N-subset expectation, main term and Jensen gap")
@@ -356,7 +409,9 @@ def derive_t1_random() -> dict[str, Result]:
     y_i, total, k = sp.symbols("y_i Y k")
     if not is_identity(y_i - k * (total - y_i), (1 + k) * y_i - k * total):
         raise AssertionError("T1ii: main-term algebra")
-    for m in range(2, 6):
+    if not variance_factor_checks():
+        raise AssertionError("T1ii: variance factor (all m, n)")
+    for m in range(2, 6):  # and, independently, by enumerating every subset
         for n in range(1, m + 1):
             if not _verify_variance_factor(m, n):
                 raise AssertionError(f"T1ii: variance factor m={m}, n={n}")
@@ -368,7 +423,7 @@ def derive_t1_random() -> dict[str, Result]:
         "main_term_prefactor": Result(c["prefactor"]),
         "main_term_own_coefficient": Result(c["own"], note="coefficient of alpha_i x_i"),
         "main_term_context_coefficient": Result(-c["k"], note="coefficient of sum_j alpha_j x_j"),
-        "variance_factor": Result(n_ * (m_ - n_) / (m_ * (m_ - 1)), note="checked exactly for m <= 5"),
+        "variance_factor": Result(n_ * (m_ - n_) / (m_ * (m_ - 1)), note="proved for all m >= 2; enumerated for m <= 5"),
         "transcription_counterexample_E": Result(
             sp.Integer(0), maximizer={"weights": [0.5, 0.5], "x": [1, 1], "n": 1}, note="E_S[d~] at L=2, N=1"
         ),

@@ -205,6 +205,16 @@ class Context:
         if not isinstance(self.hypotheses, Mapping):
             raise TypeError(f"hypotheses: expected a mapping name -> relation, got {type(self.hypotheses).__name__}")
         rel_types = (sp.Eq, sp.Ge, sp.Gt, sp.Le, sp.Lt)
+        cleaned = {}
+        for name, h in self.hypotheses.items():  # relations SymPy already decides true say nothing
+            if isinstance(h, tuple):
+                h = tuple(r for r in h if r is not sp.true)
+                if not h:
+                    continue
+            elif h is sp.true:
+                continue
+            cleaned[name] = h
+        object.__setattr__(self, "hypotheses", cleaned)
         for name, h in self.hypotheses.items():
             ok = isinstance(h, (BoundedDifferences, Lemma) + rel_types) or (
                 isinstance(h, tuple) and h and all(isinstance(r, rel_types) for r in h))
@@ -217,6 +227,10 @@ class Context:
         if name not in self.hypotheses:
             raise KeyError(f"name: no hypothesis {name!r}; have {sorted(self.hypotheses)}")
         return Context({k: v for k, v in self.hypotheses.items() if k != name})
+
+    def xreplace(self, mapping) -> "Context":
+        """This context with symbols replaced (to instantiate a proof, e.g. m = e^(-Delta/T))."""
+        return Context({k: _xreplace(v, mapping) for k, v in self.hypotheses.items()})
 
     def extended(self, extra: Mapping[str, Any]) -> "Context":
         """This context plus ``extra``; relations that SymPy already decides as true are left out."""
@@ -335,10 +349,18 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
     forms = [f for f in (_nonneg_form(h) for h in hypotheses) if f is not None]
     # a positive integer is >= 1
     forms += [(a - 1, False) for a in sorted(_atoms(e), key=str) if a.is_integer and a.is_positive]
-    # a hypothesis g >= 0 used directly
+    # a hypothesis g >= 0 used directly, up to a positive constant factor
     for g, s in forms:
-        if (not strict or s) and sp.expand(e - g) == 0:
+        if (not strict or s) and (sp.expand(e - g) == 0 or _positive_multiple(e, g)):
             return True
+    # a product (or quotient): every factor non-negative, divisors positive
+    if not _depth_guard[0]:
+        _depth_guard[0] = True
+        try:
+            if _factorwise(e, hypotheses, strict):
+                return True
+        finally:
+            _depth_guard[0] = False
     # 1. sign propagation: s >= h with h proved >= 0 (> 0) makes s non-negative (positive);
     #    such an s is replaced by a symbol that carries the sign (sound: the claim is then
     #    proved for every value s can take under the hypotheses)
@@ -399,6 +421,59 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
         return False
 
     return search(e, forms, 3)
+
+
+_depth_guard = [False]
+
+
+def _xreplace(value, mapping):
+    if isinstance(value, sp.Basic):
+        return value.xreplace(mapping)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_xreplace(v, mapping) for v in value)
+    if isinstance(value, dict):
+        return {_xreplace(k, mapping): _xreplace(v, mapping) for k, v in value.items()}
+    if isinstance(value, Chain):
+        return value.xreplace(mapping)
+    if isinstance(value, Lemma):
+        return Lemma(value.chain.xreplace(mapping), _xreplace(value.lhs, mapping), value.relation, _xreplace(value.rhs, mapping))
+    return value
+
+
+def _positive_multiple(e, g) -> bool:
+    try:
+        q = sp.cancel(e / g)
+    except (ZeroDivisionError, sp.PolynomialError):
+        return False
+    return bool(q.is_number and q.is_positive)
+
+
+def _factorwise(e, hypotheses, strict) -> bool:
+    try:
+        f = sp.factor(sp.together(e))
+    except (sp.PolynomialError, NotImplementedError):
+        return False
+    if not f.is_Mul:
+        return False
+    coeff, factors = f.as_coeff_mul()
+    if coeff == 0:
+        return not strict
+
+    def sign_ok(factor, flip) -> bool:
+        base, ex = factor.as_base_exp()
+        if ex.is_Integer and int(ex) < 0:  # a divisor: must be non-zero with a known sign
+            return _prove_nonnegative(-base if flip else base, hypotheses, True, 20)
+        if not flip and ex.is_Integer and int(ex) % 2 == 0 and not strict:
+            return True  # an even power is >= 0
+        return _prove_nonnegative(-factor if flip else factor, hypotheses, strict, 20)
+
+    if coeff > 0:
+        return all(sign_ok(fc, False) for fc in factors)
+    # a negative constant: one odd factor must be <= 0 and the others >= 0
+    for k, fc in enumerate(factors):
+        if sign_ok(fc, True) and all(sign_ok(o, False) for j, o in enumerate(factors) if j != k):
+            return True
+    return False
 
 
 def _fixed_dummy(name: str, index: int, **assumptions):
@@ -1043,6 +1118,14 @@ class Chain:
     @property
     def end(self):
         return self.steps[-1].rhs if self.steps else self.start
+
+    def xreplace(self, mapping, ctx: "Context | None" = None) -> "Chain":
+        """This chain with symbols replaced everywhere (steps, justifications, context), e.g. to
+        instantiate a general proof; ``ctx`` replaces the (substituted) context."""
+        steps = tuple(Step(s.relation, s.rhs.xreplace(mapping),
+                           By(s.by.rule, {k: _xreplace(v, mapping) for k, v in s.by.params.items()}, s.by.text))
+                      for s in self.steps)
+        return Chain(self.start.xreplace(mapping), self.ctx.xreplace(mapping) if ctx is None else ctx, steps)
 
     def check_steps(self, ctx: Context | None = None) -> tuple[StepCheck, ...]:
         ctx = self.ctx if ctx is None else ctx

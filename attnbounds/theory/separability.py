@@ -123,6 +123,28 @@ def exact_sphere3(a, b, radius, r_):
     return np.asarray(xi_val), np.asarray(np.where(ab > 0, p_smooth, p_point))
 
 
+def mcdiarmid_ratio_at_least(bound=8, alphas=None) -> bool:
+    """Check with the proof kernel that 16M²/(2M²σ²) = 8/σ² ≥ 8, where σ² = Σ α_j² > 0 over
+    (here three) selected weights with α_j ≥ 0 and Σ α_j ≤ 1 (so σ² ≤ Σ α_j ≤ 1).
+
+    >>> mcdiarmid_ratio_at_least(8), mcdiarmid_ratio_at_least(9)  # 8 is attained at sigma^2 = 1
+    (True, False)
+    """
+    from attnbounds.theory.proof import Chain, Context, Lemma, by
+
+    a = sp.symbols("alpha_1:4", nonnegative=True) if alphas is None else alphas
+    s2 = sum(x**2 for x in a)
+    ctx = Context({"weights": tuple(x <= 1 for x in a) + (sum(a) <= 1,)})
+    s2_le_1 = (Chain(s2, ctx)
+               .le(sum(a), by.termwise(pairs=[(x**2, x) for x in a]))
+               .le(1, by.hypothesis("weights")))
+    # sigma^2 > 0 (some other selected token has weight): for sigma^2 = 0 the ratio is undefined
+    ctx = ctx.extended({"sigma2<=1": Lemma(s2_le_1, s2, "<=", 1), "sigma2>0": s2 > 0})
+    ratio = (16 * M**2) / (2 * M**2 * s2)
+    chain = Chain(ratio, ctx).eq(8 / s2, by.identity()).ge(bound, by.algebra())
+    return chain.prove(ratio, ">=", bound).complete
+
+
 @register("T2", "Theorem 2: separability, Markov lower side and McDiarmid upper side")
 def derive_separability() -> dict[str, Result]:
     """Constants and conditions of Theorem 2, with exact checks.
@@ -142,6 +164,10 @@ def derive_separability() -> dict[str, Result]:
     if not is_identity(sp.numer(difference)):
         raise AssertionError("T2: McDiarmid exponent")
     ratio = sp.cancel((16 * M**2) / (2 * M**2 * sigma2))
+    # ratio >= 8: sigma_i^2 = sum of squared weights <= sum of weights <= 1 (a_j^2 <= a_j for
+    # 0 <= a_j <= 1), then 8/sigma^2 - 8 = 8(1 - sigma^2)/sigma^2 >= 0; both chains are checked
+    if not mcdiarmid_ratio_at_least(8):
+        raise AssertionError("T2: the McDiarmid ratio 8/sigma^2 >= 8 did not check")
     a, b, tt = sp.symbols("a b tt", positive=True)
     # ∫ √(a²+b²+2ab t) dt = (a²+b²+2ab t)^{3/2}/(3ab); check by differentiation.
     antider = (a**2 + b**2 + 2 * a * b * tt) ** sp.Rational(3, 2) / (3 * a * b)

@@ -35,6 +35,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.numerics.intervals", {}),
             ("attnbounds.numerics.coverage", {}),
             ("attnbounds.numerics.validation", {}),
+            ("attnbounds.numerics.fits", {}),
         ),
     ),
     (
@@ -64,9 +65,10 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
         ),
     ),
     (
-        "Plug-ins",
-        "Loading user objects by spec (`module:object`, `file.py`, entry points) for the claim and normalizer registries.",
-        (("attnbounds.plugins", {}),),
+        "Plug-ins and output",
+        "Loading user objects by spec (`module:object`, `file.py`, entry points) for the claim and normalizer "
+        "registries, and the JSON writer every layer uses.",
+        (("attnbounds.plugins", {}), ("attnbounds.jsonio", {})),
     ),
     (
         "Strategies",
@@ -93,6 +95,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.engine.verdict", {}),
             ("attnbounds.engine.rows", {}),
             ("attnbounds.engine.run", {}),
+            ("attnbounds.engine.mutants", {}),
         ),
     ),
     (

@@ -81,8 +81,10 @@ def test_hypothesis_strategy_finds_no_violation(name):
 
 
 def test_symbolic_and_certificate():
-    assert CLAIM.reading("transcribed").symbolic().status is True
-    assert CLAIM.reading("reconstructed").symbolic().status is True
+    # the exact facts check, but the proof is not yet a chain of kernel steps: argued
+    for name in ("transcribed", "reconstructed"):
+        proof = CLAIM.reading(name).symbolic()
+        assert proof.status is None and proof.detail.startswith("argued")
     assert certify_box().status is True
     # α_i = 1/(1 + Σ e^{l_j − l_i}) uses each difference once, so even one box certifies
     assert certify_box(1).status is True

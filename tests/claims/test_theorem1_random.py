@@ -143,3 +143,22 @@ def test_validation():
         t1r.jensen_gap([0.5, 0.5], [[1.0], [1.0]], 1, method="main")
     with pytest.raises(KeyError, match="'n'"):
         CLAIM.reading("reconstructed").sides({"weights": np.ones(2) / 2, "x": np.ones((2, 1))})
+
+
+def test_tight_last_is_a_checked_chain_that_depends_on_the_main_term(monkeypatch):
+    import attnbounds.claims.theorem1_random as t1r
+
+    proof = t1r._symbolic_tight_last()
+    assert proof.status is True and proof.checked == proof.steps
+    # before, the proof was Proof(True, ...) whatever k was: the mutant k = 2N/(L-1) was "proved"
+    good = t1r.main_term_coefficients
+
+    def mutant():
+        c = dict(good())
+        c["k"] = 2 * c["k"]
+        c["own"] = 1 + c["k"]
+        return c
+
+    monkeypatch.setattr(t1r, "main_term_coefficients", mutant)
+    assert t1r._symbolic_tight_last().status is not True
+    assert not t1r.tight_last_check().complete
