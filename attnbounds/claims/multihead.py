@@ -69,7 +69,6 @@ from attnbounds.numerics.coverage import (
     coverage_references,
     expected_coverage_independent,
     head_fractions,
-    head_overlap,
 )
 from attnbounds.theory.coverage import derive_coverage, h1_chains
 
@@ -247,5 +246,4 @@ CLAIM = Claim(
     symbolic_form=lambda: {k: v.expr for k, v in derive_coverage().items()},
     derivations=("H1",),
     order=9,
-    probe=head_overlap,
 )
