@@ -5,12 +5,13 @@ Run by ``make experiments-docs``::
     python docs/generate_experiments.py [--text PATH] [MODEL ...]
 
 For each model of ``docs/_ext/experimentpages.py`` (``MODELS``), or the ones named, it runs
-the real command ``attnbounds reproduce --model MODEL --text TEXT --quick --out
-runs/experiments-docs/MODEL`` from scratch (``--resume`` keeps the resume cache, which lives
-under ``runs/``, ignored by git)
-and copies what the page shows into ``docs/_generated/experiments/MODEL/``: ``report.md``,
-``results.json`` and the PNG figures the report links. The CSV tables stay in ``runs/`` (they
-are large, and ``results.json`` holds the numbers the report quotes).
+the model's command there (the paper protocol at the paper's scale: L up to 1024, capped at
+the model's positions, all heads, one window) with ``--out runs/experiments-docs/MODEL``,
+from scratch (``--resume`` keeps the resume cache, which lives under ``runs/``, ignored by
+git), and copies what the page shows into ``docs/_generated/experiments/MODEL/``:
+``report.md``, ``results.json``, the PNG figures and the small tables ``heads_summary.csv``
+and ``critical_n.csv``. ``heads.csv`` stays in ``runs/`` (``results.json`` holds the numbers
+the report quotes).
 A model whose run fails keeps its previous committed outputs and the script exits with 1.
 """
 
@@ -36,14 +37,16 @@ def _default_text() -> str:
 
 
 def run_model(model: str, text: str, resume: bool = False) -> Path:
+    import shlex
+
     out = RUNS_DIR / model
     if not resume:
         # A fresh run: the resume cache may hold tables computed by older code.
         shutil.rmtree(out, ignore_errors=True)
-    command = [
-        sys.executable, "-m", "attnbounds", "reproduce", "--model", model, "--text", text,
-        "--quick", "--no-progress", "--out", str(out),
-    ]
+    page_command = next(cmd for name, _, cmd in experimentpages.MODELS if name == model)
+    args = shlex.split(page_command)[2:]  # after "attnbounds reproduce"
+    args[args.index("--text") + 1] = text
+    command = [sys.executable, "-m", "attnbounds", "reproduce", *args, "--no-progress", "--out", str(out)]
     print("$", " ".join(command[2:]), flush=True)
     subprocess.run(command, cwd=verdict_store.REPO_ROOT, check=True)
     return out
@@ -59,7 +62,7 @@ def publish(model: str, out: Path) -> Path:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for path in sorted(out.iterdir()):
-        keep = path.name in ("report.md", "results.json") or path.suffix == ".png"
+        keep = path.name in ("report.md", "results.json", "heads_summary.csv", "critical_n.csv") or path.suffix == ".png"
         if path.is_file() and keep:
             shutil.copy2(path, staging / path.name)
     shutil.rmtree(target, ignore_errors=True)

@@ -64,7 +64,7 @@ from scipy.special import logsumexp
 from attnbounds import strategies as abst
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.intervals import certify_between_on_grid
-from attnbounds.numerics.validation import as_float_array, check_temperature
+from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature
 from attnbounds.theory import normalization as thn
 
 __all__ = [
@@ -172,10 +172,8 @@ def instances():
 def sweep_instances(rng: np.random.Generator, n: int) -> dict:
     """A batch of n instances with one (L, d) per call; T log-uniform in [1e-2, 1e2] per row.
     A quarter of the rows are extreme: one key along q and all the others against it."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
+    check_rng(rng, "rng")
+    n = check_count(n, "n")
     L = int(rng.choice([1, 2, 3, 4, 8, 16, 64]))
     d = int(rng.integers(1, 9))
     scale = float(rng.choice([0.1, 1.0, 3.0]))

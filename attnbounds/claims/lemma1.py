@@ -96,7 +96,7 @@ from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.intervals import certify_between_on_grid
 from attnbounds.numerics.normalizers import NORMALIZER_NAMES, normalizer
-from attnbounds.numerics.validation import as_float_array
+from attnbounds.numerics.validation import as_float_array, check_count, check_rng
 from attnbounds.theory import normalization as thn
 from attnbounds.theory.derivation import is_identity
 from attnbounds.theory.proof import AllOf, Chain, Context, Lemma, by
@@ -273,10 +273,8 @@ def sweep_instances(rng: np.random.Generator, n: int) -> dict:
     A quarter of the rows put one logit at argmax F and the rest at argmin F (or the
     reverse): the configurations that attain the tight bounds.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
+    check_rng(rng, "rng")
+    n = check_count(n, "n")
     family = str(rng.choice(FAMILY_NAMES))
     param = float(rng.choice(PARAM_CHOICES.get(family, (1.0,))))
     a = float(rng.choice(HALF_WIDTHS))

@@ -418,7 +418,6 @@ def entry_bound_check(bound=None):
     Ei, Ej = sp.exp(li / T), sp.exp(lj / T)
     ctx = Context({
         "temperature": (T > 0,),
-        "others": (R >= 0,),
         "weights": (p >= 0, q >= 0, p + q <= 1),
         "definition": (sp.Eq(p, Ei / (Ei + R)),),
     })

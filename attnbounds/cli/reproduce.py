@@ -70,11 +70,18 @@ def _verify(directory: str) -> None:
 @click.option("--mc-samples", type=int, default=None, help="Random subsets per (L, N) for E_S[d̃] [default: 16; --quick: 8].")
 @click.option("--ks-grid", type=int, default=None, help="E3 grid points of N (0: every N in 1..L-1) [default: 24; --quick: 16].")
 @click.option("--radius", type=float, default=None, help="E4 headline radius r = c·δ, this is c [default: 0.5].")
+@click.option("--protocol", type=click.Choice(["paper", "last-query"]), default=None,
+              help="paper: Appendix B's Algorithms 1–5 at every query position, per-head means; last-query: the last "
+                   "row only [default: paper; last-query with --normalizers].")
+@click.option("--rows", type=click.Choice(["prefix", "full"]), default="prefix", show_default=True,
+              help="Paper protocol, causal models: a row's metric over its t visible keys (prefix) or over all L keys, masked ones with weight 0 (full).")
+@click.option("--ks-alpha", type=float, default=None, help="E3's KS level [default: 0.01; the listing uses 0.05].")
+@click.option("--e5-length", type=int, default=None, help="Paper protocol: the L of E5 [default: the largest L <= 256].")
 @click.option("--no-progress", is_flag=True, help="No progress bars (also none while the model loads).")
 @click.option("--verify", "verify_dir", default=None, metavar="DIR",
               help="Only check that DIR's files match its manifest.json (exit 1 if not); run nothing.")
 def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sphere, seed, device, out_dir, quick,
-              normalizers, mc_samples, ks_grid, radius, no_progress, verify_dir):
+              normalizers, mc_samples, ks_grid, radius, protocol, rows, ks_alpha, e5_length, no_progress, verify_dir):
     """Run experiments E1–E5 on captured attention and write tables, figures and a report to --out.
 
     The run locks --out, caches each window under a key of everything that determines its
@@ -107,6 +114,8 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         changes["ks_grid"] = ks_grid
     if radius is not None:
         changes["radius_multiplier"] = radius
+    if ks_alpha is not None:
+        changes["ks_alpha"] = ks_alpha
     try:
         settings = replace(settings, **changes)
     except (TypeError, ValueError) as err:
@@ -125,6 +134,9 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         device=device,
         normalizers=_name_list(normalizers),
         quick=quick,
+        protocol=protocol,
+        rows=rows,
+        e5_length=e5_length,
         settings=settings,
     )
     try:

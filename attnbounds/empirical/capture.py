@@ -53,8 +53,8 @@ class AttentionCapture:
     causal: bool
     input_ids: np.ndarray  # (L,)
     query_positions: np.ndarray  # (Q,) positions of the kept query rows
-    logits: np.ndarray  # (Y, H, Q, L) pre-softmax logits after scaling and masking (masked = -inf)
-    weights: np.ndarray  # (Y, H, Q, L) attention weights (rows sum to 1 over visible keys)
+    logits: np.ndarray | None  # (Y, H, Q, L) pre-softmax logits after scaling and masking (masked = -inf)
+    weights: np.ndarray | None  # (Y, H, Q, L) attention weights (rows sum to 1 over visible keys)
     values: np.ndarray  # (Y, H, L, dh) per-head value vectors (GQA: expanded to query heads)
     keys: np.ndarray  # (Y, H, L, dh) per-head keys (after RoPE where the model has it)
     hidden: np.ndarray  # (Y, L, dm) each layer's input hidden states
@@ -64,11 +64,11 @@ class AttentionCapture:
 
     @property
     def n_layers(self) -> int:
-        return int(self.weights.shape[0])
+        return int(self.values.shape[0])
 
     @property
     def n_heads(self) -> int:
-        return int(self.weights.shape[1])
+        return int(self.values.shape[1])
 
     @property
     def length(self) -> int:
@@ -96,8 +96,8 @@ class AttentionCapture:
             self,
             input_ids=self.input_ids[:length],
             query_positions=self.query_positions[r],
-            logits=self.logits[:, :, r, :length],
-            weights=self.weights[:, :, r, :length],
+            logits=None if self.logits is None else self.logits[:, :, r, :length],
+            weights=None if self.weights is None else self.weights[:, :, r, :length],
             values=self.values[:, :, :length],
             keys=self.keys[:, :, :length],
             hidden=self.hidden[:, :length],
@@ -115,6 +115,8 @@ class _Recorder:
 
     rows: object  # torch.LongTensor (Q,) kept query positions
     layers: list = field(default_factory=list)
+    fields: tuple = ("logits", "weights", "queries")  # per-row arrays kept
+    on_layer: object = None  # called with (layer index, record) as each layer is recorded
 
 
 _ACTIVE: _Recorder | None = None  # set only inside capture_attention's forward pass
@@ -131,12 +133,20 @@ def capturing_attention(module, query, key, value, attention_mask, scaling=None,
         module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs
     )  # (attn_output (B, L, H, dh), full weights (B, H, L, L)) — used for the forward only
     if _ACTIVE is not None:
-        _ACTIVE.layers.append(_record_rows(query, key, value, attention_mask, scaling, _ACTIVE.rows))
+        record = _record_rows(query, key, value, attention_mask, scaling, _ACTIVE.rows, _ACTIVE.fields)
+        if _ACTIVE.on_layer is not None:  # streamed: the per-row arrays are used now and not kept
+            _ACTIVE.on_layer(len(_ACTIVE.layers), record)
+            record = {**record, "logits": None, "weights": None, "queries": None}
+        _ACTIVE.layers.append(record)
     return output
 
 
-def _record_rows(query, key, value, attention_mask, scaling, rows) -> dict:
-    """Logits, weights, keys, values for the kept query rows of one layer (batch 0)."""
+def _record_rows(query, key, value, attention_mask, scaling, rows, fields=("logits", "weights", "queries")) -> dict:
+    """Logits, weights, keys, values for the kept query rows of one layer (batch 0).
+
+    ``fields`` names the per-row arrays to keep; the others are recorded as None (all rows
+    of a long window: (H, L, L) float32 per array and layer).
+    """
     import torch
 
     B, H, L, dh = query.shape  # query (B, H, L, dh)
@@ -155,13 +165,13 @@ def _record_rows(query, key, value, attention_mask, scaling, rows) -> dict:
             logits = logits + mask.float()  # additive mask, 0 where visible
             visible = mask > torch.finfo(mask.dtype).min / 2  # min(dtype) where hidden
         logits = logits.masked_fill(~visible, float("-inf"))  # (B, H, Q, L), hidden = -inf
-    weights = torch.softmax(logits, dim=-1)  # (B, H, Q, L): α = softmax(l), exp(-inf) = 0
+    weights = torch.softmax(logits, dim=-1) if "weights" in fields else None  # (B, H, Q, L): α = softmax(l)
     return {
-        "logits": _first_in_batch(logits),  # (H, Q, L)
-        "weights": _first_in_batch(weights),  # (H, Q, L)
+        "logits": _first_in_batch(logits) if "logits" in fields else None,  # (H, Q, L)
+        "weights": _first_in_batch(weights) if weights is not None else None,  # (H, Q, L)
         "keys": _first_in_batch(k),  # (H, L, dh)
         "values": _first_in_batch(v),  # (H, L, dh)
-        "queries": _first_in_batch(q),  # (H, Q, dh)
+        "queries": _first_in_batch(q) if "queries" in fields else None,  # (H, Q, dh)
         "scaling": float(scaling),
         "mask_given": attention_mask is not None,
     }
@@ -206,13 +216,13 @@ def _register() -> None:
 
 
 @contextlib.contextmanager
-def _capturing(model, rows):
+def _capturing(model, rows, fields=("logits", "weights", "queries"), on_layer=None):
     """Switch ``model`` to the capturing implementation for the duration of the block."""
     global _ACTIVE
     _register()
     previous = model.config._attn_implementation
     model.set_attn_implementation(CAPTURE_IMPLEMENTATION)
-    _ACTIVE = _Recorder(rows=rows)
+    _ACTIVE = _Recorder(rows=rows, fields=tuple(fields), on_layer=on_layer)
     try:
         yield _ACTIVE
     finally:
@@ -220,7 +230,8 @@ def _capturing(model, rows):
         model.set_attn_implementation(previous)
 
 
-def capture_attention(handle, input_ids, query_positions=None) -> AttentionCapture:
+def capture_attention(handle, input_ids, query_positions=None, fields=("logits", "weights", "queries"),
+                      on_layer=None) -> AttentionCapture:
     """One forward pass over one window; keep the attention of selected query rows.
 
     Parameters
@@ -234,6 +245,16 @@ def capture_attention(handle, input_ids, query_positions=None) -> AttentionCaptu
         causal model pass ``[P - 1 for P in lengths]`` to get every prefix length P from
         one pass (see :meth:`AttentionCapture.prefix`); for a bidirectional model a row
         sees the whole window, so each length needs its own pass.
+    fields : tuple of str
+        Per-row arrays to keep, a subset of ``("logits", "weights", "queries")``; the others
+        are None in the result. The paper protocol keeps every row of a window and only the
+        logits (weights are their softmax), which halves the memory.
+    on_layer : callable, optional
+        Streaming: ``on_layer(layer, record)`` is called inside the forward pass as each
+        layer is recorded (``record`` holds ``logits``/``weights``/``queries`` (H, Q, L)
+        as kept by ``fields``, and ``values``/``keys`` (H, L, dh)); those per-row arrays
+        are then dropped, so the result has ``logits``, ``weights`` and ``queries`` None
+        and the memory holds one layer's rows at a time.
 
     Returns
     -------
@@ -252,6 +273,9 @@ def capture_attention(handle, input_ids, query_positions=None) -> AttentionCaptu
     positions = _check_query_positions(query_positions, L)
     model = handle.model
     device = next(model.parameters()).device
+    fields = tuple(fields)
+    if not fields or set(fields) - {"logits", "weights", "queries"}:
+        raise ValueError(f"fields: must be a non-empty subset of logits, weights, queries, got {fields!r}")
     rows = torch.as_tensor(positions, dtype=torch.long, device=device)  # (Q,)
     batch = torch.as_tensor(ids, dtype=torch.long, device=device)[None]  # (1, L)
     kwargs = dict(output_hidden_states=True, return_dict=True)
@@ -260,7 +284,7 @@ def capture_attention(handle, input_ids, query_positions=None) -> AttentionCaptu
     else:
         kwargs["attention_mask"] = torch.ones_like(batch)  # (1, L): no padding
     start = time.perf_counter()
-    with torch.no_grad(), _capturing(model, rows) as recorder:
+    with torch.no_grad(), _capturing(model, rows, fields, on_layer) as recorder:
         out = model.base_model(batch, **kwargs)  # the transformer without its LM head (L × vocab logits unused)
     seconds = time.perf_counter() - start
 
@@ -274,8 +298,8 @@ def capture_attention(handle, input_ids, query_positions=None) -> AttentionCaptu
         raise RuntimeError("causal model received no attention mask; the capture would not be causal")
     hidden = out.hidden_states  # tuple of Y + 1 tensors (1, L, dm); entry i is the input of layer i
 
-    def stack(key: str) -> np.ndarray:  # per-layer records → leading layer axis Y
-        return np.stack([r[key] for r in records])
+    def stack(key: str):  # per-layer records → leading layer axis Y (None when not kept)
+        return None if records[0][key] is None else np.stack([r[key] for r in records])
 
     return AttentionCapture(
         model=handle.name,

@@ -619,3 +619,229 @@ def softmax_jacobian_norm(logits, temperatures, *, iterations: int = 40) -> np.n
     return _spectral_norm(a, a, np.broadcast_to(Ts, a.shape[:-1]), iterations)
 
 
+# --- the paper's protocol (Appendix B): every query position t ---------------------------
+#
+# These kernels take whole attention maps: ``weights`` (B, R, K) holds R query rows over K
+# keys for B heads (zeros at hidden keys), ``x`` (B, K, d) the token vectors, ``visible``
+# (R, K) the keys that take part in each row (None: all). They return per-row values
+# (B, n_N, R), NaN where a row is skipped (a row with t keys is skipped for N >= t), so a
+# per-head mean over query positions is one ``nanmean`` over the last axis. The work is
+# done in float64 torch (batched matmuls and in-place elementwise passes, multi-threaded).
+
+
+def _tensor(a):
+    import torch
+
+    if isinstance(a, torch.Tensor):
+        return a.to(torch.float64)
+    return torch.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
+
+
+def top_order(weights, k: int):
+    """Indices (B, R, k) of the k largest weights of every row, largest first, ties to the lower index.
+
+    The same indices as the first k of a stable descending sort (``torch.topk`` alone does
+    not fix the order of ties; rows with a tie across the k-th place are re-sorted stably).
+
+    >>> top_order(np.array([[[0.2, 0.5, 0.2, 0.1]]]), 2).tolist()
+    [[[1, 0]]]
+    """
+    import torch
+
+    w = _tensor(weights)
+    K = w.shape[-1]
+    if not 1 <= k <= K:
+        raise ValueError(f"k: must satisfy 1 <= k <= {K}, got {k}")
+    if k > 256 or 2 * k >= K:
+        return torch.sort(w, dim=-1, descending=True, stable=True).indices[..., :k]
+    vals, idx = torch.topk(w, k, dim=-1, sorted=True)
+    p = torch.argsort(idx, dim=-1)  # by index, then stably by value: (value desc, index asc)
+    idx, vals = torch.gather(idx, -1, p), torch.gather(vals, -1, p)
+    p = torch.sort(vals, dim=-1, descending=True, stable=True).indices
+    idx, vals = torch.gather(idx, -1, p), torch.gather(vals, -1, p)
+    kth = vals[..., -1:]
+    tie = (w == kth).sum(-1) > (vals == kth).sum(-1)  # an unselected key ties the k-th value
+    if bool(tie.any()):
+        idx[tie] = torch.sort(w[tie], dim=-1, descending=True, stable=True).indices[..., :k]
+    return idx
+
+
+def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_tilde",)) -> dict:
+    """E1–E4 quantities at every query row, for every N in ``top_n``.
+
+    Parameters
+    ----------
+    weights : array (B, R, K)
+        Attention weights of R query rows over K keys (each row sums to 1 over its keys).
+    x : array (B, K, d)
+        Token vectors x_i.
+    top_n : sequence of int
+        Selection sizes, each 1 <= N < K.
+    visible : bool array (R, K), optional
+        The keys that take part in each row (the prefix of a causal row); None: every key.
+    order : optional
+        :func:`top_order` of ``weights``, (B, R, k) with k >= max N (pass it to share it between calls).
+    what : iterable of str
+        ``d_tilde`` (always); ``terms``: ᾱ_N (``mass``), R = max_{j∈I_N}‖x_j‖ and
+        d_1 = max_{i∉I_N}‖x_i‖ (``d1_norm``); ``main``: the T1(ii) main term over the row's
+        t keys; ``separability``: E4's r = min_{i∉I_N} D_i, N_s/N with
+        N_s = #{j ∈ I_N : D_j < r}, and Theorem 2's two sides with ξ_j read as
+        σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2} (``t2_lower`` Markov, ``t2_upper`` McDiarmid, M = 1).
+
+    Returns
+    -------
+    dict of float64 numpy arrays (B, n_N, R).
+
+    Examples
+    --------
+    >>> w = np.array([[[0.5, 0.25, 0.25]]]); x = np.eye(3)[None]
+    >>> float(position_metrics(w, x, [1])["d_tilde"][0, 0, 0].round(4))
+    1.118
+    """
+    import torch
+
+    w = _tensor(weights)
+    xs = _tensor(x)
+    if w.ndim != 3 or xs.ndim != 3 or tuple(xs.shape[:2]) != (w.shape[0], w.shape[2]):
+        raise ValueError(f"x: shape {tuple(xs.shape)} does not match weights {tuple(w.shape)}; expected (B, K, d)")
+    B, R, K = w.shape
+    ns = [int(n) for n in np.asarray(top_n).reshape(-1)]
+    if not ns or min(ns) < 1 or max(ns) >= K:
+        raise ValueError(f"top_n: every N must satisfy 1 <= N < K = {K}, got {ns}")
+    what = set(what)
+    unknown = what - {"d_tilde", "terms", "main", "separability"}
+    if unknown:
+        raise ValueError(f"what: unknown {sorted(unknown)}")
+    if order is None or order.shape[-1] < max(ns):
+        order = top_order(w, max(ns))
+    if visible is None:
+        vis, t = None, torch.full((R,), K, dtype=torch.int64)
+    else:
+        vis = torch.as_tensor(np.asarray(visible, dtype=bool))
+        if tuple(vis.shape) != (R, K):
+            raise ValueError(f"visible: shape {tuple(vis.shape)} must be (R, K) = {(R, K)}")
+        t = vis.sum(-1)  # keys taking part in each row
+        visf = vis.to(torch.float64)
+    xsq = (xs * xs).sum(-1)  # (B, K) ‖x_i‖²
+    norms = xsq.sqrt()
+    xT = xs.transpose(1, 2)
+    w2x = w * w * xsq[:, None, :]  # α_i² ‖x_i‖²
+    D = torch.empty_like(w)
+    bidx = torch.arange(B)[:, None, None]
+    names = ["d_tilde"]
+    names += ["mass", "R", "d1_norm"] if "terms" in what else []
+    names += ["main"] if "main" in what else []
+    names += ["ns_over_n", "radius", "t2_lower", "t2_upper"] if "separability" in what else []
+    out = {k: np.full((B, len(ns), R), np.nan) for k in names}
+    if "main" in what:
+        c = torch.bmm(w, xs)  # (B, R, d): the row's context Σ_j α_j x_j
+        cx = torch.bmm(c, xT)  # (B, R, K): x_i · c
+        csq = (c * c).sum(-1, keepdim=True)
+
+    def put(name, a, value):
+        out[name][:, a] = np.where(valid.numpy()[None, :], value.numpy(), np.nan)
+
+    def keysum(arr):  # Σ over the keys that take part
+        return arr.sum(-1) if vis is None else torch.einsum("brk,rk->br", arr, visf)
+
+    for a, n in enumerate(ns):
+        idx = order[..., :n]  # (B, R, n) I_N, largest first
+        valid = t > n  # (R,) rows with at least one non-selected key
+        ws = torch.gather(w, -1, idx)  # α_j, j ∈ I_N
+        if n <= 64:
+            s = torch.einsum("brn,brnd->brd", ws, xs[bidx, idx])  # s = Σ_{j∈I_N} α_j x_j
+        else:
+            s = torch.bmm(torch.zeros_like(w).scatter_(-1, idx, ws), xs)
+        torch.bmm(s, xT, out=D)  # x_i · s
+        D.mul_(w).mul_(-2.0).add_(w2x).add_((s * s).sum(-1, keepdim=True))  # ‖α_i x_i − s‖²
+        D.clamp_(min=0.0).sqrt_()
+        d_sel = torch.gather(D, -1, idx)  # D_j, j ∈ I_N
+        put("d_tilde", a, keysum(D) - d_sel.sum(-1))  # d̃ = Σ_{i∉I_N} D_i
+        if "terms" in what:
+            put("mass", a, ws.sum(-1))
+            put("R", a, norms[bidx, idx].max(-1).values)
+            other = norms[:, None, :].expand(B, R, K).clone()
+            if vis is not None:
+                other.masked_fill_(~vis, -np.inf)
+            put("d1_norm", a, other.scatter_(-1, idx, -np.inf).max(-1).values)
+        if "separability" in what:
+            D.scatter_(-1, idx, np.inf)  # only i ∉ I_N compete for the radius
+            if vis is not None:
+                D.masked_fill_(~vis, np.inf)
+            r = D.min(-1).values  # r = min_{i∉I_N} D_i: every non-selected token is outside
+            put("radius", a, r)
+            put("ns_over_n", a, (d_sel < r[..., None]).sum(-1).to(torch.float64) / n)  # strictly inside
+            sq = ws * ws
+            xi = (sq.sum(-1, keepdim=True) - sq).clamp_(min=0.0).sqrt_()  # ξ_j read as σ_j
+            rr = r[..., None]
+            put("t2_lower", a, 1.0 - xi.mean(-1) / r)  # Markov: 1 − (1/N) Σ_j ξ_j / r
+            gap = (xi - rr).clamp_(min=0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                term = torch.where(gap > 0, torch.exp(-gap * gap / (2.0 * torch.where(xi > 0, xi * xi, 1.0))), 1.0)
+            put("t2_upper", a, term.mean(-1))  # (1/N) Σ_j exp(−((ξ_j − r)₊)²/(2σ_j²))
+        if "main" in what:
+            k = (n / (t - 1).clamp(min=1).to(torch.float64))[None, :, None]  # N/(t − 1)
+            torch.mul(w, cx, out=D)
+            D.mul_(-2.0 * k * (1.0 + k)).add_(w2x * (1.0 + k) ** 2).add_(k * k * csq)
+            D.clamp_(min=0.0).sqrt_()  # ‖(1 + k) α_i x_i − k c‖
+            put("main", a, (t - n).to(torch.float64) / t * keysum(D))
+    return out
+
+
+def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64) -> np.ndarray:
+    """max_{i∉I_N, j∈I_N} ‖x_i − x_j‖ for every row (B, R); −inf where no key is left out.
+
+    ``order`` is :func:`top_order` (B, R, k >= n); ``visible`` as in :func:`position_metrics`.
+    """
+    import torch
+
+    xs = _tensor(x)
+    B, K, _ = xs.shape
+    R = order.shape[1]
+    xsq = (xs * xs).sum(-1)
+    gram = torch.bmm(xs, xs.transpose(1, 2))  # (B, K, K)
+    vis = None if visible is None else torch.as_tensor(np.asarray(visible, dtype=bool))
+    out = torch.empty((B, R), dtype=torch.float64)
+    bidx = torch.arange(B)[:, None, None]
+    for lo in range(0, R, chunk):
+        o = order[:, lo:lo + chunk, :n]  # (B, r, n) selected keys
+        d2 = xsq[:, None, None, :] + xsq[bidx, o][..., None] - 2.0 * gram[bidx, o]  # (B, r, n, K)
+        d2.scatter_(-1, o[:, :, None, :].expand(-1, -1, n, -1), -np.inf)  # i ∈ I_N is not a candidate
+        if vis is not None:
+            d2.masked_fill_(~vis[lo:lo + chunk, None, :], -np.inf)
+        m = d2.amax(dim=(-2, -1))
+        out[:, lo:lo + chunk] = torch.where(torch.isinf(m), m, m.clamp(min=0.0).sqrt())
+    return out.numpy()
+
+
+def perturbation_gain(logits, temperatures, epsilons, rng: np.random.Generator) -> np.ndarray:
+    """E5 at every query row: g = ‖softmax((l + εv)/T) − softmax(l/T)‖₂ / ε, v a random unit vector.
+
+    ``logits`` (B, R, K), −inf at hidden keys. One direction v per (head, row), uniform on the
+    unit sphere of the row's visible keys, drawn from ``rng`` and shared by every T and ε.
+    Returns (B, R, n_T, n_ε).
+
+    >>> g = perturbation_gain(np.zeros((1, 1, 2)), [1.0], [1e-6], np.random.default_rng(0))
+    >>> 0.0 <= float(g[0, 0, 0, 0]) <= 0.5 + 1e-6
+    True
+    """
+    import torch
+
+    l = _tensor(logits)
+    if l.ndim != 3:
+        raise ValueError(f"logits: expected shape (B, R, K), got {tuple(l.shape)}")
+    Ts = np.asarray(temperatures, dtype=np.float64).reshape(-1)
+    eps = np.asarray(epsilons, dtype=np.float64).reshape(-1)
+    if Ts.size == 0 or eps.size == 0 or np.any(Ts <= 0) or np.any(eps <= 0):
+        raise ValueError("temperatures, epsilons: must be non-empty and > 0")
+    hidden = ~torch.isfinite(l)
+    v = torch.from_numpy(rng.standard_normal(tuple(l.shape)))
+    v.masked_fill_(hidden, 0.0)
+    v /= (v * v).sum(-1, keepdim=True).sqrt().clamp(min=1e-300)  # unit vector on the visible keys
+    out = np.empty(tuple(l.shape[:2]) + (Ts.size, eps.size))
+    for i, T in enumerate(Ts):
+        base = torch.softmax(l / T, dim=-1)
+        for j, e in enumerate(eps):
+            diff = torch.softmax(torch.add(l, v, alpha=e).div_(T), dim=-1).sub_(base)
+            out[..., i, j] = ((diff * diff).sum(-1).sqrt() / e).numpy()
+    return out

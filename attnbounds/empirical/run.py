@@ -81,6 +81,10 @@ class ReproduceConfig:
     device: str = "cpu"
     normalizers: tuple = ()
     quick: bool = False
+    protocol: str | None = None  # "paper" (Appendix B, every query position) or "last-query"; None: paper,
+    # or last-query when what-if normalizers are asked for (they are defined on the last query row)
+    rows: str = "prefix"  # paper protocol, causal models: "prefix" or "full" (masked keys with weight 0)
+    e5_length: int | None = None  # paper protocol: L of E5 (None: the largest L <= 256)
     settings: ex.ExperimentSettings = field(default_factory=ex.ExperimentSettings)
     model_overrides: dict = field(default_factory=dict)  # gpt2-random config fields (tests)
 
@@ -110,12 +114,24 @@ class ReproduceConfig:
                 raise ConfigError(f"--lengths: every L must be >= 2, got {list(self.lengths)}")
             if ns is not None and max(ns) >= lengths[-1]:
                 raise ConfigError(f"--top-n: N = {max(ns)} must be < L for some L (largest L is {lengths[-1]})")
+        from attnbounds.empirical.protocol import PROTOCOLS, ROWS
+
+        protocol = self.protocol if self.protocol is not None else ("last-query" if self.normalizers else "paper")
+        if protocol not in PROTOCOLS:
+            raise ConfigError(f"--protocol: must be one of {', '.join(PROTOCOLS)}, got {self.protocol!r}")
+        if self.rows not in ROWS:
+            raise ConfigError(f"--rows: must be one of {', '.join(ROWS)}, got {self.rows!r}")
+        if protocol == "paper" and self.normalizers:
+            raise ConfigError("--normalizers: the what-if normalizers run under --protocol last-query only")
+        if self.e5_length is not None and (isinstance(self.e5_length, bool) or not isinstance(self.e5_length, int)
+                                           or self.e5_length < 2):
+            raise ConfigError(f"--e5-length: must be an integer >= 2, got {self.e5_length!r}")
         if self.device not in ("cpu", "cuda") and not str(self.device).startswith("cuda:"):
             raise ConfigError(f"--device: must be cpu or cuda, got {self.device!r}")
         if str(self.device).startswith("cuda"):
             _check_cuda(self.device)
         return replace(self, experiments=exps, top_n=ns, lengths=lengths,
-                       normalizers=tuple(self.normalizers))
+                       normalizers=tuple(self.normalizers), protocol=protocol)
 
     def resolve_lengths(self, max_positions: int) -> "ReproduceConfig":
         """Fill in the default lengths (capped at ``max_positions``) or check the given ones."""
@@ -133,6 +149,8 @@ class ReproduceConfig:
             top_n = tuple(n for n in (QUICK_TOP_N if self.quick else DEFAULT_TOP_N) if n < lengths[-1]) or (1,)
         if max(top_n) >= lengths[-1]:
             raise ConfigError(f"--top-n: N = {max(top_n)} must be < L for some L (largest L is {lengths[-1]})")
+        if self.e5_length is not None and self.e5_length not in lengths:
+            raise ConfigError(f"--e5-length: must be one of the lengths {list(lengths)}, got {self.e5_length}")
         return replace(self, lengths=lengths, top_n=top_n)
 
     def to_dict(self) -> dict:
@@ -223,6 +241,10 @@ def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=
     ``capture_fn`` defaults to :func:`attnbounds.empirical.capture.capture_attention`;
     ``stage(name)`` is called as each experiment starts (progress display).
     """
+    if config.protocol == "paper":
+        from attnbounds.empirical.protocol import paper_window_tables
+
+        return paper_window_tables(handle, ids, window, config, capture_fn, stage)
     if capture_fn is None:
         from attnbounds.empirical.capture import capture_attention as capture_fn
     stage = stage or (lambda name: None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-import numpy as np
+from attnbounds.numerics.validation import check_count, check_seed
 
 __all__ = ["Budget", "DEFAULT_BUDGET", "QUICK_BUDGET", "budget_for", "resolve_budget", "check_seed"]
 
@@ -41,8 +41,7 @@ class Budget:
     def __post_init__(self):
         for name in ("examples", "sweep", "mc_samples"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
+            check_count(value, name)
         s = self.method_seconds
         if isinstance(s, bool) or not isinstance(s, (int, float)) or not (s > 0 and math.isfinite(s)):
             raise ValueError(f"method_seconds: must be a finite number > 0, got {s!r}")
@@ -81,8 +80,3 @@ def resolve_budget(budget: Budget | None, quick: bool, examples: int | None) -> 
     return budget_for(quick=quick, examples=examples)
 
 
-def check_seed(seed) -> int:
-    """``seed`` as an ``int``; a one-line ``ValueError`` unless it is a non-negative integer."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
-    return int(seed)

@@ -248,11 +248,16 @@ def proof_summary(proof: Proof) -> dict:
 
     >>> proof_summary(Proof(True, "trust me"))
     {'steps': 1, 'checked': 0, 'rules': ['argued'], 'status': 'argued'}
+    >>> proof_summary(Proof(None, "argued: by the triangle inequality"))["status"]
+    'argued'
+    >>> proof_summary(Proof(None, "sympy gave up"))["status"]
+    'undecided'
     """
     if proof.chain is not None:
         status = "checked" if proof.chain.complete else ("refuted" if proof.status is False else "argued")
         return {"steps": proof.steps, "checked": proof.checked, "rules": list(proof.rules), "status": status}
-    if proof.status is True:
+    if proof.status is True or (proof.status is None and proof.detail.startswith("argued")):
+        # a claimed proof without a chain, or one its module marks argued: one argued step
         return {"steps": 1, "checked": 0, "rules": ["argued"], "status": "argued"}
     if proof.status is False:
         return {"steps": 1, "checked": 1, "rules": ["counterexample"], "status": "refuted"}

@@ -145,16 +145,21 @@ def _parts(proof):
     return proof.chain.parts if isinstance(proof.chain, AllOf) else (proof.chain,)
 
 
-def _kernel(parts, mutate: Callable) -> tuple[bool, str]:
-    """(accepted, text): accepted when the kernel checks any mutated part (a defect)."""
-    reasons = []
+def _kernel(parts, mutate: Callable, every: bool = False) -> tuple[bool, str]:
+    """(accepted, text): accepted when the kernel checks any mutated part (a mutated goal), or
+    with ``every`` when it checks every part (the whole statement without a hypothesis)."""
+    reasons, done = [], []
     for k, part in enumerate(parts):
         res = mutate(part)
         if res is None:
             continue
-        if res.complete:
+        if res.complete and not every:
             return True, f"the kernel checked the mutated goal of part {k + 1}"
-        reasons.append(res.first_failure)
+        done.append(res.complete)
+        if not res.complete:
+            reasons.append(res.first_failure)
+    if every and done and all(done):
+        return True, "the kernel checked every part without it"
     return False, ("the kernel rejects it: " + reasons[0]) if reasons else ""
 
 
@@ -235,7 +240,8 @@ def mutate_reading(claim: Claim, reading: Reading, rid: str, budget: Budget, see
     for name in names:
         row = MutantRow(rid, f"dropped-hypothesis:{name}", f"hypothesis {name!r} removed")
         in_ctx = [p for p in parts if name in p.chain.ctx.hypotheses]
-        kernel = _kernel(in_ctx, lambda p, n=name: p.chain.prove(*p.goal, ctx=p.chain.ctx.without(n)))
+        kernel = _kernel(parts, lambda p, n=name: p.chain.prove(*p.goal, ctx=p.chain.ctx.without(n))
+                         if n in p.chain.ctx.hypotheses else p, every=True)
         if not in_ctx and parts:
             kernel = (False, "the proof does not name it (it is built into the proof's setting)")
         numeric = None

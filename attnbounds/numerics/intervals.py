@@ -42,6 +42,8 @@ from typing import Callable, Sequence
 
 from flint import arb, fmpq
 
+from attnbounds.numerics.validation import check_count
+
 __all__ = [
     "IntervalCertificate",
     "as_rational",
@@ -145,8 +147,7 @@ def certify_between_on_grid(f, box, pieces: int, lower, upper):
     >>> certify_between_on_grid(lambda z: [z[0] * (1 - z[0])], [(0, 1)], 64, "-1/100", "26/100")[0]
     True
     """
-    if isinstance(pieces, bool) or not isinstance(pieces, int) or pieces < 1:
-        raise ValueError(f"pieces: must be an integer >= 1, got {pieces!r}")
+    pieces = check_count(pieces, "pieces")
     # Bounds may be arb enclosures themselves (e.g. e^2/3), or exact rationals.
     lo_b = lower if isinstance(lower, arb) else arb(as_rational(lower, "lower"))
     hi_b = upper if isinstance(upper, arb) else arb(as_rational(upper, "upper"))

@@ -11,12 +11,56 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "check_rng",
+    "check_count",
+    "check_seed",
     "as_float_array",
     "check_temperature",
     "check_top_n",
     "check_distribution",
     "check_embeddings",
 ]
+
+
+def check_rng(rng, name: str = "rng") -> np.random.Generator:
+    """``rng`` if it is a numpy Generator, else a one-line ``TypeError``.
+
+    >>> check_rng(0)
+    Traceback (most recent call last):
+    ...
+    TypeError: rng: expected a numpy Generator, got int
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"{name}: expected a numpy Generator, got {type(rng).__name__}")
+    return rng
+
+
+def check_count(value, name: str, minimum: int = 1) -> int:
+    """``value`` as an ``int`` if it is an integer (not a bool) >= ``minimum``.
+
+    >>> check_count(3, "n")
+    3
+    >>> check_count(0, "n")
+    Traceback (most recent call last):
+    ...
+    ValueError: n: must be an integer >= 1, got 0
+    """
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < minimum:
+        raise ValueError(f"{name}: must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_seed(seed, name: str = "seed") -> int:
+    """``seed`` as an ``int`` if it is a non-negative integer.
+
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: seed: must be a non-negative integer, got -1
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, np.integer)) or seed < 0:
+        raise ValueError(f"{name}: must be a non-negative integer, got {seed!r}")
+    return int(seed)
 
 
 def as_float_array(value, name: str, *, min_ndim: int = 1, dtype=np.float64) -> np.ndarray:

@@ -887,7 +887,9 @@ def _termwise(lhs, rel, rhs, p, ctx):
                 _nonneg(g - f, local, f"termwise: term {k}")
         else:
             _need(isinstance(sub, Chain), "termwise: a term proof must be a Chain")
-            res = replace(sub, ctx=local.extended(sub.ctx.hypotheses)).prove(f, "=" if rel == "=" else "<=", g)
+            # the term chain runs under this step's context only, so that a hypothesis dropped
+            # from the proof is dropped from its term proofs too
+            res = replace(sub, ctx=local).prove(f, "=" if rel == "=" else "<=", g)
             _need(res.complete, f"termwise: the term chain does not check: {res.first_failure}")
     return "termwise bound summed"
 

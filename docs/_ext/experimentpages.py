@@ -23,14 +23,24 @@ EXPERIMENTS_DIR = verdict_store.GENERATED_DIR / "experiments"
 #: (directory name, title, the command ``make experiments-docs`` runs for it)
 MODELS: tuple[tuple[str, str, str], ...] = (
     (
-        "smollm2",
-        "SmolLM2 (pretrained, packaged)",
-        "attnbounds reproduce --model smollm2 --text ../shared/corpus/war_and_peace.txt --quick",
+        "gpt2-random",
+        "GPT-2-small shape, random weights (the control)",
+        "attnbounds reproduce --model gpt2-random --text ../shared/corpus/war_and_peace.txt --windows 1",
     ),
     (
-        "gpt2-random",
-        "GPT-2 architecture, random weights (a baseline without training)",
-        "attnbounds reproduce --model gpt2-random --text ../shared/corpus/war_and_peace.txt --quick",
+        "smollm2",
+        "SmolLM2-135M (pretrained, packaged)",
+        "attnbounds reproduce --model smollm2 --text ../shared/corpus/war_and_peace.txt --windows 1",
+    ),
+    (
+        "minilm",
+        "MiniLM-L6 (an encoder, L up to 512)",
+        "attnbounds reproduce --model minilm --text ../shared/corpus/war_and_peace.txt --windows 1",
+    ),
+    (
+        "gemma3",
+        "Gemma-3-270M (pretrained, packaged GGUF)",
+        "attnbounds reproduce --model gemma3 --text ../shared/corpus/war_and_peace.txt --windows 1",
     ),
 )
 
@@ -75,8 +85,9 @@ def _model_section(name: str, title: str, command: str, env) -> tuple[list[str],
     if results.exists():
         json.loads(results.read_text())  # a corrupt results file fails the build
         md += [
-            f"Raw numbers: {{download}}`results.json <{_rel(results, env)}>`. The CSV tables the report "
-            f"names are written to `runs/experiments-docs/{name}/` and are not committed.",
+            f"Raw numbers: {{download}}`results.json <{_rel(results, env)}>`. Of the CSV tables the report "
+            f"names, `heads_summary.csv` and `critical_n.csv` are committed beside it; `heads.csv` and "
+            f"`ks_scan.csv` are written to `runs/experiments-docs/{name}/` and are not committed.",
             "",
         ]
         deps.append(results)
@@ -84,6 +95,12 @@ def _model_section(name: str, title: str, command: str, env) -> tuple[list[str],
 
 
 _HEADLINE_NAMES = {
+    "d_tilde_slope": "log-log slope of d̃ in L (E1, N = 5)",
+    "e2_plateau_n": "N where E2 plateaus",
+    "ns_saturation": "N_s/N saturation level (E4)",
+    "ns_saturation_n": "N where N_s/N saturates (E4)",
+    "e5_slope": "slope of max-over-heads g(T), T ≤ 0.1 (E5)",
+    "e5_ratio": "g at T ≤ 0.1 / g at T ≥ 1 (E5)",
     "distance_vs_L": "d̃ vs L (E1)",
     "n_crit_over_L": "N_crit / L (E3)",
     "separability": "N_s / N (E4)",
@@ -111,7 +128,9 @@ def comparison_table() -> tuple[list[str], list[Path]]:
         cells = [escape(_HEADLINE_NAMES.get(key, key))]
         cells += [escape(str(d.get("headline", {}).get(key, {}).get("measured", "not measured"))) for _, d, _ in results.values()]
         rows.append([*cells, escape(str(paper))])
-    lines = ["## Comparison with the paper", "", "From each model's `results.json` (`headline`), measured as reported below.", ""]
+    lines = ["## Comparison with the paper", "",
+             "From each model's `results.json` (`headline`, the paper protocol: every query position, per-head means; "
+             "definitions in `attnbounds.empirical.paper_report`), measured as reported below.", ""]
     lines += ["```{list-table}", ":header-rows: 1", ""]
     for row in [header, *rows]:
         for i, cell in enumerate(row):

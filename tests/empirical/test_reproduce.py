@@ -36,7 +36,7 @@ def tiny_handle():
 
 def _config(corpus, **kw):
     base = dict(model="gpt2-random", text=corpus, lengths=(16, 32, 64), top_n=(1, 5, 20), windows=2,
-                quick=True, settings=run.QUICK_SETTINGS, model_overrides=TINY)
+                quick=True, settings=run.QUICK_SETTINGS, model_overrides=TINY, protocol="last-query")
     base.update(kw)
     return run.ReproduceConfig(**base)
 
@@ -148,7 +148,7 @@ def test_resume_after_interrupt_is_identical(corpus, tiny_handle, tmp_path, monk
 
 def test_bidirectional_minilm_one_pass_per_length(corpus, tmp_path):
     cfg = run.ReproduceConfig(model="minilm", text=corpus, lengths=(16, 32), top_n=(1, 5), windows=1,
-                              experiments=("E1", "E4"), quick=True, settings=run.QUICK_SETTINGS)
+                              experiments=("E1", "E4"), quick=True, settings=run.QUICK_SETTINGS, protocol="last-query")
     res = run.run_reproduce(cfg, tmp_path, progress=False)
     assert res["model"]["causal"] is False
     assert res["experiments"]["E1"]["reconstructed_bound_violations"] == 0
@@ -159,7 +159,7 @@ def test_bidirectional_minilm_one_pass_per_length(corpus, tmp_path):
 def test_cli_quick_smollm2_end_to_end(corpus, tmp_path):
     out = tmp_path / "smol"
     r = CliRunner().invoke(main, ["reproduce", "--model", "smollm2", "--text", corpus, "--quick", "--out", str(out),
-                                  "--no-progress"])
+                                  "--protocol", "last-query", "--no-progress"])
     assert r.exit_code == 0, r.output
     assert "it/s" not in r.output and "GGUF" not in r.output  # --no-progress: no loading bars either
     data = json.loads((out / "results.json").read_text())

@@ -45,7 +45,8 @@ def tiny_handle():
 
 def _config(corpus, **kw):
     base = dict(model="gpt2-random", text=corpus, lengths=(16, 32), top_n=(1, 5), windows=2,
-                experiments=("E1",), quick=True, settings=run.QUICK_SETTINGS, model_overrides=TINY)
+                experiments=("E1",), quick=True, settings=run.QUICK_SETTINGS, model_overrides=TINY,
+                protocol="last-query")
     base.update(kw)
     return run.ReproduceConfig(**base)
 
@@ -193,7 +194,7 @@ report.write_csv = dying_write_csv
 handle = load_model("gpt2-random", seed=0, n_layer=2, n_head=4, n_embd=64)
 cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=(16, 32), top_n=(1, 5), windows=2,
                           experiments=("E1", "E3"), quick=True, settings=run.QUICK_SETTINGS, seed=seed,
-                          model_overrides=dict(n_layer=2, n_head=4, n_embd=64))
+                          model_overrides=dict(n_layer=2, n_head=4, n_embd=64), protocol="last-query")
 kw = {"before_swap": lambda: os.kill(os.getpid(), signal.SIGKILL)} if where == "swap" else {}
 run.run_reproduce(cfg, out, progress=False, handle=handle, **kw)
 """

@@ -35,7 +35,7 @@ def whatif_run(tmp_path_factory):
     handle = load_model("gpt2-random", seed=0, **TINY)
     cfg = run.ReproduceConfig(model="gpt2-random", text=str(CORPUS), lengths=(16, 32, 64), top_n=(1, 5, 20), windows=1,
                               quick=True, settings=run.QUICK_SETTINGS, model_overrides=TINY,
-                              normalizers=("softmax", "sparsemax"))
+                              normalizers=("softmax", "sparsemax"), protocol="last-query")
     out = tmp_path_factory.mktemp("whatif")
     return out, run.run_reproduce(cfg, out, progress=False, handle=handle)
 

@@ -1,0 +1,351 @@
+"""Outputs of ``reproduce --protocol paper``: heads.csv, critical_n.csv, summaries, figures, report.md.
+
+Files written into the run directory:
+
+* ``heads.csv``: one row per (experiment, layer, head, window, L, N, T, ε, metric), the
+  value being the mean over query positions (columns :data:`HEADS_COLUMNS`; N = −1 and
+  empty T/ε where they do not apply);
+* ``critical_n.csv``: E3 per (window, L): N_crit, and the KS statistic and p-value at N_crit
+  (at the last N tested when no N is accepted); ``ks_scan.csv`` holds every N tested;
+* ``heads_summary.csv``: the per-head capacity table, flagged against the paper's guidelines;
+* figures in the paper's form, ``results.json`` (with the cross-model numbers) and ``report.md``.
+
+The cross-model numbers (``results["paper_table"]``), each computed from heads.csv averaged
+over heads and windows:
+
+* ``d_tilde_slope``: least-squares slope of log mean d̃ against log L (E1, N = 5);
+* ``e2_plateau_n``: the first N of E2's list after which mean d̃ changes by less than 10%
+  up to the next N;
+* ``n_crit_over_L``: median over windows of N_crit/L at the largest L;
+* ``ns_saturation``: mean over heads of N_s/N at the largest N of E4, and
+  ``ns_saturation_n``, the first N from which every mean stays within 0.05 of that level;
+* ``e5_slope``: log-log slope of the maximum over heads of g(T, ε = 1e-3) on T ≤ 0.1, and
+  ``e5_ratio``: its maximum on T ≤ 0.1 over its maximum on T ≥ 1.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from attnbounds.empirical.protocol import HEADS_COLUMNS, PaperSettings
+
+__all__ = ["write_paper_outputs", "paper_table", "PAPER_COLUMN", "SATURATION", "head_summary"]
+
+#: The paper's values (GPT-2 124M), for the cross-model table.
+PAPER_COLUMN = {
+    "d_tilde_slope": "≈ 1 (linear in L)",
+    "e2_plateau_n": "≈ 20",
+    "n_crit_over_L": "≈ 0.06",
+    "ns_saturation": "0.70–0.85",
+    "ns_saturation_n": "≈ 16",
+    "e5_slope": "≈ −1 (1/T)",
+    "e5_ratio": "≈ 100",
+}
+#: The paper's guideline: a head whose N_s/N has dropped to 70–80% has saturated.
+SATURATION = 0.80
+#: E4's N for the per-head capacity table (the paper's saturation point).
+HEADLINE_N = 16
+
+CRIT_COLUMNS = ["window", "L", "N_crit", "statistic", "p_value"]
+SCAN_COLUMNS = ["window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean"]
+SUMMARY_COLUMNS = ["layer", "head", "ns_over_n", "ns_N", "g_T0.1", "d_tilde_over_expectation", "n_crit_over_L_model", "flags"]
+
+
+def _sel(h: dict, **conds) -> np.ndarray:
+    m = np.ones(len(h["value"]), dtype=bool)
+    for k, v in conds.items():
+        if isinstance(v, float):
+            m &= np.isclose(h[k].astype(float), v, rtol=1e-9)
+        else:
+            m &= h[k] == v
+    return m
+
+
+def _curve(h: dict, key: str, **conds) -> dict:
+    """Mean over (layer, head, window) of ``value`` per distinct ``key``."""
+    m = _sel(h, **conds)
+    out = {}
+    for k in np.unique(h[key][m]):
+        v = h["value"][m & (h[key] == k)]
+        v = v[np.isfinite(v)]
+        if v.size:
+            out[k.item() if hasattr(k, "item") else k] = float(v.mean())
+    return out
+
+
+def _per_head(h: dict, **conds) -> np.ndarray:
+    """(Y, H) mean over windows."""
+    m = _sel(h, **conds)
+    Y = int(h["layer"].max()) + 1
+    H = int(h["head"].max()) + 1
+    tot = np.zeros((Y, H))
+    cnt = np.zeros((Y, H))
+    np.add.at(tot, (h["layer"][m], h["head"][m]), np.nan_to_num(h["value"][m]))
+    np.add.at(cnt, (h["layer"][m], h["head"][m]), np.isfinite(h["value"][m]))
+    with np.errstate(invalid="ignore"):
+        return np.where(cnt > 0, tot / np.maximum(cnt, 1), np.nan)
+
+
+def _slope(x, y) -> float | None:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = (x > 0) & (y > 0) & np.isfinite(y)
+    if ok.sum() < 2:
+        return None
+    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
+
+
+def _max_over_heads_g(h: dict, eps: float) -> dict:
+    """T -> max over heads of the window-mean g(T, ε)."""
+    out = {}
+    for T in PaperSettings.temperatures:
+        m = _sel(h, experiment="E5", metric="g", epsilon=float(eps), T=float(T))
+        if m.any():
+            out[T] = float(np.nanmax(_per_head(h, experiment="E5", metric="g", epsilon=float(eps), T=float(T))))
+    return out
+
+
+def paper_table(h: dict, crit: dict | None) -> dict:
+    """The cross-model numbers of one run (see the module docstring); None where not measured."""
+    res: dict = {k: None for k in PAPER_COLUMN}
+    e1 = _curve(h, "L", experiment="E1", metric="d_tilde")
+    if len(e1) >= 2:
+        res["d_tilde_slope"] = _slope(list(e1), list(e1.values()))
+    e2 = _curve(h, "N", experiment="E2", metric="d_tilde")
+    ns = sorted(e2)
+    for a, b in zip(ns, ns[1:]):
+        if e2[a] > 0 and abs(e2[b] - e2[a]) / e2[a] < 0.10:
+            res["e2_plateau_n"] = int(a)
+            break
+    if crit is not None and len(crit.get("L", [])):
+        Lmax = int(np.max(crit["L"]))
+        v = crit["N_crit"][crit["L"] == Lmax] / Lmax
+        v = v[np.isfinite(v)]
+        res["n_crit_over_L"] = float(np.median(v)) if v.size else None
+    e4 = _curve(h, "N", experiment="E4", metric="ns_over_n")
+    if e4:
+        ns = sorted(e4)
+        level = e4[ns[-1]]
+        res["ns_saturation"] = level
+        for i, n in enumerate(ns):
+            if all(abs(e4[m] - level) <= 0.05 for m in ns[i:]):
+                res["ns_saturation_n"] = int(n)
+                break
+    g = _max_over_heads_g(h, 1e-3)
+    if g:
+        T = np.array(sorted(g))
+        gv = np.array([g[t] for t in T])
+        low = T <= 0.1 + 1e-12
+        res["e5_slope"] = _slope(T[low], gv[low])
+        hi = T >= 1 - 1e-12
+        if low.any() and hi.any() and gv[hi].max() > 0:
+            res["e5_ratio"] = float(gv[low].max() / gv[hi].max())
+    return res
+
+
+def head_summary(h: dict, crit: dict | None) -> dict:
+    """The per-head capacity table: N_s/N at N = 16 (or E4's largest N below it), g at T = 0.1, d̃/expectation."""
+    Y = int(h["layer"].max()) + 1
+    H = int(h["head"].max()) + 1
+    cols = {c: [] for c in SUMMARY_COLUMNS}
+    e4n = sorted(set(h["N"][_sel(h, experiment="E4")].tolist()))
+    nN = max([n for n in e4n if n <= HEADLINE_N], default=None)
+    ns = _per_head(h, experiment="E4", metric="ns_over_n", N=nN) if nN is not None else np.full((Y, H), np.nan)
+    gT = _per_head(h, experiment="E5", metric="g", T=0.1, epsilon=1e-3) if _sel(h, experiment="E5").any() else np.full((Y, H), np.nan)
+    e1L = h["L"][_sel(h, experiment="E1")]
+    if e1L.size:
+        Lm = int(e1L.max())
+        ratio = _per_head(h, experiment="E1", metric="d_tilde", L=Lm) / _per_head(h, experiment="E1", metric="expectation", L=Lm)
+    else:
+        ratio = np.full((Y, H), np.nan)
+    nc = None
+    if crit is not None and len(crit.get("L", [])):
+        Lmax = int(np.max(crit["L"]))
+        v = crit["N_crit"][crit["L"] == Lmax] / Lmax
+        v = v[np.isfinite(v)]
+        nc = float(np.median(v)) if v.size else None
+    bound = min(1 / (4 * 0.1), np.sqrt(2))
+    for y in range(Y):
+        for k in range(H):
+            flags = []
+            if np.isfinite(ns[y, k]) and ns[y, k] <= SATURATION:
+                flags.append("saturated")
+            if np.isfinite(gT[y, k]) and gT[y, k] >= 0.5 * bound:
+                flags.append("gradient-near-bound-at-T0.1")
+            cols["layer"].append(y)
+            cols["head"].append(k)
+            cols["ns_over_n"].append(float(ns[y, k]))
+            cols["ns_N"].append(-1 if nN is None else int(nN))
+            cols["g_T0.1"].append(float(gT[y, k]))
+            cols["d_tilde_over_expectation"].append(float(ratio[y, k]))
+            cols["n_crit_over_L_model"].append(np.nan if nc is None else nc)
+            cols["flags"].append(";".join(flags) or "ok")
+    return {k: np.asarray(v) for k, v in cols.items()}
+
+
+def _figures(out: Path, h: dict, crit: dict | None, config) -> list:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from attnbounds.empirical.report import _save
+
+    plt.rcParams["svg.hashsalt"] = "attnbounds"
+    files = []
+    rows = f"rows: {config.rows}" if config.rows else ""
+    e1 = {m: _curve(h, "L", experiment="E1", metric=m) for m in ("d_tilde", "expectation", "bound")}
+    e2 = {m: _curve(h, "N", experiment="E2", metric=m) for m in ("d_tilde", "expectation", "bound")}
+    if e1["d_tilde"] or e2["d_tilde"]:
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+        for ax, data, xl, title in ((axes[0], e1, "L", "E1: N = 5"), (axes[1], e2, "N", "E2: L = largest")):
+            for m, style in (("d_tilde", "o-"), ("expectation", "s--"), ("bound", "^:")):
+                if data[m]:
+                    ax.plot(list(data[m]), list(data[m].values()), style, label={"d_tilde": "true d̃", "expectation": "T1(ii) expectation", "bound": "T1(i) bound"}[m])
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel(xl)
+            ax.set_ylabel("mean over heads of the mean over t")
+            ax.set_title(f"{title} ({rows})")
+            ax.legend(fontsize=8)
+        files += _save(fig, out, "e1_e2_distance")
+        plt.close(fig)
+    if crit is not None and len(crit.get("L", [])):
+        fig, ax = plt.subplots(figsize=(5, 4))
+        Ls = np.asarray(crit["L"], float)
+        nc = np.asarray(crit["N_crit"], float)
+        ok = np.isfinite(nc)
+        ax.plot(Ls[ok], nc[ok], "o", label="N_crit (per window)")
+        ax.plot(Ls[~ok], Ls[~ok], "x", color="gray", label="never accepted (plotted at L)")
+        grid = np.unique(Ls)
+        ax.plot(grid, 0.06 * grid, "k--", label="0.06·L (paper)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("L")
+        ax.set_ylabel("N_crit")
+        ax.set_title(f"E3: KS over per-head means (α = {config.settings.ks_alpha})")
+        ax.legend(fontsize=8)
+        files += _save(fig, out, "e3_critical_n")
+        plt.close(fig)
+    if _sel(h, experiment="E4").any():
+        ns = sorted(set(h["N"][_sel(h, experiment="E4")].tolist()))
+        data = [_per_head(h, experiment="E4", metric="ns_over_n", N=n).reshape(-1) for n in ns]
+        lo = [np.nanmean(_per_head(h, experiment="E4", metric="lower_bound", N=n)) for n in ns]
+        hi = [np.nanmean(_per_head(h, experiment="E4", metric="upper_bound", N=n)) for n in ns]
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.boxplot([d[np.isfinite(d)] for d in data], positions=range(len(ns)), widths=0.5)
+        ax.plot(range(len(ns)), np.clip(lo, 0, 1), "v--", color="tab:blue", label="T2 lower (Markov), mean")
+        ax.plot(range(len(ns)), hi, "^--", color="tab:red", label="T2 upper (McDiarmid), mean")
+        ax.axhspan(0.70, 0.85, color="tab:green", alpha=0.15, label="paper: 0.70–0.85")
+        ax.set_xticks(range(len(ns)), [str(n) for n in ns])
+        ax.set_xlabel("N")
+        ax.set_ylabel("per-head N_s/N")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title("E4: separability, r = min non-selected distance")
+        ax.legend(fontsize=7, loc="lower left")
+        files += _save(fig, out, "e4_separability")
+        plt.close(fig)
+    if _sel(h, experiment="E5").any():
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for eps in PaperSettings.epsilons:
+            g = _max_over_heads_g(h, eps)
+            ax.plot(list(g), list(g.values()), "o-", label=f"max over heads, ε = {eps:g}")
+        T = np.logspace(-3, 1, 100)
+        ax.plot(T, np.minimum(1 / (4 * T), np.sqrt(2)), "k--", label="min{1/(4T), √2}")
+        ax.plot(T, 1 / (2 * T), "k:", label="1/(2T) (sharp)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("T")
+        ax.set_ylabel("g(T, ε)")
+        ax.set_title("E5: gradient sensitivity")
+        ax.legend(fontsize=7)
+        files += _save(fig, out, "e5_gradient")
+        plt.close(fig)
+    return files
+
+
+def _fmt(v, spec=".3g"):
+    return "—" if v is None or (isinstance(v, float) and not np.isfinite(v)) else format(v, spec)
+
+
+def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
+    """Write the paper protocol's files into ``out``; return results.json's dict."""
+    from attnbounds.jsonio import write_json
+    from attnbounds.empirical.report import _digest, _versions, write_csv
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    h = tables["heads"]
+    crit = tables.get("critical_n")
+    files = []
+    write_csv(out / "heads.csv", h, HEADS_COLUMNS)
+    files.append("heads.csv")
+    if crit is not None and len(crit.get("L", [])):
+        write_csv(out / "critical_n.csv", crit, CRIT_COLUMNS)
+        write_csv(out / "ks_scan.csv", tables["ks_scan"], SCAN_COLUMNS)
+        files += ["critical_n.csv", "ks_scan.csv"]
+    summary = head_summary(h, crit)
+    write_csv(out / "heads_summary.csv", summary, SUMMARY_COLUMNS)
+    files.append("heads_summary.csv")
+    table = paper_table(h, crit)
+    figures = _figures(out, h, crit, config)
+    timing = meta["timing"]
+    results = {
+        "config": config.to_dict(),
+        "protocol": {"name": "paper", "rows": config.rows, "vectors": config.vectors, "sphere": config.sphere,
+                     "ks_alpha": config.settings.ks_alpha, "e1_n": list(PaperSettings.e1_n), "e2_n": list(PaperSettings.e2_n),
+                     "e4_n": list(PaperSettings.e4_n), "temperatures": list(PaperSettings.temperatures),
+                     "epsilons": list(PaperSettings.epsilons),
+                     "claim_forms": next((w.get("claim_forms") for w in timing.get("per_window", []) if w.get("claim_forms")), {})},
+        "versions": _versions(),
+        "model": meta["model"],
+        "text": meta["text"],
+        "seed": config.seed,
+        "timing": timing,
+        "paper_table": table,
+        "paper_column": PAPER_COLUMN,
+        "headline": {k: {"measured": _fmt(v), "paper": PAPER_COLUMN[k]} for k, v in table.items()},
+        "files": sorted(files + figures),
+    }
+    stable = {k: v for k, v in results.items() if k != "timing"}
+    results["numbers_sha256"] = _digest(stable)
+    write_json(results, str(out / "results.json"))
+    _report(out, results, summary, figures)
+    return results
+
+
+def _report(out: Path, results: dict, summary: dict, figures: list) -> None:
+    cfg = results["config"]
+    t = results["timing"]
+    names = {"d_tilde_slope": "log-log slope of d̃ in L (E1, N = 5)", "e2_plateau_n": "N where E2 plateaus",
+             "n_crit_over_L": "N_crit / L at the largest L (E3)", "ns_saturation": "N_s/N saturation level (E4)",
+             "ns_saturation_n": "N where N_s/N saturates (E4)", "e5_slope": "slope of max-over-heads g(T), T ≤ 0.1 (E5)",
+             "e5_ratio": "g at T ≤ 0.1 / g at T ≥ 1 (E5)"}
+    lines = [f"# attnbounds reproduce (paper protocol): {results['model']['name']}", "",
+             f"- text `{results['text']['source']}`; lengths {cfg['lengths']}, windows {cfg['windows']}, rows `{cfg['rows']}`,"
+             f" vectors {cfg['vectors']} ({'unit sphere' if cfg['sphere'] else 'raw'}), seed {cfg['seed']}, KS α {results['protocol']['ks_alpha']}",
+             f"- every metric at every query position t, averaged over t per head; claim forms used: {results['protocol']['claim_forms']}",
+             f"- forward {t['forward_seconds']:.1f} s, metrics {t['metric_seconds']:.1f} s", "",
+             "## Against the paper", "", "| quantity | measured | paper |", "|---|---|---|"]
+    for k, v in results["paper_table"].items():
+        lines.append(f"| {names[k]} | {_fmt(v)} | {PAPER_COLUMN[k]} |")
+    n = len(summary["layer"])
+    sat = int(sum("saturated" in f for f in summary["flags"]))
+    lines += ["", "## Per-head capacity (the paper's practical diagnostics)", "",
+              f"N_s/N at N = {summary['ns_N'][0] if n else '—'}; a head at or below {SATURATION:.2f} has saturated its "
+              f"geometric capacity (paper: 70–80%). {sat} of {n} heads are flagged saturated. g at T = 0.1 (ε = 1e-3) is flagged "
+              "when it reaches half of min{1/(4T), √2}. The full table is `heads_summary.csv`.", "",
+              "| layer | head | N_s/N | g(T=0.1) | d̃ / expectation | flags |", "|---|---|---|---|---|---|"]
+    order = np.argsort(np.nan_to_num(summary["ns_over_n"], nan=2.0))
+    for i in order[:24]:
+        lines.append(f"| {summary['layer'][i]} | {summary['head'][i]} | {_fmt(float(summary['ns_over_n'][i]))} | "
+                     f"{_fmt(float(summary['g_T0.1'][i]))} | {_fmt(float(summary['d_tilde_over_expectation'][i]))} | {summary['flags'][i]} |")
+    if n > 24:
+        lines.append(f"| … | {n - 24} more heads in `heads_summary.csv` | | | | |")
+    lines += ["", "## Figures", ""] + [f"![{f[:-4]}]({f})" for f in figures if f.endswith(".png")]
+    lines += ["", "Tables: " + ", ".join(f"`{f}`" for f in results["files"] if f.endswith(".csv")), ""]
+    tmp = out / "report.md.partial"
+    tmp.write_text("\n".join(lines) + "\n")
+    os.replace(tmp, out / "report.md")

@@ -1,0 +1,485 @@
+"""``reproduce --protocol paper``: Algorithms 1–5 of the paper's Appendix B, at every query position.
+
+Every metric is computed at **every query position t** of a window and averaged over t per
+head (``PROTOCOL.md``). One window is processed at a time by :func:`paper_window_tables`:
+
+* a causal model gets ONE forward pass over the longest window with every query row kept
+  (logits only, (Y, H, L, L) float32). With ``rows="prefix"`` the rows of the first L
+  tokens are exactly those of a window of length L, so every L comes from the same
+  per-row values: the mean for L is the mean over the rows t ≤ L;
+* with ``rows="full"`` the masked keys of a row take part with weight 0, so a row's
+  metric depends on L and each L is computed over its own (L, L) block;
+* a bidirectional model (MiniLM) sees all keys at every position: one forward per L.
+
+Rows with t ≤ N keys (no token left out) are skipped. The metrics (kernels in
+:mod:`attnbounds.empirical.experiments`):
+
+* **E1/E2** per (head, L, N): the true d̃, the T1(i) bound and the T1(ii) expectation,
+  each averaged over t. The bound and the expectation are the right sides of the claim
+  readings ``T1i:reconstructed`` and ``T1ii:reconstructed``: the vectorized kernels
+  compute their ingredients, and :func:`claim_forms` checks on real rows of the run,
+  against the readings' own ``sides``, which form the claims use (so a re-anchored claim
+  is followed, or the run stops with an error naming the claim).
+* **E3** per L: two samples of per-head means (d̃ against the expectation), one
+  two-sample KS test per N; N_crit is the first N whose test does not reject at level α.
+  The N grid has step max(1, ⌊L/100⌋) (N_crit/L resolved to 1% of L). It is searched by
+  a geometric scan (10 grid points, all in one streamed pass; the first that does not
+  reject wins), then bisection on the grid between that point and the last rejecting one. This
+  assumes one change of decision inside that bracket; ``ks_scan.csv`` records every N
+  tested.
+* **E4** per (head, N): r = min over non-selected i of ‖s − α_i x_i‖, N_s counted strictly
+  inside, N_s/N averaged over t; the embeddings are on the unit sphere. Theorem 2's sides
+  read ξ_j as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2} (its value on a high-dimensional sphere).
+* **E5** per (head, T, ε): a random unit direction per (head, t) from ``--seed``;
+  g = ‖softmax((l + εv)/T) − softmax(l/T)‖/ε averaged over t at L = ``e5_length``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from attnbounds.empirical import experiments as ex
+
+__all__ = [
+    "PROTOCOLS",
+    "ROWS",
+    "PaperSettings",
+    "ks_grid",
+    "claim_forms",
+    "paper_window_tables",
+    "HEADS_COLUMNS",
+]
+
+PROTOCOLS = ("paper", "last-query")
+ROWS = ("prefix", "full")
+HEADS_COLUMNS = ["experiment", "layer", "head", "window", "L", "N", "T", "epsilon", "metric", "value"]
+
+# experiment ids of the random generators (seeded_rng(seed, window, L, id, layer))
+_RNG_E5 = 5
+_BLOCK = 256  # query rows per block of a causal prefix window (keys up to the block's end)
+
+
+class PaperSettings:
+    """The paper protocol's lists (Appendix B; see ``PROTOCOL.md``)."""
+
+    e1_n = (5,)  # Alg. 1: N = 5, every L
+    e2_n = (1, 5, 10, 20, 100)  # Alg. 2: at the largest L
+    e4_n = (1, 2, 4, 8, 16, 32, 64)  # Alg. 4 (the listing gives no list; powers of 2 around the N ≈ 16 knee)
+    temperatures = tuple(float(t) for t in np.logspace(-3, 1, 13))  # Alg. 5: 1e-3 … 10, 3 per decade
+    epsilons = (1e-3, 1e-1, 10.0)  # Alg. 5
+
+
+def ks_grid(L: int) -> np.ndarray:
+    """E3's N grid for window length L: 1, 1 + h, 1 + 2h, … < L with h = max(1, ⌊L/100⌋).
+
+    >>> ks_grid(8).tolist()
+    [1, 2, 3, 4, 5, 6, 7]
+    >>> ks_grid(1024)[:4].tolist(), int(ks_grid(1024)[-1])
+    ([1, 11, 21, 31], 1021)
+    """
+    if L < 2:
+        raise ValueError(f"L: must be >= 2, got {L}")
+    return np.arange(1, L, max(1, L // 100), dtype=np.int64)
+
+
+# --- the claims' forms ----------------------------------------------------------------
+
+
+def _t1_bound_candidates(terms: dict, t, n: int) -> dict:
+    """Candidate forms of the T1(i) right side from the kernel's ingredients (rows of length t)."""
+    out = {}
+    for name in ("d1_norm", "d1_pair"):
+        if name in terms:
+            out[name] = (1 - terms["mass"]) * terms[name] + (t - n) * terms["mass"] * terms["R"]
+    return out
+
+
+def _sample_instances(w, x, visible, n, rows):
+    """Per-row instances (batched over heads) for the claim readings: the keys that take part."""
+    for r in rows:
+        keys = np.arange(w.shape[-1]) if visible is None else np.flatnonzero(visible[r])
+        yield r, {"weights": w[:, r, keys] / w[:, r, keys].sum(-1, keepdims=True), "x": x[:, keys], "n": int(n)}
+
+
+def claim_forms(w, x, visible, ns, terms: dict, order) -> dict:
+    """Which form of each claim's right side this run must use, checked on rows of the run.
+
+    For T1(i) the candidates are d_1 = max_{i∉I_N}‖x_i‖ (``d1_norm``) and
+    d_1 = max_{i∉I_N, j∈I_N}‖x_i − x_j‖ (``d1_pair``); the reading ``T1i:reconstructed``'s
+    ``sides`` is evaluated on four rows per N and the candidate that equals its right side
+    (and whose d̃ equals its left side) is chosen. For T1(ii), ``T1ii:reconstructed``'s
+    right side is compared with the kernel's main term on short rows (its left side is an
+    exact expectation over subsets). Raises ``RuntimeError`` naming the claim when no form
+    matches: the kernel must then follow the claim.
+    """
+    from attnbounds import claims
+
+    _, t1 = claims.reading("T1i:reconstructed")
+    _, t2 = claims.reading("T1ii:reconstructed")
+    R = w.shape[1]
+    tcount = np.full(R, w.shape[-1]) if visible is None else visible.sum(-1)
+    chosen = {}
+    for a, n in enumerate(ns):
+        valid = np.flatnonzero(tcount > n)
+        if valid.size == 0:
+            continue
+        rows = valid[np.linspace(0, valid.size - 1, min(4, valid.size)).astype(int)]
+        cand = {}
+        for r, inst in _sample_instances(w, x, visible, n, rows):
+            sides = t1.sides(inst)
+            local = {k: terms[k][:, a, r] for k in ("mass", "R", "d1_norm", "d_tilde")}
+            local["d1_pair"] = ex.pair_distance_max(x, order[:, r:r + 1], n, None if visible is None else visible[r:r + 1])[:, 0]
+            if not np.allclose(local["d_tilde"], np.asarray(sides.lhs, dtype=float), rtol=1e-7, atol=1e-9):
+                raise RuntimeError("claim T1i: its left side no longer equals the kernel's d̃; update experiments.position_metrics")
+            for k, v in _t1_bound_candidates(local, tcount[r], n).items():
+                ok = np.allclose(v, np.asarray(sides.rhs, dtype=float), rtol=1e-7, atol=1e-9)
+                cand[k] = cand.get(k, True) and ok
+        good = [k for k, ok in cand.items() if ok]
+        if not good:
+            raise RuntimeError("claim T1i: no kernel form equals the right side of T1i:reconstructed; "
+                               "add the new d_1 to experiments.position_metrics")
+        chosen.setdefault("T1i", good[0])
+        if chosen["T1i"] not in good:
+            raise RuntimeError("claim T1i: the matching form differs between N; check T1i:reconstructed")
+        short = [r for r in valid if tcount[r] <= 10][:2]
+        for r, inst in _sample_instances(w, x, visible, n, short):
+            rhs = np.asarray(t2.sides(inst).rhs, dtype=float)
+            if not np.allclose(terms["main"][:, a, r], rhs, rtol=1e-7, atol=1e-9):
+                raise RuntimeError("claim T1ii: the kernel's main term differs from T1ii:reconstructed's right side; "
+                                   "update experiments.position_metrics")
+            chosen["T1ii"] = "main"
+    return chosen
+
+
+# --- one window -------------------------------------------------------------------------
+
+
+def _blocks(L: int, causal_prefix: bool):
+    """Row blocks (r0, r1, K): a causal prefix row r sees keys < r + 1, so keys up to r1 suffice."""
+    if not causal_prefix:
+        return [(0, L, L)]
+    return [(r0, min(r0 + _BLOCK, L), min(r0 + _BLOCK, L)) for r0 in range(0, L, _BLOCK)]
+
+
+def _softmax64(logits):
+    import torch
+
+    return torch.softmax(torch.from_numpy(np.asarray(logits)).to(torch.float64), dim=-1)
+
+
+def _visible(logits_layer, L):
+    """The keys each row sees (R, K): finite logits (causal mask, and sliding windows where a model has them)."""
+    return np.isfinite(np.asarray(logits_layer[0, :L, :L]))
+
+
+def _layer_rows(w_full, x, ns, L, prefix: bool, what, tril):
+    """Per-row metrics (B, n_N, L) over the first L rows of one layer (block by block).
+
+    ``tril`` is the (L, L) visibility of a causal layer (used with ``prefix``).
+    """
+    parts = {}
+    forms_input = None
+    for r0, r1, K in _blocks(L, prefix):
+        w = w_full[:, r0:r1, :K]
+        vis = tril[r0:r1, :K] if prefix else None
+        use = [n for n in ns if n < K]
+        if not use:
+            continue
+        order = ex.top_order(w, max(use))
+        res = ex.position_metrics(w, x[:, :K], use, visible=vis, order=order, what=what)
+        for k, v in res.items():
+            full = parts.setdefault(k, np.full((w.shape[0], len(ns), L), np.nan))
+            full[:, [ns.index(n) for n in use], r0:r1] = v
+        if forms_input is None and "terms" in what:
+            forms_input = (w, x[:, :K], vis, use, res, order)
+    return parts, forms_input
+
+
+def _means(rows: np.ndarray, L: int) -> np.ndarray:
+    """Per-head mean over the rows t ≤ L that were not skipped (NaN when all were)."""
+    part = rows[..., :L]
+    cnt = np.isfinite(part).sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(cnt > 0, np.nansum(part, -1) / np.maximum(cnt, 1), np.nan)
+
+
+class _Heads:
+    """Accumulates heads.csv rows (tidy)."""
+
+    def __init__(self, window: int):
+        self.window = window
+        self.cols = {c: [] for c in HEADS_COLUMNS}
+
+    def table(self) -> dict:
+        out = {}
+        for c, v in self.cols.items():
+            if c in ("experiment", "metric"):
+                out[c] = np.array(v, dtype=str)
+            elif c in ("T", "epsilon", "value"):
+                out[c] = np.array(v, dtype=np.float64)
+            else:
+                out[c] = np.array(v, dtype=np.int64)
+        return out
+
+
+def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage=None) -> tuple[dict, dict]:
+    """All paper-protocol tables of one window: ({name: columns}, timing).
+
+    Tables: ``heads`` (HEADS_COLUMNS), ``critical_n`` (window, L, N_crit, statistic, p_value)
+    and ``ks_scan`` (window, L, N, statistic, p_value, d_tilde_mean, expectation_mean).
+    The forward passes are streamed (:func:`_each_layer`): each layer's rows are reduced to
+    per-head means as the layer is computed, so one layer's (H, L, L) map is in memory at a
+    time. E3 runs one more streamed forward per N it tests.
+    """
+    if capture_fn is None:
+        from attnbounds.empirical.capture import capture_attention as capture_fn
+    from attnbounds.empirical.run import without_lm_head
+
+    stage = stage or (lambda name: None)
+    handle = without_lm_head(handle)
+    exps = set(config.experiments)
+    lengths = list(config.lengths)
+    Lmax = lengths[-1]
+    causal = bool(handle.causal)
+    prefix = causal and config.rows == "prefix"
+    P = PaperSettings
+    clock = {"forward_seconds": 0.0, "metric_seconds": 0.0}
+    heads = _Heads(window)
+    forms: dict = {}
+    L5 = (config.e5_length or e5_default_length(lengths)) if "E5" in exps else None
+    e12_n = sorted({n for n in (P.e1_n if "E1" in exps else ()) + (P.e2_n if "E2" in exps else ()) if n < Lmax})
+    e4_n = sorted(n for n in P.e4_n if n < Lmax) if "E4" in exps else []
+
+    def add_rows(y, w_full, x, vis, K, means_for):
+        """E1/E2/E4 rows of one layer over its first K keys; per-head means for each L in ``means_for``."""
+        ns = sorted(set(e12_n) | set(e4_n)) if K == Lmax else sorted(n for n in P.e1_n if "E1" in exps)
+        ns = [n for n in ns if n < K]
+        if not ns:
+            return
+        rows, fin = _layer_rows(w_full[:, :K, :K], x[:, :K], ns, K, prefix, ("terms", "main", "separability"), vis)
+        if not forms and fin is not None:
+            forms.update(claim_forms(fin[0].numpy(), fin[1], fin[2], fin[3], fin[4], fin[5]))
+        if forms.get("T1i") == "d1_pair":
+            rows["d1_pair"] = _pair_rows(w_full[:, :K, :K], x[:, :K], ns, K, prefix, vis)
+        tcount = vis.sum(-1) if prefix else np.full(K, K)
+        for a, n in enumerate(ns):
+            terms = {k: rows[k][:, a] for k in rows}
+            bound = _t1_bound_candidates(terms, tcount[None, :], n)[forms.get("T1i", "d1_norm")]
+            e12 = (("d_tilde", terms["d_tilde"]), ("bound", bound), ("expectation", terms["main"]))
+            for L in means_for:
+                if n >= L:
+                    continue
+                if "E1" in exps and n in P.e1_n:
+                    for name, vals in e12:
+                        _add_layer(heads, "E1", name, _means(vals, L), L, n, y)
+                if "E2" in exps and n in P.e2_n and L == Lmax:
+                    for name, vals in e12:
+                        _add_layer(heads, "E2", name, _means(vals, L), L, n, y)
+                if n in e4_n and L == Lmax:
+                    for name, key in (("ns_over_n", "ns_over_n"), ("lower_bound", "t2_lower"), ("upper_bound", "t2_upper")):
+                        _add_layer(heads, "E4", name, _means(terms[key], L), L, n, y)
+
+    def main_pass(Lc, group):
+        def on_layer(y, logits, x):
+            stage(f"E1/E2/E4/E5 layer {y + 1}" + ("" if len(group) > 1 else f", L={Lc}"))
+            w_full = _softmax64(logits[:, :Lc, :Lc])  # (H, Lc, Lc)
+            x = np.broadcast_to(x, (w_full.shape[0],) + x.shape[1:])
+            vis = _visible(logits, Lc) if prefix else None
+            if prefix or not causal:
+                add_rows(y, w_full, x, vis, Lc, group)
+            else:  # full rows of a causal model: each L over its own (L, L) block
+                for L in group:
+                    add_rows(y, w_full, x, None, L, [L])
+            if L5 is not None and L5 in group and (causal or L5 == Lc):
+                g = _e5_layer(logits[:, :L5, :L5], causal, config.seed, window, L5, y)
+                for i, T in enumerate(P.temperatures):
+                    for j, e in enumerate(P.epsilons):
+                        _add_layer(heads, "E5", "g", g[:, i, j], L5, None, y, T=T, epsilon=e)
+
+        _each_layer(capture_fn, handle, ids[:Lc], config, on_layer, clock)
+
+    if exps & {"E1", "E2", "E4", "E5"}:
+        stage("forward")
+        if causal:
+            main_pass(Lmax, lengths)
+        else:
+            for L in lengths:
+                main_pass(L, [L])
+    tables = {}
+    if "E3" in exps:
+        tables.update(_critical_n(capture_fn, handle, ids, lengths, config, prefix, window, stage, clock))
+    tables["heads"] = heads.table()
+    return tables, {**clock, "claim_forms": forms}
+
+
+def _each_layer(capture_fn, handle, ids, config, fn, clock) -> None:
+    """One forward pass over ``ids`` keeping every query row; ``fn(layer, logits (H, L, L), x (H|1, L, d))`` per layer.
+
+    Streamed through ``capture_fn(..., on_layer=...)`` (values or keys); with
+    ``--vectors hidden`` the layer inputs are known only after the pass, so the logits of
+    every layer are kept and ``fn`` runs afterwards. Adds to ``clock``'s forward and metric seconds.
+    """
+    import time as _time
+
+    ids = np.asarray(ids)
+    L = ids.shape[0]
+    spent = [0.0]
+
+    def timed(y, logits, x):
+        t0 = _time.perf_counter()
+        fn(y, logits, x)
+        spent[0] += _time.perf_counter() - t0
+
+    t0 = _time.perf_counter()
+    if config.vectors == "hidden":
+        cap = capture_fn(handle, ids, np.arange(L), fields=("logits",))
+        x_all = select_x(cap, config, L)
+        clock["forward_seconds"] += _time.perf_counter() - t0
+        t1 = _time.perf_counter()
+        for y in range(cap.n_layers):
+            fn(y, cap.logits[y], x_all[y])
+        clock["metric_seconds"] += _time.perf_counter() - t1
+        return
+
+    def on_layer(y, record):
+        x = record["values"] if config.vectors == "values" else record["keys"]  # (H, L, dh)
+        timed(y, record["logits"], ex.to_sphere(x) if config.sphere else np.asarray(x, dtype=np.float64))
+
+    capture_fn(handle, ids, np.arange(L), fields=("logits",), on_layer=on_layer)
+    clock["forward_seconds"] += _time.perf_counter() - t0 - spent[0]
+    clock["metric_seconds"] += spent[0]
+
+
+def _add_layer(heads: _Heads, experiment, metric, values_h, L, N, y, T=None, epsilon=None):
+    """Rows of one layer: values (H,) for layer y."""
+    v = np.asarray(values_h, dtype=np.float64)
+    H = v.shape[0]
+    c = heads.cols
+    c["experiment"] += [experiment] * H
+    c["layer"] += [y] * H
+    c["head"] += list(range(H))
+    c["window"] += [heads.window] * H
+    c["L"] += [int(L)] * H
+    c["N"] += [-1 if N is None else int(N)] * H
+    c["T"] += [np.nan if T is None else float(T)] * H
+    c["epsilon"] += [np.nan if epsilon is None else float(epsilon)] * H
+    c["metric"] += [metric] * H
+    c["value"] += v.tolist()
+
+
+def _pair_rows(w_full, x, ns, L, prefix, tril):
+    out = np.full((w_full.shape[0], len(ns), L), np.nan)
+    for r0, r1, K in _blocks(L, prefix):
+        w = w_full[:, r0:r1, :K]
+        use = [n for n in ns if n < K]
+        if not use:
+            continue
+        order = ex.top_order(w, max(use))
+        for n in use:
+            out[:, ns.index(n), r0:r1] = ex.pair_distance_max(x[:, :K], order, n, tril[r0:r1, :K] if prefix else None)
+    return out
+
+
+def _e5_layer(logits, causal: bool, seed: int, window: int, L: int, layer: int) -> np.ndarray:
+    """Per-head mean over query rows with t >= 2 keys of g(T, ε): (H, n_T, n_ε)."""
+    P = PaperSettings
+    rng = ex.seeded_rng(seed, window, L, _RNG_E5, layer)
+    H = logits.shape[0]
+    total = np.zeros((H, len(P.temperatures), len(P.epsilons)))
+    count = 0
+    lo = 1 if causal else 0  # a causal row with one key has g = 0 for every v
+    for r0 in range(lo, L, 64):
+        r1 = min(r0 + 64, L)
+        K = r1 if causal else L
+        g = ex.perturbation_gain(logits[:, r0:r1, :K], P.temperatures, P.epsilons, rng)  # (H, r, nT, nε)
+        total += g.sum(1)
+        count += r1 - r0
+    return total / count
+
+
+def _critical_n(capture_fn, handle, ids, lengths, config, prefix, window, stage, clock) -> dict:
+    """E3: per L, a KS test per N between the per-head means of d̃ and of the expectation."""
+    alpha = config.settings.ks_alpha
+    crit = {k: [] for k in ("window", "L", "N_crit", "statistic", "p_value")}
+    scan = {k: [] for k in ("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean")}
+    for L in lengths:
+        tested: dict = {}
+
+        def test(ns, L=L, tested=tested):
+            ns = [n for n in ns if n not in tested]
+            if not ns:
+                return
+            stage(f"E3 L={L} N={','.join(map(str, ns))}")
+            dt, mn = [], []
+
+            def on_layer(y, logits, x):
+                w_full = _softmax64(logits[:, :L, :L])
+                x = np.broadcast_to(x, (w_full.shape[0],) + x.shape[1:])
+                vis = _visible(logits, L) if prefix else None
+                rows, _ = _layer_rows(w_full, x[:, :L], ns, L, prefix, ("main",), vis)
+                dt.append(_means(rows["d_tilde"], L))  # (H, n_N)
+                mn.append(_means(rows["main"], L))
+
+            _each_layer(capture_fn, handle, ids[:L], config, on_layer, clock)  # rows of a window of length L
+            dt = np.concatenate(dt)  # (Y·H, n_N)
+            mn = np.concatenate(mn)
+            for a, n in enumerate(ns):
+                a_s, b_s = dt[:, a], mn[:, a]
+                keep = np.isfinite(a_s) & np.isfinite(b_s)
+                st, p = ex.ks_two_sample(a_s[keep], b_s[keep])
+                tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
+
+        grid = ks_grid(L)
+        # geometric scan in increasing N, stopping at the first non-rejecting point,
+        # then bisection on the grid between it and the last rejecting point
+        pos = np.unique(np.rint(np.geomspace(1, grid.size, min(grid.size, 10))).astype(int) - 1)
+        test([int(grid[i]) for i in pos])  # one streamed pass for the whole scan
+        hi = None
+        lo = -1
+        for i in pos:
+            if tested[int(grid[i])][1] >= alpha:
+                hi = int(i)
+                break
+            lo = int(i)
+        n_crit = None
+        if hi is not None:
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                test([int(grid[mid])])
+                if tested[int(grid[mid])][1] >= alpha:
+                    hi = mid
+                else:
+                    lo = mid
+            n_crit = int(grid[hi])
+        last = n_crit if n_crit is not None else max(tested)
+        crit["window"].append(window)
+        crit["L"].append(L)
+        crit["N_crit"].append(np.nan if n_crit is None else float(n_crit))
+        crit["statistic"].append(tested[last][0])
+        crit["p_value"].append(tested[last][1])
+        for n in sorted(tested):
+            st, p, da, ea = tested[n]
+            for k, v in zip(("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean"),
+                            (window, L, n, st, p, da, ea)):
+                scan[k].append(v)
+    return {"critical_n": {k: np.asarray(v) for k, v in crit.items()},
+            "ks_scan": {k: np.asarray(v) for k, v in scan.items()}}
+
+
+def select_x(cap, config, L):
+    from attnbounds.empirical.run import select_vectors
+
+    return select_vectors(cap, config.vectors, config.sphere, L)
+
+
+def e5_default_length(lengths) -> int:
+    """E5's window length: the largest L ≤ 256 (else the smallest L).
+
+    >>> e5_default_length((32, 64, 128, 256, 512, 1024))
+    256
+    """
+    capped = [int(L) for L in lengths if int(L) <= 256]
+    return max(capped) if capped else min(int(L) for L in lengths)
+

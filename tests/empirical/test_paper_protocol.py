@@ -1,0 +1,209 @@
+"""``reproduce --protocol paper`` against a plain per-token implementation of the listings.
+
+The per-token reference is ``benchmarks/naive_listings.py`` (Python loops over tokens). It
+gets the same captured attention (the softmax of the captured logits, in float64) and the
+same value vectors as the pipeline; heads.csv must agree with it to 1e-6 relative.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attnbounds.empirical import experiments as ex
+from attnbounds.empirical import protocol, run
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO.parent / "shared" / "corpus" / "war_and_peace.txt"
+TINY = dict(n_layer=2, n_embd=32, n_head=2)
+
+
+def _naive():
+    spec = importlib.util.spec_from_file_location("naive_listings", REPO / "benchmarks" / "naive_listings.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["naive_listings"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    assert CORPUS.is_file(), f"shared corpus missing: {CORPUS}"  # FAIL, not skip
+    return str(CORPUS)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    from attnbounds.empirical.models import load_model
+
+    return load_model("gpt2-random", seed=0, **TINY)
+
+
+def _heads(path):
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+def _value(rows, **key):
+    hit = [r for r in rows if all(r[k] == str(v) for k, v in key.items())]
+    assert len(hit) == 1, (key, len(hit))
+    return float(hit[0]["value"])
+
+
+def _capture(tiny, corpus, L):
+    from attnbounds.empirical.capture import capture_attention
+    from attnbounds.empirical.text import load_text, token_windows
+
+    ids = np.asarray(token_windows(load_text(corpus), tiny.tokenizer, L, 1)[0])[:L]
+    cap = capture_attention(run.without_lm_head(tiny), ids, np.arange(L), fields=("logits",))
+    lg = cap.logits.astype(np.float64)
+    w = np.exp(lg - lg.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)  # the pipeline's weights: softmax of the captured logits in float64
+    return w, ex.to_sphere(cap.values)
+
+
+@pytest.mark.parametrize("rows", ["prefix", "full"])
+def test_heads_csv_matches_per_token_listings(corpus, tiny, tmp_path, rows):
+    naive = _naive()
+    cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=(16, 32), windows=1, rows=rows,
+                              experiments=("E1", "E2", "E4"), model_overrides=TINY)
+    run.run_reproduce(cfg, tmp_path, progress=False, handle=tiny)
+    heads = _heads(tmp_path / "heads.csv")
+    assert list(heads[0]) == protocol.HEADS_COLUMNS
+    w32, x = _capture(tiny, corpus, 32)
+    checked = 0
+    for layer in range(2):
+        for head in range(2):
+            for L in (16, 32):
+                w = w32[layer, head, :L, :L]
+                if rows == "full":  # a full row of the window of length L: the masked keys with weight 0
+                    w = w / w.sum(-1, keepdims=True)
+                xs = x[layer, head, :L]
+                ref = naive.head_means(w, xs, 5, naive.row_d_tilde, rows)
+                got = _value(heads, experiment="E1", metric="d_tilde", layer=layer, head=head, L=L, N=5)
+                assert got == pytest.approx(ref, rel=1e-6)
+                ref_b = naive.head_means(w, xs, 5, naive.row_bound, rows)
+                assert _value(heads, experiment="E1", metric="bound", layer=layer, head=head, L=L, N=5) == pytest.approx(ref_b, rel=1e-6)
+                checked += 2
+            w = w32[layer, head]
+            for n in (1, 4, 16):
+                ref = naive.head_means(w, x[layer, head], n, naive.row_ns_over_n, rows)
+                got = _value(heads, experiment="E4", metric="ns_over_n", layer=layer, head=head, L=32, N=n)
+                assert got == pytest.approx(ref, rel=1e-6, abs=1e-12)
+                checked += 1
+            ref = naive.head_means(w, x[layer, head], 10, naive.row_expectation, rows)
+            got = _value(heads, experiment="E2", metric="expectation", layer=layer, head=head, L=32, N=10)
+            assert got == pytest.approx(ref, rel=1e-6)
+            checked += 1
+    assert checked == 2 * 2 * (4 + 3 + 1)
+    # the bound is a theorem: every per-row bound holds, so every mean does too
+    for r in heads:
+        if r["metric"] == "d_tilde":
+            b = _value(heads, experiment=r["experiment"], metric="bound", layer=r["layer"], head=r["head"], L=r["L"], N=r["N"])
+            assert float(r["value"]) <= b * (1 + 1e-9)
+
+
+def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, tiny, tmp_path):
+    cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=(16, 32), windows=1, model_overrides=TINY)
+    res = run.run_reproduce(cfg, tmp_path, progress=False, handle=tiny)
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"heads.csv", "critical_n.csv", "ks_scan.csv", "heads_summary.csv", "report.md", "results.json"} <= names
+    for stem in ("e1_e2_distance", "e3_critical_n", "e4_separability", "e5_gradient"):
+        assert f"{stem}.png" in names
+    crit = _heads(tmp_path / "critical_n.csv")
+    assert list(crit[0]) == ["window", "L", "N_crit", "statistic", "p_value"]
+    scan = _heads(tmp_path / "ks_scan.csv")
+    for r in crit:  # N_crit is a tested N whose p-value is at least α, and every smaller tested N... was scanned
+        if r["N_crit"] != "nan":
+            hit = [s for s in scan if s["L"] == r["L"] and float(s["N"]) == float(r["N_crit"])]
+            assert hit and float(hit[0]["p_value"]) >= 0.01
+    heads = _heads(tmp_path / "heads.csv")
+    g = [r for r in heads if r["experiment"] == "E5"]
+    assert len(g) == 2 * 2 * 13 * 3
+    # mean value theorem: ‖softmax((l + εv)/T) − softmax(l/T)‖ ≤ ε sup‖J‖₂ ≤ ε/(2T)
+    assert all(0 <= float(r["value"]) <= 1 / (2 * float(r["T"])) * (1 + 1e-9) for r in g)
+    assert res["protocol"]["claim_forms"] == {"T1i": "d1_norm", "T1ii": "main"}
+    assert set(res["paper_table"]) == set(res["paper_column"])
+
+
+def test_claim_forms_follow_a_reanchored_t1i(monkeypatch):
+    """If T1i's d_1 becomes max_{i∉I_N, j∈I_N}‖x_i − x_j‖ (the paper's), the run follows it."""
+    from attnbounds import claims
+    from attnbounds.claims.base import Sides
+
+    claim, reading = claims.reading("T1i:reconstructed")
+
+    def paper_sides(inst):
+        w, x, n = inst["weights"], inst["x"], inst["n"]
+        out_l, out_r = [], []
+        for b in range(w.shape[0]):
+            order = sorted(range(w.shape[1]), key=lambda i: (-w[b, i], i))
+            sel, non = order[:n], order[n:]
+            s = sum(w[b, j] * x[b, j] for j in sel)
+            d = sum(np.linalg.norm(w[b, i] * x[b, i] - s) for i in non)
+            d1 = max(np.linalg.norm(x[b, i] - x[b, j]) for i in non for j in sel)
+            mass = sum(w[b, j] for j in sel)
+            R = max(np.linalg.norm(x[b, j]) for j in sel)
+            out_l.append(d)
+            out_r.append((1 - mass) * d1 + (w.shape[1] - n) * mass * R)
+        return Sides(np.array(out_l), np.array(out_r))
+
+    real = claims.reading
+
+    def fake(rid):
+        if rid == "T1i:reconstructed":
+            from dataclasses import replace
+
+            return claim, replace(reading, sides=paper_sides)
+        return real(rid)
+
+    monkeypatch.setattr(claims, "reading", fake)
+    rng = np.random.default_rng(0)
+    L = 12
+    lg = rng.standard_normal((2, L, L))
+    vis = np.tril(np.ones((L, L), dtype=bool))
+    lg[:, ~vis] = -np.inf
+    w = np.exp(lg - lg.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    x = ex.to_sphere(rng.standard_normal((2, L, 3)))
+    order = ex.top_order(w, 3)
+    terms = ex.position_metrics(w, x, [1, 3], visible=vis, order=order, what=("terms", "main"))
+    assert protocol.claim_forms(w, x, vis, [1, 3], terms, order)["T1i"] == "d1_pair"
+
+
+def test_top_order_breaks_ties_to_the_lower_index():
+    w = np.array([[[0.25, 0.25, 0.25, 0.25], [0.1, 0.3, 0.3, 0.3]]])
+    assert ex.top_order(w, 2).tolist() == [[[0, 1], [1, 2]]]
+    rng = np.random.default_rng(1)
+    w = np.round(rng.random((3, 5, 40)), 1)  # many ties
+    ref = np.argsort(-w, axis=-1, kind="stable")[..., :6]
+    assert np.array_equal(ex.top_order(w, 6).numpy(), ref)
+
+
+def test_default_protocol_is_paper_unless_whatif_normalizers_are_asked():
+    base = dict(model="gpt2-random", text="x")
+    assert run.ReproduceConfig(**base).validate().protocol == "paper"
+    assert run.ReproduceConfig(**base, normalizers=("sparsemax",)).validate().protocol == "last-query"
+
+
+def test_ks_grid_resolves_one_percent_of_L():
+    for L in (32, 100, 256, 1024):
+        g = protocol.ks_grid(L)
+        assert g[0] == 1 and g[-1] < L and np.all(np.diff(g) <= max(1, L // 100))
+        assert np.all(np.diff(g) / L <= 0.01) or L < 100
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(protocol="paper-ish"), "--protocol: must be one of"),
+    (dict(rows="middle"), "--rows: must be one of"),
+    (dict(protocol="paper", normalizers=("sparsemax",)), "--normalizers: the what-if normalizers run under --protocol last-query"),
+    (dict(e5_length=1), "--e5-length: must be an integer >= 2"),
+])
+def test_protocol_settings_are_checked(kw, message):
+    with pytest.raises(run.ConfigError, match=message):
+        run.ReproduceConfig(model="gpt2-random", text="x", **kw).validate()
