@@ -6,7 +6,7 @@ docstring is its proof. Claims are found by discovery, so adding one touches onl
 while it is unique.
 
 >>> ids()
-('L1', 'C1', 'T1i', 'T1ii', 'C2', 'T2', 'L2')
+('L1', 'C1', 'T1i', 'T1ii', 'C2', 'T2', 'L2', 'C3', 'H1')
 >>> get("2508.17821:L1") is get("L1")
 True
 """

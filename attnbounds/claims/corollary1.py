@@ -44,6 +44,12 @@ $$\frac{1}{1 + (L-1)e^{2\Delta/T}} \;\le\; \alpha_i \;\le\; \frac{1}{1 + (L-1)e^
 **Verdict on the transcription.** The summary's form is true: it is Lemma 1's loose form.
 It is not sharp for $L \ge 2$ and $\Delta > 0$: the sharp bounds tend to $0$ and $1$ as
 $\Delta/T$ grows, whereas $e^{2\Delta/T}/L$ exceeds 1 as soon as $2\Delta/T > \log L$.
+
+## What the full text changed
+
+The full text writes $\Delta = \|q\|_2\,\|k\|_2$. With one query and $L$ keys the bound
+$|l_i| \le \|q\|\,\|k_i\|$ must hold for every token, so $\|k\|$ is read as the largest key norm,
+$\Delta = \|q\|_2\max_j\|k_j\|_2$, which is what this page uses. No verdict changed.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ $\tilde d$ "grows linearly with $L$"; (ii) when the top-$N$ set grows proportion
 distance "necessarily collapses". Neither follows as stated. This page proves what does follow.
 
 Notation as in Theorem 1: $s = \sum_{j\in I_N}\alpha_j x_j$, $D_i = \|\alpha_i x_i - s\|$,
-$\tilde d = \sum_{i\notin I_N} D_i$, $d_1 = \max_{i\notin I_N}\|x_i\|$, and $R \ge \max_i\|x_i\|$.
+$\tilde d = \sum_{i\notin I_N} D_i$, $R \ge \max_i\|x_i\|$. On this page
+$\rho_{\mathrm{out}} = \max_{i\notin I_N}\|x_i\|$ is the largest non-selected *norm* (Theorem 1's
+$d_1$ is a distance; the sandwich below needs the norm).
 Lemma 1 means $C_1/L \le \alpha_i \le C_2/L$ with $C_1, C_2$ independent of $L$. For softmax with
 logits in $[-a,a]$ at temperature $T$ one may take $C_2 = e^{2a/T}$.
 
@@ -15,12 +17,32 @@ By the triangle inequality in both directions, $\big|D_i - \|s\|\big| \le \alpha
 **every** token $i$, selected or not. Summing over the $L-N$ non-selected tokens, whose weights
 add up to $1-\bar\alpha_N$:
 
-$$\big|\tilde d - (L-N)\,\|s\|\big| \le \sum_{i\notin I_N}\alpha_i\|x_i\| \le (1-\bar\alpha_N)\,d_1 .$$
+$$\big|\tilde d - (L-N)\,\|s\|\big| \le \sum_{i\notin I_N}\alpha_i\|x_i\| \le (1-\bar\alpha_N)\,\rho_{\mathrm{out}} .$$
 
-So $\tilde d = (L-N)\|s\| + O(d_1)$: the total distance grows linearly exactly when $\|s\|$
+So $\tilde d = (L-N)\|s\| + O(\rho_{\mathrm{out}})$: the total distance grows linearly exactly when $\|s\|$
 stays bounded away from $0$.
 
-## (i) With $N$ fixed, Lemma 1 forbids linear growth
+## (i) In the paper's words: dominated by $\sum_{i\notin I_N}\|\alpha_i x_i\|$
+
+The full text states (i) as: with $N$ fixed and $L$ growing, the distance is dominated by
+$\Sigma_{\mathrm{out}} := \sum_{i\notin I_N}\|\alpha_i x_i\|$. Two precise readings:
+
+* **difference bounded** (reading `paper-i-difference`; true, see below). The reverse triangle
+  inequality gives $\big|D_i - \|\alpha_i x_i\|\big| \le \|s\| \le \bar\alpha_N R$ for each
+  non-selected $i$, and Lemma 1 gives $\bar\alpha_N \le NC_2/L$, so
+
+  $$\big|\tilde d - \Sigma_{\mathrm{out}}\big| \le (L-N)\,\bar\alpha_N R \le N C_2 R\,\frac{L-N}{L} < NC_2R,$$
+
+  a constant independent of $L$. For softmax of logits in $[-a,a]$, $C_2 = e^{2a/T}$.
+* **ratio tends to 1** (reading `paper-i-ratio`, falsified). Both $\tilde d$ and
+  $\Sigma_{\mathrm{out}} \le (1-\bar\alpha_N)R$ are $O(1)$, so a bounded difference does not make
+  the ratio tend to $1$. Uniform weights, $N = 1$, all $x_i = e$: $\tilde d = 0$ for every $L$
+  while $\Sigma_{\mathrm{out}} = (L-1)/L \to 1$, so the ratio is $0$.
+
+So the paper's (i) is true as "the difference stays bounded", and says nothing about growth:
+both quantities stay bounded under Lemma 1.
+
+## (i) read as linear growth: Lemma 1 forbids it
 
 Under Lemma 1, $\bar\alpha_N \le NC_2/L$, hence $\|s\| \le \bar\alpha_N R \le NC_2R/L$. The
 sandwich (or Theorem 1 (i) itself) gives
@@ -57,6 +79,15 @@ $\|s\| \gg 1/L$), every token, selected or not, sits at the same distance $\|s\|
 from the context vector. Distance to $s$ then cannot tell the top-$N$ tokens from the rest.
 For the antiparallel family the relative spread is exactly $1/N$: it stays at $1/N$ when $N$
 is fixed, and it tends to $0$ like $1/(\rho L)$ when $N = \rho L$.
+
+## What the full text changed
+
+| reading | before | now | why |
+|---|---|---|---|
+| `paper-i-difference` | (new) | holds (exact argument, not yet a checked chain) | the paper's wording, "dominated by $\sum_{i\notin I_N}\|\alpha_i x_i\|$", read as a bounded difference |
+| `paper-i-ratio` | (new) | falsified | the same wording read as a ratio tending to 1 |
+| `transcribed` (linear growth) | falsified | falsified | unchanged; the experiments section's "grows linearly" is this reading |
+| `reconstructed` | proved | holds | since proofs must be checked chains (not this issue); no finding changed; the norm bound is now written $\rho_{\mathrm{out}}$, not $d_1$, since the paper's $d_1$ is a distance |
 
 ## Why Lemma 1 is needed in (i)
 
@@ -95,6 +126,7 @@ __all__ = [
     "distance_curves",
     "sides_sandwich",
     "sides_bounded",
+    "sides_dominated",
     "sides_spread",
 ]
 
@@ -175,7 +207,7 @@ def _wxn(instance: dict):
 
 
 def sides_sandwich(instance: dict) -> Sides:
-    """|d̃ − (L − N)‖s‖| ≤ (1 − ᾱ_N) d_1.
+    """|d̃ − (L − N)‖s‖| ≤ (1 − ᾱ_N) max_{i∉I_N}‖x_i‖.
 
     >>> s = sides_sandwich({"weights": np.array([0.5, 0.5]), "x": np.array([[1.0], [-1.0]]), "n": 1})
     >>> float(s.lhs), float(s.rhs)
@@ -228,6 +260,35 @@ def sides_bounded(instance: dict) -> Sides:
     R = np.linalg.norm(x, axis=-1).max(axis=-1)
     C2 = np.exp(2 * a / T)  # α_i ≤ e^{2a/T}/L (Corollary 1 with Δ = a)
     return Sides(cumulative_distance(w, x, n), R * (1 + n * C2 * (L - n) / L))
+
+
+def sides_dominated(instance: dict) -> Sides:
+    """|d̃ − Σ_{i∉I_N}‖α_i x_i‖| ≤ N e^{2a/T} R (L − N)/L for softmax of logits in [−a, a], R = max_{j∈I_N}‖x_j‖.
+
+    Instance keys as :func:`sides_bounded`.
+
+    >>> inst = {"logits": np.zeros(4), "T": 1.0, "a": 0.0, "x": np.ones((4, 1)), "n": 1}
+    >>> s = sides_dominated(inst)  # d~ = 0, the sum is 3/4, the bound 3/4
+    >>> float(s.lhs), float(s.rhs)
+    (0.75, 0.75)
+    """
+    if not isinstance(instance, dict):
+        raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
+    z = np.asarray(instance["logits"], float)
+    T = np.asarray(instance["T"], float)
+    a = np.asarray(instance["a"], float)
+    if np.any(np.abs(z) > a[..., None] * (1 + 1e-12) + 1e-300):
+        raise ValueError("logits: must lie in [-a, a] (the hypothesis of Lemma 1)")
+    x = np.asarray(instance["x"], float)
+    n = int(instance["n"])
+    L = z.shape[-1]
+    w = softmax(z, T[..., None] if T.ndim else float(T))
+    mask = top_n_mask(w, n)
+    norms = np.linalg.norm(x, axis=-1)
+    R = np.where(mask, norms, -np.inf).max(axis=-1)
+    sigma_out = np.where(mask, 0.0, w * norms).sum(axis=-1)  # Σ_{i∉I_N} ‖α_i x_i‖
+    C2 = np.exp(2 * a / T)
+    return Sides(np.abs(cumulative_distance(w, x, n) - sigma_out), n * C2 * R * (L - n) / L)
 
 
 def _sweep_wxn(rng: np.random.Generator, size: int) -> dict:
@@ -332,6 +393,29 @@ def _symbolic_spread() -> Proof:
     )
 
 
+def _symbolic_dominated() -> Proof:
+    derive_corollary2()
+    return Proof(
+        None,
+        "argued (no checked chain yet): | |a_i x_i - s| - |a_i x_i| | <= |s| (reverse triangle) <= alpha_N R (|s| = alpha_N |c|, c a mean of "
+        "selected x_j) <= N C_2 R/L (Lemma 1); summed over L - N tokens: <= N C_2 R (L-N)/L; C_2 = exp(2a/T)",
+    )
+
+
+def _symbolic_ratio() -> Proof:
+    Ls = [4, 16, 64, 256]
+    d = _family_equal(Ls, lambda L: 1)
+    sums = [(L - 1) / L for L in Ls]
+    return Proof(
+        False,
+        "uniform weights, x_i = e, N = 1: d~ = 0 for every L while sum_{i not in I_N} |a_i x_i| = (L-1)/L -> 1: "
+        "the ratio is 0, not -> 1",
+        counterexample={"family": "uniform weights, x_i = e_1, N = 1", "L": Ls, "d_tilde": d, "sum_out": sums},
+        lhs=0.0,
+        rhs=1.0,
+    )
+
+
 def _drop_lemma1() -> Proof:
     Ls = [8, 64, 512]
     d = []
@@ -353,7 +437,7 @@ CLAIM = Claim(
     id="C2",
     order=5,
     title="Corollary 2: linear growth for N << L, collapse for N proportional to L",
-    source="arXiv 2508.17821, Corollary 2 (as summarized in the Spanish summary)",
+    source="arXiv 2508.17821, Corollary 2 (summary and full text)",
     statement=(
         "(i) when N << L the distance grows linearly with L; (ii) when the top-N set grows "
         "proportionally with L, the distance necessarily collapses."
@@ -371,7 +455,7 @@ CLAIM = Claim(
     readings=(
         Reading(
             "transcribed",
-            "(i) with N fixed and Lemma 1, d~ grows linearly in L (fitted exponent of d~ ~ L^p is 1)",
+            "(i) read as linear growth: with N fixed and Lemma 1, d~ grows linearly in L (fitted exponent of d~ ~ L^p is 1)",
             r"N \text{ fixed},\ \alpha_i \le C_2/L \Rightarrow \tilde d = \Theta(L)",
             relation=">=",
             symbolic=_symbolic_linear,
@@ -388,9 +472,29 @@ CLAIM = Claim(
             note="false: d~/L -> rho(1 - rho) for equal embeddings",
         ),
         Reading(
+            "paper-i-difference",
+            "(i) as the paper words it, N fixed, softmax of logits in [-a, a]: |d~ - sum_{i not in I_N} |alpha_i x_i|| "
+            "<= N e^{2a/T} R (L - N)/L, bounded in L (R = max_{j in I_N} |x_j|)",
+            r"\Big|\tilde d-\sum_{i\notin I_N}\|\alpha_i x_i\|\Big| \le N e^{2a/T} R\,\tfrac{L-N}{L}",
+            relation="<=",
+            symbolic=_symbolic_dominated,
+            strategy=_bounded_strategy,
+            sides=sides_dominated,
+            sweep=_sweep_bounded,
+            atol=1e-10,
+        ),
+        Reading(
+            "paper-i-ratio",
+            "(i) as the paper words it, read as a ratio: d~ / sum_{i not in I_N} |alpha_i x_i| -> 1 as L -> oo (N fixed)",
+            r"\tilde d \,\big/ \textstyle\sum_{i\notin I_N}\|\alpha_i x_i\| \to 1",
+            relation="==",
+            symbolic=_symbolic_ratio,
+            note="false: both sides are O(1) and the ratio can be 0",
+        ),
+        Reading(
             "reconstructed",
-            "sandwich |d~ - (L - N)|s|| <= (1 - alpha_N) d_1 for every configuration",
-            r"\big|\tilde d-(L-N)\|s\|\big| \le (1-\bar\alpha_N)\,d_1",
+            "sandwich |d~ - (L - N)|s|| <= (1 - alpha_N) max_{i not in I_N} |x_i| for every configuration",
+            r"\big|\tilde d-(L-N)\|s\|\big| \le (1-\bar\alpha_N)\max_{i\notin I_N}\|x_i\|",
             relation="<=",
             symbolic=_symbolic_sandwich,
             strategy=_configs,

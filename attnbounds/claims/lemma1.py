@@ -70,6 +70,15 @@ needed. The checker drops them one at a time and exhibits a counterexample:
 * **positivity:** $F = \max(l, 0)$ is continuous but vanishes on $[-a, 0]$. With logits
   $(1, -1, \dots, -1)$ we get $\alpha_2 = 0 < C_1/L$ for every $C_1 > 0$, and
   $L\alpha_1 = L$ is unbounded.
+
+## What the full text changed
+
+The full text states the hypotheses the summary left out: $F$ is smooth and does not depend on
+$L$, and the logits lie in $[-a, a]$; its proof is continuity on a compact set, as above. We
+keep *continuity* (weaker than smoothness, and all the proof uses) and add *positivity*,
+which the paper's normalizers satisfy and without which the lower constant is $0$. No verdict
+changed: `L1:transcribed` and `L1:reconstructed` stay proved, and each dropped hypothesis stays
+falsified.
 """
 
 from __future__ import annotations

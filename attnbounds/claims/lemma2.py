@@ -82,14 +82,42 @@ The summary does not say which quantity $1/(4T)$ bounds.
   $T = 1$ the values are $\sqrt2/4 \approx 0.354$, $1/2$ and $1/2$, all above $1/4$. The
   true constants are $\sqrt2/(4T)$, $1/(2T)$ and $1/(2T)$.
 
-**The secondary source's form** is $\|\nabla_l\alpha\|_2 \le \min\{1/(4T), \sqrt2\}$. The min
-equals $1/(4T)$ for $T \ge \sqrt2/8$ and $\sqrt2$ below that. It fails in every reading.
-For the entry reading it fails exactly when $T < \sqrt2/8$: at logits $(0,0)$ with
-$T = 1/10$, the entry is $5/2 > \sqrt2$. For the row, spectral and Frobenius readings it
-fails for every $T > 0$. Where $T \ge \sqrt2/8$ they exceed $1/(4T)$. Where $T < \sqrt2/8$
-they exceed $\sqrt2$, because $\sqrt2/(4T) > \sqrt2$, $1/(2T) > \sqrt2$ there. A cap of
-$\sqrt2$ does fit one other quantity: $\sqrt2$ is the $\ell_2$ diameter of the simplex. It
-therefore bounds a finite difference $\|\alpha(l') - \alpha(l)\|_2$, but not a derivative.
+The secondary source's form $\min\{1/(4T), \sqrt2\}$ is the paper's own Corollary 3; it is
+judged on its own page, {ref}`Corollary 3 <claim-C3>`.
+
+## The paper's generic form: $1/\min_j F(l_j)$
+
+The paper writes its generic bound with two terms in parentheses, both growing like
+$1/\min_j F(l_j, \theta)$. Splitting $J = \operatorname{diag}(F')/S - F\,F'^\top/S^2$ and using
+$S \ge L\min_j F$ and $\|F\|_2 \le \|F\|_1 = S$ gives (reading `generic-paper`)
+
+$$\|J\|_2 \le \frac{1}{L\,\min_j F(l_j)}\Big(\max_k|F'(l_k)| + \|F'(l)\|_2\Big).$$
+
+The sharpest bound of the form $c\,\max_k|F'(l_k)|/\min_j F(l_j)$ valid for every $L$ has
+$c = \tfrac12$ (reading `generic-sharpest`): $\|J\|_2 \le \|\Sigma\|_2\,\max_k|g(l_k)| \le
+\tfrac12\max_k|F'(l_k)|/\min_j F(l_j)$, and softmax at logits $(0,0)$ attains it.
+
+**Which is tighter.** Our $(\log F)'$ form $\tfrac12\max_k|F'(l_k)/F(l_k)|$ (reading
+`log-form`) is never larger than the sharpest paper form, because
+$|F'(l_k)|/F(l_k) \le \max|F'|/\min F$ for each $k$ (reading `log-form-tighter`). They are
+equal exactly when one token attains both $\max_k|F'(l_k)|$ and $\min_j F(l_j)$. For softmax
+the paper form is larger by the factor $e^{(l_{\max} - l_{\min})/T}$: exponentially looser in
+the logit spread, and the same only at equal logits. Against the two-term form the comparison
+depends on $L$: at equal logits the two-term form is $(1 + \sqrt L)/L$ times $|g|$, smaller
+than $\tfrac12|g|$ once $L \ge 8$, while the $(\log F)'$ form wins as soon as the $F(l_j)$ are
+spread. What the paper's form does show correctly is its point: a normalizer whose $F$ can
+approach $0$ on the logit range has no finite $\sup|(\log F)'|$ either, and inherits the
+instability.
+
+## What the full text changed
+
+* The full text files $\min\{1/(4T), \sqrt2\}$ as Corollary 3. The readings
+  `L2:secondary-entry`, `-row`, `-spectral`, `-frobenius` (all falsified) moved to
+  {ref}`C3 <claim-C3>` as `C3:entry`, `C3:row`, `C3:spectral`, `C3:frobenius`, verdicts unchanged.
+* New readings for the paper's generic form: `generic-paper`, `generic-sharpest`, `log-form`
+  and `log-form-tighter`. Their arguments are exact, but they are not yet checked chains, so
+  they *hold* (numeric search, no counterexample) rather than being proved.
+* No verdict of an existing L2 reading changed.
 """
 
 from __future__ import annotations
@@ -116,7 +144,7 @@ __all__ = [
     "softmax_norm",
     "log_derivative_sup",
     "norm_sides",
-    "secondary_sides",
+    "paper_form_sides",
     "generic_sides",
     "softmax_instances",
     "softmax_sweep",
@@ -173,23 +201,6 @@ def norm_sides(kind: str):
     return sides
 
 
-def secondary_sides(kind: str):
-    """``sides`` for the secondary form "‖·‖_kind ≤ min{1/(4T), √2}".
-
-    >>> s = secondary_sides("entry")({"logits": [0.0, 0.0], "T": 0.1})
-    >>> round(float(s.lhs), 12), round(float(s.rhs), 6)
-    (2.5, 1.414214)
-    """
-    if kind not in NORMS:
-        raise ValueError(f"kind: must be one of {tuple(NORMS)}, got {kind!r}")
-
-    def sides(instance) -> Sides:
-        _, T = _softmax_parts(instance)
-        return Sides(softmax_norm(instance, kind), np.minimum(1.0 / (4.0 * T), math.sqrt(2.0)))
-
-    return sides
-
-
 @lru_cache(maxsize=1)
 def _log_derivative_table():
     return thj.family_log_derivative_sup()
@@ -226,6 +237,42 @@ def generic_sides(instance) -> Sides:
     J = normalizer_jacobian(F.F, F.dF, z)  # (..., L, L)
     lhs = np.linalg.norm(J, ord=2, axis=(-2, -1))
     return Sides(lhs, np.full(z.shape[:-1], log_derivative_sup(family, param) / 2)[()])
+
+
+def paper_form_sides(kind: str):
+    """``sides`` for the paper-form readings of the generic bound (``kind`` in two_term, sharpest,
+    log_form, compare) on ``{"family", "param", "logits"}`` (batched).
+
+    >>> s = paper_form_sides("sharpest")({"family": "softmax", "param": 1.0, "logits": [0.0, 0.0]})
+    >>> float(s.lhs), float(s.rhs)  # attained
+    (0.5, 0.5)
+    >>> s = paper_form_sides("compare")({"family": "softmax", "param": 1.0, "logits": [0.0, 2.0]})
+    >>> round(float(s.rhs / s.lhs), 6) == round(math.exp(2.0), 6)
+    True
+    """
+    if kind not in ("two_term", "sharpest", "log_form", "compare"):
+        raise ValueError(f"kind: must be one of two_term, sharpest, log_form, compare; got {kind!r}")
+
+    def sides(instance) -> Sides:
+        F = family_normalizer(instance["family"], float(instance["param"]))
+        z = as_float_array(instance["logits"], "logits")
+        f, fp = F.F(z), F.dF(z)  # (..., L)
+        fp_inf = np.abs(fp).max(axis=-1)
+        f_min = f.min(axis=-1)
+        sharpest = fp_inf / (2 * f_min)
+        if kind == "compare":
+            return Sides(np.abs(fp / f).max(axis=-1) / 2, sharpest)
+        J = normalizer_jacobian(F.F, F.dF, z)  # (..., L, L)
+        lhs = np.linalg.norm(J, ord=2, axis=(-2, -1))
+        if kind == "two_term":
+            rhs = (fp_inf + np.linalg.norm(fp, axis=-1)) / (z.shape[-1] * f_min)
+        elif kind == "sharpest":
+            rhs = sharpest
+        else:
+            rhs = np.abs(fp / f).max(axis=-1) / 2
+        return Sides(lhs, rhs)
+
+    return sides
 
 
 # ------------------------------------------------------------------ instances
@@ -453,6 +500,28 @@ def _symbolic_generic() -> Proof:
     )
 
 
+def _symbolic_paper(kind: str):
+    text = {
+        "two_term": "J = diag(F')/S - F F'^T/S^2 (checked against sympy.diff, L = 2, 3); triangle inequality; "
+        "S >= L min F; |F|_2 <= |F|_1 = S",
+        "sharpest": "|J|_2 <= |diag a - a a^T|_2 max|g| <= (1/2) max|F'|/min F (Gershgorin, exact); "
+        "attained by softmax at logits (0, 0)",
+        "log_form": "J = (diag a - a a^T) diag(g) (checked against sympy.diff); |diag a - a a^T|_2 <= 1/2 "
+        "(Gershgorin, exact); |diag g|_2 = max_k |g(l_k)|",
+        "compare": "|F'(l_k)|/F(l_k) <= max|F'|/min F termwise; softmax ratio exp((l_max - l_min)/T) (identity)",
+    }[kind]
+
+    @lru_cache(maxsize=1)
+    def symbolic() -> Proof:
+        ok = thj.check_generic_jacobian(2) and thj.check_generic_jacobian(3) and thj.prove_spectral_bound()
+        thj.prove_paper_form_bounds()  # raises if an identity fails
+        if not ok:
+            return Proof(None, "an exact certificate did not go through")
+        return Proof(None, "argued (no checked chain yet): exact: " + text)
+
+    return symbolic
+
+
 def _symbolic_form() -> dict:
     T_sym = sp.Symbol("T", positive=True)
     out = {f"sup_{k}": v for k, v in thj.SOFTMAX_SUPREMA.items()}
@@ -473,7 +542,7 @@ def _softmax_reading(name, kind, statement, latex, note, secondary=False):
         symbolic=_symbolic_norm(kind, secondary),
         certify=certify,
         strategy=softmax_instances,
-        sides=(secondary_sides if secondary else norm_sides)(kind),
+        sides=norm_sides(kind),
         sweep=softmax_sweep,
         rtol=1e-9,
         atol=1e-12,
@@ -549,16 +618,41 @@ CLAIM = Claim(
             r"\|J\|_F \le \frac{1}{4T}",
             "false: sharp sup 1/(2T) at alpha = (1/2, 1/2)",
         ),
-        *(
-            _softmax_reading(
-                f"secondary-{kind}",
-                kind,
-                f"{kind} norm of J <= min(1/(4T), sqrt(2)) (secondary source)",
-                r"\|\nabla_l\alpha\| \le \min\{\tfrac{1}{4T}, \sqrt2\}",
-                "false for T < sqrt(2)/8" if kind == "entry" else "false for every T > 0",
-                secondary=True,
-            )
-            for kind in NORMS
+        Reading(
+            "generic-paper",
+            "|J|_2 <= (max_k |F'(l_k)| + |F'(l)|_2) / (L min_j F(l_j)) (the paper's two-term form)",
+            r"\|J\|_2 \le \frac{\max_k|F'(l_k)| + \|F'(l)\|_2}{L\,\min_j F(l_j)}",
+            symbolic=_symbolic_paper("two_term"),
+            strategy=generic_instances,
+            sides=paper_form_sides("two_term"),
+            sweep=generic_sweep,
+        ),
+        Reading(
+            "generic-sharpest",
+            "|J|_2 <= max_k |F'(l_k)| / (2 min_j F(l_j)) (best constant of that form, sharp)",
+            r"\|J\|_2 \le \frac{\max_k|F'(l_k)|}{2\min_j F(l_j)}",
+            symbolic=_symbolic_paper("sharpest"),
+            strategy=generic_instances,
+            sides=paper_form_sides("sharpest"),
+            sweep=generic_sweep,
+        ),
+        Reading(
+            "log-form",
+            "|J|_2 <= max_k |(log F)'(l_k)| / 2 (instance-wise (log F)' form)",
+            r"\|J\|_2 \le \tfrac12\max_k|(\log F)'(l_k)|",
+            symbolic=_symbolic_paper("log_form"),
+            strategy=generic_instances,
+            sides=paper_form_sides("log_form"),
+            sweep=generic_sweep,
+        ),
+        Reading(
+            "log-form-tighter",
+            "max_k |(log F)'(l_k)| / 2 <= max_k |F'(l_k)| / (2 min_j F(l_j)): our form is never looser",
+            r"\tfrac12\max_k\frac{|F'(l_k)|}{F(l_k)} \le \frac{\max_k|F'(l_k)|}{2\min_j F(l_j)}",
+            symbolic=_symbolic_paper("compare"),
+            strategy=generic_instances,
+            sides=paper_form_sides("compare"),
+            sweep=generic_sweep,
         ),
     ),
     proof=__doc__,

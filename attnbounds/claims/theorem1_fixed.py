@@ -3,49 +3,87 @@ r"""# Theorem 1 (i): the fixed top-N distance bound
 **Setting.** Weights $\alpha \in \Delta^{L-1}$ (non-negative, $\sum_i \alpha_i = 1$), embeddings
 $x_1,\dots,x_L \in \mathbb{R}^d$, the top-$N$ set $I_N$ ($1 \le N < L$), the selected mass
 $\bar\alpha_N = \sum_{j\in I_N}\alpha_j$, the context vector $s = \sum_{j\in I_N}\alpha_j x_j$,
-$D_i = \|\alpha_i x_i - s\|_2$ and $\tilde d = \sum_{i\notin I_N} D_i$. Write
-$d_1 = \max_{i\notin I_N}\|x_i\|$ and $R = \max_{j\in I_N}\|x_j\|$.
+$D_i = \|\alpha_i x_i - s\|_2$ and $\tilde d = \sum_{i\notin I_N} D_i$. As in the paper,
 
-The summary transcribes the theorem as
+$$d_1 = \max_{i\notin I_N,\ j\in I_N}\|x_i - x_j\|_2, \qquad R = \max_{j\in I_N}\|x_j\|_2 ,$$
+
+the largest distance between a non-selected and a selected embedding, and the largest
+selected norm. The summary transcribes the theorem as
 
 $$\tilde d \le (1-\bar\alpha_N)\,d_1 + R\,\bar\alpha_N (L-N) - (1-\bar\alpha_N).$$
 
 ## Reconstruction
 
-**Claim.** $\tilde d \le B := (1-\bar\alpha_N)\,d_1 + (L-N)\,\bar\alpha_N R$, and $B$ is attained
-for every choice of $\alpha$, $N$, $d_1$, $R$ and $d$.
+**Claim.** For the top-$N$ set,
 
-**Proof.** By the triangle inequality and the definition of $R$,
-$\|s\| \le \sum_{j\in I_N}\alpha_j\|x_j\| \le \bar\alpha_N R$. Again by the triangle inequality,
-for each non-selected token $i$,
+$$\tilde d \le B := (1-\bar\alpha_N)\,d_1 + R\,\big((L-N)\,\bar\alpha_N - (1-\bar\alpha_N)\big),$$
 
-$$D_i = \|\alpha_i x_i - s\| \le \alpha_i\|x_i\| + \|s\| \le \alpha_i d_1 + \bar\alpha_N R.$$
+and $B$ is attained for every weight vector, every $N$, every $d_1, R \ge 0$ and every $d$.
 
-There are $L-N$ non-selected tokens and their weights sum to $1-\bar\alpha_N$, so summing gives
-$\tilde d \le d_1(1-\bar\alpha_N) + (L-N)\bar\alpha_N R = B$. The proof never uses that $I_N$
-holds the *largest* weights: the bound holds for every $N$-subset.
+**Proof.** Fix a non-selected token $i$. Because $\sum_{j\in I_N}\alpha_j/\bar\alpha_N = 1$,
 
-**Sharpness.** Fix a unit vector $e$. Put $x_j = R\,e$ for $j\in I_N$ and $x_i = -d_1 e$ for
-$i\notin I_N$. Then $s = \bar\alpha_N R\,e$ and
-$\alpha_i x_i - s = -(\alpha_i d_1 + \bar\alpha_N R)\,e$, so every $D_i$ equals its bound and
-$\tilde d = B$. Both triangle inequalities are equalities because all the vectors involved are
-parallel with the same orientation. So $B$ is the best bound expressible in
-$\bar\alpha_N, L, N, d_1, R$ (already in dimension $d=1$).
+$$\alpha_i x_i - s = \sum_{j\in I_N}\frac{\alpha_j}{\bar\alpha_N}\Big(\alpha_i\,(x_i - x_j) - (\bar\alpha_N - \alpha_i)\,x_j\Big).$$
 
-## The transcription is false
+$I_N$ holds the largest weights, so $\alpha_i \le \min_{j\in I_N}\alpha_j \le \bar\alpha_N$ and
+$\bar\alpha_N - \alpha_i \ge 0$. By the triangle inequality each bracket has norm at most
+$\alpha_i d_1 + (\bar\alpha_N - \alpha_i)R$, and so does their convex combination:
 
-The transcribed right side equals $B - (1-\bar\alpha_N)$. At the witness above $\tilde d = B$,
-so the transcription fails whenever $\bar\alpha_N < 1$. The smallest case is $L=2$, $N=1$,
-$d=1$, $\alpha = (\tfrac12,\tfrac12)$, $x = (1,-1)$: then $I_N=\{1\}$, $s = \tfrac12$,
-$\tilde d = |-\tfrac12-\tfrac12| = 1$, while the transcribed side is
-$\tfrac12 + \tfrac12 - \tfrac12 = \tfrac12$. The trailing term is also not homogeneous in $x$:
-with $x = 0$ the transcription asserts $0 \le -(1-\bar\alpha_N)$, false whenever
-$\bar\alpha_N < 1$. The checker's Hypothesis search shrinks to such an instance.
+$$D_i \le \alpha_i d_1 + (\bar\alpha_N - \alpha_i)\,R .$$
+
+The non-selected weights sum to $1-\bar\alpha_N$ and there are $L-N$ of them, so summing
+gives $\tilde d \le (1-\bar\alpha_N)d_1 + R\big((L-N)\bar\alpha_N - (1-\bar\alpha_N)\big) = B$.
+
+**Sharpness.** Fix a unit vector $e$. Put $x_j = R\,e$ for $j\in I_N$ and
+$x_i = (R - d_1)\,e$ for $i\notin I_N$. Every selected–non-selected distance is $d_1$, the
+largest selected norm is $R$, $s = \bar\alpha_N R\,e$ and
+$\alpha_i x_i - s = -\big(\alpha_i d_1 + (\bar\alpha_N - \alpha_i)R\big)\,e$, so every $D_i$
+equals its bound and $\tilde d = B$. No bound in $\alpha, N, d_1, R$ can be smaller. With
+$d_1 = 2$ and $R = 1$ the witness lies on the unit sphere ($x_i = -e$).
+
+## The trailing term, and when the transcription is true
+
+$B$ carries a trailing term $-R\,(1-\bar\alpha_N)$, so
+
+$$\text{transcribed} - B = (R - 1)(1 - \bar\alpha_N).$$
+
+* **On the unit sphere** (the paper's experiments, Assumption 1 with $M = 1$) $R = 1$ and the
+  transcription *is* $B$, attained by the antipodal witness (reading
+  `transcribed-sphere`).
+* **For arbitrary embeddings** the transcription holds for every configuration with given
+  $\alpha, N, d_1, R$ exactly when $R \ge 1$ or $\bar\alpha_N = 1$ (reading
+  `transcribed-if-R-ge-1`). For $R < 1$ the witness violates it. The smallest case is
+  $L=2$, $N=1$, $d=1$, $\alpha = (\tfrac12,\tfrac12)$, $x = (\tfrac12,-\tfrac12)$: $d_1 = 1$,
+  $R = \tfrac12$, $\tilde d = \tfrac12 = B$, while the transcribed side is $\tfrac14$. With
+  $x = 0$ it asserts $0 \le -(1-\bar\alpha_N)$.
+* **The sign of the trailing term needs the top-$N$ set.** The step
+  $\bar\alpha_N - \alpha_i \ge 0$ fails for an arbitrary $N$-subset. For weights
+  $(\tfrac14,\tfrac34)$ with the smaller one selected and $x = (1, 1)$: $D = \tfrac12 > B = -\tfrac12$.
+  For any subset, $D_i \le \alpha_i d_1 + |\bar\alpha_N - \alpha_i|\,R$ still holds.
+
+## What the full text changed
+
+The summary never defined $d_1$; we had read it as $\max_{i\notin I_N}\|x_i\|$. The full text
+defines it as the largest selected–non-selected distance, and $R$ as the largest selected norm.
+
+| reading | before | now | why |
+|---|---|---|---|
+| `transcribed` | falsified ($\alpha=(\tfrac12,\tfrac12)$, $x=(1,-1)$: $1 > \tfrac12$) | falsified, new witness $x = (\tfrac12,-\tfrac12)$: $\tfrac12 > \tfrac14$ | the old counterexample is an *equality* with the paper's $d_1 = 2$; the formula fails only when $R < 1$ |
+| `transcribed-sphere` | (new) | proved when every chain checks, else holds | on the unit sphere the trailing $-(1-\bar\alpha_N)$ is exactly the sharp $-R(1-\bar\alpha_N)$ |
+| `transcribed-if-R-ge-1` | (new) | proved when every chain checks, else holds | transcribed $= B + (R-1)(1-\bar\alpha_N)$ |
+| `reconstructed` | proved, $(1-\bar\alpha_N)d_1 + (L-N)\bar\alpha_N R$ (old $d_1$) | $B$ above: proved when every chain checks, else holds | a sharper bound with the paper's $d_1$: the trailing term survives as $-R(1-\bar\alpha_N)$ |
+| `sharp` | proved (witness $x_i = -d_1 e$) | proved (witness $x_i = (R-d_1)e$) | the witness for $B$ |
+| `transcribed-d1-norm` | was `transcribed` | falsified | the old reading, kept so the change stays visible |
+| `reconstructed-d1-norm` | was `reconstructed` | proved when every chain checks, else holds | the old bound, still true and sharp under the old reading |
+
+The proofs are checked chains: the per-token bound, the sum over the non-selected tokens and
+the witness for every $N$ and $L$, and the centroid lemma ($\|c\| \le R$, $\|x_i - c\| \le d_1$ for a
+weighted mean $c$ of the selected embeddings) with $N = 3$. A reading is `proved` only when all
+its chains check under the current proof kernel; otherwise it is reported as `holds`.
 
 ## Why normalization is needed
 
-The step "$\sum_{i\notin I_N}\alpha_i = 1-\bar\alpha_N$" uses $\sum_i\alpha_i = 1$. For
-unnormalized weights $\alpha = (1,1)$, $x = (1,-1)$, $N=1$: $\tilde d = 2 > B = 1$.
+The step "the non-selected weights sum to $1-\bar\alpha_N$" uses $\sum_i\alpha_i = 1$. For
+unnormalized weights $\alpha = (1,1)$, $x = (1,-1)$, $N=1$: $d_1 = 2$, $R = 1$, $\tilde d = 2 > B = 1$.
 """
 
 from __future__ import annotations
@@ -56,25 +94,44 @@ from hypothesis import strategies as st
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import cumulative_distance, selected_mass, softmax, top_n_mask
 from attnbounds.strategies import attention_configs, simplex_points
+from attnbounds.theory.proof import AllOf
 from attnbounds.theory.distance import (
+    any_subset_counterexample_t1i,
     derive_t1_fixed,
     sharpness_witness,
+    sharpness_witness_d1_norm,
     t1_fixed_bounds,
+    t1i_chains,
+    transcription_counterexample_d1_norm,
     transcription_counterexample_t1i,
 )
 
-__all__ = ["CLAIM", "bound_terms", "sides_reconstructed", "sides_transcribed", "sweep_instances"]
+__all__ = [
+    "CLAIM",
+    "bound_terms",
+    "sides_reconstructed",
+    "sides_transcribed",
+    "sides_transcribed_sphere",
+    "sides_transcribed_if_R_ge_1",
+    "sides_reconstructed_d1_norm",
+    "sides_transcribed_d1_norm",
+    "sweep_instances",
+]
+
+#: Tolerance on ‖x_i‖ = 1 for the sphere reading.
+SPHERE_TOL = 1e-9
 
 
 def bound_terms(instance: dict) -> dict:
-    """d̃ and the ingredients of the bound for an instance ``{"weights", "x", "n"}`` (batched or not).
+    """d̃ and the ingredients of the bounds for an instance ``{"weights", "x", "n"}`` (batched or not).
 
-    Returns ``{"d_tilde", "alpha_N", "d_1", "R", "L", "n"}``; d_1 = max_{i∉I_N}‖x_i‖ and
+    Returns ``{"d_tilde", "alpha_N", "d_1", "d_1_norm", "R", "L", "n"}`` with the paper's
+    d_1 = max_{i∉I_N, j∈I_N}‖x_i − x_j‖, the old reading d_1_norm = max_{i∉I_N}‖x_i‖ and
     R = max_{j∈I_N}‖x_j‖.
 
     >>> t = bound_terms({"weights": np.array([0.5, 0.5]), "x": np.array([[1.0], [-1.0]]), "n": 1})
-    >>> float(t["d_tilde"]), float(t["alpha_N"]), float(t["d_1"]), float(t["R"])
-    (1.0, 0.5, 1.0, 1.0)
+    >>> float(t["d_tilde"]), float(t["alpha_N"]), float(t["d_1"]), float(t["d_1_norm"]), float(t["R"])
+    (1.0, 0.5, 2.0, 1.0, 1.0)
     """
     if not isinstance(instance, dict):
         raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
@@ -86,10 +143,13 @@ def bound_terms(instance: dict) -> dict:
     n = int(instance["n"])
     mask = top_n_mask(w, n)  # (..., L)
     norms = np.linalg.norm(x, axis=-1)  # (..., L)
+    pair = np.linalg.norm(x[..., :, None, :] - x[..., None, :, :], axis=-1)  # (..., L, L) ‖x_i − x_j‖
+    cross = ~mask[..., :, None] & mask[..., None, :]  # i ∉ I_N, j ∈ I_N
     return {
         "d_tilde": cumulative_distance(w, x, n),
         "alpha_N": selected_mass(w, n),
-        "d_1": np.where(mask, -np.inf, norms).max(axis=-1),  # max_{i∉I_N} ‖x_i‖
+        "d_1": np.where(cross, pair, -np.inf).max(axis=(-2, -1)),  # max_{i∉I_N, j∈I_N} ‖x_i − x_j‖
+        "d_1_norm": np.where(mask, -np.inf, norms).max(axis=-1),  # old reading: max_{i∉I_N} ‖x_i‖
         "R": np.where(mask, norms, -np.inf).max(axis=-1),  # max_{j∈I_N} ‖x_j‖
         "L": w.shape[-1],
         "n": n,
@@ -97,30 +157,93 @@ def bound_terms(instance: dict) -> dict:
 
 
 def _bound(t: dict) -> np.ndarray:
-    # B = (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R
-    return (1 - t["alpha_N"]) * t["d_1"] + (t["L"] - t["n"]) * t["alpha_N"] * t["R"]
+    # B = (1 − ᾱ_N) d_1 + R((L − N) ᾱ_N − (1 − ᾱ_N))
+    a = t["alpha_N"]
+    return (1 - a) * t["d_1"] + t["R"] * ((t["L"] - t["n"]) * a - (1 - a))
+
+
+def _transcribed(t: dict, d1_key: str = "d_1") -> np.ndarray:
+    # (1 − ᾱ_N) d_1 + R ᾱ_N (L − N) − (1 − ᾱ_N)
+    a = t["alpha_N"]
+    return (1 - a) * t[d1_key] + t["R"] * a * (t["L"] - t["n"]) - (1 - a)
 
 
 def sides_reconstructed(instance: dict) -> Sides:
-    """d̃ ≤ (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R.
+    """d̃ ≤ (1 − ᾱ_N) d_1 + R((L − N) ᾱ_N − (1 − ᾱ_N)), paper's d_1.
 
     >>> s = sides_reconstructed(transcription_counterexample_t1i())
     >>> float(s.lhs), float(s.rhs)
-    (1.0, 1.0)
+    (0.5, 0.5)
     """
     t = bound_terms(instance)
     return Sides(t["d_tilde"], _bound(t))
 
 
 def sides_transcribed(instance: dict) -> Sides:
-    """d̃ ≤ (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R − (1 − ᾱ_N), as the summary writes it.
+    """d̃ ≤ (1 − ᾱ_N) d_1 + R ᾱ_N (L − N) − (1 − ᾱ_N), as the summary writes it, paper's d_1.
 
     >>> s = sides_transcribed(transcription_counterexample_t1i())
+    >>> float(s.lhs), float(s.rhs)
+    (0.5, 0.25)
+    """
+    t = bound_terms(instance)
+    return Sides(t["d_tilde"], _transcribed(t))
+
+
+def sides_transcribed_sphere(instance: dict) -> Sides:
+    """The transcription for embeddings on the unit sphere; ``ValueError`` if some ‖x_i‖ ≠ 1.
+
+    >>> s = sides_transcribed_sphere(sharpness_witness([0.5, 0.5], 1))
+    >>> float(s.lhs), float(s.rhs)
+    (1.0, 1.0)
+    """
+    x = np.asarray(instance["x"], dtype=np.float64)
+    if np.any(np.abs(np.linalg.norm(x, axis=-1) - 1.0) > SPHERE_TOL):
+        raise ValueError("x: every embedding must have norm 1 for the sphere reading")
+    return sides_transcribed(instance)
+
+
+def sides_transcribed_if_R_ge_1(instance: dict) -> Sides:
+    """The transcription where R = max_{j∈I_N}‖x_j‖ ≥ 1; ``ValueError`` otherwise.
+
+    >>> s = sides_transcribed_if_R_ge_1(sharpness_witness([0.5, 0.5], 1, d1=1.0, radius=2.0))
+    >>> float(s.lhs), float(s.rhs)
+    (0.5, 1.0)
+    """
+    t = bound_terms(instance)
+    if np.any(t["R"] < 1.0 - 1e-9):  # rescaled instances may land at 1 − ulp
+        raise ValueError("x: the largest selected norm R must be >= 1 for this reading")
+    return Sides(t["d_tilde"], _transcribed(t))
+
+
+def sides_reconstructed_d1_norm(instance: dict) -> Sides:
+    """Old reading d_1 = max_{i∉I_N}‖x_i‖: d̃ ≤ (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R.
+
+    >>> s = sides_reconstructed_d1_norm(transcription_counterexample_d1_norm())
+    >>> float(s.lhs), float(s.rhs)
+    (1.0, 1.0)
+    """
+    t = bound_terms(instance)
+    a = t["alpha_N"]
+    return Sides(t["d_tilde"], (1 - a) * t["d_1_norm"] + (t["L"] - t["n"]) * a * t["R"])
+
+
+def sides_transcribed_d1_norm(instance: dict) -> Sides:
+    """Old reading d_1 = max_{i∉I_N}‖x_i‖, with the trailing −(1 − ᾱ_N).
+
+    >>> s = sides_transcribed_d1_norm(transcription_counterexample_d1_norm())
     >>> float(s.lhs), float(s.rhs)
     (1.0, 0.5)
     """
     t = bound_terms(instance)
-    return Sides(t["d_tilde"], _bound(t) - (1 - t["alpha_N"]))
+    return Sides(t["d_tilde"], _transcribed(t, "d_1_norm"))
+
+
+def _check_rng_size(rng, size):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+        raise ValueError(f"size: must be an integer >= 1, got {size!r}")
 
 
 def sweep_instances(rng: np.random.Generator, size: int) -> dict:
@@ -133,10 +256,7 @@ def sweep_instances(rng: np.random.Generator, size: int) -> dict:
     >>> b["weights"].shape[0], b["x"].shape[0]
     (3, 3)
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-        raise ValueError(f"size: must be an integer >= 1, got {size!r}")
+    _check_rng_size(rng, size)
     L = int(rng.integers(2, 13))
     d = int(rng.integers(1, 5))
     n = int(rng.integers(1, L))
@@ -147,8 +267,41 @@ def sweep_instances(rng: np.random.Generator, size: int) -> dict:
     return {"weights": w, "x": x, "n": n}
 
 
+def _sphere_sweep(rng: np.random.Generator, size: int) -> dict:
+    # Unit-sphere embeddings; a third of the rows put I_N at e_1 and the rest near −e_1 (near the witness).
+    b = sweep_instances(rng, size)
+    x = b["x"]
+    k = size // 3
+    if k:
+        mask = top_n_mask(b["weights"][:k], b["n"])
+        e = np.zeros(x.shape[-1])
+        e[0] = 1.0
+        x[:k] = np.where(mask[..., None], e, -e + 0.05 * rng.standard_normal(x[:k].shape))
+    norm = np.linalg.norm(x, axis=-1, keepdims=True)
+    return {**b, "x": x / np.where(norm > 0, norm, 1.0)}
+
+
+def _rescale_R_ge_1(b: dict) -> dict:
+    # Scale each instance so that R = max_{j∈I_N}‖x_j‖ is at least 1 (instances with R = 0 get x_j = e_1).
+    x = np.array(b["x"], dtype=np.float64)
+    mask = top_n_mask(b["weights"], b["n"])
+    R = np.where(mask, np.linalg.norm(x, axis=-1), -np.inf).max(axis=-1)
+    zero = R <= 0
+    if np.any(zero):
+        sel = mask & zero[..., None]
+        x[..., 0] = np.where(sel, 1.0, x[..., 0])
+        R = np.where(zero, 1.0, R)
+    factor = np.where(R < 1.0, 1.0 / np.where(R > 0, R, 1.0), 1.0)
+    return {**b, "x": x * factor[..., None, None]}
+
+
+def _sweep_R_ge_1(rng: np.random.Generator, size: int) -> dict:
+    return _rescale_R_ge_1(sweep_instances(rng, size))
+
+
 def _sweep_witnesses(rng: np.random.Generator, size: int) -> dict:
-    # Random weights, then the antiparallel witness with random d_1, R per instance.
+    # Random weights, then the witness x_j = R u on I_N, x_i = (R − d_1) u off it, random d_1, R.
+    _check_rng_size(rng, size)
     L = int(rng.integers(2, 13))
     d = int(rng.integers(1, 5))
     n = int(rng.integers(1, L))
@@ -158,7 +311,7 @@ def _sweep_witnesses(rng: np.random.Generator, size: int) -> dict:
     R = rng.uniform(0.0, 3.0, size=(size, 1))
     u = rng.standard_normal((size, 1, d))
     u /= np.linalg.norm(u, axis=-1, keepdims=True)
-    x = np.where(mask, R, -d1)[..., None] * u  # x_j = R u on I_N, x_i = −d_1 u off it
+    x = np.where(mask, R, R - d1)[..., None] * u
     return {"weights": w, "x": x, "n": n}
 
 
@@ -176,30 +329,80 @@ def _configs():
     return attention_configs(min_size=2, max_size=6, min_dim=1, max_dim=3)
 
 
+def _sphere_configs():
+    return attention_configs(min_size=2, max_size=6, min_dim=1, max_dim=3, kinds=("sphere", "antipodal"))
+
+
+def _R_ge_1_configs():
+    return _configs().map(_rescale_R_ge_1)
+
+
+def _chained(main: str, uses: tuple[str, ...], detail: str) -> Proof:
+    """A proof from the checked chains of :func:`attnbounds.theory.distance.t1i_chains`: the
+    ``main`` chain carries the statement and the ``uses`` chains prove the facts it assumes;
+    all of them together (:class:`~attnbounds.theory.proof.AllOf`) must check."""
+    chains = t1i_chains()
+    return Proof.from_chain(AllOf(tuple(chains[k] for k in (main, *uses))), detail)
+
+
+_PER_TOKEN = ("per_token", "centroid_norm", "centroid_distance")
+
+
 def _symbolic_reconstructed() -> Proof:
-    derive_t1_fixed()  # raises if an exact step fails
-    return Proof(
-        None,
-        "argued (no checked chain yet): triangle inequality D_i <= a_i|x_i| + |s| <= a_i d_1 + alpha_N R; sum over the L-N "
-        "non-selected tokens with sum a_i = 1 - alpha_N (identity checked by expand)",
+    derive_t1_fixed()  # raises if an exact identity fails
+    return _chained(
+        "sum",
+        _PER_TOKEN,
+        "per token: |a_i x_i - alpha_N c| <= a_i |x_i - c| + (alpha_N - a_i)|c| <= a_i d_1 + (alpha_N - a_i) R "
+        "(c = s/alpha_N, top-N: alpha_N >= a_i); summed over the L - N non-selected tokens",
     )
 
 
 def _symbolic_sharp() -> Proof:
-    derive_t1_fixed()  # includes Abs(-a_i d_1 - alpha_N R) == a_i d_1 + alpha_N R exactly
-    return Proof(None, "argued (no checked chain yet): antiparallel witness x_j = R e on I_N, x_i = -d_1 e: every D_i equals its bound (exact)")
+    derive_t1_fixed()
+    return _chained("witness", (), "witness x_j = R e on I_N, x_i = (R - d_1) e: every D_i equals its bound")
 
 
 def _symbolic_transcribed() -> Proof:
     res = derive_t1_fixed()
-    inst = transcription_counterexample_t1i()
     return Proof(
         False,
-        f"right side is the sharp bound minus {res['transcription_gap'].expr}; at the witness "
-        "L=2, N=1, weights=(1/2,1/2), x=(1,-1): d~ = 1 > 1/2",
-        counterexample=inst,
+        f"transcribed - sharp bound = {res['transcription_gap'].expr} < 0 when R < 1; at the witness "
+        "L=2, N=1, weights=(1/2,1/2), x=(1/2,-1/2): d~ = 1/2 > 1/4",
+        counterexample=transcription_counterexample_t1i(),
         lhs=float(res["counterexample_d_tilde"].expr),
         rhs=float(res["counterexample_transcribed_rhs"].expr),
+    )
+
+
+def _symbolic_transcribed_sphere() -> Proof:
+    derive_t1_fixed()
+    return _chained("sphere", _PER_TOKEN, "the sharp bound with R = 1 is the transcribed formula")
+
+
+def _symbolic_R_ge_1() -> Proof:
+    derive_t1_fixed()
+    return _chained("R_ge_1", _PER_TOKEN, "sharp bound <= transcribed formula since (R - 1)(1 - alpha_N) >= 0")
+
+
+def _symbolic_reconstructed_d1_norm() -> Proof:
+    derive_t1_fixed()
+    chains = t1i_chains()
+    return Proof.from_chain(
+        AllOf((chains["d1_norm"], chains["centroid_norm"])),
+        "old d_1 = max |x_i| off I_N: D_i <= a_i|x_i| + |s| <= a_i d_1 + alpha_N R (|s| = alpha_N |c| <= alpha_N R); "
+        "summed: (1 - alpha_N) d_1 + (L - N) alpha_N R; attained by x_j = R e, x_i = -d_1 e",
+    )
+
+
+def _symbolic_transcribed_d1_norm() -> Proof:
+    res = derive_t1_fixed()
+    return Proof(
+        False,
+        "old d_1 = max |x_i| off I_N: L=2, N=1, weights=(1/2,1/2), x=(1,-1): d~ = 1 > 1/2",
+        counterexample=transcription_counterexample_d1_norm(),
+        lhs=float(res["counterexample_d1_norm_d_tilde"].expr),
+        rhs=float(res["counterexample_d1_norm_rhs"].expr),
     )
 
 
@@ -209,13 +412,12 @@ def _check_normalized(instance: dict):
 
 
 def _drop_normalized() -> Proof:
-    # Unnormalized weights (1, 1): s = x_0 = 1, D_1 = |−1 − 1| = 2 > B = 0·1 + 1·1·1 = 1.
+    # Unnormalized weights (1, 1): s = x_0 = 1, D_1 = |−1 − 1| = 2 > B = 0·2 + 1·(1·1 − 0) = 1.
     w = np.array([1.0, 1.0])
     x = np.array([[1.0], [-1.0]])
-    s = w[0] * x[0]
-    d_tilde = float(np.linalg.norm(w[1] * x[1] - s))
-    abar = float(w[0])
-    bound = (1 - abar) * 1.0 + (2 - 1) * abar * 1.0
+    d_tilde = float(np.linalg.norm(w[1] * x[1] - w[0] * x[0]))
+    abar, d1, R = float(w[0]), 2.0, 1.0
+    bound = (1 - abar) * d1 + R * ((2 - 1) * abar - (1 - abar))
     return Proof(
         False,
         "without sum(alpha) = 1: weights (1, 1), x = (1, -1), N = 1 give d~ = 2 > B = 1",
@@ -225,14 +427,34 @@ def _drop_normalized() -> Proof:
     )
 
 
+def _drop_top_n() -> Proof:
+    inst = any_subset_counterexample_t1i()
+    w, x, S = inst["weights"], inst["x"], inst["selected"]
+    s = sum(w[j] * x[j] for j in S)
+    rest = [i for i in range(w.size) if i not in S]
+    d_tilde = float(sum(np.linalg.norm(w[i] * x[i] - s) for i in rest))
+    abar = float(sum(w[j] for j in S))
+    d1 = max(float(np.linalg.norm(x[i] - x[j])) for i in rest for j in S)
+    R = max(float(np.linalg.norm(x[j])) for j in S)
+    bound = (1 - abar) * d1 + R * ((w.size - len(S)) * abar - (1 - abar))
+    return Proof(
+        False,
+        "with the smaller weight selected: weights (1/4, 3/4), S = {0}, x = (1, 1): d~ = 1/2 > B = -1/2",
+        counterexample=inst,
+        lhs=d_tilde,
+        rhs=bound,
+    )
+
+
 CLAIM = Claim(
     id="T1i",
     order=3,
     title="Theorem 1 (i): distance bound for a fixed top-N set",
-    source="arXiv 2508.17821, Theorem 1 (i) (as transcribed in the Spanish summary)",
+    source="arXiv 2508.17821, Theorem 1 (i); d_1 and R as defined in the full text",
     statement=(
-        "For the top-N set I_N, the cumulative distance d~ = sum_{i not in I_N} |alpha_i x_i - s| is at most "
-        "(1 - alpha_N) d_1 + (L - N) alpha_N max_{j in I_N} |x_j|."
+        "For the top-N set I_N, with d_1 = max_{i not in I_N, j in I_N} |x_i - x_j| and R = max_{j in I_N} |x_j|: "
+        "d~ = sum_{i not in I_N} |alpha_i x_i - s| <= (1 - alpha_N) d_1 + R((L - N) alpha_N - (1 - alpha_N)); "
+        "sharp. On the unit sphere this is the summary's formula."
     ),
     transcription="d~ <= (1 - alpha_N) d_1 + max_{j in I_N} |x_j|_2 alpha_N (L - N) - (1 - alpha_N)",
     transcription_latex=(
@@ -245,24 +467,51 @@ CLAIM = Claim(
             check=_check_normalized,
             drop=_drop_normalized,
         ),
-        Hypothesis("top_n", "I_N is the set of the N largest weights, 1 <= N < L (the proof works for any N-subset)"),
+        Hypothesis(
+            "top_n",
+            "I_N is the set of the N largest weights, 1 <= N < L (needed for the sign of the trailing term)",
+            drop=_drop_top_n,
+        ),
+        Hypothesis("unit_sphere", "every |x_i| = 1 (only the reading transcribed-sphere; its sides check it)"),
     ),
     readings=(
         Reading(
             "transcribed",
-            "d~ <= (1 - alpha_N) d_1 + (L - N) alpha_N R - (1 - alpha_N), R = max_{j in I_N} |x_j|",
-            r"\tilde d \le (1-\bar\alpha_N)d_1 + (L-N)\bar\alpha_N R - (1-\bar\alpha_N)",
+            "arbitrary embeddings: d~ <= (1 - alpha_N) d_1 + R alpha_N (L - N) - (1 - alpha_N), "
+            "d_1 = max_{i not in I_N, j in I_N} |x_i - x_j|, R = max_{j in I_N} |x_j|",
+            r"\tilde d \le (1-\bar\alpha_N)d_1 + R\bar\alpha_N(L-N) - (1-\bar\alpha_N)",
             relation="<=",
             symbolic=_symbolic_transcribed,
             strategy=_configs,
             sides=sides_transcribed,
             sweep=sweep_instances,
-            note="false: the sharpness witness has d~ = B > B - (1 - alpha_N)",
+            note="false exactly when R < 1 (and alpha_N < 1): it undercuts the sharp bound by (1 - R)(1 - alpha_N)",
+        ),
+        Reading(
+            "transcribed-sphere",
+            "the same formula for embeddings on the unit sphere (Assumption 1, M = 1)",
+            r"\|x_i\|=1\ \forall i \Rightarrow \tilde d \le (1-\bar\alpha_N)d_1 + \bar\alpha_N(L-N) - (1-\bar\alpha_N)",
+            relation="<=",
+            symbolic=_symbolic_transcribed_sphere,
+            strategy=_sphere_configs,
+            sides=sides_transcribed_sphere,
+            sweep=_sphere_sweep,
+            note="R = 1 makes it the sharp bound",
+        ),
+        Reading(
+            "transcribed-if-R-ge-1",
+            "the same formula for arbitrary embeddings with R >= 1 (the exact condition)",
+            r"R \ge 1 \Rightarrow \tilde d \le (1-\bar\alpha_N)d_1 + R\bar\alpha_N(L-N) - (1-\bar\alpha_N)",
+            relation="<=",
+            symbolic=_symbolic_R_ge_1,
+            strategy=_R_ge_1_configs,
+            sides=sides_transcribed_if_R_ge_1,
+            sweep=_sweep_R_ge_1,
         ),
         Reading(
             "reconstructed",
-            "d~ <= (1 - alpha_N) d_1 + (L - N) alpha_N R",
-            r"\tilde d \le (1-\bar\alpha_N)d_1 + (L-N)\bar\alpha_N R",
+            "d~ <= (1 - alpha_N) d_1 + R((L - N) alpha_N - (1 - alpha_N)) (paper's d_1)",
+            r"\tilde d \le (1-\bar\alpha_N)d_1 + R\big((L-N)\bar\alpha_N - (1-\bar\alpha_N)\big)",
             relation="<=",
             symbolic=_symbolic_reconstructed,
             strategy=_configs,
@@ -271,13 +520,34 @@ CLAIM = Claim(
         ),
         Reading(
             "sharp",
-            "the antiparallel witness (x_j = R e on I_N, x_i = -d_1 e off it) attains the reconstructed bound",
-            r"\tilde d(x^\star) = (1-\bar\alpha_N)d_1 + (L-N)\bar\alpha_N R",
+            "the witness x_j = R e on I_N, x_i = (R - d_1) e off it attains the reconstructed bound",
+            r"\tilde d(x^\star) = (1-\bar\alpha_N)d_1 + R\big((L-N)\bar\alpha_N - (1-\bar\alpha_N)\big)",
             relation="==",
             symbolic=_symbolic_sharp,
             strategy=_witness_strategy,
             sides=sides_reconstructed,
             sweep=_sweep_witnesses,
+        ),
+        Reading(
+            "transcribed-d1-norm",
+            "old reading d_1 = max_{i not in I_N} |x_i|: d~ <= (1 - alpha_N) d_1 + R alpha_N (L - N) - (1 - alpha_N)",
+            r"d_1 := \max_{i\notin I_N}\|x_i\|:\ \tilde d \le (1-\bar\alpha_N)d_1 + R\bar\alpha_N(L-N) - (1-\bar\alpha_N)",
+            relation="<=",
+            symbolic=_symbolic_transcribed_d1_norm,
+            strategy=_configs,
+            sides=sides_transcribed_d1_norm,
+            sweep=sweep_instances,
+            note="the reading used before the full text was found",
+        ),
+        Reading(
+            "reconstructed-d1-norm",
+            "old reading d_1 = max_{i not in I_N} |x_i|: d~ <= (1 - alpha_N) d_1 + (L - N) alpha_N R (sharp there)",
+            r"d_1 := \max_{i\notin I_N}\|x_i\|:\ \tilde d \le (1-\bar\alpha_N)d_1 + (L-N)\bar\alpha_N R",
+            relation="<=",
+            symbolic=_symbolic_reconstructed_d1_norm,
+            strategy=_configs,
+            sides=sides_reconstructed_d1_norm,
+            sweep=sweep_instances,
         ),
     ),
     proof=__doc__,

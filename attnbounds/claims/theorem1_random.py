@@ -60,6 +60,14 @@ The coefficient $\alpha_i + N/(L-1)$ adds a weight and a count. It makes the tra
 of order $N\|x_i\|/L$ per token, so of order $N + L\|\bar x\|$ in total. That is far above
 $E$ in random instances as well. In the Monte Carlo instance ($L=256$, $N=5$, $d=16$) it is about 12 (mean
 reading) or 24 (context reading), while $E \approx 3.2$ with a 99% interval of width 0.1.
+
+## What the full text changed
+
+The full text says each token is left out with probability $(L-N)/L$, that the main sum comes
+from replacing the random inclusion indicators by their expectations, and that $\varepsilon$ is
+a Jensen gap, small when no single weight dominates. That is the reconstruction above: given
+$i \notin S$, each indicator $\mathbf 1[j\in S]$ is replaced by $\Pr(j\in S \mid i\notin S) = N/(L-1)$,
+and $\varepsilon = E - (\text{main term}) \ge 0$ by Jensen. No verdict changed.
 """
 
 from __future__ import annotations

@@ -1,58 +1,95 @@
 r"""# Theorem 2: geometric separability
 
 **Setting.** Fixed weights $\alpha$ (independent of the embeddings) with top-$N$ set $I_N$.
-The embeddings $x_1,\dots,x_L$ are i.i.d. uniform on the sphere $M\,S^{d-1}$. For a
+The embeddings $x_1,\dots,x_L$ are i.i.d. uniform on the sphere $M\,S^{d-1}$ (Assumption 1).
+$s = \sum_{j\in I_N}\alpha_j x_j$ and $D_i = \|\alpha_i x_i - s\|$ for every token. For a
 selected token $i\in I_N$,
 
-$$D_i = \|\alpha_i x_i - s\| = \Big\|\sum_{j\in I_N\setminus\{i\}}\alpha_j x_j\Big\| ,$$
+$$D_i = \Big\|\sum_{j\in I_N\setminus\{i\}}\alpha_j x_j\Big\| ,$$
 
-which depends only on the *other* selected embeddings. $N_s = \#\{i\in I_N : D_i \le r\}$
-counts the selected tokens inside the ball $B_r(s)$, and $\xi_i = \mathbb{E}[D_i]$. Then
-$\mathbb{E}[N_s]/N = \frac1N\sum_{i\in I_N}\Pr(D_i\le r)$. The summary states
+which depends only on the *other* selected embeddings.
+
+**Distinguishable (the paper's definition).** A selected $x_i$ counts only if $\alpha_i x_i$
+lies in the closed ball $B_r(s)$ **and** every non-selected $\alpha_j x_j$ lies outside it:
+
+$$N_s = \#\{i\in I_N : D_i \le r\}\cdot \mathbf 1\Big[\min_{j\notin I_N} D_j > r\Big].$$
+
+$\xi_i$ measures how widely the other $N-1$ selected embeddings, each scaled by its weight,
+are spread: $\xi_i = \mathbb{E}[D_i] = \mathbb{E}\|\sum_{j\in I_N\setminus\{i\}}\alpha_j x_j\|$.
+By Cauchy–Schwarz, $\xi_i \le \sqrt{\mathbb{E}D_i^2} = M\sigma_i$ with
+$\sigma_i^2 = \sum_{j\in I_N\setminus\{i\}}\alpha_j^2$ (the cross terms vanish: independent,
+mean-zero directions). The summary states
 
 $$1 - \frac{1}{rN}\sum_{i\in I_N}\xi_i \;\le\; \frac{\mathbb{E}[N_s]}{N} \;\le\; \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{(r-\xi_i)^2}{16M^2}\Big).$$
 
-## Lower side: Markov (needs $r>0$ only)
+Write $N_s^{\mathrm{sel}} = \#\{i\in I_N : D_i\le r\}$ for the count without the condition on
+the non-selected tokens (our earlier reading). Always $N_s \le N_s^{\mathrm{sel}}$.
 
-$D_i \ge 0$, so Markov's inequality gives $\Pr(D_i > r) \le \xi_i/r$ for $r>0$, i.e.
-$\Pr(D_i\le r) \ge 1-\xi_i/r$. Averaging over $i\in I_N$ gives the left inequality. It uses
-neither the sphere nor independence. It is informative only when $r > \frac1N\sum_i\xi_i$.
+## Upper side: Hoeffding (the paper's constant) and McDiarmid (needs $r \le \xi_i$)
 
-## Upper side: McDiarmid, lower tail (needs $r \le \xi_i$)
+$D_i$ lies in $[0, 2M]$ (the paper's range). Hoeffding's inequality for one variable with that
+range gives the lower tail $\Pr(D_i \le \xi_i - t) \le \exp(-2t^2/(2M)^2) = \exp(-t^2/(2M^2))$.
+Finer, $D_i = f(x_j : j\in I_N\setminus\{i\})$ for independent $x_j$, and replacing one $x_j$
+changes $f$ by at most $\alpha_j\|x_j - x_j'\| \le 2M\alpha_j$, so McDiarmid gives
 
-$D_i = f(x_j : j\in I_N\setminus\{i\})$ for independent $x_j$. Replacing one $x_j$ by $x_j'$
-changes $f$ by at most $\alpha_j\|x_j - x_j'\| \le 2M\alpha_j$ (reverse triangle inequality;
-two points of the sphere are at most $2M$ apart). McDiarmid's inequality for the lower tail
-gives, for $t \ge 0$,
+$$\Pr(D_i \le \xi_i - t) \le \exp\!\Big(-\frac{2t^2}{\sum_j (2M\alpha_j)^2}\Big) = \exp\!\Big(-\frac{t^2}{2M^2\sigma_i^2}\Big).$$
 
-$$\Pr(D_i \le \xi_i - t) \le \exp\!\Big(-\frac{2t^2}{\sum_j (2M\alpha_j)^2}\Big) = \exp\!\Big(-\frac{t^2}{2M^2\sigma_i^2}\Big),\qquad \sigma_i^2 = \sum_{j\in I_N\setminus\{i\}}\alpha_j^2 .$$
+With $t = \xi_i - r$ this bounds $\Pr(D_i\le r)$, **but only when $r\le\xi_i$**. Averaging,
+and using $\mathbb{E}[N_s] \le \mathbb{E}[N_s^{\mathrm{sel}}] = \sum_i\Pr(D_i\le r)$:
 
-With $t = \xi_i - r$ this bounds $\Pr(D_i\le r)$, **but only when $r\le\xi_i$**. Since
-$\sigma_i^2 \le (\sum_j\alpha_j)^2 \le 1$, our denominator satisfies $2M^2\sigma_i^2 \le 2M^2 < 16M^2$.
-So the summary's constant $16M^2$ is valid, but loose by a factor $8/\sigma_i^2 \ge 8$,
-**provided** $r \le \min_i \xi_i$ (reading `upper_if_r_le_xi`). For every $r\ge0$ the correct
-statement replaces $(r-\xi_i)^2$ by $((\xi_i-r)_+)^2$ (reading `reconstructed`):
+* reading `hoeffding`: $\mathbb{E}[N_s]/N \le \frac1N\sum_i \exp(-((\xi_i-r)_+)^2/(2M^2))$, every $r \ge 0$;
+* reading `reconstructed`: $\mathbb{E}[N_s]/N \le \frac1N\sum_i \exp(-((\xi_i-r)_+)^2/(2M^2\sigma_i^2))$;
+* reading `upper_if_r_le_xi`: the transcription with $16M^2$ holds when $r\le\min_i\xi_i$, since
+  $2M^2\sigma_i^2 \le 2M^2 < 16M^2$. The summary's constant is valid but 8 times looser than
+  the Hoeffding constant the paper's own proof gives.
 
-$$\frac{\mathbb{E}[N_s]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2\sigma_i^2}\Big).$$
+## The transcribed upper side without a condition on $r$ is false
 
-## The transcription without a condition on $r$ is false
+With $N = 1$, $D_1 = 0 = \xi_1$, so the transcribed right side is $e^{-r^2/(16M^2)} < 1$ for
+every $r > 0$. With $\alpha = (\tfrac34,\tfrac14)$, $M = 1$, $r = \tfrac14$: the non-selected
+$D_2 = \|\tfrac14 x_2 - \tfrac34 x_1\| \ge \tfrac12 > r$ surely, so $N_s = 1$ and
+$\mathbb{E}[N_s]/N = 1 > e^{-1/256}$.
 
-For $r > \xi_i$ the transcribed term is $<1$, while $\Pr(D_i\le r)$ tends to $1$. It equals
-$1$ as soon as $r \ge M\sum_{j\ne i}\alpha_j$, because $D_i$ never exceeds that value. The
-minimal case is $L=2$, $N=1$, any $d$, $M=1$, $r=1$. Then $D_1 = 0$ and $\xi_1 = 0$, so
-$\mathbb{E}[N_s]/N = 1 > e^{-1/16} \approx 0.939$. A non-degenerate Monte Carlo check
-($L=16$, $N=5$, $d=8$, $r = \bar\alpha_N M$) gives the same verdict with confidence
-intervals.
+## Lower side: Markov holds for $N_s^{\mathrm{sel}}$, not for the paper's $N_s$
 
-## Exact case used for checking: $d=3$, $N\le3$
+$D_i \ge 0$, so Markov gives $\Pr(D_i > r) \le \xi_i/r$ for $r>0$, hence
+$\mathbb{E}[N_s^{\mathrm{sel}}]/N \ge 1 - \frac{1}{rN}\sum_i\xi_i$ (reading
+`transcribed_lower-selected-only`, proved). With the paper's definition this fails: with
+$\alpha = (\tfrac12,\tfrac12)$, $N = 1$, $M = r = 1$, the non-selected
+$D_2 = \tfrac12\|x_2 - x_1\| \le 1 = r$ always lies inside the ball, so $N_s = 0$ while the
+Markov side is $1 - 0 = 1$. What holds (reading `lower_reconstructed`) subtracts the chance that
+a non-selected token falls inside:
 
-In $\mathbb{R}^3$ the cosine $t$ between two independent uniform directions is uniform on
-$[-1,1]$. With the other selected weights $a\ge b>0$, $D_i = M\sqrt{a^2+b^2+2abt}$. Hence
-$\xi_i = M\frac{(a+b)^3-(a-b)^3}{6ab}$ (integrate
-$\frac{d}{dt}\frac{(a^2+b^2+2abt)^{3/2}}{3ab}$) and
-$\Pr(D_i\le r) = \mathrm{clip}\big(\frac{(r/M)^2-(a-b)^2}{4ab},0,1\big)$. For $N\le 2$, $D_i$ is
-deterministic. The sweep and the Hypothesis search evaluate both sides exactly with these
-formulas, and the tests check them against Monte Carlo.
+$$\frac{\mathbb{E}[N_s]}{N} \ge 1 - \frac{1}{rN}\sum_{i\in I_N}\xi_i - \sum_{j\notin I_N}\Pr(D_j \le r),$$
+
+because $N_s \ge N_s^{\mathrm{sel}} - N\,\mathbf 1[\exists j\notin I_N: D_j\le r]$ and the union bound.
+
+## Exact case used for checking: $d=3$, $N\le 2$
+
+In $\mathbb{R}^3$ the cosine between two independent uniform directions is uniform on
+$[-1,1]$, so $\Pr(\|a u - s\| \le r \mid \|s\| = \rho) = \mathrm{clip}\big((r^2-(a-\rho)^2)/(4a\rho), 0, 1\big)$.
+For $N = 1$, $D_1 = 0$ and, given $x_1$, the non-selected $D_j$ are independent, so
+$\mathbb{E}[N_s] = \prod_j(1 - \Pr(D_j \le r))$. For $N = 2$, $D_1 = \alpha_2 M$ and
+$D_2 = \alpha_1 M$ are constants, $\|s\|^2$ is uniform on $[(\alpha_1-\alpha_2)^2M^2, (\alpha_1+\alpha_2)^2M^2]$,
+and the product is integrated over it by Gauss–Legendre quadrature between its kinks. The
+sweep and the Hypothesis search evaluate both sides with these formulas; Monte Carlo with
+99% intervals checks $L = 16$, $N = 5$, $d = 8$.
+
+## What the full text changed
+
+The summary counted a selected token as soon as it was inside the ball; the full text also
+requires every non-selected $\alpha_j x_j$ to lie outside it, and its proof uses Hoeffding on
+$[0, 2M]$ and Markov with Cauchy–Schwarz.
+
+| reading | before | now | why |
+|---|---|---|---|
+| `transcribed` | falsified ($\alpha=(\tfrac12,\tfrac12)$, $r=1$) | falsified ($\alpha=(\tfrac34,\tfrac14)$, $r=\tfrac14$) | the old instance has $N_s = 0$ under the paper's definition; a new one is needed |
+| `transcribed_lower` | proved | falsified | a non-selected token inside the ball makes $N_s = 0$ |
+| `upper_if_r_le_xi` | proved | proved (checked chain: McDiarmid, monotone, termwise) | $N_s \le N_s^{\mathrm{sel}}$ |
+| `reconstructed` | proved | proved | $N_s \le N_s^{\mathrm{sel}}$ |
+| `hoeffding` | (new) | proved (checked chain) | the paper's own constant, $2M^2$ from the range $[0, 2M]$ |
+| `lower_reconstructed` | (new) | holds (exact argument; the union bound is not yet a checked chain) | Markov plus the union bound over the non-selected tokens |
+| `*-selected-only` | were `transcribed`, `transcribed_lower`, `reconstructed` | unchanged | our earlier reading, kept as alternatives |
 """
 
 from __future__ import annotations
@@ -63,16 +100,19 @@ import numpy as np
 from hypothesis import strategies as st
 
 from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
-from attnbounds.numerics.attention import per_token_distance, softmax, top_n
+from attnbounds.numerics.attention import per_token_distance, softmax, top_n, top_n_mask
 from attnbounds.numerics.montecarlo import mean_ci
 from attnbounds.numerics.sampling import sphere_points
-from attnbounds.numerics.selection import separability
+from attnbounds.numerics.selection import distinguishable_mask, separability
 from attnbounds.strategies import simplex_points
-from attnbounds.theory.separability import derive_separability, exact_sphere3
+from attnbounds.theory.proof import AllOf
+from attnbounds.theory.separability import derive_separability, exact_sphere3, t2_chains
 
 __all__ = [
     "CLAIM",
     "exact_terms",
+    "exact_paper_terms",
+    "paper_sides",
     "sample_distances",
     "mc_instance",
 ]
@@ -192,6 +232,177 @@ def _exact_sweep(rng: np.random.Generator, size: int, r_key: str = "r", positive
     return inst
 
 
+# ----------------------------------------------------------------------------- the paper's definition
+
+#: Gauss–Legendre nodes per smooth piece of the N = 2 integral over ρ² = ‖s‖².
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(24)
+
+
+def _p_inside(a, rho, r):
+    """P(‖a·u − s‖ ≤ r) for u uniform on the unit sphere of R³ and ‖s‖ = ρ (a, ρ ≥ 0; broadcast).
+
+    ‖a u − s‖² = a² + ρ² − 2aρ t with t ~ U[−1, 1], so the probability is
+    clip((r² − (a − ρ)²)/(4aρ), 0, 1); it is 1[ρ ≤ r] when a = 0 and 1[a ≤ r] when ρ = 0.
+    """
+    a, rho, r = np.broadcast_arrays(np.asarray(a, float), np.asarray(rho, float), np.asarray(r, float))
+    both = (a > 0) & (rho > 0)
+    safe = np.where(both, 4 * a * rho, 1.0)
+    smooth = np.clip((r**2 - (a - rho) ** 2) / safe, 0.0, 1.0)
+    return np.where(both, smooth, np.where(a > 0, (a <= r), (rho <= r)).astype(float))
+
+
+def exact_paper_terms(instance: dict) -> dict:
+    """Exact terms of Theorem 2 with the paper's definition of N_s, d = 3, N ≤ 2.
+
+    N_s counts the selected i with D_i ≤ r, and only when every non-selected D_j > r. Returns
+    ``{"frac", "xi", "sigma2", "p_sel", "sum_p_out", "M", "r"}``: E[N_s]/N, ξ_i = E[D_i], σ_i²,
+    P(D_i ≤ r) for the selected tokens and Σ_{j∉I_N} P(D_j ≤ r).
+
+    * N = 1: D_1 = 0 ≤ r; given x_1, the non-selected D_j = ‖α_j x_j − α_1 x_1‖ are independent
+      with a law that does not depend on x_1, so E[N_s] = Π_j (1 − P(D_j ≤ r)).
+    * N = 2: D_1 = α_2 M and D_2 = α_1 M are constants; given s (ρ = ‖s‖, ρ² uniform on
+      [(α_1 − α_2)² M², (α_1 + α_2)² M²]) the non-selected D_j are independent, so
+      E[N_s] = #{i: D_i ≤ r} · E_ρ[Π_j (1 − P(D_j ≤ r | ρ))], integrated by Gauss–Legendre on the
+      pieces between the kinks ρ ∈ {|α_j M − r|, α_j M + r}.
+
+    >>> t = exact_paper_terms({"weights": np.array([0.75, 0.25]), "n": 1, "M": 1.0, "r": 0.25, "d": 3})
+    >>> float(t["frac"]), float(t["sum_p_out"])
+    (1.0, 0.0)
+    >>> float(exact_paper_terms({"weights": np.array([0.5, 0.5]), "n": 1, "M": 1.0, "r": 1.0, "d": 3})["frac"])
+    0.0
+    """
+    if not isinstance(instance, dict):
+        raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
+    w = np.asarray(instance["weights"], dtype=np.float64)
+    n = int(instance["n"])
+    if int(instance.get("d", 3)) != 3:
+        raise ValueError(f"d: exact evaluation of the paper's N_s needs d = 3, got {instance.get('d')}")
+    if n not in (1, 2):
+        raise ValueError(f"n: exact evaluation of the paper's N_s needs n <= 2, got {n}; use the Monte Carlo method")
+    if w.shape[-1] <= n:
+        raise ValueError(f"weights: need L > n = {n}, got L = {w.shape[-1]}")
+    M = np.asarray(instance["M"], dtype=np.float64)
+    r = np.asarray(instance["r"], dtype=np.float64)
+    if np.any(M <= 0):
+        raise ValueError("M: must be > 0")
+    if np.any(r < 0):
+        raise ValueError("r: must be >= 0")
+    order = np.argsort(-w, axis=-1, kind="stable")
+    sel = np.take_along_axis(w, order[..., :n], axis=-1)  # (…, n)
+    out = np.take_along_axis(w, order[..., n:], axis=-1) * M[..., None]  # (…, K): a_j = α_j M
+    rr = r[..., None]
+    if n == 1:
+        p_out = _p_inside(out, sel * M[..., None], rr)  # ρ = ‖α_1 x_1‖ = α_1 M
+        frac = np.prod(1 - p_out, axis=-1)
+        xi = np.zeros(sel.shape)
+        sigma2 = np.zeros(sel.shape)
+        p_sel = np.ones(sel.shape)
+        sum_p_out = p_out.sum(axis=-1)
+    else:
+        other = sel[..., ::-1] * M[..., None]  # D_1 = α_2 M, D_2 = α_1 M
+        xi, sigma2 = other, sel[..., ::-1] ** 2
+        p_sel = (other <= rr).astype(float)
+        lo = ((sel[..., 0] - sel[..., 1]) * M) ** 2  # ρ² range
+        hi = ((sel[..., 0] + sel[..., 1]) * M) ** 2
+        kinks = np.concatenate([(out - rr) ** 2, (out + rr) ** 2], axis=-1)  # (…, 2K) in ρ²
+        cuts = np.sort(np.clip(np.concatenate([lo[..., None], kinks, hi[..., None]], axis=-1), lo[..., None], hi[..., None]), axis=-1)
+        left, right = cuts[..., :-1], cuts[..., 1:]  # (…, P)
+        half = (right - left) / 2
+        u = (left + right)[..., None] / 2 + half[..., None] * _GL_NODES  # (…, P, G)
+        rho = np.sqrt(u)
+        miss = np.prod(1 - _p_inside(out[..., None, None, :], rho[..., None], rr[..., None, None]), axis=-1)
+        span = np.where(hi > lo, hi - lo, 1.0)
+        integral = (half[..., None] * _GL_WEIGHTS * miss).sum(axis=(-2, -1)) / span
+        point = np.prod(1 - _p_inside(out, np.sqrt(lo)[..., None], rr), axis=-1)  # α_1 = α_2 ... degenerate span
+        all_out = np.where(hi > lo, integral, point)
+        frac = p_sel.mean(axis=-1) * all_out
+        # Σ_j P(D_j ≤ r) = Σ_j E_ρ[P(D_j ≤ r | ρ)], by the same quadrature
+        p_j = _p_inside(out[..., None, None, :], rho[..., None], rr[..., None, None])  # (…, P, G, K)
+        mean_p = (half[..., None, None] * _GL_WEIGHTS[:, None] * p_j).sum(axis=(-3, -2)) / span[..., None]
+        sum_p_out = np.where(hi > lo, mean_p.sum(axis=-1), _p_inside(out, np.sqrt(lo)[..., None], rr).sum(axis=-1))
+    return {"frac": frac, "xi": xi, "sigma2": sigma2, "p_sel": p_sel, "sum_p_out": sum_p_out,
+            "M": M[..., None], "r": rr}
+
+
+def _mean_exp(t: dict, denom, plus: bool):
+    # (1/N) Σ_i exp(−g_i²/denom_i), g = (ξ − r)₊ (plus) or r − ξ; a term with g = 0 is 1
+    g = np.clip(t["xi"] - t["r"], 0.0, None) if plus else (t["r"] - t["xi"])
+    denom = np.broadcast_to(denom, g.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(g != 0, np.exp(-(g**2) / np.where(denom > 0, denom, 1.0)), 1.0)
+    term = np.where((g != 0) & (denom <= 0), 0.0, term)
+    return term.mean(axis=-1)
+
+
+def paper_sides(kind: str):
+    """``sides`` of the T2 readings with the paper's N_s (exact, d = 3, N ≤ 2).
+
+    ``kind``: ``transcribed`` (E[N_s]/N ≤ mean exp(−(r − ξ)²/(16M²))), ``lower`` (Markov side),
+    ``conditioned`` (upper side at r = u·min ξ), ``hoeffding`` (exp(−((ξ − r)₊)²/(2M²))),
+    ``reconstructed`` (exp(−((ξ − r)₊)²/(2M²σ²))) or ``lower_reconstructed`` (Markov minus
+    Σ_{j∉I_N} P(D_j ≤ r)).
+
+    >>> s = paper_sides("lower")({"weights": np.array([0.5, 0.5]), "n": 1, "M": 1.0, "r": 1.0, "d": 3})
+    >>> float(s.lhs), float(s.rhs)
+    (1.0, 0.0)
+    """
+    kinds = ("transcribed", "lower", "conditioned", "hoeffding", "reconstructed", "lower_reconstructed")
+    if kind not in kinds:
+        raise ValueError(f"kind: must be one of {kinds}, got {kind!r}")
+
+    def sides(instance) -> Sides:
+        if kind == "conditioned":
+            u = np.asarray(instance["u"], dtype=np.float64)
+            if np.any((u < 0) | (u > 1)):
+                raise ValueError("u: must lie in [0, 1]")
+            probe = exact_paper_terms({**instance, "r": np.zeros_like(u)})
+            instance = {**instance, "r": u * probe["xi"].min(axis=-1)}
+        t = exact_paper_terms(instance)
+        M2 = t["M"] ** 2
+        if kind in ("transcribed", "conditioned"):
+            return Sides(t["frac"], _mean_exp(t, 16 * M2, plus=False))
+        if kind == "hoeffding":
+            return Sides(t["frac"], _mean_exp(t, 2 * M2, plus=True))
+        if kind == "reconstructed":
+            return Sides(t["frac"], _mean_exp(t, 2 * M2 * t["sigma2"], plus=True))
+        if np.any(t["r"] <= 0):
+            raise ValueError("r: the Markov side needs r > 0")
+        markov = 1 - t["xi"].sum(axis=-1) / (t["r"][..., 0] * t["xi"].shape[-1])
+        if kind == "lower":
+            return Sides(markov, t["frac"])
+        return Sides(markov - t["sum_p_out"], t["frac"])
+
+    return sides
+
+
+@st.composite
+def _paper_strategy(draw, r_key: str = "r", positive_r: bool = False):
+    w = draw(simplex_points(min_size=2, max_size=6))
+    w = w / w.sum()
+    n = draw(st.integers(1, min(2, w.size - 1)))
+    M = draw(st.floats(0.25, 4.0, allow_nan=False, allow_infinity=False))
+    inst = {"weights": w, "n": n, "M": M, "d": 3}
+    if r_key == "u":
+        inst["u"] = draw(st.floats(0.0, 1.0, allow_nan=False))
+    else:
+        inst["r"] = M * draw(st.floats(1e-3 if positive_r else 0.0, 2.0, allow_nan=False))
+    return inst
+
+
+def _paper_sweep(rng: np.random.Generator, size: int, r_key: str = "r", positive_r: bool = False) -> dict:
+    L = int(rng.integers(2, 9))
+    n = int(rng.integers(1, min(2, L - 1) + 1))
+    T = np.exp(rng.uniform(np.log(0.05), np.log(20.0), size=(size, 1)))
+    w = softmax(rng.standard_normal((size, L)), T)
+    M = float(rng.uniform(0.25, 4.0))
+    inst = {"weights": w, "n": n, "M": M, "d": 3}
+    if r_key == "u":
+        inst["u"] = rng.uniform(0.0, 1.0, size=size)
+    else:
+        inst["r"] = M * rng.uniform(1e-3 if positive_r else 0.0, 2.0, size=size)
+    return inst
+
+
 # ----------------------------------------------------------------------------- Monte Carlo
 
 
@@ -236,7 +447,12 @@ def _interval_exp(lo, hi, r, scale, plus: bool):
     return low, high
 
 
-def _mc_upper(kind: str):
+def _paper_fraction(w, x, n, r) -> np.ndarray:
+    # N_s/N per draw with the paper's definition
+    return distinguishable_mask(w, x, n, r).sum(axis=-1) / n
+
+
+def _mc_upper(kind: str, definition: str = "paper"):
     def run(rng: np.random.Generator, samples: int) -> Estimate:
         inst = mc_instance(rng)
         w, n, d, M = inst["weights"], inst["n"], inst["d"], inst["M"]
@@ -244,112 +460,190 @@ def _mc_upper(kind: str):
         pilot, _ = sample_distances(rng, w, n, 1000, d, M)
         xi_pilot = pilot.mean(axis=0)
         if kind == "transcribed":
-            r = float(sel.sum() * M)  # every D_i ≤ M Σ_{j≠i} α_j < ᾱ_N M
+            # paper: a small ball keeps the non-selected tokens out; selected-only: every D_i <= M sum_{j != i} alpha_j
+            r = float(0.5 * xi_pilot.min()) if definition == "paper" else float(sel.sum() * M)
         elif kind == "conditioned":
             r = float(0.5 * xi_pilot.min())
         else:
             r = float(xi_pilot.mean())
         samples = max(int(samples), 2)
         D, x = sample_distances(rng, w, n, samples, d, M)
-        frac = separability(w, x, n, r)  # N_s/N per draw
+        frac = _paper_fraction(w, x, n, r) if definition == "paper" else separability(w, x, n, r)
         lhs, lhs_lo, lhs_hi = mean_ci(frac, confidence=0.99)
         # ξ_i intervals, Bonferroni over the n tokens, then the exact range of the right side.
         _, xi_lo, xi_hi = mean_ci(D, confidence=1 - 0.01 / n, axis=0)
         xi_hat = D.mean(axis=0)
         if kind == "reconstructed":
-            sigma2 = (sel**2).sum() - sel**2
-            scale = 2 * M**2 * sigma2
-            plus = True
+            scale, plus = 2 * M**2 * ((sel**2).sum() - sel**2), True
+        elif kind == "hoeffding":
+            scale, plus = np.full(n, 2 * M**2), True
         else:
-            scale = np.full(n, 16 * M**2)
-            plus = False
+            scale, plus = np.full(n, 16 * M**2), False
         lo_terms, hi_terms = _interval_exp(xi_lo, xi_hi, r, scale, plus)
         mid = _interval_exp(xi_hat, xi_hat, r, scale, plus)[0]
         return Estimate(
             lhs, (lhs_lo, lhs_hi), float(mid.mean()), (float(lo_terms.mean()), float(hi_terms.mean())),
             samples, 0.99,
             instance={**inst, "r": r},
-            detail=f"L={MC_L}, N={n}, d={d}, M={M}, r={r:.4g}: E[N_s]/N vs upper side ({kind}); xi_i by Monte Carlo",
+            detail=f"L={MC_L}, N={n}, d={d}, M={M}, r={r:.4g}: E[N_s]/N ({definition}) vs upper side ({kind})",
         )
 
     return run
 
 
-def _mc_lower(rng: np.random.Generator, samples: int) -> Estimate:
-    inst = mc_instance(rng)
-    w, n, d, M = inst["weights"], inst["n"], inst["d"], inst["M"]
-    pilot, _ = sample_distances(rng, w, n, 1000, d, M)
-    r = float(pilot.mean())
-    samples = max(int(samples), 2)
-    D, x = sample_distances(rng, w, n, samples, d, M)
-    markov = 1 - D.sum(axis=1) / (r * n)  # per-draw 1 − Σ_i D_i/(rN), mean 1 − Σξ_i/(rN)
-    lhs, lhs_lo, lhs_hi = mean_ci(markov, confidence=0.99)
-    rhs, rhs_lo, rhs_hi = mean_ci(separability(w, x, n, r), confidence=0.99)
-    return Estimate(
-        lhs, (lhs_lo, lhs_hi), rhs, (rhs_lo, rhs_hi), samples, 0.99,
-        instance={**inst, "r": r},
-        detail=f"L={MC_L}, N={n}, d={d}, M={M}, r={r:.4g} (mean xi): Markov side vs E[N_s]/N",
-    )
+def _mc_lower(definition: str = "paper", union: bool = False):
+    def run(rng: np.random.Generator, samples: int) -> Estimate:
+        inst = mc_instance(rng)
+        w, n, d, M = inst["weights"], inst["n"], inst["d"], inst["M"]
+        pilot, _ = sample_distances(rng, w, n, 1000, d, M)
+        r = float(pilot.mean())
+        samples = max(int(samples), 2)
+        D, x = sample_distances(rng, w, n, samples, d, M)
+        markov = 1 - D.sum(axis=1) / (r * n)  # per-draw 1 − Σ_i D_i/(rN), mean 1 − Σξ_i/(rN)
+        if union:  # minus Σ_{j∉I_N} 1[D_j ≤ r], mean Σ_j P(D_j ≤ r)
+            D_all = per_token_distance(w, x, n)
+            markov = markov - ((D_all <= r) & ~top_n_mask(w, n)).sum(axis=-1)
+        lhs, lhs_lo, lhs_hi = mean_ci(markov, confidence=0.99)
+        frac = _paper_fraction(w, x, n, r) if definition == "paper" else separability(w, x, n, r)
+        rhs, rhs_lo, rhs_hi = mean_ci(frac, confidence=0.99)
+        return Estimate(
+            lhs, (lhs_lo, lhs_hi), rhs, (rhs_lo, rhs_hi), samples, 0.99,
+            instance={**inst, "r": r},
+            detail=f"L={MC_L}, N={n}, d={d}, M={M}, r={r:.4g} (mean xi): Markov side{' - union term' if union else ''} "
+            f"vs E[N_s]/N ({definition})",
+        )
+
+    return run
 
 
 # ----------------------------------------------------------------------------- exact methods
 
+#: Old minimal counterexample (selected-only count): L = 2, N = 1, r = M = 1.
 _CEX = {"weights": np.array([0.5, 0.5]), "n": 1, "M": 1.0, "r": 1.0, "d": 1}
+#: Paper's definition, upper side: the non-selected token stays outside a small ball.
+CEX_UPPER = {"weights": np.array([0.75, 0.25]), "n": 1, "M": 1.0, "r": 0.25, "d": 3}
+#: Paper's definition, Markov side: the non-selected token is always inside the ball.
+CEX_LOWER = {"weights": np.array([0.5, 0.5]), "n": 1, "M": 1.0, "r": 1.0, "d": 3}
 
 
 def _symbolic_transcribed() -> Proof:
+    t = exact_paper_terms(CEX_UPPER)
+    rhs = float(np.exp(-1 / 256))
+    return Proof(
+        False,
+        "N = 1: D_1 = 0 = xi_1, so the right side is exp(-r^2/(16M^2)) < 1; weights (3/4, 1/4), M = 1, r = 1/4: "
+        f"the non-selected D_2 = |x_2/4 - 3x_1/4| >= 1/2 > r surely, E[N_s]/N = {float(t['frac']):g} > exp(-1/256)",
+        counterexample=dict(CEX_UPPER),
+        lhs=float(t["frac"]),
+        rhs=rhs,
+    )
+
+
+def _symbolic_lower() -> Proof:
+    t = exact_paper_terms(CEX_LOWER)
+    return Proof(
+        False,
+        "weights (1/2, 1/2), N = 1, M = r = 1: the non-selected D_2 = |x_2 - x_1|/2 <= 1 = r always, so N_s = 0; "
+        "the Markov side is 1 - 0 = 1",
+        counterexample=dict(CEX_LOWER),
+        lhs=1.0,
+        rhs=float(t["frac"]),
+    )
+
+
+def _symbolic_lower_selected() -> Proof:
+    derive_separability()
+    return Proof.from_chain(t2_chains()["markov"], "Markov: P(D_i > r) <= xi_i/r for r > 0 (D_i >= 0); average over i in I_N")
+
+
+def _symbolic_lower_reconstructed() -> Proof:
+    derive_separability()
+    return Proof(
+        None,
+        "argued (no checked chain yet): N_s >= N_s^sel - N 1[some non-selected D_j <= r]; E: Markov for each selected i, union bound over j not in I_N",
+    )
+
+
+def _symbolic_conditioned() -> Proof:
+    res = derive_separability()
+    return Proof.from_chain(
+        t2_chains()["conditioned"],
+        f"N_s <= N_s^sel; McDiarmid lower tail, c_j = {res['bounded_difference'].expr}: exponent "
+        f"{res['mcdiarmid_exponent'].expr}; 16M^2 / (2M^2 sigma2) = {res['denominator_ratio'].expr} >= 8, so 16M^2 "
+        "is valid when r <= xi_i",
+    )
+
+
+def _symbolic_hoeffding() -> Proof:
+    derive_separability()
+    c = t2_chains()
+    return Proof.from_chain(
+        AllOf((c["hoeffding"], c["trivial"])),
+        "N_s <= N_s^sel; Hoeffding for one variable D_i in [0, 2M]: P(D_i <= xi_i - t) <= exp(-2t^2/(2M)^2) "
+        "= exp(-t^2/(2M^2)), t = (xi_i - r)_+; the term is 1 when r >= xi_i",
+    )
+
+
+def _symbolic_reconstructed() -> Proof:
+    res = derive_separability()
+    c = t2_chains()
+    return Proof.from_chain(
+        AllOf((c["mcdiarmid"], c["trivial"])),
+        f"N_s <= N_s^sel; term {res['corrected_upper_term'].expr}: McDiarmid for xi_i > r, trivial bound 1 otherwise",
+    )
+
+
+def _symbolic_transcribed_selected() -> Proof:
     res = derive_separability()
     rhs = float(res["counterexample_rhs"].expr)
     return Proof(
         False,
-        "the exponential bounds P(D_i <= r) only for r <= xi_i; L=2, N=1, M=1, r=1: D = 0, xi = 0, "
-        f"E[N_s]/N = 1 > exp(-1/16) = {rhs:.6f}",
+        "selected-only count: L=2, N=1, M=1, r=1: D = 0, xi = 0, "
+        f"E[N_s^sel]/N = 1 > exp(-1/16) = {rhs:.6f}",
         counterexample=dict(_CEX),
         lhs=1.0,
         rhs=rhs,
     )
 
 
-def _symbolic_lower() -> Proof:
-    derive_separability()
-    return Proof(None, "argued (no checked chain yet): Markov: P(D_i > r) <= xi_i/r for r > 0 (D_i >= 0); average over i in I_N")
-
-
-def _symbolic_conditioned() -> Proof:
-    res = derive_separability()
-    return Proof(
-        None,
-        f"argued (no checked chain yet): McDiarmid lower tail, c_j = {res['bounded_difference'].expr}: exponent {res['mcdiarmid_exponent'].expr}; "
-        f"16M^2 / (2M^2 sigma2) = {res['denominator_ratio'].expr} >= 8, so 16M^2 is valid when r <= xi_i",
-    )
-
-
-def _symbolic_reconstructed() -> Proof:
-    res = derive_separability()
-    return Proof(
-        None,
-        f"argued (no checked chain yet): term {res['corrected_upper_term'].expr}: McDiarmid for xi_i > r, trivial bound 1 otherwise",
-    )
-
-
 def _drop_condition() -> Proof:
     return Proof(
         False,
-        "r > xi_i: L=2, N=1, M=1, r=1 gives E[N_s]/N = 1 > exp(-1/16)",
-        counterexample=dict(_CEX),
+        "r > xi_i: weights (3/4, 1/4), N = 1, M = 1, r = 1/4 gives E[N_s]/N = 1 > exp(-1/256)",
+        counterexample=dict(CEX_UPPER),
         lhs=1.0,
-        rhs=float(np.exp(-1 / 16)),
+        rhs=float(np.exp(-1 / 256)),
     )
 
+
+def _reading(name, statement, latex, symbolic, kind, mc, r_key="r", positive_r=False, relation="<=", note=""):
+    return Reading(
+        name,
+        statement,
+        latex,
+        relation=relation,
+        symbolic=symbolic,
+        strategy=lambda: _paper_strategy(r_key=r_key, positive_r=positive_r),
+        sides=paper_sides(kind),
+        sweep=lambda rng, size: _paper_sweep(rng, size, r_key=r_key, positive_r=positive_r),
+        montecarlo=mc,
+        rtol=1e-9,
+        atol=1e-9,
+        note=note,
+    )
+
+
+_NS = "N_s = #{i in I_N: D_i <= r} if every non-selected D_j > r, else 0"
 
 CLAIM = Claim(
     id="T2",
     order=6,
     title="Theorem 2: geometric separability under a spherical assumption",
-    source="arXiv 2508.17821, Theorem 2 (as transcribed in the Spanish summary)",
+    source="arXiv 2508.17821, Theorem 2; distinguishable as defined in the full text",
     statement=(
-        "With x_i i.i.d. uniform on the sphere of radius M, independent of alpha, and N_s the number of "
-        "top-N tokens with D_i <= r: 1 - (1/(rN)) sum xi_i <= E[N_s]/N <= (1/N) sum exp(-(r - xi_i)^2/(16 M^2))."
+        "x_i i.i.d. uniform on the sphere of radius M, independent of alpha; N_s counts the selected tokens with "
+        "alpha_i x_i in B_r(s) when every non-selected alpha_j x_j lies outside. Then E[N_s]/N <= (1/N) sum "
+        "exp(-((xi_i - r)_+)^2/(2 M^2 sigma_i^2)) and E[N_s]/N >= 1 - (1/(rN)) sum xi_i - sum_{j not in I_N} P(D_j <= r)."
     ),
     transcription="1 - (1/rN) sum_{i in I_N} xi_i <= E[N_s]/N <= (1/N) sum_{i in I_N} exp[-(r - xi_i)^2/(16 M^2)]",
     transcription_latex=(
@@ -362,51 +656,77 @@ CLAIM = Claim(
         Hypothesis("r_le_xi", "r <= xi_i for every i in I_N (upper side with (r - xi_i)^2)", drop=_drop_condition),
     ),
     readings=(
-        Reading(
+        _reading(
             "transcribed",
-            "upper side as written, any r >= 0: E[N_s]/N <= (1/N) sum exp(-(r - xi_i)^2/(16 M^2)) "
-            "(the left side is the reading transcribed_lower)",
+            f"upper side as written, any r >= 0, {_NS}: E[N_s]/N <= (1/N) sum exp(-(r - xi_i)^2/(16 M^2))",
             r"\frac{\mathbb{E}[N_s]}{N} \le \frac1N\sum_{i\in I_N}e^{-(r-\xi_i)^2/(16M^2)}",
-            relation="<=",
-            symbolic=_symbolic_transcribed,
-            strategy=_exact_strategy,
-            sides=_sides_transcribed,
-            sweep=_exact_sweep,
-            montecarlo=_mc_upper("transcribed"),
+            _symbolic_transcribed, "transcribed", _mc_upper("transcribed"),
+            note="false: with r > xi_i the right side is < 1 while N_s/N can be 1",
         ),
-        Reading(
+        _reading(
             "transcribed_lower",
-            "left side as written, r > 0: 1 - (1/(rN)) sum xi_i <= E[N_s]/N",
+            f"left side as written, r > 0, {_NS}: 1 - (1/(rN)) sum xi_i <= E[N_s]/N",
             r"1-\frac{1}{rN}\sum_{i\in I_N}\xi_i \le \frac{\mathbb{E}[N_s]}{N}",
-            relation="<=",
-            symbolic=_symbolic_lower,
-            strategy=lambda: _exact_strategy(positive_r=True),
-            sides=_sides_lower,
-            sweep=lambda rng, size: _exact_sweep(rng, size, positive_r=True),
-            montecarlo=_mc_lower,
+            _symbolic_lower, "lower", _mc_lower("paper"), positive_r=True,
+            note="false: a non-selected token inside the ball makes N_s = 0",
         ),
-        Reading(
+        _reading(
             "upper_if_r_le_xi",
             "upper side as written, restricted to r <= min_i xi_i (instances give r = u min_i xi_i, u in [0, 1])",
             r"r\le\min_i\xi_i \Rightarrow \frac{\mathbb{E}[N_s]}{N} \le \frac1N\sum_{i\in I_N}e^{-(r-\xi_i)^2/(16M^2)}",
-            relation="<=",
-            symbolic=_symbolic_conditioned,
-            strategy=lambda: _exact_strategy(r_key="u"),
-            sides=_sides_conditioned,
-            sweep=lambda rng, size: _exact_sweep(rng, size, r_key="u"),
-            montecarlo=_mc_upper("conditioned"),
+            _symbolic_conditioned, "conditioned", _mc_upper("conditioned"), r_key="u",
         ),
-        Reading(
+        _reading(
+            "hoeffding",
+            "the paper's constant (Hoeffding, D_i in [0, 2M]): E[N_s]/N <= (1/N) sum exp(-((xi_i - r)_+)^2/(2 M^2))",
+            r"\frac{\mathbb{E}[N_s]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2}\Big)",
+            _symbolic_hoeffding, "hoeffding", _mc_upper("hoeffding"),
+        ),
+        _reading(
             "reconstructed",
             "every r >= 0: E[N_s]/N <= (1/N) sum exp(-((xi_i - r)_+)^2/(2 M^2 sigma_i^2)), "
             "sigma_i^2 = sum_{j in I_N, j != i} alpha_j^2",
             r"\frac{\mathbb{E}[N_s]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2\sigma_i^2}\Big)",
+            _symbolic_reconstructed, "reconstructed", _mc_upper("reconstructed"),
+        ),
+        _reading(
+            "lower_reconstructed",
+            "r > 0: 1 - (1/(rN)) sum xi_i - sum_{j not in I_N} P(D_j <= r) <= E[N_s]/N (Markov + union bound)",
+            r"1-\frac{1}{rN}\sum_{i\in I_N}\xi_i - \sum_{j\notin I_N}\Pr(D_j\le r) \le \frac{\mathbb{E}[N_s]}{N}",
+            _symbolic_lower_reconstructed, "lower_reconstructed", _mc_lower("paper", union=True), positive_r=True,
+        ),
+        Reading(
+            "transcribed-selected-only",
+            "old reading N_s = #{i in I_N: D_i <= r} (non-selected tokens ignored), upper side as written, any r >= 0",
+            r"N_s^{\mathrm{sel}}:\ \frac{\mathbb{E}[N_s^{\mathrm{sel}}]}{N} \le \frac1N\sum_{i\in I_N}e^{-(r-\xi_i)^2/(16M^2)}",
+            relation="<=",
+            symbolic=_symbolic_transcribed_selected,
+            strategy=_exact_strategy,
+            sides=_sides_transcribed,
+            sweep=_exact_sweep,
+            montecarlo=_mc_upper("transcribed", definition="selected"),
+        ),
+        Reading(
+            "transcribed_lower-selected-only",
+            "old reading N_s = #{i in I_N: D_i <= r}, r > 0: 1 - (1/(rN)) sum xi_i <= E[N_s]/N",
+            r"1-\frac{1}{rN}\sum_{i\in I_N}\xi_i \le \frac{\mathbb{E}[N_s^{\mathrm{sel}}]}{N}",
+            relation="<=",
+            symbolic=_symbolic_lower_selected,
+            strategy=lambda: _exact_strategy(positive_r=True),
+            sides=_sides_lower,
+            sweep=lambda rng, size: _exact_sweep(rng, size, positive_r=True),
+            montecarlo=_mc_lower("selected"),
+        ),
+        Reading(
+            "reconstructed-selected-only",
+            "old reading N_s = #{i in I_N: D_i <= r}: E[N_s]/N <= (1/N) sum exp(-((xi_i - r)_+)^2/(2 M^2 sigma_i^2))",
+            r"\frac{\mathbb{E}[N_s^{\mathrm{sel}}]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2\sigma_i^2}\Big)",
             relation="<=",
             symbolic=_symbolic_reconstructed,
             strategy=_exact_strategy,
             sides=_sides_reconstructed,
             sweep=_exact_sweep,
-            montecarlo=_mc_upper("reconstructed"),
+            montecarlo=_mc_upper("reconstructed", definition="selected"),
         ),
     ),
     proof=__doc__,

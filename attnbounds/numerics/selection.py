@@ -40,6 +40,7 @@ __all__ = [
     "random_selection_expectation",
     "random_selection_main_term",
     "separability",
+    "distinguishable_mask",
 ]
 
 #: Methods accepted by :func:`random_selection_expectation`.
@@ -247,3 +248,28 @@ def separability(weights, x, n: int, r) -> np.ndarray:
     inside = top_n_mask(w, n) & (D <= radius[..., None])
     out = inside.sum(axis=-1) / n
     return float(out) if np.ndim(out) == 0 else out
+
+
+def distinguishable_mask(weights, x, n: int, r) -> np.ndarray:
+    """The paper's distinguishable tokens: selected i with α_i x_i in the closed ball B_r(s),
+    counted only when every non-selected α_j x_j lies outside it (D_j > r). Shape ``(..., L)``.
+
+    N_s = ``distinguishable_mask(...).sum(-1)``. ``r`` (≥ 0, finite) broadcasts against the
+    batch shape.
+
+    >>> distinguishable_mask([0.5, 0.3, 0.2], np.eye(3), 2, r=0.6).tolist()  # D = (0.3, 0.5, 0.616)
+    [True, True, False]
+    >>> distinguishable_mask([0.5, 0.3, 0.2], np.eye(3), 2, r=0.7).tolist()  # token 3 falls inside
+    [False, False, False]
+    """
+    w, xs, n, batch = _validate(weights, x, n)
+    radius = np.asarray(r, dtype=np.float64) if not isinstance(r, bool) else None
+    if radius is None or not np.issubdtype(radius.dtype, np.floating):
+        raise TypeError(f"r: must be a number or an array of numbers, got {type(r).__name__}")
+    if radius.size == 0 or not np.all(np.isfinite(radius)) or np.any(radius < 0):
+        raise ValueError("r: must be finite and >= 0")
+    D = per_token_distance(w, xs, n)  # (..., L)
+    mask = top_n_mask(w, n)
+    inside = D <= radius[..., None]
+    separated = ~np.any(inside & ~mask, axis=-1, keepdims=True)  # every non-selected token outside
+    return mask & inside & separated

@@ -2,15 +2,16 @@
 
 Notation (``shared/paper/CLAIMS.md``): weights α over L tokens, I_N the top-N set,
 ᾱ_N = Σ_{j∈I_N} α_j, s = Σ_{j∈I_N} α_j x_j, D_i = ‖α_i x_i − s‖₂ and
-d̃ = Σ_{i∉I_N} D_i; d_1 = max_{i∉I_N}‖x_i‖ and R = max_{j∈I_N}‖x_j‖.
+d̃ = Σ_{i∉I_N} D_i; d_1 = max_{i∉I_N, j∈I_N}‖x_i − x_j‖ (the paper's definition) and
+R = max_{j∈I_N}‖x_j‖.
 
 Three derivations are registered:
 
 ``T1i``
-    the fixed top-N bound. The triangle inequality gives D_i ≤ α_i d_1 + ᾱ_N R, whose sum
-    over the L − N non-selected tokens is the reconstructed bound
-    B = (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R. It is attained (:func:`sharpness_witness`), so it is
-    the best bound in these quantities; the transcription subtracts 1 − ᾱ_N more and is false.
+    the fixed top-N bound. Writing α_i x_i − s as a convex combination of
+    α_i(x_i − x_j) − (ᾱ_N − α_i)x_j over j ∈ I_N gives D_i ≤ α_i d_1 + (ᾱ_N − α_i) R, whose
+    sum is B = (1 − ᾱ_N) d_1 + R((L − N) ᾱ_N − (1 − ᾱ_N)). It is attained
+    (:func:`sharpness_witness`); the transcription is B + (R − 1)(1 − ᾱ_N).
 ``T1ii``
     the random top-N expectation: P(i ∉ S) = (L − N)/L, E[s_S | i ∉ S] = N/(L − 1)·Σ_{j≠i} α_j x_j,
     the main term M, the Jensen gap ε = E − M ≥ 0 and a variance bound on ε.
@@ -20,13 +21,14 @@ Three derivations are registered:
 
 >>> from attnbounds.theory.distance import t1_fixed_bounds, L, N, alpha_N, d_1, R
 >>> t1_fixed_bounds()["reconstructed"]
-R*alpha_N*(L - N) + d_1*(1 - alpha_N)
->>> sp.expand(t1_fixed_bounds()["reconstructed"] - t1_fixed_bounds()["transcribed"])
-1 - alpha_N
+R*(alpha_N*(L - N) + alpha_N - 1) + d_1*(1 - alpha_N)
+>>> sp.factor(t1_fixed_bounds()["transcribed"] - t1_fixed_bounds()["reconstructed"])
+-(R - 1)*(alpha_N - 1)
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import numbers
 
@@ -45,12 +47,16 @@ __all__ = [
     "rho",
     "t1_fixed_bounds",
     "sharpness_witness",
+    "sharpness_witness_d1_norm",
     "transcription_counterexample_t1i",
+    "transcription_counterexample_d1_norm",
+    "any_subset_counterexample_t1i",
     "inclusion_probabilities",
     "main_term_coefficients",
     "sampling_variance_factor",
     "corollary2_forms",
     "derive_t1_fixed",
+    "t1i_chains",
     "derive_t1_random",
     "derive_corollary2",
 ]
@@ -69,20 +75,31 @@ rho = sp.Symbol("rho", positive=True)
 def t1_fixed_bounds() -> dict[str, sp.Expr]:
     """The fixed top-N bounds of Theorem 1 (i) as SymPy expressions in L, N, ᾱ_N, d_1, R.
 
-    ``"reconstructed"`` is (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R (proved and sharp);
-    ``"transcribed"`` is the summary's formula, the same minus (1 − ᾱ_N);
-    ``"per_token"`` is the bound α_i d_1 + ᾱ_N R on one D_i (``alpha_i`` a symbol).
+    Here d_1 is the paper's: the largest distance between a non-selected and a selected
+    embedding, and R = max_{j∈I_N}‖x_j‖.
+
+    ``"reconstructed"`` is (1 − ᾱ_N) d_1 + R((L − N) ᾱ_N − (1 − ᾱ_N)) (proved and sharp);
+    ``"transcribed"`` is the summary's formula (1 − ᾱ_N) d_1 + R ᾱ_N (L − N) − (1 − ᾱ_N);
+    ``"per_token"`` is the bound α_i d_1 + (ᾱ_N − α_i) R on one D_i (``alpha_i`` a symbol);
+    ``"d1_norm"`` is the bound (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R that holds with the *old*
+    reading d_1 = max_{i∉I_N}‖x_i‖ (then ``"d1_norm_transcribed"`` is it minus 1 − ᾱ_N).
 
     >>> b = t1_fixed_bounds()
-    >>> b["transcribed"].subs({L: 2, N: 1, alpha_N: sp.Rational(1, 2), d_1: 1, R: 1})
-    1/2
+    >>> sp.factor(b["transcribed"] - b["reconstructed"])
+    -(R - 1)*(alpha_N - 1)
+    >>> b["transcribed"].subs({L: 2, N: 1, alpha_N: sp.Rational(1, 2), d_1: 1, R: sp.Rational(1, 2)})
+    1/4
     """
     alpha_i = sp.Symbol("alpha_i", nonnegative=True)
-    reconstructed = (1 - alpha_N) * d_1 + R * alpha_N * (L - N)
+    reconstructed = (1 - alpha_N) * d_1 + R * ((L - N) * alpha_N - (1 - alpha_N))
+    transcribed = (1 - alpha_N) * d_1 + R * alpha_N * (L - N) - (1 - alpha_N)
+    d1_norm = (1 - alpha_N) * d_1 + R * alpha_N * (L - N)
     return {
         "reconstructed": reconstructed,
-        "transcribed": reconstructed - (1 - alpha_N),
-        "per_token": alpha_i * d_1 + alpha_N * R,
+        "transcribed": transcribed,
+        "per_token": alpha_i * d_1 + (alpha_N - alpha_i) * R,
+        "d1_norm": d1_norm,
+        "d1_norm_transcribed": d1_norm - (1 - alpha_N),
     }
 
 
@@ -109,43 +126,88 @@ def _check_norm(value, name: str) -> float:
     return float(value)
 
 
-def sharpness_witness(weights, n: int, d1: float = 1.0, radius: float = 1.0, dim: int = 1) -> dict:
-    """Embeddings at which Theorem 1 (i)'s reconstructed bound holds with equality.
-
-    Every selected token (top-``n`` of ``weights``, ties to the lower index) gets
-    x_j = ``radius``·e_1 and every other token x_i = −``d1``·e_1. Then s = ᾱ_N·radius·e_1
-    points away from every non-selected α_i x_i, so D_i = α_i d_1 + ᾱ_N R for each of them
-    and d̃ = (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R.
-
-    Returns ``{"weights", "x", "n"}``.
-
-    >>> inst = sharpness_witness([0.5, 0.25, 0.25], 1)
-    >>> inst["x"].ravel()
-    array([ 1., -1., -1.])
-    """
+def _witness(weights, n, selected_value: float, other_value: float, dim) -> dict:
     w = _check_weights(weights)
     n = _check_n(n, w.size)
-    d1 = _check_norm(d1, "d1")
-    radius = _check_norm(radius, "radius")
     if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or dim < 1:
         raise ValueError(f"dim: must be an integer >= 1, got {dim!r}")
     selected = np.zeros(w.size, dtype=bool)
     selected[np.argsort(-w, kind="stable")[:n]] = True  # I_N, ties to the lower index
     x = np.zeros((w.size, int(dim)))
-    x[:, 0] = np.where(selected, radius, -d1)
+    x[:, 0] = np.where(selected, selected_value, other_value)
     return {"weights": w, "x": x, "n": n}
 
 
-def transcription_counterexample_t1i() -> dict:
-    """The minimal violation of the transcribed Theorem 1 (i): L = 2, N = 1, d = 1.
+def sharpness_witness(weights, n: int, d1: float = 2.0, radius: float = 1.0, dim: int = 1) -> dict:
+    """Embeddings at which Theorem 1 (i)'s reconstructed bound (paper's d_1) holds with equality.
 
-    α = (1/2, 1/2), x = (1, −1): I_N = {0}, s = 1/2, d̃ = |−1/2 − 1/2| = 1, while the
-    transcribed right side is (1/2)·1 + 1·(1/2)·1 − 1/2 = 1/2.
+    Every selected token (top-``n`` of ``weights``, ties to the lower index) gets
+    x_j = ``radius``·e_1 and every other token x_i = (``radius`` − ``d1``)·e_1. Then every
+    selected–non-selected distance is d_1, the largest selected norm is R, s = ᾱ_N R e_1 and
+    α_i x_i − s = −(α_i d_1 + (ᾱ_N − α_i) R) e_1, so every D_i equals its bound and
+    d̃ = (1 − ᾱ_N) d_1 + R((L − N) ᾱ_N − (1 − ᾱ_N)). The defaults (d_1 = 2, R = 1) put every
+    embedding on the unit sphere (x_i = −e_1).
+
+    Returns ``{"weights", "x", "n"}``.
+
+    >>> sharpness_witness([0.5, 0.25, 0.25], 1)["x"].ravel()
+    array([ 1., -1., -1.])
+    >>> sharpness_witness([0.5, 0.5], 1, d1=0.5, radius=2.0)["x"].ravel()
+    array([2. , 1.5])
+    """
+    d1 = _check_norm(d1, "d1")
+    radius = _check_norm(radius, "radius")
+    return _witness(weights, n, radius, radius - d1, dim)
+
+
+def sharpness_witness_d1_norm(weights, n: int, d1: float = 1.0, radius: float = 1.0, dim: int = 1) -> dict:
+    """The witness for the *old* reading d_1 = max_{i∉I_N}‖x_i‖: x_j = R e_1 on I_N, x_i = −d_1 e_1.
+
+    It attains (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R, the sharp bound under that reading.
+
+    >>> sharpness_witness_d1_norm([0.5, 0.25, 0.25], 1, d1=3.0)["x"].ravel()
+    array([ 1., -3., -3.])
+    """
+    d1 = _check_norm(d1, "d1")
+    radius = _check_norm(radius, "radius")
+    return _witness(weights, n, radius, -d1, dim)
+
+
+def transcription_counterexample_t1i() -> dict:
+    """The minimal violation of the transcribed Theorem 1 (i) with the paper's d_1: L = 2, N = 1, d = 1.
+
+    α = (1/2, 1/2), x = (1/2, −1/2): I_N = {0}, d_1 = 1, R = 1/2, s = 1/4,
+    d̃ = |−1/4 − 1/4| = 1/2 (the sharp bound), while the transcribed right side is
+    (1/2)·1 + (1/2)·(1/2)·1 − 1/2 = 1/4.
 
     >>> transcription_counterexample_t1i()["x"].ravel()
+    array([ 0.5, -0.5])
+    """
+    return sharpness_witness([0.5, 0.5], 1, 1.0, 0.5, 1)
+
+
+def transcription_counterexample_d1_norm() -> dict:
+    """The minimal violation of the transcription under the old reading of d_1 (L = 2, N = 1).
+
+    α = (1/2, 1/2), x = (1, −1): d̃ = 1 while (1/2)·1 + (1/2)·1 − 1/2 = 1/2 (old d_1 = 1).
+    With the paper's d_1 = 2 the same instance gives equality, 1 = 1.
+
+    >>> transcription_counterexample_d1_norm()["x"].ravel()
     array([ 1., -1.])
     """
-    return sharpness_witness([0.5, 0.5], 1, 1.0, 1.0, 1)
+    return sharpness_witness_d1_norm([0.5, 0.5], 1, 1.0, 1.0, 1)
+
+
+def any_subset_counterexample_t1i() -> dict:
+    """Why the trailing −R(1 − ᾱ_N) needs I_N to hold the largest weights.
+
+    Weights (1/4, 3/4) with the *smaller* weight selected (S = {0}), x = (1, 1): d_1 = 0, R = 1,
+    ᾱ = 1/4, D_1 = |3/4 − 1/4| = 1/2, while (1 − ᾱ)d_1 + R((L − N)ᾱ − (1 − ᾱ)) = −1/2.
+
+    >>> any_subset_counterexample_t1i()["selected"]
+    [0]
+    """
+    return {"weights": np.array([0.25, 0.75]), "x": np.array([[1.0], [1.0]]), "selected": [0]}
 
 
 def summed_t1_bound_checks(bound=None) -> bool:
@@ -171,34 +233,66 @@ def summed_t1_bound_checks(bound=None) -> bool:
     return chain.prove(start, "==", target).complete
 
 
-@register("T1i", "Theorem 1 (i): fixed top-N distance bound, transcription vs sharp reconstruction")
+@register("T1i", "Theorem 1 (i): fixed top-N distance bound with the paper's d_1, transcription vs sharp bound")
 def derive_t1_fixed() -> dict[str, Result]:
-    """Closed forms of Theorem 1 (i) and the exact facts behind the verdicts.
+    """Closed forms of Theorem 1 (i) (paper's d_1) and the exact facts behind the verdicts.
 
-    * the per-token triangle bound and its sum over the non-selected tokens (checked exactly
-      with three symbolic non-selected weights a_1, a_2, a_3 and ᾱ_N = 1 − Σ a_k);
-    * the witness distance: with x_i = −d_1 e, x_j = R e, D_i = |−α_i d_1 − ᾱ_N R| equals the
-      per-token bound (non-negative symbols);
-    * the transcription gap B − B_transcribed = 1 − ᾱ_N, positive as soon as ᾱ_N < 1;
-    * the counterexample values d̃ = 1 > 1/2.
+    * the convex decomposition α_i x_i − s = Σ_{j∈I_N} (α_j/ᾱ_N)[α_i(x_i − x_j) − (ᾱ_N − α_i)x_j]
+      (checked coordinatewise with three symbolic selected weights and embeddings);
+    * the per-token bound α_i d_1 + (ᾱ_N − α_i) R summed over three symbolic non-selected
+      weights gives the reconstructed bound (identity);
+    * the witness x_j = R e, x_i = (R − d_1) e: |x_i − x_j| = d_1 and
+      D_i = |α_i(R − d_1) − ᾱ_N R| equals the per-token bound when ᾱ_N = α_i + δ, δ ≥ 0;
+    * transcribed − reconstructed = (R − 1)(1 − ᾱ_N): the transcription is the sharp bound
+      exactly on the unit sphere (R = 1), weaker when R ≥ 1, false when R < 1 and ᾱ_N < 1;
+    * the counterexample values d̃ = 1/2 > 1/4, and under the old d_1 reading d̃ = 1 > 1/2.
     """
     b = t1_fixed_bounds()
-    if not summed_t1_bound_checks():
+    # (1) the convex decomposition, N = 3 selected, scalar coordinates (the identity is linear).
+    aj = sp.symbols("b1:4", positive=True)
+    xj = sp.symbols("y1:4")
+    a_i, x_i = sp.symbols("a_i x_i")
+    abar = sum(aj)
+    s = sum(a * y for a, y in zip(aj, xj))
+    decomposition = sum((a / abar) * (a_i * (x_i - y) - (abar - a_i) * y) for a, y in zip(aj, xj))
+    if not is_identity(sp.together(decomposition - (a_i * x_i - s)).as_numer_denom()[0]):
+        raise AssertionError("T1i: the convex decomposition of alpha_i x_i - s")
+    # (2) the sum of the per-token bounds over three non-selected tokens.
+    a = sp.symbols("a1:4", nonnegative=True)
+    abar_nonsel = 1 - sum(a)
+    summed = sum(ai * d_1 + (abar_nonsel - ai) * R for ai in a)
+    if not is_identity(summed, b["reconstructed"].subs({alpha_N: abar_nonsel, L: N + 3})):
         raise AssertionError("T1i: the summed per-token bounds do not give the reconstructed bound")
+    # (3) the witness attains the per-token bound.
     alpha_i = sp.Symbol("alpha_i", nonnegative=True)
-    witness_D = sp.Abs(-alpha_i * d_1 - alpha_N * R)
-    if not is_identity(witness_D, b["per_token"]):
+    delta = sp.Symbol("delta", nonnegative=True)  # ᾱ_N − α_i >= 0 for the top-N set
+    witness_D = sp.Abs(alpha_i * (R - d_1) - (alpha_i + delta) * R)
+    if not is_identity(witness_D, b["per_token"].subs(alpha_N, alpha_i + delta)):
         raise AssertionError("T1i: the witness does not attain the per-token bound")
-    gap = sp.expand(b["reconstructed"] - b["transcribed"])
-    cx = {L: 2, N: 1, alpha_N: sp.Rational(1, 2), d_1: 1, R: 1}
+    if not is_identity(sp.Abs((R - d_1) - R), d_1):
+        raise AssertionError("T1i: the witness's selected/non-selected distance is not d_1")
+    # (4) the transcription gap and the sphere.
+    gap = sp.factor(b["transcribed"] - b["reconstructed"])
+    if not is_identity(gap, (R - 1) * (1 - alpha_N)):
+        raise AssertionError("T1i: transcription gap")
+    if not is_identity(b["transcribed"].subs(R, 1), b["reconstructed"].subs(R, 1)):
+        raise AssertionError("T1i: on the unit sphere the transcription is not the sharp bound")
+    cx = {L: 2, N: 1, alpha_N: sp.Rational(1, 2), d_1: 1, R: sp.Rational(1, 2)}
+    cx_old = {L: 2, N: 1, alpha_N: sp.Rational(1, 2), d_1: 1, R: 1}
     return {
         "bound_reconstructed": Result(b["reconstructed"], note="sharp: attained by sharpness_witness"),
-        "bound_transcribed": Result(b["transcribed"], note="false: below d~ at the witness when alpha_N < 1"),
-        "per_token_bound": Result(b["per_token"], note="D_i <= alpha_i*|x_i| + |s| <= alpha_i*d_1 + alpha_N*R"),
-        "witness_per_token_distance": Result(witness_D, maximizer={"x_selected": "R*e", "x_other": "-d_1*e"}),
-        "transcription_gap": Result(gap, note="reconstructed - transcribed"),
-        "counterexample_d_tilde": Result(sp.Integer(1), maximizer={"weights": [0.5, 0.5], "x": [1, -1], "n": 1}),
+        "bound_transcribed": Result(b["transcribed"], note="= reconstructed + (R - 1)(1 - alpha_N)"),
+        "per_token_bound": Result(b["per_token"], note="convex combination of |a_i(x_i - x_j) - (alpha_N - a_i) x_j|"),
+        "witness_per_token_distance": Result(witness_D, maximizer={"x_selected": "R*e", "x_other": "(R - d_1)*e"}),
+        "transcription_gap": Result(gap, note="transcribed - reconstructed; >= 0 iff R >= 1 (or alpha_N = 1)"),
+        "transcription_on_sphere": Result(sp.expand(b["transcribed"].subs(R, 1)), note="R = 1: equals the sharp bound"),
+        "counterexample_d_tilde": Result(
+            sp.Rational(1, 2), maximizer={"weights": [0.5, 0.5], "x": [0.5, -0.5], "n": 1}
+        ),
         "counterexample_transcribed_rhs": Result(b["transcribed"].subs(cx)),
+        "bound_d1_norm": Result(b["d1_norm"], note="old reading d_1 = max_{i not in I_N} |x_i|; sharp there"),
+        "counterexample_d1_norm_d_tilde": Result(sp.Integer(1), maximizer={"weights": [0.5, 0.5], "x": [1, -1], "n": 1}),
+        "counterexample_d1_norm_rhs": Result(b["d1_norm_transcribed"].subs(cx_old)),
     }
 
 
@@ -383,7 +477,7 @@ def derive_corollary2() -> dict[str, Result]:
     lim_bound_over_L = sp.limit(f["bound_L1"] / L, L, sp.oo)
     lim_prop_over_L = sp.limit(f["family_equal_proportional"] / L, L, sp.oo)
     lim_spread_prop = sp.limit(f["spread_proportional"], L, sp.oo)
-    T1_prop = t1_fixed_bounds()["reconstructed"].subs({N: rho * L, alpha_N: rho * C_2, d_1: R})
+    T1_prop = t1_fixed_bounds()["d1_norm"].subs({N: rho * L, alpha_N: rho * C_2, d_1: R})
     return {
         "sandwich": Result(
             sp.Abs(sp.Symbol("d_tilde") - (L - N) * sp.Symbol("norm_s")) - (1 - alpha_N) * d_1,
@@ -399,4 +493,145 @@ def derive_corollary2() -> dict[str, Result]:
         ),
         "spread_fixed": Result(f["spread_fixed"]),
         "limit_spread_proportional": Result(lim_spread_prop, note="per-token distances collapse onto |s|"),
+    }
+
+
+# ----------------------------------------------------------------------------- checked chains (Theorem 1 (i))
+
+
+def _centroid_chains():
+    """The ball lemma, checked with N = 3 explicit selected embeddings y_j and weights w_j (Σ w_j = 1):
+    ‖c‖ ≤ R and ‖x_i − c‖ ≤ d_1 for the weighted mean c = Σ w_j y_j (Jensen for the norm)."""
+    from attnbounds.theory.proof import Chain, Context, Norm, by, vector
+
+    y = vector("y1 y2 y3")
+    xi = vector("x_i")[0] if isinstance(vector("x_i"), tuple) else vector("x_i")
+    b = sp.symbols("b1:4", positive=True)  # the selected weights; w_j = b_j / Σ b sum to 1 exactly
+    w = [bj / sum(b) for bj in b]
+    c = sum(wj * yj for wj, yj in zip(w, y))
+
+    def terms(small, big, hyp):
+        # one chain per term, each under its own hypothesis ‖·‖ ≤ bound
+        return [
+            Chain(wj * small[j], Context({f"h{j}": sp.Le(small[j], big)})).le(wj * big, by.algebra())
+            for j, wj in enumerate(w)
+        ]
+
+    norms_y = [Norm(yj) for yj in y]
+    dists = [Norm(xi - yj) for yj in y]
+    norm_c = (
+        Chain(Norm(c))
+        .le(sum(wj * n for wj, n in zip(w, norms_y)), by.jensen(Norm, weights=w, points=list(y)))
+        .le(sum(wj * R for wj in w), by.termwise(pairs=[(wj * n, wj * R) for wj, n in zip(w, norms_y)],
+                                                 term=terms(norms_y, R, "R")))
+        .eq(R, by.identity())
+    ).prove(Norm(c), "<=", R)
+    dist = (
+        Chain(Norm(xi - c))
+        .eq(Norm(sum(wj * (xi - yj) for wj, yj in zip(w, y))), by.identity())
+        .le(sum(wj * n for wj, n in zip(w, dists)), by.jensen(Norm, weights=w, points=[xi - yj for yj in y]))
+        .le(sum(wj * d_1 for wj in w), by.termwise(pairs=[(wj * n, wj * d_1) for wj, n in zip(w, dists)],
+                                                   term=terms(dists, d_1, "d")))
+        .eq(d_1, by.identity())
+    ).prove(Norm(xi - c), "<=", d_1)
+    return norm_c, dist
+
+
+@functools.lru_cache(maxsize=1)
+def t1i_chains() -> dict:
+    """Checked chains (:mod:`attnbounds.theory.proof`) behind Theorem 1 (i).
+
+    * ``"per_token"``: for a non-selected token with weight α_i and δ = ᾱ_N − α_i ≥ 0 (top-N),
+      with c = s/ᾱ_N the weighted mean of the selected embeddings:
+      ‖α_i x_i − ᾱ_N c‖ ≤ α_i d_1 + δ R, from ‖x_i − c‖ ≤ d_1 and ‖c‖ ≤ R (valid for every N);
+    * ``"centroid_norm"``, ``"centroid_distance"``: those two facts (Jensen for the norm), checked
+      with N = 3 explicit selected embeddings;
+    * ``"sum"``: d̃ = Σ_{i=1}^{K} D(i) ≤ (1 − ᾱ_N) d_1 + R(K ᾱ_N − (1 − ᾱ_N)), K = L − N, from the
+      per-token bound and Σ α(i) = 1 − ᾱ_N (any K);
+    * ``"sphere"``: with R = 1 the same sum is the transcribed formula;
+    * ``"R_ge_1"``: the sharp bound is at most the transcribed formula when R ≥ 1 (with the
+      non-selected mass m = 1 − ᾱ_N ≥ 0, the gap is (R − 1) m);
+    * ``"witness"``: x_i = (R − d_1) e, c = R e, ‖e‖ = 1 give ‖α_i x_i − ᾱ_N c‖ = α_i d_1 + δ R exactly;
+    * ``"d1_norm"``: the old reading, ‖α_i x_i − s‖ ≤ α_i‖x_i‖ + ‖s‖ ≤ α_i d_1 + ᾱ_N R.
+
+    Every value is a :class:`~attnbounds.theory.proof.ChainCheck`.
+
+    >>> all(c.complete for c in t1i_chains().values())
+    True
+    """
+    from attnbounds.theory.proof import Chain, Context, Norm, by, vector
+
+    a_i, delta = sp.symbols("alpha_i delta", nonnegative=True)
+    xi, c, e = vector("x_i c e")
+    B = a_i + delta  # ᾱ_N = α_i + δ with δ ≥ 0: I_N holds the largest weights
+    ctx = Context({"centroid-distance": sp.Le(Norm(xi - c), d_1), "centroid-norm": sp.Le(Norm(c), R)})
+    lhs = Norm(a_i * xi - B * c)
+    per_token = (
+        Chain(lhs, ctx)
+        .eq(Norm(a_i * (xi - c) - delta * c), by.identity())
+        .le(Norm(a_i * (xi - c)) + Norm(-delta * c), by.triangle(a_i * (xi - c), -delta * c))
+        .eq(a_i * Norm(xi - c) + delta * Norm(c), by.identity())
+        .le(a_i * d_1 + delta * R, by.algebra())
+    ).prove(lhs, "<=", a_i * d_1 + delta * R)
+
+    i = sp.Symbol("i", integer=True, positive=True)
+    K = sp.Symbol("K", integer=True, positive=True)  # K = L − N non-selected tokens
+    a, D = sp.Function("a"), sp.Function("D")
+    m = sp.Symbol("m", nonnegative=True)  # the non-selected mass 1 − ᾱ_N
+    Bs = alpha_N
+    sum_ctx = Context(
+        {
+            "per-token": sp.Le(D(i), a(i) * d_1 + (Bs - a(i)) * R),
+            "normalized": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - Bs),
+        }
+    )
+    goal = (1 - Bs) * d_1 + R * (K * Bs - (1 - Bs))
+    summed = (
+        Chain(sp.Sum(D(i), (i, 1, K)), sum_ctx)
+        .le(sp.Sum(a(i) * d_1 + (Bs - a(i)) * R, (i, 1, K)), by.termwise(i, 1, K))
+        .eq(d_1 * sp.Sum(a(i), (i, 1, K)) + R * (K * Bs - sp.Sum(a(i), (i, 1, K))), by.identity())
+        .eq(d_1 * (1 - Bs) + R * (K * Bs - (1 - Bs)), by.hypothesis("normalized"))
+    )
+    sum_check = summed.prove(sp.Sum(D(i), (i, 1, K)), "<=", goal)
+    transcribed = (1 - Bs) * d_1 + R * Bs * K - (1 - Bs)
+    sphere_ctx = Context({**sum_ctx.hypotheses, "unit-sphere": sp.Eq(R, 1)})
+    sphere = type(summed)(summed.start, sphere_ctx, summed.steps).eq(
+        (1 - Bs) * d_1 + 1 * (K * Bs - (1 - Bs)), by.hypothesis("unit-sphere")
+    ).eq(transcribed.subs(R, 1), by.identity())
+    sphere_check = sphere.prove(sp.Sum(D(i), (i, 1, K)), "<=", transcribed.subs(R, 1))
+    r_ctx = Context({**sum_ctx.hypotheses, "R>=1": sp.Ge(R, 1), "mass": sp.Eq(alpha_N, 1 - m)})
+    r_chain = (
+        type(summed)(summed.start, r_ctx, summed.steps)
+        .eq(goal.subs(alpha_N, 1 - m), by.hypothesis("mass"))
+        .le(transcribed.subs(alpha_N, 1 - m), by.algebra())
+        .eq(transcribed, by.hypothesis("mass"))
+    )
+    r_check = r_chain.prove(sp.Sum(D(i), (i, 1, K)), "<=", transcribed)
+
+    w_ctx = Context({"unit": sp.Eq(Norm(e), 1)})
+    w_lhs = Norm((a_i * (R - d_1) - B * R) * e)  # α_i x_i − s with x_i = (R − d_1)e, s = ᾱ_N R e
+    witness = (
+        Chain(w_lhs, w_ctx)
+        .eq((a_i * d_1 + delta * R) * Norm(e), by.identity())
+        .eq(a_i * d_1 + delta * R, by.hypothesis("unit"))
+    ).prove(w_lhs, "==", a_i * d_1 + delta * R)
+
+    s = vector("s")[0] if isinstance(vector("s"), tuple) else vector("s")
+    old_ctx = Context({"d1-norm": sp.Le(Norm(xi), d_1), "context-norm": sp.Le(Norm(s), Bs * R)})
+    old = (
+        Chain(Norm(a_i * xi - s), old_ctx)
+        .le(Norm(a_i * xi) + Norm(-s), by.triangle(a_i * xi, -s))
+        .eq(a_i * Norm(xi) + Norm(s), by.identity())
+        .le(a_i * d_1 + Bs * R, by.termwise(pairs=[(a_i * Norm(xi), a_i * d_1), (Norm(s), Bs * R)]))
+    ).prove(Norm(a_i * xi - s), "<=", a_i * d_1 + Bs * R)
+    norm_c, dist = _centroid_chains()
+    return {
+        "per_token": per_token,
+        "centroid_norm": norm_c,
+        "centroid_distance": dist,
+        "sum": sum_check,
+        "sphere": sphere_check,
+        "R_ge_1": r_check,
+        "witness": witness,
+        "d1_norm": old,
     }

@@ -47,6 +47,10 @@ __all__ = [
     "maximizer_values",
     "family_log_derivative_sup",
     "secondary_form_judgement",
+    "FINITE_DIFFERENCE_BOUND",
+    "prove_simplex_diameter",
+    "paper_form_bounds",
+    "prove_paper_form_bounds",
     "derive_generic",
     "derive_softmax",
 ]
@@ -57,6 +61,10 @@ G = sp.Symbol("G", positive=True)
 SECONDARY_BOUND = sp.Min(1 / (4 * T), sp.sqrt(2))
 #: 1/(4T) = √2 exactly at T = √2/8; below it the min is √2.
 SECONDARY_THRESHOLD = sp.sqrt(2) / 8
+
+#: Corollary 3, finite-difference reading: ‖α(l + εv) − α(l)‖₂/ε ≤ min{1/(2T), √2/ε} (unit v).
+EPS = sp.Symbol("epsilon", positive=True)
+FINITE_DIFFERENCE_BOUND = sp.Min(1 / (2 * T), sp.sqrt(2) / EPS)
 
 #: Sharp suprema over all logits and all L of the four readings, for J = (diag α − ααᵀ)/T.
 SOFTMAX_SUPREMA: dict[str, sp.Expr] = {
@@ -365,6 +373,85 @@ def secondary_form_judgement() -> dict[str, dict]:
     return out
 
 
+def prove_simplex_diameter() -> bool:
+    """‖p − q‖₂ ≤ √2 for probability vectors p, q, exactly.
+
+    2 − ‖p − q‖² = Σ p_i(1 − p_i) + Σ q_i(1 − q_i) + 2 Σ p_i q_i when Σp = Σq = 1, and every
+    term is ≥ 0 on the simplex. Checked for L = 2..5 with the last weight eliminated.
+
+    >>> prove_simplex_diameter()
+    True
+    """
+    ok = True
+    for L in range(2, 6):
+        p = list(sp.symbols(f"p1:{L}", nonnegative=True))
+        q = list(sp.symbols(f"q1:{L}", nonnegative=True))
+        p.append(1 - sum(p))
+        q.append(1 - sum(q))
+        lhs = 2 - sum((a - b) ** 2 for a, b in zip(p, q))
+        rhs = sum(a * (1 - a) for a in p) + sum(b * (1 - b) for b in q) + 2 * sum(a * b for a, b in zip(p, q))
+        ok &= is_identity(lhs, rhs)
+    return bool(ok)
+
+
+def paper_form_bounds() -> dict[str, sp.Expr]:
+    """Bounds on ‖J‖₂ of the paper's generic form, scaling with 1/min_j F(l_j).
+
+    Symbols: ``Fp_inf`` = max_k |F'(l_k)|, ``Fp_2`` = ‖F'(l)‖₂, ``F_min`` = min_j F(l_j),
+    ``g_inf`` = max_k |(log F)'(l_k)|, and L.
+
+    * ``"two_term"``: (Fp_inf + Fp_2)/(L F_min), from J = diag(F')/S − F F'ᵀ/S², S ≥ L F_min
+      and ‖F‖₂ ≤ S;
+    * ``"sharpest"``: Fp_inf/(2 F_min), the best constant c in c·max|F'|/min F valid for all L
+      (softmax at logits (0, 0) attains it);
+    * ``"log_form"``: g_inf/2, our (log F)′ form, never larger than ``"sharpest"`` since
+      |F'_k|/F_k ≤ max|F'|/min F.
+
+    >>> sorted(paper_form_bounds())
+    ['log_form', 'sharpest', 'two_term']
+    """
+    Fp_inf, Fp_2, F_min, g_inf = sp.symbols("Fp_inf Fp_2 F_min g_inf", positive=True)
+    Ls = sp.Symbol("L", positive=True, integer=True)
+    return {
+        "two_term": (Fp_inf + Fp_2) / (Ls * F_min),
+        "sharpest": Fp_inf / (2 * F_min),
+        "log_form": g_inf / 2,
+    }
+
+
+def prove_paper_form_bounds() -> dict[str, sp.Expr]:
+    """Exact steps behind :func:`paper_form_bounds`; returns the softmax comparison ratio.
+
+    * J = diag(F')/S − F F'ᵀ/S² (checked entrywise against the closed form for L = 2, 3);
+    * for softmax, F = e^{l/T}: sharpest / log_form = e^{(l_max − l_min)/T} (identity), so
+      the paper's form is exponentially looser in the logit spread;
+    * at uniform logits the two-term form equals (1 + √L)/L times |g| while ‖J‖₂ = |g|/L.
+
+    >>> r = prove_paper_form_bounds()
+    >>> r["softmax_ratio"]
+    exp((l_max - l_min)/T)
+    """
+    for L in (2, 3):
+        ls = sp.symbols(f"l1:{L + 1}", real=True)
+        Ff = sp.Function("F")
+        F = [Ff(x) for x in ls]
+        Fp = [sp.diff(f, x) for f, x in zip(F, ls)]
+        S = sum(F)
+        al = [f / S for f in F]
+        for i in range(L):
+            for j in range(L):
+                split = (Fp[i] / S if i == j else 0) - F[i] * Fp[j] / S**2
+                if not is_identity(sp.together(sp.diff(al[i], ls[j]) - split)):
+                    raise AssertionError("paper form: J = diag(F')/S - F F'^T/S^2")
+    l_max, l_min = sp.symbols("l_max l_min", real=True)
+    sharpest = (sp.exp(l_max / T) / T) / (2 * sp.exp(l_min / T))  # max|F'| at l_max, min F at l_min
+    log_form = (1 / T) / 2
+    ratio = sp.simplify(sharpest / log_form)
+    if not is_identity(ratio, sp.exp((l_max - l_min) / T)):
+        raise AssertionError("paper form: softmax ratio")
+    return {"softmax_ratio": sp.exp((l_max - l_min) / T)}
+
+
 @register("L2-generic", "Lemma 2: Jacobian of a generic normalizer and bounds in G = sup|(log F)'|")
 def derive_generic() -> dict[str, Result]:
     """Closed-form Jacobian J = (diag α − ααᵀ) diag g, and |J_ij| ≤ G/4, rows ≤ √2G/4,
@@ -390,6 +477,14 @@ def derive_generic() -> dict[str, Result]:
     }
     for name, (expr, note) in family_log_derivative_sup().items():
         out[f"G_{name}"] = Result(expr, note=f"F = {FAMILIES[name].description}: {note}")
+    paper = paper_form_bounds()
+    cmp_ = prove_paper_form_bounds()
+    out["paper_two_term"] = Result(paper["two_term"], note="|J|_2 <= (max|F'| + |F'|_2)/(L min F): the paper's form")
+    out["paper_sharpest"] = Result(
+        paper["sharpest"], top, "best c in |J|_2 <= c max|F'|/min F for all L: c = 1/2"
+    )
+    out["log_form_instance"] = Result(paper["log_form"], top, "|J|_2 <= max_k |(log F)'(l_k)|/2 <= paper_sharpest")
+    out["softmax_paper_over_log"] = Result(cmp_["softmax_ratio"], note="paper_sharpest / log_form for softmax")
     return out
 
 

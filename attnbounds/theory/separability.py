@@ -32,12 +32,14 @@ selected weights a, b > 0, D_i = M√(a² + b² + 2ab·t), t ~ U[−1, 1], and
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 import sympy as sp
 
 from attnbounds.theory.derivation import Result, is_identity, register
+from attnbounds.theory.proof import BoundedDifferences, Chain, Context, Expect, Lemma, Prob, by
 
 __all__ = [
     "M",
@@ -48,6 +50,7 @@ __all__ = [
     "transcribed_exponent",
     "exact_sphere3",
     "derive_separability",
+    "t2_chains",
 ]
 
 M = sp.Symbol("M", positive=True)
@@ -188,3 +191,78 @@ def derive_separability() -> dict[str, Result]:
         "exact_xi_sphere3": Result(xi_exact, note="d = 3, two other selected weights a >= b > 0"),
         "counterexample_rhs": Result(cx_rhs, maximizer={"L": 2, "N": 1, "d": 1, "M": 1, "r": 1}, note="< 1 = E[N_s]/N"),
     }
+
+
+@functools.lru_cache(maxsize=1)
+def t2_chains() -> dict:
+    """Checked chains (:mod:`attnbounds.theory.proof`) behind Theorem 2's proved readings.
+
+    Per token, t_i = ξ_i − r > 0 and P(D_i ≤ r) = P(D_i − ξ_i ≤ −t_i):
+
+    * ``"mcdiarmid"``: E[N_s]/N ≤ (1/N) Σ_i exp(−t_i²/(2M²σ_i²)), from McDiarmid with Σ_j c_j² = 4M²σ_i²
+      and N_s ≤ N_s^sel (averaged with ``termwise``);
+    * ``"conditioned"``: the same with 16M², since exp(−t²/(2M²v)) increases in v and σ_i² ≤ 1 ≤ 8;
+    * ``"hoeffding"``: the same with 2M², from Hoeffding for one variable with range [0, 2M];
+    * ``"markov"``: 1 − Σ_i ξ_i/(rN) ≤ (1/N) Σ_i (1 − P(D_i > r)), from Markov per token;
+    * ``"trivial"``: P(D_i ≤ r) ≤ 1 (the case r ≥ ξ_i of the (ξ_i − r)₊ forms).
+
+    >>> all(c.complete for c in t2_chains().values())
+    True
+    """
+    i = sp.Symbol("i", integer=True, positive=True)
+    N = sp.Symbol("N", integer=True, positive=True)
+    M, r = sp.symbols("M r", positive=True)
+    u, v = sp.symbols("u v", positive=True)
+    D, t, s2 = sp.Function("D"), sp.Function("t", real=True), sp.Function("sigma2", positive=True)
+    xi = Expect(D(i))
+    tail = Prob(sp.Le(D(i) - xi, -t(i)))  # P(D_i <= xi_i - t_i) = P(D_i <= r) with t_i = xi_i - r
+    EN = sp.Symbol("E_Ns_over_N")
+
+    def average(bound, per_token_ctx, per_token_chain, name):
+        lemma = Lemma(per_token_chain, tail, "<=", bound)
+        ctx = Context({**per_token_ctx, name: lemma,
+                       "N_s<=N_s^sel": sp.Le(EN, sp.Sum(tail / N, (i, 1, N)))})
+        term = Chain(tail / N, ctx).le(bound / N, by.monotone(u, u / N, tail, bound))
+        chain = (Chain(EN, ctx)
+                 .le(sp.Sum(tail / N, (i, 1, N)), by.hypothesis("N_s<=N_s^sel"))
+                 .le(sp.Sum(bound / N, (i, 1, N)), by.termwise(i, 1, N, term=term)))
+        return chain.prove(EN, "<=", sp.Sum(bound / N, (i, 1, N)))
+
+    # McDiarmid: c_j = 2 M alpha_j, sum c_j^2 = 4 M^2 sigma_i^2
+    base = {"bounded-differences": BoundedDifferences(D(i), 4 * M**2 * s2(i)), "t>0": sp.Gt(t(i), 0),
+            "sigma2<=1": sp.Le(s2(i), 1)}
+    mc_bound = sp.exp(-t(i) ** 2 / (2 * M**2 * s2(i)))
+    mc = (Chain(tail, Context(base))
+          .le(sp.exp(-2 * t(i) ** 2 / (4 * M**2 * s2(i))), by.mcdiarmid(D(i), t(i), "bounded-differences"))
+          .eq(mc_bound, by.identity()))
+    loose_ctx = base
+    loose_bound = sp.exp(-t(i) ** 2 / (16 * M**2))
+    g = sp.exp(-t(i) ** 2 / (2 * M**2 * v))  # increasing in v > 0
+    loose = (mc.le(g.subs(v, 1), by.monotone(v, g, s2(i), 1))
+             .le(loose_bound, by.monotone(v, g, 1, 8)))
+    # Hoeffding: one variable with range [0, 2M]
+    h_ctx = {"range-2M": BoundedDifferences(D(i), 4 * M**2), "t>0": sp.Gt(t(i), 0)}
+    h_bound = sp.exp(-t(i) ** 2 / (2 * M**2))
+    hoeff = (Chain(tail, Context(h_ctx))
+             .le(sp.exp(-2 * t(i) ** 2 / (4 * M**2)), by.mcdiarmid(D(i), t(i), "range-2M"))
+             .eq(h_bound, by.identity()))
+    # Markov, selected-only count
+    mk_ctx = Context({"D>=0": sp.Ge(D(i), 0)})
+    markov = Chain(Prob(sp.Gt(D(i), r)), mk_ctx).le(xi / r, by.markov(D(i), r))
+    mctx = Context({"markov": Lemma(markov, Prob(sp.Gt(D(i), r)), "<=", xi / r), "D>=0": sp.Ge(D(i), 0)})
+    start = 1 - sp.Sum(xi, (i, 1, N)) / (r * N)
+    goal = sp.Sum((1 - Prob(sp.Gt(D(i), r))) / N, (i, 1, N))
+    term = Chain((1 - xi / r) / N, mctx).le((1 - Prob(sp.Gt(D(i), r))) / N,
+                                            by.monotone(u, (1 - u) / N, xi / r, Prob(sp.Gt(D(i), r))))
+    lower = (Chain(start, mctx)
+             .eq(sp.Sum((1 - xi / r) / N, (i, 1, N)), by.identity())
+             .le(goal, by.termwise(i, 1, N, term=term)))
+    trivial = Chain(Prob(sp.Le(D(i), r))).le(1, by.probability()).prove(Prob(sp.Le(D(i), r)), "<=", 1)
+    return {
+        "trivial": trivial,
+        "mcdiarmid": average(mc_bound, base, mc, "per-token"),
+        "conditioned": average(loose_bound, loose_ctx, loose, "per-token"),
+        "hoeffding": average(h_bound, h_ctx, hoeff, "per-token"),
+        "markov": lower.prove(start, "<=", goal),
+    }
+

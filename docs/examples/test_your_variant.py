@@ -103,13 +103,14 @@ def test_agrees_with_softmax_at_temperature(z, s):
 
 
 def assert_distance_bound(alpha: np.ndarray, x: np.ndarray, n: int) -> None:
-    """Theorem 1 (i), reconstructed: d̃ <= (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R (any probability vector α)."""
+    """Theorem 1 (i), reconstructed: d̃ <= (1 − ᾱ_N) d_1 + R((L − N) ᾱ_N − (1 − ᾱ_N)) (any probability vector α)."""
     selected = top_n_mask(alpha, n)
-    norms = np.linalg.norm(x, axis=-1)
-    d_1, R = norms[~selected].max(), norms[selected].max()  # max ‖x_i‖ off and on I_N
+    pair = np.linalg.norm(x[:, None, :] - x[None, :, :], axis=-1)  # ‖x_i − x_j‖
+    d_1 = pair[~selected][:, selected].max()  # max over i ∉ I_N, j ∈ I_N (the paper's d_1)
+    R = np.linalg.norm(x[selected], axis=-1).max()  # max over I_N of ‖x_j‖
     mass = selected_mass(alpha, n)  # ᾱ_N (raises if α is not a probability vector)
-    bound = (1 - mass) * d_1 + (x.shape[0] - n) * mass * R
-    assert cumulative_distance(alpha, x, n) <= bound * (1 + 1e-12) + 1e-12
+    bound = (1 - mass) * d_1 + R * ((x.shape[0] - n) * mass - (1 - mass))
+    assert cumulative_distance(alpha, x, n) <= bound + 1e-12 * (1 + abs(bound) + d_1 + R)
 
 
 @settings(max_examples=40, deadline=None)

@@ -90,13 +90,38 @@ def test_verdicts():
     rows = {r.name: judge_reading(CLAIM, r, budget=SMALL) for r in CLAIM.readings}
     assert rows["transcribed"]["verdict"] == "falsified"
     assert rows["transcribed_ii"]["verdict"] == "falsified"
-    for name in ("reconstructed", "bounded", "collapse"):
+    assert rows["paper-i-ratio"]["verdict"] == "falsified"
+    for name in ("reconstructed", "bounded", "collapse", "paper-i-difference"):
         # proved once the proof is a fully checked chain; an argued proof holds
         want = "proved" if rows[name]["proof"]["status"] == "checked" else "holds"
         assert rows[name]["verdict"] == want, rows[name]
+        assert "no counterexample" in rows[name]["detail"]["sweep"], rows[name]
     for row in rows.values():
         assert row["conflict"] is None and row["error"] is None, row
     assert rows["transcribed"]["mc"]["lhs_ci"][1] < 1.0
     assert rows["transcribed_ii"]["mc"]["lhs_ci"][0] > 0.0
     drop = judge_hypothesis_drop(CLAIM, CLAIM.hypotheses[0])
     assert drop["verdict"] == "falsified"
+
+
+def test_dominated_sides_against_a_naive_evaluator_and_the_ratio_family():
+    from attnbounds.claims.corollary2 import sides_dominated
+
+    rng = np.random.default_rng(8)
+    for _ in range(30):
+        L, a, T = int(rng.integers(2, 20)), float(rng.uniform(0, 2)), float(rng.uniform(0.3, 3))
+        n = int(rng.integers(1, L))
+        z = rng.uniform(-a, a, size=L)
+        x = rng.normal(size=(L, 2))
+        w = np.exp(z / T) / np.exp(z / T).sum()
+        top = sorted(range(L), key=lambda i: (-w[i], i))[:n]
+        s = sum(w[j] * x[j] for j in top)
+        d = sum(np.linalg.norm(w[i] * x[i] - s) for i in range(L) if i not in top)
+        out = sum(w[i] * np.linalg.norm(x[i]) for i in range(L) if i not in top)
+        R = max(np.linalg.norm(x[j]) for j in top)
+        sd = sides_dominated({"logits": z, "T": T, "a": a, "x": x, "n": n})
+        assert float(sd.lhs) == pytest.approx(abs(d - out), rel=1e-10, abs=1e-12)
+        assert float(sd.rhs) == pytest.approx(n * np.exp(2 * a / T) * R * (L - n) / L, rel=1e-12)
+        assert float(sd.lhs) <= float(sd.rhs) + 1e-12
+    proof = CLAIM.reading("paper-i-ratio").symbolic()
+    assert proof.status is False and all(v == 0.0 for v in proof.counterexample["d_tilde"])

@@ -15,32 +15,55 @@ CLAIM = get("T1i")
 SMALL = Budget(examples=25, sweep=3000, mc_samples=200, method_seconds=20.0)
 
 
-def naive_sides(w, x, n, trailing):
+def naive_terms(w, x, n):
     top = sorted(range(len(w)), key=lambda i: (-w[i], i))[:n]
     rest = [i for i in range(len(w)) if i not in top]
     s = sum(w[j] * x[j] for j in top)
     d = sum(np.linalg.norm(w[i] * x[i] - s) for i in rest)
     abar = sum(w[j] for j in top)
-    d1 = max(np.linalg.norm(x[i]) for i in rest)
+    d1 = max(np.linalg.norm(x[i] - x[j]) for i in rest for j in top)  # the paper's d_1
+    d1_norm = max(np.linalg.norm(x[i]) for i in rest)  # the old reading
     R = max(np.linalg.norm(x[j]) for j in top)
-    return d, (1 - abar) * d1 + (len(w) - n) * abar * R - (1 - abar) * trailing
+    return d, abar, d1, d1_norm, R, len(w) - n
+
+
+def naive_rhs(reading, w, x, n):
+    d, a, d1, d1n, R, k = naive_terms(w, x, n)
+    return {
+        "transcribed": (1 - a) * d1 + R * a * k - (1 - a),
+        "reconstructed": (1 - a) * d1 + R * (k * a - (1 - a)),
+        "transcribed-d1-norm": (1 - a) * d1n + R * a * k - (1 - a),
+        "reconstructed-d1-norm": (1 - a) * d1n + R * a * k,
+    }[reading]
+
+
+EXPECTED = {
+    "transcribed": "falsified",
+    "transcribed-sphere": "proved",
+    "transcribed-if-R-ge-1": "proved",
+    "reconstructed": "proved",
+    "sharp": "proved",
+    "transcribed-d1-norm": "falsified",
+    "reconstructed-d1-norm": "proved",
+}
 
 
 def test_claim_structure():
     assert CLAIM is t1.CLAIM and CLAIM.id == "T1i"
-    assert {"transcribed", "reconstructed", "sharp"} <= {r.name for r in CLAIM.readings}
+    assert {r.name for r in CLAIM.readings} == set(EXPECTED)
     assert CLAIM.derivations == ("T1i",) and "Sharpness" in CLAIM.proof
-    assert set(CLAIM.symbolic_form()) >= {"reconstructed", "transcribed"}
+    assert "What the full text changed" in CLAIM.proof
+    assert set(CLAIM.symbolic_form()) >= {"reconstructed", "transcribed", "d1_norm"}
 
 
-def test_batched_sides_match_the_naive_evaluator():
+@pytest.mark.parametrize("reading", ["transcribed", "reconstructed", "transcribed-d1-norm", "reconstructed-d1-norm"])
+def test_batched_sides_match_the_naive_evaluator(reading):
     batch = t1.sweep_instances(np.random.default_rng(3), 40)
-    for reading, trailing in (("reconstructed", 0), ("transcribed", 1)):
-        sides = CLAIM.reading(reading).sides(batch)
-        for k in range(40):
-            d, rhs = naive_sides(batch["weights"][k], batch["x"][k], batch["n"], trailing)
-            assert sides.lhs[k] == pytest.approx(d, rel=1e-12)
-            assert sides.rhs[k] == pytest.approx(rhs, rel=1e-12, abs=1e-12)
+    sides = CLAIM.reading(reading).sides(batch)
+    for k in range(40):
+        w, x = batch["weights"][k], batch["x"][k]
+        assert sides.lhs[k] == pytest.approx(naive_terms(w, x, batch["n"])[0], rel=1e-12)
+        assert sides.rhs[k] == pytest.approx(naive_rhs(reading, w, x, batch["n"]), rel=1e-12, abs=1e-12)
 
 
 @settings(max_examples=60)
@@ -48,45 +71,86 @@ def test_batched_sides_match_the_naive_evaluator():
 @example({"weights": np.array([0.5, 0.5]), "x": np.array([[0.0], [0.0]]), "n": 1})  # ties, zero embeddings
 @example({"weights": np.array([1.0, 0.0, 0.0]), "x": np.eye(3), "n": 2})  # one-hot
 def test_reconstructed_bound_holds(inst):
-    s = t1.sides_reconstructed(inst)
-    assert holds_relation(s, "<=")
+    assert holds_relation(t1.sides_reconstructed(inst), "<=")
+    assert holds_relation(t1.sides_reconstructed_d1_norm(inst), "<=")
+
+
+def test_new_bound_is_never_weaker_than_the_old_one_rewritten_in_the_paper_d1():
+    # ‖x_i‖ ≤ d_1 + R, so the old bound with d_1_norm ≤ d_1 + R is at least B + (2 − ...) ; check B is below it.
+    batch = t1.sweep_instances(np.random.default_rng(5), 2000)
+    t = t1.bound_terms(batch)
+    a, k = t["alpha_N"], t["L"] - t["n"]
+    old_in_paper_terms = (1 - a) * (t["d_1"] + t["R"]) + k * a * t["R"]
+    assert np.all(t1.sides_reconstructed(batch).rhs <= old_in_paper_terms + 1e-12)
 
 
 def test_witnesses_attain_the_bound_to_1e_9():
     batch = CLAIM.reading("sharp").sweep(np.random.default_rng(11), 500)
     s = t1.sides_reconstructed(batch)
     np.testing.assert_allclose(s.lhs, s.rhs, rtol=1e-9, atol=1e-9)
+    t = t1.bound_terms(batch)
+    assert np.all(t["d_tilde"] >= 0)
 
 
-def test_symbolic_counterexample_is_real():
-    proof = CLAIM.reading("transcribed").symbolic()
+def test_transcription_is_the_sharp_bound_on_the_sphere():
+    batch = CLAIM.reading("transcribed-sphere").sweep(np.random.default_rng(2), 300)
+    np.testing.assert_allclose(np.linalg.norm(batch["x"], axis=-1), 1.0, rtol=1e-12)
+    s1, s2 = t1.sides_transcribed_sphere(batch), t1.sides_reconstructed(batch)
+    np.testing.assert_allclose(s1.rhs, s2.rhs, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="norm 1"):
+        t1.sides_transcribed_sphere(t1.transcription_counterexample_t1i())
+    w = t1.sharpness_witness([0.4, 0.35, 0.25], 2)  # antipodal, on the sphere: equality
+    s = t1.sides_transcribed_sphere(w)
+    assert float(s.lhs) == pytest.approx(float(s.rhs), rel=1e-12)
+
+
+def test_R_ge_1_reading_rejects_small_R_and_sweep_respects_it():
+    with pytest.raises(ValueError, match="R must be >= 1"):
+        t1.sides_transcribed_if_R_ge_1(t1.transcription_counterexample_t1i())
+    batch = CLAIM.reading("transcribed-if-R-ge-1").sweep(np.random.default_rng(4), 500)
+    assert np.all(t1.bound_terms(batch)["R"] >= 1 - 1e-9)
+
+
+@pytest.mark.parametrize("reading", ["transcribed", "transcribed-d1-norm"])
+def test_symbolic_counterexample_is_real(reading):
+    proof = CLAIM.reading(reading).symbolic()
     assert proof.status is False
     inst = proof.counterexample
-    d, rhs = naive_sides(inst["weights"], inst["x"], inst["n"], trailing=1)
-    assert d == proof.lhs == 1.0 and rhs == proof.rhs == 0.5
+    d = naive_terms(inst["weights"], inst["x"], inst["n"])[0]
+    rhs = naive_rhs(reading, inst["weights"], inst["x"], inst["n"])
+    assert d == pytest.approx(proof.lhs) and rhs == pytest.approx(proof.rhs) and d > rhs
+
+
+def test_old_counterexample_is_an_equality_under_the_paper_d1():
+    inst = t1.transcription_counterexample_d1_norm()
+    s = t1.sides_transcribed(inst)
+    assert float(s.lhs) == float(s.rhs) == 1.0
 
 
 def test_verdicts():
     rows = {r.name: judge_reading(CLAIM, r, budget=SMALL) for r in CLAIM.readings}
-    assert rows["transcribed"]["verdict"] == "falsified"
-    for name in ("reconstructed", "sharp"):
-        # proved once the proof is a fully checked chain; an argued proof holds
-        want = "proved" if rows[name]["proof"]["status"] == "checked" else "holds"
-        assert rows[name]["verdict"] == want, rows[name]
-    for row in rows.values():
+    for name, row in rows.items():
+        want = EXPECTED[name]
+        if want == "proved" and row["proof"]["status"] != "checked":
+            want = "holds"  # proved needs every step checked
+        assert row["verdict"] == want, row
         assert row["conflict"] is None and row["error"] is None, row
-    # every numeric method disagrees with the transcription, and none with the reconstruction
+        if EXPECTED[name] == "proved":  # every proved reading still passes the numeric search
+            assert "no counterexample" in row["detail"]["sweep"], row
+            assert "no counterexample" in row["detail"]["strategy"], row
     assert "violate" in rows["transcribed"]["detail"]["sweep"]
-    assert "no counterexample" in rows["reconstructed"]["detail"]["sweep"]
-    assert "no counterexample" in rows["sharp"]["detail"]["strategy"]
 
 
-def test_normalization_is_needed():
-    row = judge_hypothesis_drop(CLAIM, CLAIM.hypotheses[0])
-    assert row["verdict"] == "falsified"
-    inst = row["counterexample"]["instance"]
+def test_hypotheses_are_needed():
+    rows = {h.name: judge_hypothesis_drop(CLAIM, h) for h in CLAIM.hypotheses if h.drop}
+    assert {k: v["verdict"] for k, v in rows.items()} == {"normalized": "falsified", "top_n": "falsified"}
+    inst = rows["normalized"]["counterexample"]["instance"]
     w, x = np.array(inst["weights"]), np.array(inst["x"])
-    assert np.linalg.norm(w[1] * x[1] - w[0] * x[0]) == 2.0 > row["counterexample"]["rhs"]
+    assert np.linalg.norm(w[1] * x[1] - w[0] * x[0]) == 2.0 > rows["normalized"]["counterexample"]["rhs"]
+    inst = rows["top_n"]["counterexample"]["instance"]
+    w, x = np.array(inst["weights"]), np.array(inst["x"])
+    assert w[0] < w[1] and inst["selected"] == [0]  # the selected token is not the top one
+    assert np.linalg.norm(w[1] * x[1] - w[0] * x[0]) == 0.5 > rows["top_n"]["counterexample"]["rhs"]
 
 
 def test_bound_terms_validates():
@@ -94,3 +158,21 @@ def test_bound_terms_validates():
         t1.bound_terms({"weights": np.ones(2) / 2, "n": 1})
     with pytest.raises(ValueError, match="size"):
         t1.sweep_instances(np.random.default_rng(0), 0)
+
+
+def test_the_main_chains_check():
+    from attnbounds.theory.distance import t1i_chains
+
+    chains = t1i_chains()
+    for name in ("per_token", "sum", "sphere", "R_ge_1", "witness", "d1_norm"):
+        assert chains[name].complete, (name, chains[name].first_failure)
+    assert CLAIM.reading("sharp").symbolic().chain.complete
+
+
+def test_dropping_a_hypothesis_breaks_the_per_token_chain():
+    from attnbounds.theory.distance import t1i_chains
+
+    chain = t1i_chains()["per_token"]
+    for name in ("centroid-distance", "centroid-norm"):
+        broken = chain.chain.prove(chain.goal[0], "<=", chain.goal[2], ctx=chain.chain.ctx.without(name))
+        assert not broken.complete

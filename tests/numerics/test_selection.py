@@ -174,3 +174,21 @@ def test_separability_batched_radius():
 def test_error_paths_name_the_argument(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_distinguishable_mask_against_a_naive_loop():
+    from attnbounds.numerics.selection import distinguishable_mask
+
+    rng = np.random.default_rng(21)
+    for _ in range(50):
+        L, n = int(rng.integers(2, 7)), 0
+        n = int(rng.integers(1, L))
+        w = rng.dirichlet(np.ones(L))
+        x = rng.normal(size=(L, 3))
+        r = float(rng.uniform(0, 1.5))
+        top = sorted(range(L), key=lambda i: (-w[i], i))[:n]
+        s = sum(w[j] * x[j] for j in top)
+        D = [np.linalg.norm(w[i] * x[i] - s) for i in range(L)]
+        clear = all(D[j] > r for j in range(L) if j not in top)
+        expected = [clear and i in top and D[i] <= r for i in range(L)]
+        assert distinguishable_mask(w, x, n, r).tolist() == expected

@@ -32,7 +32,7 @@ def bound_value(expr, **values):
     return float(expr.subs({getattr(td, k): v for k, v in values.items()}))
 
 
-def test_reconstructed_bound_matches_naive_triangle_sum():
+def test_reconstructed_bound_matches_naive_per_token_sum():
     b = td.t1_fixed_bounds()
     for _ in range(50):
         L = int(RNG.integers(2, 9))
@@ -42,14 +42,17 @@ def test_reconstructed_bound_matches_naive_triangle_sum():
         top = naive_top(w, n)
         rest = [i for i in range(L) if i not in top]
         abar = sum(w[j] for j in top)
-        d1 = max(np.linalg.norm(x[i]) for i in rest)
+        d1 = max(np.linalg.norm(x[i] - x[j]) for i in rest for j in top)
         R = max(np.linalg.norm(x[j]) for j in top)
-        per_token = sum(w[i] * d1 + abar * R for i in rest)  # Σ (α_i d_1 + ᾱ_N R)
+        s = sum(w[j] * x[j] for j in top)
+        for i in rest:  # the per-token bound D_i <= α_i d_1 + (ᾱ_N − α_i) R
+            assert np.linalg.norm(w[i] * x[i] - s) <= w[i] * d1 + (abar - w[i]) * R + 1e-12
+        per_token = sum(w[i] * d1 + (abar - w[i]) * R for i in rest)
         B = bound_value(b["reconstructed"], L=L, N=n, alpha_N=abar, d_1=d1, R=R)
-        assert B == pytest.approx(per_token, rel=1e-12)
+        assert B == pytest.approx(per_token, rel=1e-12, abs=1e-12)
         assert naive_d_tilde(w, x, top) <= B + 1e-12
         T = bound_value(b["transcribed"], L=L, N=n, alpha_N=abar, d_1=d1, R=R)
-        assert B - T == pytest.approx(1 - abar, abs=1e-12)
+        assert T - B == pytest.approx((R - 1) * (1 - abar), abs=1e-12)
 
 
 @given(
@@ -59,33 +62,50 @@ def test_reconstructed_bound_matches_naive_triangle_sum():
     R=st.floats(0.0, 5.0),
     dim=st.integers(1, 3),
 )
-@example(w=[1.0, 1.0], data=None, d1=1.0, R=1.0, dim=1)  # uniform, the minimal counterexample
+@example(w=[1.0, 1.0], data=None, d1=1.0, R=0.5, dim=1)  # uniform, the minimal counterexample
 @example(w=[1.0, 0.0, 0.0], data=None, d1=2.0, R=0.5, dim=2)  # one-hot
 def test_sharpness_witness_attains_the_bound(w, data, d1, R, dim):
     w = np.array(w) / sum(w)
     n = 1 if data is None else data.draw(st.integers(1, len(w) - 1))
     inst = td.sharpness_witness(w, n, d1, R, dim)
     top = naive_top(inst["weights"], n)
+    rest = [i for i in range(len(w)) if i not in top]
+    x = inst["x"]
+    assert max(np.linalg.norm(x[i] - x[j]) for i in rest for j in top) == pytest.approx(d1, abs=1e-12)
+    assert max(np.linalg.norm(x[j]) for j in top) == pytest.approx(R, abs=1e-12)
     abar = sum(inst["weights"][j] for j in top)
     B = bound_value(td.t1_fixed_bounds()["reconstructed"], L=len(w), N=n, alpha_N=abar, d_1=d1, R=R)
-    assert naive_d_tilde(inst["weights"], inst["x"], top) == pytest.approx(B, rel=1e-9, abs=1e-9)
+    assert naive_d_tilde(inst["weights"], x, top) == pytest.approx(B, rel=1e-9, abs=1e-9)
+    old = td.sharpness_witness_d1_norm(w, n, d1, R, dim)
+    B_old = bound_value(td.t1_fixed_bounds()["d1_norm"], L=len(w), N=n, alpha_N=abar, d_1=d1, R=R)
+    assert naive_d_tilde(old["weights"], old["x"], top) == pytest.approx(B_old, rel=1e-9, abs=1e-9)
 
 
-def test_transcription_counterexample_violates_when_recomputed():
+def test_transcription_counterexamples_violate_when_recomputed():
     inst = td.transcription_counterexample_t1i()
     w, x = inst["weights"], inst["x"]
     d = naive_d_tilde(w, x, [0])
-    rhs = (1 - 0.5) * 1 + 1 * 0.5 * (2 - 1) - (1 - 0.5)
-    assert d == 1.0 and rhs == 0.5 and d > rhs
-    # zero embeddings: d~ = 0 > −(1 − ᾱ_N)
+    rhs = (1 - 0.5) * 1.0 + 0.5 * 0.5 * (2 - 1) - (1 - 0.5)  # d_1 = |1/2 + 1/2| = 1, R = 1/2
+    assert d == 0.5 and rhs == 0.25 and d > rhs
+    old = td.transcription_counterexample_d1_norm()
+    assert naive_d_tilde(old["weights"], old["x"], [0]) == 1.0 > (1 - 0.5) * 1 + 0.5 * 1 - 0.5
     T = bound_value(td.t1_fixed_bounds()["transcribed"], L=3, N=1, alpha_N=0.5, d_1=0.0, R=0.0)
-    assert T == -0.5
+    assert T == -0.5  # zero embeddings: d~ = 0 > −(1 − ᾱ_N)
+
+
+def test_any_subset_counterexample():
+    inst = td.any_subset_counterexample_t1i()
+    w, x, S = inst["weights"], inst["x"], inst["selected"]
+    assert w[S[0]] < max(w)
+    assert naive_d_tilde(w, x, S) == 0.5
+    assert bound_value(td.t1_fixed_bounds()["reconstructed"], L=2, N=1, alpha_N=0.25, d_1=0.0, R=1.0) == -0.5
 
 
 def test_derivation_t1i_results():
     res = derivation.get("T1i").compute()
-    assert sp.expand(res["transcription_gap"].expr - (1 - td.alpha_N)) == 0
-    assert res["counterexample_transcribed_rhs"].expr == sp.Rational(1, 2)
+    assert sp.expand(res["transcription_gap"].expr - (td.R - 1) * (1 - td.alpha_N)) == 0
+    assert res["counterexample_transcribed_rhs"].expr == sp.Rational(1, 4)
+    assert res["counterexample_d1_norm_rhs"].expr == sp.Rational(1, 2)
     assert set(derivation.to_json("T1i")["results"]) == set(res)
 
 

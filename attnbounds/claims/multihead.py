@@ -1,0 +1,249 @@
+r"""# H1: multi-head coverage of the top set (the Discussion)
+
+**Setting.** A top set of $N$ tokens and $H$ heads. Head $h$ *separates* a subset
+$S_h$ of it (its distinguishable tokens, as in {ref}`Theorem 2 <claim-T2>`), a fraction
+$p_h = |S_h|/N$. The heads together cover the fraction
+
+$$c = \frac{|S_1\cup\dots\cup S_H|}{N}.$$
+
+The paper's Discussion says that if the heads were independent and each separated a fraction $p$, then
+$H$ heads would cover
+
+$$1 - (1-p)^H,$$
+
+so that $p = 0.8$ and $H = 3$ reach $99\%$.
+
+## Under independence (reading `reconstructed`)
+
+Suppose each token belongs to $S_h$ with probability $p_h$, independently across heads (a
+fixed-size uniformly random $S_h$ gives the same marginals). A token is missed by every head
+with probability $\prod_h (1 - p_h)$, so by linearity of expectation
+
+$$\mathbb{E}[c] = \frac1N\sum_{i=1}^N \Pr\Big(i\in\bigcup_h S_h\Big) = 1 - \prod_{h=1}^H (1-p_h),$$
+
+which is $1 - (1-p)^H$ when all $p_h = p$. Equivalently, by inclusion–exclusion,
+$\sum_{\emptyset\ne A\subseteq[H]}(-1)^{|A|+1}\prod_{h\in A}p_h = 1 - \prod_h(1-p_h)$, an identity
+checked exactly for $H \le 5$. The numeric check enumerates all $2^{HN}$ membership patterns
+with their probabilities, so it never uses the closed form. With $p = 0.8$, $H = 3$:
+$1 - 0.2^3 = 0.992 \ge 0.99$ (reading `paper-numbers`).
+
+## Without independence: the union bound and the worst case
+
+For any sets, $\max_h |S_h| \le |\bigcup_h S_h| \le \min\{N, \sum_h |S_h|\}$, so
+
+$$\max_h p_h \;\le\; c \;\le\; \min\Big\{1, \sum_h p_h\Big\}$$
+
+(readings `worst-case` and `union-bound`). Both ends are attained: identical heads give
+$c = p$ whatever $H$ is, and heads with disjoint sets give $c = \min\{1, Hp\}$ when the sets
+fit. The independent value lies in between. So without independence nothing better than $p$
+follows: three heads at $p = 0.8$ may cover only $80\%$.
+
+## The transcription read as a guarantee is false
+
+Read for arbitrary heads, "each head separates a fraction $p$, so the heads cover at least
+$1 - (1-p)^H$" (reading `transcribed`) fails for identical heads. The smallest case is
+$N = 2$, $H = 2$, both heads separating the first token: $c = \tfrac12 < 1 - \tfrac14 = \tfrac34$.
+
+## The empirical reading
+
+How real heads' distinguishable sets overlap is an empirical question. The probe
+{py:func}`attnbounds.numerics.coverage.head_overlap` takes per-head distinguishable masks
+(from captured attention) and reports the observed coverage next to the independent value,
+the union bound and the worst case, with the mean pairwise Jaccard overlap. A negative
+`excess_over_independent` means the heads overlap more than independent heads would.
+
+## What the full text changed
+
+This claim is new: the summary did not state it. The full text's Discussion gives the
+formula and the example $p = 0.8$, $H = 3$.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.numerics.coverage import (
+    coverage,
+    coverage_references,
+    expected_coverage_independent,
+    head_fractions,
+)
+from attnbounds.theory.coverage import derive_coverage, h1_chains
+
+__all__ = ["CLAIM", "mask_sides", "independent_sides"]
+
+#: The minimal counterexample to the transcription read as a guarantee: identical heads.
+IDENTICAL_HEADS = {"masks": np.array([[True, False], [True, False]])}
+
+
+def mask_sides(kind: str):
+    """``sides`` on ``{"masks": (..., H, N) bool}``: ``kind`` in transcribed (c ≥ 1 − Π(1 − p_h)),
+    union (c ≤ min(1, Σp_h)), worst (c ≥ max p_h).
+
+    >>> s = mask_sides("transcribed")(IDENTICAL_HEADS)
+    >>> float(s.lhs), float(s.rhs)
+    (0.5, 0.75)
+    """
+    key = {"transcribed": "independent", "union": "union_bound", "worst": "worst_case"}
+    if kind not in key:
+        raise ValueError(f"kind: must be one of {tuple(key)}, got {kind!r}")
+
+    def sides(instance) -> Sides:
+        m = instance["masks"]
+        return Sides(coverage(m), coverage_references(head_fractions(m))[key[kind]])
+
+    return sides
+
+
+def independent_sides(instance) -> Sides:
+    """E[coverage] by enumeration vs 1 − Π(1 − p_h), for ``{"p": (..., H), "n": int}``.
+
+    >>> s = independent_sides({"p": np.array([0.8, 0.8, 0.8]), "n": 2})
+    >>> round(float(s.lhs), 12), round(float(s.rhs), 12)
+    (0.992, 0.992)
+    """
+    p = np.asarray(instance["p"], dtype=np.float64)
+    return Sides(expected_coverage_independent(p, int(instance["n"])), coverage_references(p)["independent"])
+
+
+@st.composite
+def _mask_instances(draw):
+    H = draw(st.integers(1, 5))
+    N = draw(st.integers(1, 8))
+    flat = draw(st.lists(st.booleans(), min_size=H * N, max_size=H * N))
+    return {"masks": np.array(flat, dtype=bool).reshape(H, N)}
+
+
+def _mask_sweep(rng: np.random.Generator, size: int) -> dict:
+    H = int(rng.integers(1, 7))
+    N = int(rng.integers(1, 33))
+    density = rng.uniform(0, 1, size=(size, H, 1))
+    masks = rng.uniform(size=(size, H, N)) < density
+    k = size // 4
+    if k:  # a quarter with nested sets (the worst case) and disjoint-ish sets
+        base = rng.uniform(size=(k, 1, N))
+        masks[:k] = base < density[:k]
+    return {"masks": masks}
+
+
+@st.composite
+def _independent_instances(draw):
+    H = draw(st.integers(1, 4))
+    n = draw(st.integers(1, max(1, min(4, 8 // H))))
+    p = draw(st.lists(st.floats(0.0, 1.0, allow_nan=False), min_size=H, max_size=H))
+    return {"p": np.array(p), "n": n}
+
+
+def _independent_sweep(rng: np.random.Generator, size: int) -> dict:
+    H = int(rng.integers(1, 5))
+    n = int(rng.integers(1, max(1, min(4, 8 // H)) + 1))
+    p = rng.uniform(0, 1, size=(size, H))
+    p[: size // 8] = rng.choice([0.0, 0.2, 0.5, 0.8, 1.0], size=(size // 8, H))
+    return {"p": p, "n": n}
+
+
+def _symbolic_transcribed() -> Proof:
+    res = derive_coverage()
+    return Proof(
+        False,
+        "identical heads: N = 2, H = 2, both separate token 0: coverage 1/2 < 1 - (1 - 1/2)^2 = 3/4",
+        counterexample=dict(IDENTICAL_HEADS),
+        lhs=float(res["counterexample_coverage"].expr),
+        rhs=float(res["counterexample_rhs"].expr),
+    )
+
+
+def _symbolic_independent() -> Proof:
+    derive_coverage()
+    return Proof.from_chain(
+        h1_chains()["independent"],
+        "P(i missed) = prod_h (1 - p_h) by independence; linearity of expectation over the N tokens "
+        "(inclusion-exclusion identity also checked for H <= 5)",
+    )
+
+
+def _symbolic_union() -> Proof:
+    return Proof(None, "argued (no checked chain yet): |union S_h| <= sum |S_h| (subadditivity of counting) and <= N")
+
+
+def _symbolic_worst() -> Proof:
+    return Proof(None, "argued (no checked chain yet): S_h is a subset of the union for every h, so |union| >= max_h |S_h|; identical sets attain it")
+
+
+def _symbolic_paper_numbers() -> Proof:
+    res = derive_coverage()
+    value = res["paper_example"].expr
+    return Proof.from_chain(h1_chains()["paper_numbers"], f"1 - (1 - 4/5)^3 = {value} >= 99/100")
+
+
+CLAIM = Claim(
+    id="H1",
+    title="H1: multi-head coverage 1 - (1 - p)^H (Discussion)",
+    source="arXiv 2508.17821, Discussion (full text): independent heads each separating a fraction p",
+    statement=(
+        "If each of H heads separates each token of the top set independently with probability p, the expected "
+        "covered fraction is 1 - (1 - p)^H. Without independence only max_h p_h <= coverage <= min(1, sum_h p_h) "
+        "holds, and both ends are attained."
+    ),
+    transcription="H independent heads, each separating a fraction p of the top set, cover 1 - (1 - p)^H of it",
+    transcription_latex=r"c = 1 - (1-p)^H",
+    hypotheses=(
+        Hypothesis("independent-heads", "token memberships are independent across heads (only `reconstructed`)"),
+    ),
+    readings=(
+        Reading(
+            "transcribed",
+            "any heads (no independence): coverage >= 1 - prod_h (1 - p_h)",
+            r"c \ge 1 - \prod_h (1 - p_h)",
+            relation=">=",
+            symbolic=_symbolic_transcribed,
+            strategy=_mask_instances,
+            sides=mask_sides("transcribed"),
+            sweep=_mask_sweep,
+            note="false: identical heads cover only p",
+        ),
+        Reading(
+            "reconstructed",
+            "independent memberships with P(i in S_h) = p_h: E[coverage] = 1 - prod_h (1 - p_h)",
+            r"\mathbb{E}[c] = 1 - \prod_h (1 - p_h)",
+            relation="==",
+            symbolic=_symbolic_independent,
+            strategy=_independent_instances,
+            sides=independent_sides,
+            sweep=_independent_sweep,
+        ),
+        Reading(
+            "union-bound",
+            "any heads: coverage <= min(1, sum_h p_h)",
+            r"c \le \min\{1, \textstyle\sum_h p_h\}",
+            relation="<=",
+            symbolic=_symbolic_union,
+            strategy=_mask_instances,
+            sides=mask_sides("union"),
+            sweep=_mask_sweep,
+        ),
+        Reading(
+            "worst-case",
+            "any heads: coverage >= max_h p_h (attained by identical heads)",
+            r"c \ge \max_h p_h",
+            relation=">=",
+            symbolic=_symbolic_worst,
+            strategy=_mask_instances,
+            sides=mask_sides("worst"),
+            sweep=_mask_sweep,
+        ),
+        Reading(
+            "paper-numbers",
+            "p = 0.8, H = 3 under independence: 1 - 0.2^3 = 0.992 >= 0.99",
+            r"1 - (1 - 0.8)^3 \ge 0.99",
+            relation=">=",
+            symbolic=_symbolic_paper_numbers,
+        ),
+    ),
+    proof=__doc__,
+    symbolic_form=lambda: {k: v.expr for k, v in derive_coverage().items()},
+    derivations=("H1",),
+    order=9,
+)

@@ -1,0 +1,81 @@
+"""Multi-head coverage (the paper's Discussion): independence, union bound, worst case.
+
+H heads separate subsets S_h of a top set of N tokens, fractions p_h = |S_h|/N; the coverage is
+c = |∪ S_h|/N. Under independent memberships E[c] = 1 − Π(1 − p_h) (inclusion–exclusion);
+for any heads max_h p_h ≤ c ≤ min(1, Σ p_h), both attained.
+
+>>> derive_coverage()["paper_example"].expr
+124/125
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import sympy as sp
+
+from attnbounds.theory.derivation import Result, is_identity, register
+from attnbounds.theory.proof import Chain, Context, Prob, by
+
+__all__ = ["derive_coverage", "h1_chains"]
+
+
+@register("H1", "Multi-head coverage: independence, union bound and worst case")
+def derive_coverage() -> dict[str, Result]:
+    """Exact facts behind H1.
+
+    * inclusion–exclusion under independence: Σ_{∅≠A⊆[H]} (−1)^{|A|+1} Π_{h∈A} p_h = 1 − Π_h (1 − p_h),
+      checked for H = 1..5;
+    * the paper's example 1 − (1 − 4/5)³ = 124/125 ≥ 99/100;
+    * the identical-heads counterexample: coverage 1/2 < 3/4.
+    """
+    for H in range(1, 6):
+        p = sp.symbols(f"p1:{H + 1}")
+        incl_excl = sum(
+            (-1) ** (len(A) + 1) * sp.Mul(*[p[h] for h in A])
+            for r in range(1, H + 1)
+            for A in itertools.combinations(range(H), r)
+        )
+        if not is_identity(incl_excl, 1 - sp.Mul(*[1 - x for x in p])):
+            raise AssertionError(f"H1: inclusion-exclusion, H = {H}")
+    p_, H_ = sp.symbols("p H", positive=True)
+    paper = (1 - (1 - p_) ** H_).subs({p_: sp.Rational(4, 5), H_: 3})
+    if not paper - sp.Rational(99, 100) > 0:
+        raise AssertionError("H1: the paper's example")
+    return {
+        "independent": Result(1 - (1 - p_) ** H_, note="E[coverage] for independent heads, each with fraction p"),
+        "union_bound": Result(sp.Min(1, H_ * p_), note="upper bound for any heads; disjoint sets attain it"),
+        "worst_case": Result(p_, note="lower bound for any heads; identical sets attain it"),
+        "paper_example": Result(paper, maximizer={"p": "4/5", "H": 3}, note=">= 99/100"),
+        "counterexample_coverage": Result(sp.Rational(1, 2), maximizer={"masks": [[1, 0], [1, 0]]}),
+        "counterexample_rhs": Result(1 - (1 - sp.Rational(1, 2)) ** 2),
+    }
+
+
+@functools.lru_cache(maxsize=1)
+def h1_chains() -> dict:
+    """Checked chains behind H1: ``"independent"`` (E[c] = 1 − Π_h (1 − p_h) from linearity of
+    expectation and independence, any N and H) and ``"paper_numbers"`` (1 − (1/5)³ ≥ 99/100).
+
+    >>> all(c.complete for c in h1_chains().values())
+    True
+    """
+    i = sp.Symbol("i", integer=True, positive=True)
+    h = sp.Symbol("h", integer=True, positive=True)
+    N, H = sp.symbols("N H", integer=True, positive=True)
+    p = sp.Function("p")
+    missed = sp.Function("missed")  # the event "token i is in no head's set"
+    Ec = sp.Symbol("E_c")
+    prod = sp.Product(1 - p(h), (h, 1, H))
+    ctx = Context({
+        "linearity": sp.Eq(Ec, sp.Sum((1 - Prob(missed(i))) / N, (i, 1, N))),
+        "independence": sp.Eq(Prob(missed(i)), prod),
+    })
+    ind = (Chain(Ec, ctx)
+           .eq(sp.Sum((1 - Prob(missed(i))) / N, (i, 1, N)), by.hypothesis("linearity"))
+           .eq(sp.Sum((1 - prod) / N, (i, 1, N)), by.hypothesis("independence"))
+           .eq(1 - prod, by.identity()))
+    paper = Chain(1 - (1 - sp.Rational(4, 5)) ** 3).ge(sp.Rational(99, 100), by.algebra())
+    return {"independent": ind.prove(Ec, "==", 1 - prod),
+            "paper_numbers": paper.prove(1 - (1 - sp.Rational(4, 5)) ** 3, ">=", sp.Rational(99, 100))}
