@@ -47,7 +47,7 @@ $B$ carries a trailing term $-R\,(1-\bar\alpha_N)$, so
 $$\text{transcribed} - B = (R - 1)(1 - \bar\alpha_N).$$
 
 * **On the unit sphere** (the paper's experiments, Assumption 1 with $M = 1$) $R = 1$ and the
-  transcription *is* $B$, attained by the antipodal witness (reading
+  transcription *is* $B$: proved, and attained by the antipodal witness (reading
   `transcribed-sphere`).
 * **For arbitrary embeddings** the transcription holds for every configuration with given
   $\alpha, N, d_1, R$ exactly when $R \ge 1$ or $\bar\alpha_N = 1$ (reading
@@ -68,17 +68,12 @@ defines it as the largest selected–non-selected distance, and $R$ as the large
 | reading | before | now | why |
 |---|---|---|---|
 | `transcribed` | falsified ($\alpha=(\tfrac12,\tfrac12)$, $x=(1,-1)$: $1 > \tfrac12$) | falsified, new witness $x = (\tfrac12,-\tfrac12)$: $\tfrac12 > \tfrac14$ | the old counterexample is an *equality* with the paper's $d_1 = 2$; the formula fails only when $R < 1$ |
-| `transcribed-sphere` | (new) | proved when every chain checks, else holds | on the unit sphere the trailing $-(1-\bar\alpha_N)$ is exactly the sharp $-R(1-\bar\alpha_N)$ |
-| `transcribed-if-R-ge-1` | (new) | proved when every chain checks, else holds | transcribed $= B + (R-1)(1-\bar\alpha_N)$ |
-| `reconstructed` | proved, $(1-\bar\alpha_N)d_1 + (L-N)\bar\alpha_N R$ (old $d_1$) | $B$ above: proved when every chain checks, else holds | a sharper bound with the paper's $d_1$: the trailing term survives as $-R(1-\bar\alpha_N)$ |
+| `transcribed-sphere` | (new) | proved | on the unit sphere the trailing $-(1-\bar\alpha_N)$ is exactly the sharp $-R(1-\bar\alpha_N)$ |
+| `transcribed-if-R-ge-1` | (new) | proved | transcribed $= B + (R-1)(1-\bar\alpha_N)$ |
+| `reconstructed` | proved, $(1-\bar\alpha_N)d_1 + (L-N)\bar\alpha_N R$ (old $d_1$) | proved, $B$ above | a sharper bound with the paper's $d_1$: the trailing term survives as $-R(1-\bar\alpha_N)$ |
 | `sharp` | proved (witness $x_i = -d_1 e$) | proved (witness $x_i = (R-d_1)e$) | the witness for $B$ |
 | `transcribed-d1-norm` | was `transcribed` | falsified | the old reading, kept so the change stays visible |
-| `reconstructed-d1-norm` | was `reconstructed` | proved when every chain checks, else holds | the old bound, still true and sharp under the old reading |
-
-The proofs are checked chains: the per-token bound, the sum over the non-selected tokens and
-the witness for every $N$ and $L$, and the centroid lemma ($\|c\| \le R$, $\|x_i - c\| \le d_1$ for a
-weighted mean $c$ of the selected embeddings) with $N = 3$. A reading is `proved` only when all
-its chains check under the current proof kernel; otherwise it is reported as `holds`.
+| `reconstructed-d1-norm` | was `reconstructed` | proved | the old bound, still true and sharp under the old reading |
 
 ## Why normalization is needed
 

@@ -519,15 +519,19 @@ def _centroid_chains():
 
     norms_y = [Norm(yj) for yj in y]
     dists = [Norm(xi - yj) for yj in y]
+    # the lemma's hypotheses (‖y_j‖ ≤ R, ‖x_i − y_j‖ ≤ d_1) stand in each chain's context, so
+    # the termwise steps' term chains, which run under the step's context, can use them
+    ctx_R = Context({f"h{j}": sp.Le(n, R) for j, n in enumerate(norms_y)})
+    ctx_d = Context({f"h{j}": sp.Le(n, d_1) for j, n in enumerate(dists)})
     norm_c = (
-        Chain(Norm(c))
+        Chain(Norm(c), ctx_R)
         .le(sum(wj * n for wj, n in zip(w, norms_y)), by.jensen(Norm, weights=w, points=list(y)))
         .le(sum(wj * R for wj in w), by.termwise(pairs=[(wj * n, wj * R) for wj, n in zip(w, norms_y)],
                                                  term=terms(norms_y, R, "R")))
         .eq(R, by.identity())
     ).prove(Norm(c), "<=", R)
     dist = (
-        Chain(Norm(xi - c))
+        Chain(Norm(xi - c), ctx_d)
         .eq(Norm(sum(wj * (xi - yj) for wj, yj in zip(w, y))), by.identity())
         .le(sum(wj * n for wj, n in zip(w, dists)), by.jensen(Norm, weights=w, points=[xi - yj for yj in y]))
         .le(sum(wj * d_1 for wj in w), by.termwise(pairs=[(wj * n, wj * d_1) for wj, n in zip(w, dists)],

@@ -129,11 +129,10 @@ def test_old_counterexample_is_an_equality_under_the_paper_d1():
 
 def test_verdicts():
     rows = {r.name: judge_reading(CLAIM, r, budget=SMALL) for r in CLAIM.readings}
+    assert {k: v["verdict"] for k, v in rows.items()} == EXPECTED
     for name, row in rows.items():
-        want = EXPECTED[name]
-        if want == "proved" and row["proof"]["status"] != "checked":
-            want = "holds"  # proved needs every step checked
-        assert row["verdict"] == want, row
+        if EXPECTED[name] == "proved":  # every T1i proof is a fully checked chain
+            assert row["proof"]["status"] == "checked", row
         assert row["conflict"] is None and row["error"] is None, row
         if EXPECTED[name] == "proved":  # every proved reading still passes the numeric search
             assert "no counterexample" in row["detail"]["sweep"], row
@@ -160,13 +159,11 @@ def test_bound_terms_validates():
         t1.sweep_instances(np.random.default_rng(0), 0)
 
 
-def test_the_main_chains_check():
-    from attnbounds.theory.distance import t1i_chains
-
-    chains = t1i_chains()
-    for name in ("per_token", "sum", "sphere", "R_ge_1", "witness", "d1_norm"):
-        assert chains[name].complete, (name, chains[name].first_failure)
-    assert CLAIM.reading("sharp").symbolic().chain.complete
+@pytest.mark.parametrize("name", [k for k, v in EXPECTED.items() if v == "proved"])
+def test_proved_readings_carry_complete_checked_chains(name):
+    proof = CLAIM.reading(name).symbolic()
+    assert proof.status is True and proof.chain is not None and proof.chain.complete
+    assert proof.checked == proof.steps > 0
 
 
 def test_dropping_a_hypothesis_breaks_the_per_token_chain():
@@ -176,3 +173,19 @@ def test_dropping_a_hypothesis_breaks_the_per_token_chain():
     for name in ("centroid-distance", "centroid-norm"):
         broken = chain.chain.prove(chain.goal[0], "<=", chain.goal[2], ctx=chain.chain.ctx.without(name))
         assert not broken.complete
+
+
+def test_centroid_lemma_chains_check_and_need_their_hypotheses():
+    import sympy as sp
+
+    from attnbounds.theory.distance import _centroid_chains
+    from attnbounds.theory.proof import Chain, Context
+
+    for chain_check in _centroid_chains():
+        assert chain_check.complete, chain_check.first_failure
+        chain = chain_check.chain
+        # drop one hypothesis ‖·‖ ≤ bound: the termwise step can no longer be checked
+        kept = dict(list(chain.ctx.hypotheses.items())[1:])
+        weakened = Chain(chain.start, Context(kept), chain.steps)
+        lhs, rel, rhs = chain_check.goal
+        assert not weakened.prove(lhs, rel, rhs).complete
