@@ -129,6 +129,15 @@ def test_main_term_known_value():
 
 
 @given(attention_configs())
+@example(
+    cfg={
+        "logits": np.array([-10.0, -10, -10, -10, 0, 0]),
+        "T": 1.0,
+        "weights": softmax(np.array([-10.0, -10, -10, -10, 0, 0])),
+        "x": np.array([[1.0], [-1], [1], [-1], [1], [-1]]),
+        "n": 3,
+    }
+)
 def test_separability_matches_naive(cfg):
     w, x, n = cfg["weights"], cfg["x"], cfg["n"]
     L = len(w)
@@ -137,8 +146,13 @@ def test_separability_matches_naive(cfg):
     s = [sum(w[j] * x[j][k] for j in order) for k in range(d)]
     D = [math.sqrt(sum((w[i] * x[i][k] - s[k]) ** 2 for k in range(d))) for i in range(L)]
     for r in (0.0, 0.1, 0.5, 2.0):
-        want = sum(D[i] <= r for i in order) / n
-        assert separability(w, x, n, r) == pytest.approx(want)
+        # D_i is summed in another order here than in the kernel, so a D_i within rounding of
+        # r may fall on either side (ties in w put D_i = 0 exactly at r = 0): bracket the count
+        tol = 1e-12 * (1 + max(D))
+        at_least = sum(D[i] <= r - tol for i in order) / n
+        at_most = sum(D[i] <= r + tol for i in order) / n
+        got = separability(w, x, n, r)
+        assert at_least - 1e-15 <= got <= at_most + 1e-15, (r, got, at_least, at_most)
 
 
 def test_separability_batched_radius():
