@@ -49,12 +49,14 @@ def row_ns_over_n(w, x, n) -> float:
 
 
 def row_bound(w, x, n) -> float:
-    """T1(i): (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R with d_1 = max_{i∉I_N}‖x_i‖, R = max_{j∈I_N}‖x_j‖."""
+    """T1(i): (1 − ᾱ_N) d_1 + R((L − N) ᾱ_N − (1 − ᾱ_N)) with the paper's
+    d_1 = max_{i∉I_N, j∈I_N}‖x_i − x_j‖ and R = max_{j∈I_N}‖x_j‖ (on the unit sphere this is
+    the paper's formula)."""
     sel = top_set(w, n)
     mass = sum(w[j] for j in sel)
-    d1 = max(float(np.linalg.norm(x[i])) for i in range(len(w)) if i not in sel)
+    d1 = max(float(np.linalg.norm(x[i] - x[j])) for i in range(len(w)) if i not in sel for j in sel)
     R = max(float(np.linalg.norm(x[j])) for j in sel)
-    return (1 - mass) * d1 + (len(w) - n) * mass * R
+    return (1 - mass) * d1 + R * ((len(w) - n) * mass - (1 - mass))
 
 
 def row_expectation(w, x, n) -> float:
@@ -75,7 +77,9 @@ def row_e1_numpy(w, x, n) -> tuple:
     mask = att.top_n_mask(w, n)
     norms = np.linalg.norm(x, axis=-1)
     mass = float(att.selected_mass(w, n))
-    bound = (1 - mass) * norms[~mask].max() + (len(w) - n) * mass * norms[mask].max()
+    d1 = np.linalg.norm(x[~mask][:, None, :] - x[mask][None, :, :], axis=-1).max()  # paper's d_1
+    R = norms[mask].max()
+    bound = (1 - mass) * d1 + R * ((len(w) - n) * mass - (1 - mass))
     return float(att.cumulative_distance(w, x, n)), bound, float(selection.random_selection_main_term(w, x, n))
 
 

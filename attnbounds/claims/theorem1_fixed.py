@@ -103,6 +103,8 @@ from attnbounds.theory.distance import (
 
 __all__ = [
     "CLAIM",
+    "bound",
+    "bound_d1_norm",
     "bound_terms",
     "sides_reconstructed",
     "sides_transcribed",
@@ -151,10 +153,27 @@ def bound_terms(instance: dict) -> dict:
     }
 
 
-def _bound(t: dict) -> np.ndarray:
-    # B = (1 − ᾱ_N) d_1 + R((L − N) ᾱ_N − (1 − ᾱ_N))
+def bound(t: dict) -> np.ndarray:
+    """The right side of ``T1i:reconstructed`` from its ingredients, B = (1 − ᾱ_N) d_1 +
+    R((L − N) ᾱ_N − (1 − ᾱ_N)) with the paper's d_1; ``t`` has ``alpha_N``, ``d_1``, ``R``,
+    ``L`` and ``n`` (arrays broadcast). The experiments take E1/E2's bound from here.
+
+    >>> float(bound({"alpha_N": 0.5, "d_1": 2.0, "R": 1.0, "L": 2, "n": 1}))
+    1.0
+    """
     a = t["alpha_N"]
     return (1 - a) * t["d_1"] + t["R"] * ((t["L"] - t["n"]) * a - (1 - a))
+
+
+def bound_d1_norm(t: dict) -> np.ndarray:
+    """The right side of ``T1i:reconstructed-d1-norm`` (the old reading of d_1, key ``d_1_norm``):
+    (1 − ᾱ_N) d_1 + (L − N) ᾱ_N R.
+
+    >>> float(bound_d1_norm({"alpha_N": 0.5, "d_1_norm": 1.0, "R": 1.0, "L": 2, "n": 1}))
+    1.0
+    """
+    a = t["alpha_N"]
+    return (1 - a) * t["d_1_norm"] + (t["L"] - t["n"]) * a * t["R"]
 
 
 def _transcribed(t: dict, d1_key: str = "d_1") -> np.ndarray:
@@ -171,7 +190,7 @@ def sides_reconstructed(instance: dict) -> Sides:
     (0.5, 0.5)
     """
     t = bound_terms(instance)
-    return Sides(t["d_tilde"], _bound(t))
+    return Sides(t["d_tilde"], bound(t))
 
 
 def sides_transcribed(instance: dict) -> Sides:
@@ -219,8 +238,7 @@ def sides_reconstructed_d1_norm(instance: dict) -> Sides:
     (1.0, 1.0)
     """
     t = bound_terms(instance)
-    a = t["alpha_N"]
-    return Sides(t["d_tilde"], (1 - a) * t["d_1_norm"] + (t["L"] - t["n"]) * a * t["R"])
+    return Sides(t["d_tilde"], bound_d1_norm(t))
 
 
 def sides_transcribed_d1_norm(instance: dict) -> Sides:

@@ -88,11 +88,19 @@ def ks_grid(L: int) -> np.ndarray:
 
 
 def _t1_bound_candidates(terms: dict, t, n: int) -> dict:
-    """Candidate forms of the T1(i) right side from the kernel's ingredients (rows of length t)."""
+    """Candidate forms of the T1(i) right side from the kernel's ingredients (rows of length t).
+
+    The formulas are the claim module's own (:func:`attnbounds.claims.theorem1_fixed.bound`
+    with the paper's d_1, and ``bound_d1_norm`` with the old reading); only the ingredients
+    come from the kernel."""
+    from attnbounds.claims import theorem1_fixed as t1i
+
     out = {}
-    for name in ("d1_norm", "d1_pair"):
-        if name in terms:
-            out[name] = (1 - terms["mass"]) * terms[name] + (t - n) * terms["mass"] * terms["R"]
+    common = {"alpha_N": terms["mass"], "R": terms["R"], "L": t, "n": n}
+    if "d1_norm" in terms:
+        out["d1_norm"] = t1i.bound_d1_norm({**common, "d_1_norm": terms["d1_norm"]})
+    if "d1_pair" in terms:
+        out["d1_pair"] = t1i.bound({**common, "d_1": terms["d1_pair"]})
     return out
 
 
