@@ -33,12 +33,13 @@ class PluginError(ImportError):
 
 def import_module_or_file(module_name: str, *, what: str = "spec") -> ModuleType:
     """Import ``pkg.module`` (also from the current directory, as ``python -m`` would) or a
-    ``path/to/file.py`` (imported once per absolute path)."""
+    ``path/to/file.py`` (imported once per path and content: an edited file is imported anew)."""
     if module_name.endswith(".py"):
         path = os.path.abspath(module_name)
         if not os.path.isfile(path):
             raise PluginNotFound(f"{what}: no such file {module_name!r}")
-        key = "_attnbounds_plugin_" + hashlib.sha1(path.encode()).hexdigest()[:16]
+        with open(path, "rb") as fh:
+            key = "_attnbounds_plugin_" + hashlib.sha256(path.encode() + fh.read()).hexdigest()[:16]
         if key in sys.modules:
             return sys.modules[key]
         spec = importlib.util.spec_from_file_location(key, path)

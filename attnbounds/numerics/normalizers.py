@@ -72,10 +72,7 @@ attention scaling (logn).
 
 from __future__ import annotations
 
-import hashlib
-import importlib
 import importlib.metadata
-import importlib.util
 import math
 import numbers
 import re
@@ -876,42 +873,16 @@ def _lookup(base: str) -> AttentionNormalizer:
 
 
 def _import_plugin_module(module_name: str):
-    """Import ``pkg.module`` (also from the current directory, as ``python -m`` would) or a
-    ``path/to/file.py``."""
-    import os
-    import sys
+    """Import ``pkg.module`` or ``path/to/file.py`` through :func:`attnbounds.plugins.import_module_or_file`
+    (keyed on the file's content, so an edited plug-in is imported anew), with this module's errors."""
+    from attnbounds import plugins
 
-    if module_name.endswith(".py"):
-        path = os.path.abspath(module_name)
-        if not os.path.isfile(path):
-            raise NormalizerNotFound(f"name_or_spec: no such file {module_name!r}")
-        with open(path, "rb") as fh:  # keyed on the bytes: an edited plug-in file is imported anew
-            key = f"_attnbounds_plugin_{hashlib.sha256(path.encode() + fh.read()).hexdigest()[:16]}"
-        if key in sys.modules:
-            return sys.modules[key]
-        spec = importlib.util.spec_from_file_location(key, path)
-        module = importlib.util.module_from_spec(spec)
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:
-            raise PluginError(f"name_or_spec: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
-        sys.modules[key] = module
-        return module
     try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        cwd = os.getcwd()
-        if exc.name and module_name.startswith(exc.name) and cwd not in sys.path and "" not in sys.path:
-            sys.path.insert(0, cwd)
-            try:
-                return importlib.import_module(module_name)
-            except ImportError:
-                pass
-            finally:
-                sys.path.remove(cwd)
-        raise NormalizerNotFound(f"name_or_spec: cannot import module {module_name!r} ({exc})") from exc
-    except ImportError as exc:
-        raise NormalizerNotFound(f"name_or_spec: cannot import module {module_name!r} ({exc})") from exc
+        return plugins.import_module_or_file(module_name, what="name_or_spec")
+    except plugins.PluginNotFound as exc:
+        raise NormalizerNotFound(str(exc)) from exc
+    except plugins.PluginError as exc:
+        raise PluginError(str(exc)) from exc
 
 
 def _coerce(obj, name: str, what: str) -> AttentionNormalizer:
