@@ -28,15 +28,19 @@ def _name_list(text: str | None):
     return tuple(v.strip() for v in text.split(",") if v.strip())
 
 
-# ExperimentSettings field -> the option that sets it (errors name the option, not the field)
-_FLAGS = {"mc_samples": "--mc-samples", "ks_grid": "--ks-grid", "radius_multiplier": "--radius",
-          "radius_multipliers": "--radius"}
+# ExperimentSettings fields whose option is not "--" + the field with "-" for "_" (errors name
+# the option, not the field)
+_FLAGS = {"radius_multiplier": "--radius", "radius_multipliers": "--radius"}
 
 
 def _settings_error(err: ValueError) -> UsageError:
     text = str(err)
     field, sep, rest = text.partition(": ")
-    return UsageError(f"{_FLAGS[field]}: {rest}" if sep and field in _FLAGS else text)
+    if not sep or not field.isidentifier():
+        return UsageError(text)
+    flag = _FLAGS.get(field, "--" + field.replace("_", "-"))
+    options = {o for p in reproduce.params for o in getattr(p, "opts", ())}
+    return UsageError(f"{flag}: {rest}" if flag in options else text)
 
 
 def _verify(directory: str) -> None:

@@ -75,6 +75,12 @@ def test_settings_errors_name_the_flag(tmp_path, no_model_load, flag, value):
     assert "mc_samples" not in line and "ks_grid" not in line
 
 
+@pytest.mark.parametrize("flag, value, field", [("--ks-alpha", "2", "ks_alpha"), ("--e5-length", "1", "e5_length")])
+def test_paper_protocol_settings_errors_name_the_flag(tmp_path, no_model_load, flag, value, field):
+    line = _one_line_error(_reproduce(tmp_path, flag, value), f"{flag}: ")
+    assert field not in line
+
+
 @pytest.mark.parametrize("spec, fragment", [("os:sep", "is not a normalizer"),
                                             ("numpy:exp", "rows must sum to 1"),
                                             ("nosuch", "unknown normalizer")])
