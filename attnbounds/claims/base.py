@@ -144,6 +144,8 @@ class Hypothesis:
     ``drop`` exhibits why it is needed: a counterexample to the claim's conclusion in a
     setting where only this hypothesis fails (a :class:`Proof` with ``status=False``).
     ``admits`` decides it for a whole normalizer (see :meth:`holds_for`).
+    ``names`` are the names this hypothesis has in the contexts of the proof chains (e.g.
+    ``"t>0"`` for r < ξ_i), so that the mutation tests judge dropping it there by ``drop``.
     """
 
     name: str
@@ -151,6 +153,7 @@ class Hypothesis:
     check: Callable[[Instance], Any] | None = None
     drop: Callable[[], Proof] | None = None
     admits: Callable[[Any], bool] | None = None
+    names: tuple[str, ...] = ()
 
     def holds_for(self, normalizer) -> bool | None:
         """Whether every output of ``normalizer`` satisfies this hypothesis (None: unknown).

@@ -412,7 +412,8 @@ def entry_bound_check(bound=None):
     SymPy, and the identity steps rewrite them as α_i(1 − α_i)/T and −α_i α_j/T.
     """
     T = sp.Symbol("T", real=True)
-    li, lj, R = sp.symbols("l_i l_j R", real=True)
+    li, lj = sp.symbols("l_i l_j", real=True)
+    R = sp.Symbol("R", nonnegative=True)  # a sum of exponentials (0 when L = 2)
     p, q = sp.symbols("alpha_i alpha_j", real=True)
     bound = 1 / (4 * T) if bound is None else bound
     Ei, Ej = sp.exp(li / T), sp.exp(lj / T)

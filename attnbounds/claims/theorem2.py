@@ -653,7 +653,8 @@ CLAIM = Claim(
     hypotheses=(
         Hypothesis("sphere_iid", "x_i i.i.d. uniform on the sphere of radius M in R^d, independent of alpha"),
         Hypothesis("r_positive", "r > 0 (Markov side)"),
-        Hypothesis("r_le_xi", "r <= xi_i for every i in I_N (upper side with (r - xi_i)^2)", drop=_drop_condition),
+        Hypothesis("r_le_xi", "r <= xi_i for every i in I_N (upper side with (r - xi_i)^2)", drop=_drop_condition,
+                   names=("t>0",)),  # the chains' t_i = xi_i - r > 0
     ),
     readings=(
         _reading(

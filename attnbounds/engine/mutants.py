@@ -6,20 +6,25 @@ proof chain when it has one):
 
 ``scaled``
     the right side scaled by 1 ∓ 10⁻³ in the wrong direction (tighter: ``rhs − 10⁻³|rhs|``
-    for ``<=``, ``rhs + 10⁻³|rhs|`` for ``>=`` and ``==``);
+    for ``<=``, ``rhs + 10⁻³|rhs|`` for ``>=`` and ``==``; a right side 0 is shifted by
+    ∓ 10⁻³ instead, since scaling it would not change the statement);
 ``flipped``
     the relation reversed (``<=`` ↔ ``>=``; not for ``==``);
 ``dropped-term:<k>``
     one term of the right side of the proof's goal removed (only where that side is a sum);
 ``dropped-hypothesis:<name>``
     one hypothesis removed: from the proof's context (the kernel re-checks the chain without
-    it), and, where the claim has a drop demonstration of that name, judged by it. A chain
-    that still checks is a defect only when the drop demonstration shows the hypothesis is
-    needed; otherwise the hypothesis is superfluous and the row says so (``undecided``).
+    it), and, where the claim has a drop demonstration of that name (or of a claim hypothesis
+    whose ``names`` list it), judged by it. A chain that still checks is a defect only when
+    something shows the hypothesis is needed; otherwise the hypothesis is superfluous and the
+    row says so (``undecided``).
 
-A mutant is judged by the proof kernel (its mutated chain must not check) and by the
-numeric methods of the reading (Hypothesis, sweep, Monte Carlo) on the mutated sides; the
-interval certificate is not re-run (its bounds are fixed in code). Verdicts:
+A mutant is judged by the proof kernel (its mutated chain must not check), by the numeric
+methods of the reading (Hypothesis, sweep, Monte Carlo) on the mutated sides, and by a
+search for values of the proof's own symbols that meet the hypotheses the mutant keeps and
+break its mutated goal (:mod:`attnbounds.engine.refute`; for ``scaled`` and ``flipped`` only
+the first part, which carries the reading's statement). The interval certificate is not
+re-run (its bounds are fixed in code). Verdicts:
 
 ``falsified``
     a counterexample to the mutated statement: the mutant is killed;
@@ -106,8 +111,17 @@ class MutationReport:
 
 def _tighter(rhs, lhs, relation):
     rhs = np.asarray(rhs, dtype=float)
-    step = DELTA * np.abs(rhs)
+    step = np.where(rhs == 0, DELTA, DELTA * np.abs(rhs))  # a zero side is shifted, not scaled
     return rhs - step if relation == "<=" else rhs + step
+
+
+def _scaled_goal(goal):
+    """The goal's right side made tighter: scaled by 1 ∓ 10⁻³, or shifted by ∓ 10⁻³ where it is 0
+    (scaling 0 would leave the statement unchanged)."""
+    lhs, rel, rhs = goal
+    if sp.sympify(rhs) == 0:
+        return lhs, rel, -sp.Rational(1, 1000) if rel == "<=" else sp.Rational(1, 1000)
+    return lhs, rel, rhs * _SCALE[rel]
 
 
 def _scaled_reading(reading: Reading) -> Reading:
@@ -163,6 +177,87 @@ def _kernel(parts, mutate: Callable, every: bool = False) -> tuple[bool, str]:
     return False, ("the kernel rejects it: " + reasons[0]) if reasons else ""
 
 
+# ----------------------------------------------------------------------------- refuting a part
+
+
+def _refute_parts(parts, mutate: Callable, label: str, seed: int, drop: str | None = None) -> tuple[str, str] | None:
+    """Search a counterexample to the mutated statement of each part (:mod:`.refute`): its
+    goal, mutated by ``mutate(goal) -> (lhs, relation, rhs)``, under its context (less
+    ``drop``). ("falsified", text) on the first part refuted; ("conflict", text) when the
+    counterexample satisfies the dropped hypothesis too (then the original part is false);
+    ("undecided", text) when no part is refuted; None when no part has a numeric form."""
+    from attnbounds.engine.refute import NoNumericForm, refute
+
+    notes, any_form = [], False
+    for k, part in parts:
+        lhs, rel, rhs = mutate(part.goal)
+        exact = _closed(lhs, rel, rhs)
+        if exact is not None:  # a statement about numbers only: decided exactly
+            any_form = True
+            text = f"{sp.sstr(lhs)} {rel} {sp.sstr(rhs)}"
+            if exact is False:
+                return "falsified", f"the {label} statement of part {k + 1} is false exactly: not {text}"
+            notes.append(f"statement still true: part {k + 1} is {text}, true exactly")
+            continue
+        try:
+            found = refute(lhs, rel, rhs, part.chain.ctx, drop=drop, seed=seed)
+        except NoNumericForm as exc:
+            notes.append(f"part {k + 1} has no numeric form ({exc})")
+            continue
+        any_form = True
+        if found.assignment is not None:
+            if drop is not None and found.dropped_violated is False:
+                return "conflict", f"part {k + 1} fails with every hypothesis met: {found.text()}"
+            where = f" without {drop!r} (which fails there)" if drop is not None else ""
+            return "falsified", _short(f"counterexample to the {label} statement of part {k + 1}{where}: {found.text()}", 400)
+        notes.append(f"part {k + 1}: {found.text()}")
+    if not any_form:
+        return None
+    return "undecided", "; ".join(notes)
+
+
+def _closed(lhs, rel, rhs) -> bool | None:
+    """The exact truth of a goal without free symbols (None when it has some, or SymPy
+    cannot decide)."""
+    d = sp.sympify(lhs) - sp.sympify(rhs)
+    if d.free_symbols or d.atoms(sp.Function):
+        return None
+    d = sp.nsimplify(d) if d.is_Float else sp.simplify(d)
+    sign = {"<=": d.is_nonpositive, ">=": d.is_nonnegative, "==": d.is_zero, "=": d.is_zero}[rel]
+    return None if sign is None else bool(sign)
+
+
+def _implied(ctx, name: str) -> str | None:
+    """How hypothesis ``name`` follows from the others of ``ctx`` (their equations used as
+    substitutions, their inequalities by the kernel's exact sign prover), or None."""
+    from attnbounds.engine.refute import _solve_equations
+    from attnbounds.theory.proof import BoundedDifferences, Lemma, _nonneg_form, prove_nonnegative
+
+    h = ctx.hypotheses.get(name)
+    if h is None or isinstance(h, (BoundedDifferences, Lemma)):
+        return None
+    kept = ctx.without(name)
+    rels = [r for k in kept.hypotheses for r in kept.relation(k)]
+    derived, _ = _solve_equations([r for r in rels if isinstance(r, sp.Eq)], set())
+    sub = lambda e: e.subs(dict(derived))  # noqa: E731
+    others = [sub(r) for r in rels if not isinstance(r, sp.Eq)]
+    for r in (h if isinstance(h, tuple) else (h,)):
+        if isinstance(r, sp.Eq):
+            if not is_identity_safe(sub(r.lhs), sub(r.rhs)):
+                return None
+            continue
+        form = _nonneg_form(r)
+        if form is None or not prove_nonnegative(sub(form[0]), others, strict=form[1]):
+            return None
+    return "it follows from the other hypotheses (" + ", ".join(kept.hypotheses) + "), proved exactly"
+
+
+def is_identity_safe(a, b) -> bool:
+    from attnbounds.theory.proof import is_identity
+
+    return is_identity(a, b, deep=True)
+
+
 # ----------------------------------------------------------------------------- judging
 
 
@@ -198,63 +293,113 @@ def _judge(row: MutantRow, kernel: tuple[bool, str], numeric: tuple[str, str] | 
     return row
 
 
+def _first(*judgements):
+    """The first falsifying (or conflicting) judgement, else the undecided texts joined;
+    None entries are skipped; None when all are None."""
+    seen = [j for j in judgements if j is not None]
+    for j in seen:
+        if j[0] in ("falsified", "conflict", "proved", "certified"):
+            return j
+    if not seen:
+        return None
+    return "undecided", "; ".join(t for _, t in seen if t)
+
+
 def mutate_reading(claim: Claim, reading: Reading, rid: str, budget: Budget, seed: int = 0) -> list[MutantRow]:
-    """Every mutant of one (proved or certified) reading, judged."""
+    """Every mutant of one (proved or certified) reading, judged.
+
+    Each mutant is judged by the kernel (the mutated chain must not check), by the reading's
+    numeric methods on the mutated sides where it has them, and by a search for values of the
+    proof's symbols that meet the (kept) hypotheses and break the mutated goal
+    (:func:`attnbounds.engine.refute.refute`); the rates stay honest: a mutant without a
+    counterexample stays ``undecided`` with the reason.
+    """
+    from attnbounds.theory.proof import Lemma
+
     proof = reading.symbolic() if reading.symbolic is not None else None
     parts = _parts(proof)
+    indexed = list(enumerate(parts))
+    main = indexed[:1]  # the first part carries the reading's statement (the others prove its facts)
     rel = reading.relation
     out: list[MutantRow] = []
     numeric_ok = reading.sides is not None or reading.montecarlo is not None
 
     # scaled
     row = MutantRow(rid, "scaled", f"rhs scaled by 1 {'-' if rel == '<=' else '+'} {DELTA:g} (tighter)")
-    kernel = _kernel(parts, lambda p: p.chain.prove(p.goal[0], p.goal[1], p.goal[2] * _SCALE[p.goal[1]]))
-    out.append(_judge(row, kernel, _numeric(claim, _scaled_reading(reading), budget, seed, "tightened") if numeric_ok else None,
-                      "the reading has no numeric sides"))
+    kernel = _kernel(parts, lambda p: p.chain.prove(*_scaled_goal(p.goal)))
+    numeric = _numeric(claim, _scaled_reading(reading), budget, seed, "tightened") if numeric_ok else None
+    if numeric is None or numeric[0] == "undecided":
+        numeric = _first(numeric, _refute_parts(main, _scaled_goal, "tightened", seed))
+    out.append(_judge(row, kernel, numeric, "the reading has no numeric sides"))
 
     # flipped
     if rel in _FLIP:
         row = MutantRow(rid, "flipped", f"relation {rel} replaced by {_FLIP[rel]}")
         kernel = _kernel(parts, lambda p: p.chain.prove(p.goal[0], _FLIP.get(p.goal[1], p.goal[1]), p.goal[2]))
-        out.append(_judge(row, kernel, _numeric(claim, _flipped_reading(reading), budget, seed, "flipped") if numeric_ok else None,
-                          "the reading has no numeric sides"))
+        numeric = _numeric(claim, _flipped_reading(reading), budget, seed, "flipped") if numeric_ok else None
+        if numeric is None or numeric[0] == "undecided":
+            numeric = _first(numeric, _refute_parts(main, lambda g: (g[0], _FLIP.get(g[1], g[1]), g[2]), "flipped", seed))
+        out.append(_judge(row, kernel, numeric, "the reading has no numeric sides"))
 
     # dropped terms of the goal's right side
-    for k, part in enumerate(parts):
+    for k, part in indexed:
         rhs = part.goal[2]
         if not isinstance(rhs, sp.Add):
             continue
         for j, term in enumerate(rhs.args):
             row = MutantRow(rid, f"dropped-term:{k + 1}.{j + 1}", f"term {sp.sstr(term)} dropped from the rhs of part {k + 1}")
             kernel = _kernel((part,), lambda p, t=term: p.chain.prove(p.goal[0], p.goal[1], p.goal[2] - t))
-            out.append(_judge(row, kernel, None, "the numeric sides have no form without this term"))
+            numeric = _refute_parts([(k, part)], lambda g, t=term: (g[0], g[1], g[2] - t), "mutated", seed)
+            out.append(_judge(row, kernel, numeric, "the part has no numeric form"))
 
     # dropped hypotheses: those of the proof's context, and the claim's own
     drops = {h.name: h for h in claim.hypotheses if h.drop is not None}
+    aliases = {n: h for h in claim.hypotheses if h.drop is not None for n in getattr(h, "names", ())}
     names = []
     for part in parts:
-        from attnbounds.theory.proof import Lemma
-
         names += [n for n, h in part.chain.ctx.hypotheses.items() if not isinstance(h, Lemma) and not n.startswith("definition")]
     names = list(dict.fromkeys(names + list(drops)))
     for name in names:
         row = MutantRow(rid, f"dropped-hypothesis:{name}", f"hypothesis {name!r} removed")
-        in_ctx = [p for p in parts if name in p.chain.ctx.hypotheses]
+        in_ctx = [(k, p) for k, p in indexed if name in p.chain.ctx.hypotheses]
         kernel = _kernel(parts, lambda p, n=name: p.chain.prove(*p.goal, ctx=p.chain.ctx.without(n))
                          if n in p.chain.ctx.hypotheses else p, every=True)
         if not in_ctx and parts:
             kernel = (False, "the proof does not name it (it is built into the proof's setting)")
         numeric = None
-        if name in drops:
-            drow = judge_hypothesis_drop(claim, drops[name], budget=budget)
-            numeric = ("falsified", drow.evidence) if drow.verdict == "falsified" else (drow.verdict, drow.evidence)
+        demo = drops.get(name) or aliases.get(name)
+        if demo is not None:
+            drow = judge_hypothesis_drop(claim, demo, budget=budget)
+            alias = "" if demo.name == name else f"{name!r} is the proof's form of the claim's hypothesis {demo.name!r}: "
+            numeric = ("falsified", alias + drow.evidence) if drow.verdict == "falsified" else (drow.verdict, alias + drow.evidence)
+        if numeric is None or numeric[0] != "falsified":
+            numeric = _first(numeric, _refute_parts(in_ctx, lambda g: g, "mutated", seed, drop=name))
         if kernel[0] and (numeric is None or numeric[0] != "falsified"):
             # the chain checks without it and nothing shows it is needed: the statement holds
             # without this hypothesis (a superfluous hypothesis), not a checker defect
             row.verdict = "undecided"
-            row.reason = "the proof checks without it and no drop demonstration needs it: the hypothesis is superfluous"
+            row.reason = _short(f"statement still true without {name!r}: the kernel checks the whole proof without it "
+                                "(a superfluous hypothesis)" + (f"; {numeric[1]}" if numeric else ""), 300)
             out.append(row)
             continue
+        if (numeric is None or numeric[0] != "falsified") and in_ctx:
+            # the kernel rejects the chain, but the statement may still be true: say so where
+            # each part either checks without the hypothesis or implies it from the others
+            whys = []
+            for k, p in in_ctx:
+                if p.chain.prove(*p.goal, ctx=p.chain.ctx.without(name)).complete:
+                    whys.append(f"part {k + 1} checks without it")
+                    continue
+                how = _implied(p.chain.ctx, name)
+                if how is None:
+                    whys = []
+                    break
+                whys.append(f"in part {k + 1} {how}")
+            if whys:
+                row.verdict = "undecided"
+                row.reason = _short(f"statement still true without {name!r}: " + "; ".join(whys) + f" ({kernel[1]})", 400)
+                out.append(row)
+                continue
         if kernel[0]:
             row.verdict, row.defect = "undecided", True
             row.reason = _short(f"DEFECT (conflict): the kernel checks the proof without {name!r}, but {numeric[1]}", 300)

@@ -281,18 +281,19 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
     >>> is_identity(p / (p + 1), 1 - 1 / (p + 1))
     True
     """
-    d = sp.sympify(lhs) - sp.sympify(rhs)
-    if d == 0 or sp.expand(d) == 0:
-        return True
-    if d.has(sp.Sum):  # finite sums with symbolic bounds: evaluate what SymPy can
-        d = d.doit()
+    try:
+        d = sp.sympify(lhs) - sp.sympify(rhs)
         if d == 0 or sp.expand(d) == 0:
             return True
-    try:
+        if d.has(sp.Sum):  # finite sums with symbolic bounds: evaluate what SymPy can
+            d = d.doit()
+            if d == 0 or sp.expand(d) == 0:
+                return True
         if sp.cancel(sp.together(d)) == 0:
             return True
         return deep and sp.simplify(d) == 0
-    except (sp.PolynomialError, NotImplementedError, TypeError):
+    except (sp.PolynomialError, NotImplementedError, TypeError, AttributeError, ValueError, sp.SympifyError):
+        # SymPy cannot handle the expression (e.g. a relation inside a Piecewise): not an identity
         return False
 
 

@@ -1,0 +1,587 @@
+r"""Numeric refutation of a proof's statement: search concrete values of a checked chain's
+symbols that satisfy its hypotheses and break its goal.
+
+The mutants of :mod:`attnbounds.engine.mutants` change a proof's statement (a goal
+``lhs <relation> rhs`` under a :class:`~attnbounds.theory.proof.Context`): a hypothesis is
+dropped, or a term of the goal's right side. The kernel must reject the mutated chain; this
+module shows, where it can, that the mutated *statement* is false, by exhibiting an
+assignment of every symbol of the statement (scalars, vectors, index functions ``a(i)``,
+indexed values ``F[j]``) that
+
+* respects each symbol's SymPy assumptions (positive, non-negative, integer),
+* satisfies every hypothesis that the mutant keeps (equations are solved for one symbol,
+  inequalities are checked at every index of the goal's sums; lemmas count as their proved
+  relation),
+* and violates the goal by more than rounding.
+
+Such an assignment is a counterexample to the mutated statement. Nothing here can make a
+statement stronger: a search that finds nothing says "no counterexample", never "true".
+Expressions with opaque parts (``Expect``, ``Prob``, ``Inner``, bounded differences) have
+no numeric form, and :func:`refute` says so.
+
+>>> import sympy as sp
+>>> from attnbounds.theory.proof import Context, Norm, vector
+>>> c = vector("c"); R = sp.Symbol("R", nonnegative=True)
+>>> found = refute(Norm(c), "<=", R, Context({}), seed=0)  # no hypothesis: ||c|| <= R is false
+>>> found.assignment is not None and found.lhs > found.rhs
+True
+>>> refute(Norm(c), "<=", R, Context({"h": Norm(c) <= R}), seed=0).assignment is None
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+__all__ = ["Refutation", "refute", "NoNumericForm"]
+
+#: Vector dimension of the search (2 holds every planar configuration the chains speak of).
+DIM = 2
+#: Largest value of an integer symbol (index bounds such as K = L − N).
+INT_MAX = 5
+#: Atoms of the finite probability space on which random variables are drawn.
+ATOMS = 3
+#: Relative and absolute margin by which the goal must fail (well above float rounding).
+RTOL, ATOL = 1e-6, 1e-9
+
+
+class NoNumericForm(ValueError):
+    """The statement has a part the numeric evaluator does not know (e.g. ``Expect``)."""
+
+
+@dataclass(frozen=True)
+class Refutation:
+    """The result of a search: ``assignment`` (symbol name -> value) and both sides of the
+    goal there, or ``assignment=None`` with ``tried`` assignments that met the hypotheses."""
+
+    assignment: dict | None
+    lhs: float | None = None
+    rhs: float | None = None
+    tried: int = 0
+    dropped_violated: bool | None = None
+
+    def text(self, digits: int = 4) -> str:
+        if self.assignment is None:
+            return f"no counterexample among {self.tried} assignment(s) that meet the hypotheses"
+        vals = ", ".join(f"{k}={_fmt(v, digits)}" for k, v in sorted(self.assignment.items()))
+        return f"lhs={_fmt(self.lhs, digits)}, rhs={_fmt(self.rhs, digits)} at {vals}"
+
+
+def _fmt(v, digits):
+    a = np.asarray(v, dtype=float)
+    if a.ndim == 0:
+        return f"{float(a):.{digits}g}"
+    return "[" + ", ".join(_fmt(t, digits) for t in a) + "]"
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+
+def _is_vector(e) -> bool:
+    return isinstance(e, sp.Basic) and e.is_commutative is False
+
+
+class _Env:
+    """Values for one batch: scalars (n,), vectors (n, DIM), index functions and indexed
+    bases (n, INT_MAX + 2), integers (python ints, one per batch)."""
+
+    def __init__(self, n):
+        self.n = n
+        self.values: dict = {}
+        self.ints: dict = {}
+        self.random: dict = {}  # random head -> (n, INT_MAX + 2, ATOMS) values on a finite space
+        self.prob = None  # (n, ATOMS) probabilities of the atoms of that space
+        self.atom: int | None = None  # the atom being evaluated (inside Expect / Prob)
+
+
+def _eval(e, env: _Env):
+    from attnbounds.theory.proof import Expect, Inner, Norm, Prob
+
+    if isinstance(e, Inner):
+        raise NoNumericForm("Inner has no numeric form")
+    if isinstance(e, (Expect, Prob)):
+        if env.prob is None:
+            raise NoNumericForm(f"{type(e).__name__} over no random variable")
+        saved, out = env.atom, np.zeros(env.n)
+        for a in range(env.prob.shape[1]):
+            env.atom = a
+            arg = e.args[0]
+            if isinstance(e, Expect):
+                v = _eval(arg, env)
+            elif isinstance(arg, AppliedUndef) and arg.func in env.random:
+                v = _eval(arg, env)  # an indicator event
+            else:
+                v = _holds_here(arg, env).astype(float)
+            out = out + env.prob[:, a] * v
+        env.atom = saved
+        return out
+    if isinstance(e, sp.Symbol):
+        if e in env.ints:
+            return np.full(env.n, float(env.ints[e]))
+        if e not in env.values:
+            raise NoNumericForm(f"no value for {e}")
+        return env.values[e]
+    if e.is_Number:
+        return np.full(env.n, float(e))
+    if e is sp.pi or e is sp.E:
+        return np.full(env.n, float(e))
+    if isinstance(e, AppliedUndef) or isinstance(e, sp.Indexed):
+        head = e.func if isinstance(e, AppliedUndef) else e.base
+        args = e.args if isinstance(e, AppliedUndef) else e.indices
+        if len(args) != 1 or (head not in env.values and head not in env.random):
+            raise NoNumericForm(f"no value for {e}")
+        k = _eval(args[0], env)
+        k = int(round(float(k[0])))
+        if head in env.random:
+            if env.atom is None:
+                raise NoNumericForm(f"random {e} outside an expectation")
+            table = env.random[head][:, :, env.atom]
+        else:
+            table = env.values[head]
+        if not 1 <= k <= table.shape[1] - 1:
+            raise NoNumericForm(f"index {k} of {e} out of range")
+        return table[:, k]
+    if isinstance(e, (sp.Sum, sp.Product)):
+        if len(e.limits) != 1:
+            raise NoNumericForm("only single-index sums")
+        i, lo, hi = e.limits[0]
+        lo_v, hi_v = (int(round(float(_eval(b, env)[0]))) for b in (lo, hi))
+        out = None
+        saved = env.ints.get(i)
+        for k in range(lo_v, hi_v + 1):
+            env.ints[i] = k
+            v = _eval(e.function, env)
+            out = v if out is None else (out + v if isinstance(e, sp.Sum) else out * v)
+        if saved is None:
+            env.ints.pop(i, None)
+        else:
+            env.ints[i] = saved
+        if out is None:
+            return np.zeros(env.n) if isinstance(e, sp.Sum) else np.ones(env.n)
+        return out
+    if isinstance(e, Norm):
+        v = _eval(e.args[0], env)
+        return np.linalg.norm(v, axis=-1) if v.ndim == 2 else np.abs(v)
+    if e.is_Add:
+        vals = [_eval(a, env) for a in e.args]
+        vec = [v for v in vals if v.ndim == 2]
+        sca = [v for v in vals if v.ndim == 1]
+        if vec and sca:
+            raise NoNumericForm("a sum of a vector and a scalar")
+        with np.errstate(all="ignore"):
+            return sum(vals[1:], vals[0])
+    if e.is_Mul:
+        out = np.ones(env.n)
+        for a in e.args:
+            v = _eval(a, env)
+            if v.ndim == 2 and out.ndim == 2:
+                raise NoNumericForm("a product of two vectors")
+            with np.errstate(all="ignore"):  # inf * 0 gives nan, which never counts as a counterexample
+                out = (out[:, None] * v) if (v.ndim == 2 and out.ndim == 1) else (out * v[:, None] if out.ndim == 2 else out * v)
+        return out
+    if e.is_Pow:
+        b, x = (_eval(a, e_env) for a, e_env in ((e.args[0], env), (e.args[1], env)))
+        if b.ndim == 2:
+            raise NoNumericForm("a power of a vector")
+        with np.errstate(all="ignore"):
+            return np.power(b, x)
+    fns = {sp.exp: np.exp, sp.log: np.log, sp.Abs: np.abs, sp.sqrt: np.sqrt}
+    for f, g in fns.items():
+        if isinstance(e, f):
+            with np.errstate(all="ignore"):
+                return g(_eval(e.args[0], env))
+    if isinstance(e, (sp.Max, sp.Min)):
+        vals = [_eval(a, env) for a in e.args]
+        return (np.maximum if isinstance(e, sp.Max) else np.minimum).reduce(vals)
+    raise NoNumericForm(f"no numeric rule for {type(e).__name__}")
+
+
+def _bare_random(e, env) -> bool:
+    """Whether a random head occurs in ``e`` outside every Expect / Prob."""
+    from attnbounds.theory.proof import Expect, Prob
+
+    if isinstance(e, (Expect, Prob)):
+        return False
+    if isinstance(e, AppliedUndef) and e.func in env.random:
+        return True
+    return any(_bare_random(a, env) for a in e.args)
+
+
+def _holds(rel, env: _Env, indices) -> np.ndarray:
+    """Where relation ``rel`` holds (exactly, in floats); a relation with a free summation
+    index must hold at every value of it, and one about a random variable (outside
+    Expect / Prob) at every atom of its space (almost surely)."""
+    from attnbounds.theory.proof import BoundedDifferences
+
+    if isinstance(rel, BoundedDifferences):
+        # realised by f = X, a function of the one variable X, whose c_1 is X's range:
+        # (max X - min X)^2 <= sum c^2 (McDiarmid's hypothesis then holds exactly)
+        f = rel.f
+        if not (isinstance(f, AppliedUndef) and f.func in env.random):
+            raise NoNumericForm("bounded differences of a non-random function")
+        free = [i for i in indices if i in f.free_symbols and i not in env.ints]
+        if free:
+            i, (lo, hi) = free[0], indices[free[0]]
+            ok = np.ones(env.n, dtype=bool)
+            for k in range(int(round(float(_eval(lo, env)[0]))), int(round(float(_eval(hi, env)[0]))) + 1):
+                env.ints[i] = k
+                ok &= _holds(rel, env, indices)
+            env.ints.pop(i, None)
+            return ok
+        vals = []
+        for a in range(env.prob.shape[1]):
+            env.atom = a
+            vals.append(_eval(f, env))
+        env.atom = None
+        vals = np.stack(vals, axis=-1)
+        return (vals.max(-1) - vals.min(-1)) ** 2 <= _eval(rel.sum_c2, env)
+    free = [i for i in indices if i in rel.free_symbols and i not in env.ints]
+    if free:
+        i, (lo, hi) = free[0], indices[free[0]]
+        ok = np.ones(env.n, dtype=bool)
+        for k in range(int(round(float(_eval(lo, env)[0]))), int(round(float(_eval(hi, env)[0]))) + 1):
+            env.ints[i] = k
+            ok &= _holds(rel, env, indices)
+        env.ints.pop(i, None)
+        return ok
+    if env.atom is None and env.random and _bare_random(rel, env):
+        ok = np.ones(env.n, dtype=bool)
+        for a in range(env.prob.shape[1]):
+            env.atom = a
+            ok &= _holds_here(rel, env)
+        env.atom = None
+        return ok
+    return _holds_here(rel, env)
+
+
+def _holds_here(rel, env: _Env) -> np.ndarray:
+    a, b = _eval(rel.lhs, env), _eval(rel.rhs, env)
+    with np.errstate(invalid="ignore"):
+        if isinstance(rel, sp.Le):
+            r = a <= b
+        elif isinstance(rel, sp.Lt):
+            r = a < b
+        elif isinstance(rel, sp.Ge):
+            r = a >= b
+        elif isinstance(rel, sp.Gt):
+            r = a > b
+        elif isinstance(rel, sp.Eq):
+            r = np.isclose(a, b, rtol=1e-12, atol=1e-12)
+            if r.ndim == 2:
+                r = r.all(axis=-1)
+        else:
+            raise NoNumericForm(f"relation {rel}")
+    return np.asarray(r) & np.isfinite(a if a.ndim == 1 else a.sum(-1)) & np.isfinite(b if b.ndim == 1 else b.sum(-1))
+
+
+def _violated(lhs, rel, rhs):
+    with np.errstate(invalid="ignore"):
+        margin = ATOL + RTOL * np.maximum(np.abs(lhs), np.abs(rhs))
+        if rel == "<=":
+            bad = lhs > rhs + margin
+        elif rel == ">=":
+            bad = lhs < rhs - margin
+        else:
+            bad = np.abs(lhs - rhs) > margin
+    return bad & np.isfinite(lhs) & np.isfinite(rhs)
+
+
+# ----------------------------------------------------------------------------- sampling
+
+
+def _scalar(rng, n, sym):
+    """Values of a scalar symbol under its assumptions: a mixture of 0, 1, small, large and
+    moderate values (both signs unless non-negative)."""
+    kind = rng.integers(0, 5, size=n)
+    mag = np.select([kind == 0, kind == 1, kind == 2, kind == 3],
+                    [np.zeros(n), np.ones(n), rng.uniform(0, 1, n), np.exp(rng.uniform(0, 3, n))],
+                    np.exp(rng.uniform(-3, 3, n)))
+    if sym is not None and sym.is_positive:
+        return np.where(mag > 0, mag, 0.5)
+    if sym is not None and sym.is_nonnegative:
+        return mag
+    return mag * rng.choice([-1.0, 1.0], size=n)
+
+
+def _vector(rng, n, common):
+    kind = rng.integers(0, 4, size=n)
+    scale = np.exp(rng.uniform(-2, 2, (n, 1)))
+    gauss = rng.standard_normal((n, DIM)) * scale
+    line = common * (rng.standard_normal((n, 1)) * scale)  # all on one line through 0
+    return np.where((kind == 0)[:, None], 0.0, np.where((kind == 1)[:, None], line, gauss))
+
+
+def _atoms(exprs):
+    syms, heads, idx, labels = set(), set(), set(), set()
+    for e in exprs:
+        for a in e.atoms(sp.Symbol):
+            syms.add(a)
+        for f in e.atoms(AppliedUndef):
+            heads.add(f.func)
+        for f in e.atoms(sp.Indexed):
+            heads.add(f.base)
+            labels.add(f.base.label)
+        for s in e.atoms(sp.Sum, sp.Product):
+            for lim in s.limits:
+                idx.add(lim[0])
+    return syms - labels, heads, idx
+
+
+def _sides_of(r):
+    from attnbounds.theory.proof import BoundedDifferences
+
+    return (r.f, r.sum_c2) if isinstance(r, BoundedDifferences) else (r.lhs, r.rhs)
+
+
+def _random_heads(exprs, rels):
+    """The index functions that are random variables (they are averaged by Expect, are the
+    functions of bounded differences, or are events ``Prob(g(i))``), and the events."""
+    from attnbounds.theory.proof import BoundedDifferences, Expect, Prob
+
+    random, indicators = set(), set()
+    for e in exprs:  # inside an event, a function that is never averaged is a threshold (t(i))
+        for atom in e.atoms(Expect):
+            for f in atom.args[0].atoms(AppliedUndef):
+                random.add(f.func)
+        for atom in e.atoms(Prob):
+            if isinstance(atom.args[0], AppliedUndef):
+                random.add(atom.args[0].func)
+                indicators.add(atom.args[0].func)
+    for r in rels:
+        if isinstance(r, BoundedDifferences):
+            for f in sp.sympify(r.f).atoms(AppliedUndef):
+                random.add(f.func)
+    return random, indicators
+
+
+def _relations(ctx, drop):
+    from attnbounds.theory.proof import BoundedDifferences, Lemma
+
+    kept = ctx.without(drop) if drop is not None and drop in ctx.hypotheses else ctx
+    rels = []
+    for name, h in kept.hypotheses.items():
+        if isinstance(h, BoundedDifferences):
+            rels.append(h)
+        elif isinstance(h, Lemma):
+            # a lemma is a fact only where its chain checks without the dropped hypothesis
+            rels.extend(kept.relation(name))
+        else:
+            rels.extend(h if isinstance(h, tuple) else (h,))
+    return rels
+
+
+def _solve_equations(eqs, sampled_syms, idx=frozenset()):
+    """Turn equations into assignments ``symbol -> expression`` (in order); the rest stay
+    as filters (so do equations with a summation index: they hold per index)."""
+    derived: list = []
+    filters: list = []
+    for eq in eqs:
+        e = eq
+        for s, v in derived:
+            e = e.xreplace({s: v})
+        if e is sp.true:
+            continue
+        if e.free_symbols & set(idx):
+            filters.append(eq)
+            continue
+        target = None
+        for side, other in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+            if isinstance(side, sp.Symbol) and side not in dict(derived) and side not in other.free_symbols:
+                target = (side, other)
+                break
+        if target is None:
+            for s in sorted(e.free_symbols, key=str):
+                if not s.is_commutative or s.is_integer or s in dict(derived):
+                    continue
+                try:
+                    sol = sp.solve(e.lhs - e.rhs, s, dict=False)
+                except (NotImplementedError, TypeError, ValueError):
+                    continue
+                if isinstance(sol, list) and len(sol) == 1:
+                    target = (s, sol[0])
+                    break
+        if target is None:
+            filters.append(eq)
+            continue
+        s, v = target
+        derived = [(t, w.xreplace({s: v})) for t, w in derived] + [(s, v)]
+    return derived, filters
+
+
+def _norm_rescales(filters):
+    """``Eq(Norm(v), c)`` with a vector symbol v: rescale v after sampling."""
+    from attnbounds.theory.proof import Norm
+
+    out, rest = [], []
+    for eq in filters:
+        for a, b in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+            if isinstance(a, Norm) and isinstance(a.args[0], sp.Symbol) and not a.args[0].is_commutative:
+                out.append((a.args[0], b))
+                break
+        else:
+            rest.append(eq)
+    return out, rest
+
+
+def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int = 0,
+           batches: int = 24, batch: int = 400) -> Refutation:
+    from attnbounds.theory.proof import BoundedDifferences
+
+    """Search an assignment of the symbols of ``lhs <relation> rhs`` that satisfies the
+    hypotheses of ``ctx`` (all but ``drop``) and violates the goal.
+
+    Raises :class:`NoNumericForm` when a part of the statement cannot be evaluated.
+    ``dropped_violated`` says whether the dropped hypothesis fails at the counterexample
+    (it must: otherwise the original statement is false, a conflict the caller reports).
+    """
+    if relation not in ("<=", ">=", "==", "="):
+        raise ValueError(f"relation: must be <=, >= or ==, got {relation!r}")
+    rel = "==" if relation == "=" else relation
+    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    rels = _relations(ctx, drop)
+    eqs = [r for r in rels if isinstance(r, sp.Eq)]
+    ineqs = [r for r in rels if not isinstance(r, sp.Eq)]
+    dropped = []
+    if drop is not None and drop in ctx.hypotheses:
+        dropped = _relations(type(ctx)({drop: ctx.hypotheses[drop]}), None)
+    exprs = [lhs, rhs] + [a for r in rels + dropped for a in _sides_of(r)]
+    syms, heads, idx = _atoms(exprs)
+    random, indicators = _random_heads(exprs, rels + dropped)
+    heads -= random
+    ineqs = [r for r in ineqs if not isinstance(r, BoundedDifferences)] + [r for r in ineqs if isinstance(r, BoundedDifferences)]
+    derived, filters = _solve_equations(eqs, syms, idx)
+    rescale, filters = _norm_rescales(filters)
+    derived_syms = {s for s, _ in derived}
+    ints = sorted((s for s in syms if s.is_integer and s not in idx and s not in derived_syms), key=str)
+    free = sorted((s for s in syms if s not in idx and s not in derived_syms and not s.is_integer), key=str)
+    # the summation ranges of the goal (and of the hypotheses), for hypotheses with a free index
+    ranges = {}
+    for e in exprs:
+        for s in e.atoms(sp.Sum, sp.Product):
+            i, lo, hi = s.limits[0]
+            ranges.setdefault(i, (lo, hi))
+    rng = np.random.default_rng(seed)
+    tried = 0
+    for b in range(batches):
+        env = _Env(batch)
+        for s in ints:
+            env.ints[s] = int(rng.integers(1, INT_MAX + 1))
+        common = rng.standard_normal(DIM)
+        common /= np.linalg.norm(common)
+        for s in free:
+            env.values[s] = _vector(rng, batch, common) if not s.is_commutative else _scalar(rng, batch, s)
+        # index functions carry no assumptions; the first half of the batches keeps their
+        # values non-negative (weights, distances), so that a counterexample found there
+        # lies in the setting the chains speak of; the second half lets them take any sign
+        nonneg = sp.Dummy(nonnegative=True) if b < batches // 2 else None
+        for h in heads:  # a function's own assumptions (e.g. sigma2 positive) come first
+            if isinstance(h, sp.IndexedBase) and h.label.is_commutative is False:  # indexed vectors
+                env.values[h] = np.stack([_vector(rng, batch, common) for _ in range(INT_MAX + 2)], axis=1)
+                continue
+            kind = _head_kind(h)
+            env.values[h] = _scalar(rng, batch * (INT_MAX + 2), kind if kind is not None else nonneg).reshape(batch, INT_MAX + 2)
+        if random:  # random variables on a finite probability space of ATOMS atoms
+            env.prob = rng.dirichlet(np.ones(ATOMS), size=batch)
+            for h in random:
+                shape = (batch, INT_MAX + 2, ATOMS)
+                env.random[h] = (rng.integers(0, 2, size=shape).astype(float) if h in indicators
+                                 else _scalar(rng, batch * (INT_MAX + 2) * ATOMS, nonneg).reshape(shape))
+        # tight mode (two batches in three): an inequality between a sampled atom (a scalar
+        # symbol or an index function's value) and an expression puts the atom on its bound
+        # or strictly inside; the hypotheses are checked afterwards all the same
+        if b % 3:
+            for r in ineqs:
+                if not isinstance(r, BoundedDifferences):
+                    _tighten(r, env, rng, free, heads, ranges)
+        try:
+            for s, v in derived:
+                env.values[s] = _eval(v, env)
+            for s, v in rescale:
+                target = _eval(v, env)
+                cur = np.linalg.norm(env.values[s], axis=-1)
+                unit = np.where(cur[:, None] > 0, env.values[s] / np.where(cur > 0, cur, 1)[:, None], common)
+                env.values[s] = unit * target[:, None]
+            ok = np.ones(batch, dtype=bool)
+            for s, _ in derived:  # a solved symbol must still respect its assumptions
+                if s.is_commutative and env.values[s].ndim == 1:
+                    if s.is_positive:
+                        ok &= env.values[s] > 0
+                    elif s.is_nonnegative:
+                        ok &= env.values[s] >= 0
+            for r in ineqs + filters:
+                ok &= _holds(r, env, ranges)
+            for s, v in rescale:
+                ok &= _eval(v, env) >= 0
+            lv, rv = _eval(lhs, env), _eval(rhs, env)
+        except (NoNumericForm, ZeroDivisionError) as exc:
+            raise NoNumericForm(str(exc)) from None
+        tried += int(ok.sum())
+        bad = ok & _violated(lv, rel, rv)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            viol = None
+            if dropped:
+                viol = not all(bool(_holds(r, env, ranges)[k]) for r in dropped)
+            assignment = {str(s): float(v) for s, v in env.ints.items()}
+            for s, v in env.values.items():
+                if s in heads:  # an index function: its values at 1, 2, ...
+                    assignment[f"{s}(1..)"] = v[k, 1:].tolist()
+                else:
+                    assignment[str(s)] = v[k].tolist() if np.ndim(v[k]) else float(v[k])
+            for s, v in env.random.items():  # a random variable: its value at each atom, per index
+                assignment[f"{s}(1..)[atoms]"] = v[k, 1:].tolist()
+            if env.prob is not None:
+                assignment["P(atoms)"] = env.prob[k].tolist()
+            return Refutation(assignment, float(lv[k]), float(rv[k]), tried, viol)
+    return Refutation(None, tried=tried)
+
+
+def _head_kind(h):
+    """A symbol that carries the sign assumptions of index function (or indexed base) ``h``,
+    or None when it has none."""
+    try:
+        probe = h(sp.Symbol("k", integer=True)) if not isinstance(h, sp.IndexedBase) else h[sp.Symbol("k", integer=True)]
+    except TypeError:
+        return None
+    if probe.is_positive:
+        return sp.Dummy(positive=True)
+    if probe.is_nonnegative:
+        return sp.Dummy(nonnegative=True)
+    return None
+
+
+def _tighten(r, env, rng, free, heads, ranges):
+    for atom, other in ((r.lhs, r.rhs), (r.rhs, r.lhs)):
+        below = (atom is r.lhs) == isinstance(r, (sp.Le, sp.Lt))  # the hypothesis says atom <= other
+        if isinstance(atom, sp.Symbol) and atom in free and atom.is_commutative:
+            cols = [None]
+        elif isinstance(atom, AppliedUndef) and atom.func in heads and len(atom.args) == 1 and atom.args[0] in ranges:
+            cols = "index"
+        else:
+            continue
+        try:
+            if cols == "index":
+                i = atom.args[0]
+                lo, hi = (int(round(float(_eval(t, env)[0]))) for t in ranges[i])
+                table = env.values[atom.func]
+                for k in range(max(lo, 1), min(hi, table.shape[1] - 1) + 1):
+                    env.ints[i] = k
+                    table[:, k] = _near(_eval(other, env), below, rng, table[:, k])
+                env.ints.pop(i, None)
+            else:
+                env.values[atom] = _near(_eval(other, env), below, rng, env.values[atom])
+        except NoNumericForm:
+            pass
+        return
+
+
+def _near(bound, below, rng, current):
+    n = bound.shape[0]
+    slack = rng.uniform(0, 1, n) * (1 + np.abs(bound))
+    inside = bound - slack if below else bound + slack
+    pick = rng.uniform(size=n)
+    return np.where(pick < 0.4, bound, np.where(pick < 0.8, inside, current))

@@ -1,0 +1,82 @@
+"""attnbounds.engine.refute: counterexamples to a proof's statement with a hypothesis dropped."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from attnbounds.engine.refute import NoNumericForm, refute
+from attnbounds.theory.proof import BoundedDifferences, Context, Expect, Inner, Norm, Prob, vector
+
+R = sp.Symbol("R", nonnegative=True)
+r = sp.Symbol("r", positive=True)
+t = sp.Symbol("t", positive=True)
+c2 = sp.Symbol("c2", positive=True)
+i = sp.Symbol("i", integer=True, positive=True)
+N = sp.Symbol("N", integer=True, positive=True)
+D = sp.Function("D")
+
+
+def test_a_needed_hypothesis_is_refuted_and_a_kept_one_is_respected():
+    c, x = vector("c x")
+    a, d = sp.symbols("a delta", nonnegative=True)
+    d1 = sp.Symbol("d_1", nonnegative=True)
+    ctx = Context({"dist": Norm(x - c) <= d1, "norm": Norm(c) <= R})
+    goal = (Norm(a * x - (a + d) * c), "<=", a * d1 + d * R)
+    assert refute(*goal, ctx, seed=1).assignment is None  # the true statement: nothing found
+    for name in ("dist", "norm"):
+        found = refute(*goal, ctx, drop=name, seed=1)
+        assert found.assignment is not None and found.dropped_violated is True, name
+        assert found.lhs > found.rhs
+        cv, xv = np.array(found.assignment["c"]), np.array(found.assignment["x"])
+        kept = "norm" if name == "dist" else "dist"
+        if kept == "norm":  # the kept hypothesis holds at the counterexample
+            assert np.linalg.norm(cv) <= found.assignment["R"]
+        else:
+            assert np.linalg.norm(xv - cv) <= found.assignment["d_1"]
+
+
+def test_assumptions_of_symbols_and_functions_are_respected():
+    s2 = sp.Function("sigma2", positive=True)
+    x = sp.Symbol("x", positive=True)
+    goal = (sp.Sum(x * s2(i), (i, 1, N)), "<=", 0)  # false for every admissible value
+    found = refute(*goal, Context({}), seed=0)
+    assert found.assignment is not None
+    assert found.assignment["x"] > 0 and all(v > 0 for v in found.assignment["sigma2(1..)"])
+
+
+def test_an_equation_is_solved_not_sampled():
+    a = sp.Function("a")
+    m = sp.Symbol("m", nonnegative=True)
+    K = sp.Symbol("K", integer=True, positive=True)
+    ctx = Context({"mass": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - m)})
+    # sum a_i + m = 1 is then always true; its tightened form is refuted
+    assert refute(sp.Sum(a(i), (i, 1, K)) + m, "==", 1, ctx, seed=0).assignment is None
+    assert refute(sp.Sum(a(i), (i, 1, K)) + m, "<=", sp.Rational(999, 1000), ctx, seed=0).assignment is not None
+
+
+def test_markov_needs_a_non_negative_variable():
+    ctx = Context({"D>=0": sp.Ge(D(1), 0)})
+    goal = (Prob(sp.Gt(D(1), r)), "<=", Expect(D(1)) / r)
+    assert refute(*goal, ctx, seed=0).assignment is None  # Markov holds on every finite space
+    found = refute(*goal, ctx, drop="D>=0", seed=0)
+    assert found.assignment is not None and found.dropped_violated is True
+    assert min(found.assignment["D(1..)[atoms]"][0]) < 0  # some atom is negative
+
+
+def test_bounded_differences_are_realised_soundly():
+    tail = Prob(sp.Le(D(1) - Expect(D(1)), -t))
+    ctx = Context({"bd": BoundedDifferences(D(1), c2)})
+    goal = (tail, "<=", sp.exp(-2 * t**2 / c2))
+    assert refute(*goal, ctx, seed=0, batches=40).assignment is None  # Hoeffding's inequality
+    found = refute(*goal, ctx, drop="bd", seed=0, batches=40)
+    assert found.assignment is not None
+    atoms = np.array(found.assignment["D(1..)[atoms]"][0])
+    assert (atoms.max() - atoms.min()) ** 2 > found.assignment["c2"]  # only the range can break it
+
+
+def test_opaque_parts_have_no_numeric_form():
+    u, v = vector("u v")
+    with pytest.raises(NoNumericForm):
+        refute(Inner(u, v), "<=", Norm(u) * Norm(v), Context({}))
+    with pytest.raises(ValueError, match="relation"):
+        refute(R, "<", 1, Context({}))
