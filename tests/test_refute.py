@@ -80,3 +80,45 @@ def test_opaque_parts_have_no_numeric_form():
         refute(Inner(u, v), "<=", Norm(u) * Norm(v), Context({}))
     with pytest.raises(ValueError, match="relation"):
         refute(R, "<", 1, Context({}))
+
+
+@pytest.mark.parametrize("key", ["sum", "sphere", "R_ge_1", "witness_sum", "d1_norm_sum", "per_token"])
+def test_the_checked_t1i_chains_have_no_counterexample(key):
+    # a hypothesis with a summation index must hold at every index; an index left bound by
+    # an earlier step once made it hold at one index only, and "refuted" a proved statement
+    from attnbounds.theory.distance import t1i_chains
+
+    part = t1i_chains()[key]
+    found = refute(*part.goal, part.chain.ctx, seed=0)
+    assert found.assignment is None and found.tried > 0, found.text()
+
+
+def _checked_parts():
+    from attnbounds.claims import registry
+    from attnbounds.engine.mutants import _parts
+
+    for claim in registry.all_claims():
+        for reading in claim.readings:
+            if reading.symbolic is None:
+                continue
+            proof = reading.symbolic()
+            for k, part in enumerate(_parts(proof)):
+                yield f"{claim.id}:{reading.name}:{k + 1}", part
+
+
+def test_no_checked_chain_of_the_package_is_refuted():
+    """The control of the mutation tests: the unmutated statement of every complete chain has
+    no counterexample (one would be a kernel or evaluator bug)."""
+    searched, seen = 0, set()
+    for name, part in _checked_parts():
+        key = (sp.srepr(part.goal[0]), part.goal[1], sp.srepr(part.goal[2]), tuple(part.chain.ctx.hypotheses))
+        if key in seen:  # the same lemma chain serves several readings
+            continue
+        seen.add(key)
+        try:
+            found = refute(*part.goal, part.chain.ctx, seed=3, batches=6)
+        except NoNumericForm:
+            continue
+        searched += 1
+        assert found.assignment is None, f"{name}: {found.text()}"
+    assert searched >= 15

@@ -87,7 +87,17 @@ is fixed, and it tends to $0$ like $1/(\rho L)$ when $N = \rho L$.
 | `paper-i-difference` | (new) | holds (exact argument, not yet a checked chain) | the paper's wording, "dominated by $\sum_{i\notin I_N}\|\alpha_i x_i\|$", read as a bounded difference |
 | `paper-i-ratio` | (new) | falsified | the same wording read as a ratio tending to 1 |
 | `transcribed` (linear growth) | falsified | falsified | unchanged; the experiments section's "grows linearly" is this reading |
-| `reconstructed` | proved | holds | since proofs must be checked chains (not this issue); no finding changed; the norm bound is now written $\rho_{\mathrm{out}}$, not $d_1$, since the paper's $d_1$ is a distance |
+| `reconstructed` | proved | proved, a checked chain | the sandwich is a chain of 6 checked steps (reverse triangle per token, the triangle inequality over the sum, termwise bounds); the norm bound is now written $\rho_{\mathrm{out}}$, not $d_1$, since the paper's $d_1$ is a distance |
+| `collapse` | proved | proved, a checked chain | the per-token bound $\big|D_i-\|s\|\big| \le \alpha_i\|x_i\|$ is one reverse-triangle step |
+
+## What stays argued, and why
+
+`bounded` and `paper-i-difference` instantiate Lemma 1 with the softmax constant
+$C_2 = e^{2a/T}$, i.e. they use Corollary 1. Their own steps (the reverse triangle,
+$\|s\| \le \bar\alpha_N R$, the sum) are as above, but a chain would have to cite
+$\alpha_i \le e^{2a/T}/L$, which is Corollary 1's statement, and Corollary 1 is only
+*certified* (interval arithmetic), not proved by a chain. A `proved` verdict here would rest on
+an unproved lemma, so these two readings stay `holds` until Corollary 1 has a checked chain.
 
 ## Why Lemma 1 is needed in (i)
 
@@ -101,6 +111,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import sympy as sp
 from hypothesis import strategies as st
 
 from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
@@ -121,6 +132,7 @@ from attnbounds.theory.distance import corollary2_forms, derive_corollary2
 __all__ = [
     "CLAIM",
     "L_GRID",
+    "c2_chains",
     "growth_exponent",
     "limit_intercept",
     "distance_curves",
@@ -370,9 +382,59 @@ def _symbolic_collapse_total() -> Proof:
     )
 
 
+def c2_chains() -> dict:
+    """The checked chains of C2's exact readings (:mod:`attnbounds.theory.proof`).
+
+    * ``"sandwich"`` (``reconstructed``): with the K = L − N non-selected weights α_i ≥ 0
+      summing to 1 − ᾱ_N, ‖x_i‖ ≤ ρ_out and any vector s,
+      |Σ_i ‖α_i x_i − s‖ − K‖s‖| = |Σ_i (‖α_i x_i − s‖ − ‖s‖)| ≤ Σ_i |‖α_i x_i − s‖ − ‖s‖|
+      ≤ Σ_i ‖α_i x_i‖ (reverse triangle) ≤ ρ_out Σ_i α_i = (1 − ᾱ_N) ρ_out;
+    * ``"spread"`` (``collapse``): for one token with weight α ≥ 0 and any s,
+      |‖αx − s‖ − ‖s‖| − α‖x‖ ≤ ‖αx‖ − α‖x‖ = 0.
+
+    >>> all(c.complete for c in c2_chains().values())
+    True
+    """
+    from attnbounds.theory.proof import Chain, Context, Norm, by
+
+    i = sp.Symbol("i", integer=True, positive=True)
+    K = sp.Symbol("K", integer=True, positive=True)  # the L - N non-selected tokens
+    a = sp.IndexedBase("alpha", nonnegative=True)
+    x = sp.IndexedBase("x", commutative=False)
+    s = sp.Symbol("s", commutative=False)
+    rho, aN = sp.symbols("rho_out alpha_N", nonnegative=True)
+    ctx = Context({"normalized": sp.Eq(sp.Sum(a[i], (i, 1, K)), 1 - aN), "rho-out": Norm(x[i]) <= rho})
+    D = Norm(a[i] * x[i] - s)
+    lhs = sp.Abs(sp.Sum(D, (i, 1, K)) - K * Norm(s))
+    term = Chain(sp.Abs(D - Norm(s)), ctx).le(Norm(a[i] * x[i]), by.reverse_triangle(a[i] * x[i] - s, -s))
+    sandwich = (Chain(lhs, ctx)
+                .eq(sp.Abs(sp.Sum(D - Norm(s), (i, 1, K))), by.identity())
+                .le(sp.Sum(sp.Abs(D - Norm(s)), (i, 1, K)), by.triangle_sum(i, 1, K))
+                .le(sp.Sum(a[i] * Norm(x[i]), (i, 1, K)), by.termwise(i, 1, K, term=term))
+                .le(sp.Sum(a[i] * rho, (i, 1, K)), by.termwise(i, 1, K))
+                .eq(rho * sp.Sum(a[i], (i, 1, K)), by.identity())
+                .eq(rho * (1 - aN), by.hypothesis("normalized")))
+    al = sp.Symbol("alpha", nonnegative=True)
+    xv = sp.Symbol("x", commutative=False)
+    own = sp.Abs(Norm(al * xv - s) - Norm(s))
+    one = Chain(own).le(Norm(al * xv), by.reverse_triangle(al * xv - s, -s))
+    spread = (Chain(own - al * Norm(xv))
+              .le(Norm(al * xv) - al * Norm(xv), by.termwise(pairs=[(own, Norm(al * xv)), (-al * Norm(xv), -al * Norm(xv))],
+                                                              term=[one, None]))
+              .eq(0, by.identity()))
+    return {
+        "sandwich": sandwich.prove(lhs, "<=", (1 - aN) * rho),
+        "spread": spread.prove(own - al * Norm(xv), "<=", 0),
+    }
+
+
 def _symbolic_sandwich() -> Proof:
     derive_corollary2()
-    return Proof(None, "argued (no checked chain yet): | |a_i x_i - s| - |s| | <= a_i |x_i| (triangle inequality both ways), summed over i not in I_N")
+    return Proof.from_chain(
+        c2_chains()["sandwich"],
+        "| |a_i x_i - s| - |s| | <= a_i |x_i| (reverse triangle), summed over the L - N tokens i not in I_N "
+        "(triangle over the sum), a_i |x_i| <= a_i rho_out and sum a_i = 1 - alpha_N",
+    )
 
 
 def _symbolic_bounded() -> Proof:
@@ -386,10 +448,11 @@ def _symbolic_bounded() -> Proof:
 
 def _symbolic_spread() -> Proof:
     res = derive_corollary2()
-    return Proof(
-        None,
-        "argued (no checked chain yet): | D_i - |s| | <= a_i |x_i| <= C_2 R/L for every token; relative spread <= C_2 R/(L|s|) -> 0 when L|s| -> oo; "
-        f"antiparallel family: {res['spread_fixed'].expr} (N fixed) vs -> {res['limit_spread_proportional'].expr} (N = rho L)",
+    return Proof.from_chain(
+        c2_chains()["spread"],
+        "| D_i - |s| | <= a_i |x_i| for every token (reverse triangle), so the relative spread is <= C_2 R/(L|s|) -> 0 "
+        f"when L|s| -> oo; antiparallel family: {res['spread_fixed'].expr} (N fixed) vs -> "
+        f"{res['limit_spread_proportional'].expr} (N = rho L)",
     )
 
 

@@ -122,6 +122,9 @@ SPHERE_TOL = 1e-9
 def bound_terms(instance: dict) -> dict:
     """d̃ and the ingredients of the bounds for an instance ``{"weights", "x", "n"}`` (batched or not).
 
+    An optional ``"selected"`` (a list of token indices) replaces the top-N set by that subset
+    (so that the ``top_n`` drop demonstration can be evaluated).
+
     Returns ``{"d_tilde", "alpha_N", "d_1", "d_1_norm", "R", "L", "n"}`` with the paper's
     d_1 = max_{i∉I_N, j∈I_N}‖x_i − x_j‖, the old reading d_1_norm = max_{i∉I_N}‖x_i‖ and
     R = max_{j∈I_N}‖x_j‖.
@@ -129,22 +132,42 @@ def bound_terms(instance: dict) -> dict:
     >>> t = bound_terms({"weights": np.array([0.5, 0.5]), "x": np.array([[1.0], [-1.0]]), "n": 1})
     >>> float(t["d_tilde"]), float(t["alpha_N"]), float(t["d_1"]), float(t["d_1_norm"]), float(t["R"])
     (1.0, 0.5, 2.0, 1.0, 1.0)
+    >>> t = bound_terms({"weights": np.array([0.25, 0.75]), "x": np.array([[1.0], [1.0]]), "selected": [0]})
+    >>> float(t["d_tilde"]), float(t["alpha_N"]), float(bound(t))  # the smaller weight selected: d~ > B
+    (0.5, 0.25, -0.5)
     """
     if not isinstance(instance, dict):
         raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
-    for key in ("weights", "x", "n"):
-        if key not in instance:
-            raise KeyError(f"instance: missing {key!r}")
-    w = np.asarray(instance["weights"], dtype=np.float64)
-    x = np.asarray(instance["x"], dtype=np.float64)
-    n = int(instance["n"])
-    mask = top_n_mask(w, n)  # (..., L)
+    w = np.asarray(instance.get("weights"), dtype=np.float64)
+    x = np.asarray(instance.get("x"), dtype=np.float64)
+    if "weights" not in instance or "x" not in instance:
+        raise KeyError(f"instance: missing {'weights' if 'weights' not in instance else 'x'!r}")
+    if "selected" in instance:  # an explicit subset in place of I_N (the top_n drop demonstration)
+        sel = np.asarray(instance["selected"], dtype=int)
+        if sel.ndim != 1 or sel.size < 1 or sel.size >= w.shape[-1] or np.unique(sel).size != sel.size \
+                or sel.min() < 0 or sel.max() >= w.shape[-1]:
+            raise ValueError(f"selected: expected 1..L-1 distinct token indices, got {instance['selected']!r}")
+        mask = np.zeros(w.shape, dtype=bool)
+        mask[..., sel] = True
+        n = int(sel.size)
+    else:
+        if "n" not in instance:
+            raise KeyError("instance: missing 'n'")
+        n = int(instance["n"])
+        mask = top_n_mask(w, n)  # (..., L)
     norms = np.linalg.norm(x, axis=-1)  # (..., L)
     pair = np.linalg.norm(x[..., :, None, :] - x[..., None, :, :], axis=-1)  # (..., L, L) ‖x_i − x_j‖
     cross = ~mask[..., :, None] & mask[..., None, :]  # i ∉ I_N, j ∈ I_N
+    if "selected" in instance:
+        y = w[..., None] * x
+        s = np.where(mask[..., None], y, 0.0).sum(axis=-2, keepdims=True)
+        d_tilde = np.where(mask, 0.0, np.linalg.norm(y - s, axis=-1)).sum(axis=-1)
+        alpha_N = np.where(mask, w, 0.0).sum(axis=-1)
+    else:
+        d_tilde, alpha_N = cumulative_distance(w, x, n), selected_mass(w, n)
     return {
-        "d_tilde": cumulative_distance(w, x, n),
-        "alpha_N": selected_mass(w, n),
+        "d_tilde": d_tilde,
+        "alpha_N": alpha_N,
         "d_1": np.where(cross, pair, -np.inf).max(axis=(-2, -1)),  # max_{i∉I_N, j∈I_N} ‖x_i − x_j‖
         "d_1_norm": np.where(mask, -np.inf, norms).max(axis=-1),  # old reading: max_{i∉I_N} ‖x_i‖
         "R": np.where(mask, norms, -np.inf).max(axis=-1),  # max_{j∈I_N} ‖x_j‖
@@ -373,7 +396,9 @@ def _symbolic_reconstructed() -> Proof:
 
 def _symbolic_sharp() -> Proof:
     derive_t1_fixed()
-    return _chained("witness", (), "witness x_j = R e on I_N, x_i = (R - d_1) e: every D_i equals its bound")
+    return _chained("witness_sum", ("witness",),
+                    "witness x_j = R e on I_N, x_i = (R - d_1) e: every D_i equals its bound, and summed "
+                    "(sum of the non-selected weights = 1 - alpha_N) d~ equals the bound")
 
 
 def _symbolic_transcribed() -> Proof:
@@ -402,7 +427,7 @@ def _symbolic_reconstructed_d1_norm() -> Proof:
     derive_t1_fixed()
     chains = t1i_chains()
     return Proof.from_chain(
-        AllOf((chains["d1_norm"], chains["centroid_norm"])),
+        AllOf((chains["d1_norm_sum"], chains["d1_norm"], chains["centroid_norm"])),
         "old d_1 = max |x_i| off I_N: D_i <= a_i|x_i| + |s| <= a_i d_1 + alpha_N R (|s| = alpha_N |c| <= alpha_N R); "
         "summed: (1 - alpha_N) d_1 + (L - N) alpha_N R; attained by x_j = R e, x_i = -d_1 e",
     )

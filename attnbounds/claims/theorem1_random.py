@@ -324,14 +324,18 @@ def tight_last_check():
     L, N = thd.L, thd.N
     i = sp.Symbol("i", integer=True, positive=True)
     y = sp.IndexedBase("y", commutative=False)[i]
-    s, Y = sp.symbols("s_S Y", commutative=False)
+    s = sp.IndexedBase("s_S", commutative=False)[i]  # the context vector given i not in S
+    Y = sp.Symbol("Y", commutative=False)
     c = {k: v.subs(N, L - 1) for k, v in main_term_coefficients().items()}
     p_out = (sp.binomial(L - 1, N) / sp.binomial(L, N)).subs(N, L - 1)
-    ctx = Context({"N = L-1: S is I minus {i}": sp.Eq(s, Y - y)})
-    term = (Chain(p_out * Norm(y - s), ctx)
+    P = sp.Symbol("P_out", nonnegative=True)  # P(i not in S)
+    ctx = Context({"N = L-1: S is I minus {i}": sp.Eq(s, Y - y),
+                   "uniform_subset": sp.Eq(P, p_out)})  # S uniform: P(i not in S) = C(L-1, N)/C(L, N)
+    term = (Chain(P * Norm(y - s), ctx)
+            .eq(p_out * Norm(y - s), by.hypothesis("uniform_subset"))
             .eq(p_out * Norm(y - (Y - y)), by.hypothesis("N = L-1: S is I minus {i}"))
             .eq(c["prefactor"] * Norm(c["own"] * y - c["k"] * Y), by.identity()))
-    lhs = sp.Sum(p_out * Norm(y - s), (i, 1, L))
+    lhs = sp.Sum(P * Norm(y - s), (i, 1, L))
     rhs = sp.Sum(c["prefactor"] * Norm(c["own"] * y - c["k"] * Y), (i, 1, L))
     chain = Chain(lhs, ctx).eq(rhs, by.termwise(i, 1, L, term=term))
     return chain.prove(lhs, "==", rhs)  # E_S[d~] (first principles) == M (the main term)

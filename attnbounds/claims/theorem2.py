@@ -351,7 +351,9 @@ def paper_sides(kind: str):
         raise ValueError(f"kind: must be one of {kinds}, got {kind!r}")
 
     def sides(instance) -> Sides:
-        if kind == "conditioned":
+        if kind == "conditioned" and "u" not in instance and "r" in instance:
+            pass  # r given directly: the condition r <= xi_i is then not imposed (drop demonstrations)
+        elif kind == "conditioned":
             u = np.asarray(instance["u"], dtype=np.float64)
             if np.any((u < 0) | (u > 1)):
                 raise ValueError("u: must lie in [0, 1]")

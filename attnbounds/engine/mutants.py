@@ -201,6 +201,8 @@ def _refute_parts(parts, mutate: Callable, label: str, seed: int, drop: str | No
             continue
         try:
             found = refute(lhs, rel, rhs, part.chain.ctx, drop=drop, seed=seed)
+            if found.assignment is None:  # a rare counterexample: ten times the search, another seed
+                found = refute(lhs, rel, rhs, part.chain.ctx, drop=drop, seed=seed + 1, batches=240)
         except NoNumericForm as exc:
             notes.append(f"part {k + 1} has no numeric form ({exc})")
             continue
@@ -214,6 +216,22 @@ def _refute_parts(parts, mutate: Callable, label: str, seed: int, drop: str | No
     if not any_form:
         return None
     return "undecided", "; ".join(notes)
+
+
+def _weaker_without(part, term) -> str | None:
+    """Why dropping ``term`` from the goal's right side only weakens the statement (the term is
+    <= 0 in an upper bound, >= 0 in a lower bound, proved exactly from the part's hypotheses),
+    or None."""
+    from attnbounds.theory.proof import prove_nonnegative
+
+    rel = part.goal[1]
+    if rel not in ("<=", ">="):
+        return None
+    sign = -term if rel == "<=" else term
+    if prove_nonnegative(sign, part.chain.ctx.relations()):
+        return (f"{sp.sstr(term)} {'<=' if rel == '<=' else '>='} 0 under the hypotheses (proved exactly), "
+                f"so the mutated bound is {'larger' if rel == '<=' else 'smaller'}: a weaker statement")
+    return None
 
 
 def _closed(lhs, rel, rhs) -> bool | None:
@@ -293,6 +311,36 @@ def _judge(row: MutantRow, kernel: tuple[bool, str], numeric: tuple[str, str] | 
     return row
 
 
+def _drop_for_reading(claim, reading, demo, budget) -> tuple[str, str]:
+    """The claim's drop demonstration of ``demo`` judged for *this* reading: its instance must
+    be a counterexample to this reading's statement, evaluated by the reading's own sides (a
+    demonstration made for another reading of the claim proves nothing about this one)."""
+    from attnbounds.claims.base import holds_relation
+
+    drow = judge_hypothesis_drop(claim, demo, budget=budget)
+    if drow.conflict:
+        return "conflict", drow.conflict
+    if drow.verdict != "falsified":
+        return "undecided", f"the drop demonstration of {demo.name!r} does not refute: {drow.evidence}"
+    try:
+        instance = demo.drop().counterexample
+    except Exception as exc:  # noqa: BLE001 -- judged above; a second run failing is reported
+        return "undecided", f"the drop demonstration of {demo.name!r} failed on a second run: {exc}"
+    if reading.sides is None or not isinstance(instance, dict):
+        return "undecided", (f"the drop demonstration of {demo.name!r} ({drow.evidence}) cannot be evaluated by this "
+                             "reading (no numeric sides, or not an instance)")
+    try:
+        sides = reading.sides(instance)
+        ok = bool(np.all(holds_relation(sides, reading.relation, reading.rtol, reading.atol)))
+    except Exception as exc:  # noqa: BLE001 -- an instance outside this reading's domain
+        return "undecided", f"the drop demonstration's instance is outside this reading ({type(exc).__name__}: {exc})"
+    lhs, rhs = (float(np.asarray(v, dtype=float).ravel()[0]) for v in (sides.lhs, sides.rhs))
+    if ok:
+        return "undecided", (f"the drop demonstration of {demo.name!r} is not a counterexample to this reading: "
+                             f"lhs={lhs:.6g}, rhs={rhs:.6g} satisfy it")
+    return "falsified", f"the drop demonstration's instance breaks this reading: {drow.evidence}; this reading: lhs={lhs:.6g}, rhs={rhs:.6g}"
+
+
 def _first(*judgements):
     """The first falsifying (or conflicting) judgement, else the undecided texts joined;
     None entries are skipped; None when all are None."""
@@ -350,6 +398,12 @@ def mutate_reading(claim: Claim, reading: Reading, rid: str, budget: Budget, see
             row = MutantRow(rid, f"dropped-term:{k + 1}.{j + 1}", f"term {sp.sstr(term)} dropped from the rhs of part {k + 1}")
             kernel = _kernel((part,), lambda p, t=term: p.chain.prove(p.goal[0], p.goal[1], p.goal[2] - t))
             numeric = _refute_parts([(k, part)], lambda g, t=term: (g[0], g[1], g[2] - t), "mutated", seed)
+            weaker = _weaker_without(part, term)
+            if not kernel[0] and weaker and (numeric is None or numeric[0] != "falsified"):
+                row.verdict = "undecided"
+                row.reason = _short(f"statement still true without the term: {weaker} ({kernel[1]})", 300)
+                out.append(row)
+                continue
             out.append(_judge(row, kernel, numeric, "the part has no numeric form"))
 
     # dropped hypotheses: those of the proof's context, and the claim's own
@@ -369,9 +423,9 @@ def mutate_reading(claim: Claim, reading: Reading, rid: str, budget: Budget, see
         numeric = None
         demo = drops.get(name) or aliases.get(name)
         if demo is not None:
-            drow = judge_hypothesis_drop(claim, demo, budget=budget)
             alias = "" if demo.name == name else f"{name!r} is the proof's form of the claim's hypothesis {demo.name!r}: "
-            numeric = ("falsified", alias + drow.evidence) if drow.verdict == "falsified" else (drow.verdict, alias + drow.evidence)
+            verdict, text = _drop_for_reading(claim, reading, demo, budget)
+            numeric = (verdict, alias + text)
         if numeric is None or numeric[0] != "falsified":
             numeric = _first(numeric, _refute_parts(in_ctx, lambda g: g, "mutated", seed, drop=name))
         if kernel[0] and (numeric is None or numeric[0] != "falsified"):

@@ -43,6 +43,8 @@ __all__ = ["Refutation", "refute", "NoNumericForm"]
 DIM = 2
 #: Largest value of an integer symbol (index bounds such as K = L − N).
 INT_MAX = 5
+#: Batches searched after the first counterexample, for a smaller one.
+EXTRA_BATCHES = 3
 #: Atoms of the finite probability space on which random variables are drawn.
 ATOMS = 3
 #: Relative and absolute margin by which the goal must fail (well above float rounding).
@@ -298,7 +300,7 @@ def _scalar(rng, n, sym):
     moderate values (both signs unless non-negative)."""
     kind = rng.integers(0, 5, size=n)
     mag = np.select([kind == 0, kind == 1, kind == 2, kind == 3],
-                    [np.zeros(n), np.ones(n), rng.uniform(0, 1, n), np.exp(rng.uniform(0, 3, n))],
+                    [np.zeros(n), np.ones(n), rng.uniform(0, 1, n), np.exp(rng.uniform(0, 5, n))],
                     np.exp(rng.uniform(-3, 3, n)))
     if sym is not None and sym.is_positive:
         return np.where(mag > 0, mag, 0.5)
@@ -465,7 +467,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
             i, lo, hi = s.limits[0]
             ranges.setdefault(i, (lo, hi))
     rng = np.random.default_rng(seed)
-    tried = 0
+    tried, best, first_bad = 0, None, None
     for b in range(batches):
         env = _Env(batch)
         for s in ints:
@@ -493,10 +495,20 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
         # tight mode (two batches in three): an inequality between a sampled atom (a scalar
         # symbol or an index function's value) and an expression puts the atom on its bound
         # or strictly inside; the hypotheses are checked afterwards all the same
-        if b % 3:
+        if b % 3:  # each hypothesis is tightened in some of these batches, not all at once
             for r in ineqs:
+                if rng.uniform() < 0.3:
+                    continue
                 if not isinstance(r, BoundedDifferences):
                     _tighten(r, env, rng, free, heads, ranges)
+                else:
+                    _widen(r, env, ranges)
+        for r in filters:  # an equation per index, f(i) = expr: assign f at every index
+            _assign(r, env, heads, ranges)
+        sampled_ints = {s_: env.ints[s_] for s_ in ints}
+        env.ints.clear()  # no summation index may stay bound from the steps above
+        env.ints.update(sampled_ints)
+        env.atom = None
         try:
             for s, v in derived:
                 env.values[s] = _eval(v, env)
@@ -522,22 +534,91 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
         tried += int(ok.sum())
         bad = ok & _violated(lv, rel, rv)
         if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            viol = None
-            if dropped:
-                viol = not all(bool(_holds(r, env, ranges)[k]) for r in dropped)
-            assignment = {str(s): float(v) for s, v in env.ints.items()}
-            for s, v in env.values.items():
-                if s in heads:  # an index function: its values at 1, 2, ...
-                    assignment[f"{s}(1..)"] = v[k, 1:].tolist()
-                else:
-                    assignment[str(s)] = v[k].tolist() if np.ndim(v[k]) else float(v[k])
-            for s, v in env.random.items():  # a random variable: its value at each atom, per index
-                assignment[f"{s}(1..)[atoms]"] = v[k, 1:].tolist()
-            if env.prob is not None:
-                assignment["P(atoms)"] = env.prob[k].tolist()
-            return Refutation(assignment, float(lv[k]), float(rv[k]), tried, viol)
+            # the smallest counterexample of this batch (the largest scalar magnitude is least)
+            size = np.zeros(batch)
+            for sym in free:
+                if sym.is_commutative:
+                    size = np.maximum(size, np.abs(np.nan_to_num(env.values[sym], nan=np.inf)))
+            for h in heads:
+                if env.values[h].ndim == 2:
+                    size = np.maximum(size, np.abs(env.values[h][:, 1:]).max(axis=-1))
+            k = int(np.flatnonzero(bad)[np.argmin(size[bad])])
+            found = (_snapshot(env, k, heads, dropped, ranges, lv, rv), float(size[k]))
+            if best is None or found[1] < best[1]:
+                best = found
+        if best is not None and first_bad is None:
+            first_bad = b
+        if best is not None and b >= first_bad + EXTRA_BATCHES:
+            break
+    if best is not None:
+        assignment, lhs_v, rhs_v, viol = best[0]
+        return Refutation(assignment, lhs_v, rhs_v, tried, viol)
     return Refutation(None, tried=tried)
+
+
+def _snapshot(env, k, heads, dropped, ranges, lv, rv):
+    viol = None
+    if dropped:
+        viol = not all(bool(_holds(r, env, ranges)[k]) for r in dropped)
+    assignment = {str(s): float(v) for s, v in env.ints.items()}
+    for s, v in env.values.items():
+        if s in heads:  # an index function: its values at 1, 2, ...
+            assignment[f"{s}(1..)"] = v[k, 1:].tolist()
+        else:
+            assignment[str(s)] = v[k].tolist() if np.ndim(v[k]) else float(v[k])
+    for s, v in env.random.items():  # a random variable: its value at each atom, per index
+        assignment[f"{s}(1..)[atoms]"] = v[k, 1:].tolist()
+    if env.prob is not None:
+        assignment["P(atoms)"] = env.prob[k].tolist()
+    return assignment, float(lv[k]), float(rv[k]), viol
+
+
+def _index_range(i, env, ranges):
+    lo, hi = (int(round(float(_eval(t, env)[0]))) for t in ranges[i])
+    return range(max(lo, 1), min(hi, INT_MAX + 1) + 1)
+
+
+def _assign(eq, env, heads, ranges):
+    """Make an equation ``f(i) = expr`` (or ``x[i] = expr``) hold at every index of its range."""
+    for atom, other in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+        if isinstance(atom, AppliedUndef):
+            head, args = atom.func, atom.args
+        elif isinstance(atom, sp.Indexed):
+            head, args = atom.base, atom.indices
+        else:
+            continue
+        if head not in heads or len(args) != 1 or args[0] not in ranges or atom in other.atoms(type(atom)):
+            continue
+        i = args[0]
+        try:
+            for k in _index_range(i, env, ranges):
+                env.ints[i] = k
+                env.values[head][:, k] = _eval(other, env)
+        except (NoNumericForm, ValueError):
+            pass
+        env.ints.pop(i, None)
+        return
+
+
+def _widen(bd, env, ranges):
+    """Give a random variable of bounded differences the largest range they allow (the
+    heaviest tails), at every index."""
+    f = bd.f
+    if not (isinstance(f, AppliedUndef) and f.func in env.random and len(f.args) == 1):
+        return
+    i = f.args[0]
+    idx = _index_range(i, env, ranges) if i in ranges else [int(i)] if i.is_Integer else []
+    try:
+        for k in idx:
+            if i in ranges:
+                env.ints[i] = k
+            c = np.sqrt(np.maximum(_eval(bd.sum_c2, env), 0.0))
+            v = env.random[f.func][:, k, :]
+            lo, width = v.min(axis=-1, keepdims=True), np.ptp(v, axis=-1, keepdims=True)
+            env.random[f.func][:, k, :] = lo + np.where(width > 0, (v - lo) / np.where(width > 0, width, 1), 0.0) * c[:, None]
+    except (NoNumericForm, ValueError):
+        pass
+    env.ints.pop(i, None)
 
 
 def _head_kind(h):
@@ -571,11 +652,13 @@ def _tighten(r, env, rng, free, heads, ranges):
                 for k in range(max(lo, 1), min(hi, table.shape[1] - 1) + 1):
                     env.ints[i] = k
                     table[:, k] = _near(_eval(other, env), below, rng, table[:, k])
-                env.ints.pop(i, None)
             else:
                 env.values[atom] = _near(_eval(other, env), below, rng, env.values[atom])
         except NoNumericForm:
             pass
+        finally:
+            if cols == "index":
+                env.ints.pop(atom.args[0], None)
         return
 
 

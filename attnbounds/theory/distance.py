@@ -556,7 +556,9 @@ def t1i_chains() -> dict:
     * ``"R_ge_1"``: the sharp bound is at most the transcribed formula when R ≥ 1 (with the
       non-selected mass m = 1 − ᾱ_N ≥ 0, the gap is (R − 1) m);
     * ``"witness"``: x_i = (R − d_1) e, c = R e, ‖e‖ = 1 give ‖α_i x_i − ᾱ_N c‖ = α_i d_1 + δ R exactly;
-    * ``"d1_norm"``: the old reading, ‖α_i x_i − s‖ ≤ α_i‖x_i‖ + ‖s‖ ≤ α_i d_1 + ᾱ_N R.
+    * ``"witness_sum"``: every D(i) equal to its bound makes d̃ equal to the sharp bound (Σ α(i) = 1 − ᾱ_N);
+    * ``"d1_norm"``: the old reading, ‖α_i x_i − s‖ ≤ α_i‖x_i‖ + ‖s‖ ≤ α_i d_1 + ᾱ_N R;
+    * ``"d1_norm_sum"``: summed, d̃ ≤ (1 − ᾱ_N) d_1 + K ᾱ_N R.
 
     Every value is a :class:`~attnbounds.theory.proof.ChainCheck`.
 
@@ -620,6 +622,17 @@ def t1i_chains() -> dict:
         .eq(a_i * d_1 + delta * R, by.hypothesis("unit"))
     ).prove(w_lhs, "==", a_i * d_1 + delta * R)
 
+    # the witness summed: every D(i) equals its bound, so d~ equals B (needs sum alpha = 1 - alpha_N)
+    ws_ctx = Context({"witness": sp.Eq(D(i), a(i) * d_1 + (Bs - a(i)) * R),
+                      "normalized": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - Bs)})
+    ws_term = Chain(D(i), ws_ctx).eq(a(i) * d_1 + (Bs - a(i)) * R, by.hypothesis("witness"))
+    witness_sum = (
+        Chain(sp.Sum(D(i), (i, 1, K)), ws_ctx)
+        .eq(sp.Sum(a(i) * d_1 + (Bs - a(i)) * R, (i, 1, K)), by.termwise(i, 1, K, term=ws_term))
+        .eq(d_1 * sp.Sum(a(i), (i, 1, K)) + R * (K * Bs - sp.Sum(a(i), (i, 1, K))), by.identity())
+        .eq(d_1 * (1 - Bs) + R * (K * Bs - (1 - Bs)), by.hypothesis("normalized"))
+    ).prove(sp.Sum(D(i), (i, 1, K)), "==", goal)
+
     s = vector("s")[0] if isinstance(vector("s"), tuple) else vector("s")
     old_ctx = Context({"d1-norm": sp.Le(Norm(xi), d_1), "context-norm": sp.Le(Norm(s), Bs * R)})
     old = (
@@ -628,6 +641,16 @@ def t1i_chains() -> dict:
         .eq(a_i * Norm(xi) + Norm(s), by.identity())
         .le(a_i * d_1 + Bs * R, by.termwise(pairs=[(a_i * Norm(xi), a_i * d_1), (Norm(s), Bs * R)]))
     ).prove(Norm(a_i * xi - s), "<=", a_i * d_1 + Bs * R)
+    # the old reading summed over the K non-selected tokens
+    os_ctx = Context({"per-token": sp.Le(D(i), a(i) * d_1 + Bs * R),
+                      "normalized": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - Bs)})
+    old_goal = (1 - Bs) * d_1 + K * Bs * R
+    old_sum = (
+        Chain(sp.Sum(D(i), (i, 1, K)), os_ctx)
+        .le(sp.Sum(a(i) * d_1 + Bs * R, (i, 1, K)), by.termwise(i, 1, K))
+        .eq(d_1 * sp.Sum(a(i), (i, 1, K)) + K * Bs * R, by.identity())
+        .eq(d_1 * (1 - Bs) + K * Bs * R, by.hypothesis("normalized"))
+    ).prove(sp.Sum(D(i), (i, 1, K)), "<=", old_goal)
     norm_c, dist = _centroid_chains()
     return {
         "per_token": per_token,
@@ -637,5 +660,7 @@ def t1i_chains() -> dict:
         "sphere": sphere_check,
         "R_ge_1": r_check,
         "witness": witness,
+        "witness_sum": witness_sum,
         "d1_norm": old,
+        "d1_norm_sum": old_sum,
     }

@@ -285,16 +285,59 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
         d = sp.sympify(lhs) - sp.sympify(rhs)
         if d == 0 or sp.expand(d) == 0:
             return True
-        if d.has(sp.Sum):  # finite sums with symbolic bounds: evaluate what SymPy can
+        if d.has(sp.Sum):
+            # linearity of finite sums first (cheap and exact), then what SymPy can evaluate
+            if sp.expand(_sum_linear(d)) == 0:
+                return True
             d = d.doit()
             if d == 0 or sp.expand(d) == 0:
                 return True
         if sp.cancel(sp.together(d)) == 0:
             return True
+        if d.has(Norm) and sp.expand(_norm_canonical(d)) == 0:
+            return True
         return deep and sp.simplify(d) == 0
     except (sp.PolynomialError, NotImplementedError, TypeError, AttributeError, ValueError, sp.SympifyError):
         # SymPy cannot handle the expression (e.g. a relation inside a Piecewise): not an identity
         return False
+
+
+def _norm_canonical(e):
+    """``e`` with the argument of every norm written as Σ_v c_v v over its vector monomials v,
+    each commutative coefficient c_v put in lowest terms (``cancel``): exact, and it lets
+    ``norm(x - Σ w_j y_j)`` meet ``norm(Σ w_j (x - y_j))`` when Σ w_j = 1 cancels."""
+    if not isinstance(e, sp.Basic) or not e.args:
+        return e
+    if isinstance(e, Norm):
+        groups: dict = {}
+        for term in sp.Add.make_args(sp.expand(e.args[0])):
+            c, nc = term.args_cnc()
+            key = sp.Mul(*nc)
+            groups[key] = groups.get(key, 0) + sp.Mul(*c)
+        return Norm(sp.Add(*[sp.cancel(sp.together(c)) * v for v, c in groups.items()]))
+    return e.func(*[_norm_canonical(a) for a in e.args])
+
+
+def _sum_linear(e):
+    """``e`` with every one-index sum split by linearity: Σ_i (c f_i + g_i) = c Σ_i f_i + Σ_i g_i
+    for c free of i, and Σ_{i=lo}^{hi} c = (hi − lo + 1) c (both exact for SymPy's sums, whatever
+    the range)."""
+    if not isinstance(e, sp.Basic) or not e.args:
+        return e
+    if isinstance(e, sp.Sum) and len(e.limits) == 1:
+        i, lo, hi = e.limits[0]
+        out = []
+        for term in sp.Add.make_args(sp.expand(_sum_linear(e.function))):
+            c, nc = term.args_cnc()
+            coeff = [f for f in c if i not in f.free_symbols]
+            dep = [f for f in c if i in f.free_symbols] + nc
+            k = sp.Mul(*coeff)
+            if not dep:
+                out.append(k * (hi - lo + 1))
+            else:
+                out.append(k * sp.Sum(sp.Mul(*dep), (i, lo, hi)))
+        return sp.Add(*out)
+    return e.func(*[_sum_linear(a) for a in e.args])
 
 
 def _nonneg_form(rel) -> tuple[sp.Expr, bool] | None:
@@ -738,6 +781,21 @@ def _triangle(lhs, rel, rhs, p, ctx):
     return "triangle inequality"
 
 
+@_rule("triangle-sum", "norm(Σ_{i=lo}^{hi} u_i) <= Σ_{i=lo}^{hi} norm(u_i) (and |Σ f_i| <= Σ |f_i|) for hi >= lo - 1", "the triangle inequality, by induction on the number of terms; the range must not be reversed, since SymPy reads a sum with hi < lo - 1 as minus a sum")
+def _triangle_sum(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "triangle-sum: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    i, lo, hi = p["index"], sp.sympify(p["lo"]), sp.sympify(p["hi"])
+    _need(isinstance(small, (Norm, sp.Abs)) and isinstance(small.args[0], sp.Sum),
+          "triangle-sum: the small side is not norm(Sum(...)) or |Sum(...)|")
+    inner = small.args[0]
+    _need(inner.limits == ((i, lo, hi),), f"triangle-sum: the sum must run over {i} = {lo}..{hi}")
+    _need(isinstance(big, sp.Sum) and big.limits == ((i, lo, hi),), f"triangle-sum: the big side must be a sum over {i} = {lo}..{hi}")
+    _same(big.function, Norm(inner.function), "triangle-sum: the big side is not the sum of the norms")
+    _nonneg(hi - lo + 1, ctx, "triangle-sum: the index range is reversed (need hi >= lo - 1)")
+    return "triangle inequality over a finite sum"
+
+
 @_rule("reverse-triangle", "|norm(u) − norm(v)| <= norm(u − v)", "follows from the triangle inequality applied to u = (u − v) + v and to v = (v − u) + u")
 def _reverse_triangle(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "reverse-triangle: only for '<=' / '>=' steps")
@@ -871,6 +929,9 @@ def _termwise(lhs, rel, rhs, p, ctx):
         lo, hi = sp.sympify(p["lo"]), sp.sympify(p["hi"])
         _need(isinstance(small, sp.Sum) and isinstance(big, sp.Sum), "termwise: both sides must be sums")
         _need(small.limits == ((i, lo, hi),) and big.limits == ((i, lo, hi),), f"termwise: both sums must run over {i} = {lo}..{hi}")
+        # SymPy reads a sum with hi < lo - 1 as minus a sum over hi+1..lo-1 (Karr's convention),
+        # which flips the inequality: the range must not be reversed
+        _nonneg(hi - lo + 1, ctx, "termwise: the index range is reversed (need hi >= lo - 1)")
         f, g = small.function, big.function
         local = ctx.extended({"__index_lo__": sp.Ge(i, lo), "__index_hi__": sp.Le(i, hi)})
         pairs = [(f, g)]
@@ -928,6 +989,9 @@ class _ByFactory:
 
     def triangle(self, *terms, text=""):
         return By("triangle", {"terms": terms}, text)
+
+    def triangle_sum(self, index, lo, hi, text=""):
+        return By("triangle-sum", {"index": index, "lo": lo, "hi": hi}, text)
 
     def reverse_triangle(self, u, v, text=""):
         return By("reverse-triangle", {"u": u, "v": v}, text)
@@ -1021,7 +1085,8 @@ class ChainCheck:
 
     @property
     def rules(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys([s.rule for s in self.step_checks] + list(self.lemma_rules)))
+        """The rules of the steps, of the term chains of termwise steps, and of the lemmas."""
+        return tuple(dict.fromkeys([s.rule for s in self.step_checks] + _term_rules(self.chain) + list(self.lemma_rules)))
 
     @property
     def complete(self) -> bool:
@@ -1039,6 +1104,16 @@ class ChainCheck:
 
     def to_dict(self) -> dict:
         return {"steps": self.steps, "checked": self.checked, "rules": list(self.rules)}
+
+
+def _term_rules(chain) -> list:
+    out = []
+    for st in getattr(chain, "steps", ()):
+        term = st.by.params.get("term") if st.by.rule == "termwise" else None
+        for sub in (term if isinstance(term, (list, tuple)) else (term,)):
+            if isinstance(sub, Chain):
+                out += [t.by.rule for t in sub.steps] + _term_rules(sub)
+    return out
 
 
 @dataclass(frozen=True)

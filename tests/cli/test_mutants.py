@@ -127,8 +127,10 @@ def test_dropped_proof_hypotheses_are_refuted_on_the_proofs_symbols():
 def test_real_reading_quick(reading):
     report = run_mutants([reading], budget=Budget(examples=10, sweep=3_000, mc_samples=100, method_seconds=30.0))
     assert report.readings == [reading] and not report.defects
-    for r in report.rows:  # every mutant is killed, or shown to be a statement that is still true
-        assert r.verdict == "falsified" or (r.verdict == "undecided" and "statement still true" in r.reason), r
+    for r in report.rows:  # every mutant is killed, shown to be a statement that is still true, or
+        # drops a claim hypothesis whose demonstration (made for another reading) this reading survives
+        assert r.verdict == "falsified" or (r.verdict == "undecided" and (
+            "statement still true" in r.reason or "is not a counterexample to this reading" in r.reason)), r
 
 
 def test_all_claims_kill_rate():

@@ -44,6 +44,7 @@ def test_rule_set_is_small_and_documented():
     assert set(RULES) == {
         "identity", "algebra", "hypothesis", "monotone", "triangle", "reverse-triangle",
         "cauchy-schwarz", "jensen", "markov", "mcdiarmid", "probability", "gershgorin", "termwise",
+        "triangle-sum",
     }
     for rule in RULES.values():
         assert rule.statement and rule.why
@@ -215,6 +216,33 @@ def test_termwise_over_an_index_set():
     # a term bound given as its own chain
     term = Chain(ai * x, Context()).le(ai * M, by.algebra())
     ok(sp.Sum(ai * x, (i, 1, n)), "<=", sp.Sum(ai * M, (i, 1, n)), by.termwise(i, 1, n, term=term), ctx=Context({"x<=M": x <= M}))
+
+
+def test_termwise_rejects_a_reversed_index_range():
+    # SymPy reads Sum(f, (i, 1, -1)) as -Sum(f, (i, 0, 0)): 0 <= 1 termwise would "prove"
+    # Sum(0) = 0 <= Sum(1) = -1, a false statement; the kernel accepted it before
+    i = sp.Symbol("i", integer=True)
+    k = sp.Symbol("k", integer=True)
+    assert sp.Sum(1, (i, 1, -1)).doit() == -1
+    reason = rejected(sp.Sum(sp.Integer(0) * x, (i, 1, -1)), "<=", sp.Sum(sp.Integer(1), (i, 1, -1)), by.termwise(i, 1, -1))
+    assert "reversed" in reason
+    rejected(sp.Sum(0 * x, (i, 1, k)), "<=", sp.Sum(sp.Integer(1), (i, 1, k)), by.termwise(i, 1, k))  # k may be -5
+    ok(sp.Sum(0 * x, (i, 1, k)), "<=", sp.Sum(sp.Integer(1), (i, 1, k)), by.termwise(i, 1, k), ctx=Context({"k>=0": k >= 0}))
+
+
+def test_triangle_over_a_finite_sum():
+    i = sp.Symbol("i", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    k = sp.Symbol("k", integer=True)
+    f = sp.Function("f")
+    y = sp.IndexedBase("y", commutative=False)
+    ok(sp.Abs(sp.Sum(f(i), (i, 1, n))), "<=", sp.Sum(sp.Abs(f(i)), (i, 1, n)), by.triangle_sum(i, 1, n))
+    ok(Norm(sp.Sum(y[i], (i, 1, n))), "<=", sp.Sum(Norm(y[i]), (i, 1, n)), by.triangle_sum(i, 1, n))
+    # the wrong direction, another range, a missing absolute value, a reversed range
+    rejected(sp.Sum(sp.Abs(f(i)), (i, 1, n)), "<=", sp.Abs(sp.Sum(f(i), (i, 1, n))), by.triangle_sum(i, 1, n))
+    rejected(sp.Abs(sp.Sum(f(i), (i, 1, n))), "<=", sp.Sum(sp.Abs(f(i)), (i, 2, n)), by.triangle_sum(i, 1, n))
+    rejected(sp.Abs(sp.Sum(f(i), (i, 1, n))), "<=", sp.Sum(f(i), (i, 1, n)), by.triangle_sum(i, 1, n))
+    assert "reversed" in rejected(sp.Abs(sp.Sum(f(i), (i, 1, k))), "<=", sp.Sum(sp.Abs(f(i)), (i, 1, k)), by.triangle_sum(i, 1, k))
 
 
 def test_termwise_over_explicit_terms():
