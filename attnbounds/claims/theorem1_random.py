@@ -81,7 +81,12 @@ import sympy as sp
 from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import softmax, subset_cumulative_distance
 from attnbounds.numerics.sampling import sphere_points
-from attnbounds.numerics.selection import random_selection_expectation, random_selection_main_term, subset_masks
+from attnbounds.numerics.selection import (
+    jensen_gap_bound,
+    random_selection_expectation,
+    random_selection_main_term,
+    subset_masks,
+)
 from attnbounds.numerics.validation import check_distribution, check_embeddings, check_top_n
 from attnbounds.strategies import attention_configs
 from attnbounds.theory import distance as thd
@@ -91,8 +96,6 @@ from attnbounds.theory.proof import Chain, Context, Norm, by
 __all__ = [
     "CLAIM",
     "transcribed_term",
-    "jensen_gap_bound",
-    "jensen_gap",
     "sweep_instances",
     "large_instance",
     "XBAR_READINGS",
@@ -134,55 +137,6 @@ def transcribed_term(weights, x, n: int, xbar: str = "mean") -> np.ndarray:
         center = np.einsum("...l,...ld->...d", w, xs)[..., None, :]  # Σ_j α_j x_j
     inner = np.linalg.norm((w + k)[..., :, None] * xs - center, axis=-1)  # (..., L)
     return (L - n) / L * inner.sum(axis=-1)
-
-
-def jensen_gap_bound(weights, x, n: int) -> np.ndarray:
-    """G = (L−N)/L Σ_i √(f · Σ_{j≠i} ‖α_j x_j − ȳ_{−i}‖²), f = N(L−1−N)/((L−1)(L−2)) (0 if N = L−1).
-
-    An upper bound on the Jensen gap ε = E_S[d̃] − M.
-
-    >>> float(jensen_gap_bound([0.5, 0.25, 0.25], np.eye(3), 2))
-    0.0
-    """
-    w, xs, n = _validated({"weights": weights, "x": x, "n": n})
-    L = w.shape[-1]
-    m = L - 1
-    f = 0.0 if n == m else n * (m - n) / (m * (m - 1))
-    y = w[..., :, None] * xs  # α_j x_j, (..., L, d)
-    sq = (y**2).sum(axis=-1)  # ‖y_j‖²
-    total_sq = sq.sum(axis=-1, keepdims=True)  # Σ_j ‖y_j‖²
-    Y = y.sum(axis=-2, keepdims=True)  # Σ_j y_j
-    # Σ_{j≠i} ‖y_j − ȳ_{−i}‖² = Σ_{j≠i}‖y_j‖² − ‖Σ_{j≠i} y_j‖²/m
-    spread = (total_sq - sq) - ((Y - y) ** 2).sum(axis=-1) / m
-    return (L - n) / L * np.sqrt(f * np.clip(spread, 0.0, None)).sum(axis=-1)
-
-
-def jensen_gap(weights, x, n: int, method: str = "exact", samples: int = 10_000, seed=0, confidence=0.99) -> dict:
-    """E_S[d̃], the main term M, ε = E − M, ε/M and the bound G, for one instance or a batch.
-
-    ``method`` is ``"exact"`` (enumeration) or ``"mc"`` (random subsets, Student-t interval
-    on E, carried over to ε). Returns ``{"E", "E_ci", "M", "epsilon", "epsilon_ci",
-    "ratio", "G"}``.
-
-    >>> g = jensen_gap([0.5, 0.5], [[1.0], [-1.0]], 1)
-    >>> float(g["E"]), float(g["M"]), float(g["epsilon"])
-    (1.0, 1.0, 0.0)
-    """
-    if method not in ("exact", "mc"):
-        raise ValueError(f"method: must be 'exact' or 'mc', got {method!r}")
-    w, xs, n = _validated({"weights": weights, "x": x, "n": n})
-    est = random_selection_expectation(w, xs, n, method=method, samples=samples, seed=seed, confidence=confidence)
-    M = random_selection_main_term(w, xs, n)
-    eps = est.value - M
-    return {
-        "E": est.value,
-        "E_ci": (est.ci_low, est.ci_high),
-        "M": M,
-        "epsilon": eps,
-        "epsilon_ci": (est.ci_low - M, est.ci_high - M),
-        "ratio": eps / M,
-        "G": jensen_gap_bound(w, xs, n),
-    }
 
 
 def _exact_E(instance: dict):

@@ -103,10 +103,10 @@ from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, 
 from attnbounds.numerics.attention import per_token_distance, softmax, top_n, top_n_mask
 from attnbounds.numerics.montecarlo import mean_ci
 from attnbounds.numerics.sampling import sphere_points
-from attnbounds.numerics.selection import distinguishable_mask, separability
+from attnbounds.numerics.selection import distinguishable_mask, exact_sphere3, separability
 from attnbounds.strategies import simplex_points
 from attnbounds.theory.proof import AllOf
-from attnbounds.theory.separability import derive_separability, exact_sphere3, t2_chains
+from attnbounds.theory.separability import derive_separability, t2_chains
 
 __all__ = [
     "CLAIM",
