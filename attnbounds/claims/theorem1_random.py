@@ -72,7 +72,6 @@ and $\varepsilon = E - (\text{main term}) \ge 0$ by Jensen. No verdict changed.
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
@@ -87,7 +86,7 @@ from attnbounds.numerics.selection import (
     random_selection_main_term,
     subset_masks,
 )
-from attnbounds.numerics.validation import check_distribution, check_embeddings, check_top_n
+from attnbounds.numerics.validation import check_count, check_distribution, check_embeddings, check_rng, check_top_n
 from attnbounds.strategies import attention_configs
 from attnbounds.theory import distance as thd
 from attnbounds.theory.distance import derive_t1_random, main_term_coefficients
@@ -175,10 +174,8 @@ def sweep_instances(rng: np.random.Generator, size: int, n_last: bool = False) -
     >>> b["x"].shape[0], 1 <= b["n"] < b["weights"].shape[1]
     (4, True)
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
-        raise ValueError(f"size: must be an integer >= 1, got {size!r}")
+    check_rng(rng, "rng")
+    size = check_count(size, "size")
     L = int(rng.integers(2, 8))
     d = int(rng.integers(1, 4))
     n = L - 1 if n_last else int(rng.integers(1, L))
@@ -196,8 +193,7 @@ def large_instance(rng: np.random.Generator, L: int = MC_L, n: int = MC_N, dim: 
     >>> inst["x"].shape, inst["n"]
     ((8, 3), 2)
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
+    check_rng(rng, "rng")
     w = softmax(rng.standard_normal(L))
     x = sphere_points(rng, 1, L, dim)[0]
     check_top_n(n, L)

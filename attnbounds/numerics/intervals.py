@@ -225,9 +225,8 @@ def certify_upper_bound(
     b = arb(as_rational(bound, "bound"))
     if not isinstance(strict, bool):
         raise TypeError(f"strict: must be a bool, got {type(strict).__name__}")
-    for value, name in ((max_depth, "max_depth"), (max_boxes, "max_boxes")):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < (0 if name == "max_depth" else 1):
-            raise ValueError(f"{name}: must be an integer >= {0 if name == 'max_depth' else 1}, got {value!r}")
+    max_depth = check_count(max_depth, "max_depth", minimum=0)
+    max_boxes = check_count(max_boxes, "max_boxes")
     if (gradient is None) != (hessian is None):
         raise ValueError("gradient: gradient and hessian must be given together")
     for fn, name in ((gradient, "gradient"), (hessian, "hessian")):

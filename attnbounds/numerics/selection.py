@@ -30,7 +30,7 @@ import numpy as np
 from attnbounds.numerics.attention import per_token_distance, subset_cumulative_distance, top_n_mask
 from attnbounds.numerics.montecarlo import check_confidence, mean_ci
 from attnbounds.numerics.sampling import as_generator
-from attnbounds.numerics.validation import check_distribution, check_embeddings, check_top_n
+from attnbounds.numerics.validation import check_count, check_distribution, check_embeddings, check_top_n
 
 __all__ = [
     "SELECTION_METHODS",
@@ -70,14 +70,6 @@ class SelectionExpectation:
     confidence: float | None = None
 
 
-def _check_positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name}: must be >= 1, got {value}")
-    return int(value)
-
-
 def subset_masks(L: int, n: int, max_subsets: int = 200_000) -> np.ndarray:
     """All n-subsets of {0..L−1} as a boolean array of shape ``(C(L, n), L)``, lexicographic.
 
@@ -90,9 +82,9 @@ def subset_masks(L: int, n: int, max_subsets: int = 200_000) -> np.ndarray:
     ...
     ValueError: max_subsets: C(30, 15) = 155117520 subsets exceed max_subsets = 200000; use method="mc"
     """
-    L = _check_positive_int(L, "L")
+    L = check_count(L, "L")
     n = check_top_n(n, L)
-    max_subsets = _check_positive_int(max_subsets, "max_subsets")
+    max_subsets = check_count(max_subsets, "max_subsets")
     count = math.comb(L, n)
     if count > max_subsets:
         raise ValueError(
@@ -117,8 +109,8 @@ def random_subset_masks(rng, samples: int, L: int, n: int, batch_shape: tuple[in
     ((5, 4), True)
     """
     g = as_generator(rng)
-    samples = _check_positive_int(samples, "samples")
-    L = _check_positive_int(L, "L")
+    samples = check_count(samples, "samples")
+    L = check_count(L, "L")
     n = check_top_n(n, L)
     shape = (samples, *batch_shape, L)
     keys = g.random(shape)
@@ -214,7 +206,7 @@ def random_selection_expectation(
         masks = subset_masks(L, n, max_subsets)
         v = shaped(_chunked_mean_exact(w, xs, masks, batch))
         return SelectionExpectation(v, v, v, masks.shape[0], "exact")
-    samples = _check_positive_int(samples, "samples")
+    samples = check_count(samples, "samples")
     if samples < 2:
         raise ValueError(f"samples: need at least 2 for a confidence interval, got {samples}")
     c = check_confidence(confidence)
