@@ -134,7 +134,7 @@ from attnbounds.theory.proof import AllOf, Chain, Context, by
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.claims.lemma1 import FAMILY_NAMES, PARAM_CHOICES, family_normalizer
 from attnbounds.numerics.jacobian import normalizer_jacobian, softmax_jacobian_norms
-from attnbounds.numerics.validation import as_float_array, check_temperature
+from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature
 from attnbounds.theory import jacobian as thj
 
 __all__ = [
@@ -322,10 +322,8 @@ def generic_sweep(rng: np.random.Generator, n: int) -> dict:
 
 
 def _check_rng(rng, n):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
+    check_rng(rng, "rng")
+    check_count(n, "n")
 
 
 # ------------------------------------------------------------------ exact methods
