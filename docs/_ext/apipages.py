@@ -96,6 +96,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.engine.rows", {}),
             ("attnbounds.engine.run", {}),
             ("attnbounds.engine.mutants", {}),
+            ("attnbounds.engine.refute", {}),
         ),
     ),
     (
