@@ -29,7 +29,8 @@ def run_matrix(
     claims=None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> dict:
-    """Judge the selected readings under each normalizer (default: every registered one).
+    """Judge the selected readings under each normalizer (default: every registered one with
+    role ``"attention"``, :func:`attnbounds.numerics.normalizers.names`).
 
     Returns ``{"normalizers": [...], "ids": [...], "verdicts": {name: {id: verdict}},
     "rows": {name: [row dicts]}, "seconds": float}``. ``ids``, ``claims``, ``quick``,
@@ -39,7 +40,7 @@ def run_matrix(
     from attnbounds.numerics import normalizers as nz
 
     if normalizers is None:
-        names = list(nz.names())
+        names = list(nz.names(role="attention"))
     elif isinstance(normalizers, str):
         names = [normalizers]
     else:

@@ -18,7 +18,7 @@ strategy                       draws
 :func:`attention_configs`      a dict ``{"logits", "T", "weights", "x", "n"}`` of matching shapes
 :func:`seeds`                  an integer seed for :func:`numpy.random.default_rng`
 :func:`rng_arrays`             a numpy array of a given shape built from a drawn seed
-:func:`normalizer_families`    a :class:`~attnbounds.numerics.normalizers.Normalizer` (F, F', SymPy F)
+:func:`normalizer_families`    a ratio-form :class:`~attnbounds.numerics.normalizers.Normalizer`
 =============================  ===================================================================
 
 >>> from hypothesis import given, settings
@@ -39,19 +39,19 @@ import math
 import numbers
 
 import numpy as np
-import sympy as sp
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import SearchStrategy
 
 from attnbounds.numerics.attention import softmax
-from attnbounds.numerics.normalizers import normalizer
+from attnbounds.numerics import normalizers as _nz
 from attnbounds.numerics.sampling import gaussian_points, sphere_points
 
 __all__ = [
     "SIMPLEX_KINDS",
     "EMBEDDING_KINDS",
     "NORMALIZER_FAMILIES",
+    "PARAM_CHOICES",
     "logits",
     "temperatures",
     "simplex_points",
@@ -66,8 +66,9 @@ __all__ = [
 SIMPLEX_KINDS: tuple[str, ...] = ("one_hot", "uniform", "two_point", "random")
 #: Kinds accepted by :func:`embeddings`.
 EMBEDDING_KINDS: tuple[str, ...] = ("gaussian", "sphere", "antipodal", "collinear", "box")
-#: Families accepted by :func:`normalizer_families`.
-NORMALIZER_FAMILIES: tuple[str, ...] = ("softmax", "softplus", "taylor2", "power", "sigmoid")
+#: The built-in ratio-form families of :func:`normalizer_families`: the registry's normalizers
+#: with role ``"family"`` (:func:`attnbounds.numerics.normalizers.names`).
+NORMALIZER_FAMILIES: tuple[str, ...] = _nz.names(role="family")
 
 #: Above this many entries Hypothesis-built arrays shrink poorly; use a seed instead.
 MAX_DRAWN_ENTRIES = 64
@@ -405,24 +406,31 @@ def rng_arrays(shape, distribution: str = "normal", scale: float = 1.0) -> Searc
     return seeds().map(build)
 
 
-_TEMPERATURE_CHOICES = ("1/4", "1/2", "1", "2", "4")
-_POWER_CHOICES = ("1/2", "1", "3/2", "2", "3")
+#: Values drawn for a family's searched parameter (:attr:`Normalizer.search_param
+#: <attnbounds.numerics.normalizers.Normalizer.search_param>`): exact binary fractions.
+PARAM_CHOICES: dict[str, tuple[float, ...]] = {
+    "T": (0.25, 0.5, 1.0, 2.0, 4.0),
+    "p": (0.5, 1.0, 1.5, 2.0, 3.0),
+}
 
 
-def normalizer_families(names=NORMALIZER_FAMILIES) -> SearchStrategy:
-    """A positive normalizer :class:`~attnbounds.numerics.normalizers.Normalizer` from ``names``.
+def normalizer_families(names=None) -> SearchStrategy:
+    """A ratio-form :class:`~attnbounds.numerics.normalizers.Normalizer` from ``names``
+    (default: every registered normalizer with role ``"family"``).
 
-    Each has ``name``, ``expr`` (SymPy, in the symbol ``l``), ``F`` and ``dF`` (numpy,
-    elementwise). Parameters are exact rationals: T ∈ {1/4, 1/2, 1, 2, 4} for ``softmax`` and
-    p ∈ {1/2, 1, 3/2, 2, 3} for ``power``.
+    Each has ``name``, ``expr`` (SymPy F, in the symbol ``l``), ``F`` and ``dF`` (numpy,
+    elementwise), ``weights`` and ``jacobian``. A family's searched parameter is drawn from
+    :data:`PARAM_CHOICES`: T ∈ {1/4, 1/2, 1, 2, 4} for ``softmax`` and p ∈ {1/2, 1, 3/2, 2, 3}
+    for ``even_power``.
     """
-    names = _check_kinds(names, NORMALIZER_FAMILIES, "names")
+    valid = _nz.names(role="family")
+    names = _check_kinds(valid if names is None else names, valid, "names")
     options = []
     for name in names:
-        if name == "softmax":
-            options.append(st.sampled_from(_TEMPERATURE_CHOICES).map(lambda t: normalizer("softmax", T=sp.Rational(t))))
-        elif name == "power":
-            options.append(st.sampled_from(_POWER_CHOICES).map(lambda p: normalizer("power", p=sp.Rational(p))))
+        N = _nz.get(name)
+        key = N.search_param
+        if key is not None and key in PARAM_CHOICES:
+            options.append(st.sampled_from(PARAM_CHOICES[key]).map(lambda v, N=N, key=key: N.with_params(**{key: v})))
         else:
-            options.append(st.just(normalizer(name)))
+            options.append(st.just(N))
     return st.one_of(options)

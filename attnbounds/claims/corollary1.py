@@ -55,6 +55,7 @@ $\Delta = \|q\|_2\max_j\|k_j\|_2$, which is what this page uses. No verdict chan
 from __future__ import annotations
 
 import math
+import numbers
 from functools import lru_cache
 
 import numpy as np
@@ -63,7 +64,7 @@ from scipy.special import logsumexp
 
 from attnbounds import strategies as abst
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
-from attnbounds.numerics.intervals import certify_between_on_grid
+from attnbounds.numerics.intervals import arb_softmax, as_rational, certify_between_on_grid, certify_upper_bound
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature
 from attnbounds.theory import normalization as thn
 
@@ -76,6 +77,7 @@ __all__ = [
     "instances",
     "sweep_instances",
     "certify_box",
+    "certify_weight_bound",
 ]
 
 
@@ -188,22 +190,25 @@ def sweep_instances(rng: np.random.Generator, n: int) -> dict:
     return {"q": q, "keys": keys, "T": T}
 
 
+def _summary_bounds(delta, T, L):
+    """The summary form's bounds e^{−2Δ/T}/L and e^{2Δ/T}/L as arb balls (Δ, T exact)."""
+    from flint import arb
+
+    E = (2 * arb(as_rational(delta, "delta")) / arb(as_rational(T, "T"))).exp()
+    return 1 / (E * L), E / L
+
+
 def certify_box(pieces: int = 4) -> Proof:
     """Certify the summary form with python-flint ``arb`` on one stated box: T = 1, Δ = 1,
     L = 3, every logit vector in [−1, 1]³ (Cauchy–Schwarz puts every (q, keys) with Δ = 1 there).
 
-    The cube is cut into ``pieces``³ boxes; on each, α_i = 1/(1 + Σ_{j≠i} e^{l_j − l_i}) is
-    enclosed strictly inside (e^{−2}/3, e²/3).
+    The cube is cut into ``pieces``³ boxes; on each, α_i = 1/Σ_j e^{l_j − l_i}
+    (:func:`attnbounds.numerics.intervals.arb_softmax`) is enclosed strictly inside
+    (e^{−2}/3, e²/3).
     """
-    from flint import arb
-
     L = 3
-
-    def weights(z):  # α_i = 1/(1 + Σ_{j≠i} e^{l_j − l_i}): each difference enters once
-        return [1 / (1 + sum((z[j] - z[i]).exp() for j in range(L) if j != i)) for i in range(L)]
-
-    lo, hi = arb(-2).exp() / L, arb(2).exp() / L
-    status, failure = certify_between_on_grid(weights, [(-1, 1)] * L, pieces, lo, hi)
+    lo, hi = _summary_bounds(1, 1, L)
+    status, failure = certify_between_on_grid(arb_softmax, [(-1, 1)] * L, pieces, lo, hi)
     if status is None:
         _, i, alpha = failure
         return Proof(None, f"arb could not separate alpha_{i + 1} = {alpha} from the bounds")
@@ -212,6 +217,36 @@ def certify_box(pieces: int = 4) -> Proof:
         f"arb: T = 1, Delta = 1, L = 3, logits in [-1, 1]^3 ({pieces}^3 boxes): every alpha_i lies "
         "strictly inside (e^-2/3, e^2/3)",
     )
+
+
+def certify_weight_bound(L: int = 2, delta="1", T="1", side: str = "lower", max_depth: int = 24):
+    """Certify one side of the summary form for α_1 on the whole logit box [−Δ, Δ]^L by
+    adaptive bisection (:func:`attnbounds.numerics.intervals.certify_upper_bound`):
+
+    * ``side="lower"``: e^{−2Δ/T}/L − α_1(l) ≤ 0,
+    * ``side="upper"``: α_1(l) − e^{2Δ/T}/L ≤ 0.
+
+    Returns the :class:`~attnbounds.numerics.intervals.IntervalCertificate`.
+
+    >>> certify_weight_bound(2, delta=1).status
+    True
+    """
+    if isinstance(L, bool) or not isinstance(L, numbers.Integral) or not 1 <= L <= 4:
+        raise ValueError(f"L: must be an integer in [1, 4] (boxes grow as 2^L), got {L!r}")
+    d = as_rational(delta, "delta")
+    if d < 0:
+        raise ValueError(f"delta: must be >= 0, got {delta!r}")
+    t = as_rational(T, "T")
+    if t <= 0:
+        raise ValueError(f"T: must be > 0, got {T!r}")
+    if side not in ("lower", "upper"):
+        raise ValueError(f"side: must be 'lower' or 'upper', got {side!r}")
+    lo, hi = _summary_bounds(d, t, L)
+    if side == "lower":
+        f = lambda x: lo - arb_softmax(x, t)[0]  # noqa: E731
+    else:
+        f = lambda x: arb_softmax(x, t)[0] - hi  # noqa: E731
+    return certify_upper_bound(f, [(-d, d)] * L, 0, max_depth=max_depth)
 
 
 @lru_cache(maxsize=1)  # exact and deterministic: compute once

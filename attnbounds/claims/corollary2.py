@@ -98,7 +98,6 @@ with $N = 1$. Then $\tilde d = 1/2 + (L-1)/2$, which is linear in $L$.
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from hypothesis import strategies as st
@@ -115,6 +114,7 @@ from attnbounds.numerics.attention import (
 from attnbounds.numerics.fits import growth_exponent, limit_intercept
 from attnbounds.numerics.montecarlo import mean_ci
 from attnbounds.numerics.sampling import sphere_points
+from attnbounds.numerics.validation import check_count, check_rng
 from attnbounds.strategies import attention_configs, embeddings, temperatures
 from attnbounds.theory.distance import corollary2_forms, derive_corollary2
 
@@ -146,10 +146,8 @@ def distance_curves(rng: np.random.Generator, replicates: int, mode: str, L_valu
     >>> distance_curves(np.random.default_rng(0), 2, "fixed", (16, 32)).shape
     (2, 2)
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
-    if isinstance(replicates, bool) or not isinstance(replicates, numbers.Integral) or replicates < 1:
-        raise ValueError(f"replicates: must be an integer >= 1, got {replicates!r}")
+    check_rng(rng, "rng")
+    replicates = check_count(replicates, "replicates")
     if mode not in ("fixed", "proportional"):
         raise ValueError(f"mode: must be 'fixed' or 'proportional', got {mode!r}")
     out = np.empty((replicates, len(L_values)))

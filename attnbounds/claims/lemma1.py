@@ -95,7 +95,7 @@ from attnbounds import strategies as abst
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.intervals import certify_between_on_grid
-from attnbounds.numerics.normalizers import NORMALIZER_NAMES, normalizer
+from attnbounds.numerics import normalizers as nz
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng
 from attnbounds.theory import normalization as thn
 from attnbounds.theory.derivation import is_identity
@@ -116,14 +116,14 @@ __all__ = [
     "certify_box",
 ]
 
-#: Positive normalizer families of :func:`attnbounds.numerics.normalizers.normalizer`.
-FAMILY_NAMES: tuple[str, ...] = tuple(NORMALIZER_NAMES)
+#: The built-in ratio-form families: the registry's normalizers with role "family".
+FAMILY_NAMES: tuple[str, ...] = nz.names(role="family")
 #: Logit half-widths a used by the searches (exact rationals, so that m, M are exact).
 HALF_WIDTHS: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0)
-#: The family parameter: T for softmax, p for power; the other families have none (1.0).
+#: The family parameter (its ``search_param``: T for softmax, p for even_power) and the
+#: values the searches use; the other families have none (1.0).
 PARAM_CHOICES: dict[str, tuple[float, ...]] = {
-    "softmax": (0.25, 0.5, 1.0, 2.0, 4.0),
-    "power": (0.5, 1.0, 1.5, 2.0, 3.0),
+    name: abst.PARAM_CHOICES[nz.get(name).search_param] for name in FAMILY_NAMES if nz.get(name).search_param
 }
 
 
@@ -132,10 +132,8 @@ PARAM_CHOICES: dict[str, tuple[float, ...]] = {
 REFERENCE_LENGTH = 2
 
 
-def _zoo(family):
-    """The registered normalizer ``family`` when it is not a catalogue family, else None."""
-    if family in FAMILY_NAMES:
-        return None
+def _lookup(family):
+    """The normalizer an instance's ``family`` names (registered, or posed by a reading), or None."""
     from attnbounds.claims.normalized import lookup
 
     try:
@@ -145,7 +143,7 @@ def _zoo(family):
 
 
 def _check_family(family, param):
-    if family not in FAMILY_NAMES and _zoo(family) is None:
+    if _lookup(family) is None:
         raise ValueError(f"family: must be one of {FAMILY_NAMES} or a registered normalizer, got {family!r}")
     param = float(param)
     if not (math.isfinite(param) and param > 0):
@@ -155,20 +153,15 @@ def _check_family(family, param):
 
 @lru_cache(maxsize=256)
 def family_normalizer(family: str, param: float):
-    """The catalogue normalizer ``family`` with its parameter (T for softmax, p for power).
+    """The normalizer ``family`` with its searched parameter set to ``param`` (T for softmax,
+    p for even_power; the temperature T for a normalizer without one).
 
-    >>> family_normalizer("power", 2.0).expr
+    >>> family_normalizer("even_power", 2.0).expr
     (l**2 + 1)**2
     """
     family, param = _check_family(family, param)
-    zoo = _zoo(family)
-    if zoo is not None:
-        return zoo.with_params(T=param)
-    if family == "softmax":
-        return normalizer("softmax", T=sp.nsimplify(param))
-    if family == "power":
-        return normalizer("power", p=sp.nsimplify(param))
-    return normalizer(family)
+    N = _lookup(family)
+    return N.with_params(**{N.search_param or "T": param})
 
 
 @lru_cache(maxsize=512)
@@ -182,8 +175,7 @@ def family_constants(family: str, param: float, a: float) -> tuple[float, float,
     family, param = _check_family(family, param)
     if not (math.isfinite(a) and a > 0):
         raise ValueError(f"a: must be a finite number > 0, got {a!r}")
-    F = family_normalizer(family, param)
-    expr = F.expr if _zoo(family) is None else _ratio_form(F)
+    expr = _ratio_form(family_normalizer(family, param))
     k = thn.normalizer_constants(expr, thn.l, sp.nsimplify(a))
     if k is None:
         raise ValueError(f"family: the extremes of {expr} on [-{a}, {a}] cannot be decided exactly")
@@ -195,18 +187,18 @@ def _ratio_form(N) -> sp.Expr:
     expr = N.ratio_form(length=REFERENCE_LENGTH)
     if expr is None:
         raise ValueError(f"family: normalizer {N.name!r} has no ratio form F(l_i)/sum_j F(l_j)")
-    return sp.simplify(expr)
+    return expr if "family" in N.roles else sp.simplify(expr)
 
 
 def log_weights(instance) -> np.ndarray:
     """log α_i for α_i = F(l_i)/Σ_j F(l_j), shape of ``instance["logits"]`` (batched)."""
     family, param = _check_family(instance["family"], instance["param"])
     z = as_float_array(instance["logits"], "logits")
-    zoo = _zoo(family)
-    if zoo is not None:  # a registered normalizer: its own weights, at the row's length
+    N = family_normalizer(family, param)
+    if "family" not in N.roles:  # an attention normalizer: its own weights, at the row's length
         with np.errstate(divide="ignore"):
-            return np.log(zoo.weights(z, T=param))
-    f = family_normalizer(family, param).F(z)
+            return np.log(N.weights(z))
+    f = N.F(z)
     if np.any(f <= 0):
         raise ValueError(f"logits: F = {family} is not positive on them")
     logf = np.log(f)
@@ -248,10 +240,7 @@ def reconstructed_sides(instance) -> Sides:
 
 
 def _param_of(F) -> float:
-    for key in ("T", "p"):
-        if key in F.params:
-            return float(F.params[key])
-    return 1.0
+    return float(F.params[F.search_param]) if F.search_param else 1.0
 
 
 @st.composite
@@ -405,16 +394,13 @@ def _symbolic_reconstructed() -> Proof:
 # ------------------------------------------------------------------ hypotheses and drops
 
 
-#: Normalizers outside the catalogue that only the drop demonstrations use: F = max(l, 0)
-#: (continuous, not positive) and scalable softmax exp(s·log L·l) (depends on L).
-_DROP_FAMILIES = {"relu": False, "ssmax": True}  # name -> depends on L
+#: F's that are not normalizers, used only by the drop demonstrations: F = max(l, 0)
+#: (continuous, not positive). (The length-aware drop uses the registry's ``ssmax``.)
+_DROP_FAMILIES = {"relu": False}  # name -> depends on L
 
 
 def _drop_F(family, param, z):
-    if family == "relu":
-        return np.maximum(z, 0.0)
-    L = z.shape[-1]
-    return np.exp(param * math.log(L) * z)
+    return np.maximum(z, 0.0)  # relu
 
 
 def _F_values(instance):
@@ -435,13 +421,13 @@ def _bounded(instance):
 
 
 def _length_independent(instance):
-    # A catalogue family is a fixed F(l); a length-aware map (scalable softmax, logn) is not.
+    # A ratio family is a fixed F(l); a length-aware map (scalable softmax, logn) is not.
     family = instance["family"]
     if family in _DROP_FAMILIES:
         aware = _DROP_FAMILIES[family]
     else:
         family, _ = _check_family(family, instance["param"])
-        aware = _zoo(family) is not None and _zoo(family).depends_on_length
+        aware = _lookup(family).depends_on_length
     z = as_float_array(instance["logits"], "logits")
     return np.full(z.shape[:-1], not aware, dtype=bool)[()]
 

@@ -134,13 +134,12 @@ from attnbounds.theory.proof import AllOf, Chain, Context, by
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.claims.lemma1 import FAMILY_NAMES, PARAM_CHOICES, family_normalizer
 from attnbounds.numerics.jacobian import normalizer_jacobian, softmax_jacobian_norms
-from attnbounds.numerics.validation import as_float_array, check_temperature
+from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature
 from attnbounds.theory import jacobian as thj
 
 __all__ = [
     "CLAIM",
     "NORMS",
-    "FAMILY_G",
     "softmax_norm",
     "log_derivative_sup",
     "norm_sides",
@@ -155,16 +154,6 @@ __all__ = [
 
 #: The four readings of "1/(4T)" and the field of SoftmaxJacobianNorms each one reads.
 NORMS: dict[str, str] = {"entry": "max_entry", "row": "max_row", "spectral": "spectral", "frobenius": "frobenius"}
-
-#: Catalogue family -> the theory family whose sup |(log F)'| applies (at T = 1 unless softmax).
-FAMILY_G: dict[str, str] = {
-    "softmax": "softmax",
-    "softplus": "softplus",
-    "taylor2": "quadratic",
-    "power": "even_power",
-    "sigmoid": "sigmoid",
-}
-
 
 def _softmax_parts(instance):
     z = as_float_array(instance["logits"], "logits")
@@ -208,23 +197,22 @@ def _log_derivative_table():
 
 @lru_cache(maxsize=256)
 def log_derivative_sup(family: str, param: float) -> float:
-    """G = sup over the real line of |(log F)'| for a catalogue family (exact, see
-    :func:`attnbounds.theory.jacobian.family_log_derivative_sup`).
+    """G = sup over the real line of |(log F)'| for a ratio family (exact, see
+    :func:`attnbounds.theory.jacobian.family_log_derivative_sup`; the registry's families and
+    the theory's share their names).
 
-    >>> log_derivative_sup("softmax", 0.5), log_derivative_sup("power", 1.5), log_derivative_sup("taylor2", 1.0)
+    >>> log_derivative_sup("softmax", 0.5), log_derivative_sup("even_power", 1.5), log_derivative_sup("taylor2", 1.0)
     (2.0, 1.5, 1.0)
     """
-    if family not in FAMILY_G:
-        raise ValueError(f"family: must be one of {tuple(FAMILY_G)}, got {family!r}")
-    expr, _ = _log_derivative_table()[FAMILY_G[family]]
-    from attnbounds.theory.normalization import T as T_, p as p_
-
-    value = expr.subs({T_: sp.nsimplify(param) if family == "softmax" else 1, p_: sp.nsimplify(param)})
-    return float(value)
+    if family not in FAMILY_NAMES:
+        raise ValueError(f"family: must be one of {FAMILY_NAMES}, got {family!r}")
+    expr, _ = _log_derivative_table()[family]
+    values = family_normalizer(family, float(param)).params
+    return float(expr.subs({s: sp.nsimplify(values[s.name]) for s in expr.free_symbols if s.name in values}))
 
 
 def generic_sides(instance) -> Sides:
-    """‖J‖₂ ≤ G/2 for α_i = F(l_i)/Σ F(l_k), F from the catalogue, G = sup |(log F)'|.
+    """‖J‖₂ ≤ G/2 for α_i = F(l_i)/Σ F(l_k), F a ratio family, G = sup |(log F)'|.
 
     >>> s = generic_sides({"family": "taylor2", "param": 1.0, "logits": [0.0, 0.0]})
     >>> float(s.lhs), float(s.rhs)  # g(0) = 1 = G: equality
@@ -314,12 +302,12 @@ def softmax_sweep(rng: np.random.Generator, n: int) -> dict:
 def _generic_instances(draw):
     F = draw(abst.normalizer_families())
     z = draw(abst.logits(min_size=1, max_size=8, min_value=-10.0, max_value=10.0))
-    param = next((float(F.params[k]) for k in ("T", "p") if k in F.params), 1.0)
+    param = float(F.params[F.search_param]) if F.search_param else 1.0
     return {"family": F.name, "param": param, "logits": z}
 
 
 def generic_instances():
-    """Hypothesis strategy of ``{"family", "param", "logits"}`` over the positive-F catalogue."""
+    """Hypothesis strategy of ``{"family", "param", "logits"}`` over the ratio-form families."""
     return _generic_instances()
 
 
@@ -334,10 +322,8 @@ def generic_sweep(rng: np.random.Generator, n: int) -> dict:
 
 
 def _check_rng(rng, n):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
+    check_rng(rng, "rng")
+    check_count(n, "n")
 
 
 # ------------------------------------------------------------------ exact methods

@@ -11,7 +11,7 @@ softmax, sigmoid attention, a plug-in, ...), :func:`under` keeps the reading's o
   is unchanged, and under N the weights are N applied to the logits that give the original
   weights under softmax);
 * an instance with a ratio-form ``"family"`` (Lemma 1's F) gets ``family = N`` and
-  ``param = N``'s temperature;
+  ``param = N``'s searched parameter (its temperature if it has none);
 * any other instance fixes softmax inside the claim's formulas: the reading applies to
   softmax only, and is :class:`NotApplicable` under any other normalizer.
 
@@ -94,7 +94,7 @@ def reweigh(instance: dict, normalizer) -> dict:
     if "family" in instance:
         if N.sympy_F is None:
             raise NotApplicable(f"{N.name!r} has no ratio form F(l_i)/sum_j F(l_j), so the family's m and M are undefined")
-        return {**instance, "family": N.name, "param": float(N.params.get("T", 1.0)), "normalizer": N.name}
+        return {**instance, "family": N.name, "param": float(N.params[N.search_param or "T"]), "normalizer": N.name}
     if is_default_softmax(N):
         return instance
     keys = ", ".join(instance)

@@ -88,6 +88,7 @@ from hypothesis import strategies as st
 
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import cumulative_distance, selected_mass, softmax, top_n_mask
+from attnbounds.numerics.validation import check_count, check_rng
 from attnbounds.strategies import attention_configs, simplex_points
 from attnbounds.theory.proof import AllOf
 from attnbounds.theory.distance import (
@@ -253,10 +254,8 @@ def sides_transcribed_d1_norm(instance: dict) -> Sides:
 
 
 def _check_rng_size(rng, size):
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-        raise ValueError(f"size: must be an integer >= 1, got {size!r}")
+    check_rng(rng, "rng")
+    check_count(size, "size")
 
 
 def sweep_instances(rng: np.random.Generator, size: int) -> dict:

@@ -72,7 +72,6 @@ and $\varepsilon = E - (\text{main term}) \ge 0$ by Jensen. No verdict changed.
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
@@ -81,8 +80,13 @@ import sympy as sp
 from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import softmax, subset_cumulative_distance
 from attnbounds.numerics.sampling import sphere_points
-from attnbounds.numerics.selection import random_selection_expectation, random_selection_main_term, subset_masks
-from attnbounds.numerics.validation import check_distribution, check_embeddings, check_top_n
+from attnbounds.numerics.selection import (
+    jensen_gap_bound,
+    random_selection_expectation,
+    random_selection_main_term,
+    subset_masks,
+)
+from attnbounds.numerics.validation import check_count, check_distribution, check_embeddings, check_rng, check_top_n
 from attnbounds.strategies import attention_configs
 from attnbounds.theory import distance as thd
 from attnbounds.theory.distance import derive_t1_random, main_term_coefficients
@@ -91,8 +95,6 @@ from attnbounds.theory.proof import Chain, Context, Norm, by
 __all__ = [
     "CLAIM",
     "transcribed_term",
-    "jensen_gap_bound",
-    "jensen_gap",
     "sweep_instances",
     "large_instance",
     "XBAR_READINGS",
@@ -136,55 +138,6 @@ def transcribed_term(weights, x, n: int, xbar: str = "mean") -> np.ndarray:
     return (L - n) / L * inner.sum(axis=-1)
 
 
-def jensen_gap_bound(weights, x, n: int) -> np.ndarray:
-    """G = (L−N)/L Σ_i √(f · Σ_{j≠i} ‖α_j x_j − ȳ_{−i}‖²), f = N(L−1−N)/((L−1)(L−2)) (0 if N = L−1).
-
-    An upper bound on the Jensen gap ε = E_S[d̃] − M.
-
-    >>> float(jensen_gap_bound([0.5, 0.25, 0.25], np.eye(3), 2))
-    0.0
-    """
-    w, xs, n = _validated({"weights": weights, "x": x, "n": n})
-    L = w.shape[-1]
-    m = L - 1
-    f = 0.0 if n == m else n * (m - n) / (m * (m - 1))
-    y = w[..., :, None] * xs  # α_j x_j, (..., L, d)
-    sq = (y**2).sum(axis=-1)  # ‖y_j‖²
-    total_sq = sq.sum(axis=-1, keepdims=True)  # Σ_j ‖y_j‖²
-    Y = y.sum(axis=-2, keepdims=True)  # Σ_j y_j
-    # Σ_{j≠i} ‖y_j − ȳ_{−i}‖² = Σ_{j≠i}‖y_j‖² − ‖Σ_{j≠i} y_j‖²/m
-    spread = (total_sq - sq) - ((Y - y) ** 2).sum(axis=-1) / m
-    return (L - n) / L * np.sqrt(f * np.clip(spread, 0.0, None)).sum(axis=-1)
-
-
-def jensen_gap(weights, x, n: int, method: str = "exact", samples: int = 10_000, seed=0, confidence=0.99) -> dict:
-    """E_S[d̃], the main term M, ε = E − M, ε/M and the bound G, for one instance or a batch.
-
-    ``method`` is ``"exact"`` (enumeration) or ``"mc"`` (random subsets, Student-t interval
-    on E, carried over to ε). Returns ``{"E", "E_ci", "M", "epsilon", "epsilon_ci",
-    "ratio", "G"}``.
-
-    >>> g = jensen_gap([0.5, 0.5], [[1.0], [-1.0]], 1)
-    >>> float(g["E"]), float(g["M"]), float(g["epsilon"])
-    (1.0, 1.0, 0.0)
-    """
-    if method not in ("exact", "mc"):
-        raise ValueError(f"method: must be 'exact' or 'mc', got {method!r}")
-    w, xs, n = _validated({"weights": weights, "x": x, "n": n})
-    est = random_selection_expectation(w, xs, n, method=method, samples=samples, seed=seed, confidence=confidence)
-    M = random_selection_main_term(w, xs, n)
-    eps = est.value - M
-    return {
-        "E": est.value,
-        "E_ci": (est.ci_low, est.ci_high),
-        "M": M,
-        "epsilon": eps,
-        "epsilon_ci": (est.ci_low - M, est.ci_high - M),
-        "ratio": eps / M,
-        "G": jensen_gap_bound(w, xs, n),
-    }
-
-
 def _exact_E(instance: dict):
     w, x, n = _validated(instance)
     return w, x, n, random_selection_expectation(w, x, n, method="exact").value
@@ -221,10 +174,8 @@ def sweep_instances(rng: np.random.Generator, size: int, n_last: bool = False) -
     >>> b["x"].shape[0], 1 <= b["n"] < b["weights"].shape[1]
     (4, True)
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
-    if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
-        raise ValueError(f"size: must be an integer >= 1, got {size!r}")
+    check_rng(rng, "rng")
+    size = check_count(size, "size")
     L = int(rng.integers(2, 8))
     d = int(rng.integers(1, 4))
     n = L - 1 if n_last else int(rng.integers(1, L))
@@ -242,8 +193,7 @@ def large_instance(rng: np.random.Generator, L: int = MC_L, n: int = MC_N, dim: 
     >>> inst["x"].shape, inst["n"]
     ((8, 3), 2)
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
+    check_rng(rng, "rng")
     w = softmax(rng.standard_normal(L))
     x = sphere_points(rng, 1, L, dim)[0]
     check_top_n(n, L)

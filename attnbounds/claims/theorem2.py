@@ -94,7 +94,6 @@ $[0, 2M]$ and Markov with Cauchy–Schwarz.
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from hypothesis import strategies as st
@@ -103,10 +102,11 @@ from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, 
 from attnbounds.numerics.attention import per_token_distance, softmax, top_n, top_n_mask
 from attnbounds.numerics.montecarlo import mean_ci
 from attnbounds.numerics.sampling import sphere_points
-from attnbounds.numerics.selection import distinguishable_mask, separability
+from attnbounds.numerics.selection import distinguishable_mask, exact_sphere3, separability
+from attnbounds.numerics.validation import check_count, check_rng
 from attnbounds.strategies import simplex_points
 from attnbounds.theory.proof import AllOf
-from attnbounds.theory.separability import derive_separability, exact_sphere3, t2_chains
+from attnbounds.theory.separability import derive_separability, t2_chains
 
 __all__ = [
     "CLAIM",
@@ -412,8 +412,7 @@ def mc_instance(rng: np.random.Generator) -> dict:
     >>> mc_instance(np.random.default_rng(0))["weights"].shape
     (16,)
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a numpy Generator, got {type(rng).__name__}")
+    check_rng(rng, "rng")
     return {"weights": softmax(2.0 * rng.standard_normal(MC_L)), "n": MC_N, "d": MC_DIM, "M": MC_M}
 
 
@@ -426,8 +425,7 @@ def sample_distances(rng: np.random.Generator, weights, n: int, samples: int, di
     >>> D.shape, float(abs(D).max())
     ((3, 1), 0.0)
     """
-    if isinstance(samples, bool) or not isinstance(samples, numbers.Integral) or samples < 2:
-        raise ValueError(f"samples: must be an integer >= 2, got {samples!r}")
+    samples = check_count(samples, "samples", minimum=2)
     w = np.asarray(weights, dtype=np.float64)
     x = sphere_points(rng, samples, w.size, dim, radius)  # (samples, L, d)
     D = per_token_distance(w, x, n)  # (samples, L)

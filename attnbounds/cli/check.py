@@ -215,8 +215,9 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
               help="Write the rows as JSON to PATH ('-' for stdout; the table then goes to stderr).")
 @click.option("--strict", is_flag=True, help="Exit 1 if a reading is falsified or a row has a conflict or an error.")
 @click.option("--normalizer", default=None, metavar="NAME",
-              help="Judge the readings under normalizer NAME (a name, 'module:object' or an entry point).")
-@click.option("--matrix", is_flag=True, help="Judge the readings under every normalizer (a verdict matrix).")
+              help="Judge the readings under normalizer NAME: a registered name (an unknown one lists them), "
+                   "'module:object', 'path.py:object' or an entry point.")
+@click.option("--matrix", is_flag=True, help="Judge the readings under every attention normalizer of the registry (a verdict matrix).")
 @click.option("--claims", "claim_specs", multiple=True, metavar="SPEC",
               help="Judge your own claims instead of the package's: a file 'path/to/my_claim.py' or "
                    "'module:object' (repeatable). IDS then select among them.")

@@ -20,7 +20,7 @@ from attnbounds.numerics.jacobian import (  # noqa: F401
     softmax_jacobian_norms,
 )
 from attnbounds.numerics.montecarlo import mean_ci, proportion_ci  # noqa: F401
-from attnbounds.numerics.normalizers import Normalizer, normalizer  # noqa: F401
+from attnbounds.numerics.normalizers import Normalizer  # noqa: F401
 from attnbounds.numerics.selection import (  # noqa: F401
     SelectionExpectation,
     random_selection_expectation,

@@ -22,9 +22,10 @@ on masks computed from captured attention without importing anything above numer
 from __future__ import annotations
 
 import itertools
-import numbers
 
 import numpy as np
+
+from attnbounds.numerics.validation import check_count
 
 __all__ = [
     "coverage",
@@ -109,8 +110,7 @@ def expected_coverage_independent(p, n: int) -> np.ndarray:
     0.75
     """
     p = np.asarray(p, dtype=np.float64)
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        raise ValueError(f"n: must be an integer >= 1, got {n!r}")
+    n = check_count(n, "n")
     if p.ndim < 1 or not np.all((p >= 0) & (p <= 1)):
         raise ValueError("p: expected shape (..., H) with entries in [0, 1]")
     H = p.shape[-1]

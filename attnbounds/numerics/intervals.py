@@ -51,8 +51,6 @@ __all__ = [
     "certify_between_on_grid",
     "certify_upper_bound",
     "arb_softmax",
-    "two_point_jacobian_certificate",
-    "softmax_weight_bound_certificate",
 ]
 
 # Boxes of at most this dimension also probe their 2^k vertices for counterexamples.
@@ -227,9 +225,8 @@ def certify_upper_bound(
     b = arb(as_rational(bound, "bound"))
     if not isinstance(strict, bool):
         raise TypeError(f"strict: must be a bool, got {type(strict).__name__}")
-    for value, name in ((max_depth, "max_depth"), (max_boxes, "max_boxes")):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < (0 if name == "max_depth" else 1):
-            raise ValueError(f"{name}: must be an integer >= {0 if name == 'max_depth' else 1}, got {value!r}")
+    max_depth = check_count(max_depth, "max_depth", minimum=0)
+    max_boxes = check_count(max_boxes, "max_boxes")
     if (gradient is None) != (hessian is None):
         raise ValueError("gradient: gradient and hessian must be given together")
     for fn, name in ((gradient, "gradient"), (hessian, "hessian")):
@@ -293,8 +290,9 @@ def certify_upper_bound(
 
 
 def arb_softmax(logits: Sequence, T=1) -> list[arb]:
-    """Enclosures of α_i = 1/Σ_j exp((l_j − l_i)/T) for balls ``logits`` (this form keeps
-    the dependency between numerator and denominator, so enclosures stay tight).
+    """Enclosures of α_i = 1/(1 + Σ_{j≠i} exp((l_j − l_i)/T)) for balls ``logits`` (this form
+    keeps the dependency between numerator and denominator, and the j = i term is exactly 1,
+    so enclosures stay tight).
 
     >>> [a.contains(arb("1/2")) for a in arb_softmax([arb(0), arb(0)])]
     [True, True]
@@ -308,53 +306,5 @@ def arb_softmax(logits: Sequence, T=1) -> list[arb]:
     t = T if isinstance(T, arb) else arb(as_rational(T, "T"))
     if not t > 0:
         raise ValueError(f"T: must be > 0, got {T!r}")
-    return [1 / sum(((lj - li) / t).exp() for lj in ls) for li in ls]
-
-
-def two_point_jacobian_certificate(max_depth: int = 10) -> IntervalCertificate:
-    """Certify 2a(1 − a) ≤ 1/2 for a ∈ [0, 1]: for L = 2 the softmax Jacobian
-    (diag α − ααᵀ)/T = a(1 − a)[[1, −1], [−1, 1]]/T has spectral norm 2a(1 − a)/T ≤ 1/(2T).
-
-    The bound is attained at a = 1/2, so the certificate uses concavity (f'' = −4).
-
-    >>> two_point_jacobian_certificate().status
-    True
-    """
-    return certify_upper_bound(
-        lambda x: 2 * x[0] * (1 - x[0]),
-        [(0, 1)],
-        "1/2",
-        max_depth=max_depth,
-        gradient=lambda x: [2 - 4 * x[0]],
-        hessian=lambda x: [[arb(-4)]],
-    )
-
-
-def softmax_weight_bound_certificate(L: int = 2, delta="1", T="1", side: str = "lower", max_depth: int = 24) -> IntervalCertificate:
-    """Certify Corollary 1 on the logit box [−Δ, Δ]^L for the weight α_1 of softmax at T:
-
-    * ``side="lower"``: e^{−2Δ/T}/L − α_1(l) ≤ 0,
-    * ``side="upper"``: α_1(l) − e^{2Δ/T}/L ≤ 0.
-
-    (|l_i| ≤ Δ holds for l_i = q·k_i with Δ = ‖q‖·max‖k_j‖.)
-
-    >>> softmax_weight_bound_certificate(2, delta=1).status
-    True
-    """
-    if isinstance(L, bool) or not isinstance(L, numbers.Integral) or not 1 <= L <= 4:
-        raise ValueError(f"L: must be an integer in [1, 4] (boxes grow as 2^L), got {L!r}")
-    d = as_rational(delta, "delta")
-    if d < 0:
-        raise ValueError(f"delta: must be >= 0, got {delta!r}")
-    t = as_rational(T, "T")
-    if t <= 0:
-        raise ValueError(f"T: must be > 0, got {T!r}")
-    if side not in ("lower", "upper"):
-        raise ValueError(f"side: must be 'lower' or 'upper', got {side!r}")
-    c = (2 * arb(d) / arb(t)).exp() / L  # e^{2Δ/T}/L
-    c_low = (-2 * arb(d) / arb(t)).exp() / L  # e^{−2Δ/T}/L
-    if side == "lower":
-        f = lambda x: c_low - arb_softmax(x, t)[0]  # noqa: E731
-    else:
-        f = lambda x: arb_softmax(x, t)[0] - c  # noqa: E731
-    return certify_upper_bound(f, [(-d, d)] * L, 0, max_depth=max_depth)
+    one = arb(1)
+    return [one / (one + sum(((lj - li) / t).exp() for j, lj in enumerate(ls) if j != i)) for i, li in enumerate(ls)]

@@ -3,7 +3,7 @@
 Two things live here.
 
 **The normalizer zoo** (:func:`get`, :func:`names`, :func:`register`, :func:`load`,
-:func:`from_callable`, :func:`from_sympy`). An :class:`AttentionNormalizer` maps logits of
+:func:`from_callable`, :func:`from_sympy`). An :class:`Normalizer` maps logits of
 shape ``(..., L)`` to weights of the same shape and gives the Jacobian ∂α/∂l of shape
 ``(..., L, L)`` (``J[..., i, j] = ∂α_i/∂l_j``). Every normalizer takes a temperature ``T``
 and is applied to z = l / T, so J(l; T) = J_z(l/T) / T. Length-aware normalizers read
@@ -39,29 +39,35 @@ array([[ 0.125, -0.125],
 >>> get("ssmax").sympy_F
 exp(l*s*log(n)/T)
 
-**Positive F catalogue** (:func:`normalizer`, :class:`Normalizer`): a positive, smooth F
-with its SymPy expression and numpy F, F', used by :mod:`attnbounds.strategies` for the
-weights α_i = F(l_i) / Σ_j F(l_j) of Lemma 1 / Lemma 2:
+**Ratio-form families** (role ``"family"``): positive F with α_i = F(l_i)/Σ_j F(l_j), built
+from the SymPy families of :data:`attnbounds.theory.normalization.FAMILIES` (the single
+source of the symbolic forms; same names), used by Lemma 1 / Lemma 2 and
+:func:`attnbounds.strategies.normalizer_families`:
 
-========== ============================== ==================================
-name       F(l)                           F'(l)
-========== ============================== ==================================
-softmax    exp(l/T)                       exp(l/T)/T
-softplus   log(1 + e^l)                   1/(1 + e^{−l})
-taylor2    1 + l + l²/2                   1 + l
-power      (1 + l²)^p, p > 0              2 p l (1 + l²)^{p−1}
-sigmoid    1/(1 + e^{−l})                 σ(l)(1 − σ(l))
-========== ============================== ==================================
+============== ============================== =========================================
+name           F(l), x = l/T                  searched parameter
+============== ============================== =========================================
+softmax        exp(x)                         T
+softplus       log(1 + e^x)                   (none)
+taylor2        1 + x + x²/2                   (none)
+even_power     (1 + x²)^p, p > 0              p
+sigmoid_ratio  1/(1 + e^{−x})                 (none)
+============== ============================== =========================================
 
-``taylor2`` is positive because 1 + l + l²/2 = ((l + 1)² + 1)/2 > 0. (This ``sigmoid`` is
-the ratio form F/ΣF; the zoo's ``sigmoid`` is the unnormalized elementwise σ(z − log n).)
-Any catalogue entry can join the zoo: ``get(normalizer("taylor2"))``.
+Names are unique: ``sigmoid`` is sigmoid *attention* (elementwise, rows do not sum to 1) and
+``sigmoid_ratio`` is the ratio form of the same function; ``even_power`` is (1 + l²)^p (the
+positive-F catalogue once called it "power", while the theory's "power" was (l + a + c)^p, now
+``shifted_power``, positive only on [−a, a] and therefore not a registered normalizer).
+:func:`names` filters by role: ``names(role="attention")`` is the matrix's default set,
+``names(role="family")`` the ratio families the Lemma 1/2 searches draw.
 
->>> F = normalizer("taylor2")
+>>> F = get("taylor2")
 >>> F.expr
 l**2/2 + l + 1
 >>> float(F.F(np.array([-1.0]))[0])
 0.5
+>>> get("even_power", p=2).expr
+(l**2 + 1)**2
 
 References: Martins & Astudillo (2016) sparsemax; Peters, Niculae & Martins (2019) "Sparse
 sequence-to-sequence models" (entmax); Nakanishi (2025) "Scalable-Softmax is superior for
@@ -77,6 +83,7 @@ import math
 import numbers
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -86,10 +93,10 @@ from scipy.special import expit
 from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.jacobian import finite_difference_jacobian  # the shared central-difference kernel
 from attnbounds.numerics.validation import as_float_array, check_temperature
+from attnbounds.theory import normalization as thn
 
 __all__ = [
-    # the zoo
-    "AttentionNormalizer",
+    # the one normalizer type and its registry
     "NormalizerNotFound",
     "PluginError",
     "ENTRY_POINT_GROUP",
@@ -106,10 +113,8 @@ __all__ = [
     "sparsemax_weights",
     "entmax15_weights",
     "entmax_bisect_weights",
-    # the positive-F catalogue
     "Normalizer",
-    "NORMALIZER_NAMES",
-    "normalizer",
+    "ROLES",
     "LOGIT",
 ]
 
@@ -122,12 +127,24 @@ ENTRY_POINT_GROUP = "attnbounds.normalizers"
 ADAPTIVE_POLYNOMIAL: tuple[float, ...] = (-0.037, 0.481, -2.3, 4.917, -1.791)
 _ADAPTIVE_ENTROPY_THRESHOLD = 0.5
 
-#: The SymPy symbol every normalizer expression is written in.
-LOGIT = sp.Symbol("l", real=True)
-_T = sp.Symbol("T", positive=True)
+#: The SymPy symbol every normalizer expression is written in (the theory layer's logit).
+LOGIT = thn.l
+_T = thn.T
 _N = sp.Symbol("n", positive=True)
 _S = sp.Symbol("s", positive=True)
 _N0 = sp.Symbol("n_0", positive=True)
+
+
+#: Roles a normalizer can have: ``"attention"`` (an attention map in use; the default set of
+#: ``check --matrix`` and the what-if runs) and ``"family"`` (a positive ratio form F whose
+#: parameter Lemma 1 / Lemma 2's searches vary).
+ROLES: tuple[str, ...] = ("attention", "family")
+
+#: Names that meant different things in different places, and what to use instead.
+RENAMED: dict[str, str] = {
+    "power": "'even_power' ((1 + l^2)^p); the theory's (l + a + c)^p is FAMILIES['shifted_power']",
+    "quadratic": "'taylor2' (1 + l/T + (l/T)^2/2)",
+}
 
 
 class NormalizerNotFound(ValueError, LookupError):
@@ -354,8 +371,36 @@ def _check_n(value):
     return _check_real_param("n", minimum=1, exclusive=False)(value)
 
 
+def _hashable(value):
+    return tuple(np.ravel(value).tolist()) if np.ndim(value) else value
+
+
+def _substitute(sympy_F, values: Mapping[str, Any], length) -> sp.Expr:
+    """``sympy_F`` with the parameter ``values`` (exact) and n = ``length`` substituted."""
+    subs = {}
+    for sym in sympy_F.free_symbols:
+        name = sym.name
+        if name == "l":
+            subs[sym] = LOGIT
+        elif name == "n":
+            if length is not None:
+                subs[sym] = sp.Integer(int(length))
+        elif name == "n_0" and values.get("base_length") is not None:
+            subs[sym] = sp.nsimplify(values["base_length"])
+        elif values.get(name) is not None:
+            subs[sym] = sp.nsimplify(values[name])
+    return sympy_F.subs(subs)
+
+
+@lru_cache(maxsize=512)
+def _lambdified(sympy_F, params: tuple, length, order: int):
+    """numpy F (order 0) or F′ (order 1) of ``sympy_F`` at ``params`` (and n = ``length``)."""
+    expr = _substitute(sympy_F, dict(params), length)
+    return sp.lambdify(LOGIT, sp.diff(expr, LOGIT, order) if order else expr, "numpy")
+
+
 @dataclass(frozen=True, eq=False)
-class AttentionNormalizer:
+class Normalizer:
     """A map from logits ``(..., L)`` to attention weights ``(..., L)``, with its Jacobian.
 
     Parameters
@@ -377,7 +422,18 @@ class AttentionNormalizer:
     sums_to_one : bool
         Every row is a probability vector.
     sympy_F : sympy.Expr or None
-        F(l, θ) with α_i = F(l_i)/Σ_j F(l_j) where the map has that form, else None.
+        F(l, θ) with α_i = F(l_i)/Σ_j F(l_j) where the map has that form, else None; written
+        in the raw logit :data:`LOGIT` (the temperature T appears in it).
+    ratio_kernels : pair of callables or None
+        ``(F(z, **params), F'(z, **params))`` on z = logits / T, numpy, for a ratio form that
+        needs care in the tails (softplus); None: lambdified from ``sympy_F``.
+    positive : bool or None
+        Every weight is > 0 for every finite logit (Lemma 1's "F > 0"); None: ``not sparse``.
+    roles : frozenset of str
+        Where the normalizer is used by default (see :data:`ROLES`).
+    search_param : str or None
+        The parameter Lemma 1 / Lemma 2's searches vary (``"T"`` for softmax, ``"p"`` for
+        even_power); None: the family has no free parameter.
     checks : mapping
         Parameter name → validator (raises an error naming the parameter).
     validate_output : bool
@@ -397,6 +453,10 @@ class AttentionNormalizer:
     checks: Mapping[str, Callable[[Any], Any]] = field(default_factory=dict, repr=False)
     validate_output: bool = False
     description: str = ""
+    ratio_kernels: tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]] | None = field(default=None, repr=False)
+    positive: bool | None = None
+    roles: frozenset = frozenset({"attention"})
+    search_param: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -411,6 +471,14 @@ class AttentionNormalizer:
         checks = dict(self.checks)
         checks.setdefault("T", lambda v: check_temperature(v, "T"))
         object.__setattr__(self, "checks", checks)
+        if self.positive is None:
+            object.__setattr__(self, "positive", not self.sparse)
+        roles = frozenset(self.roles)
+        if not roles or not roles <= set(ROLES):
+            raise ValueError(f"roles: must be a non-empty subset of {ROLES}, got {sorted(roles)}")
+        object.__setattr__(self, "roles", roles)
+        if self.search_param is not None and self.search_param not in params:
+            raise ValueError(f"search_param: {self.search_param!r} is not a parameter of {self.name!r}")
 
     # -- parameters ---------------------------------------------------------------------
     def _resolve(self, params: Mapping[str, Any]) -> dict:
@@ -427,7 +495,7 @@ class AttentionNormalizer:
             out[key] = check(value) if check is not None else value
         return out
 
-    def with_params(self, **params) -> "AttentionNormalizer":
+    def with_params(self, **params) -> "Normalizer":
         """A copy with new parameter defaults (validated).
 
         >>> get("softmax").with_params(T=0.5).params["T"]
@@ -498,27 +566,45 @@ class AttentionNormalizer:
         """
         if self.sympy_F is None:
             return None
-        subs = {}
-        for sym in self.sympy_F.free_symbols:
-            name = sym.name
-            if name == "l":
-                subs[sym] = LOGIT
-            elif name == "n":
-                if length is not None:
-                    subs[sym] = sp.Integer(int(length))
-            elif name == "n_0" and self.params.get("base_length") is not None:
-                subs[sym] = sp.nsimplify(self.params["base_length"])
-            elif self.params.get(name) is not None:
-                subs[sym] = sp.nsimplify(self.params[name])
-        return self.sympy_F.subs(subs)
+        return _substitute(self.sympy_F, self.params, length)
+
+    @property
+    def expr(self) -> sp.Expr | None:
+        """The exact ratio form F(l) at the parameter defaults (:meth:`ratio_form`, n symbolic).
+
+        >>> get("softmax", T=0.25).expr
+        exp(4*l)
+        """
+        return self.ratio_form()
+
+    def ratio_derivative(self, length: int | None = None) -> sp.Expr | None:
+        """F′(l) as SymPy (see :meth:`ratio_form`); None without a ratio form."""
+        F = self.ratio_form(length)
+        return None if F is None else sp.diff(F, LOGIT)
+
+    def log_derivative(self, length: int | None = None) -> sp.Expr | None:
+        """(log F)′(l) = F′/F as SymPy (see :meth:`ratio_form`); None without a ratio form.
+
+        >>> get("even_power", p=2).log_derivative()
+        4*l/(l**2 + 1)
+        """
+        F = self.ratio_form(length)
+        return None if F is None else sp.simplify(sp.diff(F, LOGIT) / F)
 
     def _ratio_numeric(self, z, order: int) -> np.ndarray:
         z = as_float_array(z, "logits")
-        expr = self.ratio_form(length=z.shape[-1] if z.ndim else 1)
-        if expr is None:
+        if self.sympy_F is None:
             raise ValueError(f"normalizer: {self.name!r} has no ratio form F(l_i)/sum_j F(l_j)")
-        fn = sp.lambdify(LOGIT, sp.diff(expr, LOGIT, order) if order else expr, "numpy")
-        return np.broadcast_to(np.asarray(fn(z), dtype=float), z.shape).copy()
+        if self.ratio_kernels is not None:
+            p = {k: v for k, v in self.params.items() if k != "T"}
+            T = float(self.params["T"])
+            with np.errstate(over="ignore"):
+                out = self.ratio_kernels[order](z / T, **p)
+            return np.broadcast_to(np.asarray(out, dtype=float) / T**order, z.shape).copy()
+        length = (z.shape[-1] if z.ndim else 1) if "n" in {s.name for s in self.sympy_F.free_symbols} else None
+        fn = _lambdified(self.sympy_F, tuple(sorted((k, _hashable(v)) for k, v in self.params.items())), length, order)
+        with np.errstate(over="ignore"):
+            return np.broadcast_to(np.asarray(fn(z), dtype=float), z.shape).copy()
 
     def F(self, z) -> np.ndarray:
         """The ratio form F elementwise on logits ``z`` (n = the last axis for a length-aware F)."""
@@ -576,6 +662,9 @@ class AttentionNormalizer:
             "sparse": self.sparse,
             "sums_to_one": self.sums_to_one,
             "sympy_F": None if self.sympy_F is None else str(self.sympy_F),
+            "positive": self.positive,
+            "roles": sorted(self.roles),
+            "search_param": self.search_param,
             "jacobian": "closed form" if self.jacobian_kernel is not None else "finite differences",
         }
 
@@ -628,22 +717,25 @@ def _entmax_jacobian(z, alpha):
     return _support_jacobian(g)
 
 
-_REGISTRY: dict[str, AttentionNormalizer] = {}
+_REGISTRY: dict[str, Normalizer] = {}
 _BUILTIN: tuple[str, ...] = ()
 
 
-def _builtins() -> list[AttentionNormalizer]:
+def _builtins() -> list[Normalizer]:
     l = LOGIT
     n_check = {"n": _check_n}
     return [
-        AttentionNormalizer(
+        Normalizer(
             "softmax",
             _softmax,
             lambda z: _softmax_jacobian_from_weights(_softmax(z)),
-            sympy_F=sp.exp(l / _T),
+            sympy_F=thn.FAMILIES["softmax"].F,
+            ratio_kernels=(np.exp, np.exp),
+            roles=frozenset(ROLES),
+            search_param="T",
             description="softmax with temperature T",
         ),
-        AttentionNormalizer(
+        Normalizer(
             "ssmax",
             _ssmax_weights,
             _ssmax_jacobian,
@@ -653,7 +745,7 @@ def _builtins() -> list[AttentionNormalizer]:
             sympy_F=sp.exp(_S * sp.log(_N) * l / _T),
             description="scalable softmax: softmax(s·log(n)·l/T), n = visible keys",
         ),
-        AttentionNormalizer(
+        Normalizer(
             "logn",
             _logn_weights,
             _logn_jacobian,
@@ -663,21 +755,21 @@ def _builtins() -> list[AttentionNormalizer]:
             sympy_F=sp.exp(sp.Max(1, sp.log(_N) / sp.log(_N0)) * l / _T),
             description="length-dependent temperature T(n) = T / max(1, log n / log n0)",
         ),
-        AttentionNormalizer(
+        Normalizer(
             "sparsemax",
             _sparsemax,
             lambda z: _support_jacobian((_sparsemax(z) > 0).astype(float)),
             sparse=True,
             description="sparsemax (projection onto the simplex)",
         ),
-        AttentionNormalizer(
+        Normalizer(
             "entmax15",
             _entmax15,
             lambda z: _support_jacobian(np.sqrt(_entmax15(z))),
             sparse=True,
             description="exact 1.5-entmax",
         ),
-        AttentionNormalizer(
+        Normalizer(
             "entmax",
             lambda z, alpha: _entmax_bisect(z, alpha),
             _entmax_jacobian,
@@ -686,7 +778,7 @@ def _builtins() -> list[AttentionNormalizer]:
             sparse=True,
             description="alpha-entmax by bisection (alpha > 1)",
         ),
-        AttentionNormalizer(
+        Normalizer(
             "sigmoid",
             _sigmoid_weights,
             _sigmoid_jacobian,
@@ -696,7 +788,7 @@ def _builtins() -> list[AttentionNormalizer]:
             sums_to_one=False,
             description="sigmoid attention σ(l/T − log n); rows do not sum to 1",
         ),
-        AttentionNormalizer(
+        Normalizer(
             "adaptive_temperature",
             _adaptive_weights,
             _adaptive_jacobian,
@@ -705,16 +797,23 @@ def _builtins() -> list[AttentionNormalizer]:
     ]
 
 
-def names() -> tuple[str, ...]:
-    """Registered normalizer names: the built-ins, then user registrations.
+def names(role: str | None = None) -> tuple[str, ...]:
+    """Registered normalizer names (the built-ins, then user registrations), optionally only
+    those with ``role`` (see :data:`ROLES`).
 
     >>> names()[:4]
     ('softmax', 'ssmax', 'logn', 'sparsemax')
+    >>> names(role="family")
+    ('softmax', 'softplus', 'taylor2', 'even_power', 'sigmoid_ratio')
     """
-    return tuple(_REGISTRY)
+    if role is None:
+        return tuple(_REGISTRY)
+    if role not in ROLES:
+        raise ValueError(f"role: must be one of {ROLES} or None, got {role!r}")
+    return tuple(name for name, N in _REGISTRY.items() if role in N.roles)
 
 
-def register(name: str, normalizer, *, replace: bool = False) -> AttentionNormalizer:
+def register(name: str, normalizer, *, replace: bool = False) -> Normalizer:
     """Register ``normalizer`` (anything :func:`load` can turn into one) under ``name``.
 
     >>> _ = register("half_softmax", get("softmax").with_params(T=0.5))
@@ -754,7 +853,7 @@ def unregister(name: str) -> None:
     del _REGISTRY[name]
 
 
-def _replace_name(norm: AttentionNormalizer, name: str) -> AttentionNormalizer:
+def _replace_name(norm: Normalizer, name: str) -> Normalizer:
     return replace(norm, name=name)
 
 
@@ -783,11 +882,10 @@ def _entry_point(name: str):
     return None
 
 
-def get(name_or_spec, **params) -> AttentionNormalizer:
+def get(name_or_spec, **params) -> Normalizer:
     """Resolve a normalizer: a registered name, ``"package.module:object"`` (also found from
     the current directory), ``"path/to/file.py:object"``, an entry point in the group
-    ``attnbounds.normalizers``, or an object (an :class:`AttentionNormalizer`, a catalogue
-    :class:`Normalizer`, a SymPy F in the symbol ``l``, or a numpy callable).
+    ``attnbounds.normalizers``, or an object (a :class:`Normalizer`, a SymPy F in the symbol ``l``, or a numpy callable).
     ``"name(key=value, ...)"`` and keyword arguments set parameter defaults.
 
     >>> get("entmax(alpha=2)").params["alpha"]
@@ -818,7 +916,7 @@ load = get
 _PROBE_LOGITS = np.array([[0.5, -1.0, 2.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
 
 
-def resolve(spec, *, flag: str = "name_or_spec") -> AttentionNormalizer:
+def resolve(spec, *, flag: str = "name_or_spec") -> Normalizer:
     """:func:`get`, then a trial run on two rows of logits; every failure is one
     :class:`ValueError` line that starts with ``flag`` (the option as the user typed it).
 
@@ -847,7 +945,7 @@ def resolve(spec, *, flag: str = "name_or_spec") -> AttentionNormalizer:
     return norm
 
 
-def _lookup(base: str) -> AttentionNormalizer:
+def _lookup(base: str) -> Normalizer:
     if base in _REGISTRY:
         return _REGISTRY[base]
     if ":" in base:
@@ -866,6 +964,8 @@ def _lookup(base: str) -> AttentionNormalizer:
         except Exception as exc:  # a broken plug-in must not look like a missing one
             raise PluginError(f"entry point {base!r} ({ep.value}) failed to load: {exc}") from exc
         return _coerce(obj, base, f"entry point {base!r}")
+    if base in RENAMED:
+        raise NormalizerNotFound(f"name_or_spec: {base!r} meant two things and was renamed: use {RENAMED[base]}")
     raise NormalizerNotFound(
         f"name_or_spec: unknown normalizer {base!r}; valid: {', '.join(names())}, "
         f"'module:object', or an entry point in group {ENTRY_POINT_GROUP!r}"
@@ -885,11 +985,9 @@ def _import_plugin_module(module_name: str):
         raise PluginError(str(exc)) from exc
 
 
-def _coerce(obj, name: str, what: str) -> AttentionNormalizer:
-    if isinstance(obj, AttentionNormalizer):
+def _coerce(obj, name: str, what: str) -> Normalizer:
+    if isinstance(obj, Normalizer):
         return obj
-    if isinstance(obj, Normalizer):  # the positive-F catalogue
-        return from_sympy(obj.expr, LOGIT, name=obj.name)
     if isinstance(obj, sp.Expr):
         ls = [s for s in obj.free_symbols if s.name == "l"]
         if len(ls) != 1:
@@ -915,7 +1013,7 @@ def from_callable(
     sparse: bool = False,
     depends_on_length: bool = False,
     description: str = "",
-) -> AttentionNormalizer:
+) -> Normalizer:
     """A normalizer from a numpy callable ``func(z, **params) -> weights`` (z = logits/T).
 
     ``jacobian(z, **params)`` returns ∂α/∂z of shape ``(..., L, L)``; without it the
@@ -938,7 +1036,7 @@ def from_callable(
     params = dict(params or {})
     if "T" in params:
         raise ValueError("params: 'T' is reserved (every normalizer is applied to logits / T)")
-    return AttentionNormalizer(
+    return Normalizer(
         name,
         func,
         jacobian,
@@ -951,7 +1049,7 @@ def from_callable(
     )
 
 
-def from_sympy(F_expr, l_symbol, *, name: str | None = None, **defaults) -> AttentionNormalizer:
+def from_sympy(F_expr, l_symbol, *, name: str | None = None, **defaults) -> Normalizer:
     """A normalizer α_i = F(l_i) / Σ_j F(l_j) from a positive SymPy expression F.
 
     Free symbols other than ``l_symbol`` are parameters and need a default in ``defaults``,
@@ -1019,7 +1117,7 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, **defaults) -> Atte
     if n_sym is not None:
         params["n"] = None
         checks["n"] = _check_n
-    return AttentionNormalizer(
+    return Normalizer(
         name,
         kernel,
         jacobian,
@@ -1027,121 +1125,64 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, **defaults) -> Atte
         checks=checks,
         depends_on_length=n_sym is not None,
         sums_to_one=True,
-        sympy_F=F,
+        sympy_F=F.subs(l_symbol, LOGIT / _T),  # in the raw logit: the kernels act on l/T
         validate_output=True,
         description=f"F = {F}",
     )
 
 
-for _norm in _builtins():
+def _log_softplus(x):
+    # log log(1 + e^x): log(1 + e^x) underflows to 0 for x < -745; there it is x - e^x/2 + O(e^2x)
+    with np.errstate(divide="ignore", under="ignore"):
+        return np.where(x < -30.0, x - np.exp(np.minimum(x, 0.0)) / 2, np.log(np.logaddexp(0.0, x)))
+
+
+#: Ratio forms whose numpy F, F′, log F, (log F)′ need care in the tails, on x = l/T (the other
+#: families are lambdified from their SymPy F).
+_RATIO_NUMPY = {
+    "softplus": (
+        lambda x: np.logaddexp(0.0, x),  # log(1 + e^x) without overflow
+        expit,
+        _log_softplus,
+        lambda x: np.exp(np.log(expit(x)) - _log_softplus(x)),  # σ(x)/log(1 + e^x)
+    ),
+    "sigmoid_ratio": (
+        expit,
+        lambda x: expit(x) * expit(-x),
+        lambda x: -np.logaddexp(0.0, -x),  # log σ(x)
+        lambda x: expit(-x),  # (log σ)′ = 1 − σ
+    ),
+}
+
+
+def _ratio_family(name: str) -> Normalizer:
+    """The registered normalizer of the theory family ``name`` (F at x = l/T, parameters at 1)."""
+    fam = thn.FAMILIES[name]
+    extra = {s.name: 1.0 for s in fam.params if s != _T}
+    N = from_sympy(fam.F.subs(_T, 1), LOGIT, name=name, **extra)
+    numeric = {}
+    if name in _RATIO_NUMPY:
+        F, dF, logF, dlogF = _RATIO_NUMPY[name]
+
+        def kernel(z):
+            return _softmax(logF(z))
+
+        def jacobian(z):
+            return _softmax_jacobian_from_weights(kernel(z)) * dlogF(z)[..., None, :]
+
+        numeric = {"kernel": kernel, "jacobian_kernel": jacobian, "ratio_kernels": (F, dF)}
+    return replace(
+        N,
+        checks={**N.checks, **{k: _check_real_param(k, positive=True) for k in extra}},
+        validate_output=False,
+        roles=frozenset({"family"}),
+        search_param=next(iter(extra), None),
+        description=f"ratio form F = {fam.description}",
+        **numeric,
+    )
+
+
+for _norm in _builtins() + [_ratio_family(k) for k, f in thn.FAMILIES.items() if f.real_line and k != "softmax"]:
     _REGISTRY[_norm.name] = _norm
 _BUILTIN = tuple(_REGISTRY)
 del _norm
-
-
-# --------------------------------------------------------------------------------------
-# The positive-F catalogue (used by attnbounds.strategies.normalizer_families)
-# --------------------------------------------------------------------------------------
-
-#: Names accepted by :func:`normalizer`.
-NORMALIZER_NAMES: tuple[str, ...] = ("softmax", "softplus", "taylor2", "power", "sigmoid")
-
-
-@dataclass(frozen=True)
-class Normalizer:
-    """A positive normalizer F with its SymPy expression and vectorized numpy F and F'.
-
-    ``expr`` is a SymPy expression in :data:`LOGIT` with exact (Rational) parameters;
-    ``F`` and ``dF`` act elementwise on float arrays; ``params`` records the parameters.
-    """
-
-    name: str
-    expr: sp.Expr
-    F: Callable[[np.ndarray], np.ndarray] = field(repr=False)
-    dF: Callable[[np.ndarray], np.ndarray] = field(repr=False)
-    params: dict = field(default_factory=dict)
-
-    @property
-    def symbol(self) -> sp.Symbol:
-        return LOGIT
-
-    def __str__(self) -> str:
-        return f"{self.name}: F(l) = {self.expr}"
-
-
-def _positive_rational(value, name: str) -> sp.Rational:
-    # A float becomes the shortest decimal that round-trips it (0.1 -> 1/10), exactly.
-    if isinstance(value, bool):
-        raise TypeError(f"{name}: expected a positive number, got bool")
-    try:
-        if isinstance(value, float):
-            if not np.isfinite(value):
-                raise ValueError
-            r = sp.Rational(repr(value))
-        else:
-            r = sp.Rational(value)
-    except (TypeError, ValueError, sp.SympifyError):
-        raise ValueError(f"{name}: must be a finite number > 0, got {value!r}") from None
-    if not r > 0:
-        raise ValueError(f"{name}: must be a finite number > 0, got {value!r}")
-    return r
-
-
-def normalizer(name: str, *, T=1, p=1) -> Normalizer:
-    """Build the normalizer ``name`` (see the module table) with temperature ``T`` or power ``p``.
-
-    Parameters are converted to exact rationals for the SymPy expression.
-
-    >>> normalizer("softmax", T=2).expr
-    exp(l/2)
-    >>> normalizer("power", p=0.5).expr
-    sqrt(l**2 + 1)
-    >>> normalizer("relu")
-    Traceback (most recent call last):
-    ...
-    ValueError: name: must be one of ('softmax', 'softplus', 'taylor2', 'power', 'sigmoid'), got 'relu'
-    """
-    l = LOGIT
-    if name == "softmax":
-        T = _positive_rational(T, "T")
-        t = float(T)
-        return Normalizer(
-            "softmax",
-            sp.exp(l / T),
-            lambda z: np.exp(np.asarray(z, dtype=float) / t),
-            lambda z: np.exp(np.asarray(z, dtype=float) / t) / t,
-            {"T": T},
-        )
-    if name == "softplus":
-        return Normalizer(
-            "softplus",
-            sp.log(1 + sp.exp(l)),
-            lambda z: np.logaddexp(0.0, np.asarray(z, dtype=float)),  # log(1 + e^l), no overflow
-            lambda z: expit(np.asarray(z, dtype=float)),
-        )
-    if name == "taylor2":
-        return Normalizer(
-            "taylor2",
-            1 + l + l**2 / 2,
-            lambda z: 1.0 + np.asarray(z, dtype=float) + np.asarray(z, dtype=float) ** 2 / 2,
-            lambda z: 1.0 + np.asarray(z, dtype=float),
-        )
-    if name == "power":
-        p = _positive_rational(p, "p")
-        q = float(p)
-        return Normalizer(
-            "power",
-            (1 + l**2) ** p,
-            lambda z: (1.0 + np.asarray(z, dtype=float) ** 2) ** q,
-            # d/dl (1 + l²)^p = 2 p l (1 + l²)^{p−1}
-            lambda z: 2 * q * np.asarray(z, dtype=float) * (1.0 + np.asarray(z, dtype=float) ** 2) ** (q - 1),
-            {"p": p},
-        )
-    if name == "sigmoid":
-        return Normalizer(
-            "sigmoid",
-            1 / (1 + sp.exp(-l)),
-            lambda z: expit(np.asarray(z, dtype=float)),
-            lambda z: expit(np.asarray(z, dtype=float)) * expit(-np.asarray(z, dtype=float)),
-        )
-    raise ValueError(f"name: must be one of {NORMALIZER_NAMES}, got {name!r}")

@@ -25,6 +25,8 @@ import numbers
 
 import numpy as np
 
+from attnbounds.numerics.validation import check_count
+
 __all__ = [
     "SIMPLEX_KINDS",
     "as_generator",
@@ -55,14 +57,6 @@ def as_generator(rng, name: str = "rng") -> np.random.Generator:
     raise TypeError(f"{name}: expected a numpy Generator or a non-negative integer seed, got {type(rng).__name__}")
 
 
-def _check_count(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: must be an integer, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name}: must be >= {minimum}, got {value}")
-    return int(value)
-
-
 def _check_positive(value, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: must be a real number, got {type(value).__name__}")
@@ -74,8 +68,8 @@ def _check_positive(value, name: str) -> float:
 def random_logits(rng, batch: int, L: int, scale: float = 1.0) -> np.ndarray:
     """Logits of shape ``(batch, L)`` with i.i.d. N(0, scale²) entries."""
     g = as_generator(rng)
-    batch = _check_count(batch, "batch")
-    L = _check_count(L, "L")
+    batch = check_count(batch, "batch")
+    L = check_count(L, "L")
     scale = _check_positive(scale, "scale")
     return scale * g.standard_normal((batch, L))
 
@@ -100,8 +94,8 @@ def random_simplex(rng, batch: int, L: int, kind: str = "dirichlet", *, concentr
     ValueError: kind: must be one of ('dirichlet', 'uniform', 'one_hot', 'two_point', 'peaked'), got 'cube'
     """
     g = as_generator(rng)
-    batch = _check_count(batch, "batch")
-    L = _check_count(L, "L")
+    batch = check_count(batch, "batch")
+    L = check_count(L, "L")
     if kind not in SIMPLEX_KINDS:
         raise ValueError(f"kind: must be one of {SIMPLEX_KINDS}, got {kind!r}")
     concentration = _check_positive(concentration, "concentration")
@@ -138,9 +132,9 @@ def random_simplex(rng, batch: int, L: int, kind: str = "dirichlet", *, concentr
 def gaussian_points(rng, batch: int, L: int, d: int, scale: float = 1.0) -> np.ndarray:
     """Points of shape ``(batch, L, d)`` with i.i.d. N(0, scale²) coordinates."""
     g = as_generator(rng)
-    batch = _check_count(batch, "batch")
-    L = _check_count(L, "L")
-    d = _check_count(d, "d")
+    batch = check_count(batch, "batch")
+    L = check_count(L, "L")
+    d = check_count(d, "d")
     scale = _check_positive(scale, "scale")
     return scale * g.standard_normal((batch, L, d))
 
@@ -152,9 +146,9 @@ def sphere_points(rng, batch: int, L: int, d: int, radius: float = 1.0) -> np.nd
     the "sphere" is {−radius, +radius}.
     """
     g = as_generator(rng)
-    batch = _check_count(batch, "batch")
-    L = _check_count(L, "L")
-    d = _check_count(d, "d")
+    batch = check_count(batch, "batch")
+    L = check_count(L, "L")
+    d = check_count(d, "d")
     radius = _check_positive(radius, "radius")
     z = g.standard_normal((batch, L, d))
     norm = np.linalg.norm(z, axis=-1, keepdims=True)

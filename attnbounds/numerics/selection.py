@@ -30,7 +30,7 @@ import numpy as np
 from attnbounds.numerics.attention import per_token_distance, subset_cumulative_distance, top_n_mask
 from attnbounds.numerics.montecarlo import check_confidence, mean_ci
 from attnbounds.numerics.sampling import as_generator
-from attnbounds.numerics.validation import check_distribution, check_embeddings, check_top_n
+from attnbounds.numerics.validation import check_count, check_distribution, check_embeddings, check_top_n
 
 __all__ = [
     "SELECTION_METHODS",
@@ -39,7 +39,10 @@ __all__ = [
     "random_subset_masks",
     "random_selection_expectation",
     "random_selection_main_term",
+    "jensen_gap_bound",
+    "jensen_gap",
     "separability",
+    "exact_sphere3",
     "distinguishable_mask",
 ]
 
@@ -67,14 +70,6 @@ class SelectionExpectation:
     confidence: float | None = None
 
 
-def _check_positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name}: must be >= 1, got {value}")
-    return int(value)
-
-
 def subset_masks(L: int, n: int, max_subsets: int = 200_000) -> np.ndarray:
     """All n-subsets of {0..L−1} as a boolean array of shape ``(C(L, n), L)``, lexicographic.
 
@@ -87,9 +82,9 @@ def subset_masks(L: int, n: int, max_subsets: int = 200_000) -> np.ndarray:
     ...
     ValueError: max_subsets: C(30, 15) = 155117520 subsets exceed max_subsets = 200000; use method="mc"
     """
-    L = _check_positive_int(L, "L")
+    L = check_count(L, "L")
     n = check_top_n(n, L)
-    max_subsets = _check_positive_int(max_subsets, "max_subsets")
+    max_subsets = check_count(max_subsets, "max_subsets")
     count = math.comb(L, n)
     if count > max_subsets:
         raise ValueError(
@@ -114,8 +109,8 @@ def random_subset_masks(rng, samples: int, L: int, n: int, batch_shape: tuple[in
     ((5, 4), True)
     """
     g = as_generator(rng)
-    samples = _check_positive_int(samples, "samples")
-    L = _check_positive_int(L, "L")
+    samples = check_count(samples, "samples")
+    L = check_count(L, "L")
     n = check_top_n(n, L)
     shape = (samples, *batch_shape, L)
     keys = g.random(shape)
@@ -211,7 +206,7 @@ def random_selection_expectation(
         masks = subset_masks(L, n, max_subsets)
         v = shaped(_chunked_mean_exact(w, xs, masks, batch))
         return SelectionExpectation(v, v, v, masks.shape[0], "exact")
-    samples = _check_positive_int(samples, "samples")
+    samples = check_count(samples, "samples")
     if samples < 2:
         raise ValueError(f"samples: need at least 2 for a confidence interval, got {samples}")
     c = check_confidence(confidence)
@@ -219,6 +214,41 @@ def random_selection_expectation(
     draws = _mc_samples(w, xs, n, batch, samples, rng)
     mean, lo, hi = mean_ci(draws, confidence=c, axis=0)
     return SelectionExpectation(shaped(mean), shaped(lo), shaped(hi), samples, "mc", c)
+
+
+def exact_sphere3(a, b, radius, r_):
+    """Exact ξ_i = E[D_i] and P(D_i ≤ r) for d = 3 when the other selected weights are a, b
+    (the formulas of :mod:`attnbounds.theory.separability`, evaluated in numpy).
+
+    ``a`` and ``b`` are the weights of the (at most two) other selected tokens (0 for an
+    absent one); arrays broadcast. With ab = 0, D_i = radius·max(a, b) is deterministic.
+
+    >>> exact_sphere3(0.25, 0.0, 1.0, 0.3)
+    (array(0.25), array(1.))
+    >>> xi, p = exact_sphere3(0.5, 0.5, 1.0, 0.5)
+    >>> float(xi), float(p)
+    (0.6666666666666666, 0.25)
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    for arr, name in ((a, "a"), (b, "b")):
+        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"{name}: must be finite and >= 0")
+    if isinstance(radius, bool) or not isinstance(radius, numbers.Real) or not radius > 0:
+        raise ValueError(f"radius: must be a real > 0, got {radius!r}")
+    r_ = np.asarray(r_, dtype=np.float64)
+    if not np.all(np.isfinite(r_)) or np.any(r_ < 0):
+        raise ValueError("r_: must be finite and >= 0")
+    ab = a * b
+    big, small = np.maximum(a, b), np.minimum(a, b)
+    # ξ = M((a+b)³ − (a−b)³)/(6ab) = M(3A² + B²)/(3A) with A = max, B = min: no cancellation,
+    # and the ab → 0 limit M·A comes out of the same formula.
+    xi_val = radius * np.where(big > 0, (3 * big**2 + small**2) / (3 * np.where(big > 0, big, 1.0)), 0.0)
+    # P(t ≤ u), u = ((r/M)² − a² − b²)/(2ab), t ~ U[−1, 1]:  (u + 1)/2 = ((r/M)² − (a−b)²)/(4ab), clipped.
+    safe = np.where(ab > 0, ab, 1.0)
+    p_smooth = np.clip(((r_ / radius) ** 2 - (a - b) ** 2) / (4 * safe), 0.0, 1.0)
+    p_point = (r_ >= radius * big).astype(np.float64)
+    return np.asarray(xi_val), np.asarray(np.where(ab > 0, p_smooth, p_point))
 
 
 def separability(weights, x, n: int, r) -> np.ndarray:
@@ -273,3 +303,55 @@ def distinguishable_mask(weights, x, n: int, r) -> np.ndarray:
     inside = D <= radius[..., None]
     separated = ~np.any(inside & ~mask, axis=-1, keepdims=True)  # every non-selected token outside
     return mask & inside & separated
+
+
+# ---------------------------------------------------------------- the Jensen gap of T1(ii)
+
+
+def jensen_gap_bound(weights, x, n: int) -> np.ndarray:
+    """G = (L−N)/L Σ_i √(f · Σ_{j≠i} ‖α_j x_j − ȳ_{−i}‖²), f = N(L−1−N)/((L−1)(L−2)) (0 if N = L−1).
+
+    An upper bound on the Jensen gap ε = E_S[d̃] − M.
+
+    >>> float(jensen_gap_bound([0.5, 0.25, 0.25], np.eye(3), 2))
+    0.0
+    """
+    w, xs, n, _ = _validate(weights, x, n)
+    L = w.shape[-1]
+    m = L - 1
+    f = 0.0 if n == m else n * (m - n) / (m * (m - 1))
+    y = w[..., :, None] * xs  # α_j x_j, (..., L, d)
+    sq = (y**2).sum(axis=-1)  # ‖y_j‖²
+    total_sq = sq.sum(axis=-1, keepdims=True)  # Σ_j ‖y_j‖²
+    Y = y.sum(axis=-2, keepdims=True)  # Σ_j y_j
+    # Σ_{j≠i} ‖y_j − ȳ_{−i}‖² = Σ_{j≠i}‖y_j‖² − ‖Σ_{j≠i} y_j‖²/m
+    spread = (total_sq - sq) - ((Y - y) ** 2).sum(axis=-1) / m
+    return (L - n) / L * np.sqrt(f * np.clip(spread, 0.0, None)).sum(axis=-1)
+
+
+def jensen_gap(weights, x, n: int, method: str = "exact", samples: int = 10_000, seed=0, confidence=0.99) -> dict:
+    """E_S[d̃], the main term M, ε = E − M, ε/M and the bound G, for one instance or a batch.
+
+    ``method`` is ``"exact"`` (enumeration) or ``"mc"`` (random subsets, Student-t interval
+    on E, carried over to ε). Returns ``{"E", "E_ci", "M", "epsilon", "epsilon_ci",
+    "ratio", "G"}``.
+
+    >>> g = jensen_gap([0.5, 0.5], [[1.0], [-1.0]], 1)
+    >>> float(g["E"]), float(g["M"]), float(g["epsilon"])
+    (1.0, 1.0, 0.0)
+    """
+    if method not in ("exact", "mc"):
+        raise ValueError(f"method: must be 'exact' or 'mc', got {method!r}")
+    w, xs, n, _ = _validate(weights, x, n)
+    est = random_selection_expectation(w, xs, n, method=method, samples=samples, seed=seed, confidence=confidence)
+    M = random_selection_main_term(w, xs, n)
+    eps = est.value - M
+    return {
+        "E": est.value,
+        "E_ci": (est.ci_low, est.ci_high),
+        "M": M,
+        "epsilon": eps,
+        "epsilon_ci": (est.ci_low - M, est.ci_high - M),
+        "ratio": eps / M,
+        "G": jensen_gap_bound(w, xs, n),
+    }

@@ -36,7 +36,8 @@ def check_rng(rng, name: str = "rng") -> np.random.Generator:
 
 
 def check_count(value, name: str, minimum: int = 1) -> int:
-    """``value`` as an ``int`` if it is an integer (not a bool) >= ``minimum``.
+    """``value`` as an ``int`` if it is an integer (not a bool) >= ``minimum``: a
+    ``TypeError`` for a non-integer, a ``ValueError`` for one that is too small.
 
     >>> check_count(3, "n")
     3
@@ -44,8 +45,14 @@ def check_count(value, name: str, minimum: int = 1) -> int:
     Traceback (most recent call last):
     ...
     ValueError: n: must be an integer >= 1, got 0
+    >>> check_count(2.0, "L")
+    Traceback (most recent call last):
+    ...
+    TypeError: L: must be an integer >= 1, got 2.0 (float)
     """
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name}: must be an integer >= {minimum}, got {value!r} ({type(value).__name__})")
+    if value < minimum:
         raise ValueError(f"{name}: must be an integer >= {minimum}, got {value!r}")
     return int(value)
 

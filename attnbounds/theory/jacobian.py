@@ -287,14 +287,14 @@ def family_log_derivative_sup() -> dict[str, tuple[sp.Expr, str]]:
     * softplus: T·g = σ(x)/softplus(x) with x = l/T; log(1+y) ≥ y/(1+y) for y = eˣ > 0
       (h(y) = log(1+y) − y/(1+y) has h(0) = 0, h'(y) = y/(1+y)² ≥ 0), so 0 < T·g < 1, and
       T·g → 1 as x → −∞: G = 1/T over the real line (not attained).
-    * quadratic: T·g = 2u/(u² + 1) with u = 1 + x, and 1 ∓ 2u/(u²+1) = (u ∓ 1)²/(u²+1):
+    * taylor2: T·g = 2u/(u² + 1) with u = 1 + x, and 1 ∓ 2u/(u²+1) = (u ∓ 1)²/(u²+1):
       G = 1/T, attained at l = 0 and l = −2T.
-    * power on [−a, a]: g = p/(l + a + c) is positive and decreasing: G = p/c at l = −a.
-    * sigmoid: T·g = 1/(1 + e^{l/T}) ∈ (0, 1), → 1 as l → −∞: G = 1/T (not attained).
+    * shifted_power on [−a, a]: g = p/(l + a + c) is positive and decreasing: G = p/c at l = −a.
+    * sigmoid_ratio: T·g = 1/(1 + e^{l/T}) ∈ (0, 1), → 1 as l → −∞: G = 1/T (not attained).
     * even_power (1 + l²)^p: g = 2pl/(1 + l²) and p(1 + l²) ∓ 2pl = p(l ∓ 1)²: G = p at l = ±1.
 
     >>> {k: v[0] for k, v in family_log_derivative_sup().items()}
-    {'softmax': 1/T, 'softplus': 1/T, 'quadratic': 1/T, 'power': p/c, 'sigmoid': 1/T, 'even_power': p}
+    {'softmax': 1/T, 'softplus': 1/T, 'taylor2': 1/T, 'shifted_power': p/c, 'sigmoid_ratio': 1/T, 'even_power': p}
     """
     x, y, u = sp.Symbol("x", real=True), sp.Symbol("y", positive=True), sp.Symbol("u", real=True)
     logd = {k: sp.diff(f.F, l) / f.F for k, f in FAMILIES.items()}
@@ -309,17 +309,17 @@ def family_log_derivative_sup() -> dict[str, tuple[sp.Expr, str]]:
         and is_identity(sp.together(sp_g - sp.exp(x) / ((1 + sp.exp(x)) * sp.log(1 + sp.exp(x)))), 0)
     ):
         raise AssertionError("softplus log-derivative")
-    q_g = sp.together(T * logd["quadratic"].subs(l, T * (u - 1)))
+    q_g = sp.together(T * logd["taylor2"].subs(l, T * (u - 1)))
     if not (
         is_identity(sp.fraction(q_g)[0] * (u**2 + 1), 2 * u * sp.fraction(q_g)[1])
         # (1 ∓ 2u/(u²+1))·(u²+1) = (u ∓ 1)²
         and is_identity(u**2 + 1 - 2 * u, (u - 1) ** 2)
         and is_identity(u**2 + 1 + 2 * u, (u + 1) ** 2)
     ):
-        raise AssertionError("quadratic log-derivative")
-    sg = sp.together(T * logd["sigmoid"])
+        raise AssertionError("taylor2 log-derivative")
+    sg = sp.together(T * logd["sigmoid_ratio"])
     if not (is_identity(sp.fraction(sg)[0] * (1 + sp.exp(l / T)), sp.fraction(sg)[1]) and sp.limit(sg, l, -sp.oo) == 1):
-        raise AssertionError("sigmoid log-derivative")
+        raise AssertionError("sigmoid_ratio log-derivative")
     ev = sp.together(logd["even_power"])
     if not (
         is_identity(sp.fraction(ev)[0] * (1 + l**2), 2 * p * l * sp.fraction(ev)[1])
@@ -327,15 +327,15 @@ def family_log_derivative_sup() -> dict[str, tuple[sp.Expr, str]]:
         and is_identity(p * (1 + l**2) + 2 * p * l, p * (l + 1) ** 2)
     ):
         raise AssertionError("even_power log-derivative")
-    pw = sp.simplify(logd["power"])
+    pw = sp.simplify(logd["shifted_power"])
     if not (is_identity(pw * (l + a + c), p) and pw.subs(l, -a) == p / c):
-        raise AssertionError("power log-derivative")
+        raise AssertionError("shifted_power log-derivative")
     return {
         "softmax": (1 / T, "g = 1/T everywhere"),
         "softplus": (1 / T, "sup over the real line, approached as l -> -oo"),
-        "quadratic": (1 / T, "attained at l = 0 and l = -2T"),
-        "power": (p / c, "on [-a, a], attained at l = -a"),
-        "sigmoid": (1 / T, "T g = 1/(1 + exp(l/T)); sup over the real line, approached as l -> -oo"),
+        "taylor2": (1 / T, "attained at l = 0 and l = -2T"),
+        "shifted_power": (p / c, "on [-a, a], attained at l = -a"),
+        "sigmoid_ratio": (1 / T, "T g = 1/(1 + exp(l/T)); sup over the real line, approached as l -> -oo"),
         "even_power": (p, "g = 2pl/(1 + l^2); attained at l = +-1"),
     }
 

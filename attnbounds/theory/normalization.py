@@ -75,30 +75,48 @@ p = sp.Symbol("p", positive=True)
 
 @dataclass(frozen=True)
 class NormalizerFamily:
-    """A positive normalizer F(l) with its parameters (all positive symbols)."""
+    """A positive normalizer F(l) with its parameters (all positive symbols).
+
+    ``real_line`` says whether F is positive on the whole real line (then it is a normalizer
+    α_i = F(l_i)/Σ_j F(l_j) for every logit, and :mod:`attnbounds.numerics.normalizers`
+    registers it under the same name) or only on the logit range [−a, a].
+    """
 
     name: str
     F: sp.Expr
     params: tuple[sp.Symbol, ...]
     description: str
+    real_line: bool = True
 
 
-#: Positive normalizer families used by Lemma 1 and Lemma 2 (F independent of L).
+#: Positive normalizer families used by Lemma 1 and Lemma 2: the single source of the
+#: symbolic families (F independent of L). The numeric registry
+#: (:mod:`attnbounds.numerics.normalizers`) builds its ratio-form normalizers from these, under
+#: the same names. Names are unique across both layers: ``sigmoid_ratio`` is the ratio form
+#: σ(l/T)/Σσ (the registry's ``sigmoid`` is sigmoid *attention*, σ(l/T − log n) elementwise);
+#: ``even_power`` is (1 + l²)^p and ``shifted_power`` is (l + a + c)^p (both were once
+#: called "power", in different layers); ``taylor2`` was once called "quadratic" here.
 FAMILIES: dict[str, NormalizerFamily] = {
     "softmax": NormalizerFamily("softmax", sp.exp(l / T), (T,), "exp(l/T)"),
     "softplus": NormalizerFamily("softplus", sp.log(1 + sp.exp(l / T)), (T,), "log(1 + exp(l/T))"),
-    "quadratic": NormalizerFamily(
-        "quadratic",
+    "taylor2": NormalizerFamily(
+        "taylor2",
         1 + l / T + (l / T) ** 2 / 2,
         (T,),
         "1 + x + x²/2 with x = l/T (second-order Taylor polynomial of exp; positive, not monotone)",
     ),
-    "power": NormalizerFamily(
-        "power", (l + a + c) ** p, (c, p), "(l + a + c)^p with c > 0, p > 0 (positive on [−a, a])"
-    ),
-    "sigmoid": NormalizerFamily("sigmoid", 1 / (1 + sp.exp(-l / T)), (T,), "1/(1 + exp(-l/T))"),
     "even_power": NormalizerFamily(
         "even_power", (1 + l**2) ** p, (p,), "(1 + l²)^p with p > 0 (positive, not monotone)"
+    ),
+    "sigmoid_ratio": NormalizerFamily(
+        "sigmoid_ratio", 1 / (1 + sp.exp(-l / T)), (T,), "1/(1 + exp(-l/T)), as the ratio F(l_i)/sum_j F(l_j)"
+    ),
+    "shifted_power": NormalizerFamily(
+        "shifted_power",
+        (l + a + c) ** p,
+        (c, p),
+        "(l + a + c)^p with c > 0, p > 0 (positive on [−a, a] only)",
+        real_line=False,
     ),
 }
 
@@ -378,9 +396,9 @@ def prove_softmax_tight_within_loose() -> bool:
     return same and inside
 
 
-def _quadratic_constants() -> tuple[sp.Expr, sp.Expr]:
+def _taylor2_constants() -> tuple[sp.Expr, sp.Expr]:
     # F = 1 + x + x²/2, x = l/T: F' = (1 + x)/T vanishes at l = −T with F = 1/2; F(a) − F(−a) = 2a/T > 0.
-    F = FAMILIES["quadratic"].F
+    F = FAMILIES["taylor2"].F
     assert is_identity(F.subs(l, a) - F.subs(l, -a), 2 * a / T)
     assert is_identity(F - sp.Rational(1, 2), (1 + l / T) ** 2 / 2)
     m_q = sp.Piecewise((sp.Rational(1, 2), a >= T), (F.subs(l, -a), True))
@@ -409,17 +427,17 @@ def derive_lemma1_constants() -> dict[str, Result]:
             m * (M - m) / (M * L * (m + (L - 1) * M)), note="tight_lower - C1/L >= 0 (exact)"
         ),
     }
-    for name in ("softmax", "softplus", "power", "sigmoid"):
+    for name in ("softmax", "softplus", "shifted_power", "sigmoid_ratio"):
         k = normalizer_constants(FAMILIES[name].F)
         out[f"{name}_m"] = Result(k.m, {"l": k.argmin}, f"F = {FAMILIES[name].description}")
         out[f"{name}_M"] = Result(k.M, {"l": k.argmax})
         out[f"{name}_C1"] = Result(k.C1)
         out[f"{name}_C2"] = Result(k.C2)
-    m_q, M_q = _quadratic_constants()
-    out["quadratic_m"] = Result(m_q, note="minimum at l = -T if a >= T, else at l = -a")
-    out["quadratic_M"] = Result(M_q, {"l": a})
-    out["quadratic_C1"] = Result(m_q / M_q)
-    out["quadratic_C2"] = Result(M_q / m_q)
+    m_q, M_q = _taylor2_constants()
+    out["taylor2_m"] = Result(m_q, note="minimum at l = -T if a >= T, else at l = -a")
+    out["taylor2_M"] = Result(M_q, {"l": a})
+    out["taylor2_C1"] = Result(m_q / M_q)
+    out["taylor2_C2"] = Result(M_q / m_q)
     # (1 + l²)^p: F' = 2pl(1 + l²)^(p−1) has the sign of l, so m = F(0) = 1, M = F(±a).
     Fe = FAMILIES["even_power"].F
     if not is_identity(sp.diff(Fe, l), 2 * p * l * (1 + l**2) ** (p - 1)):

@@ -24,10 +24,8 @@ selected weights a, b > 0, D_i = M√(a² + b² + 2ab·t), t ~ U[−1, 1], and
     ξ_i = M((a + b)³ − |a − b|³)/(6ab) = M(3a² + b²)/(3a) (a ≥ b),
     P(D_i ≤ r) = clip(((r/M)² − (a − b)²)/(4ab), 0, 1).
 
->>> from attnbounds.theory.separability import exact_sphere3
->>> xi, p = exact_sphere3(0.5, 0.5, 1.0, 0.5)
->>> float(xi), float(p)
-(0.6666666666666666, 0.25)
+The numpy evaluation of these two formulas is
+:func:`attnbounds.numerics.selection.exact_sphere3` (the theory layer holds no numpy kernel).
 """
 
 from __future__ import annotations
@@ -35,7 +33,6 @@ from __future__ import annotations
 import functools
 import numbers
 
-import numpy as np
 import sympy as sp
 
 from attnbounds.theory.derivation import Result, is_identity, register
@@ -48,7 +45,6 @@ __all__ = [
     "markov_lower",
     "mcdiarmid_exponent",
     "transcribed_exponent",
-    "exact_sphere3",
     "derive_separability",
     "t2_chains",
 ]
@@ -90,37 +86,6 @@ def transcribed_exponent() -> sp.Expr:
     -(r - xi)**2/(16*M**2)
     """
     return -((r - xi) ** 2) / (16 * M**2)
-
-
-def exact_sphere3(a, b, radius, r_):
-    """Exact ξ_i = E[D_i] and P(D_i ≤ r) for d = 3 when the other selected weights are a, b.
-
-    ``a`` and ``b`` are the weights of the (at most two) other selected tokens (0 for an
-    absent one); arrays broadcast. With ab = 0, D_i = radius·max(a, b) is deterministic.
-
-    >>> exact_sphere3(0.25, 0.0, 1.0, 0.3)
-    (array(0.25), array(1.))
-    """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    for arr, name in ((a, "a"), (b, "b")):
-        if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-            raise ValueError(f"{name}: must be finite and >= 0")
-    if isinstance(radius, bool) or not isinstance(radius, numbers.Real) or not radius > 0:
-        raise ValueError(f"radius: must be a real > 0, got {radius!r}")
-    r_ = np.asarray(r_, dtype=np.float64)
-    if not np.all(np.isfinite(r_)) or np.any(r_ < 0):
-        raise ValueError("r_: must be finite and >= 0")
-    ab = a * b
-    big, small = np.maximum(a, b), np.minimum(a, b)
-    # ξ = M((a+b)³ − (a−b)³)/(6ab) = M(3A² + B²)/(3A) with A = max, B = min: no cancellation,
-    # and the ab → 0 limit M·A comes out of the same formula.
-    xi_val = radius * np.where(big > 0, (3 * big**2 + small**2) / (3 * np.where(big > 0, big, 1.0)), 0.0)
-    # P(t ≤ u), u = ((r/M)² − a² − b²)/(2ab), t ~ U[−1, 1]:  (u + 1)/2 = ((r/M)² − (a−b)²)/(4ab), clipped.
-    safe = np.where(ab > 0, ab, 1.0)
-    p_smooth = np.clip(((r_ / radius) ** 2 - (a - b) ** 2) / (4 * safe), 0.0, 1.0)
-    p_point = (r_ >= radius * big).astype(np.float64)
-    return np.asarray(xi_val), np.asarray(np.where(ab > 0, p_smooth, p_point))
 
 
 def mcdiarmid_ratio_at_least(bound=8, alphas=None) -> bool:

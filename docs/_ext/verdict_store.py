@@ -24,16 +24,26 @@ VERDICTS_PATH = GENERATED_DIR / "verdicts.json"
 META_PATH = GENERATED_DIR / "verdicts.meta.json"
 
 #: Source files whose content determines the verdicts (relative to the repository root).
-#: The claims, the layers they compute with, the strategies, the engine and the command that
-#: writes the rows. The empirical layer and the docs are not inputs of ``attnbounds check``.
+#: The claims, the layers they compute with, the strategies, the engine package, the plug-in
+#: loader (claims and normalizers), the command that writes the rows (with its helpers and the
+#: JSON writer), the package's import, and the generator that picks the command line. Every
+#: ``attnbounds`` module that ``attnbounds check`` imports is matched
+#: (``tests/docs/test_verdict_store.py`` checks it, and that every entry matches a file).
+#: The empirical layer and the docs' other sources are not inputs of ``attnbounds check``.
 SOURCE_GLOBS: tuple[str, ...] = (
+    "attnbounds/__init__.py",
+    "attnbounds/__main__.py",
     "attnbounds/claims/**/*.py",
     "attnbounds/theory/**/*.py",
     "attnbounds/numerics/**/*.py",
     "attnbounds/strategies.py",
-    "attnbounds/engine.py",
+    "attnbounds/plugins.py",
+    "attnbounds/jsonio.py",
     "attnbounds/engine/**/*.py",
+    "attnbounds/cli/__init__.py",
     "attnbounds/cli/check.py",
+    "attnbounds/cli/common.py",
+    "docs/generate_verdicts.py",
 )
 
 META_FORMAT = 1

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 
 from attnbounds.claims.base import holds_relation
-from attnbounds.claims.corollary1 import CLAIM, certify_box, logit_bound
+from attnbounds.claims.corollary1 import CLAIM, certify_box, certify_weight_bound, logit_bound
 
 
 def _direct(instance):
@@ -90,6 +90,21 @@ def test_symbolic_and_certificate():
     assert certify_box(1).status is True
     with pytest.raises(ValueError, match="pieces"):
         certify_box(0)
+
+
+def test_weight_bound_certificates_on_the_whole_box():
+    for L in (1, 2, 3):
+        for side in ("lower", "upper"):
+            assert certify_weight_bound(L, delta="1", T="1/2", side=side).status is True
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [(dict(L=9), "L: must be"), (dict(delta=-1), "delta:"), (dict(side="both"), "side:"), (dict(T=0), "T:")],
+)
+def test_weight_bound_certificate_errors_name_the_argument(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        certify_weight_bound(**kwargs)
 
 
 def test_tiny_vectors_do_not_underflow_the_logit_bound():

@@ -12,6 +12,7 @@ from attnbounds.claims import get
 from attnbounds.claims import theorem1_random as t1r
 from attnbounds.claims.base import holds_relation
 from attnbounds.engine import Budget, judge_hypothesis_drop, judge_reading
+from attnbounds.numerics import selection
 
 CLAIM = get("T1ii")
 SMALL = Budget(examples=20, sweep=2000, mc_samples=400, method_seconds=20.0)
@@ -58,7 +59,7 @@ def test_gap_vanishes_at_n_equal_L_minus_1():
     batch = t1r.sweep_instances(np.random.default_rng(8), 200, n_last=True)
     s = CLAIM.reading("tight_last").sides(batch)
     np.testing.assert_allclose(s.lhs, s.rhs, rtol=1e-10, atol=1e-12)
-    assert np.all(t1r.jensen_gap_bound(batch["weights"], batch["x"], batch["n"]) == 0.0)
+    assert np.all(selection.jensen_gap_bound(batch["weights"], batch["x"], batch["n"]) == 0.0)
 
 
 def test_jensen_gap_bound_against_direct_variance():
@@ -71,14 +72,14 @@ def test_jensen_gap_bound_against_direct_variance():
         sums = np.array([sum(w[j] * x[j] for j in S) for S in cond])
         G += np.sqrt(((sums - sums.mean(axis=0)) ** 2).sum(axis=1).mean())
     G *= (L - n) / L
-    assert float(t1r.jensen_gap_bound(w, x, n)) == pytest.approx(G, rel=1e-10)
+    assert float(selection.jensen_gap_bound(w, x, n)) == pytest.approx(G, rel=1e-10)
 
 
 def test_monte_carlo_agrees_with_exact_enumeration():
     w = RNG.dirichlet(np.ones(9))
     x = RNG.normal(size=(9, 3))
-    exact = t1r.jensen_gap(w, x, 3, method="exact")
-    mc = t1r.jensen_gap(w, x, 3, method="mc", samples=4000, seed=1, confidence=0.999)
+    exact = selection.jensen_gap(w, x, 3, method="exact")
+    mc = selection.jensen_gap(w, x, 3, method="mc", samples=4000, seed=1, confidence=0.999)
     lo, hi = mc["E_ci"]
     assert lo <= exact["E"] <= hi and hi - lo < 0.1 * exact["E"]
     assert exact["M"] == pytest.approx(mc["M"])
@@ -100,7 +101,7 @@ def test_relative_gap_grows_with_L_for_isotropic_embeddings():
     ratios = {}
     for L in (32, 512):
         inst = t1r.large_instance(np.random.default_rng(L), L=L, n=5, dim=16)
-        g = t1r.jensen_gap(inst["weights"], inst["x"], 5, method="mc", samples=1500, seed=L, confidence=0.99)
+        g = selection.jensen_gap(inst["weights"], inst["x"], 5, method="mc", samples=1500, seed=L, confidence=0.99)
         ratios[L] = (g["epsilon_ci"][0] / g["M"], g["epsilon_ci"][1] / g["M"])
         assert g["epsilon_ci"][0] > 0  # ε > 0 resolved: the gap is not negligible
         assert g["epsilon"] <= g["G"]
@@ -140,7 +141,7 @@ def test_validation():
     with pytest.raises(ValueError, match="n: this reading needs"):
         CLAIM.reading("tight_last").sides({"weights": np.ones(3) / 3, "x": np.ones((3, 1)), "n": 1})
     with pytest.raises(ValueError, match="method"):
-        t1r.jensen_gap([0.5, 0.5], [[1.0], [1.0]], 1, method="main")
+        selection.jensen_gap([0.5, 0.5], [[1.0], [1.0]], 1, method="main")
     with pytest.raises(KeyError, match="'n'"):
         CLAIM.reading("reconstructed").sides({"weights": np.ones(2) / 2, "x": np.ones((2, 1))})
 

@@ -21,7 +21,7 @@ import verdict_store  # noqa: E402
 @pytest.fixture
 def tree(tmp_path):
     """A small copy of the source layout the stamp covers."""
-    for rel in ("attnbounds/claims/lemma1.py", "attnbounds/numerics/attention.py", "attnbounds/engine.py"):
+    for rel in ("attnbounds/claims/lemma1.py", "attnbounds/numerics/attention.py", "attnbounds/engine/run.py"):
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# {rel}\n")
@@ -38,9 +38,36 @@ def _stamp(root: Path) -> dict:
 def test_stamp_covers_claims_numerics_engine_only(tree):
     assert sorted(verdict_store.file_hashes(tree)) == [
         "attnbounds/claims/lemma1.py",
-        "attnbounds/engine.py",
+        "attnbounds/engine/run.py",
         "attnbounds/numerics/attention.py",
     ]
+
+
+def test_every_source_entry_matches_a_file_of_the_repository():
+    # a stale entry (the old attnbounds/engine.py) would silently hash nothing
+    root = verdict_store.REPO_ROOT
+    for pattern in verdict_store.SOURCE_GLOBS:
+        assert any(p.is_file() for p in root.glob(pattern)), f"{pattern} matches no file"
+
+
+def test_every_module_the_check_imports_is_hashed():
+    # the modules `attnbounds check` loads (the command, the engine, every registered claim)
+    # are exactly what decides the verdicts: each must be covered by the stamp
+    import subprocess
+
+    root = verdict_store.REPO_ROOT
+    code = (
+        "import sys, attnbounds.cli.check, attnbounds.engine, attnbounds.claims as c\n"
+        "c.all_claims()\n"
+        "print('\\n'.join(sorted(m.__file__ for n, m in list(sys.modules.items())\n"
+        "      if n.split('.')[0] == 'attnbounds' and getattr(m, '__file__', None))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    imported = {Path(f).resolve().relative_to(root).as_posix() for f in out.stdout.split()}
+    hashed = set(verdict_store.file_hashes(root))
+    assert imported and {"attnbounds/engine/run.py", "attnbounds/claims/lemma1.py"} <= imported
+    assert imported - hashed == set()
 
 
 def test_fresh_stamp_is_not_stale(tree):
@@ -54,9 +81,9 @@ def test_edit_addition_and_removal_are_stale(tree):
     assert s.stale and s.changed == ("attnbounds/claims/lemma1.py",)
     assert "lemma1.py" in s.describe()
     (tree / "attnbounds/claims/lemma2.py").write_text("# new claim\n")
-    (tree / "attnbounds/engine.py").unlink()
+    (tree / "attnbounds/engine/run.py").unlink()
     s = verdict_store.check_fresh(meta, tree)
-    assert s.added == ("attnbounds/claims/lemma2.py",) and s.removed == ("attnbounds/engine.py",)
+    assert s.added == ("attnbounds/claims/lemma2.py",) and s.removed == ("attnbounds/engine/run.py",)
 
 
 def test_untracked_layers_do_not_make_it_stale(tree):

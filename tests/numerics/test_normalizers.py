@@ -2,7 +2,7 @@
 
 * the zoo: kernels against the `entmax` package and torch autograd (float64), metadata,
   the registry, and the plug-in paths (callable, SymPy, import path, file, entry point);
-* the positive-F catalogue: numpy F and F' against the SymPy expression, positivity, errors.
+* the ratio-form families: numpy F and F' against the SymPy expression, positivity, errors.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attnbounds.numerics import normalizers as nz
-from attnbounds.numerics.normalizers import LOGIT, NORMALIZER_NAMES, normalizer
+from attnbounds.numerics.normalizers import LOGIT
 
 torch = pytest.importorskip("torch")
 entmax = pytest.importorskip("entmax")
@@ -355,7 +355,9 @@ def test_from_sympy_weights_and_jacobian():
     np.testing.assert_allclose(N.weights(z), F / F.sum(-1, keepdims=True), rtol=1e-12)
     fd = nz.finite_difference_jacobian(lambda y: N.weights(y), z)
     np.testing.assert_allclose(N.jacobian(z), fd, atol=1e-7)
-    assert N.sympy_F == (1 + l**2) ** p and not N.depends_on_length
+    # sympy_F is in the raw logit (the kernels act on l/T); the ratio form at the defaults is F itself
+    assert N.sympy_F == (1 + (l / nz._T) ** 2) ** p and not N.depends_on_length
+    assert N.expr == (1 + l**2) ** sp.Rational(3, 2)
     # a length-aware F: exp(l·log n) is ssmax with s = 1
     n = sp.Symbol("n", positive=True)
     S = nz.from_sympy(sp.exp(l * sp.log(n)), l, name="ssmax_sympy")
@@ -378,8 +380,8 @@ def test_from_sympy_errors():
         nz.from_sympy(sp.exp(l), l, d=1.0)
 
 
-def test_registry_and_catalogue_bridge():
-    N = nz.register("test_taylor2", nz.normalizer("taylor2"))
+def test_registry_register_and_unregister():
+    N = nz.register("test_taylor2", nz.get("taylor2"))
     try:
         assert "test_taylor2" in nz.names() and N.name == "test_taylor2"
         z = np.array([-1.0, 0.0, 2.0])
@@ -460,44 +462,82 @@ def test_load_entry_point(monkeypatch):
         nz.load("absent")
 
 
-# ------------------------------------------------------------- the positive-F catalogue
+# ------------------------------------------------------------- the ratio-form families
 
 GRID = np.linspace(-8.0, 8.0, 41)
+FAMILY_NAMES = nz.names(role="family")
 
 
-@pytest.mark.parametrize("name", NORMALIZER_NAMES)
-@pytest.mark.parametrize("param", ["1/2", "2"])
+def _family(name, param):
+    N = nz.get(name)
+    return N.with_params(**{N.search_param: param}) if N.search_param else N
+
+
+@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("param", [0.5, 2.0])
 def test_numpy_matches_sympy_and_derivative(name, param):
-    fam = normalizer(name, T=param, p=param)
+    fam = _family(name, param)
     F = sp.lambdify(LOGIT, fam.expr, "numpy")
-    dF = sp.lambdify(LOGIT, sp.diff(fam.expr, LOGIT), "numpy")
+    dF = sp.lambdify(LOGIT, fam.ratio_derivative(), "numpy")
     np.testing.assert_allclose(fam.F(GRID), F(GRID), rtol=1e-12)
     np.testing.assert_allclose(fam.dF(GRID), dF(GRID), rtol=1e-10, atol=1e-300)
     assert np.all(fam.F(GRID) > 0)
+    # weights = F(l_i)/sum_j F(l_j), Jacobian = (diag a - a a^T) diag((log F)')
+    z = GRID[::7]
+    a = fam.weights(z)
+    np.testing.assert_allclose(a, F(z) / F(z).sum(), rtol=1e-12)
+    g = sp.lambdify(LOGIT, fam.log_derivative(), "numpy")(z) + 0 * z
+    np.testing.assert_allclose(fam.jacobian(z), (np.diag(a) - np.outer(a, a)) * g[None, :], rtol=1e-10, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", FAMILY_NAMES)
+def test_family_is_built_from_the_theory_family(name):
+    # the registry's family of a name and the theory's SymPy family of that name are one F
+    from attnbounds.theory import normalization as thn
+
+    fam = thn.FAMILIES[name]
+    N = nz.get(name)
+    assert sp.simplify(N.expr - fam.F.subs({s: 1 for s in fam.params})) == 0
+    assert fam.real_line and "family" in N.roles and N.positive and not N.depends_on_length
+
+
+def test_every_real_line_theory_family_is_registered_and_no_name_means_two_things():
+    from attnbounds.theory import normalization as thn
+
+    real = {k for k, f in thn.FAMILIES.items() if f.real_line}
+    assert real == set(nz.names(role="family"))
+    assert "shifted_power" not in nz.names()  # positive on [-a, a] only
+    for old in nz.RENAMED:
+        assert old not in nz.names() and old not in thn.FAMILIES
+        with pytest.raises(nz.NormalizerNotFound, match="renamed"):
+            nz.get(old)
+    # "sigmoid" is sigmoid attention (elementwise), "sigmoid_ratio" the ratio form of the same function
+    z = np.array([0.0, 1.0, -2.0])
+    assert not nz.get("sigmoid").sums_to_one and nz.get("sigmoid").sympy_F is None
+    assert nz.get("sigmoid_ratio").weights(z).sum() == pytest.approx(1.0)
 
 
 def test_taylor2_is_positive_exactly():
     # 1 + l + l²/2 − ((l + 1)² + 1)/2 expands to 0, and ((l + 1)² + 1)/2 ≥ 1/2.
-    fam = normalizer("taylor2")
+    fam = nz.get("taylor2")
     assert sp.expand(fam.expr - ((LOGIT + 1) ** 2 + 1) / 2) == 0
 
 
 def test_softplus_does_not_overflow():
-    fam = normalizer("softplus")
+    fam = nz.get("softplus")
     np.testing.assert_allclose(fam.F(np.array([800.0])), [800.0])
     assert fam.F(np.array([-800.0]))[0] >= 0
 
 
 @pytest.mark.parametrize(
-    "kwargs, match",
+    "name, kwargs, match",
     [
-        (dict(name="relu"), "name:"),
-        (dict(name="softmax", T=0), "T:"),
-        (dict(name="softmax", T=float("nan")), "T:"),
-        (dict(name="power", p=-1), "p:"),
-        (dict(name="power", p="x"), "p:"),
+        ("softmax", dict(T=0), "T:"),
+        ("softmax", dict(T=float("nan")), "T:"),
+        ("even_power", dict(p=-1), "p:"),
+        ("even_power", dict(p="x"), "p:"),
     ],
 )
-def test_catalogue_errors_name_the_argument(kwargs, match):
+def test_family_errors_name_the_argument(name, kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):
-        normalizer(**kwargs)
+        nz.get(name, **kwargs)

@@ -123,8 +123,8 @@ def test_softmax_jacobian_against_torch_autograd(Tv):
 
 TORCH_F = {
     "softplus": (lambda t, Tv: torch.nn.functional.softplus(t / Tv), {T: 0.7}),
-    "sigmoid": (lambda t, Tv: torch.sigmoid(t / Tv), {T: 0.7}),
-    "quadratic": (lambda t, Tv: 1 + t / Tv + (t / Tv) ** 2 / 2, {T: 0.7}),
+    "sigmoid_ratio": (lambda t, Tv: torch.sigmoid(t / Tv), {T: 0.7}),
+    "taylor2": (lambda t, Tv: 1 + t / Tv + (t / Tv) ** 2 / 2, {T: 0.7}),
     "even_power": (lambda t, Tv: (1 + t**2) ** 1.5, {p: sp.Rational(3, 2)}),
 }
 
@@ -219,9 +219,9 @@ def _sigma(x):
 G_NUMERIC = {
     "softmax": lambda x, Tv, cv, pv, av: np.full_like(x, 1 / Tv),
     "softplus": lambda x, Tv, cv, pv, av: _sigma(x / Tv) / (Tv * np.logaddexp(0, x / Tv)),
-    "sigmoid": lambda x, Tv, cv, pv, av: _sigma(-x / Tv) / Tv,
-    "quadratic": lambda x, Tv, cv, pv, av: (1 + x / Tv) / (Tv * (1 + x / Tv + (x / Tv) ** 2 / 2)),
-    "power": lambda x, Tv, cv, pv, av: pv / (x + av + cv),
+    "sigmoid_ratio": lambda x, Tv, cv, pv, av: _sigma(-x / Tv) / Tv,
+    "taylor2": lambda x, Tv, cv, pv, av: (1 + x / Tv) / (Tv * (1 + x / Tv + (x / Tv) ** 2 / 2)),
+    "shifted_power": lambda x, Tv, cv, pv, av: pv / (x + av + cv),
     "even_power": lambda x, Tv, cv, pv, av: 2 * pv * x / (1 + x**2),
 }
 
@@ -241,11 +241,11 @@ def test_generic_bounds_hold_and_G_values_are_sups():
         mid = np.linspace(-av, av, 101)
         np.testing.assert_allclose(g(mid), sp.lambdify(l, sp.diff(F, l) / F, "numpy")(mid) + 0 * mid, rtol=1e-10)
         G = float(Gexpr.subs(subs))
-        xs = np.linspace(-av, av, 100_001) if name == "power" else np.linspace(-60, 60, 400_001)
+        xs = np.linspace(-av, av, 100_001) if name == "shifted_power" else np.linspace(-60, 60, 400_001)
         gv = np.abs(g(xs))
         assert gv.max() <= G * (1 + 1e-12), name
         assert gv.max() == pytest.approx(G, rel=1e-6), name  # attained, or approached in the tail
-        lo, hi = (-av, av) if name == "power" else (-8, 8)
+        lo, hi = (-av, av) if name == "shifted_power" else (-8, 8)
         z = rng.uniform(lo, hi, size=(2000, 5))
         fz = f(z)
         alpha = fz / fz.sum(axis=-1, keepdims=True)

@@ -54,10 +54,10 @@ def test_nonnegative_polynomial_rejects_what_it_cannot_show():
     [
         ("softmax", {"T": 0.5}, 1.5),
         ("softplus", {"T": 2.0}, 3.0),
-        ("sigmoid", {"T": 1.0}, 2.0),
-        ("power", {"c": 0.5, "p": 1.5}, 1.0),
-        ("quadratic", {"T": 1.0}, 2.5),  # critical point -T inside
-        ("quadratic", {"T": 1.0}, 0.5),  # monotone on [-a, a]
+        ("sigmoid_ratio", {"T": 1.0}, 2.0),
+        ("shifted_power", {"c": 0.5, "p": 1.5}, 1.0),
+        ("taylor2", {"T": 1.0}, 2.5),  # critical point -T inside
+        ("taylor2", {"T": 1.0}, 0.5),  # monotone on [-a, a]
         ("even_power", {"p": 0.5}, 2.0),
     ],
 )
@@ -81,9 +81,9 @@ def test_family_constants_in_the_derivation_match_numbers(lemma1):
     checks = {
         "softmax": lambda x: np.exp(x / T),
         "softplus": lambda x: np.logaddexp(0, x / T),
-        "sigmoid": lambda x: 1 / (1 + np.exp(-x / T)),
-        "power": lambda x: (x + a + c) ** p,
-        "quadratic": lambda x: 1 + x / T + (x / T) ** 2 / 2,
+        "sigmoid_ratio": lambda x: 1 / (1 + np.exp(-x / T)),
+        "shifted_power": lambda x: (x + a + c) ** p,
+        "taylor2": lambda x: 1 + x / T + (x / T) ** 2 / 2,
         "even_power": lambda x: (1 + x**2) ** p,
     }
     for name, f in checks.items():
@@ -92,8 +92,8 @@ def test_family_constants_in_the_derivation_match_numbers(lemma1):
         assert _numeric(lemma1[f"{name}_M"].expr, **vals) == pytest.approx(y.max(), rel=1e-9), name
         assert _numeric(lemma1[f"{name}_C2"].expr, **vals) == pytest.approx(y.max() / y.min(), rel=1e-9), name
     assert _numeric(lemma1["softmax_C2"].expr, T=T, a=a) == pytest.approx(math.exp(2 * a / T))
-    # quadratic in the other regime a < T: minimum at -a
-    assert _numeric(lemma1["quadratic_m"].expr, T=2.0, a=0.5) == pytest.approx(1 - 0.25 + 0.25**2 / 2)
+    # taylor2 in the other regime a < T: minimum at -a
+    assert _numeric(lemma1["taylor2_m"].expr, T=2.0, a=0.5) == pytest.approx(1 - 0.25 + 0.25**2 / 2)
 
 
 def test_symbolic_softmax_constants():

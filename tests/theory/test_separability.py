@@ -9,6 +9,7 @@ import sympy as sp
 from scipy import integrate
 
 from attnbounds.numerics.montecarlo import mean_ci, proportion_ci
+from attnbounds.numerics.selection import exact_sphere3
 from attnbounds.theory import derivation
 from attnbounds.theory import separability as ts
 
@@ -24,7 +25,7 @@ def unit_sphere(size, d=3):
 def test_exact_sphere3_against_monte_carlo(a, b, r):
     u = unit_sphere((40_000, 2))
     D = np.linalg.norm(a * u[:, 0] + b * u[:, 1], axis=-1)
-    xi, p = ts.exact_sphere3(a, b, 1.0, r)
+    xi, p = exact_sphere3(a, b, 1.0, r)
     _, lo, hi = mean_ci(D, confidence=0.999)
     assert lo <= float(xi) <= hi
     _, plo, phi = proportion_ci(int((D <= r).sum()), D.size, confidence=0.999)
@@ -34,14 +35,14 @@ def test_exact_sphere3_against_monte_carlo(a, b, r):
 def test_exact_mean_against_quadrature_and_scaling():
     for a, b in [(0.7, 0.2), (0.3, 0.3), (1.0, 1e-3)]:
         quad, _ = integrate.quad(lambda t: np.sqrt(a * a + b * b + 2 * a * b * t) / 2, -1, 1)
-        assert float(ts.exact_sphere3(a, b, 1.0, 0.0)[0]) == pytest.approx(quad, rel=1e-10)
-        assert float(ts.exact_sphere3(a, b, 2.5, 0.0)[0]) == pytest.approx(2.5 * quad, rel=1e-10)
+        assert float(exact_sphere3(a, b, 1.0, 0.0)[0]) == pytest.approx(quad, rel=1e-10)
+        assert float(exact_sphere3(a, b, 2.5, 0.0)[0]) == pytest.approx(2.5 * quad, rel=1e-10)
 
 
 def test_exact_mean_has_no_cancellation_for_tiny_weights():
-    xi, p = ts.exact_sphere3(1.0, 1e-21, 1.0, 0.5)
+    xi, p = exact_sphere3(1.0, 1e-21, 1.0, 0.5)
     assert float(xi) == pytest.approx(1.0, rel=1e-12) and float(p) == 0.0
-    xi, p = ts.exact_sphere3(0.0, 0.0, 1.0, 0.0)
+    xi, p = exact_sphere3(0.0, 0.0, 1.0, 0.0)
     assert float(xi) == 0.0 and float(p) == 1.0
 
 
@@ -65,7 +66,7 @@ def test_derivation_t2():
     assert float(res["counterexample_rhs"].expr) < 1
     a, b = sp.symbols("a b", positive=True)
     val = res["exact_xi_sphere3"].expr.subs({a: sp.Rational(7, 10), b: sp.Rational(1, 5), ts.M: 1})
-    assert float(val) == pytest.approx(float(ts.exact_sphere3(0.7, 0.2, 1.0, 0.0)[0]), rel=1e-12)
+    assert float(val) == pytest.approx(float(exact_sphere3(0.7, 0.2, 1.0, 0.0)[0]), rel=1e-12)
     assert "results" in derivation.to_json("T2")
 
 
@@ -74,6 +75,6 @@ def test_markov_lower_forms_and_validation():
     with pytest.raises(ValueError, match="n_selected"):
         ts.markov_lower(0)
     with pytest.raises(ValueError, match="radius"):
-        ts.exact_sphere3(0.1, 0.1, 0.0, 0.1)
+        exact_sphere3(0.1, 0.1, 0.0, 0.1)
     with pytest.raises(ValueError, match="a: must be"):
-        ts.exact_sphere3(-0.1, 0.1, 1.0, 0.1)
+        exact_sphere3(-0.1, 0.1, 1.0, 0.1)
