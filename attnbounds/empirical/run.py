@@ -102,7 +102,7 @@ class ReproduceConfig:
         try:
             check_count(self.windows, "--windows")
             check_seed(self.seed, "--seed")
-        except ValueError as err:
+        except (TypeError, ValueError) as err:
             raise ConfigError(str(err)) from None
         ns = None
         if self.top_n is not None:
