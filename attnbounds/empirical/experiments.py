@@ -735,7 +735,7 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
         The keys that take part in each row (the prefix of a causal row); None: every key.
     order : optional
         :func:`top_order` of ``weights``, (B, R, k) with k >= max N (pass it to share it between calls).
-    what : iterable of str, or a mapping N -> iterable of str
+    what : iterable of str or dict
         ``d_tilde`` (always); ``mass``: ᾱ_N (``mass``) and R = max_{j∈I_N}‖x_j‖ (``R``);
         ``terms``: ``mass``, ``R`` and d_1 = max_{i∉I_N}‖x_i‖ (``d1_norm``); ``main``: the
         T1(ii) main term over the row's t keys; ``separability``: E4's r = min_{i∉I_N} D_i,
@@ -746,7 +746,7 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
         :func:`attnbounds.numerics.selection.distinguishable_mask`) at every ρ just below r,
         i.e. its limit as ρ rises to r; at ρ = r the nearest non-selected token lies on the
         sphere, so the closed-ball count itself would be 0.
-        A mapping asks for different quantities at different N (a quantity not asked at
+        A dict (N to an iterable of str) asks for different quantities at different N (a quantity not asked at
         some N is NaN there).
 
     Returns

@@ -381,7 +381,8 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
                     store.append(np.empty((handle.n_layers, size), dtype=np.float32))
                 buffer = store[0][y]
             lg = _Logits(logits[:, :Lc, :Lc], prefix, keep=ks is not None, buffer=buffer)
-            x = np.broadcast_to(x, (logits.shape[0],) + x.shape[1:])
+            if x.shape[0] != logits.shape[0]:  # vectors shared by the heads (hidden states): one copy per head
+                x = np.ascontiguousarray(np.broadcast_to(x, (logits.shape[0],) + x.shape[1:]))
             if prefix or not causal:
                 layer_rows(y, lg, x, Lc, group)
             else:  # full rows of a causal model: each L over its own (L, L) block
