@@ -63,11 +63,57 @@ def test_rows_that_break_normalization_are_not_applicable_with_the_hypothesis_na
 
 def test_softmax_fixed_and_attainment_readings():
     with pytest.raises(NotApplicable, match="fix softmax"):
-        claims.get("C1").reading("reconstructed").under("ssmax")
+        claims.get("C3").reading("reconstructed").under("ssmax")
     with pytest.raises(NotApplicable, match="attainment"):
         claims.get("T1i").reading("sharp").under("ssmax")
     r = claims.get("C1").reading("reconstructed").under("softmax")  # its own normalizer
     assert r.methods == ("strategy", "sweep") and r.normalizer == "softmax"
+
+
+def _under(qid, reading, normalizer):
+    claim = claims.get(qid)
+    return engine.judge_under(claim, claim.reading(reading), normalizer, budget=SMALL)
+
+
+def test_c1_draws_its_weights_through_the_normalizer():
+    row = _under("C1", "reconstructed", "ssmax")
+    assert row.verdict == "falsified" and row.normalizer == "ssmax" and "softmax" in row.hypotheses_broken
+    inst = row.counterexample["instance"]
+    assert inst["normalizer"] == "ssmax"
+    # recomputed here: scalable softmax of l = q.k against the sharp softmax interval
+    q, keys, T = np.asarray(inst["q"], float), np.asarray(inst["keys"], float), float(inst["T"])
+    l = keys @ q
+    L = l.size
+    e = np.exp(math.log(L) * (l - l.max()) / T)
+    alpha = e / e.sum()
+    x = 2 * np.linalg.norm(q) * np.linalg.norm(keys, axis=-1).max() / T
+    lo, hi = 1 / (1 + (L - 1) * math.exp(x)), 1 / (1 + (L - 1) * math.exp(-x))
+    assert alpha.max() > hi * (1 + 1e-9) or alpha.min() < lo * (1 - 1e-9)
+    # softmax at another temperature is still softmax: no hypothesis broken, the sharp bound holds
+    row = _under("C1", "reconstructed", nz.get("softmax", T=0.5))
+    assert row.verdict == "holds" and row.hypotheses_broken == []
+
+
+def test_l2_softmax_readings_use_the_normalizers_jacobian():
+    # sigmoid attention: J = diag(s(1 - s))/T with s = sigma(l/T - log L), so every entry is <= 1/(4T) ...
+    assert _under("L2", "entry", "sigmoid").verdict == "holds"
+    # ... but at L = 2, logits (0, 0), T = 1, s = 1/3 and |J|_F = sqrt(2)*2/9 > 1/4
+    row = _under("L2", "frobenius", "sigmoid")
+    assert row.verdict == "falsified" and "softmax" in row.hypotheses_broken
+    inst = row.counterexample["instance"]
+    z, T = np.asarray(inst["logits"], float), float(inst["T"])
+    s = 1 / (1 + np.exp(-(z / T - math.log(z.size))))
+    assert np.linalg.norm(s * (1 - s)) / T > 1 / (4 * T)
+    assert row.counterexample["lhs"] == pytest.approx(np.linalg.norm(s * (1 - s)) / T, rel=1e-12)
+
+
+def test_c2_bounded_is_posed_under_a_normalizer_or_says_which_hypothesis_fails():
+    row = _under("C2", "bounded", "sparsemax")
+    assert row.verdict == "falsified" and {"lemma1", "softmax"} <= set(row.hypotheses_broken)
+    inst = row.counterexample["instance"]
+    assert inst["normalizer"] == "sparsemax" and row.counterexample["lhs"] > row.counterexample["rhs"]
+    row = _under("C2", "bounded", "sigmoid")  # rows that do not sum to 1: not a distance of the claim
+    assert row.verdict == "undecided" and "sum to 1" in row.evidence and "lemma1" in row.hypotheses_broken
 
 
 def test_row_schema_under_a_normalizer_is_json():

@@ -129,9 +129,27 @@ def test_false_integer_claim_is_falsified_with_the_exact_minimal_counterexample(
     assert cex["instance"] == {"n": 11}
     assert (cex["lhs"], cex["rhs"]) == (121.0, 110.0)
     assert "121" in row["evidence"] and "110" in row["evidence"]
-    # the sweep independently finds violations; its worst instance is the largest n
+    # the sweep independently finds violations (all scalars: of one size, the largest n)
     assert "violate" in row["detail"]["sweep"]
     assert row["sweep"] == SMALL.sweep and row["examples"] >= 1
+
+
+def test_sweep_reports_the_smallest_violating_instance():
+    # "sum of the entries <= 1" fails for every length >= 2; the sweep must report a violator
+    # of the fewest entries among the lengths it drew, not the one that violates most
+    drawn = []
+
+    def sweep(rng, count):
+        L = int(rng.integers(2, 10))
+        drawn.append(L)
+        return {"v": np.ones((count, L))}
+
+    reading = Reading("transcribed", "sum v <= 1", "\\sum v \\le 1",
+                      sides=lambda inst: Sides(np.asarray(inst["v"]).sum(axis=-1), 1.0), sweep=sweep)
+    out = engine.run_sweep(reading, Budget(examples=1, sweep=20_000, mc_samples=10, method_seconds=20.0))
+    assert out.outcome == "fail" and "smallest" in out.detail
+    assert len(set(drawn)) > 1  # lengths differed, so the choice was made
+    assert np.shape(out.counterexample["instance"]["v"]) == (min(drawn),)
 
 
 def test_false_float_claim_is_falsified_with_a_violating_instance_in_range():
@@ -405,7 +423,7 @@ def test_same_seed_same_rows_and_reading_alone_equals_reading_in_a_run(toy_regis
     assert strip(a) == strip(b)
     alone = engine.check(["TOYI:transcribed"], budget=SMALL, seed=7)
     assert strip(alone) == strip(a[:1])
-    # the seed matters: the float sweep's worst instance changes with it
+    # the seed matters: the float sweep's chosen instance changes with it
     f1 = engine.run_sweep(FALSE_FLOAT, SMALL, seed=1)
     f2 = engine.run_sweep(FALSE_FLOAT, SMALL, seed=2)
     assert f1.counterexample["instance"] != f2.counterexample["instance"]

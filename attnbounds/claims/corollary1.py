@@ -64,6 +64,7 @@ from scipy.special import logsumexp
 
 from attnbounds import strategies as abst
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.claims.normalized import draws_weights, is_softmax, weights_of
 from attnbounds.numerics.intervals import arb_softmax, as_rational, certify_between_on_grid, certify_upper_bound
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature
 from attnbounds.theory import normalization as thn
@@ -109,12 +110,18 @@ def logit_bound(instance) -> np.ndarray:
 
 
 def log_weights(instance) -> np.ndarray:
-    """log α_i = l_i/T − logsumexp(l/T) with l_i = q·k_i (batched)."""
+    """log α_i = l_i/T − logsumexp(l/T) with l_i = q·k_i (batched); under another normalizer
+    (``instance["normalizer"]``, see :mod:`attnbounds.claims.normalized`) log of its weights."""
     q, keys, T = _parts(instance)
-    z = np.einsum("...ld,...d->...l", keys, q) / T[..., None]  # l/T, (..., L)
+    logits = np.einsum("...ld,...d->...l", keys, q)  # l, (..., L)
+    if instance.get("normalizer") is not None:
+        with np.errstate(divide="ignore"):  # an exact zero weight is log 0 = -inf: outside any bound
+            return np.log(weights_of(instance, logits, T))
+    z = logits / T[..., None]  # l/T
     return z - logsumexp(z, axis=-1, keepdims=True)
 
 
+@draws_weights
 def transcribed_sides(instance) -> Sides:
     """max_i |log(L α_i)| ≤ 2Δ/T, i.e. e^{−2Δ/T}/L ≤ α_i ≤ e^{2Δ/T}/L.
 
@@ -128,6 +135,7 @@ def transcribed_sides(instance) -> Sides:
     return Sides(np.abs(la + math.log(L)).max(axis=-1), 2 * logit_bound(instance) / T)
 
 
+@draws_weights
 def reconstructed_sides(instance) -> Sides:
     """max_i |log α_i − c| ≤ h, [c − h, c + h] = [log lo, log hi] with
     lo = 1/(1 + (L−1)e^{2Δ/T}), hi = 1/(1 + (L−1)e^{−2Δ/T}).
@@ -313,6 +321,12 @@ CLAIM = Claim(
             "cauchy-schwarz",
             "|l_i| = |q.k_i| <= Delta for every i (always true: Cauchy-Schwarz)",
             check=_bounded_by_delta,
+        ),
+        Hypothesis(
+            "softmax",
+            "the weights are softmax(l/T): Lemma 1 with F = exp(l/T), positive and independent of L, "
+            "whose M/m on [-Delta, Delta] is exp(2 Delta/T)",
+            admits=is_softmax,
         ),
     ),
     readings=(

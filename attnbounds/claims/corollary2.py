@@ -103,6 +103,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
+from attnbounds.claims.normalized import draws_weights, is_softmax, weights_of
 from attnbounds.numerics.attention import (
     context_vector,
     cumulative_distance,
@@ -234,6 +235,7 @@ def sides_spread(instance: dict) -> Sides:
     return Sides(excess.max(axis=-1), np.zeros(excess.shape[:-1]))
 
 
+@draws_weights
 def sides_bounded(instance: dict) -> Sides:
     """d̃ ≤ R(1 + N e^{2a/T}(L − N)/L) for softmax weights of logits in [−a, a], R = max_i ‖x_i‖.
 
@@ -254,12 +256,13 @@ def sides_bounded(instance: dict) -> Sides:
     x = np.asarray(instance["x"], float)
     n = int(instance["n"])
     L = z.shape[-1]
-    w = softmax(z, T[..., None] if T.ndim else float(T))
+    w = weights_of(instance, z, T)  # softmax, or the normalizer the instance was drawn through
     R = np.linalg.norm(x, axis=-1).max(axis=-1)
     C2 = np.exp(2 * a / T)  # α_i ≤ e^{2a/T}/L (Corollary 1 with Δ = a)
     return Sides(cumulative_distance(w, x, n), R * (1 + n * C2 * (L - n) / L))
 
 
+@draws_weights
 def sides_dominated(instance: dict) -> Sides:
     """|d̃ − Σ_{i∉I_N}‖α_i x_i‖| ≤ N e^{2a/T} R (L − N)/L for softmax of logits in [−a, a], R = max_{j∈I_N}‖x_j‖.
 
@@ -280,7 +283,7 @@ def sides_dominated(instance: dict) -> Sides:
     x = np.asarray(instance["x"], float)
     n = int(instance["n"])
     L = z.shape[-1]
-    w = softmax(z, T[..., None] if T.ndim else float(T))
+    w = weights_of(instance, z, T)  # softmax, or the normalizer the instance was drawn through
     mask = top_n_mask(w, n)
     norms = np.linalg.norm(x, axis=-1)
     R = np.where(mask, norms, -np.inf).max(axis=-1)
@@ -447,8 +450,15 @@ CLAIM = Claim(
             "lemma1",
             "C_1/L <= alpha_i <= C_2/L with C_1, C_2 independent of L (e.g. softmax of logits in [-a, a])",
             drop=_drop_lemma1,
+            admits=lambda N: N.sympy_F is not None and bool(N.positive) and not N.depends_on_length,
         ),
         Hypothesis("bounded_norms", "|x_i| <= R for every i, R independent of L"),
+        Hypothesis(
+            "softmax",
+            "the bounded and paper-i-difference readings use softmax's constant C_2 = e^{2a/T} "
+            "(Corollary 1 with Delta = a)",
+            admits=is_softmax,
+        ),
     ),
     readings=(
         Reading(

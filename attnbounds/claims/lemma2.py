@@ -132,8 +132,9 @@ from hypothesis import strategies as st
 from attnbounds import strategies as abst
 from attnbounds.theory.proof import AllOf, Chain, Context, by
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.claims.normalized import draws_weights, is_softmax, jacobian_of
 from attnbounds.claims.lemma1 import FAMILY_NAMES, PARAM_CHOICES, family_normalizer
-from attnbounds.numerics.jacobian import normalizer_jacobian, softmax_jacobian_norms
+from attnbounds.numerics.jacobian import dense_jacobian_norms, normalizer_jacobian, softmax_jacobian_norms
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature
 from attnbounds.theory import jacobian as thj
 
@@ -162,7 +163,8 @@ def _softmax_parts(instance):
 
 
 def softmax_norm(instance, kind: str) -> np.ndarray:
-    """The ``kind`` norm of J = (diag α − ααᵀ)/T for ``{"logits", "T"}`` (batched).
+    """The ``kind`` norm of J = (diag α − ααᵀ)/T for ``{"logits", "T"}`` (batched); of the
+    Jacobian of ``instance["normalizer"]`` when the instance names one.
 
     >>> float(softmax_norm({"logits": [0.0, 0.0], "T": 1.0}, "row")) == math.sqrt(2) / 4
     True
@@ -170,6 +172,8 @@ def softmax_norm(instance, kind: str) -> np.ndarray:
     if kind not in NORMS:
         raise ValueError(f"kind: must be one of {tuple(NORMS)}, got {kind!r}")
     z, T = _softmax_parts(instance)
+    if instance.get("normalizer") is not None:  # drawn through another normalizer: its dense Jacobian
+        return getattr(dense_jacobian_norms(jacobian_of(instance, z, T)), NORMS[kind])
     return getattr(softmax_jacobian_norms(z, T if T.ndim else float(T)), NORMS[kind])
 
 
@@ -183,6 +187,7 @@ def norm_sides(kind: str):
     if kind not in NORMS:
         raise ValueError(f"kind: must be one of {tuple(NORMS)}, got {kind!r}")
 
+    @draws_weights
     def sides(instance) -> Sides:
         _, T = _softmax_parts(instance)
         return Sides(softmax_norm(instance, kind), 1.0 / (4.0 * T))
@@ -554,7 +559,17 @@ CLAIM = Claim(
     transcription_latex=r"\left\|\frac{\partial\alpha}{\partial l}\right\| \le \frac{1}{4T}",
     hypotheses=(
         Hypothesis("positive-temperature", "T > 0", check=_temperature_positive),
-        Hypothesis("differentiable-positive-F", "F > 0 and differentiable, G = sup|(log F)'| finite"),
+        Hypothesis(
+            "differentiable-positive-F",
+            "F > 0 and differentiable, G = sup|(log F)'| finite",
+            admits=lambda N: N.sympy_F is not None and bool(N.positive),
+        ),
+        Hypothesis(
+            "softmax",
+            "the 1/(4T) readings (transcribed, entry, row, spectral, frobenius) take F = exp(l/T), so G = 1/T; "
+            "the generic readings need only the hypothesis above",
+            admits=is_softmax,
+        ),
     ),
     readings=(
         _softmax_reading(

@@ -12,6 +12,10 @@ softmax, sigmoid attention, a plug-in, ...), :func:`under` keeps the reading's o
   weights under softmax);
 * an instance with a ratio-form ``"family"`` (Lemma 1's F) gets ``family = N`` and
   ``param = N``'s searched parameter (its temperature if it has none);
+* an instance whose ``sides`` compute the weights themselves (from ``"logits"`` and ``"T"``,
+  or ``"q"``, ``"keys"`` and ``"T"``) gets ``normalizer = N`` when the sides are marked with
+  :func:`draws_weights`: they then take α (and ∂α/∂l) from :func:`weights_of` and
+  :func:`jacobian_of`, which read that key (softmax when it is absent);
 * any other instance fixes softmax inside the claim's formulas: the reading applies to
   softmax only, and is :class:`NotApplicable` under any other normalizer.
 
@@ -36,7 +40,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["NotApplicable", "resolve", "lookup", "reweigh", "probe", "under", "is_default_softmax"]
+__all__ = [
+    "NotApplicable",
+    "resolve",
+    "lookup",
+    "reweigh",
+    "probe",
+    "under",
+    "is_default_softmax",
+    "is_softmax",
+    "draws_weights",
+    "weights_of",
+    "jacobian_of",
+]
 
 #: log of the smallest weight kept when logits are recovered as log(weights).
 _LOG_FLOOR = -700.0
@@ -78,8 +94,74 @@ def is_default_softmax(N) -> bool:
     return N.name == "softmax" and float(N.params.get("T", 1.0)) == 1.0
 
 
-def reweigh(instance: dict, normalizer) -> dict:
-    """``instance`` (one instance or a batch) with its weights drawn through ``normalizer``."""
+def is_softmax(N) -> bool:
+    """Whether ``N`` is softmax at its temperature: ratio form F = exp(l/T), independent of L
+    (a hypothesis' ``admits`` for the claims stated for softmax).
+
+    >>> from attnbounds.numerics import normalizers as nz
+    >>> is_softmax(nz.get("softmax", T=2)), is_softmax(nz.get("ssmax")), is_softmax(nz.get("sparsemax"))
+    (True, False, False)
+    """
+    import sympy as sp
+
+    from attnbounds.theory.normalization import FAMILIES
+
+    if N.sympy_F is None or N.depends_on_length:
+        return False
+    return sp.simplify(N.sympy_F - FAMILIES["softmax"].F) == 0
+
+
+#: Attribute that marks a reading's ``sides`` as computing its weights through
+#: :func:`weights_of` / :func:`jacobian_of` (so an instance may name its normalizer).
+_DRAWS = "__attnbounds_draws_weights__"
+
+
+def draws_weights(sides):
+    """Mark ``sides`` as taking its attention weights (and Jacobian) from :func:`weights_of`
+    and :func:`jacobian_of`: the reading can then be posed under any normalizer."""
+    setattr(sides, _DRAWS, True)
+    return sides
+
+
+def _draws(reading) -> bool:
+    return bool(getattr(reading.sides, _DRAWS, False))
+
+
+def _instance_normalizer(instance):
+    name = instance.get("normalizer") if isinstance(instance, dict) else None
+    return None if name is None else lookup(name)
+
+
+def weights_of(instance: dict, logits, T) -> np.ndarray:
+    """α for ``logits`` at temperature ``T`` (a scalar or one per row): softmax, or the
+    normalizer the instance names (``instance["normalizer"]``, set by :func:`reweigh`).
+
+    >>> weights_of({}, np.array([0.0, 0.0]), 1.0).tolist()
+    [0.5, 0.5]
+    >>> weights_of({"normalizer": "sparsemax"}, np.array([0.0, 3.0]), 1.0).tolist()
+    [0.0, 1.0]
+    """
+    from attnbounds.numerics.attention import softmax
+
+    N = _instance_normalizer(instance)
+    T = np.asarray(T, dtype=float)
+    if N is None:
+        return softmax(np.asarray(logits, dtype=float), T[..., None] if T.ndim else float(T))
+    return N.weights(logits, T=T if T.ndim else float(T))
+
+
+def jacobian_of(instance: dict, logits, T) -> np.ndarray:
+    """∂α/∂l, shape ``(..., L, L)``, for the normalizer of :func:`weights_of`."""
+    from attnbounds.numerics.normalizers import get
+
+    N = _instance_normalizer(instance) or get("softmax")
+    T = np.asarray(T, dtype=float)
+    return N.jacobian(logits, T=T if T.ndim else float(T))
+
+
+def reweigh(instance: dict, normalizer, *, draws: bool = False) -> dict:
+    """``instance`` (one instance or a batch) with its weights drawn through ``normalizer``;
+    ``draws``: the reading's sides compute the weights with :func:`weights_of`."""
     N = resolve(normalizer)
     if not isinstance(instance, dict):
         raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
@@ -93,10 +175,14 @@ def reweigh(instance: dict, normalizer) -> dict:
         return {**instance, "logits": logits, "weights": N.weights(logits), "normalizer": N.name}
     if "family" in instance:
         if N.sympy_F is None:
-            raise NotApplicable(f"{N.name!r} has no ratio form F(l_i)/sum_j F(l_j), so the family's m and M are undefined")
+            raise NotApplicable(
+                f"{N.name!r} has no ratio form F(l_i)/sum_j F(l_j), which the reading's ratio-family instances need"
+            )
         return {**instance, "family": N.name, "param": float(N.params[N.search_param or "T"]), "normalizer": N.name}
     if is_default_softmax(N):
         return instance
+    if draws:
+        return {**instance, "normalizer": N.name}
     keys = ", ".join(instance)
     raise NotApplicable(
         f"the reading's instances (keys {keys}) fix softmax: no 'weights' or ratio-form 'family' to draw through {N.name!r}"
@@ -112,7 +198,7 @@ def probe(reading, normalizer) -> dict | None:
     N = resolve(normalizer)
     if reading.sweep is None:
         return None
-    instance = reweigh(reading.sweep(np.random.default_rng(0), 2), N)
+    instance = reweigh(reading.sweep(np.random.default_rng(0), 2), N, draws=_draws(reading))
     try:
         reading.sides(instance)
     except ValueError as exc:
@@ -134,19 +220,20 @@ def under(reading, normalizer):
             "normalizer; there is no instance search to draw through another one"
         )
     probe(reading, N)  # raises NotApplicable before any work is done
+    draws = _draws(reading)
 
     strategy = sweep = None
     if reading.strategy is not None:
         base_strategy = reading.strategy
 
         def strategy():
-            return base_strategy().map(lambda inst: reweigh(inst, N))
+            return base_strategy().map(lambda inst: reweigh(inst, N, draws=draws))
 
     if reading.sweep is not None:
         base_sweep = reading.sweep
 
         def sweep(rng: np.random.Generator, count: int) -> dict[str, Any]:
-            return reweigh(base_sweep(rng, count), N)
+            return reweigh(base_sweep(rng, count), N, draws=draws)
 
     return replace(
         reading,

@@ -364,6 +364,11 @@ def _slice_instance(batch: dict, i: int) -> dict:
     return {k: (v[i] if isinstance(v, np.ndarray) and v.ndim >= 1 else v) for k, v in batch.items()}
 
 
+def _instance_entries(instance: dict) -> int:
+    """The number of array entries of one instance (its size, for picking the smallest)."""
+    return int(sum(np.size(v) for v in instance.values() if isinstance(v, (np.ndarray, list, tuple))))
+
+
 def run_sweep(
     reading: Reading, budget: Budget, *, seed: int = 0, reading_id: str | None = None
 ) -> MethodOutcome:
@@ -371,8 +376,10 @@ def run_sweep(
 
     Calls ``reading.sweep(rng, chunk)`` repeatedly (``rng`` is a numpy Generator seeded from
     ``seed`` and the reading id) until ``budget.sweep`` instances are done or the time limit
-    is reached. Counts every violating instance and keeps the worst (largest ``lhs - rhs``
-    for ``<=``), which is re-evaluated alone to report its sides.
+    is reached. Counts every violating instance and keeps the smallest (fewest array entries,
+    so fewest tokens; a sweep cannot shrink like Hypothesis, but this reports the least
+    instance it saw), and of those the worst (largest ``lhs - rhs`` for ``<=``); it is
+    re-evaluated alone to report its sides.
     """
     if reading.sweep is None or reading.sides is None:
         raise ValueError(f"reading: {reading.name!r} has no sweep/sides")
@@ -409,8 +416,12 @@ def run_sweep(
                     margin = _violation(lhs, rhs, reading.relation).reshape(size, -1).max(axis=1)
                     margin = np.where(bad, margin, -np.inf)
                     i = int(np.argmax(margin))
-                    if worst is None or margin[i] > worst[0]:
-                        worst = (float(margin[i]), _snapshot(_slice_instance(batch, i)))
+                    candidate = _snapshot(_slice_instance(batch, i))
+                    # keep the smallest violating instance (fewest entries: fewest tokens), and
+                    # among those of one size the largest violation
+                    key = (-_instance_entries(candidate), float(margin[i]))
+                    if worst is None or key > worst[0]:
+                        worst = (key, candidate)
                 done += size
                 if _batch_bytes(batch) * 2 <= _CHUNK_BYTES and chunk < _CHUNK_MAX:
                     chunk *= 2
@@ -430,19 +441,19 @@ def run_sweep(
         except Exception as exc:  # noqa: BLE001
             return MethodOutcome(
                 "sweep", "error",
-                f"sweep: the worst violating instance fails when evaluated alone: {_error_text(exc)}",
+                f"sweep: the smallest violating instance fails when evaluated alone: {_error_text(exc)}",
                 seconds, count=done,
             )
         if ok1:
             return MethodOutcome(
                 "sweep", "error",
-                "sweep: sides() disagree between the batch and the single worst instance "
+                "sweep: sides() disagree between the batch and the single chosen instance "
                 f"({_instance_text(instance)}): batch says violated, single says holds",
                 seconds, count=done,
             )
         cex = _counterexample(instance, lhs1, rhs1, "sweep", violations=violations, of=done)
         text = (
-            f"sweep: {violations} of {done} instance(s) violate; worst: "
+            f"sweep: {violations} of {done} instance(s) violate; smallest: "
             f"lhs={_fmt(lhs1)} {_FLIP[reading.relation]} rhs={_fmt(rhs1)}"
         )
         return MethodOutcome("sweep", "fail", text, seconds, count=done, counterexample=cex)

@@ -17,7 +17,7 @@ the strongest verdict the evidence supports:
     holds on that alone;
 ``falsified``
     a counterexample from any method: an exact refutation, the shrunk (minimal) failing
-    instance found by Hypothesis, the worst violating instance of the sweep, or a Monte Carlo
+    instance found by Hypothesis, the smallest violating instance of the sweep, or a Monte Carlo
     estimate whose intervals lie wholly on the wrong side;
 ``undecided``
     anything else: no method, an exact method that cannot decide, intervals that straddle,

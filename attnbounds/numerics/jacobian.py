@@ -39,6 +39,7 @@ __all__ = [
     "normalizer_jacobian",
     "finite_difference_jacobian",
     "softmax_jacobian_norms",
+    "dense_jacobian_norms",
     "largest_eigenvalue_diag_minus_outer",
 ]
 
@@ -138,7 +139,8 @@ def finite_difference_jacobian(func: Callable, logits, eps: float = 1e-6, scheme
 
 @dataclass(frozen=True)
 class SoftmaxJacobianNorms:
-    """Norms of J = (diag α − α αᵀ)/T for each batch element (arrays of the batch shape)."""
+    """Norms of a Jacobian (J = (diag α − α αᵀ)/T for softmax) for each batch element (arrays
+    of the batch shape): max |J_ij|, max_i ‖J_i,:‖₂, ‖J‖₂ and ‖J‖_F."""
 
     max_entry: np.ndarray
     max_row: np.ndarray
@@ -147,6 +149,26 @@ class SoftmaxJacobianNorms:
 
     def as_dict(self) -> dict[str, np.ndarray]:
         return {"max_entry": self.max_entry, "max_row": self.max_row, "spectral": self.spectral, "frobenius": self.frobenius}
+
+
+def dense_jacobian_norms(J) -> SoftmaxJacobianNorms:
+    """The four norms of any Jacobians ``J`` of shape ``(..., L, L)`` (any normalizer's
+    :meth:`~attnbounds.numerics.normalizers.Normalizer.jacobian`), from the dense matrices; for
+    softmax :func:`softmax_jacobian_norms` gets them without forming J.
+
+    >>> n = dense_jacobian_norms([[0.25, -0.25], [-0.25, 0.25]])
+    >>> float(n.max_entry), float(n.spectral), float(n.frobenius)
+    (0.25, 0.5, 0.5)
+    """
+    J = as_float_array(J, "J", min_ndim=2)
+    if J.shape[-1] != J.shape[-2]:
+        raise ValueError(f"J: expected square matrices (..., L, L), got shape {J.shape}")
+    return SoftmaxJacobianNorms(
+        np.abs(J).max(axis=(-2, -1)),
+        np.linalg.norm(J, axis=-1).max(axis=-1),
+        np.linalg.norm(J, ord=2, axis=(-2, -1)),
+        np.linalg.norm(J, axis=(-2, -1)),
+    )
 
 
 def _top_two_and_rest(a: np.ndarray):

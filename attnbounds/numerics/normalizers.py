@@ -86,6 +86,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Callable, Mapping
 
+import mpmath
 import numpy as np
 import sympy as sp
 from scipy.special import expit
@@ -1090,6 +1091,10 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, **defaults) -> Norm
     args = [l_symbol, *param_syms] + ([n_sym] if n_sym is not None else [])
     log_F_num = sp.lambdify(args, log_F, "numpy")
     dlog_F_num = sp.lambdify(args, sp.diff(log_F, l_symbol), "numpy")
+    # Where float64 overflows (e^l for l > 709 makes log F = inf, F'/F = inf/inf), the same
+    # expressions are evaluated again, entry by entry, in mpmath (no exponent range limit).
+    log_F_mp = sp.lambdify(args, log_F, "mpmath")
+    dlog_F_mp = sp.lambdify(args, sp.diff(log_F, l_symbol), "mpmath")
     pnames = [s.name for s in param_syms]
 
     def _args(z, p):
@@ -1098,9 +1103,22 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, **defaults) -> Norm
             vals.append(_length(z, p["n"]))
         return vals
 
-    def kernel(z, **p):
+    def _evaluate(fast, slow, z, p):
+        vals = _args(z, p)
         with np.errstate(all="ignore"):
-            v = np.broadcast_to(np.asarray(log_F_num(z, *_args(z, p)), dtype=float), z.shape)
+            v = np.array(np.broadcast_to(np.asarray(fast(z, *vals), dtype=float), z.shape))
+        bad = ~np.isfinite(v)
+        if np.any(bad):
+            full = [np.broadcast_to(np.asarray(x, dtype=float), z.shape) for x in vals]
+            for idx in zip(*np.nonzero(bad)):
+                try:
+                    v[idx] = float(slow(mpmath.mpf(float(z[idx])), *(mpmath.mpf(float(x[idx])) for x in full)))
+                except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+                    v[idx] = np.nan  # F <= 0 there (log of a non-positive number): reported below
+        return v
+
+    def kernel(z, **p):
+        v = _evaluate(log_F_num, log_F_mp, z, p)
         if not np.all(np.isfinite(v)):
             bad = z[~np.isfinite(v)].ravel()[0]
             raise PluginError(f"normalizer {name!r}: F must be positive and finite, but F(l/T = {bad:.6g}) is not (F = {F})")
@@ -1108,8 +1126,7 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, **defaults) -> Norm
 
     def jacobian(z, **p):
         a = kernel(z, **p)
-        with np.errstate(all="ignore"):
-            g = np.broadcast_to(np.asarray(dlog_F_num(z, *_args(z, p)), dtype=float), z.shape)
+        g = _evaluate(dlog_F_num, dlog_F_mp, z, p)
         return _softmax_jacobian_from_weights(a) * g[..., None, :]  # α_i(δ_ij − α_j)·(log F)'(z_j)
 
     checks = {k: _check_real_param(k) for k in pnames}

@@ -68,7 +68,7 @@ def test_symbolic_form_is_sympy(qid):
 
 @pytest.mark.parametrize("qid,name", SWEEPS)
 def test_sides_on_a_batch_equal_sides_on_its_instances(qid, name):
-    """The engine evaluates sweeps in batches and re-evaluates the worst instance alone."""
+    """The engine evaluates sweeps in batches and re-evaluates the chosen violating instance alone."""
     r = claims.get(qid).reading(name)
     rng = np.random.default_rng(0)
     for _ in range(3):

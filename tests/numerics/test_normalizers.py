@@ -541,3 +541,18 @@ def test_softplus_does_not_overflow():
 def test_family_errors_name_the_argument(name, kwargs, match):
     with pytest.raises((ValueError, TypeError), match=match):
         nz.get(name, **kwargs)
+
+
+def test_from_sympy_evaluates_past_float_overflow_in_mpmath():
+    # log((1 + l^2)^2 + e^l) is inf in float64 for l > 709; the plug-in re-evaluates those entries
+    l = sp.Symbol("l", real=True)
+    N = nz.from_sympy((1 + l**2) ** 2 + sp.exp(l), l, name="poly_exp")
+    z = np.array([712.0, 0.0, 705.0])
+    w = N.weights(z)
+    assert np.all(np.isfinite(w)) and w.sum() == pytest.approx(1.0)
+    assert w[0] / w[2] == pytest.approx(np.exp(7.0), rel=1e-9)  # e^l dominates both
+    J = N.jacobian(z)
+    assert np.all(np.isfinite(J))
+    # a non-positive F is still an error naming the plug-in
+    with pytest.raises(nz.PluginError, match="'relu'.*positive"):
+        nz.from_sympy(sp.Max(l, 0), l, name="relu").weights([1.0, -1.0])
