@@ -25,22 +25,22 @@ MODELS: tuple[tuple[str, str, str], ...] = (
     (
         "gpt2-random",
         "GPT-2-small shape, random weights (the control)",
-        "attnbounds reproduce --model gpt2-random --text ../shared/corpus/war_and_peace.txt --windows 1",
+        "attnbounds reproduce --model gpt2-random --text ../shared/corpus/war_and_peace.txt --windows 2",
     ),
     (
         "smollm2",
         "SmolLM2-135M (pretrained, packaged)",
-        "attnbounds reproduce --model smollm2 --text ../shared/corpus/war_and_peace.txt --windows 1",
+        "attnbounds reproduce --model smollm2 --text ../shared/corpus/war_and_peace.txt --windows 2",
     ),
     (
         "minilm",
         "MiniLM-L6 (an encoder, L up to 512)",
-        "attnbounds reproduce --model minilm --text ../shared/corpus/war_and_peace.txt --windows 1",
+        "attnbounds reproduce --model minilm --text ../shared/corpus/war_and_peace.txt --windows 2",
     ),
     (
         "gemma3",
         "Gemma-3-270M (pretrained, packaged GGUF)",
-        "attnbounds reproduce --model gemma3 --text ../shared/corpus/war_and_peace.txt --windows 1",
+        "attnbounds reproduce --model gemma3 --text ../shared/corpus/war_and_peace.txt --windows 2",
     ),
 )
 
