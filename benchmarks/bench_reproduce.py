@@ -34,12 +34,16 @@ def timed(cmd: list, log: Path) -> dict:
                               stderr=subprocess.STDOUT)
     wall = time.perf_counter() - t0
     rss_kb = None
+    cpu = 0.0
     for line in timefile.read_text().splitlines():
         if "Maximum resident set size" in line:
             rss_kb = int(line.split(":")[1])
+        if "User time (seconds)" in line or "System time (seconds)" in line:
+            cpu += float(line.split(":")[1])
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}); see {log}:\n{log.read_text()[-2000:]}")
-    return {"wall_seconds": wall, "peak_rss_mib": rss_kb / 1024 if rss_kb else None, "returncode": proc.returncode}
+    return {"wall_seconds": wall, "cpu_seconds": cpu, "peak_rss_mib": rss_kb / 1024 if rss_kb else None,
+            "returncode": proc.returncode, "command": " ".join(str(c) for c in cmd)}
 
 
 def mean_d_tilde(path: Path) -> float:

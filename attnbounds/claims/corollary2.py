@@ -247,17 +247,9 @@ def sides_spread(instance: dict) -> Sides:
     return Sides(excess.max(axis=-1), np.zeros(excess.shape[:-1]))
 
 
-@draws_weights
-def sides_bounded(instance: dict) -> Sides:
-    """d̃ ≤ R(1 + N e^{2a/T}(L − N)/L) for softmax weights of logits in [−a, a], R = max_i ‖x_i‖.
-
-    Instance keys: ``logits`` (…, L), ``T`` and ``a`` (scalars or per-row), ``x``, ``n``.
-
-    >>> inst = {"logits": np.zeros(4), "T": 1.0, "a": 0.0, "x": np.ones((4, 1)), "n": 1}
-    >>> s = sides_bounded(inst)
-    >>> float(s.lhs), float(s.rhs)
-    (0.0, 1.75)
-    """
+def _bounded_parts(instance: dict):
+    """(α, x, N, L, C_2) of a bounded-logit instance: α softmax of the logits (or drawn through
+    the instance's normalizer), C_2 = e^{2a/T} (Corollary 1 with Δ = a: α_i ≤ C_2/L)."""
     if not isinstance(instance, dict):
         raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
     z = np.asarray(instance["logits"], float)
@@ -269,8 +261,22 @@ def sides_bounded(instance: dict) -> Sides:
     n = int(instance["n"])
     L = z.shape[-1]
     w = weights_of(instance, z, T)  # softmax, or the normalizer the instance was drawn through
+    return w, x, n, L, np.exp(2 * a / T)
+
+
+@draws_weights
+def sides_bounded(instance: dict) -> Sides:
+    """d̃ ≤ R(1 + N e^{2a/T}(L − N)/L) for softmax weights of logits in [−a, a], R = max_i ‖x_i‖.
+
+    Instance keys: ``logits`` (…, L), ``T`` and ``a`` (scalars or per-row), ``x``, ``n``.
+
+    >>> inst = {"logits": np.zeros(4), "T": 1.0, "a": 0.0, "x": np.ones((4, 1)), "n": 1}
+    >>> s = sides_bounded(inst)
+    >>> float(s.lhs), float(s.rhs)
+    (0.0, 1.75)
+    """
+    w, x, n, L, C2 = _bounded_parts(instance)
     R = np.linalg.norm(x, axis=-1).max(axis=-1)
-    C2 = np.exp(2 * a / T)  # α_i ≤ e^{2a/T}/L (Corollary 1 with Δ = a)
     return Sides(cumulative_distance(w, x, n), R * (1 + n * C2 * (L - n) / L))
 
 
@@ -285,22 +291,11 @@ def sides_dominated(instance: dict) -> Sides:
     >>> float(s.lhs), float(s.rhs)
     (0.75, 0.75)
     """
-    if not isinstance(instance, dict):
-        raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
-    z = np.asarray(instance["logits"], float)
-    T = np.asarray(instance["T"], float)
-    a = np.asarray(instance["a"], float)
-    if np.any(np.abs(z) > a[..., None] * (1 + 1e-12) + 1e-300):
-        raise ValueError("logits: must lie in [-a, a] (the hypothesis of Lemma 1)")
-    x = np.asarray(instance["x"], float)
-    n = int(instance["n"])
-    L = z.shape[-1]
-    w = weights_of(instance, z, T)  # softmax, or the normalizer the instance was drawn through
+    w, x, n, L, C2 = _bounded_parts(instance)
     mask = top_n_mask(w, n)
     norms = np.linalg.norm(x, axis=-1)
     R = np.where(mask, norms, -np.inf).max(axis=-1)
     sigma_out = np.where(mask, 0.0, w * norms).sum(axis=-1)  # Σ_{i∉I_N} ‖α_i x_i‖
-    C2 = np.exp(2 * a / T)
     return Sides(np.abs(cumulative_distance(w, x, n) - sigma_out), n * C2 * R * (L - n) / L)
 
 

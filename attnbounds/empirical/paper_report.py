@@ -185,7 +185,22 @@ def head_summary(h: dict, crit: dict | None) -> dict:
     return {k: np.asarray(v) for k, v in cols.items()}
 
 
-def _figures(out: Path, h: dict, crit: dict | None, config) -> list:
+def rows_label(rows: str, causal: bool) -> str:
+    """Which keys a query row takes: ``prefix``/``full`` for a causal model; an encoder sees all keys.
+
+    >>> rows_label("prefix", False)
+    'all keys (bidirectional)'
+    """
+    return rows if causal else "all keys (bidirectional)"
+
+
+def _legend(ax, **kw) -> None:
+    """A legend only where something is labelled (an empty one makes matplotlib warn)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kw)
+
+
+def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True) -> list:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -195,7 +210,7 @@ def _figures(out: Path, h: dict, crit: dict | None, config) -> list:
 
     plt.rcParams["svg.hashsalt"] = "attnbounds"
     files = []
-    rows = f"rows: {config.rows}" if config.rows else ""
+    rows = f"rows: {rows_label(config.rows, causal)}"
     e1 = {m: _curve(h, "L", experiment="E1", metric=m) for m in ("d_tilde", "expectation", "bound")}
     e2 = {m: _curve(h, "N", experiment="E2", metric=m) for m in ("d_tilde", "expectation", "bound")}
     if e1["d_tilde"] or e2["d_tilde"]:
@@ -209,7 +224,7 @@ def _figures(out: Path, h: dict, crit: dict | None, config) -> list:
             ax.set_xlabel(xl)
             ax.set_ylabel("mean over heads of the mean over t")
             ax.set_title(f"{title} ({rows})")
-            ax.legend(fontsize=8)
+            _legend(ax, fontsize=8)
         files += _save(fig, out, "e1_e2_distance")
         plt.close(fig)
     if crit is not None and len(crit.get("L", [])):
@@ -226,7 +241,7 @@ def _figures(out: Path, h: dict, crit: dict | None, config) -> list:
         ax.set_xlabel("L")
         ax.set_ylabel("N_crit")
         ax.set_title(f"E3: KS over per-head means (α = {config.settings.ks_alpha})")
-        ax.legend(fontsize=8)
+        _legend(ax, fontsize=8)
         files += _save(fig, out, "e3_critical_n")
         plt.close(fig)
     if _sel(h, experiment="E4").any():
@@ -244,7 +259,7 @@ def _figures(out: Path, h: dict, crit: dict | None, config) -> list:
         ax.set_ylabel("per-head N_s/N")
         ax.set_ylim(-0.02, 1.02)
         ax.set_title("E4: separability, r = min non-selected distance")
-        ax.legend(fontsize=7, loc="lower left")
+        _legend(ax, fontsize=7, loc="lower left")
         files += _save(fig, out, "e4_separability")
         plt.close(fig)
     if _sel(h, experiment="E5").any():
@@ -260,7 +275,7 @@ def _figures(out: Path, h: dict, crit: dict | None, config) -> list:
         ax.set_xlabel("T")
         ax.set_ylabel("g(T, ε)")
         ax.set_title("E5: gradient sensitivity")
-        ax.legend(fontsize=7)
+        _legend(ax, fontsize=7)
         files += _save(fig, out, "e5_gradient")
         plt.close(fig)
     return files
@@ -290,11 +305,12 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     write_csv(out / "heads_summary.csv", summary, SUMMARY_COLUMNS)
     files.append("heads_summary.csv")
     table = paper_table(h, crit)
-    figures = _figures(out, h, crit, config)
+    causal = bool(meta["model"].get("causal", True))
+    figures = _figures(out, h, crit, config, causal)
     timing = meta["timing"]
     results = {
         "config": config.to_dict(),
-        "protocol": {"name": "paper", "rows": config.rows, "vectors": config.vectors, "sphere": config.sphere,
+        "protocol": {"name": "paper", "rows": rows_label(config.rows, causal), "vectors": config.vectors, "sphere": config.sphere,
                      "ks_alpha": config.settings.ks_alpha, "e1_n": list(PaperSettings.e1_n), "e2_n": list(PaperSettings.e2_n),
                      "e4_n": list(PaperSettings.e4_n), "temperatures": list(PaperSettings.temperatures),
                      "epsilons": list(PaperSettings.epsilons),
@@ -324,7 +340,7 @@ def _report(out: Path, results: dict, summary: dict, figures: list) -> None:
              "ns_saturation_n": "N where N_s/N saturates (E4)", "e5_slope": "slope of max-over-heads g(T), T ≤ 0.1 (E5)",
              "e5_ratio": "g at T ≤ 0.1 / g at T ≥ 1 (E5)"}
     lines = [f"# attnbounds reproduce (paper protocol): {results['model']['name']}", "",
-             f"- text `{results['text']['source']}`; lengths {cfg['lengths']}, windows {cfg['windows']}, rows `{cfg['rows']}`,"
+             f"- text `{results['text']['source']}`; lengths {cfg['lengths']}, windows {cfg['windows']}, rows `{results['protocol']['rows']}`,"
              f" vectors {cfg['vectors']} ({'unit sphere' if cfg['sphere'] else 'raw'}), seed {cfg['seed']}, KS α {results['protocol']['ks_alpha']}",
              f"- every metric at every query position t, averaged over t per head; claim forms used: {results['protocol']['claim_forms']}",
              f"- forward {t['forward_seconds']:.1f} s, metrics {t['metric_seconds']:.1f} s", "",

@@ -58,7 +58,7 @@ HEADS_COLUMNS = ["experiment", "layer", "head", "window", "L", "N", "T", "epsilo
 
 # experiment ids of the random generators (seeded_rng(seed, window, L, id, layer))
 _RNG_E5 = 5
-_BLOCK = 256  # query rows per block of a causal prefix window (keys up to the block's end)
+_BLOCK = 128  # query rows per block (a causal prefix block takes the keys up to its last row)
 
 
 class PaperSettings:
@@ -111,33 +111,48 @@ def _sample_instances(w, x, visible, n, rows):
         yield r, {"weights": w[:, r, keys] / w[:, r, keys].sum(-1, keepdims=True), "x": x[:, keys], "n": int(n)}
 
 
-def claim_forms(w, x, visible, ns, terms: dict, order) -> dict:
+def claim_forms(w, x, visible, ns, terms: dict | None, order) -> dict:
     """Which form of each claim's right side this run must use, checked on rows of the run.
 
     For T1(i) the candidates are d_1 = max_{i∉I_N}‖x_i‖ (``d1_norm``) and
     d_1 = max_{i∉I_N, j∈I_N}‖x_i − x_j‖ (``d1_pair``); the reading ``T1i:reconstructed``'s
-    ``sides`` is evaluated on four rows per N and the candidate that equals its right side
-    (and whose d̃ equals its left side) is chosen. For T1(ii), ``T1ii:reconstructed``'s
-    right side is compared with the kernel's main term on short rows (its left side is an
-    exact expectation over subsets). Raises ``RuntimeError`` naming the claim when no form
-    matches: the kernel must then follow the claim.
+    ``sides`` is evaluated on four rows per N (short rows, at most 64 keys, where the block
+    has them) and the candidate that equals its right side (and whose d̃ equals its left
+    side) is chosen. For T1(ii), ``T1ii:reconstructed``'s right side is compared with the
+    kernel's main term on short rows (its left side is an exact expectation over subsets).
+    ``terms`` are :func:`~attnbounds.empirical.experiments.position_metrics` of the block
+    with ``what=("terms", "main")``; None computes them on the sampled rows only. Raises
+    ``RuntimeError`` naming the claim when no form matches: the kernel must then follow the claim.
     """
     from attnbounds import claims
 
     _, t1 = claims.reading("T1i:reconstructed")
     _, t2 = claims.reading("T1ii:reconstructed")
     R = w.shape[1]
-    tcount = np.full(R, w.shape[-1]) if visible is None else visible.sum(-1)
+    tcount = np.full(R, w.shape[-1]) if visible is None else np.asarray(visible).sum(-1)
     chosen = {}
     for a, n in enumerate(ns):
         valid = np.flatnonzero(tcount > n)
         if valid.size == 0:
             continue
-        rows = valid[np.linspace(0, valid.size - 1, min(4, valid.size)).astype(int)]
+        short = valid[tcount[valid] <= 64]
+        pool = short if short.size else valid
+        rows = np.unique(np.concatenate([pool[np.linspace(0, pool.size - 1, min(4, pool.size)).astype(int)],
+                                         valid[tcount[valid] <= 10][:2]]))
+        if terms is None:  # the kernel on the sampled rows only
+            local_terms = ex.position_metrics(w[:, rows], x, [n], visible=None if visible is None else visible[rows],
+                                              order=order[:, rows], what=("terms", "main"))
+            at = {int(r): i for i, r in enumerate(rows)}
+
+            def get(k, r):
+                return local_terms[k][:, 0, at[int(r)]]
+        else:
+            def get(k, r):
+                return terms[k][:, a, r]
         cand = {}
-        for r, inst in _sample_instances(w, x, visible, n, rows):
+        for r, inst in _sample_instances(w, x, visible, n, rows[:4] if rows.size > 4 else rows):
             sides = t1.sides(inst)
-            local = {k: terms[k][:, a, r] for k in ("mass", "R", "d1_norm", "d_tilde")}
+            local = {k: get(k, r) for k in ("mass", "R", "d1_norm", "d_tilde")}
             local["d1_pair"] = ex.pair_distance_max(x, order[:, r:r + 1], n, None if visible is None else visible[r:r + 1])[:, 0]
             if not np.allclose(local["d_tilde"], np.asarray(sides.lhs, dtype=float), rtol=1e-7, atol=1e-9):
                 raise RuntimeError("claim T1i: its left side no longer equals the kernel's d̃; update experiments.position_metrics")
@@ -151,10 +166,9 @@ def claim_forms(w, x, visible, ns, terms: dict, order) -> dict:
         chosen.setdefault("T1i", good[0])
         if chosen["T1i"] not in good:
             raise RuntimeError("claim T1i: the matching form differs between N; check T1i:reconstructed")
-        short = [r for r in valid if tcount[r] <= 10][:2]
-        for r, inst in _sample_instances(w, x, visible, n, short):
+        for r, inst in _sample_instances(w, x, visible, n, [r for r in rows if tcount[r] <= 10][:2]):
             rhs = np.asarray(t2.sides(inst).rhs, dtype=float)
-            if not np.allclose(terms["main"][:, a, r], rhs, rtol=1e-7, atol=1e-9):
+            if not np.allclose(get("main", r), rhs, rtol=1e-7, atol=1e-9):
                 raise RuntimeError("claim T1ii: the kernel's main term differs from T1ii:reconstructed's right side; "
                                    "update experiments.position_metrics")
             chosen["T1ii"] = "main"
@@ -165,10 +179,9 @@ def claim_forms(w, x, visible, ns, terms: dict, order) -> dict:
 
 
 def _blocks(L: int, causal_prefix: bool):
-    """Row blocks (r0, r1, K): a causal prefix row r sees keys < r + 1, so keys up to r1 suffice."""
-    if not causal_prefix:
-        return [(0, L, L)]
-    return [(r0, min(r0 + _BLOCK, L), min(r0 + _BLOCK, L)) for r0 in range(0, L, _BLOCK)]
+    """Row blocks (r0, r1, K) of the first L rows: a causal prefix row r sees keys < r + 1, so
+    keys up to r1 suffice; otherwise every row takes the L keys."""
+    return [(r0, min(r0 + _BLOCK, L), min(r0 + _BLOCK, L) if causal_prefix else L) for r0 in range(0, L, _BLOCK)]
 
 
 def _softmax64(logits):
@@ -177,32 +190,73 @@ def _softmax64(logits):
     return torch.softmax(torch.from_numpy(np.asarray(logits)).to(torch.float64), dim=-1)
 
 
-def _visible(logits_layer, L):
-    """The keys each row sees (R, K): finite logits (causal mask, and sliding windows where a model has them)."""
-    return np.isfinite(np.asarray(logits_layer[0, :L, :L]))
+class _Logits:
+    """One layer's logits (H, L, L) float32, −inf at hidden keys; kept by row blocks in prefix
+    mode (the keys past a block's last row are hidden: about half the memory of the full map)."""
+
+    def __init__(self, logits, prefix: bool, keep: bool = False, buffer=None):
+        L = logits.shape[-1]
+        self.L = L
+        self.prefix = prefix
+        if prefix and keep:  # copied into ``buffer`` (1-D float32 of kept_size), one block after the other
+            H = logits.shape[0]
+            buffer = np.empty(self.kept_size(H, L), dtype=np.float32) if buffer is None else buffer
+            self.parts, at = [], 0
+            for r0, r1, _ in _blocks(L, True):
+                part = buffer[at:at + H * (r1 - r0) * r1].reshape(H, r1 - r0, r1)
+                part[...] = logits[:, r0:r1, :r1]
+                self.parts.append(part)
+                at += part.size
+            self.full = None
+        else:
+            self.parts, self.full = None, logits
+
+    @staticmethod
+    def kept_size(H: int, L: int) -> int:
+        """Elements of one layer's kept prefix blocks."""
+        return sum(H * (r1 - r0) * r1 for r0, r1, _ in _blocks(L, True))
+
+    def block(self, r0: int, r1: int, K: int):
+        if self.full is not None:
+            return self.full[:, r0:r1, :K]
+        return self.parts[r0 // _BLOCK][:, :r1 - r0, :K]
 
 
-def _layer_rows(w_full, x, ns, L, prefix: bool, what, tril):
-    """Per-row metrics (B, n_N, L) over the first L rows of one layer (block by block).
+def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
+    """Per-row metrics (B, n_N, L) of the first L rows of one layer, block by block.
 
-    ``tril`` is the (L, L) visibility of a causal layer (used with ``prefix``).
+    ``spec`` maps N to the quantities wanted there (names of
+    :func:`~attnbounds.empirical.experiments.position_metrics`, plus ``d1_pair``);
+    d1_pair comes from running maxima (:class:`~attnbounds.empirical.experiments.PairTable`). Also returns ``keys`` (L,), the number of keys each row sees.
     """
-    parts = {}
-    forms_input = None
+    ns = sorted(spec)
+    parts: dict = {"keys": np.full(L, L, dtype=np.int64)}
+    table = ex.PairTable(x[:, :L]) if any("d1_pair" in v for v in spec.values()) else None
     for r0, r1, K in _blocks(L, prefix):
-        w = w_full[:, r0:r1, :K]
-        vis = tril[r0:r1, :K] if prefix else None
+        logits = lg.block(r0, r1, K)
+        vis = np.isfinite(logits[0]) if prefix else None  # causal mask and sliding windows
+        if vis is not None:
+            parts["keys"][r0:r1] = vis.sum(-1)
+        if table is not None:  # running maxima of this block's rows (prefix blocks come in order)
+            maxima = table.rows(r0, r1) if prefix else (table.every() if r0 == 0 else maxima)
         use = [n for n in ns if n < K]
         if not use:
             continue
-        order = ex.top_order(w, max(use))
-        res = ex.position_metrics(w, x[:, :K], use, visible=vis, order=order, what=what)
+        w = _softmax64(logits)
+        # one sort serves many large N; a single large N is cheaper by selection (top_mask)
+        large = [n for n in use if n > 256 and not spec[n] & {"separability", "terms", "d1_pair"}]
+        k = max(use) if len(large) >= 3 else max([n for n in use if n not in large] or [0])
+        order = ex.top_order(w, k) if k else None
+        res = ex.position_metrics(w, x[:, :K], use, visible=vis, order=order,
+                                  what={n: set(spec[n]) - {"d1_pair"} for n in use})
+        if table is not None:
+            res["d1_pair"] = np.full((w.shape[0], len(use), r1 - r0), np.nan)
+            for n in (n for n in use if "d1_pair" in spec[n]):
+                res["d1_pair"][:, use.index(n)] = ex.pair_distance_max(x[:, :K], order, n, vis, maxima=maxima)
+        cols = [ns.index(n) for n in use]
         for k, v in res.items():
-            full = parts.setdefault(k, np.full((w.shape[0], len(ns), L), np.nan))
-            full[:, [ns.index(n) for n in use], r0:r1] = v
-        if forms_input is None and "terms" in what:
-            forms_input = (w, x[:, :K], vis, use, res, order)
-    return parts, forms_input
+            parts.setdefault(k, np.full((w.shape[0], len(ns), L), np.nan))[:, cols, r0:r1] = v
+    return parts
 
 
 def _means(rows: np.ndarray, L: int) -> np.ndarray:
@@ -237,9 +291,10 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
 
     Tables: ``heads`` (HEADS_COLUMNS), ``critical_n`` (window, L, N_crit, statistic, p_value)
     and ``ks_scan`` (window, L, N, statistic, p_value, d_tilde_mean, expectation_mean).
-    The forward passes are streamed (:func:`_each_layer`): each layer's rows are reduced to
-    per-head means as the layer is computed, so one layer's (H, L, L) map is in memory at a
-    time. E3 runs one more streamed forward per N it tests.
+    The forward pass is streamed (:func:`_each_layer`): each layer's rows are reduced to
+    per-head means as the layer is computed. A causal model takes one forward pass per
+    window (every L is a prefix of it); a bidirectional one, one per L. E3's search reuses
+    the logits of that pass (kept by row blocks, float32), so it needs no forward of its own.
     """
     if capture_fn is None:
         from attnbounds.empirical.capture import capture_attention as capture_fn
@@ -256,33 +311,57 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
     clock = {"forward_seconds": 0.0, "metric_seconds": 0.0}
     heads = _Heads(window)
     forms: dict = {}
+    decided: list = []  # the claim forms are checked once, on the first layer
     L5 = (config.e5_length or e5_default_length(lengths)) if "E5" in exps else None
-    e12_n = sorted({n for n in (P.e1_n if "E1" in exps else ()) + (P.e2_n if "E2" in exps else ()) if n < Lmax})
-    e4_n = sorted(n for n in P.e4_n if n < Lmax) if "E4" in exps else []
+    e1_n = [n for n in P.e1_n if "E1" in exps]
+    e2_n = [n for n in P.e2_n if "E2" in exps and n < Lmax]
+    e4_n = [n for n in P.e4_n if "E4" in exps and n < Lmax]
+    ks = _KSSearch(lengths, config, prefix, window) if "E3" in exps else None
 
-    def add_rows(y, w_full, x, vis, K, means_for):
-        """E1/E2/E4 rows of one layer over its first K keys; per-head means for each L in ``means_for``."""
-        ns = sorted(set(e12_n) | set(e4_n)) if K == Lmax else sorted(n for n in P.e1_n if "E1" in exps)
-        ns = [n for n in ns if n < K]
-        if not ns:
+    def spec_for(K):
+        """{N: quantities} of a layer's rows over K keys (E2 and E4 only at the largest L)."""
+        e12 = sorted(set(e1_n) | (set(e2_n) if K == Lmax else set()))
+        spec = {n: {"mass", "main", "terms" if forms.get("T1i") == "d1_norm" else "d1_pair"} for n in e12 if n < K}
+        for n in (e4_n if K == Lmax else []):
+            spec.setdefault(n, set()).add("separability")
+        return spec
+
+    def decide_forms(lg, x, L):
+        r1 = min(_BLOCK, L)
+        logits = lg.block(0, r1, r1 if prefix else L)
+        vis = np.isfinite(logits[0]) if prefix else None
+        w = _softmax64(logits).numpy()
+        ns = [n for n in sorted(set(e1_n) | set(e2_n)) if n < w.shape[-1]]
+        if ns:
+            order = ex.top_order(w, max(ns))
+            forms.update(claim_forms(w, x[:, :w.shape[-1]], vis, ns, None, order))
+
+    def layer_rows(y, lg, x, K, means_for):
+        """E1/E2/E4 of one layer over its first K rows; per-head means for each L in ``means_for``."""
+        spec = spec_for(K)
+        if not spec:
             return
-        rows, fin = _layer_rows(w_full[:, :K, :K], x[:, :K], ns, K, prefix, ("terms", "main", "separability"), vis)
-        if not forms and fin is not None:
-            forms.update(claim_forms(fin[0].numpy(), fin[1], fin[2], fin[3], fin[4], fin[5]))
-        if forms.get("T1i") == "d1_pair":
-            rows["d1_pair"] = _pair_rows(w_full[:, :K, :K], x[:, :K], ns, K, prefix, vis)
-        tcount = vis.sum(-1) if prefix else np.full(K, K)
+        if not decided:
+            decided.append(True)
+            decide_forms(lg, x, K)
+            spec = spec_for(K)
+        rows = _rows(lg, x, K, prefix, spec)
+        tcount = rows.pop("keys")  # (K,) keys each row sees (a sliding window sees fewer than t)
+        ns = sorted(spec)
         for a, n in enumerate(ns):
             terms = {k: rows[k][:, a] for k in rows}
-            bound = _t1_bound_candidates(terms, tcount[None, :], n)[forms.get("T1i", "d1_norm")]
-            e12 = (("d_tilde", terms["d_tilde"]), ("bound", bound), ("expectation", terms["main"]))
+            if "main" in spec[n]:
+                bound = _t1_bound_candidates(terms, tcount[None, :], n)[forms.get("T1i", "d1_pair")]
+                e12 = (("d_tilde", terms["d_tilde"]), ("bound", bound), ("expectation", terms["main"]))
+                if ks is not None and prefix:
+                    ks.seed(y, n, terms["d_tilde"], terms["main"])
             for L in means_for:
                 if n >= L:
                     continue
-                if "E1" in exps and n in P.e1_n:
+                if n in e1_n:
                     for name, vals in e12:
                         _add_layer(heads, "E1", name, _means(vals, L), L, n, y)
-                if "E2" in exps and n in P.e2_n and L == Lmax:
+                if n in e2_n and L == Lmax:
                     for name, vals in e12:
                         _add_layer(heads, "E2", name, _means(vals, L), L, n, y)
                 if n in e4_n and L == Lmax:
@@ -290,34 +369,47 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
                         _add_layer(heads, "E4", name, _means(terms[key], L), L, n, y)
 
     def main_pass(Lc, group):
+        kept = []
+        store: list = []  # prefix mode with E3: every layer's kept blocks in one allocation (no fragments)
+
         def on_layer(y, logits, x):
             stage(f"E1/E2/E4/E5 layer {y + 1}" + ("" if len(group) > 1 else f", L={Lc}"))
-            w_full = _softmax64(logits[:, :Lc, :Lc])  # (H, Lc, Lc)
-            x = np.broadcast_to(x, (w_full.shape[0],) + x.shape[1:])
-            vis = _visible(logits, Lc) if prefix else None
+            buffer = None
+            if prefix and ks is not None:
+                size = _Logits.kept_size(logits.shape[0], Lc)
+                if not store:
+                    store.append(np.empty((handle.n_layers, size), dtype=np.float32))
+                buffer = store[0][y]
+            lg = _Logits(logits[:, :Lc, :Lc], prefix, keep=ks is not None, buffer=buffer)
+            if x.shape[0] != logits.shape[0]:  # vectors shared by the heads (hidden states): one copy per head
+                x = np.ascontiguousarray(np.broadcast_to(x, (logits.shape[0],) + x.shape[1:]))
             if prefix or not causal:
-                add_rows(y, w_full, x, vis, Lc, group)
+                layer_rows(y, lg, x, Lc, group)
             else:  # full rows of a causal model: each L over its own (L, L) block
                 for L in group:
-                    add_rows(y, w_full, x, None, L, [L])
+                    layer_rows(y, lg, x, L, [L])
             if L5 is not None and L5 in group and (causal or L5 == Lc):
                 g = _e5_layer(logits[:, :L5, :L5], causal, config.seed, window, L5, y)
                 for i, T in enumerate(P.temperatures):
                     for j, e in enumerate(P.epsilons):
                         _add_layer(heads, "E5", "g", g[:, i, j], L5, None, y, T=T, epsilon=e)
+            if ks is not None:
+                kept.append((lg, x))
+            _release_freed_memory()
 
         _each_layer(capture_fn, handle, ids[:Lc], config, on_layer, clock)
+        if ks is not None:
+            t0 = time.perf_counter()
+            ks.run(kept, [L for L in group if L <= Lc], stage)
+            clock["metric_seconds"] += time.perf_counter() - t0
 
-    if exps & {"E1", "E2", "E4", "E5"}:
-        stage("forward")
-        if causal:
-            main_pass(Lmax, lengths)
-        else:
-            for L in lengths:
-                main_pass(L, [L])
-    tables = {}
-    if "E3" in exps:
-        tables.update(_critical_n(capture_fn, handle, ids, lengths, config, prefix, window, stage, clock))
+    stage("forward")
+    if causal:
+        main_pass(Lmax, lengths)
+    else:
+        for L in lengths:
+            main_pass(L, [L])
+    tables = ks.tables() if ks is not None else {}
     tables["heads"] = heads.table()
     return tables, {**clock, "claim_forms": forms}
 
@@ -377,19 +469,6 @@ def _add_layer(heads: _Heads, experiment, metric, values_h, L, N, y, T=None, eps
     c["value"] += v.tolist()
 
 
-def _pair_rows(w_full, x, ns, L, prefix, tril):
-    out = np.full((w_full.shape[0], len(ns), L), np.nan)
-    for r0, r1, K in _blocks(L, prefix):
-        w = w_full[:, r0:r1, :K]
-        use = [n for n in ns if n < K]
-        if not use:
-            continue
-        order = ex.top_order(w, max(use))
-        for n in use:
-            out[:, ns.index(n), r0:r1] = ex.pair_distance_max(x[:, :K], order, n, tril[r0:r1, :K] if prefix else None)
-    return out
-
-
 def _e5_layer(logits, causal: bool, seed: int, window: int, L: int, layer: int) -> np.ndarray:
     """Per-head mean over query rows with t >= 2 keys of g(T, ε): (H, n_T, n_ε)."""
     P = PaperSettings
@@ -407,47 +486,90 @@ def _e5_layer(logits, causal: bool, seed: int, window: int, L: int, layer: int) 
     return total / count
 
 
-def _critical_n(capture_fn, handle, ids, lengths, config, prefix, window, stage, clock) -> dict:
-    """E3: per L, a KS test per N between the per-head means of d̃ and of the expectation."""
-    alpha = config.settings.ks_alpha
-    crit = {k: [] for k in ("window", "L", "N_crit", "statistic", "p_value")}
-    scan = {k: [] for k in ("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean")}
-    for L in lengths:
+def _release_freed_memory() -> None:
+    """Give the memory freed by a layer's temporaries back to the system (glibc's
+    ``malloc_trim``; elsewhere nothing). The per-block temporaries (about 12 MB each) come
+    from the heap, and the layers' kept logits between them would otherwise pin the freed
+    pages: measured on gpt2-random, the resident memory grew by 50–100 MB per layer
+    without it."""
+    global _TRIM
+    if _TRIM is None:
+        try:
+            import ctypes
+
+            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _TRIM = False
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM = None
+
+
+class _KSSearch:
+    """E3 of one window: per L, two samples of per-head means (d̃ against the expectation)
+    and one two-sample KS test per N; N_crit is the first N of :func:`ks_grid` whose test
+    does not reject at level α. The grid is searched by a geometric scan (10 grid points,
+    the first that does not reject wins), then bisection on the grid between that point and
+    the last rejecting one. The rows come from the logits kept from the window's forward
+    pass. In prefix mode a row does not depend on L, so the rows of an N serve every L
+    (they are cached per N, and seeded with the N the main pass computed).
+    """
+
+    def __init__(self, lengths, config, prefix: bool, window: int):
+        self.alpha = config.settings.ks_alpha
+        self.prefix = prefix
+        self.window = window
+        self.lengths = list(lengths)
+        self.rows: dict = {}  # prefix: N -> {layer: (d̃ rows, main rows)}; else (N, L) -> the same
+        self.done: dict = {}  # L -> (N_crit or None, {N: (statistic, p, mean d̃, mean expectation)})
+
+    def _key(self, n, L):
+        return n if self.prefix else (n, L)
+
+    def seed(self, y: int, n: int, d_tilde_rows, main_rows) -> None:
+        """Rows (H, L_rows) of layer y at N from the main pass (prefix mode: valid for every L ≤ L_rows)."""
+        self.rows.setdefault(self._key(n, None), {})[y] = (d_tilde_rows, main_rows)
+
+    def _has(self, n, L, layers) -> bool:
+        got = self.rows.get(self._key(n, L), {})
+        return len(got) == layers and all(v[0].shape[-1] >= L for v in got.values())
+
+    def run(self, kept, lengths, stage) -> None:
+        """The search at each L in ``lengths`` over the kept layers [(logits, x)] (largest L first)."""
+        for L in sorted(lengths, reverse=True):
+            self.done[L] = self._search(kept, L, stage)
+
+    def _test(self, kept, L, ns, tested, stage) -> None:
+        ns = [n for n in ns if n not in tested]
+        need = [n for n in ns if not self._has(n, L, len(kept))]
+        if need:
+            stage(f"E3 L={L} N={','.join(map(str, need))}")
+            for y, (lg, x) in enumerate(kept):
+                rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need})  # d̃ and the main term
+                for a, n in enumerate(need):
+                    self.rows.setdefault(self._key(n, L), {})[y] = (rows["d_tilde"][:, a], rows["main"][:, a])
+                _release_freed_memory()
+        for n in ns:
+            got = self.rows[self._key(n, L)]
+            a_s = np.concatenate([_means(got[y][0], L) for y in range(len(kept))])  # (Y·H,) per-head means
+            b_s = np.concatenate([_means(got[y][1], L) for y in range(len(kept))])
+            keep = np.isfinite(a_s) & np.isfinite(b_s)
+            st, p = ex.ks_two_sample(a_s[keep], b_s[keep])
+            tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
+
+    def _search(self, kept, L, stage):
         tested: dict = {}
-
-        def test(ns, L=L, tested=tested):
-            ns = [n for n in ns if n not in tested]
-            if not ns:
-                return
-            stage(f"E3 L={L} N={','.join(map(str, ns))}")
-            dt, mn = [], []
-
-            def on_layer(y, logits, x):
-                w_full = _softmax64(logits[:, :L, :L])
-                x = np.broadcast_to(x, (w_full.shape[0],) + x.shape[1:])
-                vis = _visible(logits, L) if prefix else None
-                rows, _ = _layer_rows(w_full, x[:, :L], ns, L, prefix, ("main",), vis)
-                dt.append(_means(rows["d_tilde"], L))  # (H, n_N)
-                mn.append(_means(rows["main"], L))
-
-            _each_layer(capture_fn, handle, ids[:L], config, on_layer, clock)  # rows of a window of length L
-            dt = np.concatenate(dt)  # (Y·H, n_N)
-            mn = np.concatenate(mn)
-            for a, n in enumerate(ns):
-                a_s, b_s = dt[:, a], mn[:, a]
-                keep = np.isfinite(a_s) & np.isfinite(b_s)
-                st, p = ex.ks_two_sample(a_s[keep], b_s[keep])
-                tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
-
         grid = ks_grid(L)
         # geometric scan in increasing N, stopping at the first non-rejecting point,
         # then bisection on the grid between it and the last rejecting point
         pos = np.unique(np.rint(np.geomspace(1, grid.size, min(grid.size, 10))).astype(int) - 1)
-        test([int(grid[i]) for i in pos])  # one streamed pass for the whole scan
+        self._test(kept, L, [int(grid[i]) for i in pos], tested, stage)
         hi = None
         lo = -1
         for i in pos:
-            if tested[int(grid[i])][1] >= alpha:
+            if tested[int(grid[i])][1] >= self.alpha:
                 hi = int(i)
                 break
             lo = int(i)
@@ -455,25 +577,31 @@ def _critical_n(capture_fn, handle, ids, lengths, config, prefix, window, stage,
         if hi is not None:
             while hi - lo > 1:
                 mid = (lo + hi) // 2
-                test([int(grid[mid])])
-                if tested[int(grid[mid])][1] >= alpha:
+                self._test(kept, L, [int(grid[mid])], tested, stage)
+                if tested[int(grid[mid])][1] >= self.alpha:
                     hi = mid
                 else:
                     lo = mid
             n_crit = int(grid[hi])
-        last = n_crit if n_crit is not None else max(tested)
-        crit["window"].append(window)
-        crit["L"].append(L)
-        crit["N_crit"].append(np.nan if n_crit is None else float(n_crit))
-        crit["statistic"].append(tested[last][0])
-        crit["p_value"].append(tested[last][1])
-        for n in sorted(tested):
-            st, p, da, ea = tested[n]
-            for k, v in zip(("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean"),
-                            (window, L, n, st, p, da, ea)):
-                scan[k].append(v)
-    return {"critical_n": {k: np.asarray(v) for k, v in crit.items()},
-            "ks_scan": {k: np.asarray(v) for k, v in scan.items()}}
+        return n_crit, tested
+
+    def tables(self) -> dict:
+        crit = {k: [] for k in ("window", "L", "N_crit", "statistic", "p_value")}
+        scan = {k: [] for k in ("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean")}
+        for L in sorted(self.done):
+            n_crit, tested = self.done[L]
+            last = n_crit if n_crit is not None else max(tested)
+            crit["window"].append(self.window)
+            crit["L"].append(L)
+            crit["N_crit"].append(np.nan if n_crit is None else float(n_crit))
+            crit["statistic"].append(tested[last][0])
+            crit["p_value"].append(tested[last][1])
+            for n in sorted(tested):
+                for k, v in zip(("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean"),
+                                (self.window, L, n, *tested[n])):
+                    scan[k].append(v)
+        return {"critical_n": {k: np.asarray(v) for k, v in crit.items()},
+                "ks_scan": {k: np.asarray(v) for k, v in scan.items()}}
 
 
 def select_x(cap, config, L):

@@ -27,6 +27,7 @@ import numpy as np
 
 from attnbounds.empirical import experiments as ex
 from attnbounds.empirical import store
+from attnbounds.numerics.validation import check_count, check_seed
 
 __all__ = [
     "EXPERIMENTS",
@@ -98,10 +99,11 @@ class ReproduceConfig:
             raise ConfigError(f"--experiments: unknown experiment {', '.join(bad) or '(none)'}; choose from {','.join(EXPERIMENTS)}")
         if self.vectors not in VECTORS:
             raise ConfigError(f"--vectors: must be one of {', '.join(VECTORS)}, got {self.vectors!r}")
-        if isinstance(self.windows, bool) or not isinstance(self.windows, int) or self.windows < 1:
-            raise ConfigError(f"--windows: must be a positive integer, got {self.windows!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ConfigError(f"--seed: must be a non-negative integer, got {self.seed!r}")
+        try:
+            check_count(self.windows, "--windows")
+            check_seed(self.seed, "--seed")
+        except (TypeError, ValueError) as err:
+            raise ConfigError(str(err)) from None
         ns = None
         if self.top_n is not None:
             ns = tuple(sorted(set(int(n) for n in self.top_n)))
@@ -328,7 +330,7 @@ def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=
         if config.normalizers and L == whatif_gradient_length(lengths):
             stage(f"what-if gradient L={L}")
             # captured: exact ‖diag(α) − ααᵀ‖₂ of the model's softmax; others: ‖∂α/∂l‖₂ by SVD
-            gn = {"captured": ex.softmax_jacobian_norm(logits, np.array([1.0]), iterations=s.bisection_steps)[..., 0]}
+            gn = {"captured": ex.softmax_jacobian_norm(logits, np.array([1.0]))[..., 0]}
             for name in config.normalizers:
                 gn[name] = np.linalg.norm(np.asarray(norms.get(name).jacobian(logits), dtype=np.float64), ord=2, axis=(-2, -1))
             for name, v in gn.items():
@@ -341,7 +343,7 @@ def window_tables(handle, ids, window: int, config: ReproduceConfig, capture_fn=
             stage(f"E5 L={L}")
             T = np.asarray(s.temperatures)
             g = ex.fd_jacobian_norm(logits, T, s.epsilons, iterations=s.bisection_steps)  # (Y, H, nT, nε)
-            g0 = ex.softmax_jacobian_norm(logits, T, iterations=s.bisection_steps)  # (Y, H, nT)
+            g0 = ex.softmax_jacobian_norm(logits, T)  # (Y, H, nT)
             tables["gradient"].append(_table(
                 [("layer", range(Y)), ("head", range(H)), ("T", T), ("epsilon", np.asarray(s.epsilons))],
                 {"window": np.int64(window), "L": np.int64(L), "g": g, "g_analytic": g0[..., None],

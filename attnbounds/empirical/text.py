@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from attnbounds.numerics.validation import check_count
+
 GUTENBERG_URL = "https://www.gutenberg.org/cache/epub/{id}/pg{id}.txt"
 WAR_AND_PEACE = "gutenberg:2600"
 
@@ -215,9 +217,7 @@ def _chapters_for(bodies: list[str], chars: int) -> int:
 
 
 def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
-    return int(value)
+    return check_count(value, name)
 
 
 def _gutenberg_file(src: str) -> Path:

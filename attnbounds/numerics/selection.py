@@ -128,6 +128,19 @@ def _validate(weights, x, n):
     return w, xs, n, batch
 
 
+def _check_radius(r, batch) -> np.ndarray:
+    radius = np.asarray(r, dtype=np.float64) if not isinstance(r, bool) else None
+    if radius is None or not np.issubdtype(radius.dtype, np.floating):
+        raise TypeError(f"r: must be a number or an array of numbers, got {type(r).__name__}")
+    if radius.size == 0 or not np.all(np.isfinite(radius)) or np.any(radius < 0):
+        raise ValueError("r: must be finite and >= 0")
+    try:
+        np.broadcast_shapes(radius.shape, batch)
+    except ValueError as exc:
+        raise ValueError(f"r: shape {radius.shape} does not broadcast with batch shape {batch}") from exc
+    return radius
+
+
 def random_selection_main_term(weights, x, n: int) -> np.ndarray:
     """M = (L−n)/L · Σ_i ‖(1 + n/(L−1))·α_i x_i − (n/(L−1))·Σ_j α_j x_j‖₂, batched.
 
@@ -265,15 +278,7 @@ def separability(weights, x, n: int, r) -> np.ndarray:
     0.5
     """
     w, xs, n, batch = _validate(weights, x, n)
-    radius = np.asarray(r, dtype=np.float64) if not isinstance(r, bool) else None
-    if radius is None or not np.issubdtype(radius.dtype, np.floating):
-        raise TypeError(f"r: must be a number or an array of numbers, got {type(r).__name__}")
-    if radius.size == 0 or not np.all(np.isfinite(radius)) or np.any(radius < 0):
-        raise ValueError("r: must be finite and >= 0")
-    try:
-        np.broadcast_shapes(radius.shape, batch)
-    except ValueError as exc:
-        raise ValueError(f"r: shape {radius.shape} does not broadcast with batch shape {batch}") from exc
+    radius = _check_radius(r, batch)
     D = per_token_distance(w, xs, n)  # (..., L)
     inside = top_n_mask(w, n) & (D <= radius[..., None])
     out = inside.sum(axis=-1) / n

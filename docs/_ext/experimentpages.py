@@ -25,7 +25,7 @@ MODELS: tuple[tuple[str, str, str], ...] = (
     (
         "gpt2-random",
         "GPT-2-small shape, random weights (the control)",
-        "attnbounds reproduce --model gpt2-random --text ../shared/corpus/war_and_peace.txt --windows 1",
+        "attnbounds reproduce --model gpt2-random --text ../shared/corpus/war_and_peace.txt --windows 2",
     ),
     (
         "smollm2",
@@ -35,7 +35,7 @@ MODELS: tuple[tuple[str, str, str], ...] = (
     (
         "minilm",
         "MiniLM-L6 (an encoder, L up to 512)",
-        "attnbounds reproduce --model minilm --text ../shared/corpus/war_and_peace.txt --windows 1",
+        "attnbounds reproduce --model minilm --text ../shared/corpus/war_and_peace.txt --windows 2",
     ),
     (
         "gemma3",

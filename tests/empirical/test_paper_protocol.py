@@ -210,3 +210,99 @@ def test_ks_grid_resolves_one_percent_of_L():
 def test_protocol_settings_are_checked(kw, message):
     with pytest.raises(run.ConfigError, match=message):
         run.ReproduceConfig(model="gpt2-random", text="x", **kw).validate()
+
+
+def _causal_rows(rng, B, K, d, r0=0, window=None, ties=False):
+    """Weights (B, K − r0, K) of the causal rows r0..K−1 (softmax of random logits), their
+    visibility (optionally a sliding window) and unit vectors x (B, K, d)."""
+    R = K - r0
+    rows = r0 + np.arange(R)[:, None]
+    vis = np.arange(K)[None, :] <= rows
+    if window is not None:
+        vis &= np.arange(K)[None, :] > rows - window
+    lg = rng.standard_normal((B, R, K)) * 2
+    if ties:
+        lg = np.round(lg)
+    lg[:, ~vis] = -np.inf
+    w = np.exp(lg - lg.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    return w, vis, ex.to_sphere(rng.standard_normal((B, K, d)))
+
+
+@pytest.mark.parametrize("r0, window, ties", [(0, None, False), (24, None, True), (10, 12, False)])
+def test_pair_distance_lookup_equals_the_direct_maximum(r0, window, ties):
+    """d_1 from the running maxima of a PairTable equals max_{i∉I_N, j∈I_N}‖x_i − x_j‖ computed
+    token by token, for prefix rows, rows that see every key, and (direct path) sliding windows."""
+    rng = np.random.default_rng(r0)
+    B, K = 2, 60
+    w, vis, x = _causal_rows(rng, B, K, 5, r0, window, ties)
+    if ties:
+        x[:, 7] = x[:, 8]  # a repeated vector: tied distances
+    order = ex.top_order(w, 20)
+    table = ex.PairTable(x)
+    if r0:
+        table.rows(0, r0)  # blocks come in order
+    prefix = table.rows(r0, K)
+    every = ex.PairTable(x).every()
+    for n in (1, 3, 20):
+        for visible, maxima in ((vis, prefix), (None, every)):
+            got = ex.pair_distance_max(x, order, n, visible, maxima=maxima)
+            for b in range(B):
+                for r in range(K - r0):
+                    keys = np.arange(K) if visible is None else np.flatnonzero(visible[r])
+                    sel = [int(i) for i in order[b, r, :n]]
+                    non = [i for i in keys if i not in sel]
+                    ref = max((np.linalg.norm(x[b, i] - x[b, j]) for i in non for j in sel), default=-np.inf)
+                    assert got[b, r] == pytest.approx(ref, rel=1e-12, abs=1e-12)
+
+
+def test_pair_table_blocks_must_come_in_order():
+    table = ex.PairTable(np.eye(4)[None])
+    with pytest.raises(ValueError, match="r0: blocks must come in order"):
+        table.rows(2, 4)
+
+
+def test_top_mask_is_the_top_order_set():
+    rng = np.random.default_rng(3)
+    for digits in (1, 2, 12):
+        w = np.round(rng.random((2, 5, 90)), digits)  # coarse rounding: many ties
+        w[..., 70:] = 0.0
+        w /= w.sum(-1, keepdims=True)
+        for n in (1, 4, 45, 80, 90):
+            m = np.zeros(w.shape, bool)
+            np.put_along_axis(m, ex.top_order(w, n).numpy(), True, -1)
+            assert np.array_equal(ex.top_mask(w, n).numpy(), m)
+
+
+def test_position_metrics_by_mask_and_by_index_agree():
+    """N beyond the order (the selection path) gives the same d̃, main term and ᾱ_N as the indices."""
+    rng = np.random.default_rng(4)
+    w, vis, x = _causal_rows(rng, 2, 300, 4)
+    by_index = ex.position_metrics(w, x, [270], visible=vis, order=ex.top_order(w, 270), what=("main", "mass"))
+    by_mask = ex.position_metrics(w, x, [270], visible=vis, order=ex.top_order(w, 5), what=("main", "mass"))
+    for k in by_index:
+        assert np.allclose(by_mask[k], by_index[k], rtol=1e-12, atol=1e-12, equal_nan=True), k
+    only = ex.position_metrics(w, x, [1, 270], visible=vis, what={1: ("separability",), 270: ("main",)})
+    assert np.isnan(only["main"][:, 0]).all() and np.isnan(only["ns_over_n"][:, 1]).all()
+    assert np.allclose(only["main"][:, 1], by_index["main"][:, 0], equal_nan=True)
+
+
+def test_e4_count_is_the_papers_distinguishable_count_just_inside_r():
+    """E4's N_s (selected D_j < r, r = min over non-selected D_i) is T2's distinguishable count
+    (closed ball, every non-selected token outside: numerics.selection.distinguishable_mask) at
+    every radius just below r (its limit as the radius rises to r); from r on, the nearest
+    non-selected token is inside the closed ball and the count is 0."""
+    from attnbounds.numerics.selection import distinguishable_mask
+
+    rng = np.random.default_rng(5)
+    w, vis, x = _causal_rows(rng, 2, 40, 3)
+    for n in (1, 2, 4, 8):
+        res = ex.position_metrics(w, x, [n], visible=vis, what=("separability",))
+        for b in range(2):
+            for r in range(n, 40):  # rows with a non-selected key
+                keys = np.flatnonzero(vis[r])
+                row = w[b, r, keys] / w[b, r, keys].sum()
+                radius = res["radius"][b, 0, r]
+                below = distinguishable_mask(row, x[b, keys], n, radius * (1 - 1e-9)).sum() / n
+                assert res["ns_over_n"][b, 0, r] == pytest.approx(below, abs=1e-12)
+                assert distinguishable_mask(row, x[b, keys], n, radius * (1 + 1e-9)).sum() == 0  # just past r: none
