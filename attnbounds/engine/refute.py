@@ -213,6 +213,17 @@ def _bare_random(e, env) -> bool:
     return any(_bare_random(a, env) for a in e.args)
 
 
+def _at_every_index(rel, env: _Env, indices, i) -> np.ndarray:
+    """Where ``rel`` holds at every integer value of the summation index ``i`` in its range."""
+    lo, hi = indices[i]
+    ok = np.ones(env.n, dtype=bool)
+    for k in range(int(round(float(_eval(lo, env)[0]))), int(round(float(_eval(hi, env)[0]))) + 1):
+        env.ints[i] = k
+        ok &= _holds(rel, env, indices)
+    env.ints.pop(i, None)
+    return ok
+
+
 def _holds(rel, env: _Env, indices) -> np.ndarray:
     """Where relation ``rel`` holds (exactly, in floats); a relation with a free summation
     index must hold at every value of it, and one about a random variable (outside
@@ -227,13 +238,7 @@ def _holds(rel, env: _Env, indices) -> np.ndarray:
             raise NoNumericForm("bounded differences of a non-random function")
         free = [i for i in indices if i in f.free_symbols and i not in env.ints]
         if free:
-            i, (lo, hi) = free[0], indices[free[0]]
-            ok = np.ones(env.n, dtype=bool)
-            for k in range(int(round(float(_eval(lo, env)[0]))), int(round(float(_eval(hi, env)[0]))) + 1):
-                env.ints[i] = k
-                ok &= _holds(rel, env, indices)
-            env.ints.pop(i, None)
-            return ok
+            return _at_every_index(rel, env, indices, free[0])
         vals = []
         for a in range(env.prob.shape[1]):
             env.atom = a
@@ -243,13 +248,7 @@ def _holds(rel, env: _Env, indices) -> np.ndarray:
         return (vals.max(-1) - vals.min(-1)) ** 2 <= _eval(rel.sum_c2, env)
     free = [i for i in indices if i in rel.free_symbols and i not in env.ints]
     if free:
-        i, (lo, hi) = free[0], indices[free[0]]
-        ok = np.ones(env.n, dtype=bool)
-        for k in range(int(round(float(_eval(lo, env)[0]))), int(round(float(_eval(hi, env)[0]))) + 1):
-            env.ints[i] = k
-            ok &= _holds(rel, env, indices)
-        env.ints.pop(i, None)
-        return ok
+        return _at_every_index(rel, env, indices, free[0])
     if env.atom is None and env.random and _bare_random(rel, env):
         ok = np.ones(env.n, dtype=bool)
         for a in range(env.prob.shape[1]):
