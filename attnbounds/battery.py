@@ -94,8 +94,9 @@ def plot_matrix(matrix: dict, path) -> str:
     ax.set_title("claim conclusions under each normalizer", fontsize=9)
     ax.legend(handles=[Patch(color=_COLORS[v], label=v) for v in order], loc="upper left",
               bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
-    fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=120)
+    # bbox_inches="tight" grows the canvas to hold the outside legend and the rotated ids;
+    # tight_layout could not, for a narrow matrix, and warned
+    fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return path
