@@ -523,6 +523,19 @@ def _symbolic_form() -> dict:
     return out
 
 
+def _generic_reading(name, form, statement, latex):
+    """A reading of the generic-F bound in the paper's ``form`` (see :func:`paper_form_sides`)."""
+    return Reading(
+        name,
+        statement,
+        latex,
+        symbolic=_symbolic_paper(form),
+        strategy=generic_instances,
+        sides=paper_form_sides(form),
+        sweep=generic_sweep,
+    )
+
+
 def _softmax_reading(name, kind, statement, latex, note, secondary=False):
     certify = None
     if not (kind == "entry" and not secondary):
@@ -620,41 +633,29 @@ CLAIM = Claim(
             r"\|J\|_F \le \frac{1}{4T}",
             "false: sharp sup 1/(2T) at alpha = (1/2, 1/2)",
         ),
-        Reading(
+        _generic_reading(
             "generic-paper",
+            "two_term",
             "|J|_2 <= (max_k |F'(l_k)| + |F'(l)|_2) / (L min_j F(l_j)) (the paper's two-term form)",
             r"\|J\|_2 \le \frac{\max_k|F'(l_k)| + \|F'(l)\|_2}{L\,\min_j F(l_j)}",
-            symbolic=_symbolic_paper("two_term"),
-            strategy=generic_instances,
-            sides=paper_form_sides("two_term"),
-            sweep=generic_sweep,
         ),
-        Reading(
+        _generic_reading(
             "generic-sharpest",
+            "sharpest",
             "|J|_2 <= max_k |F'(l_k)| / (2 min_j F(l_j)) (best constant of that form, sharp)",
             r"\|J\|_2 \le \frac{\max_k|F'(l_k)|}{2\min_j F(l_j)}",
-            symbolic=_symbolic_paper("sharpest"),
-            strategy=generic_instances,
-            sides=paper_form_sides("sharpest"),
-            sweep=generic_sweep,
         ),
-        Reading(
+        _generic_reading(
             "log-form",
+            "log_form",
             "|J|_2 <= max_k |(log F)'(l_k)| / 2 (instance-wise (log F)' form)",
             r"\|J\|_2 \le \tfrac12\max_k|(\log F)'(l_k)|",
-            symbolic=_symbolic_paper("log_form"),
-            strategy=generic_instances,
-            sides=paper_form_sides("log_form"),
-            sweep=generic_sweep,
         ),
-        Reading(
+        _generic_reading(
             "log-form-tighter",
+            "compare",
             "max_k |(log F)'(l_k)| / 2 <= max_k |F'(l_k)| / (2 min_j F(l_j)): our form is never looser",
             r"\tfrac12\max_k\frac{|F'(l_k)|}{F(l_k)} \le \frac{\max_k|F'(l_k)|}{2\min_j F(l_j)}",
-            symbolic=_symbolic_paper("compare"),
-            strategy=generic_instances,
-            sides=paper_form_sides("compare"),
-            sweep=generic_sweep,
         ),
     ),
     proof=__doc__,
