@@ -101,7 +101,7 @@ class _Env:
 
 
 def _eval(e, env: _Env):
-    from attnbounds.theory.proof import Expect, Inner, Norm, Prob
+    from attnbounds.theory.proof import Cup, Expect, Inner, Norm, Prob
 
     if isinstance(e, Inner):
         raise NoNumericForm("Inner has no numeric form")
@@ -116,6 +116,8 @@ def _eval(e, env: _Env):
                 v = _eval(arg, env)
             elif isinstance(arg, AppliedUndef) and arg.func in env.random:
                 v = _eval(arg, env)  # an indicator event
+            elif isinstance(arg, Cup):
+                v = _eval(arg, env)  # a union of events: its indicator
             else:
                 v = _holds_here(arg, env).astype(float)
             out = out + env.prob[:, a] * v
@@ -147,6 +149,22 @@ def _eval(e, env: _Env):
         if not 1 <= k <= table.shape[1] - 1:
             raise NoNumericForm(f"index {k} of {e} out of range")
         return table[:, k]
+    if isinstance(e, Cup):  # the indicator of a union of events: the max of theirs
+        if env.atom is None or len(e.limits) != 1:
+            raise NoNumericForm("a union of events outside a probability")
+        i, lo, hi = e.limits[0]
+        lo_v, hi_v = (int(round(float(_eval(b, env)[0]))) for b in (lo, hi))
+        out, saved = np.zeros(env.n), env.ints.get(i)
+        for k in range(lo_v, hi_v + 1):
+            env.ints[i] = k
+            f = e.function
+            v = _eval(f, env) if isinstance(f, AppliedUndef) and f.func in env.random else _holds_here(f, env).astype(float)
+            out = np.maximum(out, v)
+        if saved is None:
+            env.ints.pop(i, None)
+        else:
+            env.ints[i] = saved
+        return out
     if isinstance(e, (sp.Sum, sp.Product)):
         if len(e.limits) != 1:
             raise NoNumericForm("only single-index sums")
@@ -193,7 +211,7 @@ def _eval(e, env: _Env):
             return np.power(b, x)
     fns = {sp.exp: np.exp, sp.log: np.log, sp.Abs: np.abs, sp.sqrt: np.sqrt}
     for f, g in fns.items():
-        if isinstance(e, f):
+        if isinstance(f, type) and isinstance(e, f):  # sp.sqrt is a function (a Pow, handled above), not a class
             with np.errstate(all="ignore"):
                 return g(_eval(e.args[0], env))
     if isinstance(e, (sp.Max, sp.Min)):
@@ -317,6 +335,8 @@ def _vector(rng, n, common):
 
 
 def _atoms(exprs):
+    from attnbounds.theory.proof import Cup
+
     syms, heads, idx, labels = set(), set(), set(), set()
     for e in exprs:
         for a in e.atoms(sp.Symbol):
@@ -326,7 +346,7 @@ def _atoms(exprs):
         for f in e.atoms(sp.Indexed):
             heads.add(f.base)
             labels.add(f.base.label)
-        for s in e.atoms(sp.Sum, sp.Product):
+        for s in e.atoms(sp.Sum, sp.Product, Cup):
             for lim in s.limits:
                 idx.add(lim[0])
     return syms - labels, heads, idx
@@ -341,7 +361,7 @@ def _sides_of(r):
 def _random_heads(exprs, rels):
     """The index functions that are random variables (they are averaged by Expect, are the
     functions of bounded differences, or are events ``Prob(g(i))``), and the events."""
-    from attnbounds.theory.proof import BoundedDifferences, Expect, Prob
+    from attnbounds.theory.proof import BoundedDifferences, Cup, Expect, Prob
 
     random, indicators = set(), set()
     for e in exprs:  # inside an event, a function that is never averaged is a threshold (t(i))
@@ -352,6 +372,10 @@ def _random_heads(exprs, rels):
             if isinstance(atom.args[0], AppliedUndef):
                 random.add(atom.args[0].func)
                 indicators.add(atom.args[0].func)
+        for atom in e.atoms(Cup):  # a union of indicator events
+            if isinstance(atom.function, AppliedUndef):
+                random.add(atom.function.func)
+                indicators.add(atom.function.func)
     for r in rels:
         if isinstance(r, BoundedDifferences):
             for f in sp.sympify(r.f).atoms(AppliedUndef):
@@ -460,9 +484,11 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
     ints = sorted((s for s in syms if s.is_integer and s not in idx and s not in derived_syms), key=str)
     free = sorted((s for s in syms if s not in idx and s not in derived_syms and not s.is_integer), key=str)
     # the summation ranges of the goal (and of the hypotheses), for hypotheses with a free index
+    from attnbounds.theory.proof import Cup
+
     ranges = {}
     for e in exprs:
-        for s in e.atoms(sp.Sum, sp.Product):
+        for s in e.atoms(sp.Sum, sp.Product, Cup):
             i, lo, hi = s.limits[0]
             ranges.setdefault(i, (lo, hi))
     rng = np.random.default_rng(seed)

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 import sympy as sp
+from sympy.concrete.expr_with_limits import ExprWithLimits
 
 __all__ = [
     "RULES",
@@ -53,6 +54,7 @@ __all__ = [
     "Inner",
     "Expect",
     "Prob",
+    "Cup",
     "vector",
     "Context",
     "BoundedDifferences",
@@ -151,6 +153,22 @@ class Prob(sp.Function):
         return True
 
     def _eval_is_extended_nonnegative(self):
+        return True
+
+
+class Cup(ExprWithLimits):
+    r"""The union $\bigcup_{h=lo}^{hi} A_h$ of events (or subsets) $A_h$, written
+    ``Cup(A(h), (h, lo, hi))``; ``A(h)`` is an event (a relation such as ``D(h) <= r``, or an
+    indicator function). ``h`` is bound. Opaque: only the union rules know about it.
+
+    >>> h, H = sp.symbols("h H", integer=True, positive=True)
+    >>> Prob(Cup(sp.Function("A")(h), (h, 1, H))).free_symbols == {H}
+    True
+    """
+
+    __slots__ = ()
+
+    def _eval_is_commutative(self):
         return True
 
 
@@ -956,6 +974,87 @@ def _termwise(lhs, rel, rhs, p, ctx):
     return "termwise bound summed"
 
 
+# proofprob (issue 11): unions of events, min/max of bounds, monotone maps of a proved order
+
+
+def _union_parts(e):
+    """(event function, index, lo, hi) of ``Prob(Cup(A(h), (h, lo, hi)))``, else None."""
+    if isinstance(e, Prob) and isinstance(e.args[0], Cup) and len(e.args[0].limits) == 1:
+        cup = e.args[0]
+        h, lo, hi = cup.limits[0]
+        return cup.function, h, lo, hi
+    return None
+
+
+@_rule("union-bound", "P(⋃_{h=lo}^{hi} A_h) <= Σ_{h=lo}^{hi} P(A_h) for hi >= lo - 1", "Boole's inequality: finite subadditivity of a probability, by induction from P(A ∪ B) = P(A) + P(B) − P(A ∩ B) <= P(A) + P(B); the union and the sum must run over the same index range, which must not be reversed")
+def _union_bound(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "union-bound: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    parts = _union_parts(small)
+    _need(parts is not None, f"union-bound: the small side {sp.sstr(small)} is not P(Cup(A(h), (h, lo, hi)))")
+    A, h, lo, hi = parts
+    _need(isinstance(big, sp.Sum) and big.limits == ((h, lo, hi),), f"union-bound: the big side must be a sum over {h} = {lo}..{hi}")
+    _need(big.function == Prob(A), f"union-bound: the big side is not the sum of P({sp.sstr(A)})")
+    # a reversed range is minus a sum for SymPy (Karr's convention)
+    _nonneg(hi - lo + 1, ctx, "union-bound: the index range is reversed (need hi >= lo - 1)")
+    return "union bound (Boole)"
+
+
+@_rule("union-contains", "P(A_k) <= P(⋃_{h=lo}^{hi} A_h) for an integer k with lo <= k <= hi", "monotonicity of a probability: A_k is one of the united events, so it is a subset of the union; k is an integer and lo <= k <= hi is proved from the hypotheses")
+def _union_contains(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "union-contains: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    parts = _union_parts(big)
+    _need(parts is not None, f"union-contains: the big side {sp.sstr(big)} is not P(Cup(A(h), (h, lo, hi)))")
+    A, h, lo, hi = parts
+    k = sp.sympify(p["k"])
+    _need(k.is_integer is True, f"union-contains: k = {sp.sstr(k)} is not known to be an integer")
+    _need(small == Prob(A.xreplace({h: k})), f"union-contains: the small side is not P(A_k) with k = {sp.sstr(k)}")
+    _nonneg(k - lo, ctx, f"union-contains: {sp.sstr(k)} >= {sp.sstr(lo)}")
+    _nonneg(hi - k, ctx, f"union-contains: {sp.sstr(k)} <= {sp.sstr(hi)}")
+    return "an event is contained in the union"
+
+
+def _sub_chain(sub, ctx, lhs, relation, rhs, what):
+    _need(isinstance(sub, Chain), f"{what}: a sub-proof must be a Chain")
+    # the sub-chain runs under this step's context, so that a dropped hypothesis is dropped there too
+    res = replace(sub, ctx=ctx).prove(lhs, relation, rhs)
+    return res
+
+
+@_rule("min-max", "X <= min(b_1, …, b_k) when X <= b_j for every j; max(a_1, …, a_k) <= X when a_j <= X for every j", "the definition of min and max; every bound X <= b_j (a_j <= X) is itself a checked chain under the step's hypotheses")
+def _min_max(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "min-max: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    subs = p["term"]
+    _need(isinstance(subs, (list, tuple)) and subs, "min-max: term must be a non-empty list of chains")
+    if isinstance(big, sp.Min):
+        goals = [(small, b) for b in big.args]
+    else:
+        _need(isinstance(small, sp.Max), "min-max: the big side is not a Min and the small side is not a Max")
+        goals = [(a, big) for a in small.args]
+    for a, b in goals:
+        ok = any(_sub_chain(c, ctx, a, "<=", b, "min-max").complete for c in subs)
+        _need(ok, f"min-max: no sub-chain proves {sp.sstr(a)} <= {sp.sstr(b)}")
+    return "every bound of the min (max) is a checked chain"
+
+
+@_rule("monotone-chain", "g(a) <= g(b) when a <= b is a checked chain and g' >= 0 between them (or b <= a and g' <= 0)", "the monotone rule, with the order of a and b proved by a checked sub-chain under the step's hypotheses instead of from the hypotheses directly")
+def _monotone_chain(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "monotone-chain: only for '<=' / '>=' steps")
+    a, b = sp.sympify(p["a"]), sp.sympify(p["b"])
+    sub = p["term"]
+    order = None
+    for x, y in ((a, b), (b, a)):
+        if _sub_chain(sub, ctx, x, "<=", y, "monotone-chain").complete:
+            order = sp.Le(x, y, evaluate=False)
+            break
+    _need(order is not None, "monotone-chain: the sub-chain proves neither a <= b nor b <= a")
+    local = ctx.extended({"__order__": order})
+    return _monotone(lhs, rel, rhs, {k: v for k, v in p.items() if k != "term"}, local) + " (order by a checked chain)"
+
+
+
 # ----------------------------------------------------------------------------- steps and chains
 
 
@@ -1022,6 +1121,18 @@ class _ByFactory:
         if index is not None:
             return By("termwise", {"index": index, "lo": lo, "hi": hi, "term": term}, text)
         return By("termwise", {"pairs": pairs, "term": term}, text)
+
+    def union_bound(self, text=""):
+        return By("union-bound", {}, text)
+
+    def union_contains(self, k, text=""):
+        return By("union-contains", {"k": k}, text)
+
+    def min_max(self, term, text=""):
+        return By("min-max", {"term": list(term)}, text)
+
+    def monotone_chain(self, var, g, a, b, term, text=""):
+        return By("monotone-chain", {"var": var, "g": g, "a": a, "b": b, "term": term}, text)
 
     def argued(self, text):
         if not isinstance(text, str) or not text.strip():
@@ -1109,7 +1220,7 @@ class ChainCheck:
 def _term_rules(chain) -> list:
     out = []
     for st in getattr(chain, "steps", ()):
-        term = st.by.params.get("term") if st.by.rule == "termwise" else None
+        term = st.by.params.get("term")  # termwise, min-max, monotone-chain: sub-chains
         for sub in (term if isinstance(term, (list, tuple)) else (term,)):
             if isinstance(sub, Chain):
                 out += [t.by.rule for t in sub.steps] + _term_rules(sub)
