@@ -108,7 +108,7 @@ def _eval(e, env: _Env):
     if isinstance(e, (Expect, Prob)):
         if env.prob is None:
             raise NoNumericForm(f"{type(e).__name__} over no random variable")
-        saved, out = env.atom, np.zeros(env.n)
+        saved, out = env.atom, 0.0
         for a in range(env.prob.shape[1]):
             env.atom = a
             arg = e.args[0]
@@ -120,9 +120,10 @@ def _eval(e, env: _Env):
                 v = _eval(arg, env)  # a union of events: its indicator
             else:
                 v = _holds_here(arg, env).astype(float)
-            out = out + env.prob[:, a] * v
+            w = env.prob[:, a]
+            out = out + (w[:, None] * v if np.ndim(v) == 2 else w * v)  # a random vector has a vector mean
         env.atom = saved
-        return out
+        return out if np.ndim(out) else np.zeros(env.n)
     if isinstance(e, sp.Symbol):
         if e in env.ints:
             return np.full(env.n, float(env.ints[e]))
@@ -294,7 +295,8 @@ def _holds_here(rel, env: _Env) -> np.ndarray:
                 r = r.all(axis=-1)
         else:
             raise NoNumericForm(f"relation {rel}")
-    return np.asarray(r) & np.isfinite(a if a.ndim == 1 else a.sum(-1)) & np.isfinite(b if b.ndim == 1 else b.sum(-1))
+    with np.errstate(invalid="ignore"):  # inf - inf in a vector's sum is nan: not finite, as wanted
+        return np.asarray(r) & np.isfinite(a if a.ndim == 1 else a.sum(-1)) & np.isfinite(b if b.ndim == 1 else b.sum(-1))
 
 
 def _violated(lhs, rel, rhs):
@@ -515,6 +517,9 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
             env.prob = rng.dirichlet(np.ones(ATOMS), size=batch)
             for h in random:
                 shape = (batch, INT_MAX + 2, ATOMS)
+                if _is_vector_head(h):  # a random vector: Gaussian values at each atom
+                    env.random[h] = rng.standard_normal(shape + (DIM,)) * np.exp(rng.uniform(-2, 2, (batch, 1, 1, 1)))
+                    continue
                 env.random[h] = (rng.integers(0, 2, size=shape).astype(float) if h in indicators
                                  else _scalar(rng, batch * (INT_MAX + 2) * ATOMS, nonneg).reshape(shape))
         # tight mode (two batches in three): an inequality between a sampled atom (a scalar
@@ -529,7 +534,8 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
                 else:
                     _widen(r, env, ranges)
         for r in filters:  # an equation per index, f(i) = expr: assign f at every index
-            _assign(r, env, heads, ranges)
+            if not _center(r, env, ranges):  # E[X(i)] = expr: shift the random X(i) to that mean
+                _assign(r, env, heads, ranges)
         sampled_ints = {s_: env.ints[s_] for s_ in ints}
         env.ints.clear()  # no summation index may stay bound from the steps above
         env.ints.update(sampled_ints)
@@ -623,6 +629,63 @@ def _assign(eq, env, heads, ranges):
             pass
         env.ints.pop(i, None)
         return
+    # otherwise an equation linear in one head's value, e.g. E[...] = c V[i]: solve for it
+    diff = eq.lhs - eq.rhs
+    for atom in sorted(diff.atoms(AppliedUndef, sp.Indexed), key=str):
+        head, args = (atom.func, atom.args) if isinstance(atom, AppliedUndef) else (atom.base, atom.indices)
+        if head not in heads or len(args) != 1 or args[0] not in ranges or atom.is_commutative is False:
+            continue
+        try:
+            sol = sp.solve(diff, atom, dict=False)
+        except (NotImplementedError, TypeError, ValueError, AttributeError):
+            continue
+        if not (isinstance(sol, list) and len(sol) == 1) or sol[0].has(atom):
+            continue
+        i = args[0]
+        try:
+            for k in _index_range(i, env, ranges):
+                env.ints[i] = k
+                env.values[head][:, k] = _eval(sol[0], env)
+        except (NoNumericForm, ValueError, ZeroDivisionError):
+            pass
+        env.ints.pop(i, None)
+        return
+
+
+def _is_vector_head(h) -> bool:
+    try:
+        return h(sp.Symbol("k", integer=True)).is_commutative is False
+    except TypeError:
+        return False
+
+
+def _center(eq, env, ranges) -> bool:
+    """Make an equation ``E[X(i)] = expr`` (X random, scalar or vector) hold at every index of
+    its range by shifting X(i)'s values at every atom; True when ``eq`` has that form."""
+    from attnbounds.theory.proof import Expect
+
+    for side, other in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+        if not (isinstance(side, Expect) and isinstance(side.args[0], AppliedUndef)):
+            continue
+        atom = side.args[0]
+        if atom.func not in env.random or len(atom.args) != 1 or atom.args[0] not in ranges:
+            continue
+        i = atom.args[0]
+        table = env.random[atom.func]
+        try:
+            for k in _index_range(i, env, ranges):
+                env.ints[i] = k
+                target = _eval(other, env)
+                vals = table[:, k]  # (n, ATOMS) or (n, ATOMS, DIM)
+                w = env.prob if vals.ndim == 2 else env.prob[:, :, None]
+                mean = (w * vals).sum(axis=1)
+                shift = target - mean
+                table[:, k] = vals + (shift[:, None] if vals.ndim == 2 else shift[:, None, :])
+        except (NoNumericForm, ValueError):
+            pass
+        env.ints.pop(i, None)
+        return True
+    return False
 
 
 def _widen(bd, env, ranges):

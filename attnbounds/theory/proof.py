@@ -46,6 +46,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
+from sympy.core.function import AppliedUndef
 
 __all__ = [
     "RULES",
@@ -127,12 +128,13 @@ class Inner(sp.Function):
 
 
 class Expect(sp.Function):
-    """The expectation E[X] of a random expression; non-negative when X is."""
+    """The expectation E[X] of a random expression; non-negative when X is; a vector (not
+    commutative) when X is one."""
 
     nargs = 1
 
     def _eval_is_commutative(self):
-        return True
+        return self.args[0].is_commutative is not False  # the expectation of a vector is a vector
 
     def _eval_is_extended_real(self):
         return True
@@ -877,6 +879,13 @@ def _jensen(lhs, rel, rhs, p, ctx):
             _nonneg(wk, ctx, f"jensen: weight {k}")
         _same(sp.Add(*w), 1, "jensen: the weights do not sum to 1")
         inside, outside = phi(sp.Add(*[a * b for a, b in zip(w, xs)])), sp.Add(*[a * phi(b) for a, b in zip(w, xs)])
+    if isinstance(phi, sp.Lambda):  # phi'' is proved on its variable's domain only: the points must lie in it
+        v = phi.variables[0]
+        for k, x in enumerate([X] if "X" in p else xs):
+            if v.is_positive or v.is_negative:
+                _nonneg(x if v.is_positive else -x, ctx, f"jensen: point {k} in the domain of phi", strict=True)
+            elif v.is_nonnegative or v.is_nonpositive:
+                _nonneg(x if v.is_nonnegative else -x, ctx, f"jensen: point {k} in the domain of phi")
     if concave:
         inside, outside = outside, inside
     _same(small, inside, "jensen: the small side")
@@ -1054,6 +1063,66 @@ def _monotone_chain(lhs, rel, rhs, p, ctx):
     return _monotone(lhs, rel, rhs, {k: v for k, v in p.items() if k != "term"}, local) + " (order by a checked chain)"
 
 
+def _random_part(e) -> bool:
+    """Whether ``e`` has a random variable outside every E and P: the random variables are the
+    applied undefined functions (``s(i)``, ``D(i)``); symbols, indexed constants (``y[i]``) and
+    expectations are constants."""
+    if isinstance(e, (Expect, Prob)) or not isinstance(e, sp.Basic):
+        return False
+    if isinstance(e, AppliedUndef):
+        return True
+    return any(_random_part(a) for a in e.args)
+
+
+def _linear_expect(e):
+    """``e`` with every E[X] expanded by linearity: E[Σ_k c_k R_k + d] = Σ_k c_k E[R_k] + d for
+    constants c_k (commutative factors without a random variable) and d (terms without one)."""
+    if not isinstance(e, sp.Basic) or not e.args:
+        return e
+    if isinstance(e, Expect):
+        out = []
+        for term in sp.Add.make_args(sp.expand(_linear_expect(e.args[0]))):
+            if not _random_part(term):
+                out.append(term)
+                continue
+            c, nc = term.args_cnc()
+            const = [f for f in c if not _random_part(f)]
+            rand = [f for f in c if _random_part(f)] + nc
+            out.append(sp.Mul(*const) * Expect(sp.Mul(*rand)))
+        return sp.Add(*out)
+    return e.func(*[_linear_expect(a) for a in e.args])
+
+
+@_rule("linearity", "E[Σ_k c_k X_k + d] = Σ_k c_k E[X_k] + d for constants c_k and d (also for vectors)", "linearity of expectation; the random variables are the applied functions (s(i), D(i)) outside every E and P, all else is a constant, and the two sides must agree exactly once every expectation is expanded")
+def _linearity(lhs, rel, rhs, p, ctx):
+    _need(rel == "=", "linearity: only for '=' steps")
+    _need(lhs.has(Expect) or rhs.has(Expect), "linearity: the step has no expectation")
+    a, b = _linear_expect(lhs), _linear_expect(rhs)
+    _need(is_identity(a, b), f"linearity: {sp.sstr(a)} is not {sp.sstr(b)}")
+    return "linearity of expectation"
+
+
+@_rule("expect-monotone", "E[X] <= E[Y] when X <= Y is a checked chain", "monotonicity of expectation: the sub-chain proves X <= Y for every value of the random variables that meets the hypotheses, so for every outcome")
+def _expect_monotone(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "expect-monotone: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    _need(isinstance(small, Expect) and isinstance(big, Expect), "expect-monotone: both sides must be expectations")
+    res = _sub_chain(p["term"], ctx, small.args[0], "<=", big.args[0], "expect-monotone")
+    _need(res.complete, f"expect-monotone: the sub-chain does not check: {res.first_failure}")
+    return "monotonicity of expectation"
+
+
+@_rule("moment", "E[Z] <= sqrt(E[Z²]) for every real random Z", "Cauchy–Schwarz for E[Z·1] (equivalently, E[Z²] − E[Z]² is the variance, >= 0); Z must be a real scalar")
+def _moment(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "moment: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    Z = sp.sympify(p["Z"])
+    _need(Z.is_commutative is True and Z.is_extended_real is True, f"moment: Z = {sp.sstr(Z)} is not known to be a real scalar")
+    _same(small, Expect(Z), "moment: the small side is not E[Z]")
+    _same(big, sp.sqrt(Expect(Z**2)), "moment: the big side is not sqrt(E[Z^2])")
+    return "E[Z] <= sqrt(E[Z^2])"
+
+
 
 # ----------------------------------------------------------------------------- steps and chains
 
@@ -1133,6 +1202,15 @@ class _ByFactory:
 
     def monotone_chain(self, var, g, a, b, term, text=""):
         return By("monotone-chain", {"var": var, "g": g, "a": a, "b": b, "term": term}, text)
+
+    def linearity(self, text=""):
+        return By("linearity", {}, text)
+
+    def expect_monotone(self, term, text=""):
+        return By("expect-monotone", {"term": term}, text)
+
+    def moment(self, Z, text=""):
+        return By("moment", {"Z": Z}, text)
 
     def argued(self, text):
         if not isinstance(text, str) or not text.strip():

@@ -45,6 +45,8 @@ def test_rule_set_is_small_and_documented():
         "identity", "algebra", "hypothesis", "monotone", "triangle", "reverse-triangle",
         "cauchy-schwarz", "jensen", "markov", "mcdiarmid", "probability", "gershgorin", "termwise",
         "triangle-sum",
+        "union-bound", "union-contains", "min-max", "monotone-chain",  # proofprob
+        "linearity", "expect-monotone", "moment",  # proofprob
     }
     for rule in RULES.values():
         assert rule.statement and rule.why

@@ -141,3 +141,111 @@ def test_refuter_evaluates_unions_of_events():
     # Min is evaluated (it crashed before): the union bound with a min holds, a tighter one fails
     assert refute(U, "<=", sp.Min(1, S), Context(), seed=0).assignment is None
     assert refute(U, "<=", sp.Min(1, S) * sp.Rational(999, 1000), Context(), seed=0).assignment is not None
+
+
+# ----------------------------------------------------------------------------- linearity, expect-monotone, moment
+
+from attnbounds.theory.proof import Norm, vector  # noqa: E402
+
+i = sp.Symbol("i", integer=True, positive=True)
+c = sp.Symbol("c", real=True)
+s = sp.Function("s", commutative=False)(i)  # a random vector
+Z = sp.Function("Z", real=True)(i)  # a random scalar
+yv = sp.IndexedBase("y", commutative=False)[i]  # a constant vector
+
+
+def test_expectation_of_a_vector_is_a_vector():
+    assert Expect(yv - s).is_commutative is False and Expect(Z).is_commutative is True
+    assert isinstance(Norm(Expect(yv - s)), Norm)  # not Abs: a norm of a vector
+
+
+def test_linearity_pulls_out_constants_only():
+    assert _ok(Chain(Expect(yv - s)).eq(yv - Expect(s), by.linearity()), Expect(yv - s), "==", yv - Expect(s))
+    assert _ok(Chain(Expect(c * Z + 3)).eq(c * Expect(Z) + 3, by.linearity()), Expect(c * Z + 3), "==", c * Expect(Z) + 3)
+    # inside a norm and a product, as in T1ii
+    lhs, rhs = c * Norm(Expect(yv - s)), c * Norm(yv - Expect(s))
+    assert _ok(Chain(lhs).eq(rhs, by.linearity()), lhs, "==", rhs)
+    # a random variable is not a constant: E[Z] is not Z, E[Z^2] is not E[Z]^2, E[Z Z'] is not E[Z] E[Z']
+    assert not _ok(Chain(Expect(Z)).eq(Z, by.linearity()), Expect(Z), "==", Z)
+    assert not _ok(Chain(Expect(Z**2)).eq(Expect(Z) ** 2, by.linearity()), Expect(Z**2), "==", Expect(Z) ** 2)
+    W = sp.Function("W", real=True)(i)
+    assert not _ok(Chain(Expect(Z * W)).eq(Expect(Z) * Expect(W), by.linearity()), Expect(Z * W), "==", Expect(Z) * Expect(W))
+    assert not _ok(Chain(Expect(Norm(yv - s))).eq(Norm(yv - Expect(s)), by.linearity()), Expect(Norm(yv - s)), "==", Norm(yv - Expect(s)))
+    # only '=' steps, and only where there is an expectation
+    assert not _ok(Chain(Expect(c * Z)).le(c * Expect(Z), by.linearity()), Expect(c * Z), "<=", c * Expect(Z))
+    assert not _ok(Chain(c + 1).eq(1 + c, by.linearity()), c + 1, "==", 1 + c)
+
+
+def test_expect_monotone_needs_a_checked_pointwise_chain():
+    tri = Chain(Norm(yv - s)).le(Norm(yv) + Norm(-s), by.triangle(yv, -s))
+    lhs, rhs = Expect(Norm(yv - s)), Expect(Norm(yv) + Norm(-s))
+    assert _ok(Chain(lhs).le(rhs, by.expect_monotone(tri)), lhs, "<=", rhs)
+    assert not _ok(Chain(rhs).le(lhs, by.expect_monotone(tri)), rhs, "<=", lhs)  # the wrong direction
+    bad = Chain(Norm(yv - s)).le(Norm(yv), by.triangle(yv, -s))
+    assert not _ok(Chain(lhs).le(Expect(Norm(yv)), by.expect_monotone(bad)), lhs, "<=", Expect(Norm(yv)))
+    # both sides must be expectations
+    assert not _ok(Chain(Norm(yv - s)).le(Norm(yv) + Norm(-s), by.expect_monotone(tri)), Norm(yv - s), "<=", Norm(yv) + Norm(-s))
+
+
+def test_moment_is_e_z_at_most_root_of_e_z_squared():
+    assert _ok(Chain(Expect(Z)).le(sp.sqrt(Expect(Z**2)), by.moment(Z)), Expect(Z), "<=", sp.sqrt(Expect(Z**2)))
+    assert not _ok(Chain(sp.sqrt(Expect(Z**2))).le(Expect(Z), by.moment(Z)), sp.sqrt(Expect(Z**2)), "<=", Expect(Z))
+    # not E[Z] <= sqrt(E[Z])^... or E[Z]^2 forms
+    assert not _ok(Chain(Expect(Z)).le(Expect(Z**2), by.moment(Z)), Expect(Z), "<=", Expect(Z**2))
+    assert not _ok(Chain(Expect(Z) ** 2).le(Expect(Z**2), by.moment(Z)), Expect(Z) ** 2, "<=", Expect(Z**2))
+    # Z must be a real scalar
+    assert not _ok(Chain(Expect(s)).le(sp.sqrt(Expect(s**2)), by.moment(s)), Expect(s), "<=", sp.sqrt(Expect(s**2)))
+    q = sp.Function("q")(i)  # no realness known
+    assert not _ok(Chain(Expect(q)).le(sp.sqrt(Expect(q**2)), by.moment(q)), Expect(q), "<=", sp.sqrt(Expect(q**2)))
+
+
+def test_t1ii_chains_need_the_uniform_subset():
+    from attnbounds.claims.theorem1_random import random_selection_checks
+
+    for name, res in random_selection_checks().items():
+        assert res.complete, name
+        chain = res.chain
+        goal = res.goal
+        assert not chain.prove(*goal, ctx=chain.ctx.without("uniform_subset")).complete, name
+        # and with another main-term coefficient k the chain does not reach the goal
+    from attnbounds.theory import distance as thd
+
+    k2 = 2 * thd.N / (thd.L - 1)
+    res = random_selection_checks()["reconstructed"]
+    wrong = res.goal[2].xreplace({thd.N / (thd.L - 1): k2})
+    assert wrong != res.goal[2] and not res.chain.prove(res.goal[0], ">=", wrong).complete
+
+
+def test_jensen_keeps_the_points_in_the_domain_of_phi():
+    # v^3 is convex on v > 0 only: Jensen for it must not be applied to points that can be negative
+    # (a = -2, b = 0: ((a + b)/2)^3 = -1 > (a^3 + b^3)/2 = -4); the kernel accepted this before
+    v = sp.Symbol("v", positive=True)
+    phi = sp.Lambda(v, v**3)
+    a, b = sp.symbols("a b", real=True)
+    half = [sp.Rational(1, 2)] * 2
+    small, big = ((a + b) / 2) ** 3, (a**3 + b**3) / 2
+    assert not _ok(Chain(small).le(big, by.jensen(phi, weights=half, points=[a, b])), small, "<=", big)
+    X = sp.Symbol("X", real=True)
+    assert not _ok(Chain(Expect(X) ** 3).le(Expect(X**3), by.jensen(phi, X=X)), Expect(X) ** 3, "<=", Expect(X**3))
+    # on the domain it holds and checks
+    p, q = sp.symbols("p q", positive=True)
+    small, big = ((p + q) / 2) ** 3, (p**3 + q**3) / 2
+    assert _ok(Chain(small).le(big, by.jensen(phi, weights=half, points=[p, q])), small, "<=", big)
+    ctx = Context({"a>0": a > 0, "b>0": b > 0})
+    small, big = ((a + b) / 2) ** 3, (a**3 + b**3) / 2
+    assert _ok(Chain(small, ctx).le(big, by.jensen(phi, weights=half, points=[a, b])), small, "<=", big)
+
+
+def test_refuter_draws_random_vectors_with_a_given_mean():
+    # E[s(i)] = m y_i and E|s(i) - E s(i)|^2 = V[i] are met by shifting s and solving for V;
+    # |E s| <= E|s| then holds everywhere, |E s| >= E|s| (a tightened Jensen) fails somewhere
+    m = sp.Symbol("m", positive=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    V = sp.IndexedBase("V")[i]
+    ctx = Context({"mean": (sp.Eq(Expect(s), m * yv), sp.Eq(Expect(Norm(Expect(s) - s) ** 2), 2 * V))})
+    small, big = sp.Sum(Norm(Expect(s)), (i, 1, n)), sp.Sum(Expect(Norm(s)), (i, 1, n))
+    assert refute(small, "<=", big, ctx, seed=0).assignment is None
+    found = refute(small, ">=", big, ctx, seed=0)
+    assert found.assignment is not None and found.lhs < found.rhs
+    # the counterexample meets the hypotheses: the mean was put where they say
+    assert any(k.startswith("s(1..)") for k in found.assignment)
