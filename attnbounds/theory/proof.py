@@ -956,6 +956,177 @@ def _termwise(lhs, rel, rhs, p, ctx):
     return "termwise bound summed"
 
 
+# ----------------------------------------------------------------------------- citing a checked theorem
+
+
+#: The SymPy assumptions an instantiated symbol must keep (the cited proof may rely on any of them).
+_INSTANCE_FACTS = ("commutative", "integer", "rational", "real", "finite", "positive", "nonnegative",
+                   "negative", "nonpositive", "nonzero")
+_SIGN_FACTS = {"positive": (1, True), "nonnegative": (1, False), "negative": (-1, True), "nonpositive": (-1, False)}
+
+
+def _plain_symbols(e) -> set:
+    """The free Symbols of ``e`` (SymPy also lists Indexed objects, even under a bound index)."""
+    return {s for s in sp.sympify(e).free_symbols if isinstance(s, sp.Symbol)}
+
+
+def _bound_symbols(exprs) -> set:
+    out = set()
+    for e in exprs:
+        for s in sp.sympify(e).atoms(sp.Sum, sp.Product, sp.Integral, sp.Lambda):
+            out |= set(s.variables)
+    return out
+
+
+def _bare_symbols(e) -> set:
+    """The free Symbols of ``e`` outside the subscripts of Indexed objects."""
+    e = sp.sympify(e)
+    return _plain_symbols(e.xreplace({ix: sp.Dummy() for ix in e.atoms(sp.Indexed)}))
+
+
+def _sides(h) -> list:
+    if isinstance(h, BoundedDifferences):
+        return [h.f, h.sum_c2]
+    if isinstance(h, Lemma):
+        return [h.lhs, h.rhs]
+    return [a for r in (h if isinstance(h, tuple) else (h,)) for a in (r.lhs, r.rhs)]
+
+
+class _Instantiation:
+    """A simultaneous substitution σ of a cited theorem's symbols (Symbol -> expression) and
+    indexed bases (IndexedBase -> Lambda over its subscripts), checked for capture."""
+
+    def __init__(self, subs, bound):
+        _need(isinstance(subs, Mapping) and subs, "instance: subs must be a non-empty mapping")
+        self.symbols, self.bases = {}, {}
+        for k, v in subs.items():
+            if isinstance(k, sp.IndexedBase):
+                _need(isinstance(v, sp.Lambda), f"instance: the indexed base {k} must map to a Lambda over its subscripts")
+                self.bases[k] = v
+                free = _plain_symbols(v)
+            else:
+                _need(isinstance(k, sp.Symbol), f"instance: {k!r} is not a symbol or an indexed base")
+                _need(k not in bound, f"instance: {k} is a bound (summation) variable of the theorem")
+                v = sp.sympify(v)
+                self.symbols[k] = v
+                free = _plain_symbols(v)
+            captured = free & bound
+            _need(not captured, f"instance: the value of {k} would be captured by the theorem's bound variable(s) {sorted(map(str, captured))}")
+        self._dummies = {k: sp.Dummy(str(k), commutative=k.is_commutative) for k in self.symbols}
+        self._holders = {b: sp.IndexedBase(sp.Dummy(str(b.label))) for b in self.bases}
+
+    def __call__(self, e):
+        e = sp.sympify(e)
+        if self.bases:  # mark the substituted bases first, so that their subscripts are renamed below
+            e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base in self._holders,
+                          lambda a: self._holders[a.base][a.indices])
+        e = e.xreplace(self._dummies)
+        e = e.xreplace({d: self.symbols[k] for k, d in self._dummies.items()})
+        if self.bases:
+            back = {h.label: b for b, h in self._holders.items()}
+            e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base.label in back,
+                          lambda a: self.bases[back[a.base.label]](*a.indices))
+        return e
+
+    def relation(self, r):
+        return type(r)(self(r.lhs), self(r.rhs))
+
+
+def _keeps_assumptions(key, value, ctx):
+    """``value`` has every assumption of ``key`` (SymPy decides it, or the sign is proved)."""
+    for fact in _INSTANCE_FACTS:
+        if getattr(key, f"is_{fact}") is not True or getattr(value, f"is_{fact}") is True:
+            continue
+        if fact == "nonzero" and (key.is_positive or key.is_negative):
+            continue  # follows from the strict sign, which is checked
+        _need(fact in _SIGN_FACTS, f"instance: {sp.sstr(value)} is not known to be {fact}, as {key} is")
+        sign, strict = _SIGN_FACTS[fact]
+        _nonneg(sign * value, ctx, f"instance: {sp.sstr(value)} must be {fact}, as {key} is", strict=strict)
+
+
+def _literal_hypothesis(r, relations) -> bool:
+    """``r`` is literally one of ``relations`` (up to exact algebra)."""
+    mine = _nonneg_form(r)
+    for h in relations:
+        if isinstance(r, sp.Eq) and isinstance(h, sp.Eq):
+            if (is_identity(r.lhs, h.lhs) and is_identity(r.rhs, h.rhs)) or (is_identity(r.lhs, h.rhs) and is_identity(r.rhs, h.lhs)):
+                return True
+        elif mine is not None and not isinstance(h, sp.Eq):
+            g, strict = _nonneg_form(h)
+            if (strict or not mine[1]) and is_identity(g, mine[0]):
+                return True
+    return False
+
+
+def _discharge(r, how, ctx, what):
+    """Prove the instantiated premise ``r`` under ``ctx``: a literal hypothesis (``how`` a
+    name, or None), an identity / the sign oracle (None), or a checked chain."""
+    if r is sp.true:
+        return
+    _need(r is not sp.false, f"{what}: the instantiated premise is false")
+    if isinstance(how, str):
+        _need(how in ctx.hypotheses and _literal_hypothesis(r, ctx.relation(how)), f"{what}: {sp.sstr(r)} is not hypothesis {how!r}")
+        return
+    if isinstance(how, Chain):
+        _need(not isinstance(r, (sp.Lt, sp.Gt)), f"{what}: a chain cannot prove the strict {sp.sstr(r)}")
+        rel = {sp.Le: "<=", sp.Ge: ">=", sp.Eq: "="}[type(r)]
+        res = replace(how, ctx=ctx).prove(r.lhs, rel, r.rhs)
+        _need(res.complete, f"{what}: the chain for {sp.sstr(r)} does not check: {res.first_failure}")
+        return
+    _need(how is None, f"{what}: a discharge must be None, a hypothesis name or a Chain")
+    if _literal_hypothesis(r, ctx.relations()):
+        return
+    if isinstance(r, sp.Eq):
+        _need(is_identity(r.lhs, r.rhs, deep=True), f"{what}: cannot prove {sp.sstr(r)}")
+        return
+    g, strict = _nonneg_form(r)
+    _nonneg(g, ctx, f"{what}: {sp.sstr(r)}", strict=strict)
+
+
+@_rule("instance", "an instance σ(lhs) rel σ(rhs) of a theorem lhs rel rhs whose chain checks, when every premise σ(h) of the theorem is proved", "modus ponens on a universally quantified theorem: the cited chain is re-checked under its own hypotheses, σ is a capture-free substitution that keeps every symbol's assumptions, and each substituted hypothesis is discharged by a checked chain, a literal hypothesis or the sign oracle")
+def _instance(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">=", "="), "instance: bad relation")
+    thm = p["theorem"]
+    _need(isinstance(thm, Lemma), "instance: the theorem must be a Lemma (a chain with its goal)")
+    own = thm.chain.ctx
+    cited = _lemma_check(thm, own)
+    _need(cited.complete, f"instance: the cited theorem's chain does not check: {cited.first_failure}")
+    base = own.without_lemmas()
+    premises = [(name, k, r) for name in base.hypotheses for k, r in enumerate(base.relation(name))]
+    for name, h in base.hypotheses.items():
+        _need(not isinstance(h, BoundedDifferences), f"instance: premise {name!r} is a bounded-differences fact, which cannot be instantiated")
+    bound = _bound_symbols([thm.lhs, thm.rhs] + [a for _, _, r in premises for a in (r.lhs, r.rhs)])
+    for name, k, r in premises:
+        bare = (_bare_symbols(r.lhs) | _bare_symbols(r.rhs)) & bound
+        _need(not bare, f"instance: premise {name!r} uses the summation index {sorted(map(str, bare))} outside a subscript")
+    sigma = _Instantiation(p["subs"], bound)
+    for k, v in sigma.symbols.items():
+        _keeps_assumptions(k, v, ctx)
+    for b, lam in sigma.bases.items():
+        dummies = [sp.Dummy(integer=True) for _ in lam.variables]
+        _need(len(lam.variables) >= 1, f"instance: the Lambda for {b} takes no subscript")
+        _keeps_assumptions(b[tuple(dummies)] if len(dummies) > 1 else b[dummies[0]], lam(*dummies), ctx)
+    # the step is the instantiated goal, read either way round
+    a, b = sigma(thm.lhs), sigma(thm.rhs)
+    trel = "=" if thm.relation in ("=", "==") else thm.relation
+    flip = {"<=": ">=", ">=": "<=", "=": "="}
+    ok = (rel == trel and is_identity(lhs, a) and is_identity(rhs, b)) or (
+        rel == flip[trel] and is_identity(lhs, b) and is_identity(rhs, a))
+    _need(ok, f"instance: the step is not the theorem's goal under σ, {sp.sstr(a)} {trel} {sp.sstr(b)}")
+    # premises: a hypothesis of the current context in which a bound index of the theorem
+    # occurs outside a subscript speaks of one index, not of every one: it may not be used
+    dctx = Context({n: h for n, h in ctx.hypotheses.items() if not (set().union(*map(_bare_symbols, _sides(h))) & bound)})
+    given = p.get("discharge") or {}
+    _need(set(given) <= set(base.hypotheses), f"instance: discharge names no premise {sorted(set(given) - set(base.hypotheses))}")
+    for name, k, r in premises:
+        how = given.get(name)
+        if isinstance(how, (list, tuple)):
+            _need(len(how) == len(base.relation(name)), f"instance: discharge of {name!r} needs one entry per relation")
+            how = how[k]
+        _discharge(sigma.relation(r), how, dctx, f"instance: premise {name!r}[{k}]")
+    return f"an instance of a checked theorem ({len(premises)} premises discharged)"
+
+
 # ----------------------------------------------------------------------------- steps and chains
 
 
@@ -1022,6 +1193,9 @@ class _ByFactory:
         if index is not None:
             return By("termwise", {"index": index, "lo": lo, "hi": hi, "term": term}, text)
         return By("termwise", {"pairs": pairs, "term": term}, text)
+
+    def instance(self, theorem, subs, discharge=None, text=""):
+        return By("instance", {"theorem": theorem, "subs": subs, "discharge": discharge}, text)
 
     def argued(self, text):
         if not isinstance(text, str) or not text.strip():
@@ -1113,6 +1287,14 @@ def _term_rules(chain) -> list:
         for sub in (term if isinstance(term, (list, tuple)) else (term,)):
             if isinstance(sub, Chain):
                 out += [t.by.rule for t in sub.steps] + _term_rules(sub)
+        if st.by.rule == "instance" and isinstance(st.by.params.get("theorem"), Lemma):
+            # the cited theorem's rules, and those of the chains that discharge its premises
+            thm = st.by.params["theorem"]
+            out += list(_lemma_check(thm, thm.chain.ctx).rules)
+            for how in (st.by.params.get("discharge") or {}).values():
+                for sub in (how if isinstance(how, (list, tuple)) else (how,)):
+                    if isinstance(sub, Chain):
+                        out += [t.by.rule for t in sub.steps] + _term_rules(sub)
     return out
 
 

@@ -44,7 +44,7 @@ def test_rule_set_is_small_and_documented():
     assert set(RULES) == {
         "identity", "algebra", "hypothesis", "monotone", "triangle", "reverse-triangle",
         "cauchy-schwarz", "jensen", "markov", "mcdiarmid", "probability", "gershgorin", "termwise",
-        "triangle-sum",
+        "triangle-sum", "instance",
     }
     for rule in RULES.values():
         assert rule.statement and rule.why
