@@ -134,6 +134,8 @@ def _eval(e, env: _Env):
     if isinstance(e, AppliedUndef) or isinstance(e, sp.Indexed):
         head = e.func if isinstance(e, AppliedUndef) else e.base
         args = e.args if isinstance(e, AppliedUndef) else e.indices
+        if len(args) > 1 and head in env.values and env.values[head].ndim == 1 + len(args):
+            return _multi_indexed(e, env)  # a scalar with several subscripts, w[t, j]
         if len(args) != 1 or (head not in env.values and head not in env.random):
             raise NoNumericForm(f"no value for {e}")
         k = _eval(args[0], env)
@@ -451,6 +453,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
         dropped = _relations(type(ctx)({drop: ctx.hypotheses[drop]}), None)
     exprs = [lhs, rhs] + [a for r in rels + dropped for a in _sides_of(r)]
     syms, heads, idx = _atoms(exprs)
+    arity = {f.base: len(f.indices) for e in exprs for f in e.atoms(sp.Indexed)}
     random, indicators = _random_heads(exprs, rels + dropped)
     heads -= random
     ineqs = [r for r in ineqs if not isinstance(r, BoundedDifferences)] + [r for r in ineqs if isinstance(r, BoundedDifferences)]
@@ -484,6 +487,10 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
                 env.values[h] = np.stack([_vector(rng, batch, common) for _ in range(INT_MAX + 2)], axis=1)
                 continue
             kind = _head_kind(h)
+            if arity.get(h, 1) > 1:  # a scalar with several subscripts: one axis per subscript
+                shape = (batch,) + (INT_MAX + 2,) * arity[h]
+                env.values[h] = _scalar(rng, int(np.prod(shape)), kind if kind is not None else nonneg).reshape(shape)
+                continue
             env.values[h] = _scalar(rng, batch * (INT_MAX + 2), kind if kind is not None else nonneg).reshape(batch, INT_MAX + 2)
         if random:  # random variables on a finite probability space of ATOMS atoms
             env.prob = rng.dirichlet(np.ones(ATOMS), size=batch)
@@ -541,6 +548,8 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
             for h in heads:
                 if env.values[h].ndim == 2:
                     size = np.maximum(size, np.abs(env.values[h][:, 1:]).max(axis=-1))
+                elif arity.get(h, 1) > 1:
+                    size = np.maximum(size, np.abs(env.values[h][:, 1:]).reshape(batch, -1).max(axis=-1))
             k = int(np.flatnonzero(bad)[np.argmin(size[bad])])
             found = (_snapshot(env, k, heads, dropped, ranges, lv, rv), float(size[k]))
             if best is None or found[1] < best[1]:
@@ -641,6 +650,10 @@ def _tighten(r, env, rng, free, heads, ranges):
             cols = [None]
         elif isinstance(atom, AppliedUndef) and atom.func in heads and len(atom.args) == 1 and atom.args[0] in ranges:
             cols = "index"
+        elif (isinstance(atom, sp.Indexed) and atom.base in heads and atom.base.label.is_commutative is not False
+              and len(set(atom.indices)) == len(atom.indices) and all(k in ranges for k in atom.indices)):
+            _tighten_indexed(atom, other, below, env, rng, ranges)
+            return
         else:
             continue
         try:
@@ -659,6 +672,38 @@ def _tighten(r, env, rng, free, heads, ranges):
             if cols == "index":
                 env.ints.pop(atom.args[0], None)
         return
+
+
+def _multi_indexed(e, env):
+    """The value of a scalar ``w[t, j]`` with several subscripts (a table with one axis each)."""
+    table = env.values[e.base]
+    ks = tuple(int(round(float(_eval(a, env)[0]))) for a in e.indices)
+    if not all(1 <= k <= table.shape[1] - 1 for k in ks):
+        raise NoNumericForm(f"index {ks} of {e} out of range")
+    return table[(slice(None),) + ks]
+
+
+def _tighten_indexed(atom, other, below, env, rng, ranges):
+    """Put an indexed scalar ``x[i]`` or ``w[t, j]`` on its bound ``other`` (or strictly
+    inside) at every index of its subscripts' ranges; the hypothesis is checked afterwards."""
+    import itertools
+
+    table = env.values[atom.base]
+    if table.ndim != 1 + len(atom.indices):
+        return
+    try:
+        spans = [_index_range(i, env, ranges) for i in atom.indices]
+        for ks in itertools.product(*spans):
+            if any(k > table.shape[1] - 1 for k in ks):
+                continue
+            env.ints.update(zip(atom.indices, ks))
+            where = (slice(None),) + ks
+            table[where] = _near(_eval(other, env), below, rng, table[where])
+    except NoNumericForm:
+        pass
+    finally:
+        for i in atom.indices:
+            env.ints.pop(i, None)
 
 
 def _near(bound, below, rng, current):

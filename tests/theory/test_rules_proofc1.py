@@ -172,3 +172,34 @@ def test_corollary1_rejects_a_wrong_lemma1_substitution():
     assert not done, reason
     done, _ = step(c1._alpha, "<=", rhs, by.instance(thm, bad, {**discharge, "bounded-logits": None}), c1._context())
     assert not done
+
+
+def test_refuter_handles_a_scalar_with_two_subscripts():
+    # w[t, j] in [0, 1] for every t, j: the double sum is at most n^2, not at most n^2/2
+    from attnbounds.engine.refute import refute
+
+    t = sp.Symbol("t", positive=True, integer=True)
+    w = sp.IndexedBase("w", real=True)
+    box = Context({"box": (w[t, j] >= 0, w[t, j] <= 1)})
+    double = sp.Sum(sp.Sum(w[t, j], (j, 1, n)), (t, 1, n))
+    assert refute(double, "<=", n**2, box, seed=0).assignment is None
+    found = refute(double, "<=", n**2 / 2, box, seed=0)
+    assert found.assignment is not None and found.lhs > found.rhs
+    table = found.assignment["w(1..)"]
+    assert all(0 <= v <= 1 for row in table for v in row[1:])
+    # without the box, a negative bound is broken too
+    assert refute(double, ">=", 0, box.without("box"), seed=0).assignment is not None
+
+
+def test_corollary2_bounded_chains_cite_corollary1_and_need_their_hypotheses():
+    from attnbounds.claims import corollary2 as c2
+
+    chains = c2.bounded_chains()
+    for name, res in chains.items():
+        assert res.complete, (name, res.first_failure)
+        assert {"instance", "monotone", "triangle-sum"} <= set(res.rules)
+        ctx = res.chain.ctx
+        for h in ("lemma1", "bounded_norms", "selection") + (("normalized",) if name == "bounded" else ()):
+            assert not res.chain.prove(*res.goal, ctx=ctx.without(h)).complete, (name, h)
+        lhs, rel, rhs = res.goal
+        assert not res.chain.prove(lhs, rel, rhs * sp.Rational(999, 1000)).complete
