@@ -1091,7 +1091,9 @@ def _instance(lhs, rel, rhs, p, ctx):
     own = thm.chain.ctx
     cited = _lemma_check(thm, own)
     _need(cited.complete, f"instance: the cited theorem's chain does not check: {cited.first_failure}")
-    base = own.without_lemmas()
+    # every stated hypothesis is a premise (local "__" ones too: the cited chain may have used
+    # them); lemmas are not, since they are derived from the stated ones by checked chains
+    base = Context({n: h for n, h in own.hypotheses.items() if not isinstance(h, Lemma)})
     premises = [(name, k, r) for name in base.hypotheses for k, r in enumerate(base.relation(name))]
     for name, h in base.hypotheses.items():
         _need(not isinstance(h, BoundedDifferences), f"instance: premise {name!r} is a bounded-differences fact, which cannot be instantiated")
@@ -1099,6 +1101,9 @@ def _instance(lhs, rel, rhs, p, ctx):
     for name, k, r in premises:
         bare = (_bare_symbols(r.lhs) | _bare_symbols(r.rhs)) & bound
         _need(not bare, f"instance: premise {name!r} uses the summation index {sorted(map(str, bare))} outside a subscript")
+    labels = {ix.base.label for e in [thm.lhs, thm.rhs] + [a for _, _, r in premises for a in (r.lhs, r.rhs)]
+              for ix in sp.sympify(e).atoms(sp.Indexed)}
+    _need(not (set(p["subs"]) & labels), "instance: a symbol of subs is the label of an indexed base; substitute the base by a Lambda")
     sigma = _Instantiation(p["subs"], bound)
     for k, v in sigma.symbols.items():
         _keeps_assumptions(k, v, ctx)

@@ -203,3 +203,17 @@ def test_corollary2_bounded_chains_cite_corollary1_and_need_their_hypotheses():
             assert not res.chain.prove(*res.goal, ctx=ctx.without(h)).complete, (name, h)
         lhs, rel, rhs = res.goal
         assert not res.chain.prove(lhs, rel, rhs * sp.Rational(999, 1000)).complete
+
+
+def test_instance_treats_local_hypotheses_of_the_cited_chain_as_premises():
+    # a chain that leans on a hidden "__" hypothesis proves nothing about other contexts
+    cheat = Lemma(Chain(x, Context({"__cheat": x <= 0})).le(0, by.hypothesis("__cheat")), x, "<=", 0)
+    assert cheat.chain.prove(x, "<=", 0).complete
+    done, reason = step(u, "<=", 0, by.instance(cheat, {x: u}), Context({}))
+    assert not done and "__cheat" in reason
+    assert step(u, "<=", 0, by.instance(cheat, {x: u}), Context({"u<=0": u <= 0}))[0]
+
+
+def test_instance_rejects_a_symbol_key_that_names_an_indexed_base():
+    done, reason = step(sp.Sum(g[j], (j, 1, n)), "<=", n * M, by.instance(SUM, {F.label: g.label}), Context({"g<=M": g[j] <= M}))
+    assert not done and "label" in reason
