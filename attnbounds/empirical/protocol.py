@@ -649,7 +649,7 @@ def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N) -> dict:
     _, reading = claims.reading("H1:transcribed")
     w_all = _softmax64(logits[:, :L, :L]).numpy()  # (H, L, L)
     H = w_all.shape[0]
-    xs = np.broadcast_to(x[:, :L], (H,) + tuple(x.shape[1:2]) + tuple(x.shape[2:]))[:, :L]
+    xs = np.broadcast_to(x[:, :L], (H, L, x.shape[-1]))  # hidden states: one set shared by the heads
     out = {k: 0.0 for k in H1_COLUMNS[4:]}
     out["jaccard_rows"] = 0.0
     for r in range(L):

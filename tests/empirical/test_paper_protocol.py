@@ -366,6 +366,8 @@ def test_h1_probe_counts_each_heads_distinguishable_tokens():
     lg[:, np.triu_indices(L, 1)[0], np.triu_indices(L, 1)[1]] = -np.inf
     x = ex.to_sphere(rng.standard_normal((H, L, d)))
     got = protocol.h1_layer(lg, x, True, L, n)
+    wider = np.pad(lg, ((0, 0), (0, 8), (0, 8)), constant_values=-np.inf)  # a longer window: its first L rows
+    assert protocol.h1_layer(wider, np.pad(x, ((0, 0), (0, 8), (0, 0)), constant_values=0.5), True, L, n) == got
     cov, ind, rows = [], [], 0
     for r in range(n, L):
         t = r + 1
