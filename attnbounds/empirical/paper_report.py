@@ -431,7 +431,7 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
                   f"Each per-head mean is over this many query positions (the least over layers and heads, summed over "
                   f"windows; a window of length L < the longest also takes the windows of length L that tile it). "
                   f"{few} of {len(positions['L'])} rows are below {MIN_POSITIONS}. E3's means at N rest on the same "
-                  "windows as E1's (rows with t > N).", "",
+                  "windows as E1's (the rows with more than N keys).", "",
                   "| experiment | L | N | positions | windows |", "|---|---|---|---|---|"]
         for i in range(len(positions["L"])):
             if positions["experiment"][i] == "E5" and i and positions["experiment"][i - 1] == "E5":
