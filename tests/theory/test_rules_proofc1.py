@@ -180,13 +180,14 @@ def test_refuter_handles_a_scalar_with_two_subscripts():
 
     t = sp.Symbol("t", positive=True, integer=True)
     w = sp.IndexedBase("w", real=True)
-    box = Context({"box": (w[t, j] >= 0, w[t, j] <= 1)})
-    double = sp.Sum(sp.Sum(w[t, j], (j, 1, n)), (t, 1, n))
+    S = sp.IndexedBase("S", real=True)  # row sums (SymPy would merge two nested sums into one)
+    box = Context({"box": (w[t, j] >= 0, w[t, j] <= 1), "definition": sp.Eq(S[t], sp.Sum(w[t, j], (j, 1, n)))})
+    double = sp.Sum(S[t], (t, 1, n))
     assert refute(double, "<=", n**2, box, seed=0).assignment is None
     found = refute(double, "<=", n**2 / 2, box, seed=0)
     assert found.assignment is not None and found.lhs > found.rhs
-    table = found.assignment["w(1..)"]
-    assert all(0 <= v <= 1 for row in table for v in row[1:])
+    m = int(found.assignment["n"])  # the box holds on the index range 1..n
+    assert all(0 <= v <= 1 for row in found.assignment["w(1..)"][:m] for v in row[1:m + 1])
     # without the box, a negative bound is broken too
     assert refute(double, ">=", 0, box.without("box"), seed=0).assignment is not None
 
