@@ -519,3 +519,185 @@ def derive_softmax() -> dict[str, Result]:
             f"secondary form min(1/(4T), sqrt(2)) violated for {secondary[k]['violated_for']}",
         )
     return out
+
+
+# ----------------------------------------------------------------------------- checked chains (general L)
+
+
+def ratio_setting() -> dict:
+    """The symbols of the general-L chains: L tokens, logits l[k], a positive differentiable F,
+    its values f[k] = F(l[k]) and derivatives fp[k] = F'(l[k]), S = Σ_k f[k], the Jacobian
+    J = (∂α_i/∂l_j) of α_i = F(l_i)/Σ_k F(l_k) (as derivatives, not a closed form), and
+    Σ = diag α − ααᵀ, D = diag(f'/f) written in f, fp and S.
+
+    >>> sorted(ratio_setting())[:4]
+    ['D', 'F', 'G', 'J']
+    """
+    from attnbounds.theory.proof import Mat
+
+    L_ = sp.Symbol("L", integer=True, positive=True)
+    i, j, k = sp.symbols("i j k", integer=True, positive=True)
+    lg = sp.IndexedBase("l", real=True)
+    F = sp.Function("F", positive=True)
+    f = sp.IndexedBase("f", positive=True)
+    fp = sp.IndexedBase("fp", real=True)
+    S = sp.Symbol("S", positive=True)
+    u, v = sp.symbols("u v", integer=True, positive=True)  # bound entry indices, apart from i, j, k
+    J = Mat(sp.Lambda((u, v), sp.Derivative(F(lg[u]) / sp.Sum(F(lg[k]), (k, 1, L_)), lg[v])), L_)
+    Sig = Mat(sp.Lambda((u, v), f[u] / S * (sp.KroneckerDelta(u, v) - f[v] / S)), L_)
+    D = Mat(sp.Lambda((u, v), sp.KroneckerDelta(u, v) * fp[v] / f[v]), L_)
+    definition = (sp.Eq(f[k], F(lg[k])), sp.Eq(fp[k], sp.Derivative(F(lg[k]), lg[k])), sp.Eq(S, sp.Sum(f[k], (k, 1, L_))))
+    return {"L": L_, "i": i, "j": j, "k": k, "l": lg, "F": F, "f": f, "fp": fp, "S": S, "J": J, "Sigma": Sig, "D": D,
+            "G": G, "definition": definition}
+
+
+def sigma_spectral_lemma(ctx):
+    """The checked lemma ‖diag α − ααᵀ‖₂ ≤ 1/2 for α_i = f_i/S, any L (Gershgorin on the rows:
+    Σ_j |Σ_ij| = Σ_j (2δ_ij − 1)Σ_ij = 2α_i(1 − α_i) ≤ 1/2)."""
+    from attnbounds.theory.proof import Chain, Lemma, OpNorm, by
+
+    s = ratio_setting()
+    L_, i, j, k, f, S, Sig = s["L"], s["i"], s["j"], s["k"], s["f"], s["S"], s["Sigma"]
+    half = sp.Rational(1, 2)
+    entry = Sig.entry(i, j)
+    signed = (2 * sp.KroneckerDelta(i, j) - 1) * entry
+    dominates = (Chain(f[i], ctx).le(sp.Sum(f[k], (k, 1, L_)), by.sum_term(k, 1, L_, i, f[k]))
+                 .eq(S, by.index_identity(defs="definition")))
+    term = Chain(sp.Abs(entry), ctx).le(signed, by.abs_bound(cases=(i, j), facts=(dominates,)))
+    row = (Chain(sp.Sum(sp.Abs(entry), (j, 1, L_)), ctx)
+           .le(sp.Sum(signed, (j, 1, L_)), by.termwise(j, 1, L_, term=term))
+           .eq(2 * f[i] / S * (1 - f[i] / S), by.index_identity(defs="definition"))
+           .le(half, by.algebra()))
+    chain = Chain(OpNorm(Sig), ctx).le(half, by.gershgorin_rows(i, j, row))
+    return Lemma(chain, OpNorm(Sig), "<=", half)
+
+
+#: The bounds on ‖J‖₂ that the general-L chains prove, by reading form.
+GENERIC_FORMS = ("G", "log_form", "sharpest")
+
+
+def _extrema(s):
+    from attnbounds.theory.proof import MaxOver, MinOver
+
+    L_, f, fp = s["L"], s["f"], s["fp"]
+    q = sp.Symbol("q", integer=True, positive=True)  # bound, apart from the range index k
+    return {
+        "g_max": MaxOver(sp.Lambda(q, sp.Abs(fp[q] / f[q])), L_),  # max_k |F'(l_k)/F(l_k)|
+        "fp_max": MaxOver(sp.Lambda(q, sp.Abs(fp[q])), L_),  # max_k |F'(l_k)|
+        "f_min": MinOver(sp.Lambda(q, f[q]), L_),  # min_k F(l_k)
+    }
+
+
+def _diag_term(form, s, ctx):
+    """A checked chain |f'_k/f_k| <= bound (the bound on every entry of D = diag(f'/f))."""
+    from attnbounds.theory.proof import Chain, by
+
+    k, f, fp = s["k"], s["f"], s["fp"]
+    ex = _extrema(s)
+    start = sp.Abs(fp[k] / f[k])
+    if form == "G":
+        return Chain(start, ctx).le(G, by.hypothesis("log-derivative")), G
+    if form == "log_form":
+        return Chain(start, ctx).le(ex["g_max"], by.extremum(ex["g_max"], k)), ex["g_max"]
+    bound = ex["fp_max"] / ex["f_min"]
+    min_le = Chain(ex["f_min"], ctx).le(f[k], by.extremum(ex["f_min"], k))
+    chain = (Chain(start, ctx).le(ex["fp_max"] / f[k], by.extremum(ex["fp_max"], k, c=1 / f[k]))
+             .le(bound, by.algebra_facts(min_le)))
+    return chain, bound
+
+
+def generic_context(form: str):
+    """The hypotheses of the general-L chains: the definitions of f, fp and S, and for the G form
+    |f'_k/f_k| <= G at every token (G = sup |(log F)'| bounds it)."""
+    from attnbounds.theory.proof import Context
+
+    if form not in GENERIC_FORMS:
+        raise ValueError(f"form: must be one of {GENERIC_FORMS}, got {form!r}")
+    s = ratio_setting()
+    hyps = {"definition": s["definition"]}
+    if form == "G":
+        hyps["log-derivative"] = sp.Le(sp.Abs(s["fp"][s["k"]] / s["f"][s["k"]]), G)
+    return Context(hyps)
+
+
+def generic_spectral_chain(form: str):
+    """The checked chain ‖J‖₂ <= B/2 for J the Jacobian of α_i = F(l_i)/Σ_k F(l_k), any L and
+    any positive differentiable F, with B = G (``"G"``), max_k |(log F)'(l_k)| (``"log_form"``)
+    or max_k |F'(l_k)|/min_k F(l_k) (``"sharpest"``):
+
+    J = Σ D (entrywise, derivatives by SymPy) ; ‖Σ D‖₂ <= ‖Σ‖₂‖D‖₂ ; ‖D‖₂ <= B (diagonal) ;
+    ‖Σ‖₂ <= 1/2 (Gershgorin). Returns the :class:`ChainCheck`.
+    """
+    from attnbounds.theory.proof import Chain, OpNorm, by, matmul
+
+    ctx = generic_context(form)
+    s = ratio_setting()
+    Sig, D, J, k = s["Sigma"], s["D"], s["J"], s["k"]
+    term, bound = _diag_term(form, s, ctx)
+    ctx = ctx.extended({"sigma-lemma": sigma_spectral_lemma(ctx)})
+    P = matmul(Sig, D)
+    half = sp.Rational(1, 2)
+    chain = (Chain(OpNorm(J), ctx)
+             .eq(OpNorm(P), by.entrywise(J, P, defs="definition"))
+             .le(OpNorm(Sig) * OpNorm(D), by.submultiplicative(Sig, D))
+             .le(half * OpNorm(D), by.algebra())
+             .le(half * bound, by.diag_norm(k, bound, term, c=half)))
+    return chain.prove(OpNorm(J), "<=", half * bound)
+
+
+def log_form_tighter_chain():
+    """The checked chain max_k |(log F)'(l_k)|/2 <= max_k |F'(l_k)| / (2 min_k F(l_k)), any L."""
+    from attnbounds.theory.proof import Chain, by
+
+    ctx = generic_context("sharpest")
+    s = ratio_setting()
+    ex = _extrema(s)
+    term, bound = _diag_term("sharpest", s, ctx)
+    half = sp.Rational(1, 2)
+    chain = Chain(half * ex["g_max"], ctx).le(half * bound, by.max_bound(ex["g_max"], bound, s["k"], term, c=half))
+    return chain.prove(half * ex["g_max"], "<=", half * bound)
+
+
+def two_term_chain():
+    """The checked chain of the paper's two-term form, any L:
+    ‖J‖₂ <= (max_k |F'(l_k)| + ‖F'(l)‖₂) / (L min_k F(l_k)).
+
+    J = diag(F')/S − F F'ᵀ/S² (entrywise) ; triangle inequality ; ‖diag(F')/S‖₂ <= max|F'|/S ;
+    ‖F F'ᵀ‖₂ = ‖F‖₂‖F'‖₂ (rank one) with ‖F‖₂ <= ‖F‖₁ = S ; S >= L min F.
+    """
+    from attnbounds.theory.proof import Chain, Lemma, Mat, OpNorm, by
+
+    s = ratio_setting()
+    L_, k, f, fp, S, J = s["L"], s["k"], s["f"], s["fp"], s["S"], s["J"]
+    ex = _extrema(s)
+    ctx = generic_context("sharpest")
+    u, v = sp.symbols("u v", integer=True, positive=True)
+    A = Mat(sp.Lambda((u, v), sp.KroneckerDelta(u, v) * fp[v] / S), L_)
+    B = Mat(sp.Lambda((u, v), f[u] * fp[v] / S**2), L_)
+    M = Mat(sp.Lambda((u, v), sp.KroneckerDelta(u, v) * fp[v] / S - f[u] * fp[v] / S**2), L_)
+    mx, mn = ex["fp_max"], ex["f_min"]
+    V = sp.sqrt(sp.Sum(fp[k] ** 2, (k, 1, L_)))  # ‖F'(l)‖₂
+    norm_f = sp.sqrt(sp.Sum(f[k] ** 2, (k, 1, L_)))
+    a_term = Chain(sp.Abs(fp[k] / S), ctx).le(mx / S, by.extremum(mx, k, c=1 / S))
+    lemma_a = Lemma(Chain(OpNorm(A), ctx).le(mx / S, by.diag_norm(k, mx / S, a_term)), OpNorm(A), "<=", mx / S)
+    q = sp.Symbol("q", integer=True, positive=True)
+    chain_b = (Chain(OpNorm(B), ctx)
+               .eq(norm_f * V / S**2, by.rank_one(sp.Lambda(q, f[q]), sp.Lambda(q, fp[q]), k, c=1 / S**2))
+               .le(sp.Sum(f[k], (k, 1, L_)) * V / S**2, by.l2_l1(k, 1, L_, f[k], c=V / S**2))
+               .eq(V / S, by.index_identity(defs="definition")))
+    lemma_b = Lemma(chain_b, OpNorm(B), "<=", V / S)
+    min_term = Chain(mn, ctx).le(f[k], by.extremum(mn, k))
+    chain_s = (Chain(L_ * mn, ctx)
+               .eq(sp.Sum(mn, (k, 1, L_)), by.index_identity())
+               .le(sp.Sum(f[k], (k, 1, L_)), by.termwise(k, 1, L_, term=min_term))
+               .eq(S, by.index_identity(defs="definition")))
+    lemma_s = Lemma(chain_s, L_ * mn, "<=", S)
+    ctx = ctx.extended({"diag-lemma": lemma_a, "rank-one-lemma": lemma_b, "sum-lemma": lemma_s})
+    goal = (mx + V) / (L_ * mn)
+    chain = (Chain(OpNorm(J), ctx)
+             .eq(OpNorm(M), by.entrywise(J, M, defs="definition"))
+             .le(OpNorm(A) + OpNorm(B), by.opnorm_triangle(A, B, sign=-1))
+             .le(mx / S + OpNorm(B), by.algebra())
+             .le(mx / S + V / S, by.algebra())
+             .le(goal, by.algebra()))
+    return chain.prove(OpNorm(J), "<=", goal)
