@@ -194,7 +194,7 @@ def _eval(e, env: _Env):
     matrix = _eval_matrix_parts(e, env)
     if matrix is not None:
         return matrix
-    fns = {sp.exp: np.exp, sp.log: np.log, sp.Abs: np.abs, sp.sqrt: np.sqrt}
+    fns = {sp.exp: np.exp, sp.log: np.log, sp.Abs: np.abs}  # (sqrt is a Pow; sp.sqrt is no class)
     for f, g in fns.items():
         if isinstance(e, f):
             with np.errstate(all="ignore"):

@@ -551,22 +551,29 @@ def ratio_setting() -> dict:
             "G": G, "definition": definition}
 
 
-def sigma_spectral_lemma(ctx):
-    """The checked lemma ‖diag α − ααᵀ‖₂ ≤ 1/2 for α_i = f_i/S, any L (Gershgorin on the rows:
-    Σ_j |Σ_ij| = Σ_j (2δ_ij − 1)Σ_ij = 2α_i(1 − α_i) ≤ 1/2)."""
-    from attnbounds.theory.proof import Chain, Lemma, OpNorm, by
+def sigma_spectral_lemma(ctx, fv=None, S_expr=None, L_=None, defs="definition"):
+    """The checked lemma ‖diag α − ααᵀ‖₂ ≤ 1/2 for α_u = fv(u)/S, any L (Gershgorin on the rows:
+    Σ_j |Σ_ij| = Σ_j (2δ_ij − 1)Σ_ij = 2α_i(1 − α_i) ≤ 1/2). By default fv(u) = f[u] and S is
+    the symbol defined in ``defs``; with ``S_expr`` the sum Σ_k fv(k) written out (``defs=None``).
+    Returns the :class:`Lemma` (its lhs is ``OpNorm(Σ)``)."""
+    from attnbounds.theory.proof import Chain, Lemma, Mat, OpNorm, by
 
     s = ratio_setting()
-    L_, i, j, k, f, S, Sig = s["L"], s["i"], s["j"], s["k"], s["f"], s["S"], s["Sigma"]
+    i, j, k = s["i"], s["j"], s["k"]
+    if fv is None:
+        fv, S_expr, L_ = sp.Lambda(k, s["f"][k]), s["S"], s["L"]
+    u, v = sp.symbols("u v", integer=True, positive=True)
+    Sig = Mat(sp.Lambda((u, v), fv(u) / S_expr * (sp.KroneckerDelta(u, v) - fv(v) / S_expr)), L_)
     half = sp.Rational(1, 2)
     entry = Sig.entry(i, j)
     signed = (2 * sp.KroneckerDelta(i, j) - 1) * entry
-    dominates = (Chain(f[i], ctx).le(sp.Sum(f[k], (k, 1, L_)), by.sum_term(k, 1, L_, i, f[k]))
-                 .eq(S, by.index_identity(defs="definition")))
+    dominates = Chain(fv(i), ctx).le(sp.Sum(fv(k), (k, 1, L_)), by.sum_term(k, 1, L_, i, fv(k)))
+    if dominates.end != S_expr:
+        dominates = dominates.eq(S_expr, by.index_identity(defs=defs))
     term = Chain(sp.Abs(entry), ctx).le(signed, by.abs_bound(cases=(i, j), facts=(dominates,)))
     row = (Chain(sp.Sum(sp.Abs(entry), (j, 1, L_)), ctx)
            .le(sp.Sum(signed, (j, 1, L_)), by.termwise(j, 1, L_, term=term))
-           .eq(2 * f[i] / S * (1 - f[i] / S), by.index_identity(defs="definition"))
+           .eq(2 * fv(i) / S_expr * (1 - fv(i) / S_expr), by.index_identity(defs=defs))
            .le(half, by.algebra()))
     chain = Chain(OpNorm(Sig), ctx).le(half, by.gershgorin_rows(i, j, row))
     return Lemma(chain, OpNorm(Sig), "<=", half)
@@ -701,3 +708,68 @@ def two_term_chain():
              .le(mx / S + V / S, by.algebra())
              .le(goal, by.algebra()))
     return chain.prove(OpNorm(J), "<=", goal)
+
+
+def _at(e, x, point):
+    """``e`` with every x[m] replaced by ``point(m)``."""
+    return e.replace(lambda t: isinstance(t, sp.Indexed) and t.base == x and len(t.indices) == 1,
+                     lambda t: point(t.indices[0]))
+
+
+def finite_difference_setting() -> dict:
+    """The symbols of Corollary 3's finite-difference chain: softmax φ(x)_q = e^{x_q/T}/Σ_k e^{x_k/T}
+    on L tokens, logits l, a direction v with Σ v_k² = 1, a step ε > 0, and
+    g = ‖φ(l + εv) − φ(l)‖₂/ε."""
+    L_ = sp.Symbol("L", integer=True, positive=True)
+    eps = sp.Symbol("epsilon", positive=True)
+    k, q = sp.symbols("k q", integer=True, positive=True)
+    lg, v, x, z = (sp.IndexedBase(n, real=True) for n in ("l", "v", "x", "zeta"))
+    phi = sp.Lambda(q, sp.exp(x[q] / T) / sp.Sum(sp.exp(x[k] / T), (k, 1, L_)))
+    a, d = sp.Lambda(q, lg[q]), sp.Lambda(q, eps * v[q])
+    km = sp.Symbol("k_mv", integer=True, positive=True)
+    g = sp.sqrt(sp.Sum((_at(phi(km), x, lambda m: a(m) + d(m)) - _at(phi(km), x, a)) ** 2, (km, 1, L_))) / eps
+    return {"L": L_, "eps": eps, "k": k, "q": q, "l": lg, "v": v, "x": x, "z": z, "phi": phi, "a": a, "d": d, "g": g,
+            "unit": sp.Eq(sp.Sum(v[k] ** 2, (k, 1, L_)), 1)}
+
+
+def finite_difference_chain():
+    """The checked chain of Corollary 3's finite-difference bound, any L, unit v, ε > 0, T > 0:
+    ‖φ(l + εv) − φ(l)‖₂/ε <= min{1/(2T), √2/ε}.
+
+    * ≤ 1/(2T): the mean value inequality, with ‖∂φ/∂x‖₂ <= 1/(2T) at every point ζ (the
+      Jacobian is (diag α − ααᵀ) diag(1/T) entrywise; submultiplicativity; Gershgorin);
+      then ‖εv‖₂/ε = 1 (the hypothesis Σ v_k² = 1);
+    * ≤ √2/ε: the ℓ₂ diameter of the simplex (both weight vectors are non-negative and sum to 1).
+    """
+    from attnbounds.theory.proof import Chain, Context, Mat, OpNorm, by, matmul
+
+    s = finite_difference_setting()
+    L_, eps, k, q, v, x, z, phi, a, d, g = (s[n] for n in ("L", "eps", "k", "q", "v", "x", "z", "phi", "a", "d", "g"))
+    ctx = Context({"unit": s["unit"]})
+    half_T = 1 / (2 * T)
+    # the Jacobian of softmax(x/T) at a free point zeta: (diag a - a a^T) diag(1/T), norm <= 1/(2T)
+    fz = sp.Lambda(q, sp.exp(z[q] / T))
+    lemma = sigma_spectral_lemma(ctx, fz, sp.Sum(sp.exp(z[k] / T), (k, 1, L_)), L_, defs=None)
+    Sig = lemma.lhs.args[0]
+    u, w = sp.symbols("u_mv w_mv", integer=True, positive=True)  # the names the rule uses
+    Jz = Mat(sp.Lambda((u, w), sp.Derivative(_at(phi(u), x, lambda m: z[m]), z[w])), L_)
+    uu, ww = sp.symbols("u v", integer=True, positive=True)
+    D = Mat(sp.Lambda((uu, ww), sp.KroneckerDelta(uu, ww) / T), L_)
+    P = matmul(Sig, D)
+    jctx = ctx.extended({"sigma-lemma": lemma})
+    jac = (Chain(OpNorm(Jz), jctx)
+           .eq(OpNorm(P), by.entrywise(Jz, P))
+           .le(OpNorm(Sig) * OpNorm(D), by.submultiplicative(Sig, D))
+           .le(OpNorm(D) / 2, by.algebra())
+           .le(half_T, by.diag_norm(k, 1 / T, Chain(sp.Abs(1 / T), jctx).le(1 / T, by.algebra()), c=sp.Rational(1, 2))))
+    km = sp.Symbol("k_mv", integer=True, positive=True)
+    part_a = (Chain(g, ctx)
+              .le(half_T * sp.sqrt(sp.Sum(d(km) ** 2, (km, 1, L_))) / eps,
+                  by.mean_value(phi, x, a, d, z, L_, half_T, jac, c=1 / eps))
+              .eq(half_T * sp.sqrt(sp.Sum(v[k] ** 2, (k, 1, L_))), by.index_identity())
+              .eq(half_T, by.hypothesis("unit")))
+    p_ = sp.Lambda(q, _at(phi(q), x, lambda m: a(m) + d(m)))
+    q_ = sp.Lambda(q, _at(phi(q), x, a))
+    part_b = Chain(g, ctx).le(sp.sqrt(2) / eps, by.simplex_diameter(p_, q_, L_, c=1 / eps))
+    goal = sp.Min(half_T, sp.sqrt(2) / eps)
+    return Chain(g, ctx).le(goal, by.min_bound(part_a, part_b)).prove(g, "<=", goal)

@@ -1353,6 +1353,16 @@ def _in_range(x, lo, hi, rels) -> bool:
     return prove_nonnegative(x - lo, tuple(rels)) and prove_nonnegative(hi - x, tuple(rels))
 
 
+def _delta_factors(term) -> list:
+    """The Kronecker deltas that multiply the whole of ``term`` (alone or to a positive power)."""
+    out = []
+    for f in sp.Mul.make_args(term):
+        base, ex = f.as_base_exp()
+        if isinstance(base, sp.KroneckerDelta) and ex.is_Integer and ex > 0:
+            out.append(base)
+    return sorted(set(out), key=str)
+
+
 def _collapse_deltas(e, rels):
     """Σ_{m=lo}^{hi} δ_{m x} f(m) = f(x) when lo <= x <= hi is proved from ``rels`` (exact); every
     other one-index sum is split by linearity."""
@@ -1363,7 +1373,7 @@ def _collapse_deltas(e, rels):
         out = []
         for term in sp.Add.make_args(sp.expand(_collapse_deltas(e.function, rels))):
             x = None
-            for d in term.atoms(sp.KroneckerDelta):
+            for d in _delta_factors(term):  # only a delta that multiplies the whole term
                 a, b = d.args
                 other = b if a == m else a if b == m else None
                 if other is not None and m not in other.free_symbols and _in_range(other, lo, hi, rels):
@@ -1442,9 +1452,7 @@ def _delta_normal(e):
     a != b)."""
     out = []
     for term in sp.Add.make_args(sp.expand(e)):
-        for d in sorted(term.atoms(sp.KroneckerDelta), key=str):
-            if d not in sp.Mul.make_args(term) and not any(isinstance(f, sp.Pow) and f.base == d for f in sp.Mul.make_args(term)):
-                continue  # only a delta that multiplies the whole term
+        for d in _delta_factors(term):  # only a delta that multiplies the whole term
             a, b = sorted(d.args, key=str)
             old, new = (b, a) if b.is_Symbol else (a, b) if a.is_Symbol else (None, None)
             if old is None:
@@ -1654,6 +1662,7 @@ def _max_bound(lhs, rel, rhs, p, ctx):
     _same(small, c * ext, "max-bound: the small side is not c max e")
     _same(big, c * B, "max-bound: the big side is not c B")
     _nonneg(c, ctx, "max-bound: c >= 0")
+    _nonneg(ext.args[1] - 1, ctx, "max-bound: n >= 1")
     _term_proof(p["term"], ext.term(k), B, _ranged(ctx, "max", ext.args[1], k), "max-bound")
     return "every term is bounded"
 
@@ -1719,6 +1728,99 @@ def _l2_l1(lhs, rel, rhs, p, ctx):
     return "|x|_2 <= |x|_1"
 
 
+def _smooth(e, ctx) -> bool:
+    """Whether ``e`` is built from +, ×, integer powers, exp, finite sums, numbers, symbols and
+    indexed values only, every negative power of a base proved > 0 (so e is C^1 in its
+    real variables)."""
+    if e.is_Atom or isinstance(e, sp.Indexed):
+        return bool(e.is_extended_real)
+    if isinstance(e, (sp.Add, sp.Mul, sp.exp)):
+        return all(_smooth(a, ctx) for a in e.args)
+    if isinstance(e, sp.Sum):
+        return len(e.limits) == 1 and _smooth(e.function, ctx)
+    if isinstance(e, sp.Pow):
+        base, ex = e.args
+        if not (ex.is_Integer or ex.is_Rational) or ex.free_symbols:
+            return False
+        if ex.is_negative or not ex.is_Integer:
+            if not (base.is_positive or prove_nonnegative(base, tuple(ctx.relations()), strict=True)):
+                return False
+        return _smooth(base, ctx)
+    return False
+
+
+def _same_sums(a, b, what):
+    """``a`` = ``b`` up to the names of bound summation indices."""
+    _need(a == b or is_identity(_canonical_sums(a), _canonical_sums(b)), f"{what}: {sp.sstr(a)} is not {sp.sstr(b)}")
+
+
+def _at(e, x, point):
+    return e.replace(lambda t: isinstance(t, sp.Indexed) and t.base == x and len(t.indices) == 1,
+                     lambda t: point(t.indices[0]))
+
+
+@_rule("mean-value", "c sqrt(Σ_k (φ_k(a + d) − φ_k(a))²) <= c B sqrt(Σ_k d_k²) for a C¹ map φ of x = (x_1..x_n) when opnorm(∂φ/∂x at z) <= B at a free point z (a checked chain), c >= 0", "the mean value inequality: φ(a + d) − φ(a) = ∫_0^1 Jφ(a + t d) d dt; φ is C¹ because it is built from +, ×, exp, finite sums and powers of bases proved positive; z appears in no hypothesis, so the bound holds on the whole segment")
+def _mean_value(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "mean-value: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    phi, x, a, d, z, n = p["phi"], p["x"], p["a"], p["d"], p["z"], sp.sympify(p["n"])
+    B, scale = sp.sympify(p["bound"]), sp.sympify(p.get("c", 1))
+    k = sp.Symbol("k_mv", integer=True, positive=True)
+    _need(all(isinstance(t, sp.Lambda) and len(t.variables) == 1 for t in (phi, a, d)), "mean-value: phi, a, d must be one-variable Lambdas")
+    _need(isinstance(x, sp.IndexedBase) and isinstance(z, sp.IndexedBase) and x != z, "mean-value: x and z must be distinct IndexedBases")
+    moved = _at(phi(k), x, lambda m: a(m) + d(m))
+    here = _at(phi(k), x, a)
+    _same_sums(small, scale * sp.sqrt(sp.Sum((moved - here) ** 2, (k, 1, n))), "mean-value: the small side is not c |phi(a + d) - phi(a)|_2")
+    _same_sums(big, scale * B * sp.sqrt(sp.Sum(d(k) ** 2, (k, 1, n))), "mean-value: the big side is not c B |d|_2")
+    _nonneg(scale, ctx, "mean-value: c >= 0")
+    for e in (a(k), d(k)):
+        _need(e.is_extended_real is True, "mean-value: a and d must be real")
+    _need(_smooth(_at(phi(k), x, lambda m: z[m]), ctx), "mean-value: phi is not built from smooth parts")
+    uses_z = [name for name, h in ctx.hypotheses.items()
+              if any(t.base == z for r in (ctx.relation(name) if not isinstance(h, Lemma) else (h.relation_expr(),))
+                     for t in sp.sympify(r).atoms(sp.Indexed))]
+    _need(not uses_z and not any(t.base == z for t in (small - big).atoms(sp.Indexed)),
+          f"mean-value: the point {z} must be free (it appears in {uses_z or 'the step'})")
+    u, w = sp.symbols("u_mv w_mv", integer=True, positive=True)
+    Jz = Mat(sp.Lambda((u, w), sp.Derivative(_at(phi(u), x, lambda m: z[m]), z[w])), n)
+    jac = p["jac"]
+    _need(isinstance(jac, Chain), "mean-value: the Jacobian bound must be a Chain")
+    lemmas = {name: h for name, h in jac.ctx.hypotheses.items() if isinstance(h, Lemma)}
+    res = replace(jac, ctx=ctx.extended(lemmas)).prove(OpNorm(Jz), "<=", B)
+    _need(res.complete, f"mean-value: the Jacobian chain does not check: {res.first_failure}")
+    return "mean value inequality"
+
+
+@_rule("simplex-diameter", "c sqrt(Σ_k (p_k − q_k)²) <= c sqrt(2) for p_k, q_k >= 0 with Σ p_k = Σ q_k = 1 (k = 1..n), c >= 0", "Σ(p − q)² <= Σp² + Σq² <= (Σp)² + (Σq)² = 2 for non-negative p, q; the signs and sums are checked (sums by index-identity)")
+def _simplex_diameter(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "simplex-diameter: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    P, Q, n, scale = p["p"], p["q"], sp.sympify(p["n"]), sp.sympify(p.get("c", 1))
+    k = sp.Symbol("k_sd", integer=True, positive=True)
+    _same_sums(small, scale * sp.sqrt(sp.Sum((P(k) - Q(k)) ** 2, (k, 1, n))), "simplex-diameter: the small side is not c |p - q|_2")
+    _same(big, scale * sp.sqrt(2), "simplex-diameter: the big side is not c sqrt(2)")
+    _nonneg(scale, ctx, "simplex-diameter: c >= 0")
+    local = _ranged(ctx, "simplex", n, k)
+    definitions = _definitions(ctx, p.get("defs"))
+    for name, vec in (("p", P), ("q", Q)):
+        _nonneg(vec(k), local, f"simplex-diameter: {name}_k >= 0")
+        _need(_index_same(sp.Sum(vec(k), (k, 1, n)), 1, ctx.relations(), definitions), f"simplex-diameter: the {name}_k do not sum to 1")
+    return "the l2 diameter of the simplex"
+
+
+@_rule("min-bound", "x <= Min(a, b) when x <= a and x <= b (two checked chains)", "the definition of the minimum")
+def _min_bound(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "min-bound: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    _need(isinstance(big, sp.Min), "min-bound: the big side is not a Min")
+    chains = p["chains"]
+    _need(len(chains) == len(big.args), "min-bound: one chain per argument of the Min")
+    for arg, ch in zip(big.args, chains):
+        matching = [c for c in chains if is_identity(c.end, arg)]
+        _need(matching, f"min-bound: no chain ends at {sp.sstr(arg)}")
+        _term_proof(matching[0], small, arg, ctx, "min-bound")
+    return "below every argument of the Min"
+
 def _by_proofjac():
     def index_identity(self, defs=None, text=""):
         return By("index-identity", {"defs": defs}, text)
@@ -1759,8 +1861,17 @@ def _by_proofjac():
     def l2_l1(self, index, lo, hi, x, c=1, text=""):
         return By("l2-l1", {"index": index, "lo": lo, "hi": hi, "x": x, "c": c}, text)
 
+    def mean_value(self, phi, x, a, d, z, n, bound, jac, c=1, text=""):
+        return By("mean-value", {"phi": phi, "x": x, "a": a, "d": d, "z": z, "n": n, "bound": bound, "jac": jac, "c": c}, text)
+
+    def simplex_diameter(self, p, q, n, c=1, defs=None, text=""):
+        return By("simplex-diameter", {"p": p, "q": q, "n": n, "c": c, "defs": defs}, text)
+
+    def min_bound(self, *chains, text=""):
+        return By("min-bound", {"chains": tuple(chains)}, text)
+
     for fn in (index_identity, entrywise, submultiplicative, diag_norm, gershgorin_rows, abs_bound, sum_term,
-               extremum, max_bound, algebra_facts, opnorm_triangle, rank_one, l2_l1):
+               extremum, max_bound, algebra_facts, opnorm_triangle, rank_one, l2_l1, mean_value, simplex_diameter, min_bound):
         setattr(_ByFactory, fn.__name__, fn)
 
 

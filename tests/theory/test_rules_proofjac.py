@@ -42,6 +42,9 @@ def test_index_identity_collapses_a_kronecker_sum_only_in_range():
     # without the range of i the sum may be 0 (i > L): rejected
     rejected(sp.Sum(sp.KroneckerDelta(i, j) * f[j], (j, 1, L)), "=", f[i], by.index_identity())
     rejected(sp.Sum(sp.KroneckerDelta(i, j) * f[j], (j, 1, L)), "=", f[i] / 2, by.index_identity(), ctx=ctx)
+    # a delta that does not multiply the whole term is not collapsed: the sum is (L - 1) + 1/2
+    rejected(sp.Sum(1 / (1 + sp.KroneckerDelta(i, j)), (j, 1, L)), "=", sp.Rational(1, 2), by.index_identity(), ctx=ctx)
+    rejected(sp.Sum(f[j] / (1 + sp.KroneckerDelta(i, j)), (j, 1, L)), "=", f[i] / 2, by.index_identity(), ctx=ctx)
 
 
 def test_index_identity_uses_only_named_definitions():
@@ -226,3 +229,82 @@ def test_opnorm_triangle_rank_one_l2_l1_reject_wrong_instantiations():
     rejected(nf, "<=", sp.Sum(f[k], (k, 1, L)) / 2, by.l2_l1(k, 1, L, f[k], c=sp.Rational(1, 2)))
     # a reversed range (L - 5 terms: SymPy reads it as minus a sum)
     rejected(sp.sqrt(sp.Sum(f[k] ** 2, (k, 1, L - 5))), "<=", sp.Sum(f[k], (k, 1, L - 5)), by.l2_l1(k, 1, L - 5, f[k]))
+
+
+# ----------------------------------------------------------------------------- Corollary 3: mean-value, simplex-diameter, min-bound
+
+FD = thj.finite_difference_setting()
+
+
+def _fd_parts():
+    res = thj.finite_difference_chain()
+    part_a, part_b = res.chain.steps[0].by.params["chains"]
+    return res, part_a, part_b
+
+
+def test_finite_difference_chain_checks_for_general_L():
+    res, part_a, part_b = _fd_parts()
+    assert res.complete and res.checked == res.steps, res.first_failure
+    assert {"min-bound", "mean-value", "simplex-diameter", "entrywise"} <= set(res.rules)
+    # without the unit-vector hypothesis the chain fails
+    assert not res.chain.prove(*res.goal, ctx=res.chain.ctx.without("unit")).complete
+    # the statement of the paper's figure, min{1/(4T), sqrt 2 / eps}, is not reached
+    T_, eps = thj.T, FD["eps"]
+    assert not res.chain.prove(res.goal[0], "<=", sp.Min(1 / (4 * T_), sp.sqrt(2) / eps)).complete
+
+
+def test_mean_value_rejects_wrong_instantiations():
+    _, part_a, _ = _fd_parts()
+    mv = part_a.steps[0].by
+    g, T_, eps, L_ = FD["g"], thj.T, FD["eps"], FD["L"]
+    km = sp.Symbol("k_mv", integer=True, positive=True)
+    big = mv.params["bound"] * sp.sqrt(sp.Sum(FD["d"](km) ** 2, (km, 1, L_))) / eps
+    ctx = Context({"unit": FD["unit"]})
+    ok(g, "<=", big, mv, ctx=ctx)
+    p = dict(mv.params)
+    # a bound the Jacobian chain does not reach
+    rejected(g, "<=", big / 2, type(mv)("mean-value", {**p, "bound": p["bound"] / 2}), ctx=ctx)
+    # the free point must be free: a hypothesis about zeta makes the Jacobian bound local
+    z = FD["z"]
+    pinned = ctx.extended({"pin": sp.Eq(z[1], 0)})
+    assert "free" in rejected(g, "<=", big, mv, ctx=pinned)
+    # a non-smooth map (|x|) is refused
+    x, q = FD["x"], FD["q"]
+    rough = sp.Lambda(q, sp.Abs(x[q]))
+    rejected(g, "<=", big, type(mv)("mean-value", {**p, "phi": rough}), ctx=ctx)
+    # the displacement must be the one of the step
+    rejected(g, "<=", big, type(mv)("mean-value", {**p, "d": sp.Lambda(q, 2 * eps * FD["v"][q])}), ctx=ctx)
+
+
+def test_simplex_diameter_and_min_bound_reject_wrong_instantiations():
+    _, part_a, part_b = _fd_parts()
+    sd = part_b.steps[0].by
+    g, eps, L_, q, x = FD["g"], FD["eps"], FD["L"], FD["q"], FD["x"]
+    ctx = Context({"unit": FD["unit"]})
+    ok(g, "<=", sp.sqrt(2) / eps, sd, ctx=ctx)
+    rejected(g, "<=", 1 / eps, sd, ctx=ctx)  # the diameter is sqrt 2, not 1
+    # vectors that do not sum to 1 (no normalisation)
+    lg = FD["l"]
+    raw_p = sp.Lambda(q, sp.exp(lg[q] + eps * FD["v"][q]))
+    raw_q = sp.Lambda(q, sp.exp(lg[q]))
+    k = sp.Symbol("k_sd", integer=True, positive=True)
+    raw_g = sp.sqrt(sp.Sum((raw_p(k) - raw_q(k)) ** 2, (k, 1, L_))) / eps
+    rejected(raw_g, "<=", sp.sqrt(2) / eps, type(sd)("simplex-diameter", {**sd.params, "p": raw_p, "q": raw_q}), ctx=ctx)
+    # signed vectors summing to 1: p = (v_k + 1/L) may be negative
+    sp_p = sp.Lambda(q, FD["v"][q] - sp.Sum(FD["v"][k], (k, 1, L_)) / L_ + 1 / L_)
+    s_g = sp.sqrt(sp.Sum((sp_p(k) - raw_q(k) / sp.Sum(raw_q(k), (k, 1, L_))) ** 2, (k, 1, L_))) / eps
+    rejected(s_g, "<=", sp.sqrt(2) / eps,
+             type(sd)("simplex-diameter", {**sd.params, "p": sp_p, "q": sp.Lambda(q, raw_q(q) / sp.Sum(raw_q(k), (k, 1, L_)))}), ctx=ctx)
+    # min-bound needs a checked chain to every argument of the Min
+    T_ = thj.T
+    rejected(g, "<=", sp.Min(1 / (2 * T_), sp.sqrt(2) / eps), by.min_bound(part_a), ctx=ctx)
+    rejected(g, "<=", sp.Min(1 / (4 * T_), sp.sqrt(2) / eps), by.min_bound(part_a, part_b), ctx=ctx)
+    rejected(g, "<=", 1 / (2 * T_), by.min_bound(part_a, part_b), ctx=ctx)
+
+
+def test_refuter_on_the_finite_difference_goal():
+    res = thj.finite_difference_chain()
+    lhs, rel, rhs = res.goal
+    found = refute(lhs, rel, rhs, res.chain.ctx, drop="unit", seed=0)
+    assert found.assignment is not None and found.lhs > found.rhs and found.dropped_violated
+    assert refute(lhs, rel, rhs * sp.Rational(999, 1000), res.chain.ctx, seed=0).assignment is not None
