@@ -89,6 +89,12 @@ def head_means(weights, x, n, fn, rows="prefix"):
     ``prefix``: row t uses its t visible keys, rows with t ≤ N are skipped. ``full``: every
     row uses all L keys (the masked ones with weight 0).
     """
+    vals = head_values(weights, x, n, fn, rows)
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+def head_values(weights, x, n, fn, rows="prefix") -> list:
+    """``fn`` at every query position that :func:`head_means` averages (a list)."""
     L = weights.shape[0]
     vals = []
     for p in range(L):
@@ -99,7 +105,7 @@ def head_means(weights, x, n, fn, rows="prefix"):
             vals.append(fn(weights[p, :t], x[:t], n))
         else:
             vals.append(fn(weights[p], x, n))
-    return float(np.mean(vals)) if vals else float("nan")
+    return vals
 
 
 def main() -> None:

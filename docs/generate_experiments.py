@@ -6,11 +6,11 @@ Run by ``make experiments-docs``::
 
 For each model of ``docs/_ext/experimentpages.py`` (``MODELS``), or the ones named, it runs
 the model's command there (the paper protocol at the paper's scale: L up to 1024, capped at
-the model's positions, all heads, one window) with ``--out runs/experiments-docs/MODEL``,
+the model's positions, all heads, two windows) with ``--out runs/experiments-docs/MODEL``,
 from scratch (``--resume`` keeps the resume cache, which lives under ``runs/``, ignored by
 git), and copies what the page shows into ``docs/_generated/experiments/MODEL/``:
-``report.md``, ``results.json``, the PNG figures and the small tables ``heads_summary.csv``
-and ``critical_n.csv``. ``heads.csv`` stays in ``runs/`` (``results.json`` holds the numbers
+``report.md``, ``results.json``, the PNG figures and the small tables ``heads_summary.csv``,
+``critical_n.csv``, ``positions.csv`` and ``multihead.csv``. ``heads.csv`` stays in ``runs/`` (``results.json`` holds the numbers
 the report quotes).
 A model whose run fails keeps its previous committed outputs and the script exits with 1.
 """
@@ -62,7 +62,8 @@ def publish(model: str, out: Path) -> Path:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for path in sorted(out.iterdir()):
-        keep = path.name in ("report.md", "results.json", "heads_summary.csv", "critical_n.csv") or path.suffix == ".png"
+        keep = path.name in ("report.md", "results.json", "heads_summary.csv", "critical_n.csv", "positions.csv",
+                             "multihead.csv") or path.suffix == ".png"
         if path.is_file() and keep:
             shutil.copy2(path, staging / path.name)
     shutil.rmtree(target, ignore_errors=True)

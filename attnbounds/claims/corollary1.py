@@ -41,6 +41,18 @@ $$\frac{1}{1 + (L-1)e^{2\Delta/T}} \;\le\; \alpha_i \;\le\; \frac{1}{1 + (L-1)e^
    sharp upper bound. Reversing the signs gives the sharp lower bound.
    $\blacksquare$
 
+**The checked chain.** Both readings are proved by the kernel, two steps each (one per side),
+for every $L \ge 1$. Each step cites the same side of Lemma 1's checked chain by the rule
+`instance`: the kernel re-checks Lemma 1's chain, substitutes $m = e^{-\Delta/T}$,
+$M = e^{\Delta/T}$, $x = e^{l_i/T}$ and $F(l_j) = e^{l_j/T}$ for the $L-1$ other tokens, checks
+that the step is Lemma 1's goal under that substitution, and discharges every premise of
+Lemma 1 under Corollary 1's hypotheses: $e^{-\Delta/T} > 0$ by SymPy's sign rules,
+$e^{-\Delta/T} \le e^{l/T} \le e^{\Delta/T}$ for $l = l_i$ and every $l_j$ (and $m \le M$) by
+`monotone` from $-\Delta \le l \le \Delta$, and the softmax definition as a hypothesis. The
+statements checked are the two-sided bounds on $\alpha_i$; the numeric evaluator checks them
+in log space ($\max_i |\log(L\alpha_i)| \le 2\Delta/T$, and $|\log\alpha_i - c| \le h$ for
+the sharp form), which is the same statement since $\log$ is increasing.
+
 **Verdict on the transcription.** The summary's form is true: it is Lemma 1's loose form.
 It is not sharp for $L \ge 2$ and $\Delta > 0$: the sharp bounds tend to $0$ and $1$ as
 $\Delta/T$ grows, whereas $e^{2\Delta/T}/L$ exceeds 1 as soon as $2\Delta/T > \log L$.
@@ -59,15 +71,18 @@ import numbers
 from functools import lru_cache
 
 import numpy as np
+import sympy as sp
 from hypothesis import strategies as st
 from scipy.special import logsumexp
 
 from attnbounds import strategies as abst
+from attnbounds.claims import lemma1 as l1
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.claims.normalized import draws_weights, is_softmax, weights_of
 from attnbounds.numerics.intervals import arb_softmax, as_rational, certify_between_on_grid, certify_upper_bound
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature
 from attnbounds.theory import normalization as thn
+from attnbounds.theory.proof import AllOf, Chain, Context, Lemma, by
 
 __all__ = [
     "CLAIM",
@@ -257,29 +272,105 @@ def certify_weight_bound(L: int = 2, delta="1", T="1", side: str = "lower", max_
     return certify_upper_bound(f, [(-d, d)] * L, 0, max_depth=max_depth)
 
 
+# ------------------------------------------------------------------ the checked proof
+#
+# Corollary 1 is Lemma 1 with F = exp(l/T) on [-Delta, Delta]. The proof cites Lemma 1's
+# checked chains (:func:`attnbounds.claims.lemma1.proof_chains`) by the kernel's ``instance``
+# rule: m = exp(-Delta/T), M = exp(Delta/T), x = exp(l_i/T), F(l_j) = exp(l_j/T), and every
+# premise of Lemma 1 is discharged under C1's hypotheses (exp(-Delta/T) <= exp(l/T) <=
+# exp(Delta/T) by ``monotone``, from |l| <= Delta).
+_Delta = sp.Symbol("Delta", nonnegative=True)  # |q| max_j |k_j|: a product of norms
+_T = sp.Symbol("T", positive=True)  # the temperature
+_l = sp.Symbol("l", real=True)  # l_i = q.k_i, the logit of the token i
+_z = sp.IndexedBase("z", real=True)  # the logits of the L - 1 other tokens, z_1, ..., z_{L-1}
+_v = sp.Symbol("v", real=True)  # the variable of exp(v/T) in the monotone steps
+_alpha, _R, _L, _j = l1._alpha, l1._R, l1._L, l1._j  # alpha_i, sum of the others' exp(z_j/T), L, j
+_m, _M = sp.exp(-_Delta / _T), sp.exp(_Delta / _T)  # Lemma 1's extremes of F = exp(l/T) on [-Delta, Delta]
+
+
+def _context() -> Context:
+    return Context({
+        # Cauchy-Schwarz: every logit lies in [-Delta, Delta]
+        "cauchy-schwarz": (_l >= -_Delta, _l <= _Delta, _z[_j] >= -_Delta, _z[_j] <= _Delta),
+        # softmax: alpha_i = exp(l_i/T) / (exp(l_i/T) + sum of the other L - 1 tokens' exp(z_j/T))
+        "definition": (sp.Eq(_alpha, sp.exp(_l / _T) / (sp.exp(_l / _T) + _R)),
+                       sp.Eq(_R, sp.Sum(sp.exp(_z[_j] / _T), (_j, 1, _L - 1)))),
+    })
+
+
+#: The goals of the two readings, (lhs, relation, rhs), in the proof's symbols.
+GOALS = {
+    "transcribed": ((_alpha, "<=", sp.exp(2 * _Delta / _T) / _L), (_alpha, ">=", sp.exp(-2 * _Delta / _T) / _L)),
+    "reconstructed": ((_alpha, "<=", 1 / (1 + (_L - 1) * sp.exp(-2 * _Delta / _T))),
+                      (_alpha, ">=", 1 / (1 + (_L - 1) * sp.exp(2 * _Delta / _T)))),
+}
+
+
+def _exp_between(a, b, rel) -> Chain:
+    """exp(a/T) rel exp(b/T), by monotonicity of exp(v/T)."""
+    g = sp.exp(_v / _T)
+    chain = Chain(g.subs(_v, a))
+    return chain.le(g.subs(_v, b), by.monotone(_v, g, a, b)) if rel == "<=" else chain.ge(g.subs(_v, b), by.monotone(_v, g, a, b))
+
+
+def _lemma1_instance():
+    """Lemma 1's substitution for softmax, and the chains that discharge its premises."""
+    subs = {l1._m: _m, l1._M: _M, l1._x: sp.exp(_l / _T), l1._f: sp.Lambda(_j, sp.exp(_z[_j] / _T))}
+    discharge = {
+        "positive": None,  # exp(-Delta/T) > 0: SymPy's sign rules
+        "bounded-logits": (  # m <= M, x >= m, x <= M, F_j >= m, F_j <= M
+            _exp_between(-_Delta, _Delta, "<="),
+            _exp_between(_l, -_Delta, ">="),
+            _exp_between(_l, _Delta, "<="),
+            _exp_between(_z[_j], -_Delta, ">="),
+            _exp_between(_z[_j], _Delta, "<="),
+        ),
+        "definition": None,  # literally C1's softmax definition
+    }
+    return subs, discharge
+
+
+def proof_chains(reading: str, ctx: Context | None = None) -> tuple[Chain, ...]:
+    """The chains that prove ``reading`` (upper side, lower side): each side is one ``instance``
+    step citing the same side of Lemma 1's checked chain for that reading."""
+    if reading not in GOALS:
+        raise ValueError(f"reading: must be one of {sorted(GOALS)}, got {reading!r}")
+    ctx = _context() if ctx is None else ctx
+    subs, discharge = _lemma1_instance()
+    out = []
+    for cited, goal in zip(l1.proof_chains(reading), l1.GOALS[reading]):
+        thm = Lemma(cited, *goal)
+        mine = GOALS[reading][len(out)]
+        step = by.instance(thm, subs, discharge)
+        chain = Chain(_alpha, ctx)
+        out.append(chain.le(mine[2], step) if mine[1] == "<=" else chain.ge(mine[2], step))
+    return tuple(out)
+
+
+def check_proof(reading: str, ctx: Context | None = None, goals=None) -> AllOf:
+    """Check the proof of ``reading`` against its goals (or mutated ``goals``)."""
+    chains = proof_chains(reading, ctx)
+    goals = GOALS[reading] if goals is None else goals
+    return AllOf(tuple(c.prove(*goal, ctx=ctx) for c, goal in zip(chains, goals)))
+
+
 @lru_cache(maxsize=1)  # exact and deterministic: compute once
 def _symbolic_transcribed() -> Proof:
-    if not (thn.prove_softmax_tight_within_loose() and thn.prove_tight_within_loose()):
-        return Proof(None, "the exact certificates did not go through")
-    # Argued, not a checked chain yet: Lemma 1's chain is checked (L1), but its instance
-    # with m = exp(-Delta/T), M = exp(Delta/T) needs the sign oracle to handle exp atoms
-    # under the lemmas |l| <= Delta => exp(-Delta/T) <= F <= exp(Delta/T), which it does not
-    # do fast enough yet; the interval certificate and the numeric search back the verdict.
-    return Proof(
-        None,
-        "argued (Lemma 1's checked chain, instantiated by hand): |l_i| <= Delta (Cauchy-Schwarz); Lemma 1 with F = exp(l/T) on [-Delta, Delta] gives "
-        "C1 = exp(-2 Delta/T), C2 = exp(2 Delta/T); tight bounds inside loose, E(E-1)/(L(E+L-1)) >= 0",
+    return Proof.from_chain(
+        check_proof("transcribed"),
+        "Lemma 1's checked chain for C1/L <= alpha_i <= C2/L, instantiated with F = exp(l/T): m = exp(-Delta/T), "
+        "M = exp(Delta/T), M/(mL) = exp(2 Delta/T)/L; its premises exp(-Delta/T) <= exp(l/T) <= exp(Delta/T) "
+        "from |l| <= Delta (Cauchy-Schwarz) by monotonicity of exp",
     )
 
 
 @lru_cache(maxsize=1)  # exact and deterministic: compute once
 def _symbolic_reconstructed() -> Proof:
-    if not (thn.prove_softmax_tight_within_loose() and thn.prove_tight_bounds()):
-        return Proof(None, "the exact certificates did not go through")
-    return Proof(
-        None,
-        "argued (Lemma 1's checked chain, instantiated by hand): Lemma 1's tight bounds with m = exp(-Delta/T), M = exp(Delta/T) equal "
-        "1/(1 + (L-1) exp(+-2 Delta/T)); attained by keys aligned / anti-aligned with q",
+    return Proof.from_chain(
+        check_proof("reconstructed"),
+        "Lemma 1's checked chain for m/(m+(L-1)M) <= alpha_i <= M/(M+(L-1)m), instantiated with F = exp(l/T): "
+        "M/(M+(L-1)m) = 1/(1+(L-1)exp(-2 Delta/T)); premises from |l| <= Delta by monotonicity of exp; "
+        "attained by keys aligned / anti-aligned with q",
     )
 
 

@@ -84,20 +84,36 @@ is fixed, and it tends to $0$ like $1/(\rho L)$ when $N = \rho L$.
 
 | reading | before | now | why |
 |---|---|---|---|
-| `paper-i-difference` | (new) | holds (exact argument, not yet a checked chain) | the paper's wording, "dominated by $\sum_{i\notin I_N}\|\alpha_i x_i\|$", read as a bounded difference |
+| `paper-i-difference` | (new) | proved, a checked chain | the paper's wording, "dominated by $\sum_{i\notin I_N}\|\alpha_i x_i\|$", read as a bounded difference |
 | `paper-i-ratio` | (new) | falsified | the same wording read as a ratio tending to 1 |
 | `transcribed` (linear growth) | falsified | falsified | unchanged; the experiments section's "grows linearly" is this reading |
 | `reconstructed` | proved | proved, a checked chain | the sandwich is a chain of 6 checked steps (reverse triangle per token, the triangle inequality over the sum, termwise bounds); the norm bound is now written $\rho_{\mathrm{out}}$, not $d_1$, since the paper's $d_1$ is a distance |
 | `collapse` | proved | proved, a checked chain | the per-token bound $\big|D_i-\|s\|\big| \le \alpha_i\|x_i\|$ is one reverse-triangle step |
 
-## What stays argued, and why
+## The checked chains of `bounded` and `paper-i-difference`
 
-`bounded` and `paper-i-difference` instantiate Lemma 1 with the softmax constant
-$C_2 = e^{2a/T}$, i.e. they use Corollary 1. Their own steps (the reverse triangle,
-$\|s\| \le \bar\alpha_N R$, the sum) are as above, but a chain would have to cite
-$\alpha_i \le e^{2a/T}/L$, which is Corollary 1's statement, and Corollary 1 is only
-*certified* (interval arithmetic), not proved by a chain. A `proved` verdict here would rest on
-an unproved lemma, so these two readings stay `holds` until Corollary 1 has a checked chain.
+Both readings instantiate Lemma 1 with the softmax constant $C_2 = e^{2a/T}$, i.e. they use
+Corollary 1, and both are now proved by chains the kernel checks for every $L$ and $N \le L$.
+The chains work with the $L-N$ non-selected tokens $i$ (weights $\alpha_i \ge 0$, vectors
+$x_i$) and the $N$ selected tokens $t$ (weights $\beta_t$, vectors $y_t$,
+$s = \sum_t \beta_t y_t$, $\bar\alpha_N = \sum_t \beta_t$). The softmax hypothesis is written
+per selected token: $\beta_t = e^{u_t/T}/(e^{u_t/T} + S_t)$ with $S_t = \sum_{j=1}^{L-1} e^{w_{t,j}/T}$
+over its $L-1$ other tokens, and every logit $u_t$, $w_{t,j}$ lies in $[-a, a]$ (the context
+hypothesis `lemma1`). Two lemmas of the context are checked chains themselves:
+
+* `selected-mass`: $\bar\alpha_N = \sum_t \beta_t \le \sum_t C_2/L = NC_2/L$, each term
+  $\beta_t \le e^{2a/T}/L$ by the rule `instance`, which cites Corollary 1's checked chain
+  (itself an instance of Lemma 1's) with $\alpha = \beta_t$, $l = u_t$, $l_j = w_{t,j}$,
+  $\Delta = a$;
+* `context-norm`: $\|s\| \le \sum_t \beta_t\|y_t\| \le R\,\bar\alpha_N$ (the triangle
+  inequality over the sum, $\|y_t\| \le R$).
+
+Then `bounded` is $\tilde d = \sum_i\|\alpha_i x_i - s\| \le \sum_i (\alpha_i\|x_i\| + \|s\|)
+\le \sum_i(\alpha_i R + RNC_2/L) \le R + (L-N)RNC_2/L$ (with $\|x_i\| \le R$ and
+$\sum_i \alpha_i \le 1$), and `paper-i-difference` is
+$\big|\tilde d - \sum_i\|\alpha_i x_i\|\big| \le \sum_i \big|\|\alpha_i x_i - s\| - \|\alpha_i x_i\|\big|
+\le \sum_i \|s\| \le (L-N)RNC_2/L$ (reverse triangle per token). Neither needs the tokens to be
+the top $N$: the bounds hold for every split of the tokens into $N$ and $L-N$.
 
 ## Why Lemma 1 is needed in (i)
 
@@ -108,6 +124,7 @@ with $N = 1$. Then $\tilde d = 1/2 + (L-1)/2$, which is linear in $L$.
 
 from __future__ import annotations
 
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -134,6 +151,7 @@ __all__ = [
     "CLAIM",
     "L_GRID",
     "c2_chains",
+    "bounded_chains",
     "growth_exponent",
     "limit_intercept",
     "distance_curves",
@@ -424,6 +442,117 @@ def c2_chains() -> dict:
     }
 
 
+def _softmax_setting():
+    """The symbols of the bounded readings' chains: the L - N non-selected tokens i (weights
+    alpha_i >= 0, vectors x_i), the N selected tokens t (weights beta_t, vectors y_t), and for
+    each selected t its softmax weight beta_t = e^{u_t/T}/(e^{u_t/T} + S_t), S_t the sum of
+    e^{w_{t,j}/T} over its L - 1 other tokens j, every logit in [-a, a]."""
+    from attnbounds.claims import corollary1 as c1
+
+    S = {
+        "i": sp.Symbol("i", integer=True, positive=True),
+        "t": sp.Symbol("t", integer=True, positive=True),
+        "j": c1._j,
+        "L": c1._L,
+        "N": sp.Symbol("N", integer=True, positive=True),
+        "T": c1._T,
+        "a": sp.Symbol("a", nonnegative=True),
+        "R": sp.Symbol("R", nonnegative=True),
+        "alpha_N": sp.Symbol("alpha_N", nonnegative=True),
+        "alpha": sp.IndexedBase("alpha", nonnegative=True),
+        "beta": sp.IndexedBase("beta", nonnegative=True),
+        "x": sp.IndexedBase("x", commutative=False),
+        "y": sp.IndexedBase("y", commutative=False),
+        "u": sp.IndexedBase("u", real=True),
+        "w": sp.IndexedBase("w", real=True),
+        "S": sp.IndexedBase("S", real=True),
+    }
+    S["C2"] = sp.exp(2 * S["a"] / S["T"])  # Corollary 1's constant with Delta = a
+    S["s"] = sp.Sum(S["beta"][S["t"]] * S["y"][S["t"]], (S["t"], 1, S["N"]))  # the context vector
+    return S
+
+
+def bounded_chains() -> dict:
+    """The checked chains of ``bounded`` and ``paper-i-difference`` (:mod:`attnbounds.theory.proof`).
+
+    Both use two lemmas of the context: ``selected-mass``, alpha_N = Σ_t beta_t <= N C_2/L with
+    C_2 = e^{2a/T}, each beta_t <= C_2/L citing Corollary 1's checked chain (rule ``instance``:
+    alpha = beta_t, l = u_t, z_j = w_{t,j}, Delta = a); and ``context-norm``,
+    ||s|| = ||Σ_t beta_t y_t|| <= Σ_t beta_t ||y_t|| <= R alpha_N.
+
+    * ``"bounded"``: Σ_i ||alpha_i x_i - s|| <= Σ_i (alpha_i ||x_i|| + ||s||) (triangle)
+      <= Σ_i (alpha_i R + R N C_2/L) = R Σ_i alpha_i + (L - N) R N C_2/L <= R (1 + N C_2 (L-N)/L),
+      with ||x_i||, ||y_t|| <= R and Σ_i alpha_i <= 1;
+    * ``"paper-i-difference"``: |Σ_i ||alpha_i x_i - s|| - Σ_i ||alpha_i x_i||| <= Σ_i ||s||
+      (triangle over the sum, reverse triangle per token) <= (L - N) R N C_2/L, with ||y_t|| <= R.
+
+    >>> all(c.complete for c in bounded_chains().values())
+    True
+    """
+    from attnbounds.claims import corollary1 as c1
+    from attnbounds.theory.proof import Chain, Context, Lemma, Norm, by
+
+    S = _softmax_setting()
+    i, t, j, L, N, T, a, R, aN = (S[k] for k in ("i", "t", "j", "L", "N", "T", "a", "R", "alpha_N"))
+    al, be, x, y, u, w, St, C2, s = (S[k] for k in ("alpha", "beta", "x", "y", "u", "w", "S", "C2", "s"))
+    K = L - N  # the non-selected tokens i = 1..L-N
+    softmax = {
+        # every logit in [-a, a]: Lemma 1's hypothesis, for softmax through Corollary 1
+        "lemma1": (u[t] >= -a, u[t] <= a, w[t, j] >= -a, w[t, j] <= a),
+        "definition": (sp.Eq(St[t], sp.Sum(sp.exp(w[t, j] / T), (j, 1, L - 1))),
+                       sp.Eq(be[t], sp.exp(u[t] / T) / (sp.exp(u[t] / T) + St[t])),
+                       sp.Eq(aN, sp.Sum(be[t], (t, 1, N)))),
+        "selection": N <= L,
+    }
+    # Corollary 1's upper side, alpha <= e^{2 Delta/T}/L, for the selected token t
+    c1_upper = Lemma(c1.proof_chains("transcribed")[0], *c1.GOALS["transcribed"][0])
+    sigma = {c1._alpha: be[t], c1._l: u[t], c1._z: sp.Lambda(j, w[t, j]), c1._R: St[t], c1._Delta: a}
+    mass = (Chain(aN).eq(sp.Sum(be[t], (t, 1, N)), by.hypothesis("definition"))
+            .le(sp.Sum(C2 / L, (t, 1, N)), by.termwise(t, 1, N, term=Chain(be[t]).le(C2 / L, by.instance(c1_upper, sigma))))
+            .eq(N * C2 / L, by.identity()))
+    norm_s = (Chain(Norm(s)).le(sp.Sum(Norm(be[t] * y[t]), (t, 1, N)), by.triangle_sum(t, 1, N))
+              .le(sp.Sum(be[t] * R, (t, 1, N)), by.termwise(t, 1, N))
+              .eq(R * sp.Sum(be[t], (t, 1, N)), by.identity())
+              .eq(R * aN, by.hypothesis("definition")))
+    lemmas = {"selected-mass": Lemma(mass, aN, "<=", N * C2 / L), "context-norm": Lemma(norm_s, Norm(s), "<=", R * aN)}
+    # ||s|| <= R alpha_N <= R N C_2/L (a lemma, then monotonicity in alpha_N)
+    s_bound = (Chain(Norm(s)).le(R * aN, by.hypothesis("context-norm"))
+               .le(R * N * C2 / L, by.monotone(aN, R * aN, aN, N * C2 / L)))
+
+    # bounded
+    ctx_b = Context({**softmax, "bounded_norms": (Norm(x[i]) <= R, Norm(y[t]) <= R),
+                     "normalized": sp.Sum(al[i], (i, 1, K)) <= 1, **lemmas})
+    D = Norm(al[i] * x[i] - s)
+    per_token = (Chain(D).le(Norm(al[i] * x[i]) + Norm(s), by.triangle(al[i] * x[i], -s))
+                 .le(al[i] * R + Norm(s), by.algebra())
+                 .le(al[i] * R + R * N * C2 / L, by.termwise(pairs=[(al[i] * R, al[i] * R), (Norm(s), R * N * C2 / L)],
+                                                             term=[None, s_bound])))
+    lhs_b = sp.Sum(D, (i, 1, K))
+    rhs_b = R * (1 + N * C2 * (L - N) / L)
+    bounded = (Chain(lhs_b, ctx_b)
+               .le(sp.Sum(al[i] * R + R * N * C2 / L, (i, 1, K)), by.termwise(i, 1, K, term=per_token))
+               .eq(R * sp.Sum(al[i], (i, 1, K)) + K * R * N * C2 / L, by.identity())
+               .le(R + K * R * N * C2 / L, by.algebra())
+               .eq(rhs_b, by.identity()))
+
+    # paper-i-difference
+    ctx_d = Context({**softmax, "bounded_norms": Norm(y[t]) <= R, **lemmas})
+    own = Norm(al[i] * x[i])
+    lhs_d = sp.Abs(sp.Sum(D, (i, 1, K)) - sp.Sum(own, (i, 1, K)))
+    rhs_d = N * C2 * R * (L - N) / L
+    reverse = Chain(sp.Abs(D - own)).le(Norm(s), by.reverse_triangle(al[i] * x[i] - s, al[i] * x[i]))
+    difference = (Chain(lhs_d, ctx_d)
+                  .eq(sp.Abs(sp.Sum(D - own, (i, 1, K))), by.identity())
+                  .le(sp.Sum(sp.Abs(D - own), (i, 1, K)), by.triangle_sum(i, 1, K))
+                  .le(sp.Sum(Norm(s), (i, 1, K)), by.termwise(i, 1, K, term=reverse))
+                  .le(sp.Sum(R * N * C2 / L, (i, 1, K)), by.termwise(i, 1, K, term=s_bound))
+                  .eq(rhs_d, by.identity()))
+    return {
+        "bounded": bounded.prove(lhs_b, "<=", rhs_b),
+        "paper-i-difference": difference.prove(lhs_d, "<=", rhs_d),
+    }
+
+
 def _symbolic_sandwich() -> Proof:
     derive_corollary2()
     return Proof.from_chain(
@@ -435,10 +564,11 @@ def _symbolic_sandwich() -> Proof:
 
 def _symbolic_bounded() -> Proof:
     res = derive_corollary2()
-    return Proof(
-        None,
-        f"argued (no checked chain yet): alpha_N <= N C_2/L and |s| <= alpha_N R give d~ <= {res['bound_L1'].expr}, limit {res['limit_bound_L1'].expr}, "
-        f"limit/L = {res['limit_bound_L1_over_L'].expr}; softmax on [-a,a] has C_2 = exp(2a/T)",
+    return Proof.from_chain(
+        _bounded_chains()["bounded"],
+        "|a_i x_i - s| <= a_i |x_i| + |s| (triangle), |x_i| <= R, sum a_i <= 1, |s| <= alpha_N R and alpha_N <= N C_2/L "
+        f"with C_2 = exp(2a/T) (Corollary 1's checked chain, cited per selected token); d~ <= {res['bound_L1'].expr}, "
+        f"limit {res['limit_bound_L1'].expr}, limit/L = {res['limit_bound_L1_over_L'].expr}",
     )
 
 
@@ -454,11 +584,17 @@ def _symbolic_spread() -> Proof:
 
 def _symbolic_dominated() -> Proof:
     derive_corollary2()
-    return Proof(
-        None,
-        "argued (no checked chain yet): | |a_i x_i - s| - |a_i x_i| | <= |s| (reverse triangle) <= alpha_N R (|s| = alpha_N |c|, c a mean of "
-        "selected x_j) <= N C_2 R/L (Lemma 1); summed over L - N tokens: <= N C_2 R (L-N)/L; C_2 = exp(2a/T)",
+    return Proof.from_chain(
+        _bounded_chains()["paper-i-difference"],
+        "| |a_i x_i - s| - |a_i x_i| | <= |s| (reverse triangle) <= alpha_N R (triangle over the selected tokens, "
+        "|x_j| <= R) <= N C_2 R/L (Corollary 1's checked chain, cited per selected token, C_2 = exp(2a/T)); "
+        "summed over the L - N tokens: <= N C_2 R (L-N)/L",
     )
+
+
+@lru_cache(maxsize=1)  # exact and deterministic: compute once
+def _bounded_chains() -> dict:
+    return bounded_chains()
 
 
 def _symbolic_ratio() -> Proof:

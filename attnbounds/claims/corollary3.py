@@ -51,14 +51,30 @@ The full text confirms this form ("the form the secondary source gave") and file
 own Corollary 3. Its four readings used to be `L2:secondary-entry`, `-row`, `-spectral` and
 `-frobenius`; they now live here as `C3:entry`, `C3:row`, `C3:spectral`, `C3:frobenius`
 with the same verdicts (all falsified). New: `C3:transcribed` (falsified),
-`C3:reconstructed` (the finite-difference bound; it *holds*: the argument is exact, but the mean value
-inequality is not yet a rule of the proof kernel) and `C3:finite-difference`
+`C3:reconstructed` (the finite-difference bound, *proved*, see below) and `C3:finite-difference`
 (falsified).
+
+## The checked chain of `reconstructed`, for every $L$
+
+The proof kernel (see {doc}`/proof-rules`) checks one `min-bound` step, $g \le \min\{a, b\}$.
+It carries two chains, one for $g \le a$ and one for $g \le b$.
+
+* $g \le 1/(2T)$. A `mean-value` step: $\alpha = \operatorname{softmax}(x/T)$ is built from
+  $\exp$, sums and a positive denominator, so it is $C^1$. At a free point $\zeta$ (one that
+  no hypothesis mentions), $\|\partial\alpha/\partial x\|_2 \le 1/(2T)$. That bound is itself a
+  chain: the derivatives, taken by SymPy with symbolic indices, equal the entries of
+  $(\operatorname{diag}\alpha - \alpha\alpha^\top)\operatorname{diag}(1/T)$ (`entrywise`);
+  then submultiplicativity, Gershgorin on the rows (as in {ref}`Lemma 2 <claim-L2>`) and the
+  norm of a diagonal matrix. Next, $\|\varepsilon v\|_2/\varepsilon = \sqrt{\sum_k v_k^2}$
+  (`index-identity`), which is $1$ by the hypothesis that $v$ is a unit vector.
+* $g \le \sqrt2/\varepsilon$. A `simplex-diameter` step. Both weight vectors are non-negative
+  and sum to $1$, and both facts are checked.
 """
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from hypothesis import strategies as st
@@ -193,13 +209,13 @@ def _symbolic_secondary(kind: str):
     return _lemma2_symbolic_norm(kind, secondary=True)
 
 
+@lru_cache(maxsize=1)  # exact and deterministic: compute once
 def _symbolic_reconstructed() -> Proof:
-    if not (thj.prove_spectral_bound() and thj.prove_simplex_diameter()):
-        return Proof(None, "an exact certificate did not go through")
-    return Proof(
-        None,
-        "argued (no checked chain yet): mean value inequality: |a(l + eps v) - a(l)| <= eps sup|J|_2 <= eps/(2T) (|diag a - a a^T|_2 <= 1/2, "
-        "Gershgorin, exact); simplex diameter: 2 - |p - q|^2 = sum p(1-p) + sum q(1-q) + 2 sum pq (identity)",
+    return Proof.from_chain(
+        thj.finite_difference_chain(),
+        "for any L, unit v, eps > 0: |a(l + eps v) - a(l)|/eps <= 1/(2T) by the mean value inequality "
+        "(|d softmax/dx|_2 <= 1/(2T) at every point: J = (diag a - a a^T)/T entrywise, Gershgorin), "
+        "and <= sqrt(2)/eps by the l2 diameter of the simplex",
     )
 
 

@@ -115,9 +115,39 @@ instability.
   `L2:secondary-entry`, `-row`, `-spectral`, `-frobenius` (all falsified) moved to
   {ref}`C3 <claim-C3>` as `C3:entry`, `C3:row`, `C3:spectral`, `C3:frobenius`, verdicts unchanged.
 * New readings for the paper's generic form: `generic-paper`, `generic-sharpest`, `log-form`
-  and `log-form-tighter`. Their arguments are exact, but they are not yet checked chains, so
-  they *hold* (numeric search, no counterexample) rather than being proved.
+  and `log-form-tighter`.
 * No verdict of an existing L2 reading changed.
+
+## The checked chains, for every $L$
+
+`reconstructed`, `generic-paper`, `generic-sharpest`, `log-form` and `log-form-tighter` are
+*proved*: each is a chain of steps that the proof kernel checks (see {doc}`/proof-rules`),
+for a symbolic number of tokens $L$ and an undefined positive differentiable $F$. The values
+$f_k = F(l_k)$, $f'_k = F'(l_k)$ and $S = \sum_k f_k$ are named by definitions.
+
+1. **The Jacobian** (`entrywise`). The start is the matrix of derivatives
+   $\partial/\partial l_j$ of $F(l_i)/\sum_k F(l_k)$, computed by SymPy with symbolic
+   indices $i, j$ (a Kronecker delta for $\partial l_i/\partial l_j$). Its entries equal
+   those of $\Sigma D$, with $\Sigma = \operatorname{diag}\alpha - \alpha\alpha^\top$ and
+   $D = \operatorname{diag}(f'/f)$. For `generic-paper` they equal those of
+   $\operatorname{diag}(f')/S - f f'^\top/S^2$. A Kronecker sum $\sum_m \delta_{mx} g(m)$ is
+   replaced by $g(x)$ only when $x$ is proved to lie in $1..L$.
+2. **Submultiplicativity**: $\|\Sigma D\|_2 \le \|\Sigma\|_2\|D\|_2$. The product's entries
+   $\sum_m \Sigma_{im}D_{mj}$ are checked.
+3. **Gershgorin on the rows** (`gershgorin-rows`, a lemma): $\Sigma$ is real and symmetric,
+   and every row has $\sum_j|\Sigma_{ij}| \le 1/2$. The row chain bounds each term by
+   $(2\delta_{ij} - 1)\Sigma_{ij}$ (`abs-bound`). The two Kronecker cases are checked
+   separately. The diagonal case uses $f_i \le \sum_k f_k$ (`sum-term`). The signed sum is
+   $2\alpha_i(1-\alpha_i)$ (`index-identity`), and $\tfrac12 - 2p(1-p) = 2(p-\tfrac12)^2$.
+4. **The diagonal factor** (`diag-norm`): $\|D\|_2 \le B$ when $|f'_k/f_k| \le B$ at every
+   $k$. $B$ is $G$ (the hypothesis $|F'/F| \le G$ at every token), $\max_k|f'_k/f_k|$
+   (`extremum`), or $\max_k|f'_k|/\min_k f_k$.
+5. **The two-term form**: the triangle inequality of the spectral norm; the rank-one identity
+   $\|f f'^\top\|_2 = \|f\|_2\|f'\|_2$; $\|f\|_2 \le \|f\|_1 = S$ (`l2-l1`); and
+   $S \ge L\min_k f_k$ (`termwise`).
+
+`log-form-tighter` is one `max-bound` step: each term satisfies
+$|f'_k|/f_k \le \max|f'|/f_k \le \max|f'|/\min f$.
 """
 
 from __future__ import annotations
@@ -475,36 +505,39 @@ def _symbolic_norm(kind: str, secondary: bool = False):
 
 @lru_cache(maxsize=1)  # exact and deterministic: compute once
 def _symbolic_generic() -> Proof:
-    ok = (
-        thj.check_generic_jacobian(2)
-        and thj.check_generic_jacobian(3)
-        and thj.prove_spectral_bound()
-        and bool(_log_derivative_table())
+    return Proof.from_chain(
+        thj.generic_spectral_chain("G"),
+        "|J|_2 <= G/2 for any L: J = (diag a - a a^T) diag(F'/F) entrywise (derivatives by SymPy, symbolic i, j); "
+        "|A B|_2 <= |A|_2 |B|_2; |diag a - a a^T|_2 <= 1/2 (Gershgorin: row sums 2a_i(1 - a_i)); "
+        "|diag(F'/F)|_2 <= G (|F'/F| <= G at every token)",
     )
-    if not ok:
-        return Proof(None, "an exact certificate did not go through")
-    # Argued: each fact is checked exactly, but the chain (J = Sigma diag g, submultiplicativity
-    # of the spectral norm, Gershgorin on Sigma) is not yet encoded as kernel steps.
-    return Proof(
-        None,
-        "argued: J = (diag a - a a^T) diag(F'/F) (checked against sympy.diff, L = 2, 3); "
-        "|diag a - a a^T|_2 <= 1/2 (Gershgorin, 1/2 - 2p(1-p) = 2(p - 1/2)^2); |diag g|_2 <= G",
-    )
+
+
+#: The checked chain behind each paper-form reading (None: still argued).
+_PAPER_CHAINS = {
+    "two_term": thj.two_term_chain,
+    "sharpest": lambda: thj.generic_spectral_chain("sharpest"),
+    "log_form": lambda: thj.generic_spectral_chain("log_form"),
+    "compare": thj.log_form_tighter_chain,
+}
 
 
 def _symbolic_paper(kind: str):
     text = {
-        "two_term": "J = diag(F')/S - F F'^T/S^2 (checked against sympy.diff, L = 2, 3); triangle inequality; "
-        "S >= L min F; |F|_2 <= |F|_1 = S",
-        "sharpest": "|J|_2 <= |diag a - a a^T|_2 max|g| <= (1/2) max|F'|/min F (Gershgorin, exact); "
-        "attained by softmax at logits (0, 0)",
-        "log_form": "J = (diag a - a a^T) diag(g) (checked against sympy.diff); |diag a - a a^T|_2 <= 1/2 "
-        "(Gershgorin, exact); |diag g|_2 = max_k |g(l_k)|",
-        "compare": "|F'(l_k)|/F(l_k) <= max|F'|/min F termwise; softmax ratio exp((l_max - l_min)/T) (identity)",
+        "two_term": "J = diag(F')/S - F F'^T/S^2 entrywise for any L; triangle inequality; |diag(F')|_2 = max|F'|; "
+        "|F F'^T|_2 = |F|_2 |F'|_2 (rank one); |F|_2 <= |F|_1 = S; S >= L min F",
+        "sharpest": "|J|_2 <= |diag a - a a^T|_2 |diag(F'/F)|_2 <= (1/2) max|F'|/min F for any L (Gershgorin; "
+        "|F'_k|/F_k <= max|F'|/min F); attained by softmax at logits (0, 0)",
+        "log_form": "|J|_2 <= |diag a - a a^T|_2 |diag(F'/F)|_2 <= (1/2) max_k |F'(l_k)/F(l_k)| for any L "
+        "(Gershgorin; the spectral norm of a diagonal matrix)",
+        "compare": "max_k |F'(l_k)|/F(l_k) <= max|F'|/min F: every term is, since |F'(l_k)| <= max|F'| and F(l_k) >= min F",
     }[kind]
 
     @lru_cache(maxsize=1)
     def symbolic() -> Proof:
+        make = _PAPER_CHAINS[kind]
+        if make is not None:
+            return Proof.from_chain(make(), text)
         ok = thj.check_generic_jacobian(2) and thj.check_generic_jacobian(3) and thj.prove_spectral_bound()
         thj.prove_paper_form_bounds()  # raises if an identity fails
         if not ok:

@@ -81,11 +81,14 @@ def _verify(directory: str) -> None:
               help="Paper protocol, causal models: a row's metric over its t visible keys (prefix) or over all L keys, masked ones with weight 0 (full).")
 @click.option("--ks-alpha", type=float, default=None, help="E3's KS level [default: 0.01; the listing uses 0.05].")
 @click.option("--e5-length", type=int, default=None, help="Paper protocol: the L of E5 [default: the largest L <= 256].")
+@click.option("--tile/--no-tile", default=True, show_default=True,
+              help="Paper protocol: each shorter L also uses the windows of length L that tile the rest of each window "
+                   "(one batched forward), so its per-head means rest on about as many positions as the longest L's.")
 @click.option("--no-progress", is_flag=True, help="No progress bars (also none while the model loads).")
 @click.option("--verify", "verify_dir", default=None, metavar="DIR",
               help="Only check that DIR's files match its manifest.json (exit 1 if not); run nothing.")
 def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sphere, seed, device, out_dir, quick,
-              normalizers, mc_samples, ks_grid, radius, protocol, rows, ks_alpha, e5_length, no_progress, verify_dir):
+              normalizers, mc_samples, ks_grid, radius, protocol, rows, ks_alpha, e5_length, tile, no_progress, verify_dir):
     """Run experiments E1–E5 on captured attention and write tables, figures and a report to --out.
 
     The run locks --out, caches each window under a key of everything that determines its
@@ -141,6 +144,7 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         protocol=protocol,
         rows=rows,
         e5_length=e5_length,
+        tile=tile,
         settings=settings,
     )
     try:

@@ -117,6 +117,7 @@ class _Recorder:
     layers: list = field(default_factory=list)
     fields: tuple = ("logits", "weights", "queries")  # per-row arrays kept
     on_layer: object = None  # called with (layer index, record) as each layer is recorded
+    batch: bool = False  # keep every batch entry (arrays with a leading batch axis), not entry 0 only
 
 
 _ACTIVE: _Recorder | None = None  # set only inside capture_attention's forward pass
@@ -133,7 +134,7 @@ def capturing_attention(module, query, key, value, attention_mask, scaling=None,
         module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs
     )  # (attn_output (B, L, H, dh), full weights (B, H, L, L)) — used for the forward only
     if _ACTIVE is not None:
-        record = _record_rows(query, key, value, attention_mask, scaling, _ACTIVE.rows, _ACTIVE.fields)
+        record = _record_rows(query, key, value, attention_mask, scaling, _ACTIVE.rows, _ACTIVE.fields, _ACTIVE.batch)
         if _ACTIVE.on_layer is not None:  # streamed: the per-row arrays are used now and not kept
             _ACTIVE.on_layer(len(_ACTIVE.layers), record)
             record = {**record, "logits": None, "weights": None, "queries": None}
@@ -141,13 +142,17 @@ def capturing_attention(module, query, key, value, attention_mask, scaling=None,
     return output
 
 
-def _record_rows(query, key, value, attention_mask, scaling, rows, fields=("logits", "weights", "queries")) -> dict:
-    """Logits, weights, keys, values for the kept query rows of one layer (batch 0).
+def _record_rows(query, key, value, attention_mask, scaling, rows, fields=("logits", "weights", "queries"),
+                 batch: bool = False) -> dict:
+    """Logits, weights, keys, values for the kept query rows of one layer (batch 0, or every
+    batch entry with a leading batch axis when ``batch``).
 
     ``fields`` names the per-row arrays to keep; the others are recorded as None (all rows
     of a long window: (H, L, L) float32 per array and layer).
     """
     import torch
+
+    first = _every_in_batch if batch else _first_in_batch
 
     B, H, L, dh = query.shape  # query (B, H, L, dh)
     groups = H // key.shape[1]  # GQA: query heads per key/value head
@@ -167,14 +172,21 @@ def _record_rows(query, key, value, attention_mask, scaling, rows, fields=("logi
         logits = logits.masked_fill(~visible, float("-inf"))  # (B, H, Q, L), hidden = -inf
     weights = torch.softmax(logits, dim=-1) if "weights" in fields else None  # (B, H, Q, L): α = softmax(l)
     return {
-        "logits": _first_in_batch(logits) if "logits" in fields else None,  # (H, Q, L)
-        "weights": _first_in_batch(weights) if weights is not None else None,  # (H, Q, L)
-        "keys": _first_in_batch(k),  # (H, L, dh)
-        "values": _first_in_batch(v),  # (H, L, dh)
-        "queries": _first_in_batch(q) if "queries" in fields else None,  # (H, Q, dh)
+        "logits": first(logits) if "logits" in fields else None,  # (H, Q, L)
+        "weights": first(weights) if weights is not None else None,  # (H, Q, L)
+        "keys": first(k),  # (H, L, dh)
+        "values": first(v),  # (H, L, dh)
+        "queries": first(q) if "queries" in fields else None,  # (H, Q, dh)
         "scaling": float(scaling),
         "mask_given": attention_mask is not None,
     }
+
+
+def _every_in_batch(t) -> np.ndarray:
+    """Every batch entry of a tensor, as float32 numpy on the CPU."""
+    import torch
+
+    return t.detach().to("cpu", torch.float32).numpy()
 
 
 def _first_in_batch(t) -> np.ndarray:
@@ -216,13 +228,13 @@ def _register() -> None:
 
 
 @contextlib.contextmanager
-def _capturing(model, rows, fields=("logits", "weights", "queries"), on_layer=None):
+def _capturing(model, rows, fields=("logits", "weights", "queries"), on_layer=None, batch=False):
     """Switch ``model`` to the capturing implementation for the duration of the block."""
     global _ACTIVE
     _register()
     previous = model.config._attn_implementation
     model.set_attn_implementation(CAPTURE_IMPLEMENTATION)
-    _ACTIVE = _Recorder(rows=rows, fields=tuple(fields), on_layer=on_layer)
+    _ACTIVE = _Recorder(rows=rows, fields=tuple(fields), on_layer=on_layer, batch=batch)
     try:
         yield _ACTIVE
     finally:
@@ -315,6 +327,43 @@ def capture_attention(handle, input_ids, query_positions=None, fields=("logits",
         scaling=np.array([r["scaling"] for r in records], dtype=np.float32),  # (Y,)
         extra={"forward_seconds": seconds},
     )
+
+
+def capture_batch(handle, input_ids, on_layer, hidden: bool = False):
+    """One forward pass over a batch of S windows of L tokens each, every query row kept.
+
+    ``input_ids`` (S, L) int; ``on_layer(layer, record)`` is called as each layer is
+    recorded, with ``record["logits"]`` (S, H, L, L) float32 (−inf at hidden keys) and
+    ``record["values"]``, ``record["keys"]`` (S, H, L, dh). Used by the paper protocol to
+    give short lengths many windows in one cheap forward. Returns the layers' input hidden
+    states (Y, S, L, dm) when ``hidden``, else None.
+    """
+    import torch
+
+    ids = np.asarray(input_ids)
+    if ids.ndim != 2 or ids.shape[0] < 1:
+        raise ValueError(f"input_ids must be 2-D (S windows of L tokens), got shape {ids.shape}")
+    for row in ids:
+        _check_input_ids(row, handle)
+    model = handle.model
+    device = next(model.parameters()).device
+    L = ids.shape[1]
+    rows = torch.arange(L, dtype=torch.long, device=device)
+    batch = torch.as_tensor(ids.astype(np.int64), dtype=torch.long, device=device)  # (S, L)
+    kwargs = dict(output_hidden_states=hidden, return_dict=True)
+    if handle.causal:
+        kwargs["use_cache"] = False
+    else:
+        kwargs["attention_mask"] = torch.ones_like(batch)  # (S, L): no padding
+    with torch.no_grad(), _capturing(model, rows, ("logits",), on_layer, batch=True) as recorder:
+        out = model.base_model(batch, **kwargs)
+    if len(recorder.layers) != handle.n_layers:
+        raise RuntimeError(f"capture saw {len(recorder.layers)} attention calls for a model with {handle.n_layers} layers")
+    if handle.causal and not all(r["mask_given"] for r in recorder.layers):
+        raise RuntimeError("causal model received no attention mask; the capture would not be causal")
+    if not hidden:
+        return None
+    return np.stack([_every_in_batch(h) for h in out.hidden_states[: handle.n_layers]])  # (Y, S, L, dm)
 
 
 def _check_input_ids(input_ids, handle) -> np.ndarray:

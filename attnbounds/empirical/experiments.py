@@ -710,13 +710,27 @@ def _hidden_tail(visible, R: int, K: int):
 
 def _prefix_ends(visible, R: int, K: int):
     """The last visible key of every row (R,) if each row sees exactly the keys 0..end; else None."""
+    got = _visible_ranges(visible, R, K)
+    if got is None or np.any(got[0] > 0):
+        return None
+    return got[1]
+
+
+def _visible_ranges(visible, R: int, K: int):
+    """(starts, ends), each (R,), if every row sees exactly the keys start..end (a causal
+    prefix, or a sliding window); else None."""
     if visible is None:
-        return np.full(R, K - 1, dtype=np.int64)
+        return np.zeros(R, dtype=np.int64), np.full(R, K - 1, dtype=np.int64)
     vis = np.asarray(visible, dtype=bool)
     count = vis.sum(-1)
-    if np.any(count == 0) or not np.array_equal(vis, np.arange(K)[None, :] < count[:, None]):
+    if np.any(count == 0):
         return None
-    return (count - 1).astype(np.int64)
+    starts = vis.argmax(-1).astype(np.int64)
+    ends = starts + count - 1
+    keys = np.arange(K)[None, :]
+    if not np.array_equal(vis, (keys >= starts[:, None]) & (keys <= ends[:, None])):
+        return None
+    return starts, ends
 
 
 def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_tilde",)) -> dict:
@@ -908,30 +922,62 @@ class PairTable:
         d2 = self.xsq[:, :, None] + self.xsq[:, None, i0:i1]  # [b, j, i] ‖x_j‖² + ‖x_i‖²
         return d2.sub_(torch.bmm(self.x, keys.transpose(1, 2)), alpha=2.0)  # ‖x_i − x_j‖²
 
-    def rows(self, r0: int, r1: int):
-        """(best, arg), each (B, K, r1 − r0): best[b, j, r − r0] = max_{i ≤ r} ‖x_i − x_j‖²."""
+    def rows(self, r0: int, r1: int, starts=None):
+        """(best, arg, starts), best and arg (B, K, r1 − r0): best[b, j, r − r0] = max ‖x_i − x_j‖²
+        over the keys the row sees, i ≤ r and i ≥ ``starts[r − r0]`` (a sliding window; None: 0).
+
+        For a window, the keys before r0 are taken from suffix maxima (a reversed running
+        maximum) over the keys [min start, r0), so a block costs one (B, K, r1 − min start) pass."""
         import torch
 
         if r0 != self._cursor:
             raise ValueError(f"r0: blocks must come in order; expected {self._cursor}, got {r0}")
         best, arg = torch.cummax(self._d2(r0, r1), dim=-1)  # over the block's keys r0..r
         arg += r0
-        older = self._best[:, :, None] > best  # an earlier key is farther
-        best = torch.where(older, self._best[:, :, None], best)
-        arg = torch.where(older, self._arg[:, :, None], arg)
-        self._best, self._arg, self._cursor = best[..., -1].clone(), arg[..., -1].clone(), r1
-        return best, arg
+        block_best, block_arg = best[..., -1].clone(), arg[..., -1].clone()
+        lo = None if starts is None else np.asarray(starts, dtype=np.int64)
+        if lo is not None and lo.shape != (r1 - r0,):
+            raise ValueError(f"starts: shape {lo.shape} must be (r1 − r0,) = ({r1 - r0},)")
+        if lo is not None and np.any(lo > 0):
+            a = int(lo.min())
+            if a < r0:  # some rows see keys before the block: max over [start, r0) from suffix maxima
+                sm, sa = torch.cummax(self._d2(a, r0).flip(-1), dim=-1)
+                sm, sa = sm.flip(-1), (r0 - 1) - sa.flip(-1)  # sm[..., c] = max over keys [a + c, r0)
+                col = torch.as_tensor(np.clip(lo - a, 0, r0 - a - 1))
+                before, before_arg = sm[..., col], sa[..., col]  # (B, K, r1 − r0)
+                inside = torch.as_tensor(lo >= r0)  # rows whose window starts inside the block
+                before.masked_fill_(inside, -np.inf)
+                older = before > best
+                best, arg = torch.where(older, before, best), torch.where(older, before_arg, arg)
+            if np.any(lo > np.arange(r0, r1)):
+                raise ValueError("starts: a row must see its own key (start <= row)")
+            if np.any(lo[lo >= r0] > r0):  # a window that starts inside the block: keys before it are not seen
+                d2 = self._d2(r0, r1)
+                keys = torch.arange(r0, r1)
+                for c in np.flatnonzero(lo > r0):  # rare: windows shorter than the block
+                    m = d2[..., int(lo[c]) - r0:c + 1]
+                    v, i = m.max(-1)
+                    best[..., c], arg[..., c] = v, keys[int(lo[c]) - r0:c + 1][i]
+        else:
+            older = self._best[:, :, None] > best  # an earlier key is farther
+            best = torch.where(older, self._best[:, :, None], best)
+            arg = torch.where(older, self._arg[:, :, None], arg)
+        prev = self._best > block_best  # the carried maximum over every key < r1
+        self._best = torch.where(prev, self._best, block_best)
+        self._arg = torch.where(prev, self._arg, block_arg)
+        self._cursor = r1
+        return best, arg, (None if lo is None or not np.any(lo > 0) else lo)
 
     def every(self):
-        """(best, arg), each (B, K, 1): the largest ‖x_i − x_j‖² over all keys i, for every j."""
+        """(best, arg, None), best and arg (B, K, 1): the largest ‖x_i − x_j‖² over all keys i, for every j."""
         d2 = self._d2(0, self.x.shape[1])
         best, arg = d2.max(-1, keepdim=True)
-        return best, arg
+        return best, arg, None
 
 
-def _pair_exact(xs, xsq, b, j, sel, ends, chunk: int = 2048):
-    """max_{i ≤ end, i ∉ sel} ‖x_i − x_j‖² for P triples (head b, key j, row's selection);
-    −inf when no key is left. ``xs`` (B, K, d), ``xsq`` (B, K); ``b``, ``j``, ``ends`` (P,), ``sel`` (P, n)."""
+def _pair_exact(xs, xsq, b, j, sel, ends, chunk: int = 2048, starts=None):
+    """max_{start ≤ i ≤ end, i ∉ sel} ‖x_i − x_j‖² for P triples (head b, key j, row's selection);
+    −inf when no key is left. ``xs`` (B, K, d), ``xsq`` (B, K); ``b``, ``j``, ``ends``, ``starts`` (P,), ``sel`` (P, n)."""
     import torch
 
     K = xs.shape[1]
@@ -943,6 +989,8 @@ def _pair_exact(xs, xsq, b, j, sel, ends, chunk: int = 2048):
             p = at[lo:lo + chunk]
             d2 = (xsq[h][None, :] + xsq[h, j[p]][:, None]).sub_(xs[h, j[p]] @ xs[h].T, alpha=2.0)  # (p, K) ‖x_i − x_j‖²
             drop = torch.zeros((p.shape[0], K), dtype=torch.bool).scatter_(-1, sel[p], True) | (keys[None, :] > ends[p, None])
+            if starts is not None:
+                drop |= keys[None, :] < starts[p, None]
             out[p] = d2.masked_fill_(drop, -np.inf).amax(-1)  # i ∈ I_N or hidden: not a candidate
     return out
 
@@ -961,10 +1009,16 @@ def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima
 
     B, R = order.shape[:2]
     K = np.shape(x)[-2]
-    ends = None if maxima is None else _prefix_ends(visible, R, K)
-    if ends is None:
+    ranges = None if maxima is None else _visible_ranges(visible, R, K)
+    if ranges is not None:  # the maxima must be those of these rows' windows
+        band = maxima[2] if len(maxima) > 2 else None
+        starts = ranges[0]
+        if np.any(starts > 0) and (band is None or not np.array_equal(np.asarray(band), starts)):
+            ranges = None
+    if ranges is None:
         return _pair_distance_rows(x, order, n, visible, chunk=chunk)
-    best, argmax = maxima
+    starts, ends = ranges
+    best, argmax = maxima[0], maxima[1]
     idx = order[..., :n]  # (B, R, n)
     bidx = torch.arange(B)[:, None, None]
     col = torch.arange(R)[None, :, None] if best.shape[-1] == R else torch.zeros((1, 1, 1), dtype=torch.int64)
@@ -980,7 +1034,8 @@ def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima
     if redo.shape[0]:
         xs = _tensor(x)
         hb, hr, hj = redo[:, 0], redo[:, 1], redo[:, 2]
-        exact = _pair_exact(xs, (xs * xs).sum(-1), hb, idx[hb, hr, hj], idx[hb, hr], torch.as_tensor(ends)[hr])
+        exact = _pair_exact(xs, (xs * xs).sum(-1), hb, idx[hb, hr, hj], idx[hb, hr], torch.as_tensor(ends)[hr],
+                            starts=torch.as_tensor(starts)[hr] if np.any(starts > 0) else None)
         good.view(-1).scatter_reduce_(0, hb * R + hr, exact, reduce="amax")  # with the j recomputed exactly
     return torch.where(torch.isinf(good), good, good.clamp(min=0.0).sqrt()).numpy()
 

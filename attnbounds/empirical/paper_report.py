@@ -51,6 +51,11 @@ HEADLINE_N = 16
 
 CRIT_COLUMNS = ["window", "L", "N_crit", "statistic", "p_value"]
 SCAN_COLUMNS = ["window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean"]
+POSITION_COLUMNS = ["experiment", "L", "N", "positions", "windows"]
+MULTIHEAD_COLUMNS = ["layer", "L", "N", "rows", "p", "ns_over_n", "coverage", "independent", "union_bound",
+                     "worst_case", "jaccard"]
+#: The least number of query positions the paper-scale runs aim for, per per-head mean.
+MIN_POSITIONS = 1024
 SUMMARY_COLUMNS = ["layer", "head", "ns_over_n", "ns_N", "g_T0.1", "d_tilde_over_expectation", "n_crit_over_L_model", "flags"]
 
 
@@ -185,6 +190,40 @@ def head_summary(h: dict, crit: dict | None) -> dict:
     return {k: np.asarray(v) for k, v in cols.items()}
 
 
+def positions_table(pos: dict | None) -> dict | None:
+    """Query positions per per-head mean, over all windows: (experiment, L, N) -> the sum over
+    windows of each window's least count over layers and heads."""
+    if pos is None or not len(pos.get("L", [])):
+        return None
+    keys = sorted(set(zip(pos["experiment"].tolist(), pos["L"].tolist(), pos["N"].tolist())))
+    out = {c: [] for c in POSITION_COLUMNS}
+    for e, L, N in keys:
+        m = (pos["experiment"] == e) & (pos["L"] == L) & (pos["N"] == N)
+        for c, v in (("experiment", e), ("L", L), ("N", N), ("positions", int(pos["positions"][m].sum())),
+                     ("windows", int(np.unique(pos["window"][m]).size))):
+            out[c].append(v)
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
+def multihead_table(mh: dict | None) -> dict | None:
+    """H1's probe per layer, over all windows: means over the query rows (Jaccard over the rows where defined)."""
+    if mh is None or not len(mh.get("layer", [])):
+        return None
+    out = {c: [] for c in MULTIHEAD_COLUMNS}
+    for y in sorted(set(mh["layer"].tolist())):
+        m = mh["layer"] == y
+        rows = float(mh["rows"][m].sum())
+        out["layer"].append(int(y))
+        out["L"].append(int(mh["L"][m][0]))
+        out["N"].append(int(mh["N"][m][0]))
+        out["rows"].append(int(rows))
+        for c in ("p", "ns_over_n", "coverage", "independent", "union_bound", "worst_case"):
+            out[c].append(float(mh[c][m].sum() / rows) if rows else np.nan)
+        jr = float(mh["jaccard_rows"][m].sum())
+        out["jaccard"].append(float(mh["jaccard"][m].sum() / jr) if jr else np.nan)
+    return {k: np.asarray(v) for k, v in out.items()}
+
+
 def rows_label(rows: str, causal: bool) -> str:
     """Which keys a query row takes: ``prefix``/``full`` for a causal model; an encoder sees all keys.
 
@@ -200,7 +239,7 @@ def _legend(ax, **kw) -> None:
         ax.legend(**kw)
 
 
-def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True) -> list:
+def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True, tables_extra: dict | None = None) -> list:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -278,6 +317,21 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True)
         _legend(ax, fontsize=7)
         files += _save(fig, out, "e5_gradient")
         plt.close(fig)
+    mh = multihead_table(tables_extra.get("multihead")) if tables_extra else None
+    if mh is not None:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        y = mh["layer"]
+        ax.plot(y, mh["coverage"], "o-", label="measured coverage |∪ S_h| / |U|")
+        ax.plot(y, mh["independent"], "s--", label="1 − Π(1 − p_h) (H1, independent heads)")
+        ax.plot(y, mh["union_bound"], "^:", color="gray", label="union bound min{1, Σ p_h}")
+        ax.plot(y, mh["worst_case"], "v:", color="gray", label="worst case max p_h")
+        ax.set_xlabel("layer")
+        ax.set_ylabel("fraction of the heads' top set U")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"H1: multi-head coverage (N = {int(mh['N'][0])}, L = {int(mh['L'][0])})")
+        _legend(ax, fontsize=7)
+        files += _save(fig, out, "h1_coverage")
+        plt.close(fig)
     return files
 
 
@@ -304,9 +358,17 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     summary = head_summary(h, crit)
     write_csv(out / "heads_summary.csv", summary, SUMMARY_COLUMNS)
     files.append("heads_summary.csv")
+    positions = positions_table(tables.get("positions"))
+    if positions is not None:
+        write_csv(out / "positions.csv", positions, POSITION_COLUMNS)
+        files.append("positions.csv")
+    multihead = multihead_table(tables.get("multihead"))
+    if multihead is not None:
+        write_csv(out / "multihead.csv", multihead, MULTIHEAD_COLUMNS)
+        files.append("multihead.csv")
     table = paper_table(h, crit)
     causal = bool(meta["model"].get("causal", True))
-    figures = _figures(out, h, crit, config, causal)
+    figures = _figures(out, h, crit, config, causal, tables)
     timing = meta["timing"]
     results = {
         "config": config.to_dict(),
@@ -322,17 +384,20 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
         "timing": timing,
         "paper_table": table,
         "paper_column": PAPER_COLUMN,
+        "positions": None if positions is None else {f"{e}/L={L}/N={N}": int(v) for e, L, N, v in zip(
+            positions["experiment"].tolist(), positions["L"].tolist(), positions["N"].tolist(), positions["positions"].tolist())},
+        "multihead": None if multihead is None else {k: np.asarray(v).tolist() for k, v in multihead.items()},
         "headline": {k: {"measured": _fmt(v), "paper": PAPER_COLUMN[k]} for k, v in table.items()},
         "files": sorted(files + figures),
     }
     stable = {k: v for k, v in results.items() if k != "timing"}
     results["numbers_sha256"] = _digest(stable)
     write_json(results, str(out / "results.json"))
-    _report(out, results, summary, figures)
+    _report(out, results, summary, figures, positions, multihead)
     return results
 
 
-def _report(out: Path, results: dict, summary: dict, figures: list) -> None:
+def _report(out: Path, results: dict, summary: dict, figures: list, positions=None, multihead=None) -> None:
     cfg = results["config"]
     t = results["timing"]
     names = {"d_tilde_slope": "log-log slope of d̃ in L (E1, N = 5)", "e2_plateau_n": "N where E2 plateaus",
@@ -360,6 +425,36 @@ def _report(out: Path, results: dict, summary: dict, figures: list) -> None:
                      f"{_fmt(float(summary['g_T0.1'][i]))} | {_fmt(float(summary['d_tilde_over_expectation'][i]))} | {summary['flags'][i]} |")
     if n > 24:
         lines.append(f"| … | {n - 24} more heads in `heads_summary.csv` | | | | |")
+    if positions is not None:
+        few = int(np.sum(positions["positions"] < MIN_POSITIONS))
+        lines += ["", "## Query positions per mean", "",
+                  f"Each per-head mean is over this many query positions (the least over layers and heads, summed over "
+                  f"windows; a window of length L < the longest also takes the windows of length L that tile it). "
+                  f"{few} of {len(positions['L'])} rows are below {MIN_POSITIONS}. E3's means at N rest on the same "
+                  "windows as E1's (the rows with more than N keys).", "",
+                  "| experiment | L | N | positions | windows |", "|---|---|---|---|---|"]
+        for i in range(len(positions["L"])):
+            if positions["experiment"][i] == "E5" and i and positions["experiment"][i - 1] == "E5":
+                continue
+            lines.append(f"| {positions['experiment'][i]} | {positions['L'][i]} | "
+                         f"{'—' if positions['N'][i] < 0 else positions['N'][i]} | {positions['positions'][i]} | {positions['windows'][i]} |")
+    if multihead is not None:
+        lines += ["", "## H1: multi-head coverage of the top set", "",
+                  f"At each query position (L = {int(multihead['L'][0])}, N = {int(multihead['N'][0])}), each head's "
+                  "distinguishable tokens S_h (E4's radius, just inside it; `numerics.selection.distinguishable_mask`) "
+                  "within the union U of the heads' top sets; p_h = |S_h|/|U|. `coverage` is |∪ S_h|/|U|, `1 − Π(1 − p_h)` "
+                  "the Discussion's value for independent heads (the right side of the claim reading H1:transcribed), "
+                  "Jaccard the mean pairwise overlap (`numerics.coverage.head_overlap`). Means over positions.", "",
+                  "| layer | positions | mean N_s/N | mean p_h | coverage | 1 − Π(1 − p_h) | union bound | worst case | Jaccard |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for i in range(len(multihead["layer"])):
+            lines.append(f"| {multihead['layer'][i]} | {multihead['rows'][i]} | {_fmt(float(multihead['ns_over_n'][i]))} | "
+                         f"{_fmt(float(multihead['p'][i]))} | {_fmt(float(multihead['coverage'][i]))} | "
+                         f"{_fmt(float(multihead['independent'][i]))} | {_fmt(float(multihead['union_bound'][i]))} | "
+                         f"{_fmt(float(multihead['worst_case'][i]))} | {_fmt(float(multihead['jaccard'][i]))} |")
+        below = int(np.sum(multihead["coverage"] < multihead["independent"]))
+        lines += ["", f"In {below} of {len(multihead['layer'])} layers the heads cover less than independent heads would "
+                  "(their sets overlap more than chance)."]
     lines += ["", "## Figures", ""] + [f"![{f[:-4]}]({f})" for f in figures if f.endswith(".png")]
     lines += ["", "Tables: " + ", ".join(f"`{f}`" for f in results["files"] if f.endswith(".csv")), ""]
     tmp = out / "report.md.partial"

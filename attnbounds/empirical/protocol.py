@@ -59,6 +59,8 @@ HEADS_COLUMNS = ["experiment", "layer", "head", "window", "L", "N", "T", "epsilo
 # experiment ids of the random generators (seeded_rng(seed, window, L, id, layer))
 _RNG_E5 = 5
 _BLOCK = 128  # query rows per block (a causal prefix block takes the keys up to its last row)
+_HEADS = 4  # heads per metric call at 128 rows × 1024 keys (more for smaller blocks): the float64 passes
+# stay in cache, 2× faster than all heads at once
 
 
 class PaperSettings:
@@ -231,32 +233,64 @@ def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
     """
     ns = sorted(spec)
     parts: dict = {"keys": np.full(L, L, dtype=np.int64)}
-    table = ex.PairTable(x[:, :L]) if any("d1_pair" in v for v in spec.values()) else None
+    B = x.shape[0]
+    # a few heads at a time, so that the float64 (heads, rows, K) passes stay in cache (2× faster
+    # than all heads at once); short windows take more heads per call
+    step = max(_HEADS, (_HEADS * _BLOCK * 1024) // (min(_BLOCK, L) * L))
+    chunks = [(h0, min(h0 + step, B)) for h0 in range(0, B, step)]
+    pair = any("d1_pair" in v for v in spec.values())
+    tables = {h0: ex.PairTable(x[h0:h1, :L]) for h0, h1 in chunks} if pair else None  # running maxima per chunk
+    maxima: dict = {}
     for r0, r1, K in _blocks(L, prefix):
         logits = lg.block(r0, r1, K)
         vis = np.isfinite(logits[0]) if prefix else None  # causal mask and sliding windows
         if vis is not None:
             parts["keys"][r0:r1] = vis.sum(-1)
-        if table is not None:  # running maxima of this block's rows (prefix blocks come in order)
-            maxima = table.rows(r0, r1) if prefix else (table.every() if r0 == 0 else maxima)
+        if tables is not None:  # running maxima of this block's rows (prefix blocks come in order)
+            starts = None
+            if prefix:
+                ranges = ex._visible_ranges(vis, r1 - r0, K)  # a sliding window: each row's first key
+                starts = None if ranges is None else ranges[0]
+            for h0, _ in chunks:
+                if prefix:
+                    maxima[h0] = tables[h0].rows(r0, r1, starts)
+                elif r0 == 0:
+                    maxima[h0] = tables[h0].every()
         use = [n for n in ns if n < K]
         if not use:
             continue
-        w = _softmax64(logits)
         # one sort serves many large N; a single large N is cheaper by selection (top_mask)
         large = [n for n in use if n > 256 and not spec[n] & {"separability", "terms", "d1_pair"}]
         k = max(use) if len(large) >= 3 else max([n for n in use if n not in large] or [0])
-        order = ex.top_order(w, k) if k else None
-        res = ex.position_metrics(w, x[:, :K], use, visible=vis, order=order,
-                                  what={n: set(spec[n]) - {"d1_pair"} for n in use})
-        if table is not None:
-            res["d1_pair"] = np.full((w.shape[0], len(use), r1 - r0), np.nan)
-            for n in (n for n in use if "d1_pair" in spec[n]):
-                res["d1_pair"][:, use.index(n)] = ex.pair_distance_max(x[:, :K], order, n, vis, maxima=maxima)
+        what = {n: set(spec[n]) - {"d1_pair"} for n in use}
         cols = [ns.index(n) for n in use]
-        for k, v in res.items():
-            parts.setdefault(k, np.full((w.shape[0], len(ns), L), np.nan))[:, cols, r0:r1] = v
+        for h0, h1 in chunks:
+            w = _softmax64(logits[h0:h1])
+            order = ex.top_order(w, k) if k else None
+            res = ex.position_metrics(w, x[h0:h1, :K], use, visible=vis, order=order, what=what)
+            if tables is not None:
+                res["d1_pair"] = np.full((h1 - h0, len(use), r1 - r0), np.nan)
+                for n in (n for n in use if "d1_pair" in spec[n]):
+                    res["d1_pair"][:, use.index(n)] = ex.pair_distance_max(x[h0:h1, :K], order, n, vis, maxima=maxima[h0])
+            for key, v in res.items():
+                parts.setdefault(key, np.full((B, len(ns), L), np.nan))[h0:h1, cols, r0:r1] = v
     return parts
+
+
+def _sums(rows: np.ndarray, L: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-head (sum, count) over the rows t ≤ L that were not skipped."""
+    part = rows[..., :L]
+    return np.nansum(part, -1), np.isfinite(part).sum(-1)
+
+
+def _fold(v: np.ndarray, S: int) -> np.ndarray:
+    """Sum over S windows stacked along the head axis: (S·H,) -> (H,)."""
+    return v.reshape(S, -1).sum(0) if S > 1 else v
+
+
+def _ratio(total, count) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
 def _means(rows: np.ndarray, L: int) -> np.ndarray:
@@ -268,15 +302,37 @@ def _means(rows: np.ndarray, L: int) -> np.ndarray:
 
 
 class _Heads:
-    """Accumulates heads.csv rows (tidy)."""
+    """Accumulates per-head sums and counts over query positions (from every window of a
+    length); heads.csv's value is their ratio, the mean over positions."""
+
+    _COUNTED = {"E1": "d_tilde", "E2": "d_tilde", "E4": "ns_over_n", "E5": "g"}
 
     def __init__(self, window: int):
         self.window = window
-        self.cols = {c: [] for c in HEADS_COLUMNS}
+        self.acc: dict = {}  # (experiment, metric, layer, L, N, T, ε) -> [sums (H,), counts (H,)]
+
+    def add(self, experiment, metric, sums, counts, L, N, y, T=None, epsilon=None) -> None:
+        key = (experiment, metric, int(y), int(L), -1 if N is None else int(N),
+               np.nan if T is None else float(T), np.nan if epsilon is None else float(epsilon))
+        got = self.acc.get(key)
+        if got is None:
+            self.acc[key] = [np.asarray(sums, dtype=np.float64).copy(), np.asarray(counts, dtype=np.float64).copy()]
+        else:
+            got[0] += sums
+            got[1] += counts
 
     def table(self) -> dict:
+        cols = {c: [] for c in HEADS_COLUMNS}
+        for (e, m, y, L, N, T, eps), (tot, cnt) in self.acc.items():
+            v = _ratio(tot, cnt)
+            H = v.shape[0]
+            for c, val in (("experiment", e), ("layer", y), ("window", self.window), ("L", L), ("N", N), ("T", T),
+                           ("epsilon", eps), ("metric", m)):
+                cols[c] += [val] * H
+            cols["head"] += list(range(H))
+            cols["value"] += v.tolist()
         out = {}
-        for c, v in self.cols.items():
+        for c, v in cols.items():
             if c in ("experiment", "metric"):
                 out[c] = np.array(v, dtype=str)
             elif c in ("T", "epsilon", "value"):
@@ -285,19 +341,53 @@ class _Heads:
                 out[c] = np.array(v, dtype=np.int64)
         return out
 
+    def positions(self) -> dict:
+        """How many query positions each per-head mean rests on (the least over layers and
+        heads), per (experiment, L, N): table ``positions`` (window, experiment, L, N, positions)."""
+        least: dict = {}
+        for (e, m, y, L, N, T, eps), (_, cnt) in self.acc.items():
+            if self._COUNTED.get(e) != m:
+                continue
+            k = (e, L, N)
+            least[k] = min(least.get(k, np.inf), float(cnt.min()))
+        keys = sorted(least)
+        return {"window": np.full(len(keys), self.window, dtype=np.int64),
+                "experiment": np.array([k[0] for k in keys], dtype=str),
+                "L": np.array([k[1] for k in keys], dtype=np.int64), "N": np.array([k[2] for k in keys], dtype=np.int64),
+                "positions": np.array([least[k] for k in keys], dtype=np.int64)}
 
-def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage=None) -> tuple[dict, dict]:
+
+def tiles(ids, L: int) -> np.ndarray | None:
+    """The windows of length L that tile a window of ``ids`` after its first L tokens:
+    (S, L) token ids [kL, (k+1)L) for k = 1 … ⌊len/L⌋ − 1, or None when there are none.
+
+    >>> tiles(np.arange(8), 2).tolist()
+    [[2, 3], [4, 5], [6, 7]]
+    """
+    ids = np.asarray(ids)
+    m = ids.shape[0] // L
+    return ids[L:m * L].reshape(m - 1, L) if m > 1 else None
+
+
+def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage=None, batch_fn=None) -> tuple[dict, dict]:
     """All paper-protocol tables of one window: ({name: columns}, timing).
 
-    Tables: ``heads`` (HEADS_COLUMNS), ``critical_n`` (window, L, N_crit, statistic, p_value)
-    and ``ks_scan`` (window, L, N, statistic, p_value, d_tilde_mean, expectation_mean).
+    Tables: ``heads`` (HEADS_COLUMNS), ``positions`` (window, experiment, L, N, positions),
+    ``critical_n`` (window, L, N_crit, statistic, p_value) and ``ks_scan`` (window, L, N,
+    statistic, p_value, d_tilde_mean, expectation_mean).
     The forward pass is streamed (:func:`_each_layer`): each layer's rows are reduced to
-    per-head means as the layer is computed. A causal model takes one forward pass per
-    window (every L is a prefix of it); a bidirectional one, one per L. E3's search reuses
-    the logits of that pass (kept by row blocks, float32), so it needs no forward of its own.
+    per-head sums as the layer is computed. A causal model takes one forward pass per
+    window (every L is a prefix of it); a bidirectional one, one per L. With
+    ``config.tile`` (the default), each L < the window's length also takes the windows of
+    length L that tile the rest of the window (:func:`tiles`), all in one batched forward
+    pass, so a short L's mean rests on as many query positions as the longest L's. E3's
+    search reuses the logits of those passes (kept by row blocks, float32), so it needs no
+    forward of its own.
     """
     if capture_fn is None:
         from attnbounds.empirical.capture import capture_attention as capture_fn
+    if batch_fn is None:
+        from attnbounds.empirical.capture import capture_batch as batch_fn
     from attnbounds.empirical.run import without_lm_head
 
     stage = stage or (lambda name: None)
@@ -307,6 +397,7 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
     Lmax = lengths[-1]
     causal = bool(handle.causal)
     prefix = causal and config.rows == "prefix"
+    tile = bool(getattr(config, "tile", True))
     P = PaperSettings
     clock = {"forward_seconds": 0.0, "metric_seconds": 0.0}
     heads = _Heads(window)
@@ -317,6 +408,11 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
     e2_n = [n for n in P.e2_n if "E2" in exps and n < Lmax]
     e4_n = [n for n in P.e4_n if "E4" in exps and n < Lmax]
     ks = _KSSearch(lengths, config, prefix, window) if "E3" in exps else None
+    # H1's probe (with E4): at E5's length, or the largest L <= 256
+    LH1 = e5_default_length(lengths) if "E4" in exps and any(L > H1_N for L in lengths) else None
+    if LH1 is not None and LH1 <= H1_N:
+        LH1 = next(L for L in lengths if L > H1_N)
+    h1: dict = {k: [] for k in H1_COLUMNS + ["jaccard_rows"]}
 
     def spec_for(K):
         """{N: quantities} of a layer's rows over K keys (E2 and E4 only at the largest L)."""
@@ -336,8 +432,9 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
             order = ex.top_order(w, max(ns))
             forms.update(claim_forms(w, x[:, :w.shape[-1]], vis, ns, None, order))
 
-    def layer_rows(y, lg, x, K, means_for):
-        """E1/E2/E4 of one layer over its first K rows; per-head means for each L in ``means_for``."""
+    def layer_rows(y, lg, x, K, means_for, S=1):
+        """E1/E2/E4 of one layer over its first K rows; per-head sums for each L in ``means_for``.
+        S > 1: S windows stacked along the head axis (their sums are added per head)."""
         spec = spec_for(K)
         if not spec:
             return
@@ -353,20 +450,32 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
             if "main" in spec[n]:
                 bound = _t1_bound_candidates(terms, tcount[None, :], n)[forms.get("T1i", "d1_pair")]
                 e12 = (("d_tilde", terms["d_tilde"]), ("bound", bound), ("expectation", terms["main"]))
-                if ks is not None and prefix:
+                if ks is not None and prefix and S == 1:
                     ks.seed(y, n, terms["d_tilde"], terms["main"])
+
+            def add(experiment, name, vals, L):
+                tot, cnt = _sums(vals, L)
+                heads.add(experiment, name, _fold(tot, S), _fold(cnt, S), L, n, y)
+
             for L in means_for:
                 if n >= L:
                     continue
                 if n in e1_n:
                     for name, vals in e12:
-                        _add_layer(heads, "E1", name, _means(vals, L), L, n, y)
+                        add("E1", name, vals, L)
                 if n in e2_n and L == Lmax:
                     for name, vals in e12:
-                        _add_layer(heads, "E2", name, _means(vals, L), L, n, y)
+                        add("E2", name, vals, L)
                 if n in e4_n and L == Lmax:
                     for name, key in (("ns_over_n", "ns_over_n"), ("lower_bound", "t2_lower"), ("upper_bound", "t2_upper")):
-                        _add_layer(heads, "E4", name, _means(terms[key], L), L, n, y)
+                        add("E4", name, terms[key], L)
+
+    def e5(y, logits, S, part):
+        tot, cnt = _e5_layer(logits, causal, config.seed, window, L5, y, part)
+        for i, T in enumerate(P.temperatures):
+            for j, e in enumerate(P.epsilons):
+                heads.add("E5", "g", _fold(tot[:, i, j], S), _fold(np.full(tot.shape[0], cnt, dtype=np.float64), S),
+                          L5, None, y, T=T, epsilon=e)
 
     def main_pass(Lc, group):
         kept = []
@@ -389,29 +498,90 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
                 for L in group:
                     layer_rows(y, lg, x, L, [L])
             if L5 is not None and L5 in group and (causal or L5 == Lc):
-                g = _e5_layer(logits[:, :L5, :L5], causal, config.seed, window, L5, y)
-                for i, T in enumerate(P.temperatures):
-                    for j, e in enumerate(P.epsilons):
-                        _add_layer(heads, "E5", "g", g[:, i, j], L5, None, y, T=T, epsilon=e)
+                e5(y, logits[:, :L5, :L5], 1, 0)
+            if LH1 is not None and LH1 in group and (causal or LH1 == Lc):
+                probe = h1_layer(logits, x, causal and prefix, LH1)
+                for k in H1_COLUMNS:
+                    h1[k].append({"window": window, "layer": y, "L": LH1, "N": H1_N}.get(k, probe.get(k)))
+                h1["jaccard_rows"].append(probe["jaccard_rows"])
             if ks is not None:
                 kept.append((lg, x))
             _release_freed_memory()
 
         _each_layer(capture_fn, handle, ids[:Lc], config, on_layer, clock)
-        if ks is not None:
-            t0 = time.perf_counter()
-            ks.run(kept, [L for L in group if L <= Lc], stage)
-            clock["metric_seconds"] += time.perf_counter() - t0
+        return kept
+
+    def tile_pass(L, sub):
+        """The S windows of length L that tile the rest of the window, in one batched forward:
+        each layer's logits (S·H, L, L) are one batch of S·H rows sets."""
+        kept = []
+        S = sub.shape[0]
+
+        def on_layer(y, logits, x):  # logits (S, H, L, L), x (S, H|1, L, d)
+            stage(f"E1/E3/E5 L={L}: {S} more windows, layer {y + 1}")
+            H = logits.shape[1]
+            if x.shape[1] != H:
+                x = np.broadcast_to(x, (S, H) + x.shape[2:])
+            flat = logits.reshape((S * H,) + logits.shape[2:])
+            xf = np.ascontiguousarray(x).reshape((S * H,) + x.shape[2:])
+            lg = _Logits(flat, prefix, keep=ks is not None)
+            layer_rows(y, lg, xf, L, [L], S=S)
+            if L5 is not None and L5 == L:
+                e5(y, flat, S, 1)
+            if ks is not None:
+                kept.append((lg, xf, S))
+            _release_freed_memory()
+
+        _each_layer_batch(batch_fn, handle, sub, config, on_layer, clock)
+        return kept
 
     stage("forward")
-    if causal:
-        main_pass(Lmax, lengths)
-    else:
-        for L in lengths:
-            main_pass(L, [L])
+    kept = main_pass(Lmax, lengths) if causal else None
+    for L in sorted(lengths, reverse=True):
+        if not causal:
+            kept = main_pass(L, [L])
+        sub = tiles(ids[:Lmax], L) if tile else None
+        kept_sub = tile_pass(L, sub) if sub is not None and ("E1" in exps or "E3" in exps or L == L5) else None
+        if ks is not None:
+            t0 = time.perf_counter()
+            ks.run(kept, [L], stage, kept_sub)
+            clock["metric_seconds"] += time.perf_counter() - t0
+        del kept_sub
     tables = ks.tables() if ks is not None else {}
     tables["heads"] = heads.table()
+    tables["positions"] = heads.positions()
+    if LH1 is not None:
+        tables["multihead"] = {k: np.asarray(v, dtype=np.int64 if k in ("window", "layer", "L", "N") else np.float64)
+                               for k, v in h1.items()}
     return tables, {**clock, "claim_forms": forms}
+
+
+def _each_layer_batch(batch_fn, handle, sub, config, fn, clock) -> None:
+    """One batched forward over ``sub`` (S, L); ``fn(layer, logits (S, H, L, L), x (S, H|1, L, d))`` per layer."""
+    import time as _time
+
+    spent = [0.0]
+    t0 = _time.perf_counter()
+    if config.vectors == "hidden":
+        recs = []
+        hidden = batch_fn(handle, sub, lambda y, r: recs.append(r["logits"]), hidden=True)  # (Y, S, L, dm)
+        clock["forward_seconds"] += _time.perf_counter() - t0
+        t1 = _time.perf_counter()
+        for y, logits in enumerate(recs):
+            h = hidden[y][:, None]  # (S, 1, L, dm)
+            fn(y, logits, ex.to_sphere(h) if config.sphere else np.asarray(h, dtype=np.float64))
+        clock["metric_seconds"] += _time.perf_counter() - t1
+        return
+
+    def on_layer(y, record):
+        t1 = _time.perf_counter()
+        x = record["values"] if config.vectors == "values" else record["keys"]  # (S, H, L, dh)
+        fn(y, record["logits"], ex.to_sphere(x) if config.sphere else np.asarray(x, dtype=np.float64))
+        spent[0] += _time.perf_counter() - t1
+
+    batch_fn(handle, sub, on_layer)
+    clock["forward_seconds"] += _time.perf_counter() - t0 - spent[0]
+    clock["metric_seconds"] += spent[0]
 
 
 def _each_layer(capture_fn, handle, ids, config, fn, clock) -> None:
@@ -452,38 +622,81 @@ def _each_layer(capture_fn, handle, ids, config, fn, clock) -> None:
     clock["metric_seconds"] += spent[0]
 
 
-def _add_layer(heads: _Heads, experiment, metric, values_h, L, N, y, T=None, epsilon=None):
-    """Rows of one layer: values (H,) for layer y."""
-    v = np.asarray(values_h, dtype=np.float64)
-    H = v.shape[0]
-    c = heads.cols
-    c["experiment"] += [experiment] * H
-    c["layer"] += [y] * H
-    c["head"] += list(range(H))
-    c["window"] += [heads.window] * H
-    c["L"] += [int(L)] * H
-    c["N"] += [-1 if N is None else int(N)] * H
-    c["T"] += [np.nan if T is None else float(T)] * H
-    c["epsilon"] += [np.nan if epsilon is None else float(epsilon)] * H
-    c["metric"] += [metric] * H
-    c["value"] += v.tolist()
+H1_N = 16  # H1's top-set size: the paper's saturation point of N_s/N (E4)
+H1_COLUMNS = ["window", "layer", "L", "N", "rows", "p", "ns_over_n", "coverage", "independent", "union_bound",
+              "worst_case", "jaccard"]
 
 
-def _e5_layer(logits, causal: bool, seed: int, window: int, L: int, layer: int) -> np.ndarray:
-    """Per-head mean over query rows with t >= 2 keys of g(T, ε): (H, n_T, n_ε)."""
+def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N) -> dict:
+    """H1's probe on one layer: how the heads' distinguishable sets cover the top set.
+
+    At each query row with more than ``n`` keys (the first L rows; a causal row over its
+    visible keys), each head h's distinguishable tokens S_h are
+    :func:`attnbounds.numerics.selection.distinguishable_mask` at E4's radius (r = min over
+    non-selected i of ‖s − α_i x_i‖, taken just below r); the top set is the union U of the
+    heads' top-N sets. :func:`attnbounds.numerics.coverage.head_overlap` gives the covered
+    fraction |∪ S_h|/|U|, the union bound, the worst case and the Jaccard overlap, and the
+    Discussion's 1 − Π(1 − p_h) with p_h = |S_h|/|U| is the right side of the claim reading
+    ``H1:transcribed`` (the claim's own formula). Returns per-layer sums over rows
+    (``rows`` counts them; ``jaccard`` is summed over rows where it is defined, counted in
+    ``jaccard_rows``).
+    """
+    from attnbounds import claims
+    from attnbounds.numerics.attention import per_token_distance, top_n_mask
+    from attnbounds.numerics.coverage import head_overlap
+    from attnbounds.numerics.selection import distinguishable_mask
+
+    _, reading = claims.reading("H1:transcribed")
+    w_all = _softmax64(logits[:, :L, :L]).numpy()  # (H, L, L)
+    H = w_all.shape[0]
+    xs = np.broadcast_to(x[:, :L], (H, L, x.shape[-1]))  # hidden states: one set shared by the heads
+    out = {k: 0.0 for k in H1_COLUMNS[4:]}
+    out["jaccard_rows"] = 0.0
+    for r in range(L):
+        t = r + 1 if causal else L
+        if t <= n:
+            continue
+        w = w_all[:, r, :t]
+        w = w / w.sum(-1, keepdims=True)
+        xr = xs[:, :t]
+        D = per_token_distance(w, xr, n)  # (H, t)
+        top = top_n_mask(w, n)
+        radius = np.where(top, np.inf, D).min(-1)  # E4's r per head
+        masks = distinguishable_mask(w, xr, n, radius * (1 - 1e-12))  # (H, t): just inside r
+        universe = top.any(0)  # the union of the heads' top sets
+        m = masks[:, universe]  # (H, |U|)
+        sides = reading.sides({"masks": m})  # coverage and the claim's 1 − Π(1 − p_h)
+        ov = head_overlap(m)
+        out["rows"] += 1
+        out["p"] += float(m.mean(-1).mean())
+        out["ns_over_n"] += float(masks.sum(-1).mean() / n)
+        out["coverage"] += float(sides.lhs)
+        out["independent"] += float(sides.rhs)
+        out["union_bound"] += float(ov["summary"]["union_bound"])
+        out["worst_case"] += float(ov["summary"]["worst_case"])
+        if np.isfinite(ov["summary"]["jaccard"]):
+            out["jaccard"] += float(ov["summary"]["jaccard"])
+            out["jaccard_rows"] += 1
+    return out
+
+
+def _e5_layer(logits, causal: bool, seed: int, window: int, L: int, layer: int, part: int = 0):
+    """Per-head sum over query rows with t >= 2 keys of g(T, ε): ((B, n_T, n_ε), rows per head).
+
+    ``part`` 0 is the window itself, 1 the windows that tile it (their own random stream)."""
     P = PaperSettings
-    rng = ex.seeded_rng(seed, window, L, _RNG_E5, layer)
-    H = logits.shape[0]
-    total = np.zeros((H, len(P.temperatures), len(P.epsilons)))
+    rng = ex.seeded_rng(seed, window, L, _RNG_E5, layer) if part == 0 else ex.seeded_rng(seed, window, L, _RNG_E5, layer, part)
+    B = logits.shape[0]
+    total = np.zeros((B, len(P.temperatures), len(P.epsilons)))
     count = 0
     lo = 1 if causal else 0  # a causal row with one key has g = 0 for every v
     for r0 in range(lo, L, 64):
         r1 = min(r0 + 64, L)
         K = r1 if causal else L
-        g = ex.perturbation_gain(logits[:, r0:r1, :K], P.temperatures, P.epsilons, rng)  # (H, r, nT, nε)
+        g = ex.perturbation_gain(logits[:, r0:r1, :K], P.temperatures, P.epsilons, rng)  # (B, r, nT, nε)
         total += g.sum(1)
         count += r1 - r0
-    return total / count
+    return total, count
 
 
 def _release_freed_memory() -> None:
@@ -536,12 +749,16 @@ class _KSSearch:
         got = self.rows.get(self._key(n, L), {})
         return len(got) == layers and all(v[0].shape[-1] >= L for v in got.values())
 
-    def run(self, kept, lengths, stage) -> None:
-        """The search at each L in ``lengths`` over the kept layers [(logits, x)] (largest L first)."""
+    def run(self, kept, lengths, stage, sub=None) -> None:
+        """The search at each L in ``lengths`` over the kept layers [(logits, x)] (largest L first);
+        ``sub``: the kept layers [(logits, x, S)] of the windows that tile the rest of the window
+        at that L (one L only), whose rows join every per-head mean."""
+        if sub is not None and len(lengths) != 1:
+            raise ValueError("sub: the tiling windows belong to one L")
         for L in sorted(lengths, reverse=True):
-            self.done[L] = self._search(kept, L, stage)
+            self.done[L] = self._search(kept, L, stage, sub)
 
-    def _test(self, kept, L, ns, tested, stage) -> None:
+    def _test(self, kept, L, ns, tested, stage, sub=None) -> None:
         ns = [n for n in ns if n not in tested]
         need = [n for n in ns if not self._has(n, L, len(kept))]
         if need:
@@ -550,22 +767,40 @@ class _KSSearch:
                 rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need})  # d̃ and the main term
                 for a, n in enumerate(need):
                     self.rows.setdefault(self._key(n, L), {})[y] = (rows["d_tilde"][:, a], rows["main"][:, a])
-                _release_freed_memory()
+            _release_freed_memory()
+        extra: dict = {}  # N -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
+        if sub:
+            for y, (lg, x, S) in enumerate(sub):
+                rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in ns})
+                for a, n in enumerate(ns):
+                    sd, cd = _sums(rows["d_tilde"][:, a], L)
+                    sm, cm = _sums(rows["main"][:, a], L)
+                    extra.setdefault(n, []).append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
+            _release_freed_memory()
         for n in ns:
             got = self.rows[self._key(n, L)]
-            a_s = np.concatenate([_means(got[y][0], L) for y in range(len(kept))])  # (Y·H,) per-head means
-            b_s = np.concatenate([_means(got[y][1], L) for y in range(len(kept))])
+            a_s, b_s = [], []
+            for y in range(len(kept)):
+                sd, cd = _sums(got[y][0], L)
+                sm, cm = _sums(got[y][1], L)
+                if n in extra:
+                    ed, ecd, em, ecm = extra[n][y]
+                    sd, cd, sm, cm = sd + ed, cd + ecd, sm + em, cm + ecm
+                a_s.append(_ratio(sd, cd))
+                b_s.append(_ratio(sm, cm))
+            a_s = np.concatenate(a_s)  # (Y·H,) per-head means
+            b_s = np.concatenate(b_s)
             keep = np.isfinite(a_s) & np.isfinite(b_s)
             st, p = ex.ks_two_sample(a_s[keep], b_s[keep])
             tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
 
-    def _search(self, kept, L, stage):
+    def _search(self, kept, L, stage, sub=None):
         tested: dict = {}
         grid = ks_grid(L)
         # geometric scan in increasing N, stopping at the first non-rejecting point,
         # then bisection on the grid between it and the last rejecting point
         pos = np.unique(np.rint(np.geomspace(1, grid.size, min(grid.size, 10))).astype(int) - 1)
-        self._test(kept, L, [int(grid[i]) for i in pos], tested, stage)
+        self._test(kept, L, [int(grid[i]) for i in pos], tested, stage, sub)
         hi = None
         lo = -1
         for i in pos:
@@ -577,7 +812,7 @@ class _KSSearch:
         if hi is not None:
             while hi - lo > 1:
                 mid = (lo + hi) // 2
-                self._test(kept, L, [int(grid[mid])], tested, stage)
+                self._test(kept, L, [int(grid[mid])], tested, stage, sub)
                 if tested[int(grid[mid])][1] >= self.alpha:
                     hi = mid
                 else:

@@ -86,6 +86,7 @@ class ReproduceConfig:
     # or last-query when what-if normalizers are asked for (they are defined on the last query row)
     rows: str = "prefix"  # paper protocol, causal models: "prefix" or "full" (masked keys with weight 0)
     e5_length: int | None = None  # paper protocol: L of E5 (None: the largest L <= 256)
+    tile: bool = True  # paper protocol: each shorter L also takes the windows of length L that tile the window
     settings: ex.ExperimentSettings = field(default_factory=ex.ExperimentSettings)
     model_overrides: dict = field(default_factory=dict)  # gpt2-random config fields (tests)
 

@@ -137,6 +137,8 @@ def _eval(e, env: _Env):
     if isinstance(e, AppliedUndef) or isinstance(e, sp.Indexed):
         head = e.func if isinstance(e, AppliedUndef) else e.base
         args = e.args if isinstance(e, AppliedUndef) else e.indices
+        if len(args) > 1 and head in env.values and env.values[head].ndim == 1 + len(args):
+            return _multi_indexed(e, env)  # a scalar with several subscripts, w[t, j]
         if len(args) != 1 or (head not in env.values and head not in env.random):
             raise NoNumericForm(f"no value for {e}")
         k = _eval(args[0], env)
@@ -210,9 +212,12 @@ def _eval(e, env: _Env):
             raise NoNumericForm("a power of a vector")
         with np.errstate(all="ignore"):
             return np.power(b, x)
-    fns = {sp.exp: np.exp, sp.log: np.log, sp.Abs: np.abs, sp.sqrt: np.sqrt}
+    matrix = _eval_matrix_parts(e, env)
+    if matrix is not None:
+        return matrix
+    fns = {sp.exp: np.exp, sp.log: np.log, sp.Abs: np.abs}  # (sqrt is a Pow; sp.sqrt is no class)
     for f, g in fns.items():
-        if isinstance(f, type) and isinstance(e, f):  # sp.sqrt is a function (a Pow, handled above), not a class
+        if isinstance(e, f):
             with np.errstate(all="ignore"):
                 return g(_eval(e.args[0], env))
     if isinstance(e, (sp.Max, sp.Min)):
@@ -470,6 +475,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
     rel = "==" if relation == "=" else relation
     lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
     rels = _relations(ctx, drop)
+    lhs, rhs, rels = _name_function_values(lhs, rhs, rels)
     eqs = [r for r in rels if isinstance(r, sp.Eq)]
     ineqs = [r for r in rels if not isinstance(r, sp.Eq)]
     dropped = []
@@ -477,6 +483,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
         dropped = _relations(type(ctx)({drop: ctx.hypotheses[drop]}), None)
     exprs = [lhs, rhs] + [a for r in rels + dropped for a in _sides_of(r)]
     syms, heads, idx = _atoms(exprs)
+    arity = {f.base: len(f.indices) for e in exprs for f in e.atoms(sp.Indexed)}
     random, indicators = _random_heads(exprs, rels + dropped)
     heads -= random
     ineqs = [r for r in ineqs if not isinstance(r, BoundedDifferences)] + [r for r in ineqs if isinstance(r, BoundedDifferences)]
@@ -512,6 +519,10 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
                 env.values[h] = np.stack([_vector(rng, batch, common) for _ in range(INT_MAX + 2)], axis=1)
                 continue
             kind = _head_kind(h)
+            if arity.get(h, 1) > 1:  # a scalar with several subscripts: one axis per subscript
+                shape = (batch,) + (INT_MAX + 2,) * arity[h]
+                env.values[h] = _scalar(rng, int(np.prod(shape)), kind if kind is not None else nonneg).reshape(shape)
+                continue
             env.values[h] = _scalar(rng, batch * (INT_MAX + 2), kind if kind is not None else nonneg).reshape(batch, INT_MAX + 2)
         if random:  # random variables on a finite probability space of ATOMS atoms
             env.prob = rng.dirichlet(np.ones(ATOMS), size=batch)
@@ -573,6 +584,8 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
             for h in heads:
                 if env.values[h].ndim == 2:
                     size = np.maximum(size, np.abs(env.values[h][:, 1:]).max(axis=-1))
+                elif arity.get(h, 1) > 1:
+                    size = np.maximum(size, np.abs(env.values[h][:, 1:]).reshape(batch, -1).max(axis=-1))
             k = int(np.flatnonzero(bad)[np.argmin(size[bad])])
             found = (_snapshot(env, k, heads, dropped, ranges, lv, rv), float(size[k]))
             if best is None or found[1] < best[1]:
@@ -730,6 +743,10 @@ def _tighten(r, env, rng, free, heads, ranges):
             cols = [None]
         elif isinstance(atom, AppliedUndef) and atom.func in heads and len(atom.args) == 1 and atom.args[0] in ranges:
             cols = "index"
+        elif (isinstance(atom, sp.Indexed) and atom.base in heads and atom.base.label.is_commutative is not False
+              and len(set(atom.indices)) == len(atom.indices) and all(k in ranges for k in atom.indices)):
+            _tighten_indexed(atom, other, below, env, rng, ranges)
+            return
         else:
             continue
         try:
@@ -750,9 +767,166 @@ def _tighten(r, env, rng, free, heads, ranges):
         return
 
 
+def _multi_indexed(e, env):
+    """The value of a scalar ``w[t, j]`` with several subscripts (a table with one axis each)."""
+    table = env.values[e.base]
+    ks = tuple(int(round(float(_eval(a, env)[0]))) for a in e.indices)
+    if not all(1 <= k <= table.shape[1] - 1 for k in ks):
+        raise NoNumericForm(f"index {ks} of {e} out of range")
+    return table[(slice(None),) + ks]
+
+
+def _tighten_indexed(atom, other, below, env, rng, ranges):
+    """Put an indexed scalar ``x[i]`` or ``w[t, j]`` on its bound ``other`` (or strictly
+    inside) at every index of its subscripts' ranges; the hypothesis is checked afterwards."""
+    import itertools
+
+    table = env.values[atom.base]
+    if table.ndim != 1 + len(atom.indices):
+        return
+    try:
+        spans = [_index_range(i, env, ranges) for i in atom.indices]
+        for ks in itertools.product(*spans):
+            if any(k > table.shape[1] - 1 for k in ks):
+                continue
+            env.ints.update(zip(atom.indices, ks))
+            where = (slice(None),) + ks
+            table[where] = _near(_eval(other, env), below, rng, table[where])
+    except NoNumericForm:
+        pass
+    finally:
+        for i in atom.indices:
+            env.ints.pop(i, None)
+
+
 def _near(bound, below, rng, current):
     n = bound.shape[0]
     slack = rng.uniform(0, 1, n) * (1 + np.abs(bound))
     inside = bound - slack if below else bound + slack
     pick = rng.uniform(size=n)
     return np.where(pick < 0.4, bound, np.where(pick < 0.8, inside, current))
+
+
+# ----------------------------------------------------------------------------- matrices, extrema and
+# the values of an undefined function (the general-L chains of Lemma 2)
+
+
+def _int_value(e, env) -> int:
+    return int(round(float(_eval(sp.sympify(e), env)[0])))
+
+
+_ENTRY_CACHE: dict = {}
+
+
+def _entry(M, r, c):
+    key = (M, r, c)
+    if key not in _ENTRY_CACHE:
+        if len(_ENTRY_CACHE) > 20000:
+            _ENTRY_CACHE.clear()
+        _ENTRY_CACHE[key] = M.entry(r, c)
+    return _ENTRY_CACHE[key]
+
+
+def _eval_matrix_parts(e, env):
+    """OpNorm of a Mat (the largest singular value of each batch row's matrix), MaxOver /
+    MinOver, KroneckerDelta and Piecewise; None for anything else."""
+    from attnbounds.theory.proof import Mat, MaxOver, MinOver, OpNorm
+
+    if isinstance(e, OpNorm):
+        M = e.args[0]
+        if not isinstance(M, Mat):
+            raise NoNumericForm("opnorm of a non-Mat")
+        n = _int_value(M.size, env)
+        if n < 1:
+            raise NoNumericForm(f"a {n}x{n} matrix")
+        A = np.empty((env.n, n, n))
+        for r in range(1, n + 1):
+            for c in range(1, n + 1):
+                A[:, r - 1, c - 1] = _eval(_entry(M, sp.Integer(r), sp.Integer(c)), env)
+        good = np.isfinite(A).all(axis=(1, 2))
+        out = np.full(env.n, np.nan)
+        if good.any():
+            out[good] = np.linalg.norm(A[good], ord=2, axis=(1, 2))
+        return out
+    if isinstance(e, (MaxOver, MinOver)):
+        n = _int_value(e.args[1], env)
+        if n < 1:
+            raise NoNumericForm(f"an extremum over {n} terms")
+        vals = np.stack([_eval(e.term(sp.Integer(q)), env) for q in range(1, n + 1)])
+        return vals.max(axis=0) if isinstance(e, MaxOver) else vals.min(axis=0)
+    if isinstance(e, sp.KroneckerDelta):
+        a, b = (_eval(x, env) for x in e.args)
+        return (a == b).astype(float)
+    if isinstance(e, sp.Piecewise):
+        out = np.full(env.n, np.nan)
+        done = np.zeros(env.n, dtype=bool)
+        for expr, cond in e.args:
+            if cond is sp.true:
+                here = ~done
+            else:
+                here = ~done & _holds_here(cond, env) if isinstance(cond, sp.core.relational.Relational) else None
+                if here is None:
+                    raise NoNumericForm(f"Piecewise condition {cond}")
+            out = np.where(here, _eval(expr, env), out)
+            done |= here
+        return out
+    return None
+
+
+def _name_function_values(lhs, rhs, rels):
+    """Definitions ``f[k] = F(b[k])`` and ``fp[k] = Derivative(F(b[k]), b[k])`` of an undefined
+    function F name its values and derivatives at the points b[k]: the statement and the other
+    hypotheses are rewritten with f[x] and fp[x] in place of F(b[x]) and F'(b[x]) (derivatives
+    evaluated first), and these definitions dropped. Sound because values and slopes at
+    distinct points can be prescribed at will by a smooth F (positive where F is declared
+    positive: then f must be declared positive too), and the points b[k] themselves must
+    then appear nowhere else."""
+    value, slope, keep = {}, {}, []
+    for r in rels:
+        if isinstance(r, sp.Eq) and isinstance(r.lhs, sp.Indexed) and len(r.lhs.indices) == 1:
+            k, v = r.lhs.indices[0], r.rhs
+            if isinstance(v, AppliedUndef) and len(v.args) == 1 and isinstance(v.args[0], sp.Indexed) and v.args[0].indices == (k,):
+                if v.is_positive and not r.lhs.is_positive:
+                    raise NoNumericForm(f"{r.lhs.base} names the values of a positive function but is not positive")
+                value[(v.func, v.args[0].base)] = r.lhs.base
+                continue
+            if (isinstance(v, sp.Derivative) and isinstance(v.expr, AppliedUndef) and len(v.expr.args) == 1
+                    and isinstance(v.expr.args[0], sp.Indexed) and v.expr.args[0].indices == (k,)
+                    and v.variable_count == ((v.expr.args[0], 1),)):
+                slope[(v.expr.func, v.expr.args[0].base)] = r.lhs.base
+                continue
+        keep.append(r)
+    if not value and not slope:
+        return lhs, rhs, rels
+
+    def is_slope(x):
+        return (isinstance(x, sp.Derivative) and isinstance(x.expr, AppliedUndef) and len(x.expr.args) == 1
+                and isinstance(x.expr.args[0], sp.Indexed) and (x.expr.func, x.expr.args[0].base) in slope
+                and x.variable_count == ((x.expr.args[0], 1),))
+
+    def is_value(x):
+        return (isinstance(x, AppliedUndef) and len(x.args) == 1 and isinstance(x.args[0], sp.Indexed)
+                and (x.func, x.args[0].base) in value)
+
+    def rewrite(e):
+        if not isinstance(e, sp.Basic):
+            return e
+        e = e.replace(lambda x: isinstance(x, sp.Derivative) and not is_slope(x), lambda x: x.doit())
+        e = e.replace(is_slope, lambda x: slope[(x.expr.func, x.expr.args[0].base)][x.expr.args[0].indices[0]])
+        e = e.replace(is_value, lambda x: value[(x.func, x.args[0].base)][x.args[0].indices[0]])
+        return e
+
+    def rewrite_rel(r):
+        from attnbounds.theory.proof import BoundedDifferences
+
+        if isinstance(r, BoundedDifferences):
+            return r
+        return r.func(rewrite(r.lhs), rewrite(r.rhs))
+
+    lhs, rhs = rewrite(lhs), rewrite(rhs)
+    keep = [rewrite_rel(r) for r in keep]
+    points = {b for _, b in list(value) + list(slope)}
+    for e in [lhs, rhs] + [a for r in keep for a in _sides_of(r)]:
+        if any(x.base in points for x in sp.sympify(e).atoms(sp.Indexed)) or e.has(sp.Derivative):
+            raise NoNumericForm("the points of a named function appear elsewhere, or a derivative is left")
+    return lhs, rhs, keep

@@ -519,3 +519,257 @@ def derive_softmax() -> dict[str, Result]:
             f"secondary form min(1/(4T), sqrt(2)) violated for {secondary[k]['violated_for']}",
         )
     return out
+
+
+# ----------------------------------------------------------------------------- checked chains (general L)
+
+
+def ratio_setting() -> dict:
+    """The symbols of the general-L chains: L tokens, logits l[k], a positive differentiable F,
+    its values f[k] = F(l[k]) and derivatives fp[k] = F'(l[k]), S = Σ_k f[k], the Jacobian
+    J = (∂α_i/∂l_j) of α_i = F(l_i)/Σ_k F(l_k) (as derivatives, not a closed form), and
+    Σ = diag α − ααᵀ, D = diag(f'/f) written in f, fp and S.
+
+    >>> sorted(ratio_setting())[:4]
+    ['D', 'F', 'G', 'J']
+    """
+    from attnbounds.theory.proof import Mat
+
+    L_ = sp.Symbol("L", integer=True, positive=True)
+    i, j, k = sp.symbols("i j k", integer=True, positive=True)
+    lg = sp.IndexedBase("l", real=True)
+    F = sp.Function("F", positive=True)
+    f = sp.IndexedBase("f", positive=True)
+    fp = sp.IndexedBase("fp", real=True)
+    S = sp.Symbol("S", positive=True)
+    u, v = sp.symbols("u v", integer=True, positive=True)  # bound entry indices, apart from i, j, k
+    J = Mat(sp.Lambda((u, v), sp.Derivative(F(lg[u]) / sp.Sum(F(lg[k]), (k, 1, L_)), lg[v])), L_)
+    Sig = Mat(sp.Lambda((u, v), f[u] / S * (sp.KroneckerDelta(u, v) - f[v] / S)), L_)
+    D = Mat(sp.Lambda((u, v), sp.KroneckerDelta(u, v) * fp[v] / f[v]), L_)
+    definition = (sp.Eq(f[k], F(lg[k])), sp.Eq(fp[k], sp.Derivative(F(lg[k]), lg[k])), sp.Eq(S, sp.Sum(f[k], (k, 1, L_))))
+    return {"L": L_, "i": i, "j": j, "k": k, "l": lg, "F": F, "f": f, "fp": fp, "S": S, "J": J, "Sigma": Sig, "D": D,
+            "G": G, "definition": definition}
+
+
+def sigma_spectral_lemma(ctx, fv=None, S_expr=None, L_=None, defs="definition"):
+    """The checked lemma ‖diag α − ααᵀ‖₂ ≤ 1/2 for α_u = fv(u)/S, any L (Gershgorin on the rows:
+    Σ_j |Σ_ij| = Σ_j (2δ_ij − 1)Σ_ij = 2α_i(1 − α_i) ≤ 1/2). By default fv(u) = f[u] and S is
+    the symbol defined in ``defs``; with ``S_expr`` the sum Σ_k fv(k) written out (``defs=None``).
+    Returns the :class:`Lemma` (its lhs is ``OpNorm(Σ)``)."""
+    from attnbounds.theory.proof import Chain, Lemma, Mat, OpNorm, by
+
+    s = ratio_setting()
+    i, j, k = s["i"], s["j"], s["k"]
+    if fv is None:
+        fv, S_expr, L_ = sp.Lambda(k, s["f"][k]), s["S"], s["L"]
+    u, v = sp.symbols("u v", integer=True, positive=True)
+    Sig = Mat(sp.Lambda((u, v), fv(u) / S_expr * (sp.KroneckerDelta(u, v) - fv(v) / S_expr)), L_)
+    half = sp.Rational(1, 2)
+    entry = Sig.entry(i, j)
+    signed = (2 * sp.KroneckerDelta(i, j) - 1) * entry
+    dominates = Chain(fv(i), ctx).le(sp.Sum(fv(k), (k, 1, L_)), by.sum_term(k, 1, L_, i, fv(k)))
+    if dominates.end != S_expr:
+        dominates = dominates.eq(S_expr, by.index_identity(defs=defs))
+    term = Chain(sp.Abs(entry), ctx).le(signed, by.abs_bound(cases=(i, j), facts=(dominates,)))
+    row = (Chain(sp.Sum(sp.Abs(entry), (j, 1, L_)), ctx)
+           .le(sp.Sum(signed, (j, 1, L_)), by.termwise(j, 1, L_, term=term))
+           .eq(2 * fv(i) / S_expr * (1 - fv(i) / S_expr), by.index_identity(defs=defs))
+           .le(half, by.algebra()))
+    chain = Chain(OpNorm(Sig), ctx).le(half, by.gershgorin_rows(i, j, row))
+    return Lemma(chain, OpNorm(Sig), "<=", half)
+
+
+#: The bounds on ‖J‖₂ that the general-L chains prove, by reading form.
+GENERIC_FORMS = ("G", "log_form", "sharpest")
+
+
+def _extrema(s):
+    from attnbounds.theory.proof import MaxOver, MinOver
+
+    L_, f, fp = s["L"], s["f"], s["fp"]
+    q = sp.Symbol("q", integer=True, positive=True)  # bound, apart from the range index k
+    return {
+        "g_max": MaxOver(sp.Lambda(q, sp.Abs(fp[q] / f[q])), L_),  # max_k |F'(l_k)/F(l_k)|
+        "fp_max": MaxOver(sp.Lambda(q, sp.Abs(fp[q])), L_),  # max_k |F'(l_k)|
+        "f_min": MinOver(sp.Lambda(q, f[q]), L_),  # min_k F(l_k)
+    }
+
+
+def _diag_term(form, s, ctx):
+    """A checked chain |f'_k/f_k| <= bound (the bound on every entry of D = diag(f'/f))."""
+    from attnbounds.theory.proof import Chain, by
+
+    k, f, fp = s["k"], s["f"], s["fp"]
+    ex = _extrema(s)
+    start = sp.Abs(fp[k] / f[k])
+    if form == "G":
+        return Chain(start, ctx).le(G, by.hypothesis("log-derivative")), G
+    if form == "log_form":
+        return Chain(start, ctx).le(ex["g_max"], by.extremum(ex["g_max"], k)), ex["g_max"]
+    bound = ex["fp_max"] / ex["f_min"]
+    min_le = Chain(ex["f_min"], ctx).le(f[k], by.extremum(ex["f_min"], k))
+    chain = (Chain(start, ctx).le(ex["fp_max"] / f[k], by.extremum(ex["fp_max"], k, c=1 / f[k]))
+             .le(bound, by.algebra_facts(min_le)))
+    return chain, bound
+
+
+def generic_context(form: str):
+    """The hypotheses of the general-L chains: the definitions of f, fp and S, and for the G form
+    |f'_k/f_k| <= G at every token (G = sup |(log F)'| bounds it)."""
+    from attnbounds.theory.proof import Context
+
+    if form not in GENERIC_FORMS:
+        raise ValueError(f"form: must be one of {GENERIC_FORMS}, got {form!r}")
+    s = ratio_setting()
+    hyps = {"definition": s["definition"]}
+    if form == "G":
+        hyps["log-derivative"] = sp.Le(sp.Abs(s["fp"][s["k"]] / s["f"][s["k"]]), G)
+    return Context(hyps)
+
+
+def generic_spectral_chain(form: str):
+    """The checked chain ‖J‖₂ <= B/2 for J the Jacobian of α_i = F(l_i)/Σ_k F(l_k), any L and
+    any positive differentiable F, with B = G (``"G"``), max_k |(log F)'(l_k)| (``"log_form"``)
+    or max_k |F'(l_k)|/min_k F(l_k) (``"sharpest"``):
+
+    J = Σ D (entrywise, derivatives by SymPy) ; ‖Σ D‖₂ <= ‖Σ‖₂‖D‖₂ ; ‖D‖₂ <= B (diagonal) ;
+    ‖Σ‖₂ <= 1/2 (Gershgorin). Returns the :class:`ChainCheck`.
+    """
+    from attnbounds.theory.proof import Chain, OpNorm, by, matmul
+
+    ctx = generic_context(form)
+    s = ratio_setting()
+    Sig, D, J, k = s["Sigma"], s["D"], s["J"], s["k"]
+    term, bound = _diag_term(form, s, ctx)
+    ctx = ctx.extended({"sigma-lemma": sigma_spectral_lemma(ctx)})
+    P = matmul(Sig, D)
+    half = sp.Rational(1, 2)
+    chain = (Chain(OpNorm(J), ctx)
+             .eq(OpNorm(P), by.entrywise(J, P, defs="definition"))
+             .le(OpNorm(Sig) * OpNorm(D), by.submultiplicative(Sig, D))
+             .le(half * OpNorm(D), by.algebra())
+             .le(half * bound, by.diag_norm(k, bound, term, c=half)))
+    return chain.prove(OpNorm(J), "<=", half * bound)
+
+
+def log_form_tighter_chain():
+    """The checked chain max_k |(log F)'(l_k)|/2 <= max_k |F'(l_k)| / (2 min_k F(l_k)), any L."""
+    from attnbounds.theory.proof import Chain, by
+
+    ctx = generic_context("sharpest")
+    s = ratio_setting()
+    ex = _extrema(s)
+    term, bound = _diag_term("sharpest", s, ctx)
+    half = sp.Rational(1, 2)
+    chain = Chain(half * ex["g_max"], ctx).le(half * bound, by.max_bound(ex["g_max"], bound, s["k"], term, c=half))
+    return chain.prove(half * ex["g_max"], "<=", half * bound)
+
+
+def two_term_chain():
+    """The checked chain of the paper's two-term form, any L:
+    ‖J‖₂ <= (max_k |F'(l_k)| + ‖F'(l)‖₂) / (L min_k F(l_k)).
+
+    J = diag(F')/S − F F'ᵀ/S² (entrywise) ; triangle inequality ; ‖diag(F')/S‖₂ <= max|F'|/S ;
+    ‖F F'ᵀ‖₂ = ‖F‖₂‖F'‖₂ (rank one) with ‖F‖₂ <= ‖F‖₁ = S ; S >= L min F.
+    """
+    from attnbounds.theory.proof import Chain, Lemma, Mat, OpNorm, by
+
+    s = ratio_setting()
+    L_, k, f, fp, S, J = s["L"], s["k"], s["f"], s["fp"], s["S"], s["J"]
+    ex = _extrema(s)
+    ctx = generic_context("sharpest")
+    u, v = sp.symbols("u v", integer=True, positive=True)
+    A = Mat(sp.Lambda((u, v), sp.KroneckerDelta(u, v) * fp[v] / S), L_)
+    B = Mat(sp.Lambda((u, v), f[u] * fp[v] / S**2), L_)
+    M = Mat(sp.Lambda((u, v), sp.KroneckerDelta(u, v) * fp[v] / S - f[u] * fp[v] / S**2), L_)
+    mx, mn = ex["fp_max"], ex["f_min"]
+    V = sp.sqrt(sp.Sum(fp[k] ** 2, (k, 1, L_)))  # ‖F'(l)‖₂
+    norm_f = sp.sqrt(sp.Sum(f[k] ** 2, (k, 1, L_)))
+    a_term = Chain(sp.Abs(fp[k] / S), ctx).le(mx / S, by.extremum(mx, k, c=1 / S))
+    lemma_a = Lemma(Chain(OpNorm(A), ctx).le(mx / S, by.diag_norm(k, mx / S, a_term)), OpNorm(A), "<=", mx / S)
+    q = sp.Symbol("q", integer=True, positive=True)
+    chain_b = (Chain(OpNorm(B), ctx)
+               .eq(norm_f * V / S**2, by.rank_one(sp.Lambda(q, f[q]), sp.Lambda(q, fp[q]), k, c=1 / S**2))
+               .le(sp.Sum(f[k], (k, 1, L_)) * V / S**2, by.l2_l1(k, 1, L_, f[k], c=V / S**2))
+               .eq(V / S, by.index_identity(defs="definition")))
+    lemma_b = Lemma(chain_b, OpNorm(B), "<=", V / S)
+    min_term = Chain(mn, ctx).le(f[k], by.extremum(mn, k))
+    chain_s = (Chain(L_ * mn, ctx)
+               .eq(sp.Sum(mn, (k, 1, L_)), by.index_identity())
+               .le(sp.Sum(f[k], (k, 1, L_)), by.termwise(k, 1, L_, term=min_term))
+               .eq(S, by.index_identity(defs="definition")))
+    lemma_s = Lemma(chain_s, L_ * mn, "<=", S)
+    ctx = ctx.extended({"diag-lemma": lemma_a, "rank-one-lemma": lemma_b, "sum-lemma": lemma_s})
+    goal = (mx + V) / (L_ * mn)
+    chain = (Chain(OpNorm(J), ctx)
+             .eq(OpNorm(M), by.entrywise(J, M, defs="definition"))
+             .le(OpNorm(A) + OpNorm(B), by.opnorm_triangle(A, B, sign=-1))
+             .le(mx / S + OpNorm(B), by.algebra())
+             .le(mx / S + V / S, by.algebra())
+             .le(goal, by.algebra()))
+    return chain.prove(OpNorm(J), "<=", goal)
+
+
+def _at(e, x, point):
+    """``e`` with every x[m] replaced by ``point(m)``."""
+    return e.replace(lambda t: isinstance(t, sp.Indexed) and t.base == x and len(t.indices) == 1,
+                     lambda t: point(t.indices[0]))
+
+
+def finite_difference_setting() -> dict:
+    """The symbols of Corollary 3's finite-difference chain: softmax φ(x)_q = e^{x_q/T}/Σ_k e^{x_k/T}
+    on L tokens, logits l, a direction v with Σ v_k² = 1, a step ε > 0, and
+    g = ‖φ(l + εv) − φ(l)‖₂/ε."""
+    L_ = sp.Symbol("L", integer=True, positive=True)
+    eps = sp.Symbol("epsilon", positive=True)
+    k, q = sp.symbols("k q", integer=True, positive=True)
+    lg, v, x, z = (sp.IndexedBase(n, real=True) for n in ("l", "v", "x", "zeta"))
+    phi = sp.Lambda(q, sp.exp(x[q] / T) / sp.Sum(sp.exp(x[k] / T), (k, 1, L_)))
+    a, d = sp.Lambda(q, lg[q]), sp.Lambda(q, eps * v[q])
+    km = sp.Symbol("k_mv", integer=True, positive=True)
+    g = sp.sqrt(sp.Sum((_at(phi(km), x, lambda m: a(m) + d(m)) - _at(phi(km), x, a)) ** 2, (km, 1, L_))) / eps
+    return {"L": L_, "eps": eps, "k": k, "q": q, "l": lg, "v": v, "x": x, "z": z, "phi": phi, "a": a, "d": d, "g": g,
+            "unit": sp.Eq(sp.Sum(v[k] ** 2, (k, 1, L_)), 1)}
+
+
+def finite_difference_chain():
+    """The checked chain of Corollary 3's finite-difference bound, any L, unit v, ε > 0, T > 0:
+    ‖φ(l + εv) − φ(l)‖₂/ε <= min{1/(2T), √2/ε}.
+
+    * ≤ 1/(2T): the mean value inequality, with ‖∂φ/∂x‖₂ <= 1/(2T) at every point ζ (the
+      Jacobian is (diag α − ααᵀ) diag(1/T) entrywise; submultiplicativity; Gershgorin);
+      then ‖εv‖₂/ε = 1 (the hypothesis Σ v_k² = 1);
+    * ≤ √2/ε: the ℓ₂ diameter of the simplex (both weight vectors are non-negative and sum to 1).
+    """
+    from attnbounds.theory.proof import Chain, Context, Mat, OpNorm, by, matmul
+
+    s = finite_difference_setting()
+    L_, eps, k, q, v, x, z, phi, a, d, g = (s[n] for n in ("L", "eps", "k", "q", "v", "x", "z", "phi", "a", "d", "g"))
+    ctx = Context({"unit": s["unit"]})
+    half_T = 1 / (2 * T)
+    # the Jacobian of softmax(x/T) at a free point zeta: (diag a - a a^T) diag(1/T), norm <= 1/(2T)
+    fz = sp.Lambda(q, sp.exp(z[q] / T))
+    lemma = sigma_spectral_lemma(ctx, fz, sp.Sum(sp.exp(z[k] / T), (k, 1, L_)), L_, defs=None)
+    Sig = lemma.lhs.args[0]
+    u, w = sp.symbols("u_mv w_mv", integer=True, positive=True)  # the names the rule uses
+    Jz = Mat(sp.Lambda((u, w), sp.Derivative(_at(phi(u), x, lambda m: z[m]), z[w])), L_)
+    uu, ww = sp.symbols("u v", integer=True, positive=True)
+    D = Mat(sp.Lambda((uu, ww), sp.KroneckerDelta(uu, ww) / T), L_)
+    P = matmul(Sig, D)
+    jctx = ctx.extended({"sigma-lemma": lemma})
+    jac = (Chain(OpNorm(Jz), jctx)
+           .eq(OpNorm(P), by.entrywise(Jz, P))
+           .le(OpNorm(Sig) * OpNorm(D), by.submultiplicative(Sig, D))
+           .le(OpNorm(D) / 2, by.algebra())
+           .le(half_T, by.diag_norm(k, 1 / T, Chain(sp.Abs(1 / T), jctx).le(1 / T, by.algebra()), c=sp.Rational(1, 2))))
+    km = sp.Symbol("k_mv", integer=True, positive=True)
+    part_a = (Chain(g, ctx)
+              .le(half_T * sp.sqrt(sp.Sum(d(km) ** 2, (km, 1, L_))) / eps,
+                  by.mean_value(phi, x, a, d, z, L_, half_T, jac, c=1 / eps))
+              .eq(half_T * sp.sqrt(sp.Sum(v[k] ** 2, (k, 1, L_))), by.index_identity())
+              .eq(half_T, by.hypothesis("unit")))
+    p_ = sp.Lambda(q, _at(phi(q), x, lambda m: a(m) + d(m)))
+    q_ = sp.Lambda(q, _at(phi(q), x, a))
+    part_b = Chain(g, ctx).le(sp.sqrt(2) / eps, by.simplex_diameter(p_, q_, L_, c=1 / eps))
+    goal = sp.Min(half_T, sp.sqrt(2) / eps)
+    return Chain(g, ctx).le(goal, by.min_bound(part_a, part_b)).prove(g, "<=", goal)

@@ -1123,6 +1123,181 @@ def _moment(lhs, rel, rhs, p, ctx):
     return "E[Z] <= sqrt(E[Z^2])"
 
 
+# ----------------------------------------------------------------------------- citing a checked theorem
+
+
+#: The SymPy assumptions an instantiated symbol must keep (the cited proof may rely on any of them).
+_INSTANCE_FACTS = ("commutative", "integer", "rational", "real", "finite", "positive", "nonnegative",
+                   "negative", "nonpositive", "nonzero")
+_SIGN_FACTS = {"positive": (1, True), "nonnegative": (1, False), "negative": (-1, True), "nonpositive": (-1, False)}
+
+
+def _plain_symbols(e) -> set:
+    """The free Symbols of ``e`` (SymPy also lists Indexed objects, even under a bound index)."""
+    return {s for s in sp.sympify(e).free_symbols if isinstance(s, sp.Symbol)}
+
+
+def _bound_symbols(exprs) -> set:
+    out = set()
+    for e in exprs:
+        for s in sp.sympify(e).atoms(sp.Sum, sp.Product, sp.Integral, sp.Lambda):
+            out |= set(s.variables)
+    return out
+
+
+def _bare_symbols(e) -> set:
+    """The free Symbols of ``e`` outside the subscripts of Indexed objects."""
+    e = sp.sympify(e)
+    return _plain_symbols(e.xreplace({ix: sp.Dummy() for ix in e.atoms(sp.Indexed)}))
+
+
+def _sides(h) -> list:
+    if isinstance(h, BoundedDifferences):
+        return [h.f, h.sum_c2]
+    if isinstance(h, Lemma):
+        return [h.lhs, h.rhs]
+    return [a for r in (h if isinstance(h, tuple) else (h,)) for a in (r.lhs, r.rhs)]
+
+
+class _Instantiation:
+    """A simultaneous substitution σ of a cited theorem's symbols (Symbol -> expression) and
+    indexed bases (IndexedBase -> Lambda over its subscripts), checked for capture."""
+
+    def __init__(self, subs, bound):
+        _need(isinstance(subs, Mapping) and subs, "instance: subs must be a non-empty mapping")
+        self.symbols, self.bases = {}, {}
+        for k, v in subs.items():
+            if isinstance(k, sp.IndexedBase):
+                _need(isinstance(v, sp.Lambda), f"instance: the indexed base {k} must map to a Lambda over its subscripts")
+                self.bases[k] = v
+                free = _plain_symbols(v)
+            else:
+                _need(isinstance(k, sp.Symbol), f"instance: {k!r} is not a symbol or an indexed base")
+                _need(k not in bound, f"instance: {k} is a bound (summation) variable of the theorem")
+                v = sp.sympify(v)
+                self.symbols[k] = v
+                free = _plain_symbols(v)
+            captured = free & bound
+            _need(not captured, f"instance: the value of {k} would be captured by the theorem's bound variable(s) {sorted(map(str, captured))}")
+        self._dummies = {k: sp.Dummy(str(k), commutative=k.is_commutative) for k in self.symbols}
+        self._holders = {b: sp.IndexedBase(sp.Dummy(str(b.label))) for b in self.bases}
+
+    def __call__(self, e):
+        e = sp.sympify(e)
+        if self.bases:  # mark the substituted bases first, so that their subscripts are renamed below
+            e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base in self._holders,
+                          lambda a: self._holders[a.base][a.indices])
+        e = e.xreplace(self._dummies)
+        e = e.xreplace({d: self.symbols[k] for k, d in self._dummies.items()})
+        if self.bases:
+            back = {h.label: b for b, h in self._holders.items()}
+            e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base.label in back,
+                          lambda a: self.bases[back[a.base.label]](*a.indices))
+        return e
+
+    def relation(self, r):
+        return type(r)(self(r.lhs), self(r.rhs))
+
+
+def _keeps_assumptions(key, value, ctx):
+    """``value`` has every assumption of ``key`` (SymPy decides it, or the sign is proved)."""
+    for fact in _INSTANCE_FACTS:
+        if getattr(key, f"is_{fact}") is not True or getattr(value, f"is_{fact}") is True:
+            continue
+        if fact == "nonzero" and (key.is_positive or key.is_negative):
+            continue  # follows from the strict sign, which is checked
+        _need(fact in _SIGN_FACTS, f"instance: {sp.sstr(value)} is not known to be {fact}, as {key} is")
+        sign, strict = _SIGN_FACTS[fact]
+        _nonneg(sign * value, ctx, f"instance: {sp.sstr(value)} must be {fact}, as {key} is", strict=strict)
+
+
+def _literal_hypothesis(r, relations) -> bool:
+    """``r`` is literally one of ``relations`` (up to exact algebra)."""
+    mine = _nonneg_form(r)
+    for h in relations:
+        if isinstance(r, sp.Eq) and isinstance(h, sp.Eq):
+            if (is_identity(r.lhs, h.lhs) and is_identity(r.rhs, h.rhs)) or (is_identity(r.lhs, h.rhs) and is_identity(r.rhs, h.lhs)):
+                return True
+        elif mine is not None and not isinstance(h, sp.Eq):
+            g, strict = _nonneg_form(h)
+            if (strict or not mine[1]) and is_identity(g, mine[0]):
+                return True
+    return False
+
+
+def _discharge(r, how, ctx, what):
+    """Prove the instantiated premise ``r`` under ``ctx``: a literal hypothesis (``how`` a
+    name, or None), an identity / the sign oracle (None), or a checked chain."""
+    if r is sp.true:
+        return
+    _need(r is not sp.false, f"{what}: the instantiated premise is false")
+    if isinstance(how, str):
+        _need(how in ctx.hypotheses and _literal_hypothesis(r, ctx.relation(how)), f"{what}: {sp.sstr(r)} is not hypothesis {how!r}")
+        return
+    if isinstance(how, Chain):
+        _need(not isinstance(r, (sp.Lt, sp.Gt)), f"{what}: a chain cannot prove the strict {sp.sstr(r)}")
+        rel = {sp.Le: "<=", sp.Ge: ">=", sp.Eq: "="}[type(r)]
+        res = replace(how, ctx=ctx).prove(r.lhs, rel, r.rhs)
+        _need(res.complete, f"{what}: the chain for {sp.sstr(r)} does not check: {res.first_failure}")
+        return
+    _need(how is None, f"{what}: a discharge must be None, a hypothesis name or a Chain")
+    if _literal_hypothesis(r, ctx.relations()):
+        return
+    if isinstance(r, sp.Eq):
+        _need(is_identity(r.lhs, r.rhs, deep=True), f"{what}: cannot prove {sp.sstr(r)}")
+        return
+    g, strict = _nonneg_form(r)
+    _nonneg(g, ctx, f"{what}: {sp.sstr(r)}", strict=strict)
+
+
+@_rule("instance", "an instance σ(lhs) rel σ(rhs) of a theorem lhs rel rhs whose chain checks, when every premise σ(h) of the theorem is proved", "modus ponens on a universally quantified theorem: the cited chain is re-checked under its own hypotheses, σ is a capture-free substitution that keeps every symbol's assumptions, and each substituted hypothesis is discharged by a checked chain, a literal hypothesis or the sign oracle")
+def _instance(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">=", "="), "instance: bad relation")
+    thm = p["theorem"]
+    _need(isinstance(thm, Lemma), "instance: the theorem must be a Lemma (a chain with its goal)")
+    own = thm.chain.ctx
+    cited = _lemma_check(thm, own)
+    _need(cited.complete, f"instance: the cited theorem's chain does not check: {cited.first_failure}")
+    # every stated hypothesis is a premise (local "__" ones too: the cited chain may have used
+    # them); lemmas are not, since they are derived from the stated ones by checked chains
+    base = Context({n: h for n, h in own.hypotheses.items() if not isinstance(h, Lemma)})
+    premises = [(name, k, r) for name in base.hypotheses for k, r in enumerate(base.relation(name))]
+    for name, h in base.hypotheses.items():
+        _need(not isinstance(h, BoundedDifferences), f"instance: premise {name!r} is a bounded-differences fact, which cannot be instantiated")
+    bound = _bound_symbols([thm.lhs, thm.rhs] + [a for _, _, r in premises for a in (r.lhs, r.rhs)])
+    for name, k, r in premises:
+        bare = (_bare_symbols(r.lhs) | _bare_symbols(r.rhs)) & bound
+        _need(not bare, f"instance: premise {name!r} uses the summation index {sorted(map(str, bare))} outside a subscript")
+    labels = {ix.base.label for e in [thm.lhs, thm.rhs] + [a for _, _, r in premises for a in (r.lhs, r.rhs)]
+              for ix in sp.sympify(e).atoms(sp.Indexed)}
+    _need(not (set(p["subs"]) & labels), "instance: a symbol of subs is the label of an indexed base; substitute the base by a Lambda")
+    sigma = _Instantiation(p["subs"], bound)
+    for k, v in sigma.symbols.items():
+        _keeps_assumptions(k, v, ctx)
+    for b, lam in sigma.bases.items():
+        dummies = [sp.Dummy(integer=True) for _ in lam.variables]
+        _need(len(lam.variables) >= 1, f"instance: the Lambda for {b} takes no subscript")
+        _keeps_assumptions(b[tuple(dummies)] if len(dummies) > 1 else b[dummies[0]], lam(*dummies), ctx)
+    # the step is the instantiated goal, read either way round
+    a, b = sigma(thm.lhs), sigma(thm.rhs)
+    trel = "=" if thm.relation in ("=", "==") else thm.relation
+    flip = {"<=": ">=", ">=": "<=", "=": "="}
+    ok = (rel == trel and is_identity(lhs, a) and is_identity(rhs, b)) or (
+        rel == flip[trel] and is_identity(lhs, b) and is_identity(rhs, a))
+    _need(ok, f"instance: the step is not the theorem's goal under σ, {sp.sstr(a)} {trel} {sp.sstr(b)}")
+    # premises: a hypothesis of the current context in which a bound index of the theorem
+    # occurs outside a subscript speaks of one index, not of every one: it may not be used
+    dctx = Context({n: h for n, h in ctx.hypotheses.items() if not (set().union(*map(_bare_symbols, _sides(h))) & bound)})
+    given = p.get("discharge") or {}
+    _need(set(given) <= set(base.hypotheses), f"instance: discharge names no premise {sorted(set(given) - set(base.hypotheses))}")
+    for name, k, r in premises:
+        how = given.get(name)
+        if isinstance(how, (list, tuple)):
+            _need(len(how) == len(base.relation(name)), f"instance: discharge of {name!r} needs one entry per relation")
+            how = how[k]
+        _discharge(sigma.relation(r), how, dctx, f"instance: premise {name!r}[{k}]")
+    return f"an instance of a checked theorem ({len(premises)} premises discharged)"
+
 
 # ----------------------------------------------------------------------------- steps and chains
 
@@ -1191,6 +1366,8 @@ class _ByFactory:
             return By("termwise", {"index": index, "lo": lo, "hi": hi, "term": term}, text)
         return By("termwise", {"pairs": pairs, "term": term}, text)
 
+    def instance(self, theorem, subs, discharge=None, text=""):
+        return By("instance", {"theorem": theorem, "subs": subs, "discharge": discharge}, text)
     def union_bound(self, text=""):
         return By("union-bound", {}, text)
 
@@ -1298,10 +1475,20 @@ class ChainCheck:
 def _term_rules(chain) -> list:
     out = []
     for st in getattr(chain, "steps", ()):
-        term = st.by.params.get("term")  # termwise, min-max, monotone-chain: sub-chains
-        for sub in (term if isinstance(term, (list, tuple)) else (term,)):
-            if isinstance(sub, Chain):
-                out += [t.by.rule for t in sub.steps] + _term_rules(sub)
+        # the sub-chains a step carries (termwise terms, and the term / row / fact chains of
+        # other rules) count among the rules used
+        for value in st.by.params.values():
+            for sub in (value if isinstance(value, (list, tuple)) else (value,)):
+                if isinstance(sub, Chain):
+                    out += [t.by.rule for t in sub.steps] + _term_rules(sub)
+        if st.by.rule == "instance" and isinstance(st.by.params.get("theorem"), Lemma):
+            # the cited theorem's rules, and those of the chains that discharge its premises
+            thm = st.by.params["theorem"]
+            out += list(_lemma_check(thm, thm.chain.ctx).rules)
+            for how in (st.by.params.get("discharge") or {}).values():
+                for sub in (how if isinstance(how, (list, tuple)) else (how,)):
+                    if isinstance(sub, Chain):
+                        out += [t.by.rule for t in sub.steps] + _term_rules(sub)
     return out
 
 
@@ -1435,3 +1622,632 @@ class Chain:
             for r in _lemma_check(h, base).rules
         )
         return ChainCheck((lhs, relation, rhs), self, checks, ok, why, lemma_rules)
+
+
+# ----------------------------------------------------------------------------- matrices and indices (proofjac)
+#
+# A general-L matrix is ``Mat(Lambda((r, c), entry), n)``: the n×n matrix whose entry (r, c),
+# r, c = 1..n, is ``entry``. ``OpNorm`` is its spectral norm; ``MaxOver(Lambda(k, e), n)`` and
+# ``MinOver`` are max_k e(k) and min_k e(k) over k = 1..n. The rules below check entries with
+# *symbolic* indices, so a checked step holds for every n at once.
+
+
+class Mat(sp.Function):
+    """The n×n matrix ``Mat(Lambda((r, c), entry), n)`` (entries r, c = 1..n; non-commutative).
+
+    >>> r, c = sp.symbols("r c", integer=True, positive=True); n = sp.Symbol("n", integer=True, positive=True)
+    >>> Mat(sp.Lambda((r, c), sp.KroneckerDelta(r, c)), n).entry(2, 2)
+    1
+    """
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, lam, n):
+        if not (isinstance(lam, sp.Lambda) and len(lam.variables) == 2):
+            raise TypeError(f"lam: expected a two-variable Lambda, got {lam!r}")
+        return None
+
+    def _eval_is_commutative(self):
+        return False
+
+    def entry(self, r, c):
+        return self.args[0](r, c)
+
+    @property
+    def size(self):
+        return self.args[1]
+
+
+class OpNorm(sp.Function):
+    """The spectral norm (largest singular value) of a :class:`Mat`."""
+
+    nargs = 1
+
+    def _eval_is_commutative(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_is_extended_nonnegative(self):
+        return True
+
+    def _eval_is_finite(self):
+        return True
+
+    def _sympystr(self, printer):
+        return f"opnorm({printer._print(self.args[0])})"
+
+
+class _Extremum(sp.Function):
+    nargs = 2
+
+    @classmethod
+    def eval(cls, lam, n):
+        if not (isinstance(lam, sp.Lambda) and len(lam.variables) == 1):
+            raise TypeError(f"lam: expected a one-variable Lambda, got {lam!r}")
+        return None
+
+    def _eval_is_commutative(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return self.args[0].expr.is_extended_real
+
+    def _eval_is_extended_nonnegative(self):
+        return True if self.args[0].expr.is_extended_nonnegative else None
+
+    def _eval_is_extended_positive(self):
+        return True if self.args[0].expr.is_extended_positive else None
+
+    def _eval_is_finite(self):
+        return True if self.args[0].expr.is_finite else None
+
+    def term(self, k):
+        return self.args[0](k)
+
+
+class MaxOver(_Extremum):
+    """max_{k=1..n} e(k), written ``MaxOver(Lambda(k, e), n)``."""
+
+
+class MinOver(_Extremum):
+    """min_{k=1..n} e(k), written ``MinOver(Lambda(k, e), n)``."""
+
+
+def matmul(A: Mat, B: Mat) -> Mat:
+    """The product A·B as a :class:`Mat` with entries Σ_m A_rm B_mc (m = 1..n)."""
+    n = A.size
+    r, c, m = (_fixed_dummy(s, 700 + k, integer=True, positive=True) for k, s in enumerate("rcm"))
+    return Mat(sp.Lambda((r, c), sp.Sum(A.entry(r, m) * B.entry(m, c), (m, 1, n))), n)
+
+
+def _in_range(x, lo, hi, rels) -> bool:
+    return prove_nonnegative(x - lo, tuple(rels)) and prove_nonnegative(hi - x, tuple(rels))
+
+
+def _delta_factors(term) -> list:
+    """The Kronecker deltas that multiply the whole of ``term`` (alone or to a positive power)."""
+    out = []
+    for f in sp.Mul.make_args(term):
+        base, ex = f.as_base_exp()
+        if isinstance(base, sp.KroneckerDelta) and ex.is_Integer and ex > 0:
+            out.append(base)
+    return sorted(set(out), key=str)
+
+
+def _collapse_deltas(e, rels):
+    """Σ_{m=lo}^{hi} δ_{m x} f(m) = f(x) when lo <= x <= hi is proved from ``rels`` (exact); every
+    other one-index sum is split by linearity."""
+    if not isinstance(e, sp.Basic) or not e.args or isinstance(e, sp.Lambda):
+        return e
+    if isinstance(e, sp.Sum) and len(e.limits) == 1:
+        m, lo, hi = e.limits[0]
+        out = []
+        for term in sp.Add.make_args(sp.expand(_collapse_deltas(e.function, rels))):
+            x = None
+            for d in _delta_factors(term):  # only a delta that multiplies the whole term
+                a, b = d.args
+                other = b if a == m else a if b == m else None
+                if other is not None and m not in other.free_symbols and _in_range(other, lo, hi, rels):
+                    x = other
+                    break
+            out.append(term.subs(m, x) if x is not None else sp.Sum(term, (m, lo, hi)))
+        return sp.Add(*out)
+    return e.func(*[_collapse_deltas(a, rels) for a in e.args])
+
+
+def _decide_piecewise(e, rels):
+    """Each Piecewise replaced by its first branch whose condition is proved from ``rels`` (all
+    earlier ones must be proved false... so only the first branch is taken, and only when its
+    condition is proved)."""
+
+    def pick(pw):
+        expr, cond = pw.args[0]
+        if cond is sp.true:
+            return expr
+        conds = cond.args if isinstance(cond, sp.And) else (cond,)
+        for c_ in conds:
+            form = _nonneg_form(c_)
+            if form is None or not prove_nonnegative(form[0], tuple(rels), strict=form[1]):
+                return pw
+        return expr
+
+    return e.replace(lambda x: isinstance(x, sp.Piecewise), pick)
+
+
+def _definitions(ctx: Context, defs) -> list:
+    """(pattern, replacement) pairs from the equations of the named hypotheses: ``f[k] = e(k)``
+    (for every index) and ``s = e``."""
+    out = []
+    for name in (defs if isinstance(defs, (tuple, list)) else (defs,)) if defs else ():
+        _need(name in ctx.hypotheses, f"definitions: {name!r} is not a hypothesis of this context")
+        for h in ctx.relation(name):
+            if not isinstance(h, sp.Eq):
+                continue
+            lhs, rhs = h.lhs, h.rhs
+            if isinstance(lhs, sp.Indexed) and len(lhs.indices) == 1 and isinstance(lhs.indices[0], sp.Symbol):
+                out.append(("indexed", lhs.base, lhs.indices[0], rhs))
+            elif isinstance(lhs, sp.Symbol):
+                out.append(("symbol", lhs, None, rhs))
+    return out
+
+
+def _apply_definitions(e, definitions):
+    for _ in range(3):  # a definition may use another one (S = Σ f[k], f[k] = F(l[k]))
+        e = _apply_definitions_once(e, definitions)
+    return e
+
+
+def _apply_definitions_once(e, definitions):
+    for kind, head, k, rhs in definitions:
+        if kind == "symbol":
+            e = e.subs(head, rhs)
+        else:
+            e = e.replace(lambda x, h=head: isinstance(x, sp.Indexed) and x.base == h and len(x.indices) == 1,
+                          lambda x, k=k, rhs=rhs: rhs.subs(k, x.indices[0]))
+    return e
+
+
+def _canonical_sums(e, depth=0):
+    """Bound summation indices renamed by nesting depth (alpha-equivalent sums become equal)."""
+    if not isinstance(e, sp.Basic) or not e.args:
+        return e
+    if isinstance(e, sp.Sum) and len(e.limits) == 1:
+        m, lo, hi = e.limits[0]
+        d = _fixed_dummy("idx", 800 + depth, integer=True)
+        return sp.Sum(_canonical_sums(e.function.xreplace({m: d}), depth + 1), (d, lo, hi))
+    return e.func(*[_canonical_sums(a, depth) for a in e.args])
+
+
+def _delta_normal(e):
+    """Each term δ_ab h(a, b) of the expanded ``e`` written δ_ab h(a, a) (exact: both are 0 when
+    a != b)."""
+    out = []
+    for term in sp.Add.make_args(sp.expand(e)):
+        for d in _delta_factors(term):  # only a delta that multiplies the whole term
+            a, b = sorted(d.args, key=str)
+            old, new = (b, a) if b.is_Symbol else (a, b) if a.is_Symbol else (None, None)
+            if old is None:
+                continue
+            rest = sp.Mul(*[f for f in sp.Mul.make_args(term) if not (f == d or (isinstance(f, sp.Pow) and f.base == d))])
+            term = d * rest.subs(old, new)
+        out.append(term)
+    return sp.Add(*out)
+
+
+def _index_reduce(e, rels, definitions=()):
+    e = sp.sympify(e)
+    e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
+    e = _apply_definitions(e, definitions)
+    e = _decide_piecewise(e, rels)
+    e = _collapse_deltas(e, rels)
+    e = _delta_normal(e)
+    return _canonical_sums(e)
+
+
+def _index_same(a, b, rels, definitions=()) -> bool:
+    ra, rb = _index_reduce(a, rels, definitions), _index_reduce(b, rels, definitions)
+    if is_identity(ra, rb):
+        return True
+    la, lb = _canonical_sums(_sum_linear(ra)), _canonical_sums(_sum_linear(rb))
+    return is_identity(la, lb) or is_identity(la, lb, deep=True)
+
+
+def _ranged(ctx: Context, tag: str, n, *indices) -> Context:
+    extra = {}
+    for k, x in enumerate(indices):
+        extra[f"__{tag}{k}_lo__"] = sp.Ge(x, 1)
+        extra[f"__{tag}{k}_hi__"] = sp.Le(x, n)
+    return ctx.extended(extra)
+
+
+def _entry_symbols():
+    return tuple(_fixed_dummy(s, 720 + k, integer=True, positive=True) for k, s in enumerate("rc"))
+
+
+def _with_facts(ctx: Context, facts) -> Context:
+    """``ctx`` plus the relation each fact chain proves (start <= end, >= or =), each chain checked
+    under ``ctx`` itself."""
+    extra = {}
+    for k, fact in enumerate(facts or ()):
+        _need(isinstance(fact, Chain) and fact.steps, "facts: each fact must be a non-empty Chain")
+        rels = {s.relation for s in fact.steps}
+        rel = "=" if rels == {"="} else "<=" if rels <= {"=", "<="} else ">=" if rels <= {"=", ">="} else None
+        _need(rel is not None, "facts: a fact chain mixes '<=' and '>=' steps")
+        res = replace(fact, ctx=ctx).prove(fact.start, rel, fact.end)
+        _need(res.complete, f"facts: fact {k + 1} does not check: {res.first_failure}")
+        extra[f"__fact{k}__"] = {"=": sp.Eq, "<=": sp.Le, ">=": sp.Ge}[rel](fact.start, fact.end)
+    return ctx.extended(extra)
+
+
+@_rule("index-identity", "lhs = rhs by exact index algebra: Σ_{m=lo}^{hi} δ_{mx} f(m) = f(x) for x proved in [lo, hi], a Piecewise branch whose condition is proved, named definitions f[k] = e(k) substituted, derivatives evaluated, sums split by linearity", "each transformation is an exact identity (the Kronecker sum only when the index is proved in range); the final difference must cancel to 0")
+def _index_identity(lhs, rel, rhs, p, ctx):
+    _need(rel == "=", "index-identity: only for '=' steps")
+    definitions = _definitions(ctx, p.get("defs"))
+    _need(_index_same(lhs, rhs, ctx.relations(), definitions), f"index-identity: {sp.sstr(lhs)} - ({sp.sstr(rhs)}) does not reduce to 0")
+    return "the difference reduces to 0"
+
+
+@_rule("entrywise", "A = B for n×n matrices (the step replaces A by B) when A_rc = B_rc for symbolic 1 <= r, c <= n by index-identity", "two matrices of the same size with equal entries are equal; the entries are compared with symbolic indices, so the check holds for every n")
+def _entrywise(lhs, rel, rhs, p, ctx):
+    _need(rel == "=", "entrywise: only for '=' steps")
+    A, B = p["A"], p["B"]
+    _need(isinstance(A, Mat) and isinstance(B, Mat), "entrywise: A and B must be Mat")
+    _need(is_identity(A.size, B.size), "entrywise: A and B have different sizes")
+    _need(lhs.has(A), "entrywise: the lhs does not contain A")
+    _need(rhs == lhs.xreplace({A: B}), "entrywise: the rhs is not the lhs with A replaced by B")
+    r, c = _entry_symbols()
+    local = _ranged(ctx, "entry", A.size, r, c)
+    definitions = _definitions(ctx, p.get("defs"))
+    _need(_index_same(A.entry(r, c), B.entry(r, c), local.relations(), definitions),
+          f"entrywise: entry (r, c) differs: {sp.sstr(A.entry(r, c))} vs {sp.sstr(B.entry(r, c))}")
+    return "equal entries for symbolic r, c in 1..n"
+
+
+@_rule("submultiplicative", "opnorm(A B) <= opnorm(A) opnorm(B), A B the matrix with entries Σ_m A_rm B_mc", "the operator norm is submultiplicative: |ABx| <= opnorm(A)|Bx| <= opnorm(A)opnorm(B)|x|; the product's entries are checked with symbolic indices")
+def _submultiplicative(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "submultiplicative: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    A, B = p["A"], p["B"]
+    _need(isinstance(A, Mat) and isinstance(B, Mat) and is_identity(A.size, B.size), "submultiplicative: A and B must be Mat of one size")
+    _need(isinstance(small, OpNorm) and isinstance(small.args[0], Mat), "submultiplicative: the small side is not opnorm(P)")
+    P = small.args[0]
+    _need(is_identity(P.size, A.size), "submultiplicative: the product has another size")
+    r, c = _entry_symbols()
+    m = _fixed_dummy("m", 730, integer=True, positive=True)
+    local = _ranged(ctx, "entry", A.size, r, c)
+    _need(_index_same(P.entry(r, c), sp.Sum(A.entry(r, m) * B.entry(m, c), (m, 1, A.size)), local.relations()),
+          "submultiplicative: the small side's matrix is not A B")
+    _same(big, OpNorm(A) * OpNorm(B), "submultiplicative: the big side is not opnorm(A) opnorm(B)")
+    return "submultiplicativity of the spectral norm"
+
+
+def _term_proof(term, start, end, ctx, what):
+    _need(isinstance(term, Chain), f"{what}: the term proof must be a Chain")
+    res = replace(term, ctx=ctx).prove(start, "<=", end)
+    _need(res.complete, f"{what}: the term chain does not check: {res.first_failure}")
+
+
+@_rule("diag-norm", "c opnorm(M) <= c B (c >= 0) for a diagonal n×n M (M_rc = δ_rc M_cc) when |M_kk| <= B for every k in 1..n (a checked term chain), n >= 1", "the spectral norm of a diagonal matrix is max_k |M_kk|; diagonality is checked with symbolic indices")
+def _diag_norm(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "diag-norm: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    scale = sp.sympify(p.get("c", 1))
+    _nonneg(scale, ctx, "diag-norm: c >= 0")
+    norms = [f for f in sp.Mul.make_args(small) if isinstance(f, OpNorm)]
+    _need(len(norms) == 1 and isinstance(norms[0].args[0], Mat), "diag-norm: the small side is not c opnorm(M)")
+    _same(small, scale * norms[0], "diag-norm: the small side is not c opnorm(M)")
+    M = norms[0].args[0]
+    r, c = _entry_symbols()
+    local = _ranged(ctx, "entry", M.size, r, c)
+    _need(_index_same(M.entry(r, c), sp.KroneckerDelta(r, c) * M.entry(c, c), local.relations()), "diag-norm: M is not diagonal")
+    _nonneg(M.size - 1, ctx, "diag-norm: n >= 1")
+    k, bound = p["index"], sp.sympify(p["bound"])
+    _same(big, scale * bound, "diag-norm: the big side is not c B")
+    _term_proof(p["term"], sp.Abs(M.entry(k, k)), bound, _ranged(ctx, "diag", M.size, k), "diag-norm")
+    return "spectral norm of a diagonal matrix"
+
+
+@_rule("gershgorin-rows", "opnorm(A) <= B for a real symmetric n×n A when Σ_c |A_rc| <= B for every row r (a checked chain with r symbolic), n >= 1", "Gershgorin's circle theorem: every eigenvalue lies within Σ_c |A_rc| of 0 for some r, and a real symmetric matrix's spectral norm is its largest |eigenvalue|; symmetry and realness are checked with symbolic indices")
+def _gershgorin_rows(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "gershgorin-rows: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    _need(isinstance(small, OpNorm) and isinstance(small.args[0], Mat), "gershgorin-rows: the small side is not opnorm(A)")
+    A = small.args[0]
+    r, c = _entry_symbols()
+    local = _ranged(ctx, "entry", A.size, r, c)
+    _need(A.entry(r, c).is_extended_real is True, "gershgorin-rows: the entries are not known to be real")
+    _need(_index_same(A.entry(r, c), A.entry(c, r), local.relations()), "gershgorin-rows: A is not symmetric")
+    _nonneg(A.size - 1, ctx, "gershgorin-rows: n >= 1")
+    i, j = p["index"], p["col"]
+    start = sp.Sum(sp.Abs(A.entry(i, j)), (j, 1, A.size))
+    _term_proof(p["row"], start, big, _ranged(ctx, "row", A.size, i), "gershgorin-rows")
+    return "Gershgorin (real symmetric)"
+
+
+@_rule("abs-bound", "|x| <= y when y - x >= 0 and y + x >= 0 are proved (a KroneckerDelta(a, b) is split into the cases a = b and a != b; optional facts, each a checked chain)", "-y <= x <= y is |x| <= y; the two cases of a Kronecker delta are exhaustive; each fact is proved under the same hypotheses")
+def _abs_bound(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "abs-bound: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    # SymPy pulls known-positive factors out of Abs: accept c |x| with c >= 0 proved, as |c x|
+    absf = [f for f in sp.Mul.make_args(small) if isinstance(f, sp.Abs)]
+    _need(len(absf) == 1, "abs-bound: the small side is not |x| (or c |x|)")
+    coef = sp.Mul(*[f for f in sp.Mul.make_args(small) if f is not absf[0]])
+    _need(not coef.has(sp.Abs), "abs-bound: the small side is not |x| (or c |x|)")
+    ctx2 = _with_facts(ctx, p.get("facts"))
+    _nonneg(coef, ctx2, "abs-bound: the factor outside |.|")
+    x = coef * absf[0].args[0]
+    rels = ctx2.relations()
+    cases = [(x, big, rels)]
+    if p.get("cases") is not None:
+        a, b = p["cases"]
+        _need(b.is_Symbol, "abs-bound: the second case variable must be a symbol")
+        zero = {sp.KroneckerDelta(a, b): 0, sp.KroneckerDelta(b, a): 0}
+        cases = [(x.subs(b, a), big.subs(b, a), [q.subs(b, a) for q in rels]),
+                 (x.xreplace(zero), big.xreplace(zero), rels)]
+    for k, (xx, yy, rr) in enumerate(cases):
+        for e in (yy - xx, yy + xx):
+            _need(prove_nonnegative(e, tuple(rr)), f"abs-bound: case {k + 1}: cannot prove {sp.sstr(e)} >= 0")
+    return "-y <= x <= y" + (" in both Kronecker cases" if len(cases) == 2 else "")
+
+
+@_rule("sum-term", "c f(x) <= c Σ_{k=lo}^{hi} f(k) when lo <= x <= hi, c >= 0 and f(k) >= 0 for every k of the range", "a sum of non-negative terms is at least any one of its terms")
+def _sum_term(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "sum-term: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    k, lo, hi, x, f = p["index"], sp.sympify(p["lo"]), sp.sympify(p["hi"]), sp.sympify(p["x"]), sp.sympify(p["f"])
+    c = sp.sympify(p.get("c", 1))
+    _same(small, c * f.subs(k, x), "sum-term: the small side is not c f(x)")
+    _need(big == c * sp.Sum(f, (k, lo, hi)) or is_identity(big, c * sp.Sum(f, (k, lo, hi))), "sum-term: the big side is not c Σ f(k)")
+    _nonneg(c, ctx, "sum-term: c >= 0")
+    _nonneg(x - lo, ctx, "sum-term: x >= lo")
+    _nonneg(hi - x, ctx, "sum-term: x <= hi")
+    _nonneg(f, ctx.extended({"__sum_lo__": sp.Ge(k, lo), "__sum_hi__": sp.Le(k, hi)}), "sum-term: f(k) >= 0")
+    return "a term of a non-negative sum"
+
+
+@_rule("extremum", "c e(x) <= c MaxOver(e, n) and c MinOver(e, n) <= c e(x) for 1 <= x <= n, c >= 0", "the definition of max and min over 1..n")
+def _extremum(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "extremum: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    x, c = sp.sympify(p["x"]), sp.sympify(p.get("c", 1))
+    ext = p["of"]
+    _need(isinstance(ext, (MaxOver, MinOver)), "extremum: 'of' must be MaxOver or MinOver")
+    if isinstance(ext, MaxOver):
+        _same(small, c * ext.term(x), "extremum: the small side is not c e(x)")
+        _same(big, c * ext, "extremum: the big side is not c max e")
+    else:
+        _same(small, c * ext, "extremum: the small side is not c min e")
+        _same(big, c * ext.term(x), "extremum: the big side is not c e(x)")
+    _nonneg(c, ctx, "extremum: c >= 0")
+    _nonneg(x - 1, ctx, "extremum: x >= 1")
+    _nonneg(ext.args[1] - x, ctx, "extremum: x <= n")
+    return "a term of the max / min"
+
+
+@_rule("max-bound", "c MaxOver(e, n) <= c B when e(k) <= B for every k in 1..n (a checked term chain), c >= 0", "a max is attained at one of its terms")
+def _max_bound(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "max-bound: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    ext, B, c, k = p["of"], sp.sympify(p["bound"]), sp.sympify(p.get("c", 1)), p["index"]
+    _need(isinstance(ext, MaxOver), "max-bound: 'of' must be MaxOver")
+    _same(small, c * ext, "max-bound: the small side is not c max e")
+    _same(big, c * B, "max-bound: the big side is not c B")
+    _nonneg(c, ctx, "max-bound: c >= 0")
+    _nonneg(ext.args[1] - 1, ctx, "max-bound: n >= 1")
+    _term_proof(p["term"], ext.term(k), B, _ranged(ctx, "max", ext.args[1], k), "max-bound")
+    return "every term is bounded"
+
+
+@_rule("algebra-facts", "lhs <= rhs by the algebra rule, with extra facts, each a checked chain under the same hypotheses", "each fact is proved by the kernel before it is used; then the algebra rule's exact sign prover decides")
+def _algebra_facts(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "algebra-facts: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    _nonneg(big - small, _with_facts(ctx, p.get("facts")), "algebra-facts")
+    return "the difference is proved non-negative (with checked facts)"
+
+
+
+@_rule("opnorm-triangle", "opnorm(M) <= opnorm(A) + opnorm(B) for M_rc = A_rc + B_rc (or A_rc - B_rc)", "the spectral norm is a norm: the triangle inequality, and opnorm(-B) = opnorm(B); the entries are checked with symbolic indices")
+def _opnorm_triangle(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "opnorm-triangle: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    A, B, sign = p["A"], p["B"], p.get("sign", 1)
+    _need(sign in (1, -1), "opnorm-triangle: sign must be 1 or -1")
+    _need(isinstance(small, OpNorm) and isinstance(small.args[0], Mat), "opnorm-triangle: the small side is not opnorm(M)")
+    M = small.args[0]
+    _need(isinstance(A, Mat) and isinstance(B, Mat) and is_identity(A.size, M.size) and is_identity(B.size, M.size),
+          "opnorm-triangle: A and B must be Mat of M's size")
+    r, c = _entry_symbols()
+    local = _ranged(ctx, "entry", M.size, r, c)
+    _need(_index_same(M.entry(r, c), A.entry(r, c) + sign * B.entry(r, c), local.relations()),
+          "opnorm-triangle: M is not A + sign B")
+    _same(big, OpNorm(A) + OpNorm(B), "opnorm-triangle: the big side is not opnorm(A) + opnorm(B)")
+    return "triangle inequality of the spectral norm"
+
+
+@_rule("rank-one", "opnorm(M) = |c| sqrt(Σ_k x_k²) sqrt(Σ_k y_k²) for M_rc = c x_r y_c (real x, y; k = 1..n)", "M z = c x (y·z), so |M z| <= |c||x||y||z| by Cauchy-Schwarz, with equality at z = y")
+def _rank_one(lhs, rel, rhs, p, ctx):
+    _need(rel in ("=", "<=", ">="), "rank-one: bad relation")
+    small, big = (lhs, rhs) if rel in ("=", "<=") else (rhs, lhs)
+    x, y, k = p["x"], p["y"], p["index"]
+    scale = sp.sympify(p.get("c", 1))
+    _need(isinstance(x, sp.Lambda) and isinstance(y, sp.Lambda), "rank-one: x and y must be one-variable Lambdas")
+    _need(isinstance(small, OpNorm) and isinstance(small.args[0], Mat), "rank-one: the norm side is not opnorm(M)")
+    M = small.args[0]
+    r, c = _entry_symbols()
+    local = _ranged(ctx, "entry", M.size, r, c)
+    _need(x(r).is_extended_real is True and y(c).is_extended_real is True and scale.is_extended_real is True,
+          "rank-one: x, y and c must be known to be real")
+    _need(_index_same(M.entry(r, c), scale * x(r) * y(c), local.relations()), "rank-one: M is not c x y^T")
+    n = M.size
+    want = sp.Abs(scale) * sp.sqrt(sp.Sum(x(k) ** 2, (k, 1, n))) * sp.sqrt(sp.Sum(y(k) ** 2, (k, 1, n)))
+    _same(big, want, "rank-one: the other side is not |c| |x|_2 |y|_2")
+    return "spectral norm of a rank-one matrix"
+
+
+@_rule("l2-l1", "c sqrt(Σ_{k=lo}^{hi} x_k²) <= c Σ_{k=lo}^{hi} |x_k| for c >= 0, hi >= lo - 1", "(Σ|x_k|)² = Σ x_k² + 2 Σ_{k<m} |x_k||x_m| >= Σ x_k², and both roots are >= 0")
+def _l2_l1(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "l2-l1: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    k, lo, hi, x = p["index"], sp.sympify(p["lo"]), sp.sympify(p["hi"]), sp.sympify(p["x"])
+    scale = sp.sympify(p.get("c", 1))
+    _need(x.is_extended_real is True, "l2-l1: x_k must be known to be real")
+    _same(small, scale * sp.sqrt(sp.Sum(x ** 2, (k, lo, hi))), "l2-l1: the small side is not c |x|_2")
+    _same(big, scale * sp.Sum(sp.Abs(x), (k, lo, hi)), "l2-l1: the big side is not c |x|_1")
+    _nonneg(scale, ctx, "l2-l1: c >= 0")
+    _nonneg(hi - lo + 1, ctx, "l2-l1: the index range is reversed (need hi >= lo - 1)")
+    return "|x|_2 <= |x|_1"
+
+
+def _smooth(e, ctx) -> bool:
+    """Whether ``e`` is built from +, ×, integer powers, exp, finite sums, numbers, symbols and
+    indexed values only, every negative power of a base proved > 0 (so e is C^1 in its
+    real variables)."""
+    if e.is_Atom or isinstance(e, sp.Indexed):
+        return bool(e.is_extended_real)
+    if isinstance(e, (sp.Add, sp.Mul, sp.exp)):
+        return all(_smooth(a, ctx) for a in e.args)
+    if isinstance(e, sp.Sum):
+        return len(e.limits) == 1 and _smooth(e.function, ctx)
+    if isinstance(e, sp.Pow):
+        base, ex = e.args
+        if not (ex.is_Integer or ex.is_Rational) or ex.free_symbols:
+            return False
+        if ex.is_negative or not ex.is_Integer:
+            if not (base.is_positive or prove_nonnegative(base, tuple(ctx.relations()), strict=True)):
+                return False
+        return _smooth(base, ctx)
+    return False
+
+
+def _same_sums(a, b, what):
+    """``a`` = ``b`` up to the names of bound summation indices."""
+    _need(a == b or is_identity(_canonical_sums(a), _canonical_sums(b)), f"{what}: {sp.sstr(a)} is not {sp.sstr(b)}")
+
+
+def _at(e, x, point):
+    return e.replace(lambda t: isinstance(t, sp.Indexed) and t.base == x and len(t.indices) == 1,
+                     lambda t: point(t.indices[0]))
+
+
+@_rule("mean-value", "c sqrt(Σ_k (φ_k(a + d) − φ_k(a))²) <= c B sqrt(Σ_k d_k²) for a C¹ map φ of x = (x_1..x_n) when opnorm(∂φ/∂x at z) <= B at a free point z (a checked chain), c >= 0", "the mean value inequality: φ(a + d) − φ(a) = ∫_0^1 Jφ(a + t d) d dt; φ is C¹ because it is built from +, ×, exp, finite sums and powers of bases proved positive; z appears in no hypothesis, so the bound holds on the whole segment")
+def _mean_value(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "mean-value: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    phi, x, a, d, z, n = p["phi"], p["x"], p["a"], p["d"], p["z"], sp.sympify(p["n"])
+    B, scale = sp.sympify(p["bound"]), sp.sympify(p.get("c", 1))
+    k = sp.Symbol("k_mv", integer=True, positive=True)
+    _need(all(isinstance(t, sp.Lambda) and len(t.variables) == 1 for t in (phi, a, d)), "mean-value: phi, a, d must be one-variable Lambdas")
+    _need(isinstance(x, sp.IndexedBase) and isinstance(z, sp.IndexedBase) and x != z, "mean-value: x and z must be distinct IndexedBases")
+    moved = _at(phi(k), x, lambda m: a(m) + d(m))
+    here = _at(phi(k), x, a)
+    _same_sums(small, scale * sp.sqrt(sp.Sum((moved - here) ** 2, (k, 1, n))), "mean-value: the small side is not c |phi(a + d) - phi(a)|_2")
+    _same_sums(big, scale * B * sp.sqrt(sp.Sum(d(k) ** 2, (k, 1, n))), "mean-value: the big side is not c B |d|_2")
+    _nonneg(scale, ctx, "mean-value: c >= 0")
+    for e in (a(k), d(k)):
+        _need(e.is_extended_real is True, "mean-value: a and d must be real")
+    _need(_smooth(_at(phi(k), x, lambda m: z[m]), ctx), "mean-value: phi is not built from smooth parts")
+    uses_z = [name for name, h in ctx.hypotheses.items()
+              if any(t.base == z for r in (ctx.relation(name) if not isinstance(h, Lemma) else (h.relation_expr(),))
+                     for t in sp.sympify(r).atoms(sp.Indexed))]
+    _need(not uses_z and not any(t.base == z for t in (small - big).atoms(sp.Indexed)),
+          f"mean-value: the point {z} must be free (it appears in {uses_z or 'the step'})")
+    u, w = sp.symbols("u_mv w_mv", integer=True, positive=True)
+    Jz = Mat(sp.Lambda((u, w), sp.Derivative(_at(phi(u), x, lambda m: z[m]), z[w])), n)
+    jac = p["jac"]
+    _need(isinstance(jac, Chain), "mean-value: the Jacobian bound must be a Chain")
+    lemmas = {name: h for name, h in jac.ctx.hypotheses.items() if isinstance(h, Lemma)}
+    res = replace(jac, ctx=ctx.extended(lemmas)).prove(OpNorm(Jz), "<=", B)
+    _need(res.complete, f"mean-value: the Jacobian chain does not check: {res.first_failure}")
+    return "mean value inequality"
+
+
+@_rule("simplex-diameter", "c sqrt(Σ_k (p_k − q_k)²) <= c sqrt(2) for p_k, q_k >= 0 with Σ p_k = Σ q_k = 1 (k = 1..n), c >= 0", "Σ(p − q)² <= Σp² + Σq² <= (Σp)² + (Σq)² = 2 for non-negative p, q; the signs and sums are checked (sums by index-identity)")
+def _simplex_diameter(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "simplex-diameter: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    P, Q, n, scale = p["p"], p["q"], sp.sympify(p["n"]), sp.sympify(p.get("c", 1))
+    k = sp.Symbol("k_sd", integer=True, positive=True)
+    _same_sums(small, scale * sp.sqrt(sp.Sum((P(k) - Q(k)) ** 2, (k, 1, n))), "simplex-diameter: the small side is not c |p - q|_2")
+    _same(big, scale * sp.sqrt(2), "simplex-diameter: the big side is not c sqrt(2)")
+    _nonneg(scale, ctx, "simplex-diameter: c >= 0")
+    local = _ranged(ctx, "simplex", n, k)
+    definitions = _definitions(ctx, p.get("defs"))
+    for name, vec in (("p", P), ("q", Q)):
+        _nonneg(vec(k), local, f"simplex-diameter: {name}_k >= 0")
+        _need(_index_same(sp.Sum(vec(k), (k, 1, n)), 1, ctx.relations(), definitions), f"simplex-diameter: the {name}_k do not sum to 1")
+    return "the l2 diameter of the simplex"
+
+
+@_rule("min-bound", "x <= Min(a, b) when x <= a and x <= b (two checked chains)", "the definition of the minimum")
+def _min_bound(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "min-bound: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    _need(isinstance(big, sp.Min), "min-bound: the big side is not a Min")
+    chains = p["chains"]
+    _need(len(chains) == len(big.args), "min-bound: one chain per argument of the Min")
+    for arg, ch in zip(big.args, chains):
+        matching = [c for c in chains if is_identity(c.end, arg)]
+        _need(matching, f"min-bound: no chain ends at {sp.sstr(arg)}")
+        _term_proof(matching[0], small, arg, ctx, "min-bound")
+    return "below every argument of the Min"
+
+def _by_proofjac():
+    def index_identity(self, defs=None, text=""):
+        return By("index-identity", {"defs": defs}, text)
+
+    def entrywise(self, A, B, defs=None, text=""):
+        return By("entrywise", {"A": A, "B": B, "defs": defs}, text)
+
+    def submultiplicative(self, A, B, text=""):
+        return By("submultiplicative", {"A": A, "B": B}, text)
+
+    def diag_norm(self, index, bound, term, c=1, text=""):
+        return By("diag-norm", {"index": index, "bound": bound, "term": term, "c": c}, text)
+
+    def gershgorin_rows(self, index, col, row, text=""):
+        return By("gershgorin-rows", {"index": index, "col": col, "row": row}, text)
+
+    def abs_bound(self, cases=None, facts=(), text=""):
+        return By("abs-bound", {"cases": cases, "facts": tuple(facts)}, text)
+
+    def sum_term(self, index, lo, hi, x, f, c=1, text=""):
+        return By("sum-term", {"index": index, "lo": lo, "hi": hi, "x": x, "f": f, "c": c}, text)
+
+    def extremum(self, of, x, c=1, text=""):
+        return By("extremum", {"of": of, "x": x, "c": c}, text)
+
+    def max_bound(self, of, bound, index, term, c=1, text=""):
+        return By("max-bound", {"of": of, "bound": bound, "index": index, "term": term, "c": c}, text)
+
+    def algebra_facts(self, *facts, text=""):
+        return By("algebra-facts", {"facts": tuple(facts)}, text)
+
+    def opnorm_triangle(self, A, B, sign=1, text=""):
+        return By("opnorm-triangle", {"A": A, "B": B, "sign": sign}, text)
+
+    def rank_one(self, x, y, index, c=1, text=""):
+        return By("rank-one", {"x": x, "y": y, "index": index, "c": c}, text)
+
+    def l2_l1(self, index, lo, hi, x, c=1, text=""):
+        return By("l2-l1", {"index": index, "lo": lo, "hi": hi, "x": x, "c": c}, text)
+
+    def mean_value(self, phi, x, a, d, z, n, bound, jac, c=1, text=""):
+        return By("mean-value", {"phi": phi, "x": x, "a": a, "d": d, "z": z, "n": n, "bound": bound, "jac": jac, "c": c}, text)
+
+    def simplex_diameter(self, p, q, n, c=1, defs=None, text=""):
+        return By("simplex-diameter", {"p": p, "q": q, "n": n, "c": c, "defs": defs}, text)
+
+    def min_bound(self, *chains, text=""):
+        return By("min-bound", {"chains": tuple(chains)}, text)
+
+    for fn in (index_identity, entrywise, submultiplicative, diag_norm, gershgorin_rows, abs_bound, sum_term,
+               extremum, max_bound, algebra_facts, opnorm_triangle, rank_one, l2_l1, mean_value, simplex_diameter, min_bound):
+        setattr(_ByFactory, fn.__name__, fn)
+
+
+_by_proofjac()
+__all__ += ["Mat", "OpNorm", "MaxOver", "MinOver", "matmul"]

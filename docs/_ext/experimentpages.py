@@ -86,7 +86,8 @@ def _model_section(name: str, title: str, command: str, env) -> tuple[list[str],
         json.loads(results.read_text())  # a corrupt results file fails the build
         md += [
             f"Raw numbers: {{download}}`results.json <{_rel(results, env)}>`. Of the CSV tables the report "
-            f"names, `heads_summary.csv` and `critical_n.csv` are committed beside it; `heads.csv` and "
+            f"names, `heads_summary.csv`, `critical_n.csv`, `positions.csv` and `multihead.csv` are committed "
+            f"beside it; `heads.csv` and "
             f"`ks_scan.csv` are written to `runs/experiments-docs/{name}/` and are not committed.",
             "",
         ]

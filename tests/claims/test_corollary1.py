@@ -81,10 +81,11 @@ def test_hypothesis_strategy_finds_no_violation(name):
 
 
 def test_symbolic_and_certificate():
-    # the exact facts check, but the proof is not yet a chain of kernel steps: argued
+    # each side is one step citing Lemma 1's checked chain (rule "instance"), fully checked
     for name in ("transcribed", "reconstructed"):
         proof = CLAIM.reading(name).symbolic()
-        assert proof.status is None and proof.detail.startswith("argued")
+        assert proof.status is True and proof.checked == proof.steps == 2
+        assert "instance" in proof.rules and "monotone" in proof.rules
     assert certify_box().status is True
     # α_i = 1/(1 + Σ e^{l_j − l_i}) uses each difference once, so even one box certifies
     assert certify_box(1).status is True

@@ -55,11 +55,12 @@ def _value(rows, **key):
     return float(hit[0]["value"])
 
 
-def _capture(tiny, corpus, L):
+def _capture(tiny, corpus, L, start=0):
+    """Softmax weights and sphere values of one forward over tokens [start, start + L) of the first window."""
     from attnbounds.empirical.capture import capture_attention
     from attnbounds.empirical.text import load_text, token_windows
 
-    ids = np.asarray(token_windows(load_text(corpus), tiny.tokenizer, L, 1)[0])[:L]
+    ids = np.asarray(token_windows(load_text(corpus), tiny.tokenizer, start + L, 1)[0])[start:start + L]
     cap = capture_attention(run.without_lm_head(tiny), ids, np.arange(L), fields=("logits",))
     lg = cap.logits.astype(np.float64)
     w = np.exp(lg - lg.max(-1, keepdims=True))
@@ -76,20 +77,23 @@ def test_heads_csv_matches_per_token_listings(corpus, tiny, tmp_path, rows):
     heads = _heads(tmp_path / "heads.csv")
     assert list(heads[0]) == protocol.HEADS_COLUMNS
     w32, x = _capture(tiny, corpus, 32)
+    w_tile, x_tile = _capture(tiny, corpus, 16, start=16)  # L = 16 also takes tokens 16..31 as its own window
     checked = 0
     for layer in range(2):
         for head in range(2):
             for L in (16, 32):
-                w = w32[layer, head, :L, :L]
-                if rows == "full":  # a full row of the window of length L: the masked keys with weight 0
-                    w = w / w.sum(-1, keepdims=True)
-                xs = x[layer, head, :L]
-                ref = naive.head_means(w, xs, 5, naive.row_d_tilde, rows)
-                got = _value(heads, experiment="E1", metric="d_tilde", layer=layer, head=head, L=L, N=5)
-                assert got == pytest.approx(ref, rel=1e-6)
-                ref_b = naive.head_means(w, xs, 5, naive.row_bound, rows)
-                assert _value(heads, experiment="E1", metric="bound", layer=layer, head=head, L=L, N=5) == pytest.approx(ref_b, rel=1e-6)
-                checked += 2
+                parts = [(w32[layer, head, :L, :L], x[layer, head, :L])]
+                if L == 16:
+                    parts.append((w_tile[layer, head], x_tile[layer, head]))
+                for fn, metric in ((naive.row_d_tilde, "d_tilde"), (naive.row_bound, "bound")):
+                    vals = []
+                    for w, xs in parts:
+                        if rows == "full":  # a full row of the window of length L: the masked keys with weight 0
+                            w = w / w.sum(-1, keepdims=True)
+                        vals += naive.head_values(w, xs, 5, fn, rows)
+                    got = _value(heads, experiment="E1", metric=metric, layer=layer, head=head, L=L, N=5)
+                    assert got == pytest.approx(float(np.mean(vals)), rel=1e-6)
+                    checked += 1
             w = w32[layer, head]
             for n in (1, 4, 16):
                 ref = naive.head_means(w, x[layer, head], n, naive.row_ns_over_n, rows)
@@ -229,10 +233,12 @@ def _causal_rows(rng, B, K, d, r0=0, window=None, ties=False):
     return w, vis, ex.to_sphere(rng.standard_normal((B, K, d)))
 
 
-@pytest.mark.parametrize("r0, window, ties", [(0, None, False), (24, None, True), (10, 12, False)])
+@pytest.mark.parametrize("r0, window, ties", [(0, None, False), (24, None, True), (10, 12, False), (30, 7, True),
+                                             (20, 25, False)])
 def test_pair_distance_lookup_equals_the_direct_maximum(r0, window, ties):
     """d_1 from the running maxima of a PairTable equals max_{i∉I_N, j∈I_N}‖x_i − x_j‖ computed
-    token by token, for prefix rows, rows that see every key, and (direct path) sliding windows."""
+    token by token, for prefix rows, rows that see every key, and sliding windows (from the
+    window's own maxima, and by the direct path when the maxima are a prefix's)."""
     rng = np.random.default_rng(r0)
     B, K = 2, 60
     w, vis, x = _causal_rows(rng, B, K, 5, r0, window, ties)
@@ -240,12 +246,16 @@ def test_pair_distance_lookup_equals_the_direct_maximum(r0, window, ties):
         x[:, 7] = x[:, 8]  # a repeated vector: tied distances
     order = ex.top_order(w, 20)
     table = ex.PairTable(x)
+    band = ex.PairTable(x)
+    starts = np.argmax(vis, -1)
     if r0:
         table.rows(0, r0)  # blocks come in order
-    prefix = table.rows(r0, K)
+        band.rows(0, r0)
+    prefix = table.rows(r0, K)  # prefix maxima: a sliding window takes the direct path
+    windowed = band.rows(r0, K, starts)  # the window's own maxima: a lookup
     every = ex.PairTable(x).every()
     for n in (1, 3, 20):
-        for visible, maxima in ((vis, prefix), (None, every)):
+        for visible, maxima in ((vis, prefix), (vis, windowed), (None, every)):
             got = ex.pair_distance_max(x, order, n, visible, maxima=maxima)
             for b in range(B):
                 for r in range(K - r0):
@@ -306,3 +316,75 @@ def test_e4_count_is_the_papers_distinguishable_count_just_inside_r():
                 below = distinguishable_mask(row, x[b, keys], n, radius * (1 - 1e-9)).sum() / n
                 assert res["ns_over_n"][b, 0, r] == pytest.approx(below, abs=1e-12)
                 assert distinguishable_mask(row, x[b, keys], n, radius * (1 + 1e-9)).sum() == 0  # just past r: none
+
+
+def test_short_lengths_take_the_windows_that_tile_each_window(corpus, tiny, tmp_path):
+    """With tiling (the default) a mean at L < the longest rests on every window of length L
+    inside the window; --no-tile keeps the first L tokens only. positions.csv counts them."""
+    counts = {}
+    for tile in (True, False):
+        cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=(16, 64), windows=2, tile=tile,
+                                  experiments=("E1", "E4"), model_overrides=TINY)
+        out = tmp_path / str(tile)
+        run.run_reproduce(cfg, out, progress=False, handle=tiny)
+        counts[tile] = {(r["experiment"], int(r["L"]), int(r["N"])): int(r["positions"]) for r in _heads(out / "positions.csv")}
+    # prefix rows t > N: 2 windows × (64/16 tiles) × (16 − 5) at L = 16; 2 × (64 − 5) at L = 64
+    assert counts[True][("E1", 16, 5)] == 2 * 4 * 11
+    assert counts[False][("E1", 16, 5)] == 2 * 11
+    assert counts[True][("E1", 64, 5)] == counts[False][("E1", 64, 5)] == 2 * 59
+    assert counts[True][("E4", 64, 16)] == 2 * 48
+    report = (tmp_path / "True" / "report.md").read_text()
+    assert "## Query positions per mean" in report and "| E1 | 16 | 5 | 88 | 2 |" in report
+
+
+def test_batched_capture_equals_one_window_at_a_time(corpus, tiny):
+    from attnbounds.empirical.capture import capture_attention, capture_batch
+    from attnbounds.empirical.text import load_text, token_windows
+
+    ids = np.asarray(token_windows(load_text(corpus), tiny.tokenizer, 48, 1)[0]).reshape(3, 16)
+    handle = run.without_lm_head(tiny)
+    got = {}
+    capture_batch(handle, ids, lambda y, r: got.setdefault(y, (r["logits"], r["values"])))
+    assert sorted(got) == [0, 1]
+    for s in range(3):
+        one = capture_attention(handle, ids[s], np.arange(16), fields=("logits",))
+        for y in range(2):
+            np.testing.assert_allclose(got[y][0][s], one.logits[y], rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(got[y][1][s], one.values[y], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="input_ids must be 2-D"):
+        capture_batch(handle, ids[0], lambda y, r: None)
+
+
+def test_h1_probe_counts_each_heads_distinguishable_tokens():
+    """h1_layer against a direct computation: per row, E4's radius per head, the
+    distinguishable sets just inside it, their union within the union of the top sets."""
+    from attnbounds.numerics.attention import per_token_distance, top_n_mask
+
+    rng = np.random.default_rng(5)
+    H, L, d, n = 3, 24, 4, 4
+    lg = (rng.standard_normal((H, L, L)) * 2).astype(np.float32)
+    lg[:, np.triu_indices(L, 1)[0], np.triu_indices(L, 1)[1]] = -np.inf
+    x = ex.to_sphere(rng.standard_normal((H, L, d)))
+    got = protocol.h1_layer(lg, x, True, L, n)
+    wider = np.pad(lg, ((0, 0), (0, 8), (0, 8)), constant_values=-np.inf)  # a longer window: its first L rows
+    assert protocol.h1_layer(wider, np.pad(x, ((0, 0), (0, 8), (0, 0)), constant_values=0.5), True, L, n) == got
+    cov, ind, rows = [], [], 0
+    for r in range(n, L):
+        t = r + 1
+        w = np.exp(lg[:, r, :t].astype(np.float64) - lg[:, r, :t].max(-1, keepdims=True))
+        w /= w.sum(-1, keepdims=True)
+        sets, tops = [], set()
+        for h in range(H):
+            D = per_token_distance(w[h], x[h, :t], n)
+            top = top_n_mask(w[h], n)
+            radius = D[~top].min()
+            sets.append({i for i in np.flatnonzero(top) if D[i] < radius})
+            tops |= set(np.flatnonzero(top).tolist())
+        p = [len(S) / len(tops) for S in sets]
+        cov.append(len(set().union(*sets)) / len(tops))
+        ind.append(1 - np.prod([1 - q for q in p]))
+        rows += 1
+    assert got["rows"] == rows
+    assert got["coverage"] / rows == pytest.approx(np.mean(cov), rel=1e-12)
+    assert got["independent"] / rows == pytest.approx(np.mean(ind), rel=1e-12)
+    assert got["worst_case"] <= got["coverage"] + 1e-12 <= got["union_bound"] + 2e-12
