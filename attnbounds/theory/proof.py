@@ -143,10 +143,9 @@ class Expect(sp.Function):
         return self.args[0].is_nonnegative
 
 
-class Prob(sp.Function):
-    """The probability P[event] of an event written as a relation, e.g. ``Prob(X >= r)``."""
-
-    nargs = 1
+class _NonnegativeScalar(sp.Function):
+    """A function whose value is a finite non-negative real scalar (a probability, an operator
+    norm): the SymPy assumptions the sign oracle reads, in one place."""
 
     def _eval_is_commutative(self):
         return True
@@ -156,6 +155,20 @@ class Prob(sp.Function):
 
     def _eval_is_extended_nonnegative(self):
         return True
+
+    def _eval_is_finite(self):
+        return True
+
+
+class Prob(_NonnegativeScalar):
+    """The probability P[event] of an event written as a relation, e.g. ``Prob(X >= r)``; a
+    number in [0, 1], so finite and non-negative.
+
+    >>> Prob(sp.Symbol("x") >= 1).is_nonnegative
+    True
+    """
+
+    nargs = 1
 
 
 class Cup(ExprWithLimits):
@@ -1659,22 +1672,10 @@ class Mat(sp.Function):
         return self.args[1]
 
 
-class OpNorm(sp.Function):
+class OpNorm(_NonnegativeScalar):
     """The spectral norm (largest singular value) of a :class:`Mat`."""
 
     nargs = 1
-
-    def _eval_is_commutative(self):
-        return True
-
-    def _eval_is_extended_real(self):
-        return True
-
-    def _eval_is_extended_nonnegative(self):
-        return True
-
-    def _eval_is_finite(self):
-        return True
 
     def _sympystr(self, printer):
         return f"opnorm({printer._print(self.args[0])})"
