@@ -80,7 +80,24 @@ REL = ("=", "<=", ">=")
 # ----------------------------------------------------------------------------- the vocabulary
 
 
-class Norm(sp.Function):
+class _NonnegativeScalar(sp.Function):
+    """A function whose value is a finite non-negative real scalar (a norm, a probability, an
+    operator norm): the SymPy assumptions the sign oracle reads, in one place."""
+
+    def _eval_is_commutative(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_is_extended_nonnegative(self):
+        return True
+
+    def _eval_is_finite(self):
+        return True
+
+
+class Norm(_NonnegativeScalar):
     """A norm. Scalars come out by homogeneity, ``Norm(c*u) = |c| Norm(u)``; on a scalar
     (commutative) argument it is ``Abs``.
 
@@ -100,15 +117,6 @@ class Norm(sp.Function):
             if c:
                 return sp.Abs(sp.Mul(*c)) * cls(sp.Mul(*nc))
         return None
-
-    def _eval_is_commutative(self):
-        return True
-
-    def _eval_is_extended_real(self):
-        return True
-
-    def _eval_is_extended_nonnegative(self):
-        return True
 
     def _sympystr(self, printer):
         return f"norm({printer._print(self.args[0])})"
@@ -143,23 +151,6 @@ class Expect(sp.Function):
 
     def _eval_is_extended_nonnegative(self):
         return self.args[0].is_nonnegative
-
-
-class _NonnegativeScalar(sp.Function):
-    """A function whose value is a finite non-negative real scalar (a probability, an operator
-    norm): the SymPy assumptions the sign oracle reads, in one place."""
-
-    def _eval_is_commutative(self):
-        return True
-
-    def _eval_is_extended_real(self):
-        return True
-
-    def _eval_is_extended_nonnegative(self):
-        return True
-
-    def _eval_is_finite(self):
-        return True
 
 
 class Prob(_NonnegativeScalar):

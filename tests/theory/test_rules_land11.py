@@ -5,7 +5,7 @@ wrong ones."""
 import sympy as sp
 
 from attnbounds.theory import proof
-from attnbounds.theory.proof import Chain, Context, Expect, Mat, OpNorm, Prob, by, prove_nonnegative
+from attnbounds.theory.proof import Chain, Context, Expect, Mat, Norm, OpNorm, Prob, by, prove_nonnegative
 
 x = sp.Symbol("x", real=True)
 u = sp.Symbol("u", nonnegative=True)
@@ -18,16 +18,17 @@ def _ok(chain, lhs, rel, rhs):
 # ----------------------------------------------------------------------------- D1: one base class
 
 
-def test_prob_and_opnorm_share_the_nonnegative_scalar_base():
-    assert Prob.__mro__[1] is OpNorm.__mro__[1] is proof._NonnegativeScalar
-    for name in ("_eval_is_commutative", "_eval_is_extended_real", "_eval_is_extended_nonnegative", "_eval_is_finite"):
-        assert name not in vars(Prob) and name not in vars(OpNorm)  # inherited, not repeated
+def test_norm_prob_and_opnorm_share_the_nonnegative_scalar_base():
+    for cls in (Norm, Prob, OpNorm):
+        assert cls.__mro__[1] is proof._NonnegativeScalar
+        for name in ("_eval_is_commutative", "_eval_is_extended_real", "_eval_is_extended_nonnegative", "_eval_is_finite"):
+            assert name not in vars(cls)  # inherited, not repeated
 
 
 def test_nonnegative_scalars_carry_their_assumptions():
     i, n = sp.symbols("i n", integer=True, positive=True)
     M = Mat(sp.Lambda((sp.Symbol("r"), sp.Symbol("c")), 1), n)
-    for e in (Prob(x >= 1), OpNorm(M)):
+    for e in (Prob(x >= 1), OpNorm(M), Norm(proof.vector("v"))):
         assert (e.is_commutative, e.is_real, e.is_finite, e.is_nonnegative) == (True, True, True, True)
         assert e.is_positive is None  # a probability (a norm) may be 0
     # a probability is a finite number, so P * u is non-decreasing in u >= 0 ...
@@ -39,7 +40,7 @@ def test_nonnegative_scalars_carry_their_assumptions():
 # ----------------------------------------------------------------------------- total-expectation
 
 from attnbounds.engine.refute import refute  # noqa: E402
-from attnbounds.theory.proof import RULES, Cond, Norm  # noqa: E402
+from attnbounds.theory.proof import RULES, Cond  # noqa: E402
 
 i, n = sp.symbols("i n", integer=True, positive=True)
 r = sp.Symbol("r", real=True)
