@@ -111,3 +111,17 @@ def test_bad_arguments_name_the_argument(tmp_path):
             pass
     with pytest.raises(FileNotFoundError, match="path: directory"):
         write_text(tmp_path / "missing" / "x.txt", "x")
+
+
+def test_a_downloaded_book_is_cached_through_the_helper(tmp_path, monkeypatch):
+    import contextlib
+    import io
+    import urllib.request
+
+    from attnbounds.empirical import text
+
+    monkeypatch.setenv("ATTNBOUNDS_CACHE", str(tmp_path))
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url, timeout: contextlib.closing(io.BytesIO(b"the book")))
+    path = text._gutenberg_file("gutenberg:2600")
+    assert path == tmp_path / "gutenberg" / "pg2600.txt" and path.read_bytes() == b"the book"
+    assert [f.name for f in path.parent.iterdir()] == ["pg2600.txt"]

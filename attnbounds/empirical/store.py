@@ -37,6 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
+from attnbounds.fileio import atomic_write, write_text
+
 __all__ = [
     "MANIFEST",
     "LOCK",
@@ -383,16 +385,8 @@ class WindowCache:
                 arrays[f"{tname}::{cname}"] = arr
         self.dir.mkdir(parents=True, exist_ok=True)
         path = self.path(window)
-        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=f".{path.stem}.", suffix=".partial")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, **arrays)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)  # atomic: a reader sees the old entry or the new one
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_write(path, "wb") as fh:  # a reader sees the old entry or the new one
+            np.savez(fh, **arrays)
         return path
 
 
@@ -423,9 +417,7 @@ def write_manifest(directory, *, run_id: str, parameters: dict) -> dict:
         "files": {rel: {"sha256": _file_sha256(directory / rel), "bytes": (directory / rel).stat().st_size}
                   for rel in _output_files(directory)},
     }
-    tmp = directory / (MANIFEST + ".partial")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
-    os.replace(tmp, directory / MANIFEST)
+    write_text(directory / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
     return manifest
 
 
