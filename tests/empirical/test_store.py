@@ -175,12 +175,21 @@ def test_damaged_cache_entry_is_recomputed(corpus, tiny_handle, tmp_path, capsys
     assert store.verify(out) == []
 
 
+# The cache key covers a hash of the package's source, computed once per process. A test
+# process hashes the source when it first runs; a subprocess started later hashes the files
+# as they are then. If anyone edits the working tree in between (a long test run while
+# someone works), the two keys differ and the rerun rightly recomputes instead of resuming:
+# that, not the load, made the kill test fail now and then. The test is about resuming
+# after a kill with the same code, so both processes pin the source hash.
+PINNED_SOURCE = "source-hash-pinned-by-test_store"
+
 KILL_SCRIPT = """
 import os, signal, sys
-from attnbounds.empirical import report, run
+from attnbounds.empirical import report, run, store
 from attnbounds.empirical.models import load_model
 
-corpus, out, seed, where = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+corpus, out, seed, where, pinned = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+store._PACKAGE_SOURCE = pinned
 real = report.write_csv
 calls = []
 
@@ -201,14 +210,15 @@ run.run_reproduce(cfg, out, progress=False, handle=handle, **kw)
 
 
 @pytest.mark.parametrize("where", ["tables", "swap"])
-def test_kill_during_final_write_keeps_old_results(corpus, tiny_handle, tmp_path, where):
+def test_kill_during_final_write_keeps_old_results(corpus, tiny_handle, tmp_path, where, monkeypatch):
+    monkeypatch.setattr(store, "_PACKAGE_SOURCE", PINNED_SOURCE)
     out = tmp_path / "out"
     cfg = _config(corpus, experiments=("E1", "E3"))
     run.run_reproduce(cfg, out, progress=False, handle=tiny_handle)
     old = _results(out)
     script = tmp_path / "kill.py"
     script.write_text(textwrap.dedent(KILL_SCRIPT))
-    p = subprocess.run([sys.executable, str(script), corpus, str(out), "1", where], env=_env(),
+    p = subprocess.run([sys.executable, str(script), corpus, str(out), "1", where, PINNED_SOURCE], env=_env(),
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == -9, p.stderr  # killed, as planned
     assert _results(out) == old  # the old complete results, untouched
