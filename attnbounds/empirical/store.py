@@ -5,7 +5,12 @@ A run owns its ``--out`` directory ``DIR`` from start to finish:
 * **Lock.** ``DIR/.lock`` is held with ``flock`` for the whole run and records the
   holder's PID and start time. A second run into ``DIR`` stops at once (exit 2) with one
   line naming them. The kernel drops the lock when a process dies, so a lock left by a
-  killed run is simply taken over, with a warning naming the dead PID.
+  killed run is simply taken over, with a warning naming the dead PID. The file **stays**
+  after the run, emptied (an empty ``.lock`` means "released cleanly"). It is not deleted
+  on purpose: ``flock`` locks the file's inode, not its name. If a finishing run unlinked
+  ``.lock``, a second run that had already opened the old file could lock that orphaned
+  inode while a third created a new ``.lock`` and locked it too: two runs writing one
+  directory. Keeping the file keeps one inode per directory, so the lock means what it says.
 * **Cache.** ``DIR/cache/window_XXX.npz`` holds one window's tables together with its
   key: the sha256 of everything that determines the numbers (model identity, text,
   window, every parameter, the source of every plug-in, the package version and

@@ -264,8 +264,12 @@ def test_stale_lock_is_taken_over_with_a_warning(tmp_path, capsys):
         assert err.count("\n") == 1 and f"left by PID {pid}" in err and "no longer running" in err
         with pytest.raises(store.OutputLocked, match=rf"PID {os.getpid()}, started 20"):
             store.RunLock(out).acquire()
-    with store.RunLock(out):  # released cleanly: no warning the next time
+    # released cleanly: the file stays (flock locks its inode; see the store's docstring), empty
+    assert (out / ".lock").is_file() and (out / ".lock").read_text() == ""
+    inode = (out / ".lock").stat().st_ino
+    with store.RunLock(out):  # no warning the next time, and the same file is locked
         assert capsys.readouterr().err == ""
+        assert (out / ".lock").stat().st_ino == inode
 
 
 def test_output_dir_of_other_files_is_refused(tmp_path):
