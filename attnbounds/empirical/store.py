@@ -22,6 +22,8 @@ A run owns its ``--out`` directory ``DIR`` from start to finish:
   ``manifest.json`` listing every file and its sha256, the run's parameters and id. The
   sibling then replaces ``DIR`` in one step (``renameat2(RENAME_EXCHANGE)`` on Linux), so
   ``DIR`` always holds either the old complete results or the new ones, never a mix.
+  Without ``renameat2`` two renames do it; a kill between them leaves the results beside
+  ``DIR``, and the next run into ``DIR`` moves them back before anything else.
   :func:`verify` reports a directory whose files disagree with its manifest.
 """
 
@@ -258,7 +260,26 @@ def _staging_prefix(out: Path) -> str:
 
 
 def _remove_leftovers(out: Path) -> None:
-    for p in out.parent.glob(_staging_prefix(out) + "*"):
+    """Delete the staging directories that killed runs left beside ``out``.
+
+    Without a one-step swap, :func:`publish` renames ``out`` aside (``...-old``) and then the
+    new results in. A kill between those two renames leaves ``out`` without results and
+    complete ones beside it: those are moved back first (the new results when their
+    manifest was written, else the old), with a warning, so that nothing is lost.
+    """
+    leftovers = sorted(out.parent.glob(_staging_prefix(out) + "*"))
+    if not (out / MANIFEST).is_file():
+        for old in (p for p in leftovers if p.name.endswith("-old")):
+            new = old.with_name(old.name.removesuffix("-old"))
+            source = new if (new / MANIFEST).is_file() else old
+            if not (source / MANIFEST).is_file():
+                continue
+            for entry in source.iterdir():
+                if entry.name != LOCK and not (out / entry.name).exists():
+                    os.replace(entry, out / entry.name)
+            _warn(f"{out}: restored the complete results a killed run left in {source.name}")
+            break
+    for p in leftovers:
         shutil.rmtree(p, ignore_errors=True)
 
 

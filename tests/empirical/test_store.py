@@ -331,3 +331,49 @@ def test_publish_without_a_one_step_swap(tmp_path, monkeypatch):
     assert sorted(manifest["files"]) == ["figs/a.svg", "table.csv"] and manifest["parameters"] == {"seed": 1}
     assert sorted(p.name for p in (out / "cache").iterdir()) == ["entry0", "entry1"]  # the cache is carried over
     assert store.verify(out) == [] and not list(tmp_path.glob(".out.staging-*"))
+
+
+TWO_RENAMES_KILL = """
+import os, signal, sys
+from pathlib import Path
+from attnbounds.empirical import store
+
+store._exchange = lambda a, b: False  # no renameat2: the two-rename fallback
+out = Path(sys.argv[1])
+real = os.replace
+calls = []
+
+def dying_replace(a, b):
+    calls.append(1)
+    if len(calls) == 2:  # out is renamed aside; killed before the new results are renamed in
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(a, b)
+
+with store.RunLock(out):
+    def write(d):
+        (d / "table.csv").write_text("seed\\n1\\n")
+    store.publish(out, write, run_id=store.new_run_id(), parameters={"seed": 1},
+                  before_swap=lambda: setattr(os, "replace", dying_replace))
+"""
+
+
+def test_a_kill_between_the_two_renames_loses_no_results(tmp_path, capsys):
+    out = tmp_path / "out"
+    with store.RunLock(out):
+        store.publish(out, lambda d: (d / "table.csv").write_text("seed\n0\n"), run_id=store.new_run_id(),
+                      parameters={"seed": 0})
+        (out / "cache").mkdir()
+        (out / "cache" / "entry0").write_text("kept")
+    script = tmp_path / "kill.py"
+    script.write_text(TWO_RENAMES_KILL)
+    p = subprocess.run([sys.executable, str(script), str(out)], env=_env(), capture_output=True, text=True, timeout=120)
+    assert p.returncode == -9, p.stderr
+    assert not out.exists() and len(list(tmp_path.glob(".out.staging-*"))) == 2  # the window the kill hit
+    capsys.readouterr()
+    with store.RunLock(out):  # the next run restores the new, complete results before cleaning up
+        pass
+    assert "restored the complete results" in capsys.readouterr().err
+    assert (out / "table.csv").read_text() == "seed\n1\n"
+    assert (out / "cache" / "entry0").read_text() == "kept"
+    assert store.verify(out) == [] and not list(tmp_path.glob(".out.staging-*"))
+
