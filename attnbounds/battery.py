@@ -28,13 +28,14 @@ def run_matrix(
     examples: int | None = None,
     claims=None,
     progress: Callable[[str, int, int], None] | None = None,
+    budget=None,
 ) -> dict:
     """Judge the selected readings under each normalizer (default: every registered one with
     role ``"attention"``, :func:`attnbounds.numerics.normalizers.names`).
 
     Returns ``{"normalizers": [...], "ids": [...], "verdicts": {name: {id: verdict}},
     "rows": {name: [row dicts]}, "seconds": float}``. ``ids``, ``claims``, ``quick``,
-    ``examples`` and ``seed`` mean what they mean for :func:`attnbounds.engine.run.check`.
+    ``examples``, ``seed`` and ``budget`` mean what they mean for :func:`attnbounds.engine.run.check`.
     """
     from attnbounds.engine import check
     from attnbounds.numerics import normalizers as nz
@@ -54,7 +55,7 @@ def run_matrix(
                 progress(f"{N.name} {label}", k * total + done, len(resolved) * total)
 
         rows = [r.to_dict() for r in check(ids, quick=quick, seed=seed, examples=examples, claims=claims,
-                                           normalizer=N, progress=sub)]
+                                           normalizer=N, progress=sub, budget=budget)]
         out["normalizers"].append(N.name)
         out["rows"][N.name] = rows
         out["verdicts"][N.name] = {r["id"]: r["verdict"] for r in rows}
