@@ -2,7 +2,7 @@
 
 :func:`atomic_write` writes to a temporary file with a unique name in the target's own
 directory (``tempfile.mkstemp``), flushes and ``fsync``\\ s it, and renames it over the
-target with :func:`os.replace` (atomic on POSIX and on Windows). So:
+target with ``os.replace`` (atomic on POSIX and on Windows). So:
 
 * an interrupt, an exception or a kill during the write leaves the old file as it was
   (an exception or interrupt also deletes the temporary file; a ``SIGKILL`` leaves it
@@ -72,17 +72,19 @@ def _fsync_dir(directory: Path) -> None:
 def atomic_write(path, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None) -> Iterator[IO]:
     """Open a temporary file for writing; on a clean exit it atomically replaces ``path``.
 
+    On an exception inside the ``with`` block, a ``KeyboardInterrupt`` included, the
+    temporary file is deleted, ``path`` is left untouched and the exception propagates.
+
     Parameters
     ----------
     path : str or path-like
         The file to write. Its directory must exist.
-    mode : {"w", "wb"}
-        Text or binary.
-    encoding, newline
-        As for :func:`open` (text mode only; ``encoding`` defaults to UTF-8).
-
-    On an exception (``KeyboardInterrupt`` included) inside the ``with`` block the
-    temporary file is deleted, ``path`` is left untouched and the exception propagates.
+    mode : str
+        ``"w"`` (text) or ``"wb"`` (binary).
+    encoding : str or None
+        As for ``open`` (text mode only; default UTF-8).
+    newline : str or None
+        As for ``open`` (text mode only).
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"mode: must be 'w' or 'wb', got {mode!r}")
