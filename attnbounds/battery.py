@@ -16,6 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from attnbounds.fileio import atomic_write
+
 __all__ = ["run_matrix", "plot_matrix"]
 
 
@@ -98,6 +100,7 @@ def plot_matrix(matrix: dict, path) -> str:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     # bbox_inches="tight" grows the canvas to hold the outside legend and the rotated ids;
     # tight_layout could not, for a narrow matrix, and warned
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, dpi=120, bbox_inches="tight", format=path.rsplit(".", 1)[1].lower())
     plt.close(fig)
     return path
