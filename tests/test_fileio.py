@@ -14,16 +14,21 @@ from pathlib import Path
 import pytest
 
 from attnbounds.fileio import atomic_write, write_bytes, write_text
+from attnbounds.jsonio import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _writer(path: str, tag: str, rounds: int, size: int, go) -> None:
+def _writer(path: str, tag: str, rounds: int, size: int, go, how: str) -> None:
     go.wait()
     for i in range(rounds):
         # each version is a JSON document whose every element names its writer and round,
         # so a mix of two writers or a truncated file does not parse or does not agree
-        write_text(path, json.dumps({"tag": tag, "round": i, "data": [f"{tag}{i}"] * size}))
+        doc = {"tag": tag, "round": i, "data": [f"{tag}{i}"] * size}
+        if how == "write_json":  # `check --json` writes after every row: two checks may share a path
+            write_json(doc, path)
+        else:
+            write_text(path, json.dumps(doc))
 
 
 def _check_whole(text: str) -> tuple[str, int]:
@@ -33,11 +38,12 @@ def _check_whole(text: str) -> tuple[str, int]:
     return tag, i
 
 
-def test_two_concurrent_writers_never_corrupt_the_file(tmp_path):
+@pytest.mark.parametrize("how", ["write_text", "write_json"])
+def test_two_concurrent_writers_never_corrupt_the_file(tmp_path, how):
     path = tmp_path / "rows.json"
     ctx = mp.get_context("fork")
     go = ctx.Event()
-    procs = [ctx.Process(target=_writer, args=(str(path), tag, 40, 20_000, go)) for tag in ("a", "b")]
+    procs = [ctx.Process(target=_writer, args=(str(path), tag, 40, 20_000, go, how)) for tag in ("a", "b")]
     for p in procs:
         p.start()
     go.set()
