@@ -122,3 +122,11 @@ def test_variant_is_length_aware(variant):
     large = variant.scalable_softmax(np.r_[1.0, np.zeros(63)], 1.0)[0]
     assert np.isclose(small, 2 / 3)  # softmax(log 2 · (1, 0)) = (2/3, 1/3)
     assert np.isclose(large, 64 / (64 + 63))  # e^{log 64} / (e^{log 64} + 63)
+
+
+def test_every_example_is_linked_from_a_doc_page():
+    """A user finds each example file from the docs, not only by browsing the repository."""
+    docs = EXAMPLES.parent
+    pages = [p.read_text() for p in docs.rglob("*.md") if "_build" not in p.parts]
+    unlinked = [f.name for f in sorted(EXAMPLES.glob("*.py")) if not any(f"examples/{f.name}" in t for t in pages)]
+    assert not unlinked, f"docs/examples files no page links to: {unlinked}"
