@@ -26,7 +26,9 @@ Rows with t ≤ N keys (no token left out) are skipped. The metrics (kernels in
   a geometric scan (10 grid points, all in one streamed pass; the first that does not
   reject wins), then bisection on the grid between that point and the last rejecting one. This
   assumes one change of decision inside that bracket; ``ks_scan.csv`` records every N
-  tested.
+  tested. The bisection computes the rows of the midpoints its next three steps may visit
+  in one pass (one softmax and one sort per block serve them), and tests only the ones it
+  visits: the same N, statistics and N_crit as step by step (tested).
 * **E4** per (head, N): r = min over non-selected i of ‖s − α_i x_i‖, N_s counted strictly
   inside, N_s/N averaged over t; the embeddings are on the unit sphere. Theorem 2's sides
   read ξ_j as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2} (its value on a high-dimensional sphere).
@@ -59,6 +61,7 @@ HEADS_COLUMNS = ["experiment", "layer", "head", "window", "L", "N", "T", "epsilo
 # experiment ids of the random generators (seeded_rng(seed, window, L, id, layer))
 _RNG_E5 = 5
 _BLOCK = 128  # query rows per block (a causal prefix block takes the keys up to its last row)
+_KS_AHEAD = 3  # E3's bisection computes the rows of its next 3 steps' possible midpoints (7 N) in one pass
 _HEADS = 4  # heads per metric call at 128 rows × 1024 keys (more for smaller blocks): the float64 passes
 # stay in cache, 2× faster than all heads at once
 
@@ -260,8 +263,12 @@ def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
         if not use:
             continue
         # one sort serves many large N; a single large N is cheaper by selection (top_mask)
+        # (the compiled kernels take the order up to the largest N: one sort for every N)
         large = [n for n in use if n > 256 and not spec[n] & {"separability", "terms", "d1_pair"}]
-        k = max(use) if len(large) >= 3 else max([n for n in use if n not in large] or [0])
+        if len(large) >= 3 or ex._fused_kernels() is not None:
+            k = max(use)
+        else:
+            k = max([n for n in use if n not in large] or [0])
         what = {n: set(spec[n]) - {"d1_pair"} for n in use}
         cols = [ns.index(n) for n in use]
         for h0, h1 in chunks:
@@ -737,13 +744,15 @@ class _KSSearch:
         self.lengths = list(lengths)
         self.rows: dict = {}  # prefix: N -> {layer: (d̃ rows, main rows)}; else (N, L) -> the same
         self.done: dict = {}  # L -> (N_crit or None, {N: (statistic, p, mean d̃, mean expectation)})
+        self.extra: dict = {}  # (L, N) -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
 
     def _key(self, n, L):
         return n if self.prefix else (n, L)
 
     def seed(self, y: int, n: int, d_tilde_rows, main_rows) -> None:
         """Rows (H, L_rows) of layer y at N from the main pass (prefix mode: valid for every L ≤ L_rows)."""
-        self.rows.setdefault(self._key(n, None), {})[y] = (d_tilde_rows, main_rows)
+        # copies: a view would keep the whole (heads, N, rows) table of every quantity alive
+        self.rows.setdefault(self._key(n, None), {})[y] = (d_tilde_rows.copy(), main_rows.copy())
 
     def _has(self, n, L, layers) -> bool:
         got = self.rows.get(self._key(n, L), {})
@@ -758,33 +767,39 @@ class _KSSearch:
         for L in sorted(lengths, reverse=True):
             self.done[L] = self._search(kept, L, stage, sub)
 
-    def _test(self, kept, L, ns, tested, stage, sub=None) -> None:
-        ns = [n for n in ns if n not in tested]
-        need = [n for n in ns if not self._has(n, L, len(kept))]
+    def _compute(self, kept, L, ns, stage, sub=None) -> None:
+        """The rows (main window) and per-head sums (tiling windows) of d̃ and the main term at
+        each N of ``ns`` at L, all N in one pass over the kept logits; cached."""
+        need = sorted({n for n in ns if not self._has(n, L, len(kept))})  # _rows' columns are in increasing N
         if need:
             stage(f"E3 L={L} N={','.join(map(str, need))}")
             for y, (lg, x) in enumerate(kept):
                 rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need})  # d̃ and the main term
                 for a, n in enumerate(need):
-                    self.rows.setdefault(self._key(n, L), {})[y] = (rows["d_tilde"][:, a], rows["main"][:, a])
+                    self.rows.setdefault(self._key(n, L), {})[y] = (rows["d_tilde"][:, a].copy(), rows["main"][:, a].copy())
             _release_freed_memory()
-        extra: dict = {}  # N -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
-        if sub:
+        need = sorted({n for n in ns if (L, n) not in self.extra}) if sub else []
+        if need:
             for y, (lg, x, S) in enumerate(sub):
-                rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in ns})
-                for a, n in enumerate(ns):
+                rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need})
+                for a, n in enumerate(need):
                     sd, cd = _sums(rows["d_tilde"][:, a], L)
                     sm, cm = _sums(rows["main"][:, a], L)
-                    extra.setdefault(n, []).append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
+                    self.extra.setdefault((L, n), []).append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
             _release_freed_memory()
+
+    def _test(self, kept, L, ns, tested, stage, sub=None) -> None:
+        ns = [n for n in ns if n not in tested]
+        self._compute(kept, L, ns, stage, sub)
         for n in ns:
             got = self.rows[self._key(n, L)]
+            extra = self.extra.get((L, n)) if sub else None
             a_s, b_s = [], []
             for y in range(len(kept)):
                 sd, cd = _sums(got[y][0], L)
                 sm, cm = _sums(got[y][1], L)
-                if n in extra:
-                    ed, ecd, em, ecm = extra[n][y]
+                if extra is not None:
+                    ed, ecd, em, ecm = extra[y]
                     sd, cd, sm, cm = sd + ed, cd + ecd, sm + em, cm + ecm
                 a_s.append(_ratio(sd, cd))
                 b_s.append(_ratio(sm, cm))
@@ -793,6 +808,20 @@ class _KSSearch:
             keep = np.isfinite(a_s) & np.isfinite(b_s)
             st, p = ex.ks_two_sample(a_s[keep], b_s[keep])
             tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
+
+    @staticmethod
+    def _ahead(lo: int, hi: int, depth: int) -> list:
+        """The grid positions the next ``depth`` bisection steps may visit, from the bracket (lo, hi)."""
+        out, level = [], [(lo, hi)]
+        for _ in range(depth):
+            nxt = []
+            for a, b in level:
+                if b - a > 1:
+                    mid = (a + b) // 2
+                    out.append(mid)
+                    nxt += [(a, mid), (mid, b)]
+            level = nxt
+        return out
 
     def _search(self, kept, L, stage, sub=None):
         tested: dict = {}
@@ -811,6 +840,10 @@ class _KSSearch:
         n_crit = None
         if hi is not None:
             while hi - lo > 1:
+                # the rows of the next steps' possible midpoints in one pass (one sort and one
+                # softmax of each block serve them all); only the midpoints the bisection
+                # actually visits are tested (and recorded in ks_scan.csv)
+                self._compute(kept, L, [int(grid[i]) for i in self._ahead(lo, hi, _KS_AHEAD)], stage, sub)
                 mid = (lo + hi) // 2
                 self._test(kept, L, [int(grid[mid])], tested, stage, sub)
                 if tested[int(grid[mid])][1] >= self.alpha:
