@@ -652,6 +652,11 @@ def top_order(weights, k: int):
     if not 1 <= k <= K:
         raise ValueError(f"k: must satisfy 1 <= k <= {K}, got {k}")
     if k > 256 or 2 * k >= K:
+        fz = _fused_kernels()
+        if fz is not None and w.ndim == 3:  # a stable sort per row, compiled (3-5x torch's stable sort)
+            out = np.empty(tuple(w.shape[:2]) + (k,), dtype=np.int64)
+            fz.top_order_rows(np.ascontiguousarray(w.numpy()), k, out)
+            return torch.from_numpy(out)
         return torch.sort(w, dim=-1, descending=True, stable=True).indices[..., :k]
     vals, idx = torch.topk(w, k, dim=-1, sorted=True)
     p = torch.argsort(idx, dim=-1)  # by index, then stably by value: (value desc, index asc)

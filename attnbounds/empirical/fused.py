@@ -201,3 +201,16 @@ def pair_maxima(x, xsq, order, n, best, arg, per_row, starts, ends, out):  # pra
                     if d2 > good:
                         good = d2
         out[b, r] = good
+
+
+@nb.njit(parallel=True, cache=True)
+def top_order_rows(w, k, out):  # pragma: no cover - compiled
+    """out[b, r] = the first k indices of row (b, r) sorted by weight, largest first, ties to
+    the lower index (a stable sort of −w: :func:`~attnbounds.empirical.experiments.top_order`'s order)."""
+    B, R, K = w.shape
+    for p in nb.prange(B * R):
+        b = p // R
+        r = p - b * R
+        idx = np.argsort(-w[b, r], kind="mergesort")
+        for m in range(k):
+            out[b, r, m] = idx[m]

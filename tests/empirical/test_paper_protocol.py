@@ -190,6 +190,10 @@ def test_top_order_breaks_ties_to_the_lower_index():
     w = np.round(rng.random((3, 5, 40)), 1)  # many ties
     ref = np.argsort(-w, axis=-1, kind="stable")[..., :6]
     assert np.array_equal(ex.top_order(w, 6).numpy(), ref)
+    w = np.round(rng.random((2, 4, 600)), 2)  # k > 256: the sorting path (compiled when numba is there)
+    w[..., 500:] = 0.0
+    for k in (257, 520, 600):
+        assert np.array_equal(ex.top_order(w, k).numpy(), np.argsort(-w, axis=-1, kind="stable")[..., :k])
 
 
 def test_default_protocol_is_paper_unless_whatif_normalizers_are_asked():
