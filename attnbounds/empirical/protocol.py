@@ -199,22 +199,36 @@ class _Logits:
     """One layer's logits (H, L, L) float32, −inf at hidden keys; kept by row blocks in prefix
     mode (the keys past a block's last row are hidden: about half the memory of the full map)."""
 
-    def __init__(self, logits, prefix: bool, keep: bool = False, buffer=None):
+    def __init__(self, logits, prefix: bool, keep: bool = False, buffer=None, blocks=None):
         L = logits.shape[-1]
         self.L = L
         self.prefix = prefix
-        if prefix and keep:  # copied into ``buffer`` (1-D float32 of kept_size), one block after the other
-            H = logits.shape[0]
-            buffer = np.empty(self.kept_size(H, L), dtype=np.float32) if buffer is None else buffer
+        if prefix and keep:  # copied into ``buffer`` (1-D float32 of kept_size), one block after the other,
+            H = logits.shape[0]  # or block k into ``blocks[k]`` (1-D float32 of H·(r1 − r0)·r1 each)
+            if buffer is None and blocks is None:
+                buffer = np.empty(self.kept_size(H, L), dtype=np.float32)
             self.parts, at = [], 0
-            for r0, r1, _ in _blocks(L, True):
-                part = buffer[at:at + H * (r1 - r0) * r1].reshape(H, r1 - r0, r1)
+            for k, (r0, r1, _) in enumerate(_blocks(L, True)):
+                size = H * (r1 - r0) * r1
+                part = (buffer[at:at + size] if blocks is None else blocks[k][:size]).reshape(H, r1 - r0, r1)
                 part[...] = logits[:, r0:r1, :r1]
                 self.parts.append(part)
-                at += part.size
+                at += size
             self.full = None
         else:
             self.parts, self.full = None, logits
+
+    def drop_rows(self, r: int) -> None:
+        """Forget the kept blocks of the rows >= r (no later use reads them)."""
+        if self.parts is not None:
+            for k, (r0, _, _) in enumerate(_blocks(self.L, True)):
+                if r0 >= r:
+                    self.parts[k] = None
+
+    @staticmethod
+    def block_sizes(H: int, L: int) -> list:
+        """Elements of each kept prefix block of one layer."""
+        return [H * (r1 - r0) * r1 for r0, r1, _ in _blocks(L, True)]
 
     @staticmethod
     def kept_size(H: int, L: int) -> int:
@@ -484,19 +498,21 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
                 heads.add("E5", "g", _fold(tot[:, i, j], S), _fold(np.full(tot.shape[0], cnt, dtype=np.float64), S),
                           L5, None, y, T=T, epsilon=e)
 
+    store: dict = {}  # prefix mode with E3: block k of every layer in one allocation (no fragments),
+    # freed once E3 no longer reads its rows
+
     def main_pass(Lc, group):
         kept = []
-        store: list = []  # prefix mode with E3: every layer's kept blocks in one allocation (no fragments)
 
         def on_layer(y, logits, x):
             stage(f"E1/E2/E4/E5 layer {y + 1}" + ("" if len(group) > 1 else f", L={Lc}"))
-            buffer = None
+            blocks = None
             if prefix and ks is not None:
-                size = _Logits.kept_size(logits.shape[0], Lc)
                 if not store:
-                    store.append(np.empty((handle.n_layers, size), dtype=np.float32))
-                buffer = store[0][y]
-            lg = _Logits(logits[:, :Lc, :Lc], prefix, keep=ks is not None, buffer=buffer)
+                    for k, size in enumerate(_Logits.block_sizes(logits.shape[0], Lc)):
+                        store[k] = np.empty((handle.n_layers, size), dtype=np.float32)
+                blocks = [store[k][y] for k in sorted(store)]
+            lg = _Logits(logits[:, :Lc, :Lc], prefix, keep=ks is not None, blocks=blocks)
             if x.shape[0] != logits.shape[0]:  # vectors shared by the heads (hidden states): one copy per head
                 x = np.ascontiguousarray(np.broadcast_to(x, (logits.shape[0],) + x.shape[1:]))
             if prefix or not causal:
@@ -544,7 +560,8 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
 
     stage("forward")
     kept = main_pass(Lmax, lengths) if causal else None
-    for L in sorted(lengths, reverse=True):
+    down = sorted(lengths, reverse=True)
+    for i, L in enumerate(down):
         if not causal:
             kept = main_pass(L, [L])
         sub = tiles(ids[:Lmax], L) if tile else None
@@ -554,6 +571,14 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
             ks.run(kept, [L], stage, kept_sub)
             clock["metric_seconds"] += time.perf_counter() - t0
         del kept_sub
+        if store and kept is not None:  # the shorter lengths read only the rows below the next L
+            nxt = down[i + 1] if i + 1 < len(down) else 0
+            for lg, _ in kept:
+                lg.drop_rows(nxt)
+            for k, (r0, _, _) in enumerate(_blocks(Lmax, True)):
+                if r0 >= nxt:
+                    store.pop(k, None)
+            _release_freed_memory()
     tables = ks.tables() if ks is not None else {}
     tables["heads"] = heads.table()
     tables["positions"] = heads.positions()
