@@ -16,6 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from attnbounds.fileio import atomic_write
+
 __all__ = ["run_matrix", "plot_matrix"]
 
 
@@ -28,13 +30,14 @@ def run_matrix(
     examples: int | None = None,
     claims=None,
     progress: Callable[[str, int, int], None] | None = None,
+    budget=None,
 ) -> dict:
     """Judge the selected readings under each normalizer (default: every registered one with
     role ``"attention"``, :func:`attnbounds.numerics.normalizers.names`).
 
     Returns ``{"normalizers": [...], "ids": [...], "verdicts": {name: {id: verdict}},
     "rows": {name: [row dicts]}, "seconds": float}``. ``ids``, ``claims``, ``quick``,
-    ``examples`` and ``seed`` mean what they mean for :func:`attnbounds.engine.run.check`.
+    ``examples``, ``seed`` and ``budget`` mean what they mean for :func:`attnbounds.engine.run.check`.
     """
     from attnbounds.engine import check
     from attnbounds.numerics import normalizers as nz
@@ -54,7 +57,7 @@ def run_matrix(
                 progress(f"{N.name} {label}", k * total + done, len(resolved) * total)
 
         rows = [r.to_dict() for r in check(ids, quick=quick, seed=seed, examples=examples, claims=claims,
-                                           normalizer=N, progress=sub)]
+                                           normalizer=N, progress=sub, budget=budget)]
         out["normalizers"].append(N.name)
         out["rows"][N.name] = rows
         out["verdicts"][N.name] = {r["id"]: r["verdict"] for r in rows}
@@ -97,6 +100,7 @@ def plot_matrix(matrix: dict, path) -> str:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     # bbox_inches="tight" grows the canvas to hold the outside legend and the rotated ids;
     # tight_layout could not, for a narrow matrix, and warned
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, dpi=120, bbox_inches="tight", format=path.rsplit(".", 1)[1].lower())
     plt.close(fig)
     return path

@@ -1,10 +1,12 @@
-"""JSON output shared by every layer: strict JSON, written atomically."""
+"""JSON output shared by every layer: strict JSON, written atomically (:mod:`attnbounds.fileio`)."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
+
+from attnbounds.fileio import write_text
 
 __all__ = ["write_json"]
 
@@ -16,13 +18,15 @@ def _to_json(value):
 
 
 def write_json(data, path: str | None) -> None:
-    """Write ``data`` as JSON to ``path``, or to stdout when ``path`` is ``-`` or None."""
+    """Write ``data`` as JSON to ``path``, or to stdout when ``path`` is ``-`` or None.
+
+    The file is replaced atomically (:func:`attnbounds.fileio.atomic_write`): a temporary
+    file with a unique name in the same directory, fsynced, then renamed over ``path``.
+    """
     text = json.dumps(data, indent=2, default=_to_json)
     if path in (None, "-"):
         sys.stdout.write(text + "\n")
         return
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(p.suffix + ".partial")
-    tmp.write_text(text + "\n")
-    tmp.replace(p)  # atomic: an interrupt never leaves a half-written file
+    write_text(p, text + "\n")  # atomic: a reader, a second writer or an interrupt never sees half a file

@@ -9,7 +9,9 @@ It runs the real command ``attnbounds check --json FILE`` (any extra arguments a
 to it), then records a SHA-256 of every source file the verdicts depend on
 (``docs/_ext/verdict_store.py``: ``SOURCE_GLOBS``). The docs build refuses a verdicts file
 whose stamp no longer matches the sources. If a source file changes while the check runs,
-nothing is written and the script exits with status 1.
+or if the check's wall-clock safety net interrupted a method (a row with ``timed_out``: its
+verdict is not that of the full budget), nothing is written and the script exits with
+status 1. The files are replaced atomically (:mod:`attnbounds.fileio`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
 import verdict_store  # noqa: E402
+
+from attnbounds.fileio import write_text  # noqa: E402
 
 _VERSIONS = ("attnbounds", "numpy", "scipy", "sympy", "hypothesis", "python-flint")
 
@@ -61,6 +65,13 @@ def generate(check_args: list[str], out_dir: Path = verdict_store.GENERATED_DIR)
         if before != after:
             changed = verdict_store.compare(before, after).describe()
             raise SystemExit(f"generate_verdicts: sources changed while checking ({changed}); run it again")
+        timed_out = [r["id"] for r in rows if r.get("timed_out")]
+        if timed_out:
+            raise SystemExit(
+                f"generate_verdicts: the time limit interrupted a method of {', '.join(timed_out)}, so their "
+                "verdicts are not those of the full budget; nothing written (run it again on a quieter machine, "
+                "or pass --time-limit 0)"
+            )
         meta = {
             "format": verdict_store.META_FORMAT,
             "command": "attnbounds check " + " ".join([*check_args, "--json", "docs/_generated/verdicts.json"]),
@@ -73,10 +84,9 @@ def generate(check_args: list[str], out_dir: Path = verdict_store.GENERATED_DIR)
             "sources_sha256": verdict_store.combined_hash(after),
             "sources": after,
         }
-        (out_dir / "check_output.txt").write_text(completed.stdout)
-        rows_path = out_dir / verdict_store.VERDICTS_PATH.name
-        rows_path.write_text(json.dumps(rows, indent=2, default=str) + "\n")
-        (out_dir / verdict_store.META_PATH.name).write_text(json.dumps(meta, indent=2) + "\n")
+        write_text(out_dir / "check_output.txt", completed.stdout)
+        write_text(out_dir / verdict_store.VERDICTS_PATH.name, json.dumps(rows, indent=2, default=str) + "\n")
+        write_text(out_dir / verdict_store.META_PATH.name, json.dumps(meta, indent=2) + "\n")
     return meta
 
 

@@ -13,7 +13,7 @@ from attnbounds.claims.normalized import NotApplicable, reweigh
 from attnbounds.engine import NORMALIZER_FIELDS, ROW_FIELDS, Budget
 from attnbounds.numerics import normalizers as nz
 
-SMALL = Budget(examples=20, sweep=2000, mc_samples=200, method_seconds=10.0)
+SMALL = Budget(examples=20, sweep=2000, mc_samples=200)
 
 
 def test_under_softmax_the_weights_are_unchanged():
@@ -130,6 +130,10 @@ def test_matrix_is_a_loop_over_normalizers_and_plots(tmp_path):
     assert m["verdicts"] == {"softmax": {"L1:reconstructed": "holds"}, "ssmax": {"L1:reconstructed": "falsified"}}
     path = battery.plot_matrix(m, tmp_path / "m.png")
     assert (tmp_path / "m.png").stat().st_size > 1000 and path.endswith("m.png")
+    assert (tmp_path / "m.png").read_bytes().startswith(b"\x89PNG")
+    battery.plot_matrix(m, tmp_path / "m.SVG")  # the format follows the suffix, whatever its case
+    assert b"<svg" in (tmp_path / "m.SVG").read_bytes()[:1000]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.SVG", "m.png"]  # written atomically: no leftovers
     with pytest.raises(ValueError, match="matrix"):
         battery.plot_matrix({}, tmp_path / "x.png")
 

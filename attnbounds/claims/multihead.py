@@ -29,11 +29,16 @@ $1 - 0.2^3 = 0.992 \ge 0.99$ (reading `paper-numbers`).
 
 ## Without independence: the union bound and the worst case
 
-For any sets, $\max_h |S_h| \le |\bigcup_h S_h| \le \min\{N, \sum_h |S_h|\}$, so
+For any sets, $\max_h |S_h| \le |\bigcup_h S_h| \le \min\{N, \sum_h |S_h|\}$: each $S_g$ is a subset of
+the union (monotonicity of counting), and counting is subadditive (the union bound). So
 
 $$\max_h p_h \;\le\; c \;\le\; \min\Big\{1, \sum_h p_h\Big\}$$
 
-(readings `worst-case` and `union-bound`). Both ends are attained: identical heads give
+(readings `worst-case` and `union-bound`). Both are checked chains for any $N$ and $H$: a fraction
+of the top set is the probability that a token $U$ drawn uniformly from it lies in the set
+($|A|/N = \Pr(U\in A)$, exact), so $c \le 1$ is the probability axiom, $c \le \sum_h p_h$ is
+the union bound (rule `union-bound`) and $c \ge p_g$ for every head $g \le H$ is rule
+`union-contains`; `min-max` joins the two upper bounds. Both ends are attained: identical heads give
 $c = p$ whatever $H$ is, and heads with disjoint sets give $c = \min\{1, Hp\}$ when the sets
 fit. The independent value lies in between. So without independence nothing better than $p$
 follows: three heads at $p = 0.8$ may cover only $80\%$.
@@ -165,11 +170,19 @@ def _symbolic_independent() -> Proof:
 
 
 def _symbolic_union() -> Proof:
-    return Proof(None, "argued (no checked chain yet): |union S_h| <= sum |S_h| (subadditivity of counting) and <= N")
+    return Proof.from_chain(
+        h1_chains()["union"],
+        "c = P(U in union S_h) for a uniform token U of the top set: c <= 1 (a probability) and "
+        "c <= sum_h P(U in S_h) = sum_h p_h (union bound), so c <= min(1, sum_h p_h)",
+    )
 
 
 def _symbolic_worst() -> Proof:
-    return Proof(None, "argued (no checked chain yet): S_h is a subset of the union for every h, so |union| >= max_h |S_h|; identical sets attain it")
+    return Proof.from_chain(
+        h1_chains()["worst"],
+        "S_g is a subset of the union for every head g <= H, so c >= p_g for every g, i.e. c >= max_h p_h; "
+        "identical sets attain it",
+    )
 
 
 def _symbolic_paper_numbers() -> Proof:

@@ -29,8 +29,13 @@ $\mathbb{E}[\|\alpha_i x_i - s_S\| \mid i\notin S] \ge \|\alpha_i x_i - k(c-\alp
 
 $$E = M + \varepsilon,\qquad M = \frac{L-N}{L}\sum_{i=1}^{L}\big\|(1+k)\,\alpha_i x_i - k\,c\big\|,\qquad \varepsilon \ge 0 .$$
 
-This is the reading in `CLAIMS.md`; it is proved. The checker also verifies Steps 2 and 3's
-algebra exactly (SymPy `combsimp` then `expand`).
+This is the reading in `CLAIMS.md`; it is proved, by a chain the kernel checks for any $L$ and
+$N$: per token, the probabilities of Step 2 (hypothesis `uniform_subset`), linearity of the
+expectation (rule `linearity`) and Jensen for the norm (rule `jensen`, through `monotone-chain`
+since the term carries the factor $\Pr(i\notin S)$), summed with `termwise`. The chain starts
+from Step 1's sum, the law of total expectation over $\{i\in S\}, \{i\notin S\}$ (a selected
+token adds nothing to $\tilde d$), as the chain of `tight_last` does. The checker also verifies
+Steps 2 and 3's algebra exactly (SymPy `combsimp` then `expand`).
 
 **Equality at $N = L-1$.** Given $i\notin S$ the subset is $I\setminus\{i\}$, a constant, so
 Jensen is an equality for every $i$ and $\varepsilon = 0$.
@@ -40,9 +45,13 @@ $\|\alpha_i x_i - s_S\| \le \|\alpha_i x_i - \mathbb{E}s_S\| + \|s_S - \mathbb{E
 Cauchy–Schwarz $\mathbb{E}\|s_S-\mathbb{E}s_S\| \le (\mathbb{E}\|s_S-\mathbb{E}s_S\|^2)^{1/2}$.
 For a uniform $n$-subset of $m$ vectors $y_j$ the sum $T$ has
 $\mathbb{E}\|T-\mathbb{E}T\|^2 = \frac{n(m-n)}{m(m-1)}\sum_j\|y_j-\bar y\|^2$ (checked exactly by
-enumeration for $m\le5$). With $m = L-1$, $n=N$ and $y_j=\alpha_j x_j$ ($j\ne i$):
+enumeration for $m\le5$, and for all $m$ symbolically). With $m = L-1$, $n=N$ and $y_j=\alpha_j x_j$ ($j\ne i$):
 
 $$0 \le \varepsilon \le G = \frac{L-N}{L}\sum_{i=1}^{L}\Big(\tfrac{N(L-1-N)}{(L-1)(L-2)}\sum_{j\ne i}\|\alpha_j x_j - \bar y_{-i}\|^2\Big)^{1/2}.$$
+
+This bound (reading `gap_bound`) is a checked chain too: per token, the triangle inequality under the
+expectation (rules `triangle`, `expect-monotone`, `linearity`), $\mathbb{E}Z \le \sqrt{\mathbb{E}Z^2}$
+(rule `moment`) and the variance factor (part of hypothesis `uniform_subset`), summed with `termwise`.
 
 **How large is $\varepsilon$?** Under Lemma 1 ($\alpha_j \le C_2/L$) and $\|x_j\|\le R$,
 $G \le \frac{L-N}{L}\,C_2 R\sqrt{N(L-1)/(L-2)} = O(\sqrt N)$, while $M \approx N\|c\|$. So
@@ -72,6 +81,7 @@ and $\varepsilon = E - (\text{main term}) \ge 0$ by Jensen. No verdict changed.
 
 from __future__ import annotations
 
+import functools
 
 import numpy as np
 
@@ -90,7 +100,7 @@ from attnbounds.numerics.validation import check_count, check_distribution, chec
 from attnbounds.strategies import attention_configs
 from attnbounds.theory import distance as thd
 from attnbounds.theory.distance import derive_t1_random, main_term_coefficients
-from attnbounds.theory.proof import Chain, Context, Norm, by
+from attnbounds.theory.proof import Chain, Context, Expect, Norm, by
 
 __all__ = [
     "CLAIM",
@@ -238,26 +248,97 @@ def _symbolic_transcribed(xbar: str):
     return proof
 
 
+@functools.lru_cache(maxsize=1)
+def random_selection_checks() -> dict:
+    """The checked chains of T1ii:reconstructed (``"reconstructed"``: E_S[d̃] ≥ M) and
+    T1ii:gap_bound (``"gap_bound"``: E_S[d̃] ≤ M + G), summed over the tokens i = 1..L, any L and N.
+
+    As in :func:`tight_last_check`, E_S[d̃] is written as Σ_i P(i ∉ S)·E[‖y_i − s_S‖ | i ∉ S]
+    (the law of total expectation: a selected token adds nothing to d̃), with y_j = α_j x_j,
+    Y = Σ_j y_j; ``s_S(i)`` is the context vector s_S under the law of S given i ∉ S, a random
+    vector. The hypothesis ``uniform_subset`` (S a uniform N-subset) gives, exactly:
+
+    * P(i ∉ S) = C(L−1, N)/C(L, N) = (L − N)/L;
+    * E[s_S | i ∉ S] = C(L−2, N−1)/C(L−1, N)·(Y − y_i) = N/(L − 1)·(Y − y_i) (each j ≠ i is in S
+      with that probability; the ratios of binomials are put in lowest terms by
+      :func:`attnbounds.theory.distance.derive_t1_random`, exactly);
+    * E‖s_S − E s_S‖² = f·V_i given i ∉ S, with f = N(L−1−N)/((L−1)(L−2)) and
+      V_i = Σ_{j≠i} ‖y_j − ȳ_{−i}‖² (the sampling variance factor, proved for all m by
+      :func:`attnbounds.theory.distance.variance_factor_checks`).
+
+    Lower bound, per token: ‖E[y_i − s_S]‖ ≤ E‖y_i − s_S‖ (Jensen, the norm is convex), and
+    E[y_i − s_S] = y_i − E s_S (linearity). Upper bound, per token: ‖y_i − s_S‖ ≤ ‖y_i − E s_S‖ +
+    ‖E s_S − s_S‖ (triangle, then monotonicity and linearity of E) and E‖s_S − E s_S‖ ≤
+    √(E‖s_S − E s_S‖²) (rule ``moment``). Both check only with the main term's coefficients of
+    :func:`attnbounds.theory.distance.main_term_coefficients`.
+    """
+    L, N = thd.L, thd.N
+    i = sp.Symbol("i", integer=True, positive=True)
+    y = sp.IndexedBase("y", commutative=False)[i]
+    V = sp.IndexedBase("V")[i]  # sum_{j != i} |y_j - ybar_{-i}|^2 (a constant)
+    s = sp.Function("s_S", commutative=False)(i)  # the context vector given i not in S (random)
+    Y = sp.Symbol("Y", commutative=False)
+    P = sp.Symbol("P_out", nonnegative=True)  # P(i not in S)
+    c = main_term_coefficients()
+    probs = derive_t1_random()  # C(L-1, N)/C(L, N) and C(L-2, N-1)/C(L-1, N), put in lowest terms exactly
+    p_out, p_in = probs["p_excluded"].expr, probs["p_in_given_excluded"].expr
+    f = N * (L - 1 - N) / ((L - 1) * (L - 2))
+    mu = Expect(s)
+    ctx = Context({"uniform_subset": (sp.Eq(P, p_out), sp.Eq(mu, p_in * (Y - y)), sp.Eq(Expect(Norm(mu - s) ** 2), f * V))})
+    u = sp.Symbol("u", nonnegative=True)
+    X = y - s
+    M_i = c["prefactor"] * Norm(c["own"] * y - c["k"] * Y)
+    G_i = c["prefactor"] * sp.sqrt(f * V)
+    E_i = P * Expect(Norm(X))
+    jensen = Chain(Norm(Expect(X)), ctx).le(Expect(Norm(X)), by.jensen(Norm, X=X))
+    low = (Chain(M_i, ctx)
+           .eq(p_out * Norm(y - p_in * (Y - y)), by.identity())
+           .eq(P * Norm(y - p_in * (Y - y)), by.hypothesis("uniform_subset"))
+           .eq(P * Norm(y - mu), by.hypothesis("uniform_subset"))
+           .eq(P * Norm(Expect(X)), by.linearity())
+           .le(E_i, by.monotone_chain(u, P * u, Norm(Expect(X)), Expect(Norm(X)), term=jensen)))
+    tri = (Chain(Norm(X), ctx)
+           .eq(Norm((y - mu) + (mu - s)), by.identity())
+           .le(Norm(y - mu) + Norm(mu - s), by.triangle(y - mu, mu - s)))
+    split = Chain(Expect(Norm(X)), ctx).le(Expect(Norm(y - mu) + Norm(mu - s)), by.expect_monotone(tri))
+    Z = Norm(mu - s)
+    moment = Chain(Expect(Z), ctx).le(sp.sqrt(Expect(Z**2)), by.moment(Z))
+    high = (Chain(E_i, ctx)
+            .le(P * Expect(Norm(y - mu) + Z), by.monotone_chain(u, P * u, Expect(Norm(X)), Expect(Norm(y - mu) + Z), term=split))
+            .eq(P * (Norm(y - mu) + Expect(Z)), by.linearity())
+            .le(P * (Norm(y - mu) + sp.sqrt(Expect(Z**2))),
+                by.monotone_chain(u, P * (Norm(y - mu) + u), Expect(Z), sp.sqrt(Expect(Z**2)), term=moment))
+            .eq(P * (Norm(y - mu) + sp.sqrt(f * V)), by.hypothesis("uniform_subset"))
+            .eq(P * (Norm(y - p_in * (Y - y)) + sp.sqrt(f * V)), by.hypothesis("uniform_subset"))
+            .eq(p_out * (Norm(y - p_in * (Y - y)) + sp.sqrt(f * V)), by.hypothesis("uniform_subset"))
+            .eq(M_i + G_i, by.identity()))
+    E = sp.Sum(E_i, (i, 1, L))  # E_S[d~] by total expectation
+    M = sp.Sum(M_i, (i, 1, L))
+    MG = sp.Sum(M_i, (i, 1, L)) + sp.Sum(G_i, (i, 1, L))
+    rec = Chain(E, ctx).ge(M, by.termwise(i, 1, L, term=low))
+    gap = (Chain(E, ctx)
+           .le(sp.Sum(M_i + G_i, (i, 1, L)), by.termwise(i, 1, L, term=high))
+           .eq(MG, by.identity()))
+    return {"reconstructed": rec.prove(E, ">=", M), "gap_bound": gap.prove(E, "<=", MG)}
+
+
 def _symbolic_reconstructed() -> Proof:
     res = derive_t1_random()
-    # Argued: the probabilities and the algebra are checked exactly (derive T1ii), but the
-    # chain E_S[d~] = sum_i P(i not in S) E[|y_i - s_S| | i not in S] >= M needs linearity of
-    # the conditional expectation, which no kernel rule covers yet.
-    return Proof(
-        None,
-        f"argued: P(i not in S) = {res['p_excluded'].expr}, E[s_S | i not in S] = {res['p_in_given_excluded'].expr}"
-        "*sum_{j!=i} a_j x_j (exact), then Jensen (norm convex) termwise: E_S[d~] = M + eps, eps >= 0",
+    return Proof.from_chain(
+        random_selection_checks()["reconstructed"],
+        f"E_S[d~] = sum_i P(i not in S) E[|y_i - s_S| | i not in S], P(i not in S) = {res['p_excluded'].expr}, "
+        f"E[s_S | i not in S] = {res['p_in_given_excluded'].expr}*sum_{{j!=i}} y_j; linearity, then Jensen (norm convex) "
+        "termwise: E_S[d~] >= M",
     )
 
 
 def _symbolic_gap_bound() -> Proof:
     derive_t1_random()  # checks the variance factor exactly (all m; enumerated for m <= 5)
-    # Argued: the variance factor is checked for all m (theory.distance.variance_factor_checks);
-    # the chain through E|s_S - E s_S| <= sqrt(E|s_S - E s_S|^2) (Jensen) is not yet encoded.
-    return Proof(
-        None,
-        "argued: eps <= (L-N)/L sum_i E|s_S - E s_S| <= (L-N)/L sum_i sqrt(f(L-1,N) sum_{j!=i}|y_j - ybar|^2) "
-        "(triangle inequality, Cauchy-Schwarz, sampling-without-replacement variance)",
+    return Proof.from_chain(
+        random_selection_checks()["gap_bound"],
+        "per token: |y_i - s_S| <= |y_i - E s_S| + |s_S - E s_S| (triangle, monotone and linear E), "
+        "E|s_S - E s_S| <= sqrt(E|s_S - E s_S|^2) = sqrt(f(L-1,N) sum_{j!=i}|y_j - ybar|^2) "
+        "(sampling-without-replacement variance); summed: E_S[d~] <= M + G",
     )
 
 

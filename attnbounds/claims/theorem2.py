@@ -62,7 +62,13 @@ a non-selected token falls inside:
 
 $$\frac{\mathbb{E}[N_s]}{N} \ge 1 - \frac{1}{rN}\sum_{i\in I_N}\xi_i - \sum_{j\notin I_N}\Pr(D_j \le r),$$
 
-because $N_s \ge N_s^{\mathrm{sel}} - N\,\mathbf 1[\exists j\notin I_N: D_j\le r]$ and the union bound.
+because $N_s \ge N_s^{\mathrm{sel}} - N\,\mathbf 1[\exists j\notin I_N: D_j\le r]$ (if some $D_j \le r$
+then $N_s = 0 \ge N_s^{\mathrm{sel}} - N$, else $N_s = N_s^{\mathrm{sel}}$) and the union bound
+$\Pr(\exists j\notin I_N: D_j\le r) \le \sum_{j\notin I_N}\Pr(D_j\le r)$. This is a checked chain for any
+$N$ and $L$: Markov per selected token summed (rules `markov`, `termwise`), the union bound (rule
+`union-bound`, used through `monotone-chain` since it enters with a minus sign), and the count's
+definition in expectation, $\mathbb{E}[N_s]/N \ge \mathbb{E}[N_s^{\mathrm{sel}}]/N - \Pr(\exists j: D_j \le r)$,
+as a hypothesis, as the other chains take $N_s \le N_s^{\mathrm{sel}}$.
 
 ## Exact case used for checking: $d=3$, $N\le 2$
 
@@ -88,7 +94,7 @@ $[0, 2M]$ and Markov with Cauchy–Schwarz.
 | `upper_if_r_le_xi` | proved | proved (checked chain: McDiarmid, monotone, termwise) | $N_s \le N_s^{\mathrm{sel}}$ |
 | `reconstructed` | proved | proved | $N_s \le N_s^{\mathrm{sel}}$ |
 | `hoeffding` | (new) | proved (checked chain) | the paper's own constant, $2M^2$ from the range $[0, 2M]$ |
-| `lower_reconstructed` | (new) | holds (exact argument; the union bound is not yet a checked chain) | Markov plus the union bound over the non-selected tokens |
+| `lower_reconstructed` | (new) | proved (checked chain: Markov, termwise, union bound) | Markov plus the union bound over the non-selected tokens |
 | `*-selected-only` | were `transcribed`, `transcribed_lower`, `reconstructed` | unchanged | our earlier reading, kept as alternatives |
 """
 
@@ -550,9 +556,10 @@ def _symbolic_lower_selected() -> Proof:
 
 def _symbolic_lower_reconstructed() -> Proof:
     derive_separability()
-    return Proof(
-        None,
-        "argued (no checked chain yet): N_s >= N_s^sel - N 1[some non-selected D_j <= r]; E: Markov for each selected i, union bound over j not in I_N",
+    return Proof.from_chain(
+        t2_chains()["union"],
+        "N_s >= N_s^sel - N 1[some non-selected D_j <= r], in expectation; Markov for each selected i "
+        "(averaged with termwise), union bound over the K = L - N tokens j not in I_N",
     )
 
 

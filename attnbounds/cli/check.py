@@ -1,13 +1,19 @@
-"""``attnbounds check [IDS...] [--quick] [--examples K] [--seed S] [--json PATH] [--strict]``.
+"""``attnbounds check [IDS...] [--quick] [--examples K] [--seed S] [--time-limit S] [--json PATH] [--strict]``.
 
 Judges each reading of the selected claims (default: all) with every method it has and
 prints one row per reading: id, methods, verdict, evidence, seconds (see
 :mod:`attnbounds.engine` for the verdicts and the row schema).
 
+The budget is counted in work (Hypothesis examples, sweep instances, Monte Carlo samples;
+exact methods run to completion), so the verdicts do not depend on the machine's load.
+``--time-limit`` sets the wall-clock safety net per method (default
+:data:`~attnbounds.engine.budget.HANG_GUARD_SECONDS`, a hang guard; 0: none); a method it
+interrupts is marked ``(time limit)`` in the table and listed in the row's ``timed_out``.
+
 Exit status: 0 when the run completed (a falsified transcription is a finding, not a
-failure); 1 under ``--strict`` when a reading is falsified or a row reports a conflict or an
-error; 2 on usage errors; 130 when interrupted (the rows finished so far are printed and,
-with ``--json``, written).
+failure); 1 under ``--strict`` when a reading is falsified or a row reports a conflict, an
+error or a method interrupted by the time limit; 2 on usage errors; 130 when interrupted
+(the rows finished so far are printed and, with ``--json``, written).
 
 ``--normalizer NAME`` judges the claims' own readings under another normalizer (rows keep
 their ids, e.g. ``L1:reconstructed``) and ``--matrix`` loops over every normalizer
@@ -62,6 +68,8 @@ def render_table(rows: list[dict], console) -> None:
             shown = "[bold magenta]undecided: CONFLICT[/]"
         elif row.get("error"):
             shown += " [red](error)[/]"
+        if row.get("timed_out"):
+            shown += " [bold yellow](time limit)[/]"
         methods = ",".join(_LABEL.get(m, m) for m in row.get("methods") or []) or "-"
         table.add_row(
             str(row["id"]), methods, shown, _escape(proof_cell(row.get("proof"))),
@@ -74,6 +82,10 @@ def render_table(rows: list[dict], console) -> None:
     conflicts = [r["id"] for r in rows if r.get("conflict")]
     if conflicts:
         console.print(f"[bold magenta]CONFLICT (a bug in a claim's methods): {', '.join(conflicts)}[/]")
+    timed = [r["id"] for r in rows if r.get("timed_out")]
+    if timed:
+        console.print(f"[bold yellow]TIME LIMIT: the wall-clock safety net interrupted a method of "
+                      f"{', '.join(timed)}; those verdicts are not those of the full budget[/]")
 
 
 def proof_cell(proof: dict | None) -> str:
@@ -177,7 +189,7 @@ class _InterruptGuard:
 def _strict_failures(rows: list[dict]) -> list[str]:
     bad = []
     for r in rows:
-        if r.get("conflict") or r.get("error"):
+        if r.get("conflict") or r.get("error") or r.get("timed_out"):
             bad.append(r["id"])
         elif r.get("kind", "reading") == "reading" and r["verdict"] == "falsified":
             bad.append(r["id"])
@@ -211,9 +223,14 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 )
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="S",
               help="Seed of Hypothesis and of the numpy sweeps; same seed, same rows.")
+@click.option("--time-limit", "time_limit", type=click.FloatRange(min=0), default=None, metavar="S",
+              help="Wall-clock safety net per method, in seconds (default 900, a hang guard; 0: none). The budget "
+                   "itself is counted in work, so verdicts do not depend on load; a method this limit interrupts "
+                   "is marked '(time limit)' and listed in the row's timed_out.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="Write the rows as JSON to PATH ('-' for stdout; the table then goes to stderr).")
-@click.option("--strict", is_flag=True, help="Exit 1 if a reading is falsified or a row has a conflict or an error.")
+@click.option("--strict", is_flag=True,
+              help="Exit 1 if a reading is falsified or a row has a conflict, an error or a method cut by --time-limit.")
 @click.option("--normalizer", default=None, metavar="NAME",
               help="Judge the readings under normalizer NAME: a registered name (an unknown one lists them), "
                    "'module:object', 'path.py:object' or an entry point.")
@@ -226,9 +243,13 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 @click.option("--mutants", is_flag=True,
               help="Mutation-test the checker: mutate every proved or certified reading of IDS and judge "
                    "each mutant (exit 1 if a mutant is proved or certified).")
-def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, claim_specs, plot_path, mutants):
+def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer, matrix, claim_specs, plot_path,
+          mutants):
     """Judge the readings of claims IDS (claim ids like T1i or 2508.17821:T1i, reading ids like
     T1i:transcribed; default: all claims) and print their verdicts."""
+    from attnbounds.engine.budget import PRESET, budget_for
+
+    budget = budget_for(quick, examples, PRESET if time_limit is None else (time_limit or None))
     if plot_path and not matrix:
         raise UsageError("--plot: only valid with --matrix")
     check_writable_file(json_path, "--json")  # before the claims run, not after
@@ -238,12 +259,12 @@ def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, cla
     if mutants:
         if matrix or normalizer is not None:
             raise UsageError("--mutants: not combinable with --normalizer/--matrix")
-        _run_mutants(ids, quick, examples, seed, json_path, user_claims, console)
+        _run_mutants(ids, budget, seed, json_path, user_claims, console)
         return
     if matrix:
-        _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, console, user_claims)
+        _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims)
         return
-    rows = _run_check(ids, quick, examples, seed, json_path, user_claims, normalizer)
+    rows = _run_check(ids, budget, seed, json_path, user_claims, normalizer)
     render_table(rows, console)
     if json_path:
         write_json(rows, json_path)
@@ -252,11 +273,12 @@ def check(ids, quick, examples, seed, json_path, strict, normalizer, matrix, cla
     if strict:
         bad = _strict_failures(rows)
         if bad:
-            click.echo(f"--strict: {len(bad)} row(s) falsified or in error: {', '.join(bad)}", err=True)
+            click.echo(f"--strict: {len(bad)} row(s) falsified, in error or cut by the time limit: "
+                       f"{', '.join(bad)}", err=True)
             sys.exit(1)
 
 
-def _run_mutants(ids, quick, examples, seed, json_path, user_claims, console) -> None:
+def _run_mutants(ids, budget, seed, json_path, user_claims, console) -> None:
     from rich.table import Table
 
     from attnbounds import engine
@@ -266,7 +288,6 @@ def _run_mutants(ids, quick, examples, seed, json_path, user_claims, console) ->
         engine.resolve_ids(list(ids) or None, claims=user_claims)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    budget = engine.budget_for(quick, examples)
     with _Progress() as bar:
         report = run_mutants(list(ids) or None, seed=seed, budget=budget, claims=user_claims,
                              progress=lambda rid: bar(f"{rid} mutants", 0, 0))
@@ -334,7 +355,7 @@ def _claims_text(exc: Exception) -> str:
     return "--" + text if text.startswith("claims: ") else f"--claims: {text}"
 
 
-def _run_check(ids, quick, examples, seed, json_path, user_claims=None, normalizer=None) -> list[dict]:
+def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None) -> list[dict]:
     from attnbounds import engine
 
     try:
@@ -352,7 +373,7 @@ def _run_check(ids, quick, examples, seed, json_path, user_claims=None, normaliz
 
     try:
         with _InterruptGuard() as guard, _Progress() as progress:
-            return engine.check(list(ids) or None, quick=quick, examples=examples, seed=seed,
+            return engine.check(list(ids) or None, budget=budget, seed=seed,
                                 progress=guard.wrap(progress), on_row=save, claims=user_claims,
                                 normalizer=normalizer)
     except engine.CheckInterrupted as exc:
@@ -371,7 +392,7 @@ def _check_normalizer(normalizer: str) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, console, user_claims=None) -> None:
+def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims=None) -> None:
     battery = _battery()
     if normalizer is not None:
         _check_normalizer(normalizer)
@@ -384,7 +405,7 @@ def _run_matrix(ids, quick, examples, seed, json_path, normalizer, plot_path, co
     try:
         with _Progress() as progress:
             result = battery.run_matrix([normalizer] if normalizer else None, list(ids) or None,
-                                        quick=quick, seed=seed, examples=examples, claims=user_claims,
+                                        budget=budget, seed=seed, claims=user_claims,
                                         progress=progress)
     except (ValueError, KeyError) as exc:
         _as_usage_error(exc, ("normalizer", "ids", "unknown"))

@@ -25,12 +25,12 @@ over heads and windows:
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
 from attnbounds.empirical.protocol import HEADS_COLUMNS, PaperSettings
+from attnbounds.fileio import write_text
 
 __all__ = ["write_paper_outputs", "paper_table", "PAPER_COLUMN", "SATURATION", "head_summary"]
 
@@ -469,6 +469,4 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
                   "(their sets overlap more than chance)."]
     lines += ["", "## Figures", ""] + [f"![{f[:-4]}]({f})" for f in figures if f.endswith(".png")]
     lines += ["", "Tables: " + ", ".join(f"`{f}`" for f in results["files"] if f.endswith(".csv")), ""]
-    tmp = out / "report.md.partial"
-    tmp.write_text("\n".join(lines) + "\n")
-    os.replace(tmp, out / "report.md")
+    write_text(out / "report.md", "\n".join(lines) + "\n")

@@ -14,11 +14,12 @@ from __future__ import annotations
 import csv
 import importlib.metadata
 import json
-import os
 import platform
 from pathlib import Path
 
 import numpy as np
+
+from attnbounds.fileio import atomic_write, write_text
 
 __all__ = ["write_outputs", "write_csv", "summarize", "PAPER"]
 
@@ -52,17 +53,14 @@ def _fmt(v) -> str:
 
 def write_csv(path: Path, table: dict, columns: list) -> None:
     """Write a tidy table (dict of equal-length columns) atomically."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".partial")
     cols = [c for c in columns if c in table]
     n = len(table[cols[0]]) if cols else 0
-    with open(tmp, "w", newline="") as fh:
+    with atomic_write(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow(cols)
         arrays = [table[c].tolist() for c in cols]
         for i in range(n):
             w.writerow([_fmt(a[i]) for a in arrays])
-    os.replace(tmp, path)
 
 
 def _versions() -> dict:
@@ -314,9 +312,8 @@ def _save(fig, out: Path, stem: str) -> list:
     fig.tight_layout()
     for ext in ("png", "svg"):
         path = out / f"{stem}.{ext}"
-        tmp = out / f".{stem}.partial.{ext}"
-        fig.savefig(tmp, dpi=100, format=ext, metadata={"Date": None} if ext == "svg" else None)
-        os.replace(tmp, path)
+        with atomic_write(path, "wb") as fh:
+            fig.savefig(fh, dpi=100, format=ext, metadata={"Date": None} if ext == "svg" else None)
         names.append(path.name)
     return names
 
@@ -535,6 +532,4 @@ def _report_md(out: Path, results: dict, figures: list) -> None:
         if f.endswith(".png"):
             lines.append(f"![{f[:-4]}]({f})")
     lines += ["", "Tables: " + ", ".join(f"`{f}`" for f in results["files"] if f.endswith(".csv")), ""]
-    tmp = out / "report.md.partial"
-    tmp.write_text("\n".join(lines) + "\n")
-    os.replace(tmp, out / "report.md")
+    write_text(out / "report.md", "\n".join(lines) + "\n")

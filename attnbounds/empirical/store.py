@@ -5,7 +5,12 @@ A run owns its ``--out`` directory ``DIR`` from start to finish:
 * **Lock.** ``DIR/.lock`` is held with ``flock`` for the whole run and records the
   holder's PID and start time. A second run into ``DIR`` stops at once (exit 2) with one
   line naming them. The kernel drops the lock when a process dies, so a lock left by a
-  killed run is simply taken over, with a warning naming the dead PID.
+  killed run is simply taken over, with a warning naming the dead PID. The file **stays**
+  after the run, emptied (an empty ``.lock`` means "released cleanly"). It is not deleted
+  on purpose: ``flock`` locks the file's inode, not its name. If a finishing run unlinked
+  ``.lock``, a second run that had already opened the old file could lock that orphaned
+  inode while a third created a new ``.lock`` and locked it too: two runs writing one
+  directory. Keeping the file keeps one inode per directory, so the lock means what it says.
 * **Cache.** ``DIR/cache/window_XXX.npz`` holds one window's tables together with its
   key: the sha256 of everything that determines the numbers (model identity, text,
   window, every parameter, the source of every plug-in, the package version and
@@ -17,6 +22,8 @@ A run owns its ``--out`` directory ``DIR`` from start to finish:
   ``manifest.json`` listing every file and its sha256, the run's parameters and id. The
   sibling then replaces ``DIR`` in one step (``renameat2(RENAME_EXCHANGE)`` on Linux), so
   ``DIR`` always holds either the old complete results or the new ones, never a mix.
+  Without ``renameat2`` two renames do it; a kill between them leaves the results beside
+  ``DIR``, and the next run into ``DIR`` moves them back before anything else.
   :func:`verify` reports a directory whose files disagree with its manifest.
 """
 
@@ -36,6 +43,8 @@ import uuid
 from pathlib import Path
 
 import numpy as np
+
+from attnbounds.fileio import atomic_write, write_text
 
 __all__ = [
     "MANIFEST",
@@ -251,7 +260,26 @@ def _staging_prefix(out: Path) -> str:
 
 
 def _remove_leftovers(out: Path) -> None:
-    for p in out.parent.glob(_staging_prefix(out) + "*"):
+    """Delete the staging directories that killed runs left beside ``out``.
+
+    Without a one-step swap, :func:`publish` renames ``out`` aside (``...-old``) and then the
+    new results in. A kill between those two renames leaves ``out`` without results and
+    complete ones beside it: those are moved back first (the new results when their
+    manifest was written, else the old), with a warning, so that nothing is lost.
+    """
+    leftovers = sorted(out.parent.glob(_staging_prefix(out) + "*"))
+    if not (out / MANIFEST).is_file():
+        for old in (p for p in leftovers if p.name.endswith("-old")):
+            new = old.with_name(old.name.removesuffix("-old"))
+            source = new if (new / MANIFEST).is_file() else old
+            if not (source / MANIFEST).is_file():
+                continue
+            for entry in source.iterdir():
+                if entry.name != LOCK and not (out / entry.name).exists():
+                    os.replace(entry, out / entry.name)
+            _warn(f"{out}: restored the complete results a killed run left in {source.name}")
+            break
+    for p in leftovers:
         shutil.rmtree(p, ignore_errors=True)
 
 
@@ -383,16 +411,8 @@ class WindowCache:
                 arrays[f"{tname}::{cname}"] = arr
         self.dir.mkdir(parents=True, exist_ok=True)
         path = self.path(window)
-        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=f".{path.stem}.", suffix=".partial")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, **arrays)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)  # atomic: a reader sees the old entry or the new one
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_write(path, "wb") as fh:  # a reader sees the old entry or the new one
+            np.savez(fh, **arrays)
         return path
 
 
@@ -423,9 +443,7 @@ def write_manifest(directory, *, run_id: str, parameters: dict) -> dict:
         "files": {rel: {"sha256": _file_sha256(directory / rel), "bytes": (directory / rel).stat().st_size}
                   for rel in _output_files(directory)},
     }
-    tmp = directory / (MANIFEST + ".partial")
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
-    os.replace(tmp, directory / MANIFEST)
+    write_text(directory / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
     return manifest
 
 

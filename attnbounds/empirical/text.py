@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attnbounds.fileio import write_bytes
 from attnbounds.numerics.validation import check_count
 
 GUTENBERG_URL = "https://www.gutenberg.org/cache/epub/{id}/pg{id}.txt"
@@ -239,7 +240,5 @@ def _gutenberg_file(src: str) -> Path:
             f"pass a local copy of the e-book with --text PATH (load_text(PATH))"
         ) from err
     cache.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".part")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    write_bytes(path, data)
     return path

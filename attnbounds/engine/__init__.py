@@ -4,8 +4,9 @@ Each :class:`~attnbounds.claims.base.Reading` carries up to five methods (see
 :mod:`attnbounds.claims.base`). The engine is split by concern, one module each:
 
 :mod:`~attnbounds.engine.budget`
-    how much work each method gets (:class:`~attnbounds.engine.budget.Budget`,
-    :data:`~attnbounds.engine.budget.QUICK_BUDGET`);
+    how much work each method gets, counted in work, not seconds
+    (:class:`~attnbounds.engine.budget.Budget`, :data:`~attnbounds.engine.budget.QUICK_BUDGET`),
+    and the wall-clock safety net whose firing every row reports (``timed_out``);
 :mod:`~attnbounds.engine.methods`
     the methods themselves (:func:`~attnbounds.engine.methods.run_exact`,
     :func:`~attnbounds.engine.methods.run_strategy`, :func:`~attnbounds.engine.methods.run_sweep`,
@@ -46,7 +47,7 @@ evidence (here none, so ``undecided``):
 
 from __future__ import annotations
 
-from attnbounds.engine.budget import DEFAULT_BUDGET, QUICK_BUDGET, Budget, budget_for
+from attnbounds.engine.budget import DEFAULT_BUDGET, HANG_GUARD_SECONDS, QUICK_BUDGET, Budget, budget_for
 from attnbounds.engine.methods import (
     MethodOutcome,
     MethodTimeout,
@@ -72,6 +73,7 @@ __all__ = [
     "Budget",
     "DEFAULT_BUDGET",
     "QUICK_BUDGET",
+    "HANG_GUARD_SECONDS",
     "MethodOutcome",
     "Judgement",
     "CheckInterrupted",

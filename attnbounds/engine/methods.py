@@ -6,10 +6,13 @@
 - :func:`run_montecarlo` judges ``reading.montecarlo`` confidence intervals
   (:func:`montecarlo_outcome`).
 
-Every method runs under the budget's time limit, turns errors into an ``"error"`` outcome
+Every method does the work the budget counts (examples, sweep instances, Monte Carlo
+samples; an exact method runs to completion), turns errors into an ``"error"`` outcome
 (never an exception), and draws its randomness from a stream derived from the run seed and
 the reading id, so the same seed gives the same outcome whether a reading runs alone or with
-others.
+others, and on a quiet machine or a loaded one. No method reads the clock to decide how much
+to do: the budget's ``time_limit`` is a safety net only, and a method it interrupts says so
+(``timed_out``, and a detail starting with ``TIME LIMIT``).
 
 >>> from attnbounds.claims.base import Proof, Reading
 >>> from attnbounds.engine.budget import Budget
@@ -76,8 +79,10 @@ class MethodOutcome:
 
     ``outcome`` is ``"pass"`` (proved/certified/no counterexample/CI on the right side),
     ``"fail"`` (a counterexample in ``counterexample``), ``"unknown"`` (an exact method that
-    cannot decide, or straddling intervals), ``"incomplete"`` (a search cut short by its time
-    limit) or ``"error"`` (the method raised; text in ``detail``).
+    cannot decide, or straddling intervals), ``"incomplete"`` (a search cut short before its
+    budget of work was done) or ``"error"`` (the method raised; text in ``detail``).
+    ``timed_out`` is True when the budget's wall-clock safety net (``time_limit``)
+    interrupted the method: its outcome then reflects time, not the evidence.
     """
 
     method: str
@@ -89,6 +94,7 @@ class MethodOutcome:
     mc: dict | None = None
     conflict: str | None = None
     proof: dict | None = None  # symbolic only: {"steps", "checked", "rules", "status"}
+    timed_out: bool = False
 
     def __post_init__(self):
         if self.method not in _CEX_ORDER:
@@ -98,7 +104,7 @@ class MethodOutcome:
 
 
 class MethodTimeout(BaseException):
-    """Raised inside a method that ran past its time limit.
+    """Raised inside a method that ran past the budget's wall-clock safety net (``time_limit``).
 
     A ``BaseException`` so that neither SymPy's nor Hypothesis's ``except Exception`` can
     swallow it.
@@ -114,15 +120,16 @@ class _NonFinite(ValueError):
 
 
 @contextmanager
-def _time_limit(seconds: float):
-    """Raise :class:`MethodTimeout` in the body after ``seconds`` (POSIX main thread only)."""
+def _time_limit(seconds: float | None):
+    """Raise :class:`MethodTimeout` in the body after ``seconds`` of wall time (POSIX main
+    thread only; ``None``: no limit)."""
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not usable:
+    if seconds is None or not usable:
         yield
         return
 
     def _on_alarm(signum, frame):
-        raise MethodTimeout(f"time limit of {seconds:g} s reached")
+        raise MethodTimeout(_timeout_text(seconds))
 
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -131,6 +138,10 @@ def _time_limit(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _timeout_text(seconds: float) -> str:
+    return f"TIME LIMIT: stopped by the wall-clock safety net of {seconds:g} s (--time-limit), not by the evidence"
 
 
 def _stream_seed(seed: int, reading_id: str, method: str) -> list[int]:
@@ -189,7 +200,10 @@ def _snapshot(instance: Any) -> Any:
 
 
 def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
-    """Run ``reading.symbolic()`` or ``reading.certify()`` under the time limit.
+    """Run ``reading.symbolic()`` or ``reading.certify()`` to completion.
+
+    Only the budget's safety net ``time_limit`` can stop it; the outcome is then
+    ``"unknown"`` with ``timed_out`` set and a ``TIME LIMIT`` detail.
 
     A refutation's counterexample is re-evaluated with ``reading.sides`` when the reading
     has one; if the numeric sides do not violate the relation there, the outcome carries a
@@ -202,10 +216,10 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
         raise ValueError(f"method: reading {reading.name!r} has no {method!r} method")
     start = time.perf_counter()
     try:
-        with _time_limit(budget.method_seconds):
+        with _time_limit(budget.time_limit):
             proof = fn()
     except MethodTimeout as exc:
-        return MethodOutcome(method, "unknown", f"timed out: {exc}", time.perf_counter() - start)
+        return MethodOutcome(method, "unknown", str(exc), time.perf_counter() - start, timed_out=True)
     except Exception as exc:  # noqa: BLE001 -- an error in a method is a row, not a crash
         return MethodOutcome(method, "error", _error_text(exc), time.perf_counter() - start)
     seconds = time.perf_counter() - start
@@ -270,7 +284,9 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
     Runs ``budget.examples`` examples with the seed derived from ``seed`` and the reading
     id, no example database and no deadline. A failure is shrunk by Hypothesis; the last
     failing call is its final replay of the minimal example, which is what is reported.
-    NaN sides are an evaluator error, not a counterexample.
+    NaN sides are an evaluator error, not a counterexample. Only the budget's safety net
+    ``time_limit`` stops the search early (``timed_out``): with no counterexample yet the
+    outcome is ``"incomplete"``; with one, it is reported, marked as not fully shrunk.
     """
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as hypothesis_seed
@@ -279,14 +295,9 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
         raise ValueError(f"reading: {reading.name!r} has no strategy/sides to search with")
     rid = reading_id or reading.name
     start = time.perf_counter()
-    state: dict[str, Any] = {"evaluated": 0, "failing": None, "stopped": False, "found": False, "raised_on": None}
+    state: dict[str, Any] = {"evaluated": 0, "failing": None, "found": False, "raised_on": None}
 
     def body(instance):
-        # Once anything failed, every call is evaluated so that shrinking and the final
-        # replay see the same behaviour (otherwise Hypothesis reports a flaky test).
-        if not state["found"] and time.perf_counter() - start > budget.method_seconds:
-            state["stopped"] = True  # time is up: let Hypothesis finish without evaluating
-            return
         try:
             lhs, rhs, ok = _worst_element(reading.sides(instance), reading)
         except Exception:
@@ -314,8 +325,7 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
             phases=(Phase.generate, Phase.target, Phase.shrink),
         )(given(strategy)(body))
         test = hypothesis_seed(_hypothesis_seed(seed, rid))(test)
-        # Hard backstop well past the soft limit, for a single example that never returns.
-        with _time_limit(3 * budget.method_seconds + 10):
+        with _time_limit(budget.time_limit):
             test()
     except _Violation:
         instance, lhs, rhs = state["failing"]
@@ -328,8 +338,18 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
             "strategy", "fail", text, time.perf_counter() - start, count=state["evaluated"], counterexample=cex
         )
     except MethodTimeout as exc:
+        seconds, n = time.perf_counter() - start, state["evaluated"]
+        if state["failing"] is not None:  # a counterexample is one, shrunk or not
+            instance, lhs, rhs = state["failing"]
+            cex = _counterexample(instance, lhs, rhs, "strategy")
+            text = (
+                f"Hypothesis: counterexample after {n} example(s), not fully shrunk ({exc}): "
+                f"lhs={_fmt(lhs)} {_FLIP[reading.relation]} rhs={_fmt(rhs)}"
+            )
+            return MethodOutcome("strategy", "fail", text, seconds, count=n, counterexample=cex, timed_out=True)
         return MethodOutcome(
-            "strategy", "incomplete", f"Hypothesis {exc}", time.perf_counter() - start, count=state["evaluated"]
+            "strategy", "incomplete", f"Hypothesis: {exc}, after {n} of {budget.examples} example(s), "
+            "no counterexample", seconds, count=n, timed_out=True,
         )
     except Exception as exc:  # noqa: BLE001
         at = f" at {_instance_text(state['raised_on'])}" if state["raised_on"] is not None else ""
@@ -339,12 +359,6 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
         )
     seconds = time.perf_counter() - start
     n = state["evaluated"]
-    if state["stopped"]:
-        return MethodOutcome(
-            "strategy", "incomplete",
-            f"Hypothesis stopped by the {budget.method_seconds:g} s limit after {n} example(s), no counterexample",
-            seconds, count=n,
-        )
     return MethodOutcome("strategy", "pass", f"no counterexample in {n} Hypothesis example(s)", seconds, count=n)
 
 
@@ -375,8 +389,8 @@ def run_sweep(
     """Evaluate ``reading.sides`` on at least ``budget.sweep`` random instances, in chunks.
 
     Calls ``reading.sweep(rng, chunk)`` repeatedly (``rng`` is a numpy Generator seeded from
-    ``seed`` and the reading id) until ``budget.sweep`` instances are done or the time limit
-    is reached. Counts every violating instance and keeps the smallest (fewest array entries,
+    ``seed`` and the reading id) until ``budget.sweep`` instances are done (or the budget's
+    safety net ``time_limit`` interrupts it: ``timed_out``). Counts every violating instance and keeps the smallest (fewest array entries,
     so fewest tokens; a sweep cannot shrink like Hypothesis, but this reports the least
     instance it saw), and of those the worst (largest ``lhs - rhs`` for ``<=``); it is
     re-evaluated alone to report its sides.
@@ -389,13 +403,10 @@ def run_sweep(
     done = violations = 0
     worst: tuple[float, dict] | None = None
     chunk = min(_CHUNK_START, budget.sweep)
-    stopped = False
+    timeout_note = ""
     try:
-        with _time_limit(3 * budget.method_seconds + 10):
+        with _time_limit(budget.time_limit):
             while done < budget.sweep:
-                if time.perf_counter() - start > budget.method_seconds:
-                    stopped = True
-                    break
                 batch = reading.sweep(rng, chunk)
                 if not isinstance(batch, dict):
                     raise TypeError(f"sweep() returned {type(batch).__name__}, expected a dict instance batch")
@@ -427,12 +438,10 @@ def run_sweep(
                     chunk *= 2
                 chunk = max(1, min(chunk, budget.sweep - done)) if done < budget.sweep else chunk
     except MethodTimeout as exc:
-        stopped = True
         timeout_note = str(exc)
     except Exception as exc:  # noqa: BLE001
         return MethodOutcome("sweep", "error", f"sweep: {_error_text(exc)}", time.perf_counter() - start, count=done)
-    else:
-        timeout_note = ""
+    timed_out = bool(timeout_note)
     seconds = time.perf_counter() - start
     if worst is not None:
         instance = worst[1]
@@ -456,13 +465,15 @@ def run_sweep(
             f"sweep: {violations} of {done} instance(s) violate; smallest: "
             f"lhs={_fmt(lhs1)} {_FLIP[reading.relation]} rhs={_fmt(rhs1)}"
         )
-        return MethodOutcome("sweep", "fail", text, seconds, count=done, counterexample=cex)
-    if stopped or done < budget.sweep:
-        why = timeout_note or f"the {budget.method_seconds:g} s limit"
+        if timed_out:
+            text += f" ({timeout_note}, after {done} of {budget.sweep} instance(s))"
+        return MethodOutcome("sweep", "fail", text, seconds, count=done, counterexample=cex, timed_out=timed_out)
+    if timed_out or done < budget.sweep:
+        why = timeout_note or "the sweep ended early"
         return MethodOutcome(
             "sweep", "incomplete",
-            f"sweep stopped by {why} after {done} of {budget.sweep} instance(s), no counterexample",
-            seconds, count=done,
+            f"sweep: {why}, after {done} of {budget.sweep} instance(s), no counterexample",
+            seconds, count=done, timed_out=timed_out,
         )
     return MethodOutcome("sweep", "pass", f"no counterexample in {done} sweep instance(s)", seconds, count=done)
 
@@ -504,18 +515,22 @@ def montecarlo_outcome(estimate: Estimate, relation: str, rtol: float = 1e-9, at
 def run_montecarlo(
     reading: Reading, budget: Budget, *, seed: int = 0, reading_id: str | None = None
 ) -> MethodOutcome:
-    """Run ``reading.montecarlo(rng, budget.mc_samples)`` and judge its intervals."""
+    """Run ``reading.montecarlo(rng, budget.mc_samples)`` to completion and judge its intervals.
+
+    Only the budget's safety net ``time_limit`` can stop it (``"unknown"``, ``timed_out``).
+    """
     if reading.montecarlo is None:
         raise ValueError(f"reading: {reading.name!r} has no montecarlo method")
     rid = reading_id or reading.name
     rng = np.random.default_rng(_stream_seed(seed, rid, "montecarlo"))
     start = time.perf_counter()
     try:
-        with _time_limit(budget.method_seconds):
+        with _time_limit(budget.time_limit):
             est = reading.montecarlo(rng, budget.mc_samples)
         outcome = montecarlo_outcome(est, reading.relation, reading.rtol, reading.atol)
     except MethodTimeout as exc:
-        return MethodOutcome("montecarlo", "unknown", f"Monte Carlo {exc}", time.perf_counter() - start)
+        return MethodOutcome("montecarlo", "unknown", f"Monte Carlo: {exc}", time.perf_counter() - start,
+                             timed_out=True)
     except Exception as exc:  # noqa: BLE001
         return MethodOutcome("montecarlo", "error", f"Monte Carlo: {_error_text(exc)}", time.perf_counter() - start)
     seconds = time.perf_counter() - start

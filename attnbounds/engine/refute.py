@@ -101,14 +101,14 @@ class _Env:
 
 
 def _eval(e, env: _Env):
-    from attnbounds.theory.proof import Expect, Inner, Norm, Prob
+    from attnbounds.theory.proof import Cup, Expect, Inner, Norm, Prob
 
     if isinstance(e, Inner):
         raise NoNumericForm("Inner has no numeric form")
     if isinstance(e, (Expect, Prob)):
         if env.prob is None:
             raise NoNumericForm(f"{type(e).__name__} over no random variable")
-        saved, out = env.atom, np.zeros(env.n)
+        saved, out = env.atom, 0.0
         for a in range(env.prob.shape[1]):
             env.atom = a
             arg = e.args[0]
@@ -116,11 +116,14 @@ def _eval(e, env: _Env):
                 v = _eval(arg, env)
             elif isinstance(arg, AppliedUndef) and arg.func in env.random:
                 v = _eval(arg, env)  # an indicator event
+            elif isinstance(arg, Cup):
+                v = _eval(arg, env)  # a union of events: its indicator
             else:
                 v = _holds_here(arg, env).astype(float)
-            out = out + env.prob[:, a] * v
+            w = env.prob[:, a]
+            out = out + (w[:, None] * v if np.ndim(v) == 2 else w * v)  # a random vector has a vector mean
         env.atom = saved
-        return out
+        return out if np.ndim(out) else np.zeros(env.n)
     if isinstance(e, sp.Symbol):
         if e in env.ints:
             return np.full(env.n, float(env.ints[e]))
@@ -149,6 +152,22 @@ def _eval(e, env: _Env):
         if not 1 <= k <= table.shape[1] - 1:
             raise NoNumericForm(f"index {k} of {e} out of range")
         return table[:, k]
+    if isinstance(e, Cup):  # the indicator of a union of events: the max of theirs
+        if env.atom is None or len(e.limits) != 1:
+            raise NoNumericForm("a union of events outside a probability")
+        i, lo, hi = e.limits[0]
+        lo_v, hi_v = (int(round(float(_eval(b, env)[0]))) for b in (lo, hi))
+        out, saved = np.zeros(env.n), env.ints.get(i)
+        for k in range(lo_v, hi_v + 1):
+            env.ints[i] = k
+            f = e.function
+            v = _eval(f, env) if isinstance(f, AppliedUndef) and f.func in env.random else _holds_here(f, env).astype(float)
+            out = np.maximum(out, v)
+        if saved is None:
+            env.ints.pop(i, None)
+        else:
+            env.ints[i] = saved
+        return out
     if isinstance(e, (sp.Sum, sp.Product)):
         if len(e.limits) != 1:
             raise NoNumericForm("only single-index sums")
@@ -281,7 +300,8 @@ def _holds_here(rel, env: _Env) -> np.ndarray:
                 r = r.all(axis=-1)
         else:
             raise NoNumericForm(f"relation {rel}")
-    return np.asarray(r) & np.isfinite(a if a.ndim == 1 else a.sum(-1)) & np.isfinite(b if b.ndim == 1 else b.sum(-1))
+    with np.errstate(invalid="ignore"):  # inf - inf in a vector's sum is nan: not finite, as wanted
+        return np.asarray(r) & np.isfinite(a if a.ndim == 1 else a.sum(-1)) & np.isfinite(b if b.ndim == 1 else b.sum(-1))
 
 
 def _violated(lhs, rel, rhs):
@@ -322,6 +342,8 @@ def _vector(rng, n, common):
 
 
 def _atoms(exprs):
+    from attnbounds.theory.proof import Cup
+
     syms, heads, idx, labels = set(), set(), set(), set()
     for e in exprs:
         for a in e.atoms(sp.Symbol):
@@ -331,7 +353,7 @@ def _atoms(exprs):
         for f in e.atoms(sp.Indexed):
             heads.add(f.base)
             labels.add(f.base.label)
-        for s in e.atoms(sp.Sum, sp.Product):
+        for s in e.atoms(sp.Sum, sp.Product, Cup):
             for lim in s.limits:
                 idx.add(lim[0])
     return syms - labels, heads, idx
@@ -346,7 +368,7 @@ def _sides_of(r):
 def _random_heads(exprs, rels):
     """The index functions that are random variables (they are averaged by Expect, are the
     functions of bounded differences, or are events ``Prob(g(i))``), and the events."""
-    from attnbounds.theory.proof import BoundedDifferences, Expect, Prob
+    from attnbounds.theory.proof import BoundedDifferences, Cup, Expect, Prob
 
     random, indicators = set(), set()
     for e in exprs:  # inside an event, a function that is never averaged is a threshold (t(i))
@@ -357,6 +379,10 @@ def _random_heads(exprs, rels):
             if isinstance(atom.args[0], AppliedUndef):
                 random.add(atom.args[0].func)
                 indicators.add(atom.args[0].func)
+        for atom in e.atoms(Cup):  # a union of indicator events
+            if isinstance(atom.function, AppliedUndef):
+                random.add(atom.function.func)
+                indicators.add(atom.function.func)
     for r in rels:
         if isinstance(r, BoundedDifferences):
             for f in sp.sympify(r.f).atoms(AppliedUndef):
@@ -467,9 +493,11 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
     ints = sorted((s for s in syms if s.is_integer and s not in idx and s not in derived_syms), key=str)
     free = sorted((s for s in syms if s not in idx and s not in derived_syms and not s.is_integer), key=str)
     # the summation ranges of the goal (and of the hypotheses), for hypotheses with a free index
+    from attnbounds.theory.proof import Cup
+
     ranges = {}
     for e in exprs:
-        for s in e.atoms(sp.Sum, sp.Product):
+        for s in e.atoms(sp.Sum, sp.Product, Cup):
             i, lo, hi = s.limits[0]
             ranges.setdefault(i, (lo, hi))
     rng = np.random.default_rng(seed)
@@ -500,6 +528,9 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
             env.prob = rng.dirichlet(np.ones(ATOMS), size=batch)
             for h in random:
                 shape = (batch, INT_MAX + 2, ATOMS)
+                if _is_vector_head(h):  # a random vector: Gaussian values at each atom
+                    env.random[h] = rng.standard_normal(shape + (DIM,)) * np.exp(rng.uniform(-2, 2, (batch, 1, 1, 1)))
+                    continue
                 env.random[h] = (rng.integers(0, 2, size=shape).astype(float) if h in indicators
                                  else _scalar(rng, batch * (INT_MAX + 2) * ATOMS, nonneg).reshape(shape))
         # tight mode (two batches in three): an inequality between a sampled atom (a scalar
@@ -514,7 +545,8 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
                 else:
                     _widen(r, env, ranges)
         for r in filters:  # an equation per index, f(i) = expr: assign f at every index
-            _assign(r, env, heads, ranges)
+            if not _center(r, env, ranges):  # E[X(i)] = expr: shift the random X(i) to that mean
+                _assign(r, env, heads, ranges)
         sampled_ints = {s_: env.ints[s_] for s_ in ints}
         env.ints.clear()  # no summation index may stay bound from the steps above
         env.ints.update(sampled_ints)
@@ -610,6 +642,63 @@ def _assign(eq, env, heads, ranges):
             pass
         env.ints.pop(i, None)
         return
+    # otherwise an equation linear in one head's value, e.g. E[...] = c V[i]: solve for it
+    diff = eq.lhs - eq.rhs
+    for atom in sorted(diff.atoms(AppliedUndef, sp.Indexed), key=str):
+        head, args = (atom.func, atom.args) if isinstance(atom, AppliedUndef) else (atom.base, atom.indices)
+        if head not in heads or len(args) != 1 or args[0] not in ranges or atom.is_commutative is False:
+            continue
+        try:
+            sol = sp.solve(diff, atom, dict=False)
+        except (NotImplementedError, TypeError, ValueError, AttributeError):
+            continue
+        if not (isinstance(sol, list) and len(sol) == 1) or sol[0].has(atom):
+            continue
+        i = args[0]
+        try:
+            for k in _index_range(i, env, ranges):
+                env.ints[i] = k
+                env.values[head][:, k] = _eval(sol[0], env)
+        except (NoNumericForm, ValueError, ZeroDivisionError):
+            pass
+        env.ints.pop(i, None)
+        return
+
+
+def _is_vector_head(h) -> bool:
+    try:
+        return h(sp.Symbol("k", integer=True)).is_commutative is False
+    except TypeError:
+        return False
+
+
+def _center(eq, env, ranges) -> bool:
+    """Make an equation ``E[X(i)] = expr`` (X random, scalar or vector) hold at every index of
+    its range by shifting X(i)'s values at every atom; True when ``eq`` has that form."""
+    from attnbounds.theory.proof import Expect
+
+    for side, other in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+        if not (isinstance(side, Expect) and isinstance(side.args[0], AppliedUndef)):
+            continue
+        atom = side.args[0]
+        if atom.func not in env.random or len(atom.args) != 1 or atom.args[0] not in ranges:
+            continue
+        i = atom.args[0]
+        table = env.random[atom.func]
+        try:
+            for k in _index_range(i, env, ranges):
+                env.ints[i] = k
+                target = _eval(other, env)
+                vals = table[:, k]  # (n, ATOMS) or (n, ATOMS, DIM)
+                w = env.prob if vals.ndim == 2 else env.prob[:, :, None]
+                mean = (w * vals).sum(axis=1)
+                shift = target - mean
+                table[:, k] = vals + (shift[:, None] if vals.ndim == 2 else shift[:, None, :])
+        except (NoNumericForm, ValueError):
+            pass
+        env.ints.pop(i, None)
+        return True
+    return False
 
 
 def _widen(bd, env, ranges):

@@ -22,6 +22,9 @@ whose keys are :data:`ROW_FIELDS`, in order::
     error           null or the text of the errors raised by methods
     proof           null, or for a reading with a symbolic method {"steps": int, "checked": int,
                     "rules": [rule names], "status": "checked" | "argued" | "refuted" | "undecided"}
+    timed_out       null, or the methods that the budget's wall-clock safety net
+                    (``--time-limit``) interrupted: the verdict is then not that of the full
+                    budget of work, and the evidence line starts with "TIME LIMIT"
 
 A row judged under a normalizer (``attnbounds check --normalizer NAME``) also has::
 
@@ -76,6 +79,7 @@ class Row(Mapping):
     conflict: str | None = None
     error: str | None = None
     proof: dict | None = None
+    timed_out: list[str] | None = None
     normalizer: str | None = None
     hypotheses_broken: list[str] | None = None
 
@@ -94,8 +98,11 @@ class Row(Mapping):
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "Row":
-        """The row of a ``dict`` with the keys of :data:`ROW_FIELDS` (e.g. read back from JSON)."""
-        missing = [k for k in ROW_FIELDS if k not in data]
+        """The row of a ``dict`` with the keys of :data:`ROW_FIELDS` (e.g. read back from JSON).
+
+        ``timed_out`` may be absent (rows written before it existed).
+        """
+        missing = [k for k in ROW_FIELDS if k not in data and k not in _OPTIONAL]
         if missing:
             raise ValueError(f"data: row is missing {', '.join(missing)}")
         return cls(**{k: copy.deepcopy(data[k]) for k in ROW_FIELDS + NORMALIZER_FIELDS if k in data})
@@ -118,6 +125,8 @@ class Row(Mapping):
 #: Extra keys of a row judged under a normalizer (``check --normalizer``): the normalizer's
 #: name and the claim's hypotheses it breaks.
 NORMALIZER_FIELDS: tuple[str, ...] = ("normalizer", "hypotheses_broken")
+#: Keys that rows written by older versions lack (read back as None).
+_OPTIONAL: tuple[str, ...] = ("timed_out",)
 #: Keys of every row, in order.
 ROW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Row) if f.name not in NORMALIZER_FIELDS)
 

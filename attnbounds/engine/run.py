@@ -9,8 +9,10 @@ hypothesis fails. Errors inside a method give ``undecided`` with the error text 
 
 Determinism: every reading gets its own random streams, derived from ``seed`` and the
 reading id, so the same seed gives the same rows (apart from the timings ``seconds`` and
-``method_seconds``) whether a reading runs alone or with all the others, unless a time
-limit cuts a method short (the row then says so).
+``method_seconds``) whether a reading runs alone or with all the others. The budget is
+counted in work (examples, sweep instances, samples; exact methods run to completion), so
+the rows do not depend on how busy the machine is either, unless the budget's wall-clock
+safety net interrupts a method (the row's ``timed_out`` then names it).
 """
 
 from __future__ import annotations
@@ -141,6 +143,7 @@ def judge_reading(
         row.verdict = "undecided"
         row.evidence = "interrupted before all methods finished"
         row.counterexample, row.conflict, row.error = j.counterexample, j.conflict, "interrupted"
+        row.timed_out = list(j.timed_out) or None
         row.seconds = round(time.perf_counter() - start, 3)
         raise CheckInterrupted([row]) from None
     j = combine(reading, outcomes, budget)
@@ -148,6 +151,7 @@ def judge_reading(
         raise AssertionError(f"unknown verdict {j.verdict!r}")
     row.verdict, row.evidence, row.counterexample = j.verdict, j.evidence, j.counterexample
     row.conflict, row.error = j.conflict, j.error
+    row.timed_out = list(j.timed_out) or None
     row.seconds = round(time.perf_counter() - start, 3)
     return row
 
@@ -211,7 +215,8 @@ def judge_hypothesis_drop(
 ) -> Row:
     """Row ``"<claim>:without-<hypothesis>"``: the claim's conclusion with one hypothesis dropped.
 
-    Runs ``hypothesis.drop()`` under the time limit and judges it with
+    Runs ``hypothesis.drop()`` to completion (only the budget's safety net ``time_limit``
+    can interrupt it: ``timed_out``) and judges it with
     :func:`~attnbounds.engine.verdict.judge_drop`.
     """
     if not isinstance(claim, Claim):
@@ -224,12 +229,12 @@ def judge_hypothesis_drop(
     row = Row(f"{cid}:{name}", cid, name, "hypothesis", methods=["drop"])
     start = time.perf_counter()
     try:
-        with _time_limit(budget.method_seconds):
+        with _time_limit(budget.time_limit):
             proof = hypothesis.drop()
         if not isinstance(proof, Proof):
             raise TypeError(f"drop() returned {type(proof).__name__}, expected Proof")
     except MethodTimeout as exc:
-        row.evidence, row.detail = f"drop demonstration {exc}", {"drop": str(exc)}
+        row.evidence, row.detail, row.timed_out = _short(f"{exc}: the drop demonstration did not finish"), {"drop": str(exc)}, ["drop"]
     except Exception as exc:  # noqa: BLE001
         text = _error_text(exc)
         row.evidence, row.detail, row.error = _short(f"error in drop: {text}"), {"drop": text}, text

@@ -21,7 +21,14 @@ the strongest verdict the evidence supports:
     estimate whose intervals lie wholly on the wrong side;
 ``undecided``
     anything else: no method, an exact method that cannot decide, intervals that straddle,
-    a search cut short by its time limit, an error in a method. Never rounded up.
+    a search cut short, an error in a method. Never rounded up.
+
+**The verdict is a function of the budget of work and the seed, not of the machine's
+load.** No method reads the clock to decide how much to do. The budget's wall-clock safety
+net (``time_limit``, ``--time-limit``) can still interrupt a method that runs far too long;
+the verdict is then what the finished methods support (never stronger), the row's
+``timed_out`` lists the interrupted methods, and its evidence line starts with
+``TIME LIMIT`` so that no reader takes it for the verdict of the full budget.
 
 **Conflicts are bugs, reported loudly.** When an exact method proves the reading but another
 method finds a counterexample (or a symbolic counterexample does not violate the numeric
@@ -40,7 +47,7 @@ disagree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -62,6 +69,7 @@ class Judgement:
     counterexample: dict | None = None
     conflict: str | None = None
     error: str | None = None
+    timed_out: tuple[str, ...] = ()
 
 
 def combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget) -> Judgement:
@@ -69,13 +77,30 @@ def combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget)
 
     Order of precedence: conflicts and errors (``undecided``), then counterexamples
     (``falsified``), exact proofs (``proved``, ``certified``), numeric evidence (``holds``),
-    and ``undecided`` for everything else.
+    and ``undecided`` for everything else. Methods interrupted by the wall-clock safety net
+    are named in ``timed_out`` and at the head of the evidence.
 
     >>> from attnbounds.claims.base import Reading
     >>> r = Reading("t", "t", "t", symbolic=lambda: None)
     >>> combine(r, [MethodOutcome("symbolic", "unknown", "cannot decide")], Budget()).verdict
     'undecided'
+    >>> j = combine(r, [MethodOutcome("symbolic", "unknown", "TIME LIMIT: ...", timed_out=True)], Budget())
+    >>> j.verdict, j.timed_out, j.evidence.startswith("TIME LIMIT (symbolic)")
+    ('undecided', ('symbolic',), True)
     """
+    j = _combine(reading, outcomes, budget)
+    timed_out = tuple(o.method for o in outcomes if o.timed_out)
+    if not timed_out:
+        return j
+    limit = f"{budget.time_limit:g} s" if budget.time_limit is not None else "a time limit"
+    head = (
+        f"TIME LIMIT ({', '.join(_METHOD_LABEL[m] for m in timed_out)}) interrupted after {limit} of wall "
+        "time: this verdict is not that of the full budget"
+    )
+    return replace(j, evidence=_short(f"{head}; {j.evidence}", 300), timed_out=timed_out)
+
+
+def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget) -> Judgement:
     by = {o.method: o for o in outcomes}
     fails = [by[m] for m in _CEX_ORDER if m in by and by[m].outcome == "fail"]
     exact_pass = [by[m] for m in _EXACT if m in by and by[m].outcome == "pass"]

@@ -16,7 +16,7 @@ import itertools
 import sympy as sp
 
 from attnbounds.theory.derivation import Result, is_identity, register
-from attnbounds.theory.proof import Chain, Context, Prob, by
+from attnbounds.theory.proof import Chain, Context, Cup, Prob, by
 
 __all__ = ["derive_coverage", "h1_chains"]
 
@@ -56,7 +56,15 @@ def derive_coverage() -> dict[str, Result]:
 @functools.lru_cache(maxsize=1)
 def h1_chains() -> dict:
     """Checked chains behind H1: ``"independent"`` (E[c] = 1 − Π_h (1 − p_h) from linearity of
-    expectation and independence, any N and H) and ``"paper_numbers"`` (1 − (1/5)³ ≥ 99/100).
+    expectation and independence, any N and H), ``"paper_numbers"`` (1 − (1/5)³ ≥ 99/100),
+    ``"union"`` (c ≤ min(1, Σ_h p_h)) and ``"worst"`` (c ≥ p_g for every head g ≤ H, i.e.
+    c ≥ max_h p_h), for any heads, any N and H.
+
+    For ``"union"`` and ``"worst"``, fractions of the top set are probabilities of a token U
+    drawn uniformly from it (exact: |A|/N = P(U ∈ A)): c = P(U ∈ ⋃_h S_h) and p_h = P(U ∈ S_h),
+    written ``Prob(Cup(S(h), (h, 1, H)))`` and ``Prob(S(h))``. Then c ≤ 1 (a probability),
+    c ≤ Σ_h p_h (the union bound: subadditivity of counting), and S_g ⊆ ⋃_h S_h gives
+    c ≥ p_g (monotonicity; g must be one of the heads, 1 ≤ g ≤ H).
 
     >>> all(c.complete for c in h1_chains().values())
     True
@@ -77,5 +85,14 @@ def h1_chains() -> dict:
            .eq(sp.Sum((1 - prod) / N, (i, 1, N)), by.hypothesis("independence"))
            .eq(1 - prod, by.identity()))
     paper = Chain(1 - (1 - sp.Rational(4, 5)) ** 3).ge(sp.Rational(99, 100), by.algebra())
+    S = sp.Function("S")  # head h's separated set, as the event "U in S_h"
+    c = Prob(Cup(S(h), (h, 1, H)))  # the covered fraction |S_1 u ... u S_H| / N
+    total = sp.Sum(Prob(S(h)), (h, 1, H))  # sum_h p_h
+    union = Chain(c).le(sp.Min(1, total), by.min_max([Chain(c).le(1, by.probability()),
+                                                      Chain(c).le(total, by.union_bound())]))
+    g = sp.Symbol("g", integer=True, positive=True)  # any one head
+    worst = Chain(c, Context({"g<=H": sp.Le(g, H)})).ge(Prob(S(g)), by.union_contains(g))
     return {"independent": ind.prove(Ec, "==", 1 - prod),
-            "paper_numbers": paper.prove(1 - (1 - sp.Rational(4, 5)) ** 3, ">=", sp.Rational(99, 100))}
+            "paper_numbers": paper.prove(1 - (1 - sp.Rational(4, 5)) ** 3, ">=", sp.Rational(99, 100)),
+            "union": union.prove(c, "<=", sp.Min(1, total)),
+            "worst": worst.prove(c, ">=", Prob(S(g)))}

@@ -45,6 +45,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 import sympy as sp
+from sympy.concrete.expr_with_limits import ExprWithLimits
+from sympy.core.function import AppliedUndef
 
 __all__ = [
     "RULES",
@@ -53,6 +55,7 @@ __all__ = [
     "Inner",
     "Expect",
     "Prob",
+    "Cup",
     "vector",
     "Context",
     "BoundedDifferences",
@@ -125,12 +128,13 @@ class Inner(sp.Function):
 
 
 class Expect(sp.Function):
-    """The expectation E[X] of a random expression; non-negative when X is."""
+    """The expectation E[X] of a random expression; non-negative when X is; a vector (not
+    commutative) when X is one."""
 
     nargs = 1
 
     def _eval_is_commutative(self):
-        return True
+        return self.args[0].is_commutative is not False  # the expectation of a vector is a vector
 
     def _eval_is_extended_real(self):
         return True
@@ -151,6 +155,22 @@ class Prob(sp.Function):
         return True
 
     def _eval_is_extended_nonnegative(self):
+        return True
+
+
+class Cup(ExprWithLimits):
+    r"""The union $\bigcup_{h=lo}^{hi} A_h$ of events (or subsets) $A_h$, written
+    ``Cup(A(h), (h, lo, hi))``; ``A(h)`` is an event (a relation such as ``D(h) <= r``, or an
+    indicator function). ``h`` is bound. Opaque: only the union rules know about it.
+
+    >>> h, H = sp.symbols("h H", integer=True, positive=True)
+    >>> Prob(Cup(sp.Function("A")(h), (h, 1, H))).free_symbols == {H}
+    True
+    """
+
+    __slots__ = ()
+
+    def _eval_is_commutative(self):
         return True
 
 
@@ -859,6 +879,13 @@ def _jensen(lhs, rel, rhs, p, ctx):
             _nonneg(wk, ctx, f"jensen: weight {k}")
         _same(sp.Add(*w), 1, "jensen: the weights do not sum to 1")
         inside, outside = phi(sp.Add(*[a * b for a, b in zip(w, xs)])), sp.Add(*[a * phi(b) for a, b in zip(w, xs)])
+    if isinstance(phi, sp.Lambda):  # phi'' is proved on its variable's domain only: the points must lie in it
+        v = phi.variables[0]
+        for k, x in enumerate([X] if "X" in p else xs):
+            if v.is_positive or v.is_negative:
+                _nonneg(x if v.is_positive else -x, ctx, f"jensen: point {k} in the domain of phi", strict=True)
+            elif v.is_nonnegative or v.is_nonpositive:
+                _nonneg(x if v.is_nonnegative else -x, ctx, f"jensen: point {k} in the domain of phi")
     if concave:
         inside, outside = outside, inside
     _same(small, inside, "jensen: the small side")
@@ -954,6 +981,146 @@ def _termwise(lhs, rel, rhs, p, ctx):
             res = replace(sub, ctx=local).prove(f, "=" if rel == "=" else "<=", g)
             _need(res.complete, f"termwise: the term chain does not check: {res.first_failure}")
     return "termwise bound summed"
+
+
+# proofprob (issue 11): unions of events, min/max of bounds, monotone maps of a proved order
+
+
+def _union_parts(e):
+    """(event function, index, lo, hi) of ``Prob(Cup(A(h), (h, lo, hi)))``, else None."""
+    if isinstance(e, Prob) and isinstance(e.args[0], Cup) and len(e.args[0].limits) == 1:
+        cup = e.args[0]
+        h, lo, hi = cup.limits[0]
+        return cup.function, h, lo, hi
+    return None
+
+
+@_rule("union-bound", "P(⋃_{h=lo}^{hi} A_h) <= Σ_{h=lo}^{hi} P(A_h) for hi >= lo - 1", "Boole's inequality: finite subadditivity of a probability, by induction from P(A ∪ B) = P(A) + P(B) − P(A ∩ B) <= P(A) + P(B); the union and the sum must run over the same index range, which must not be reversed")
+def _union_bound(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "union-bound: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    parts = _union_parts(small)
+    _need(parts is not None, f"union-bound: the small side {sp.sstr(small)} is not P(Cup(A(h), (h, lo, hi)))")
+    A, h, lo, hi = parts
+    _need(isinstance(big, sp.Sum) and big.limits == ((h, lo, hi),), f"union-bound: the big side must be a sum over {h} = {lo}..{hi}")
+    _need(big.function == Prob(A), f"union-bound: the big side is not the sum of P({sp.sstr(A)})")
+    # a reversed range is minus a sum for SymPy (Karr's convention)
+    _nonneg(hi - lo + 1, ctx, "union-bound: the index range is reversed (need hi >= lo - 1)")
+    return "union bound (Boole)"
+
+
+@_rule("union-contains", "P(A_k) <= P(⋃_{h=lo}^{hi} A_h) for an integer k with lo <= k <= hi", "monotonicity of a probability: A_k is one of the united events, so it is a subset of the union; k is an integer and lo <= k <= hi is proved from the hypotheses")
+def _union_contains(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "union-contains: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    parts = _union_parts(big)
+    _need(parts is not None, f"union-contains: the big side {sp.sstr(big)} is not P(Cup(A(h), (h, lo, hi)))")
+    A, h, lo, hi = parts
+    k = sp.sympify(p["k"])
+    _need(k.is_integer is True, f"union-contains: k = {sp.sstr(k)} is not known to be an integer")
+    _need(small == Prob(A.xreplace({h: k})), f"union-contains: the small side is not P(A_k) with k = {sp.sstr(k)}")
+    _nonneg(k - lo, ctx, f"union-contains: {sp.sstr(k)} >= {sp.sstr(lo)}")
+    _nonneg(hi - k, ctx, f"union-contains: {sp.sstr(k)} <= {sp.sstr(hi)}")
+    return "an event is contained in the union"
+
+
+def _sub_chain(sub, ctx, lhs, relation, rhs, what):
+    _need(isinstance(sub, Chain), f"{what}: a sub-proof must be a Chain")
+    # the sub-chain runs under this step's context, so that a dropped hypothesis is dropped there too
+    res = replace(sub, ctx=ctx).prove(lhs, relation, rhs)
+    return res
+
+
+@_rule("min-max", "X <= min(b_1, …, b_k) when X <= b_j for every j; max(a_1, …, a_k) <= X when a_j <= X for every j", "the definition of min and max; every bound X <= b_j (a_j <= X) is itself a checked chain under the step's hypotheses")
+def _min_max(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "min-max: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    subs = p["term"]
+    _need(isinstance(subs, (list, tuple)) and subs, "min-max: term must be a non-empty list of chains")
+    if isinstance(big, sp.Min):
+        goals = [(small, b) for b in big.args]
+    else:
+        _need(isinstance(small, sp.Max), "min-max: the big side is not a Min and the small side is not a Max")
+        goals = [(a, big) for a in small.args]
+    for a, b in goals:
+        ok = any(_sub_chain(c, ctx, a, "<=", b, "min-max").complete for c in subs)
+        _need(ok, f"min-max: no sub-chain proves {sp.sstr(a)} <= {sp.sstr(b)}")
+    return "every bound of the min (max) is a checked chain"
+
+
+@_rule("monotone-chain", "g(a) <= g(b) when a <= b is a checked chain and g' >= 0 between them (or b <= a and g' <= 0)", "the monotone rule, with the order of a and b proved by a checked sub-chain under the step's hypotheses instead of from the hypotheses directly")
+def _monotone_chain(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "monotone-chain: only for '<=' / '>=' steps")
+    a, b = sp.sympify(p["a"]), sp.sympify(p["b"])
+    sub = p["term"]
+    order = None
+    for x, y in ((a, b), (b, a)):
+        if _sub_chain(sub, ctx, x, "<=", y, "monotone-chain").complete:
+            order = sp.Le(x, y, evaluate=False)
+            break
+    _need(order is not None, "monotone-chain: the sub-chain proves neither a <= b nor b <= a")
+    local = ctx.extended({"__order__": order})
+    return _monotone(lhs, rel, rhs, {k: v for k, v in p.items() if k != "term"}, local) + " (order by a checked chain)"
+
+
+def _random_part(e) -> bool:
+    """Whether ``e`` has a random variable outside every E and P: the random variables are the
+    applied undefined functions (``s(i)``, ``D(i)``); symbols, indexed constants (``y[i]``) and
+    expectations are constants."""
+    if isinstance(e, (Expect, Prob)) or not isinstance(e, sp.Basic):
+        return False
+    if isinstance(e, AppliedUndef):
+        return True
+    return any(_random_part(a) for a in e.args)
+
+
+def _linear_expect(e):
+    """``e`` with every E[X] expanded by linearity: E[Σ_k c_k R_k + d] = Σ_k c_k E[R_k] + d for
+    constants c_k (commutative factors without a random variable) and d (terms without one)."""
+    if not isinstance(e, sp.Basic) or not e.args:
+        return e
+    if isinstance(e, Expect):
+        out = []
+        for term in sp.Add.make_args(sp.expand(_linear_expect(e.args[0]))):
+            if not _random_part(term):
+                out.append(term)
+                continue
+            c, nc = term.args_cnc()
+            const = [f for f in c if not _random_part(f)]
+            rand = [f for f in c if _random_part(f)] + nc
+            out.append(sp.Mul(*const) * Expect(sp.Mul(*rand)))
+        return sp.Add(*out)
+    return e.func(*[_linear_expect(a) for a in e.args])
+
+
+@_rule("linearity", "E[Σ_k c_k X_k + d] = Σ_k c_k E[X_k] + d for constants c_k and d (also for vectors)", "linearity of expectation; the random variables are the applied functions (s(i), D(i)) outside every E and P, all else is a constant, and the two sides must agree exactly once every expectation is expanded")
+def _linearity(lhs, rel, rhs, p, ctx):
+    _need(rel == "=", "linearity: only for '=' steps")
+    _need(lhs.has(Expect) or rhs.has(Expect), "linearity: the step has no expectation")
+    a, b = _linear_expect(lhs), _linear_expect(rhs)
+    _need(is_identity(a, b), f"linearity: {sp.sstr(a)} is not {sp.sstr(b)}")
+    return "linearity of expectation"
+
+
+@_rule("expect-monotone", "E[X] <= E[Y] when X <= Y is a checked chain", "monotonicity of expectation: the sub-chain proves X <= Y for every value of the random variables that meets the hypotheses, so for every outcome")
+def _expect_monotone(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "expect-monotone: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    _need(isinstance(small, Expect) and isinstance(big, Expect), "expect-monotone: both sides must be expectations")
+    res = _sub_chain(p["term"], ctx, small.args[0], "<=", big.args[0], "expect-monotone")
+    _need(res.complete, f"expect-monotone: the sub-chain does not check: {res.first_failure}")
+    return "monotonicity of expectation"
+
+
+@_rule("moment", "E[Z] <= sqrt(E[Z²]) for every real random Z", "Cauchy–Schwarz for E[Z·1] (equivalently, E[Z²] − E[Z]² is the variance, >= 0); Z must be a real scalar")
+def _moment(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "moment: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    Z = sp.sympify(p["Z"])
+    _need(Z.is_commutative is True and Z.is_extended_real is True, f"moment: Z = {sp.sstr(Z)} is not known to be a real scalar")
+    _same(small, Expect(Z), "moment: the small side is not E[Z]")
+    _same(big, sp.sqrt(Expect(Z**2)), "moment: the big side is not sqrt(E[Z^2])")
+    return "E[Z] <= sqrt(E[Z^2])"
 
 
 # ----------------------------------------------------------------------------- citing a checked theorem
@@ -1201,6 +1368,26 @@ class _ByFactory:
 
     def instance(self, theorem, subs, discharge=None, text=""):
         return By("instance", {"theorem": theorem, "subs": subs, "discharge": discharge}, text)
+    def union_bound(self, text=""):
+        return By("union-bound", {}, text)
+
+    def union_contains(self, k, text=""):
+        return By("union-contains", {"k": k}, text)
+
+    def min_max(self, term, text=""):
+        return By("min-max", {"term": list(term)}, text)
+
+    def monotone_chain(self, var, g, a, b, term, text=""):
+        return By("monotone-chain", {"var": var, "g": g, "a": a, "b": b, "term": term}, text)
+
+    def linearity(self, text=""):
+        return By("linearity", {}, text)
+
+    def expect_monotone(self, term, text=""):
+        return By("expect-monotone", {"term": term}, text)
+
+    def moment(self, Z, text=""):
+        return By("moment", {"Z": Z}, text)
 
     def argued(self, text):
         if not isinstance(text, str) or not text.strip():

@@ -36,7 +36,7 @@ import numbers
 import sympy as sp
 
 from attnbounds.theory.derivation import Result, is_identity, register
-from attnbounds.theory.proof import BoundedDifferences, Chain, Context, Expect, Lemma, Prob, by
+from attnbounds.theory.proof import BoundedDifferences, Chain, Context, Cup, Expect, Lemma, Prob, by
 
 __all__ = [
     "M",
@@ -169,7 +169,12 @@ def t2_chains() -> dict:
     * ``"conditioned"``: the same with 16M², since exp(−t²/(2M²v)) increases in v and σ_i² ≤ 1 ≤ 8;
     * ``"hoeffding"``: the same with 2M², from Hoeffding for one variable with range [0, 2M];
     * ``"markov"``: 1 − Σ_i ξ_i/(rN) ≤ (1/N) Σ_i (1 − P(D_i > r)), from Markov per token;
-    * ``"trivial"``: P(D_i ≤ r) ≤ 1 (the case r ≥ ξ_i of the (ξ_i − r)₊ forms).
+    * ``"trivial"``: P(D_i ≤ r) ≤ 1 (the case r ≥ ξ_i of the (ξ_i − r)₊ forms);
+    * ``"union"``: with the paper's N_s, 1 − Σ_i ξ_i/(rN) − Σ_{j=1}^{K} P(D'_j ≤ r) ≤ E[N_s]/N for the
+      K = L − N non-selected distances D'_j, from Markov per selected token (as ``"markov"``), the
+      union bound P(∃j: D'_j ≤ r) ≤ Σ_j P(D'_j ≤ r), and the count's definition in expectation:
+      N_s = N_s^sel when every D'_j > r and 0 otherwise, and N_s^sel ≤ N, so
+      N_s ≥ N_s^sel − N·1[∃j: D'_j ≤ r] and E[N_s]/N ≥ E[N_s^sel]/N − P(∃j: D'_j ≤ r).
 
     >>> all(c.complete for c in t2_chains().values())
     True
@@ -223,8 +228,26 @@ def t2_chains() -> dict:
              .eq(sp.Sum((1 - xi / r) / N, (i, 1, N)), by.identity())
              .le(goal, by.termwise(i, 1, N, term=term)))
     trivial = Chain(Prob(sp.Le(D(i), r))).le(1, by.probability()).prove(Prob(sp.Le(D(i), r)), "<=", 1)
+    # the paper's N_s: minus the chance that some non-selected token falls inside the ball
+    j = sp.Symbol("j", integer=True, positive=True)
+    K = sp.Symbol("K", integer=True, positive=True)  # K = L - N non-selected tokens
+    Dout = sp.Function("D_out")  # their distances D'_j = |alpha_j x_j - s|
+    p_out = sp.Sum(Prob(sp.Le(Dout(j), r)), (j, 1, K))
+    some_in = Prob(Cup(sp.Le(Dout(j), r), (j, 1, K)))  # P(some non-selected D'_j <= r)
+    sel = goal  # E[N_s^sel]/N = (1/N) sum_i P(D_i <= r) = (1/N) sum_i (1 - P(D_i > r))
+    uctx = mctx.extended({"N_s>=N_s^sel-N*1[some D'_j<=r]": sp.Ge(EN, sel - some_in)})
+    markov_sum = Chain(sp.Sum((1 - xi / r) / N, (i, 1, N)), uctx).le(goal, by.termwise(i, 1, N, term=term))
+    union_start = start - p_out
+    union = (Chain(union_start, uctx)
+             .eq(sp.Sum((1 - xi / r) / N, (i, 1, N)) - p_out, by.identity())
+             .le(sel - p_out, by.termwise(pairs=[(sp.Sum((1 - xi / r) / N, (i, 1, N)), sel), (-p_out, -p_out)],
+                                          term=[markov_sum, None]))
+             .le(sel - some_in, by.monotone_chain(u, sel - u, p_out, some_in,
+                                                  term=Chain(some_in, uctx).le(p_out, by.union_bound())))
+             .le(EN, by.hypothesis("N_s>=N_s^sel-N*1[some D'_j<=r]")))
     return {
         "trivial": trivial,
+        "union": union.prove(union_start, "<=", EN),
         "mcdiarmid": average(mc_bound, base, mc, "per-token"),
         "conditioned": average(loose_bound, loose_ctx, loose, "per-token"),
         "hoeffding": average(h_bound, h_ctx, hoeff, "per-token"),

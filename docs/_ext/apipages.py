@@ -67,8 +67,8 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
     (
         "Plug-ins and output",
         "Loading user objects by spec (`module:object`, `file.py`, entry points) for the claim and normalizer "
-        "registries, and the JSON writer every layer uses.",
-        (("attnbounds.plugins", {}), ("attnbounds.jsonio", {})),
+        "registries, the JSON writer and the atomic file writes every layer uses.",
+        (("attnbounds.plugins", {}), ("attnbounds.jsonio", {}), ("attnbounds.fileio", {})),
     ),
     (
         "Strategies",

@@ -39,6 +39,7 @@ SOURCE_GLOBS: tuple[str, ...] = (
     "attnbounds/strategies.py",
     "attnbounds/plugins.py",
     "attnbounds/jsonio.py",
+    "attnbounds/fileio.py",
     "attnbounds/engine/**/*.py",
     "attnbounds/cli/__init__.py",
     "attnbounds/cli/check.py",

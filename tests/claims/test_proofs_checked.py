@@ -10,7 +10,7 @@ from attnbounds.engine import Budget
 from attnbounds.engine.methods import proof_summary, run_exact
 
 READINGS = [(c, r) for c in registry.all_claims() for r in c.readings if r.symbolic is not None]
-BUDGET = Budget(examples=1, sweep=1, mc_samples=1, method_seconds=120.0)
+BUDGET = Budget(examples=1, sweep=1, mc_samples=1)
 
 
 @pytest.mark.parametrize("claim,reading", READINGS, ids=[f"{c.id}:{r.name}" for c, r in READINGS])

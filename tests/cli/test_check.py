@@ -18,6 +18,7 @@ from attnbounds import claims as registry
 from attnbounds.claims import registry as claim_registry
 from attnbounds.claims.base import Claim, Proof, Reading, Sides
 from attnbounds.cli import main
+from attnbounds.engine.budget import DEFAULT_BUDGET
 
 
 def _int_sides(inst):
@@ -99,6 +100,31 @@ def test_json_to_stdout_keeps_the_table_on_stderr(toys):
     assert "GOOD:transcribed" in result.stderr
 
 
+def _slow_checked():
+    import time
+
+    time.sleep(3)
+    return _checked("late")
+
+
+def test_time_limit_fires_visibly_in_the_table_the_json_and_strict(monkeypatch, tmp_path):
+    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
+    registry.register(_claim("SLOW", Reading("transcribed", "1 <= 2", "-", symbolic=_slow_checked)))
+    out = tmp_path / "rows.json"
+    result = run("SLOW:transcribed", "--time-limit", "0.3", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    row = json.loads(out.read_text())[0]
+    assert row["verdict"] == "undecided" and row["timed_out"] == ["symbolic"]
+    assert row["evidence"].startswith("TIME LIMIT (symbolic)")
+    assert "(time limit)" in result.stdout and "TIME LIMIT: the wall-clock safety net interrupted" in result.stdout
+    assert run("SLOW:transcribed", "--time-limit", "0.3", "--strict").exit_code == 1
+    # no limit (0), or the default hang guard: the proof runs to completion
+    for args in (["--time-limit", "0"], []):
+        result = run("SLOW:transcribed", "--json", str(out), *args)
+        row = json.loads(out.read_text())[0]
+        assert row["verdict"] == "proved" and row["timed_out"] is None, result.output
+
+
 def test_same_seed_same_json(toys, tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     for path in (a, b):
@@ -121,7 +147,8 @@ def test_unknown_id_is_a_one_line_usage_error(toys):
 @pytest.mark.parametrize(
     ("args", "name"),
     [(["--examples", "-3"], "--examples"), (["--examples", "0"], "--examples"), (["--examples", "x"], "--examples"),
-     (["--seed", "-1"], "--seed"), (["--plot", "m.png"], "--plot")],
+     (["--seed", "-1"], "--seed"), (["--plot", "m.png"], "--plot"), (["--time-limit", "-1"], "--time-limit"),
+     (["--time-limit", "soon"], "--time-limit")],
 )
 def test_bad_option_values_name_the_option(toys, args, name):
     result = run(*args)
@@ -179,8 +206,8 @@ def test_normalizer_judges_the_claims_own_readings(toys):
 def test_matrix_dispatches_to_the_loop(toys, monkeypatch, tmp_path):
     calls = {}
 
-    def run_matrix(normalizers=None, ids=None, *, quick, seed, examples, claims, progress):
-        calls["matrix"] = (normalizers, ids, quick, seed, examples, claims)
+    def run_matrix(normalizers=None, ids=None, *, budget, seed, claims, progress):
+        calls["matrix"] = (normalizers, ids, budget, seed, claims)
         return {"verdicts": {"softmax": {"L1:transcribed": "holds"}, "ssmax": {"L1:transcribed": "falsified"}}}
 
     def plot_matrix(matrix, path):
@@ -192,7 +219,7 @@ def test_matrix_dispatches_to_the_loop(toys, monkeypatch, tmp_path):
     out = tmp_path / "m.json"
     result = run("--matrix", "--json", str(out), "--plot", str(tmp_path / "m.png"))
     assert result.exit_code == 0, result.output
-    assert calls["matrix"] == (None, None, False, 0, None, None) and calls["plot"] == str(tmp_path / "m.png")
+    assert calls["matrix"] == (None, None, DEFAULT_BUDGET, 0, None) and calls["plot"] == str(tmp_path / "m.png")
     assert json.loads(out.read_text())["verdicts"]["ssmax"]["L1:transcribed"] == "falsified"
     assert "ssmax" in result.stdout and "falsified" in result.stdout
 

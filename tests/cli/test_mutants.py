@@ -14,7 +14,7 @@ from attnbounds.engine import Budget
 from attnbounds.engine.mutants import run_mutants
 from attnbounds.theory.proof import Chain, ChainCheck, Context, by
 
-SMALL = Budget(examples=20, sweep=4_000, mc_samples=100, method_seconds=30.0)
+SMALL = Budget(examples=20, sweep=4_000, mc_samples=100)
 p = sp.Symbol("p", real=True)
 QUARTER = sp.Rational(1, 4)
 
@@ -125,7 +125,7 @@ def test_dropped_proof_hypotheses_are_refuted_on_the_proofs_symbols():
 
 @pytest.mark.parametrize("reading", ["L1:reconstructed", "T1i:reconstructed", "T2:reconstructed", "H1:reconstructed"])
 def test_real_reading_quick(reading):
-    report = run_mutants([reading], budget=Budget(examples=10, sweep=3_000, mc_samples=100, method_seconds=30.0))
+    report = run_mutants([reading], budget=Budget(examples=10, sweep=3_000, mc_samples=100))
     assert report.readings == [reading] and not report.defects
     for r in report.rows:  # every mutant is killed, shown to be a statement that is still true, or
         # drops a claim hypothesis whose demonstration (made for another reading) this reading survives
@@ -137,7 +137,7 @@ def test_all_claims_kill_rate():
     """The done-when of issue 11, in a quick form: over every proved or certified reading, at
     least 90% of the mutants are falsified, none is proved or certified, and every undecided
     one says why."""
-    report = run_mutants(None, budget=Budget(examples=10, sweep=2_000, mc_samples=100, method_seconds=30.0))
+    report = run_mutants(None, budget=Budget(examples=10, sweep=2_000, mc_samples=100))
     summary = report.summary()
     assert not report.defects, summary["defects"]
     assert summary["mutants"] >= 100 and summary["kill_rate"] >= 0.9, summary

@@ -57,6 +57,19 @@ def test_refuses_when_sources_change_during_the_check(generator, monkeypatch, tm
     assert not (tmp_path / "verdicts.json").exists()
 
 
+def test_refuses_rows_cut_by_the_time_limit(generator, monkeypatch, tmp_path):
+    cut = [dict(ROWS[0], verdict="certified", timed_out=["symbolic"])]
+
+    def run(command, **kwargs):
+        Path(command[command.index("--json") + 1]).write_text(json.dumps(cut))
+        return subprocess.CompletedProcess(command, 0, stdout="table\n")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    with pytest.raises(SystemExit, match="time limit interrupted a method of L1:transcribed"):
+        generator.generate([], out_dir=tmp_path)
+    assert not (tmp_path / "verdicts.json").exists()
+
+
 def test_fails_when_the_check_writes_no_rows(generator, monkeypatch, tmp_path):
     monkeypatch.setattr(subprocess, "run", lambda command, **k: subprocess.CompletedProcess(command, 2, stdout=""))
     with pytest.raises(SystemExit, match="wrote no rows"):

@@ -175,12 +175,21 @@ def test_damaged_cache_entry_is_recomputed(corpus, tiny_handle, tmp_path, capsys
     assert store.verify(out) == []
 
 
+# The cache key covers a hash of the package's source, computed once per process. A test
+# process hashes the source when it first runs; a subprocess started later hashes the files
+# as they are then. If anyone edits the working tree in between (a long test run while
+# someone works), the two keys differ and the rerun rightly recomputes instead of resuming:
+# that, not the load, made the kill test fail now and then. The test is about resuming
+# after a kill with the same code, so both processes pin the source hash.
+PINNED_SOURCE = "source-hash-pinned-by-test_store"
+
 KILL_SCRIPT = """
 import os, signal, sys
-from attnbounds.empirical import report, run
+from attnbounds.empirical import report, run, store
 from attnbounds.empirical.models import load_model
 
-corpus, out, seed, where = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+corpus, out, seed, where, pinned = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+store._PACKAGE_SOURCE = pinned
 real = report.write_csv
 calls = []
 
@@ -201,14 +210,15 @@ run.run_reproduce(cfg, out, progress=False, handle=handle, **kw)
 
 
 @pytest.mark.parametrize("where", ["tables", "swap"])
-def test_kill_during_final_write_keeps_old_results(corpus, tiny_handle, tmp_path, where):
+def test_kill_during_final_write_keeps_old_results(corpus, tiny_handle, tmp_path, where, monkeypatch):
+    monkeypatch.setattr(store, "_PACKAGE_SOURCE", PINNED_SOURCE)
     out = tmp_path / "out"
     cfg = _config(corpus, experiments=("E1", "E3"))
     run.run_reproduce(cfg, out, progress=False, handle=tiny_handle)
     old = _results(out)
     script = tmp_path / "kill.py"
     script.write_text(textwrap.dedent(KILL_SCRIPT))
-    p = subprocess.run([sys.executable, str(script), corpus, str(out), "1", where], env=_env(),
+    p = subprocess.run([sys.executable, str(script), corpus, str(out), "1", where, PINNED_SOURCE], env=_env(),
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == -9, p.stderr  # killed, as planned
     assert _results(out) == old  # the old complete results, untouched
@@ -254,8 +264,12 @@ def test_stale_lock_is_taken_over_with_a_warning(tmp_path, capsys):
         assert err.count("\n") == 1 and f"left by PID {pid}" in err and "no longer running" in err
         with pytest.raises(store.OutputLocked, match=rf"PID {os.getpid()}, started 20"):
             store.RunLock(out).acquire()
-    with store.RunLock(out):  # released cleanly: no warning the next time
+    # released cleanly: the file stays (flock locks its inode; see the store's docstring), empty
+    assert (out / ".lock").is_file() and (out / ".lock").read_text() == ""
+    inode = (out / ".lock").stat().st_ino
+    with store.RunLock(out):  # no warning the next time, and the same file is locked
         assert capsys.readouterr().err == ""
+        assert (out / ".lock").stat().st_ino == inode
 
 
 def test_output_dir_of_other_files_is_refused(tmp_path):
@@ -317,3 +331,49 @@ def test_publish_without_a_one_step_swap(tmp_path, monkeypatch):
     assert sorted(manifest["files"]) == ["figs/a.svg", "table.csv"] and manifest["parameters"] == {"seed": 1}
     assert sorted(p.name for p in (out / "cache").iterdir()) == ["entry0", "entry1"]  # the cache is carried over
     assert store.verify(out) == [] and not list(tmp_path.glob(".out.staging-*"))
+
+
+TWO_RENAMES_KILL = """
+import os, signal, sys
+from pathlib import Path
+from attnbounds.empirical import store
+
+store._exchange = lambda a, b: False  # no renameat2: the two-rename fallback
+out = Path(sys.argv[1])
+real = os.replace
+calls = []
+
+def dying_replace(a, b):
+    calls.append(1)
+    if len(calls) == 2:  # out is renamed aside; killed before the new results are renamed in
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(a, b)
+
+with store.RunLock(out):
+    def write(d):
+        (d / "table.csv").write_text("seed\\n1\\n")
+    store.publish(out, write, run_id=store.new_run_id(), parameters={"seed": 1},
+                  before_swap=lambda: setattr(os, "replace", dying_replace))
+"""
+
+
+def test_a_kill_between_the_two_renames_loses_no_results(tmp_path, capsys):
+    out = tmp_path / "out"
+    with store.RunLock(out):
+        store.publish(out, lambda d: (d / "table.csv").write_text("seed\n0\n"), run_id=store.new_run_id(),
+                      parameters={"seed": 0})
+        (out / "cache").mkdir()
+        (out / "cache" / "entry0").write_text("kept")
+    script = tmp_path / "kill.py"
+    script.write_text(TWO_RENAMES_KILL)
+    p = subprocess.run([sys.executable, str(script), str(out)], env=_env(), capture_output=True, text=True, timeout=120)
+    assert p.returncode == -9, p.stderr
+    assert not out.exists() and len(list(tmp_path.glob(".out.staging-*"))) == 2  # the window the kill hit
+    capsys.readouterr()
+    with store.RunLock(out):  # the next run restores the new, complete results before cleaning up
+        pass
+    assert "restored the complete results" in capsys.readouterr().err
+    assert (out / "table.csv").read_text() == "seed\n1\n"
+    assert (out / "cache" / "entry0").read_text() == "kept"
+    assert store.verify(out) == [] and not list(tmp_path.glob(".out.staging-*"))
+

@@ -45,6 +45,8 @@ def test_rule_set_is_small_and_documented():
         "identity", "algebra", "hypothesis", "monotone", "triangle", "reverse-triangle",
         "cauchy-schwarz", "jensen", "markov", "mcdiarmid", "probability", "gershgorin", "termwise",
         "triangle-sum", "instance",
+        "union-bound", "union-contains", "min-max", "monotone-chain",  # proofprob
+        "linearity", "expect-monotone", "moment",  # proofprob
     } | {  # proofjac: general-L matrices and indices (tests/theory/test_rules_proofjac.py)
         "index-identity", "entrywise", "submultiplicative", "diag-norm", "gershgorin-rows", "abs-bound",
         "sum-term", "extremum", "max-bound", "algebra-facts", "opnorm-triangle", "rank-one", "l2-l1",

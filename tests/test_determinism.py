@@ -1,0 +1,73 @@
+"""Verdicts are a function of the budget of work and the seed, not of the machine's load.
+
+Last session ``L1:transcribed`` fell from proved to certified on a loaded machine: a budget
+counted in seconds cut its symbolic proof short. The engine now reads the clock only to
+report timings and for its explicit safety net (``time_limit``), whose firing every row
+reports (``timed_out``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from hypothesis import strategies as st
+
+from attnbounds import engine
+from attnbounds.claims.base import Claim, Reading, Sides
+
+
+def _amgm_sides(inst):
+    # (a + b)/2 >= sqrt(ab) on a, b >= 0: true, and no exact method, so it can only hold
+    a, b = np.asarray(inst["a"], float), np.asarray(inst["b"], float)
+    return Sides((a + b) / 2, np.sqrt(a * b))
+
+
+_AMGM = Claim(
+    id="AMGM", title="toy AM-GM", source="tests", statement="toy", transcription="toy", transcription_latex="toy",
+    hypotheses=(), proof="toy",
+    readings=(
+        Reading("transcribed", "(a+b)/2 >= sqrt(ab)", "-", relation=">=", sides=_amgm_sides,
+                strategy=lambda: st.fixed_dictionaries({"a": st.floats(0, 100), "b": st.floats(0, 100)}),
+                sweep=lambda rng, n: {"a": rng.uniform(0, 100, n), "b": rng.uniform(0, 100, n)}),
+        Reading("reconstructed", "no method", "-"),
+    ),
+)
+
+
+class _SlowClock:
+    """A stand-in for the ``time`` module whose clock runs 1000 s per reading: on this clock
+    every method overruns any time-based budget."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        self.now += 1000.0
+        return self.now
+
+    def sleep(self, seconds):
+        time.sleep(seconds)
+
+
+def _without_timings(rows):
+    return [{k: v for k, v in r.items() if k not in ("seconds", "method_seconds")} for r in rows]
+
+
+def test_the_verdict_does_not_depend_on_how_fast_the_clock_runs(monkeypatch):
+    """The budget is counted in work: the engine reads the clock only to report timings, so
+    a machine so loaded that every step takes "1000 s" gives the same rows (issue: on a
+    loaded machine a wall-time budget cut Hypothesis and the sweep short).
+    """
+    from attnbounds.engine import methods, run
+
+    # the paper's readings: proved (symbolic, and a Hypothesis search and a sweep that must run
+    # in full), falsified by Monte Carlo, falsified by Hypothesis; and a toy that only holds
+    ids = ["L1:transcribed", "C2:transcribed", "L2:row"]
+    quiet = engine.check(ids, quick=True) + engine.check(claims=[_AMGM], quick=True)
+    assert [r.verdict for r in quiet] == ["proved", "falsified", "falsified", "holds", "undecided"]
+    assert quiet[0].examples == 30 and quiet[0].sweep == 10_000 and quiet[3].sweep == 10_000
+    monkeypatch.setattr(methods, "time", _SlowClock())
+    monkeypatch.setattr(run, "time", _SlowClock())
+    loaded = engine.check(ids, quick=True) + engine.check(claims=[_AMGM], quick=True)
+    assert _without_timings(loaded) == _without_timings(quiet)
