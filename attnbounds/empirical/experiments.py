@@ -964,17 +964,20 @@ def _position_metrics_fused(w, xs, ns, asked, every, ranges, order) -> dict:
     sep = "separability" in every
     terms = "terms" in every
     d_tilde = np.empty((B, R, nN))
-    radius = np.empty((B, R, nN)) if sep else np.empty((1, 1, 1))
-    inside = np.empty((B, R, nN), dtype=np.int64) if sep else np.empty((1, 1, 1), dtype=np.int64)
-    d1n = np.empty((B, R, nN)) if terms else np.empty((1, 1, 1))
+    radius = np.empty((B, R, nN))
+    inside = np.empty((B, R, nN), dtype=np.int64)
+    d1n = np.empty((B, R, nN))
     step = max(1, _DOTS_ELEMENTS // max(1, B * R * K))
     for a0 in range(0, nN, step):
         a1 = min(a0 + step, nN)
         dots = torch.bmm(St[:, :, a0:a1].reshape(B, R * (a1 - a0), d), xT).view(B, R, a1 - a0, K).numpy()
         sl = slice(a0, a1)
-        fz.distance_sums(wn, xsq, norms, dots, np.ascontiguousarray(ss[:, :, sl]), order_np, ns_sorted[sl], starts, ends,
-                         sep, terms, d_tilde[:, :, sl], radius[:, :, sl] if sep else radius,
-                         inside[:, :, sl] if sep else inside, d1n[:, :, sl] if terms else d1n)
+        # contiguous arrays of one dtype and rank each: one compiled signature per kernel
+        part = [np.empty((B, R, a1 - a0)) for _ in range(3)]
+        cnt = np.empty((B, R, a1 - a0), dtype=np.int64)
+        fz.distance_sums(wn, xsq, norms, dots, np.ascontiguousarray(ss[:, :, sl]), order_np,
+                         np.ascontiguousarray(ns_sorted[sl]), starts, ends, sep, terms, part[0], part[1], cnt, part[2])
+        d_tilde[:, :, sl], radius[:, :, sl], inside[:, :, sl], d1n[:, :, sl] = part[0], part[1], cnt, part[2]
         del dots
     main = None
     main_ns = [a for a in range(nN) if "main" in asked[int(ns_sorted[a])]]
