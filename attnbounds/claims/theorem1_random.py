@@ -32,10 +32,14 @@ $$E = M + \varepsilon,\qquad M = \frac{L-N}{L}\sum_{i=1}^{L}\big\|(1+k)\,\alpha_
 This is the reading in `CLAIMS.md`; it is proved, by a chain the kernel checks for any $L$ and
 $N$: per token, the probabilities of Step 2 (hypothesis `uniform_subset`), linearity of the
 expectation (rule `linearity`) and Jensen for the norm (rule `jensen`, through `monotone-chain`
-since the term carries the factor $\Pr(i\notin S)$), summed with `termwise`. The chain starts
-from Step 1's sum, the law of total expectation over $\{i\in S\}, \{i\notin S\}$ (a selected
-token adds nothing to $\tilde d$), as the chain of `tight_last` does. The checker also verifies
-Steps 2 and 3's algebra exactly (SymPy `combsimp` then `expand`).
+since the term carries the factor $\Pr(i\notin S)$), summed with `termwise`. Step 1 is checked
+too: the chain starts at $\mathbb{E}_S\big[\sum_{i=1}^{L}\mathbf 1[i\notin S]\,\|\alpha_i x_i - s_S\|\big]$,
+takes the expectation inside the finite sum (rule `expect-sum`), splits each term by the law of
+total expectation over the partition $\{i\notin S\}, \{i\in S\}$ (rule `total-expectation`,
+which checks that the events are a partition), and conditions on each event (rule `condition`:
+the indicator is 1 given $i\notin S$ and 0 given $i\in S$, so a selected token adds nothing). The
+chain of `tight_last` starts the same way. The checker also verifies Steps 2 and 3's algebra
+exactly (SymPy `combsimp` then `expand`).
 
 **Equality at $N = L-1$.** Given $i\notin S$ the subset is $I\setminus\{i\}$, a constant, so
 Jensen is an equality for every $i$ and $\varepsilon = 0$.
@@ -100,7 +104,7 @@ from attnbounds.numerics.validation import check_count, check_distribution, chec
 from attnbounds.strategies import attention_configs
 from attnbounds.theory import distance as thd
 from attnbounds.theory.distance import derive_t1_random, main_term_coefficients
-from attnbounds.theory.proof import Chain, Context, Expect, Norm, by
+from attnbounds.theory.proof import Chain, Cond, Context, Expect, Norm, Prob, by
 
 __all__ = [
     "CLAIM",
@@ -253,10 +257,14 @@ def random_selection_checks() -> dict:
     """The checked chains of T1ii:reconstructed (``"reconstructed"``: E_S[d̃] ≥ M) and
     T1ii:gap_bound (``"gap_bound"``: E_S[d̃] ≤ M + G), summed over the tokens i = 1..L, any L and N.
 
-    As in :func:`tight_last_check`, E_S[d̃] is written as Σ_i P(i ∉ S)·E[‖y_i − s_S‖ | i ∉ S]
-    (the law of total expectation: a selected token adds nothing to d̃), with y_j = α_j x_j,
-    Y = Σ_j y_j; ``s_S(i)`` is the context vector s_S under the law of S given i ∉ S, a random
-    vector. The hypothesis ``uniform_subset`` (S a uniform N-subset) gives, exactly:
+    As in :func:`tight_last_check`, the chains start at E_S[d̃] = E[Σ_i (1 − in_S(i))·‖y_i − s_S‖],
+    with y_j = α_j x_j, Y = Σ_j y_j, ``in_S(i)`` the indicator of the event i ∈ S and ``s_S(i)``
+    the random context vector s_S (written with the index i; the chains never use that it is the
+    same vector for every i, so they prove the bound for any such family). Rule ``expect-sum``
+    takes E inside the sum; per token, rule ``total-expectation`` splits E over the partition
+    {i ∉ S}, {i ∈ S} and rule ``condition`` conditions on each event, leaving
+    P(i ∉ S)·E[‖y_i − s_S‖ | i ∉ S]. The hypothesis ``uniform_subset`` (S a uniform N-subset)
+    gives, exactly:
 
     * P(i ∉ S) = C(L−1, N)/C(L, N) = (L − N)/L;
     * E[s_S | i ∉ S] = C(L−2, N−1)/C(L−1, N)·(Y − y_i) = N/(L − 1)·(Y − y_i) (each j ≠ i is in S
@@ -276,9 +284,12 @@ def random_selection_checks() -> dict:
     i = sp.Symbol("i", integer=True, positive=True)
     y = sp.IndexedBase("y", commutative=False)[i]
     V = sp.IndexedBase("V")[i]  # sum_{j != i} |y_j - ybar_{-i}|^2 (a constant)
-    s = sp.Function("s_S", commutative=False)(i)  # the context vector given i not in S (random)
+    s_all = sp.Function("s_S", commutative=False)(i)  # the context vector s_S (random; see the docstring)
+    B = sp.Function("in_S")(i)  # the indicator of the event i in S
+    A = sp.Not(B)  # the event i not in S
+    s = Cond(s_all, A)  # s_S under the law of S given i not in S
     Y = sp.Symbol("Y", commutative=False)
-    P = sp.Symbol("P_out", nonnegative=True)  # P(i not in S)
+    P = Prob(A)  # P(i not in S)
     c = main_term_coefficients()
     probs = derive_t1_random()  # C(L-1, N)/C(L, N) and C(L-2, N-1)/C(L-1, N), put in lowest terms exactly
     p_out, p_in = probs["p_excluded"].expr, probs["p_in_given_excluded"].expr
@@ -289,6 +300,9 @@ def random_selection_checks() -> dict:
     X = y - s
     M_i = c["prefactor"] * Norm(c["own"] * y - c["k"] * Y)
     G_i = c["prefactor"] * sp.sqrt(f * V)
+    W = (1 - B) * Norm(y - s_all)  # token i's share of d~(S): 0 when i is in S
+    D_i = Expect(W)
+    split_i = P * Expect(Cond(W, A)) + Prob(B) * Expect(Cond(W, B))  # total expectation over {i not in S}, {i in S}
     E_i = P * Expect(Norm(X))
     jensen = Chain(Norm(Expect(X)), ctx).le(Expect(Norm(X)), by.jensen(Norm, X=X))
     low = (Chain(M_i, ctx)
@@ -296,14 +310,18 @@ def random_selection_checks() -> dict:
            .eq(P * Norm(y - p_in * (Y - y)), by.hypothesis("uniform_subset"))
            .eq(P * Norm(y - mu), by.hypothesis("uniform_subset"))
            .eq(P * Norm(Expect(X)), by.linearity())
-           .le(E_i, by.monotone_chain(u, P * u, Norm(Expect(X)), Expect(Norm(X)), term=jensen)))
+           .le(E_i, by.monotone_chain(u, P * u, Norm(Expect(X)), Expect(Norm(X)), term=jensen))
+           .eq(split_i, by.condition())
+           .eq(D_i, by.total_expectation([A, B])))
     tri = (Chain(Norm(X), ctx)
            .eq(Norm((y - mu) + (mu - s)), by.identity())
            .le(Norm(y - mu) + Norm(mu - s), by.triangle(y - mu, mu - s)))
     split = Chain(Expect(Norm(X)), ctx).le(Expect(Norm(y - mu) + Norm(mu - s)), by.expect_monotone(tri))
     Z = Norm(mu - s)
     moment = Chain(Expect(Z), ctx).le(sp.sqrt(Expect(Z**2)), by.moment(Z))
-    high = (Chain(E_i, ctx)
+    high = (Chain(D_i, ctx)
+            .eq(split_i, by.total_expectation([A, B]))
+            .eq(E_i, by.condition())
             .le(P * Expect(Norm(y - mu) + Z), by.monotone_chain(u, P * u, Expect(Norm(X)), Expect(Norm(y - mu) + Z), term=split))
             .eq(P * (Norm(y - mu) + Expect(Z)), by.linearity())
             .le(P * (Norm(y - mu) + sp.sqrt(Expect(Z**2))),
@@ -312,11 +330,15 @@ def random_selection_checks() -> dict:
             .eq(P * (Norm(y - p_in * (Y - y)) + sp.sqrt(f * V)), by.hypothesis("uniform_subset"))
             .eq(p_out * (Norm(y - p_in * (Y - y)) + sp.sqrt(f * V)), by.hypothesis("uniform_subset"))
             .eq(M_i + G_i, by.identity()))
-    E = sp.Sum(E_i, (i, 1, L))  # E_S[d~] by total expectation
+    E = Expect(sp.Sum(W, (i, 1, L)))  # E_S[d~], d~(S) = sum_i 1[i not in S] |y_i - s_S|
+    per_token = sp.Sum(D_i, (i, 1, L))
     M = sp.Sum(M_i, (i, 1, L))
     MG = sp.Sum(M_i, (i, 1, L)) + sp.Sum(G_i, (i, 1, L))
-    rec = Chain(E, ctx).ge(M, by.termwise(i, 1, L, term=low))
+    rec = (Chain(E, ctx)
+           .eq(per_token, by.expect_sum())
+           .ge(M, by.termwise(i, 1, L, term=low)))
     gap = (Chain(E, ctx)
+           .eq(per_token, by.expect_sum())
            .le(sp.Sum(M_i + G_i, (i, 1, L)), by.termwise(i, 1, L, term=high))
            .eq(MG, by.identity()))
     return {"reconstructed": rec.prove(E, ">=", M), "gap_bound": gap.prove(E, "<=", MG)}
@@ -345,7 +367,10 @@ def _symbolic_gap_bound() -> Proof:
 def tight_last_check():
     """The checked chain of T1ii:tight_last, summed over the tokens i = 1..L.
 
-    With N = L − 1 and y_j = α_j x_j, Y = Σ_j y_j: a token i is left out with probability
+    With N = L − 1 and y_j = α_j x_j, Y = Σ_j y_j: the chain starts at E_S[d̃] =
+    E[Σ_i (1 − in_S(i))·‖y_i − s_S‖] and splits each term by the law of total expectation over
+    {i ∉ S}, {i ∈ S} (rules ``expect-sum``, ``total-expectation``, ``condition``, as in
+    :func:`random_selection_checks`). A token i is left out with probability
     P(i ∉ S) = C(L−1, N)/C(L, N), and then S = I ∖ {i}, so s_S = Y − y_i is fixed and the
     conditional expectation is the single value ‖y_i − s_S‖ (Jensen is an equality). The
     chain turns this term into the main term's ((L−N)/L)‖(1 + k) y_i − k Y‖ with the
@@ -355,21 +380,30 @@ def tight_last_check():
     L, N = thd.L, thd.N
     i = sp.Symbol("i", integer=True, positive=True)
     y = sp.IndexedBase("y", commutative=False)[i]
-    s = sp.IndexedBase("s_S", commutative=False)[i]  # the context vector given i not in S
+    s_all = sp.Function("s_S", commutative=False)(i)  # the context vector s_S (random)
+    B = sp.Function("in_S")(i)  # the indicator of the event i in S
+    A = sp.Not(B)  # the event i not in S
+    s = Cond(s_all, A)  # s_S given i not in S
     Y = sp.Symbol("Y", commutative=False)
     c = {k: v.subs(N, L - 1) for k, v in main_term_coefficients().items()}
     p_out = (sp.binomial(L - 1, N) / sp.binomial(L, N)).subs(N, L - 1)
-    P = sp.Symbol("P_out", nonnegative=True)  # P(i not in S)
+    P = Prob(A)  # P(i not in S)
     ctx = Context({"N = L-1: S is I minus {i}": sp.Eq(s, Y - y),
                    "uniform_subset": sp.Eq(P, p_out)})  # S uniform: P(i not in S) = C(L-1, N)/C(L, N)
-    term = (Chain(P * Norm(y - s), ctx)
-            .eq(p_out * Norm(y - s), by.hypothesis("uniform_subset"))
-            .eq(p_out * Norm(y - (Y - y)), by.hypothesis("N = L-1: S is I minus {i}"))
+    W = (1 - B) * Norm(y - s_all)  # token i's share of d~(S)
+    term = (Chain(Expect(W), ctx)
+            .eq(P * Expect(Cond(W, A)) + Prob(B) * Expect(Cond(W, B)), by.total_expectation([A, B]))
+            .eq(P * Expect(Norm(y - s)), by.condition())
+            .eq(P * Expect(Norm(y - (Y - y))), by.hypothesis("N = L-1: S is I minus {i}"))
+            .eq(P * Norm(y - (Y - y)), by.linearity())
+            .eq(p_out * Norm(y - (Y - y)), by.hypothesis("uniform_subset"))
             .eq(c["prefactor"] * Norm(c["own"] * y - c["k"] * Y), by.identity()))
-    lhs = sp.Sum(P * Norm(y - s), (i, 1, L))
+    lhs = Expect(sp.Sum(W, (i, 1, L)))  # E_S[d~], d~(S) = sum_i 1[i not in S] |y_i - s_S|
     rhs = sp.Sum(c["prefactor"] * Norm(c["own"] * y - c["k"] * Y), (i, 1, L))
-    chain = Chain(lhs, ctx).eq(rhs, by.termwise(i, 1, L, term=term))
-    return chain.prove(lhs, "==", rhs)  # E_S[d~] (first principles) == M (the main term)
+    chain = (Chain(lhs, ctx)
+             .eq(sp.Sum(Expect(W), (i, 1, L)), by.expect_sum())
+             .eq(rhs, by.termwise(i, 1, L, term=term)))
+    return chain.prove(lhs, "==", rhs)  # E_S[d~] == M (the main term)
 
 
 def _symbolic_tight_last() -> Proof:

@@ -101,29 +101,38 @@ class _Env:
 
 
 def _eval(e, env: _Env):
-    from attnbounds.theory.proof import Cup, Expect, Inner, Norm, Prob
+    from attnbounds.theory.proof import Cond, Cup, Expect, Inner, Norm, Prob
 
     if isinstance(e, Inner):
         raise NoNumericForm("Inner has no numeric form")
     if isinstance(e, (Expect, Prob)):
         if env.prob is None:
             raise NoNumericForm(f"{type(e).__name__} over no random variable")
-        saved, out = env.atom, 0.0
+        arg = e.args[0]
+        given = {c.args[1] for c in arg.atoms(Cond)} if isinstance(e, Expect) else set()
+        if len(given) > 1:
+            raise NoNumericForm("an expectation conditioned on two events")
+        given = next(iter(given), None)  # E[X | A]: the atoms reweighted by A's indicator
+        saved, out, mass = env.atom, 0.0, 0.0
         for a in range(env.prob.shape[1]):
             env.atom = a
-            arg = e.args[0]
-            if isinstance(e, Expect):
-                v = _eval(arg, env)
-            elif isinstance(arg, AppliedUndef) and arg.func in env.random:
-                v = _eval(arg, env)  # an indicator event
-            elif isinstance(arg, Cup):
-                v = _eval(arg, env)  # a union of events: its indicator
-            else:
-                v = _holds_here(arg, env).astype(float)
+            v = _eval(arg, env) if isinstance(e, Expect) else _event_value(arg, env)
             w = env.prob[:, a]
+            if given is not None:
+                w = w * _event_value(given, env)
+                mass = mass + w
             out = out + (w[:, None] * v if np.ndim(v) == 2 else w * v)  # a random vector has a vector mean
         env.atom = saved
-        return out if np.ndim(out) else np.zeros(env.n)
+        out = out if np.ndim(out) else np.zeros(env.n)
+        if given is not None:
+            with np.errstate(all="ignore"):  # P(A) = 0: E[X | A] is undefined (nan, never a counterexample)
+                mass = np.where(mass > 0, mass, np.nan)
+                out = out / (mass[:, None] if out.ndim == 2 else mass)
+        return out
+    if isinstance(e, Cond):  # inside an expectation that is reweighted by the event
+        if env.atom is None:
+            raise NoNumericForm(f"conditioned {e} outside an expectation")
+        return _eval(e.args[0], env)
     if isinstance(e, sp.Symbol):
         if e in env.ints:
             return np.full(env.n, float(env.ints[e]))
@@ -226,6 +235,31 @@ def _eval(e, env: _Env):
     raise NoNumericForm(f"no numeric rule for {type(e).__name__}")
 
 
+def _event_value(ev, env) -> np.ndarray:
+    """The indicator of an event at the current atom: an indicator function, a union, a
+    relation, or Not / And / Or of events."""
+    from attnbounds.theory.proof import Cup
+
+    if isinstance(ev, sp.Not):
+        return 1.0 - _event_value(ev.args[0], env)
+    if isinstance(ev, sp.And):
+        return np.minimum.reduce([_event_value(a, env) for a in ev.args])
+    if isinstance(ev, sp.Or):
+        return np.maximum.reduce([_event_value(a, env) for a in ev.args])
+    if isinstance(ev, AppliedUndef) and ev.func in env.random:
+        return _eval(ev, env)  # an indicator event
+    if isinstance(ev, Cup):
+        return _eval(ev, env)  # a union of events: its indicator
+    return _holds_here(ev, env).astype(float)
+
+
+def _event_heads(ev) -> set:
+    """The indicator functions an event is built from (directly, or under Not / And / Or)."""
+    if isinstance(ev, (sp.Not, sp.And, sp.Or)):
+        return set().union(*[_event_heads(a) for a in ev.args])
+    return {ev.func} if isinstance(ev, AppliedUndef) else set()
+
+
 def _bare_random(e, env) -> bool:
     """Whether a random head occurs in ``e`` outside every Expect / Prob."""
     from attnbounds.theory.proof import Expect, Prob
@@ -274,10 +308,15 @@ def _holds(rel, env: _Env, indices) -> np.ndarray:
     if free:
         return _at_every_index(rel, env, indices, free[0])
     if env.atom is None and env.random and _bare_random(rel, env):
+        from attnbounds.theory.proof import Cond
+
+        given = {c.args[1] for c in rel.atoms(Cond)}  # a relation between conditioned variables
+        given = next(iter(given)) if len(given) == 1 else None  # holds almost surely given that event
         ok = np.ones(env.n, dtype=bool)
         for a in range(env.prob.shape[1]):
             env.atom = a
-            ok &= _holds_here(rel, env)
+            here = _holds_here(rel, env)
+            ok &= here if given is None else (here | (_event_value(given, env) == 0))
         env.atom = None
         return ok
     return _holds_here(rel, env)
@@ -368,7 +407,7 @@ def _sides_of(r):
 def _random_heads(exprs, rels):
     """The index functions that are random variables (they are averaged by Expect, are the
     functions of bounded differences, or are events ``Prob(g(i))``), and the events."""
-    from attnbounds.theory.proof import BoundedDifferences, Cup, Expect, Prob
+    from attnbounds.theory.proof import BoundedDifferences, Cond, Cup, Expect, Prob
 
     random, indicators = set(), set()
     for e in exprs:  # inside an event, a function that is never averaged is a threshold (t(i))
@@ -376,9 +415,13 @@ def _random_heads(exprs, rels):
             for f in atom.args[0].atoms(AppliedUndef):
                 random.add(f.func)
         for atom in e.atoms(Prob):
-            if isinstance(atom.args[0], AppliedUndef):
-                random.add(atom.args[0].func)
-                indicators.add(atom.args[0].func)
+            heads = _event_heads(atom.args[0])  # an indicator event, or Not / And / Or of them
+            random |= heads
+            indicators |= heads
+        for atom in e.atoms(Cond):  # the event an expectation is conditioned on
+            heads = _event_heads(atom.args[1])
+            random |= heads
+            indicators |= heads
         for atom in e.atoms(Cup):  # a union of indicator events
             if isinstance(atom.function, AppliedUndef):
                 random.add(atom.function.func)
@@ -531,8 +574,9 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
                 if _is_vector_head(h):  # a random vector: Gaussian values at each atom
                     env.random[h] = rng.standard_normal(shape + (DIM,)) * np.exp(rng.uniform(-2, 2, (batch, 1, 1, 1)))
                     continue
+                kind = _head_kind(h)  # a random variable's own sign assumptions hold at every atom
                 env.random[h] = (rng.integers(0, 2, size=shape).astype(float) if h in indicators
-                                 else _scalar(rng, batch * (INT_MAX + 2) * ATOMS, nonneg).reshape(shape))
+                                 else _scalar(rng, batch * (INT_MAX + 2) * ATOMS, kind if kind is not None else nonneg).reshape(shape))
         # tight mode (two batches in three): an inequality between a sampled atom (a scalar
         # symbol or an index function's value) and an expression puts the atom on its bound
         # or strictly inside; the hypotheses are checked afterwards all the same
@@ -544,8 +588,10 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
                     _tighten(r, env, rng, free, heads, ranges)
                 else:
                     _widen(r, env, ranges)
-        for r in filters:  # an equation per index, f(i) = expr: assign f at every index
-            if not _center(r, env, ranges):  # E[X(i)] = expr: shift the random X(i) to that mean
+        # P(A(i)) = p for an indicator event A(i): the law is reweighted first, as the means below depend on it
+        rest = [r for r in filters if not _fix_probability(r, env, rng, ranges)]
+        for r in rest:  # an equation per index, f(i) = expr: assign f at every index
+            if not (_center(r, env, ranges) or _assign_given(r, env, ranges)):  # E[X(i)] = expr: shift X(i)
                 _assign(r, env, heads, ranges)
         sampled_ints = {s_: env.ints[s_] for s_ in ints}
         env.ints.clear()  # no summation index may stay bound from the steps above
@@ -672,15 +718,99 @@ def _is_vector_head(h) -> bool:
         return False
 
 
-def _center(eq, env, ranges) -> bool:
-    """Make an equation ``E[X(i)] = expr`` (X random, scalar or vector) hold at every index of
-    its range by shifting X(i)'s values at every atom; True when ``eq`` has that form."""
-    from attnbounds.theory.proof import Expect
+def _fix_probability(eq, env, rng, ranges) -> bool:
+    """Make an equation ``P(A(i)) = p`` hold, for an event built from one indicator function
+    f(i) and a p in (0, 1) that is the same at every index: f(i) is put on one random set of
+    atoms for every i (at least one atom in, one out), and the atoms' probabilities are
+    reweighted inside and outside A so that P(A) = p; True when ``eq`` has that form."""
+    from attnbounds.theory.proof import Prob
 
     for side, other in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
-        if not (isinstance(side, Expect) and isinstance(side.args[0], AppliedUndef)):
+        if not isinstance(side, Prob):
             continue
-        atom = side.args[0]
+        heads = _event_heads(side.args[0])
+        fs = side.args[0].atoms(AppliedUndef)
+        if len(heads) != 1 or len(fs) != 1:
+            continue
+        f = next(iter(fs))
+        if f.func not in env.random or len(f.args) != 1 or not (f.args[0] in ranges or f.args[0] in env.ints):
+            continue
+        i = f.args[0]
+        fixed = i in env.ints  # a sampled integer, not a summation index
+        ks = [env.ints[i]] if fixed else list(_index_range(i, env, ranges))
+        try:
+            targets = []
+            for k in ks:
+                env.ints[i] = k
+                targets.append(_eval(other, env))
+        except (NoNumericForm, ValueError):
+            return True  # the equation stays unmet; the hypotheses are checked afterwards
+        finally:
+            if not fixed:
+                env.ints.pop(i, None)
+        if not targets:
+            return True
+        p = targets[0]
+        if not all(np.allclose(t, p, rtol=0, atol=0) for t in targets) or not np.all((p > 0) & (p < 1)):
+            return True
+        n, atoms = env.prob.shape
+        mask = rng.integers(0, 2, size=(n, atoms)).astype(float)
+        mask[:, 0], mask[:, 1] = 1.0, 0.0
+        env.random[f.func][:] = mask[:, None, :]
+        env.ints[i] = ks[0]  # f(i) is the same set at every i
+        saved = env.atom
+        inside = np.empty((n, atoms))
+        for a in range(atoms):
+            env.atom = a
+            inside[:, a] = _event_value(side.args[0], env)
+        env.atom = saved
+        if not fixed:
+            env.ints.pop(i, None)
+        q = env.prob
+        pin = (q * inside).sum(axis=1)
+        env.prob = np.where(inside > 0, q * (p / pin)[:, None], q * ((1 - p) / (1 - pin))[:, None])
+        return True
+    return False
+
+
+def _assign_given(eq, env, ranges) -> bool:
+    """Make an equation ``Cond(X(i), A) = expr`` (X random, expr not) hold: X(i) is put on
+    expr at every atom, so in particular given A; True when ``eq`` has that form."""
+    from attnbounds.theory.proof import Cond
+
+    for side, other in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+        if not (isinstance(side, Cond) and isinstance(side.args[0], AppliedUndef)):
+            continue
+        f = side.args[0]
+        if f.func not in env.random or len(f.args) != 1 or f.args[0] not in ranges or _bare_random(other, env):
+            continue
+        i, table = f.args[0], env.random[f.func]
+        try:
+            for k in _index_range(i, env, ranges):
+                env.ints[i] = k
+                v = _eval(other, env)
+                table[:, k] = v[:, None, :] if table.ndim == 4 else v[:, None]
+        except (NoNumericForm, ValueError):
+            pass
+        env.ints.pop(i, None)
+        return True
+    return False
+
+
+def _center(eq, env, ranges) -> bool:
+    """Make an equation ``E[X(i)] = expr`` (X random, scalar or vector) hold at every index of
+    its range by shifting X(i)'s values at every atom; True when ``eq`` has that form. For a
+    conditional expectation ``E[Cond(X(i), A)]`` the shift makes the mean given A right."""
+    from attnbounds.theory.proof import Cond, Expect
+
+    for side, other in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+        given = None
+        if isinstance(side, Expect) and isinstance(side.args[0], Cond) and isinstance(side.args[0].args[0], AppliedUndef):
+            atom, given = side.args[0].args
+        elif isinstance(side, Expect) and isinstance(side.args[0], AppliedUndef):
+            atom = side.args[0]
+        else:
+            continue
         if atom.func not in env.random or len(atom.args) != 1 or atom.args[0] not in ranges:
             continue
         i = atom.args[0]
@@ -690,7 +820,12 @@ def _center(eq, env, ranges) -> bool:
                 env.ints[i] = k
                 target = _eval(other, env)
                 vals = table[:, k]  # (n, ATOMS) or (n, ATOMS, DIM)
-                w = env.prob if vals.ndim == 2 else env.prob[:, :, None]
+                w = env.prob
+                if given is not None:  # the mean given A: atoms weighted by P and A's indicator
+                    w = w * np.stack([_event_at(given, env, a) for a in range(w.shape[1])], axis=1)
+                    with np.errstate(all="ignore"):
+                        w = w / w.sum(axis=1, keepdims=True)
+                w = w if vals.ndim == 2 else w[:, :, None]
                 mean = (w * vals).sum(axis=1)
                 shift = target - mean
                 table[:, k] = vals + (shift[:, None] if vals.ndim == 2 else shift[:, None, :])
@@ -699,6 +834,14 @@ def _center(eq, env, ranges) -> bool:
         env.ints.pop(i, None)
         return True
     return False
+
+
+def _event_at(ev, env, atom) -> np.ndarray:
+    saved, env.atom = env.atom, atom
+    try:
+        return _event_value(ev, env)
+    finally:
+        env.atom = saved
 
 
 def _widen(bd, env, ranges):

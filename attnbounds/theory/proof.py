@@ -14,7 +14,8 @@ every step that needed it fail.
 Vectors are non-commutative symbols (:func:`vector`); :class:`Norm` is a norm (it pulls
 scalars out, ``Norm(c*u) = |c|*Norm(u)``, and is ``Abs`` on scalars); :class:`Expect`,
 :class:`Prob` and :class:`Inner` are the expectation, the probability of an event and an
-inner product, as opaque symbols that only the named rules know about.
+inner product, as opaque symbols that only the named rules know about; :class:`Cond` is a
+random expression on the space conditioned on an event (``Expect(Cond(X, A))`` is E[X | A]).
 
 Example: Lemma 1's upper bound, $\alpha = x/(x+R) \le M/(M+(L-1)m)$ for $x \le M$ and
 $R \ge (L-1)m$.
@@ -56,6 +57,7 @@ __all__ = [
     "Expect",
     "Prob",
     "Cup",
+    "Cond",
     "vector",
     "Context",
     "BoundedDifferences",
@@ -78,7 +80,24 @@ REL = ("=", "<=", ">=")
 # ----------------------------------------------------------------------------- the vocabulary
 
 
-class Norm(sp.Function):
+class _NonnegativeScalar(sp.Function):
+    """A function whose value is a finite non-negative real scalar (a norm, a probability, an
+    operator norm): the SymPy assumptions the sign oracle reads, in one place."""
+
+    def _eval_is_commutative(self):
+        return True
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_is_extended_nonnegative(self):
+        return True
+
+    def _eval_is_finite(self):
+        return True
+
+
+class Norm(_NonnegativeScalar):
     """A norm. Scalars come out by homogeneity, ``Norm(c*u) = |c| Norm(u)``; on a scalar
     (commutative) argument it is ``Abs``.
 
@@ -98,15 +117,6 @@ class Norm(sp.Function):
             if c:
                 return sp.Abs(sp.Mul(*c)) * cls(sp.Mul(*nc))
         return None
-
-    def _eval_is_commutative(self):
-        return True
-
-    def _eval_is_extended_real(self):
-        return True
-
-    def _eval_is_extended_nonnegative(self):
-        return True
 
     def _sympystr(self, printer):
         return f"norm({printer._print(self.args[0])})"
@@ -143,19 +153,15 @@ class Expect(sp.Function):
         return self.args[0].is_nonnegative
 
 
-class Prob(sp.Function):
-    """The probability P[event] of an event written as a relation, e.g. ``Prob(X >= r)``."""
+class Prob(_NonnegativeScalar):
+    """The probability P[event] of an event written as a relation, e.g. ``Prob(X >= r)``; a
+    number in [0, 1], so finite and non-negative.
+
+    >>> Prob(sp.Symbol("x") >= 1).is_nonnegative
+    True
+    """
 
     nargs = 1
-
-    def _eval_is_commutative(self):
-        return True
-
-    def _eval_is_extended_real(self):
-        return True
-
-    def _eval_is_extended_nonnegative(self):
-        return True
 
 
 class Cup(ExprWithLimits):
@@ -172,6 +178,31 @@ class Cup(ExprWithLimits):
 
     def _eval_is_commutative(self):
         return True
+
+
+class Cond(sp.Function):
+    r"""``Cond(X, A)``: the random expression X on the probability space conditioned on the
+    event A, so that ``Expect(Cond(X, A))`` is $\mathbb{E}[X \mid A]$. An event is a relation
+    (``D(i) <= r``), an applied undefined function read as an indicator (``in_S(i)``), or a
+    ``Not`` / ``And`` / ``Or`` of these. Only the rules ``total-expectation`` and ``condition``
+    know about it; every random atom of one expectation must be conditioned on the same event.
+
+    >>> i = sp.Symbol("i", integer=True)
+    >>> s = sp.Function("s", commutative=False)(i)
+    >>> Cond(s, sp.Not(sp.Function("in_S")(i))).is_commutative
+    False
+    """
+
+    nargs = 2
+
+    def _eval_is_commutative(self):
+        return self.args[0].is_commutative
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
+
+    def _eval_is_extended_nonnegative(self):
+        return self.args[0].is_nonnegative
 
 
 def vector(names: str):
@@ -1299,6 +1330,154 @@ def _instance(lhs, rel, rhs, p, ctx):
     return f"an instance of a checked theorem ({len(premises)} premises discharged)"
 
 
+# land11 (issue 11): the law of total expectation, conditioning on an event, E of a finite sum
+
+
+def _event_poly(ev, atoms: dict):
+    """The indicator of the event ``ev`` as a polynomial in the indicators of its atomic events
+    (fresh symbols in ``atoms``, keyed by the atomic event): Not(A) is 1 − A, And a product, Or
+    1 − Π(1 − ·). A strict relation is the complement of the non-strict one (a < b iff not
+    b <= a) when a − b is known to be real; otherwise it is an atom of its own (sound, as an
+    unrelated event)."""
+
+    def atom(key):
+        if key not in atoms:
+            atoms[key] = sp.Dummy(f"e{len(atoms)}")
+        return atoms[key]
+
+    if ev is sp.true:
+        return sp.Integer(1)
+    if ev is sp.false:
+        return sp.Integer(0)
+    if isinstance(ev, sp.Not):
+        return 1 - _event_poly(ev.args[0], atoms)
+    if isinstance(ev, sp.And):
+        return sp.Mul(*[_event_poly(a, atoms) for a in ev.args])
+    if isinstance(ev, sp.Or):
+        return 1 - sp.Mul(*[1 - _event_poly(a, atoms) for a in ev.args])
+    if isinstance(ev, AppliedUndef):
+        _need(ev.is_commutative is not False, f"an event {sp.sstr(ev)} must be a scalar indicator")
+        return atom(("ind", ev))
+    if isinstance(ev, (sp.Le, sp.Ge, sp.Lt, sp.Gt)):
+        small, big = (ev.lhs, ev.rhs) if isinstance(ev, (sp.Le, sp.Lt)) else (ev.rhs, ev.lhs)
+        d = sp.expand(small - big)  # the event is d <= 0 (d < 0 when strict)
+        if isinstance(ev, (sp.Lt, sp.Gt)):
+            if d.is_extended_real is True:
+                return 1 - atom(("le", sp.expand(-d)))  # d < 0 iff not -d <= 0
+            return atom(("lt", d))
+        return atom(("le", d))
+    if isinstance(ev, (sp.Eq, sp.Ne)):
+        d = sp.expand(ev.lhs - ev.rhs)
+        e = atom(("eq", min(d, sp.expand(-d), key=sp.srepr)))
+        return e if isinstance(ev, sp.Eq) else 1 - e
+    raise _Fail(f"{sp.sstr(ev)} is not an event (a relation, an indicator function, or Not/And/Or of them)")
+
+
+def _multilinear_zero(poly, atoms: dict) -> bool:
+    """Whether a polynomial in 0/1 indicators vanishes for every value of them: with every power
+    x^k (k >= 1) reduced to x it is multilinear, and a multilinear polynomial vanishes on the
+    whole cube {0, 1}^n exactly when all its coefficients are 0."""
+    syms = set(atoms.values())
+    e = sp.expand(poly)
+    e = e.replace(lambda a: a.is_Pow and a.base in syms and a.exp.is_Integer and a.exp > 1, lambda a: a.base)
+    return sp.expand(e) == 0
+
+
+def _partition(events) -> None:
+    """Check that ``events`` partition the sample space: pairwise disjoint, union everything."""
+    _need(isinstance(events, (list, tuple)) and len(events) >= 1, "total-expectation: events must be a non-empty list")
+    atoms: dict = {}
+    polys = [_event_poly(sp.sympify(ev), atoms) for ev in events]
+    _need(_multilinear_zero(sp.Add(*polys) - 1, atoms), "total-expectation: the events do not cover the sample space (the indicators do not sum to 1)")
+    for j in range(len(polys)):
+        for k in range(j + 1, len(polys)):
+            _need(_multilinear_zero(polys[j] * polys[k], atoms), f"total-expectation: events {j} and {k} are not disjoint")
+
+
+def _has_cond(e) -> bool:
+    return isinstance(e, sp.Basic) and bool(e.atoms(Cond))
+
+
+@_rule("total-expectation", "E[X] = Σ_k P(A_k) E[X | A_k] for events A_1, …, A_n that partition the sample space", "the law of total expectation (E[X] = Σ_k E[X 1_{A_k}] since Σ_k 1_{A_k} = 1, and E[X 1_A] = P(A) E[X | A]); the events are checked to be a partition exactly, as 0/1 polynomials in their atomic events, and X must not be conditioned already")
+def _total_expectation(lhs, rel, rhs, p, ctx):
+    _need(rel == "=", "total-expectation: only for '=' steps")
+    events = [sp.sympify(ev) for ev in p["events"]]
+    _partition(events)
+    for whole, split in ((lhs, rhs), (rhs, lhs)):
+        if isinstance(whole, Expect):
+            X = whole.args[0]
+            _need(not _has_cond(X), "total-expectation: X is already conditioned on an event")
+            parts = sp.Add(*[Prob(ev) * Expect(Cond(X, ev)) for ev in events])
+            _same(split, parts, "total-expectation: the other side is not Σ_k P(A_k) E[X | A_k]")
+            return f"law of total expectation over {len(events)} events"
+    raise _Fail("total-expectation: neither side is an expectation E[X]")
+
+
+def _push_cond(X, A, atoms: dict):
+    """``X`` on the space conditioned on ``A``: every random atom R (an applied undefined
+    function outside E and P) becomes Cond(R, A), except an indicator that is an atomic event of
+    A's algebra and that A decides: 1 when A implies it, 0 when A excludes it."""
+    pa = _event_poly(A, atoms)
+
+    def walk(e):
+        if not isinstance(e, sp.Basic) or isinstance(e, (Expect, Prob)) or not _random_part(e):
+            return e
+        if isinstance(e, AppliedUndef):
+            key = ("ind", e)
+            if key in atoms and e.is_commutative is not False:
+                if _multilinear_zero(pa * atoms[key] - pa, atoms):
+                    return sp.Integer(1)
+                if _multilinear_zero(pa * atoms[key], atoms):
+                    return sp.Integer(0)
+            return Cond(e, A)
+        _need(not isinstance(e, Cond), "condition: a Cond inside a Cond")
+        return e.func(*[walk(a) for a in e.args])
+
+    return walk(X)
+
+
+def _conditioned(e):
+    """``e`` with every E[Cond(X, A)] written as E[X on the space given A] (a constant when no
+    random atom is left)."""
+    if not isinstance(e, sp.Basic) or not e.args:
+        return e
+    if isinstance(e, Expect) and isinstance(e.args[0], Cond):
+        X, A = e.args[0].args
+        _need(not _has_cond(X), "condition: a Cond inside a Cond")
+        Y = _push_cond(X, A, {})
+        return Expect(Y) if _random_part(Y) else Y
+    if isinstance(e, Expect):
+        events = {c.args[1] for c in e.atoms(Cond)}
+        _need(len(events) <= 1, "condition: one expectation conditions on two events")
+        if events:
+            _need(not _random_part(e.args[0].xreplace({c: sp.Dummy() for c in e.atoms(Cond)})),
+                  "condition: one expectation mixes conditioned and unconditioned random atoms")
+        return e
+    return e.func(*[_conditioned(a) for a in e.args])
+
+
+@_rule("condition", "E[X | A] = E[X(R_1 | A, …, R_m | A)]: on the space conditioned on A every random atom R is conditioned on A, and an indicator that A implies (excludes) is 1 (0); E[c | A] = c for a constant c", "the definition of the conditional law given an event: X is the same function of its random atoms on the conditioned space, an indicator event is decided exactly by the 0/1 polynomials of A and of the event, and one expectation never mixes two conditioning events")
+def _condition(lhs, rel, rhs, p, ctx):
+    _need(rel == "=", "condition: only for '=' steps")
+    _need(_has_cond(lhs) or _has_cond(rhs), "condition: the step has no conditioned expectation")
+    a, b = _conditioned(lhs), _conditioned(rhs)
+    _need(is_identity(a, b), f"condition: {sp.sstr(a)} is not {sp.sstr(b)}")
+    return "conditioning on an event"
+
+
+@_rule("expect-sum", "E[Σ_{i=lo}^{hi} X_i] = Σ_{i=lo}^{hi} E[X_i] when lo and hi are not random", "linearity of expectation over a finite sum (also in SymPy's signed reading of a reversed range, which is minus a sum); the limits must be constants")
+def _expect_sum(lhs, rel, rhs, p, ctx):
+    _need(rel == "=", "expect-sum: only for '=' steps")
+    for whole, split in ((lhs, rhs), (rhs, lhs)):
+        if isinstance(whole, Expect) and isinstance(whole.args[0], sp.Sum) and len(whole.args[0].limits) == 1:
+            S = whole.args[0]
+            i, lo, hi = S.limits[0]
+            _need(not (_random_part(lo) or _random_part(hi)), "expect-sum: a limit of the sum is random")
+            _need(split == sp.Sum(Expect(S.function), (i, lo, hi)), f"expect-sum: the other side is not Σ_{i} E[{sp.sstr(S.function)}]")
+            return "expectation of a finite sum"
+    raise _Fail("expect-sum: neither side is E[Σ_i X_i] with one index")
+
+
 # ----------------------------------------------------------------------------- steps and chains
 
 
@@ -1388,6 +1567,15 @@ class _ByFactory:
 
     def moment(self, Z, text=""):
         return By("moment", {"Z": Z}, text)
+
+    def total_expectation(self, events, text=""):
+        return By("total-expectation", {"events": list(events)}, text)
+
+    def condition(self, text=""):
+        return By("condition", {}, text)
+
+    def expect_sum(self, text=""):
+        return By("expect-sum", {}, text)
 
     def argued(self, text):
         if not isinstance(text, str) or not text.strip():
@@ -1659,22 +1847,10 @@ class Mat(sp.Function):
         return self.args[1]
 
 
-class OpNorm(sp.Function):
+class OpNorm(_NonnegativeScalar):
     """The spectral norm (largest singular value) of a :class:`Mat`."""
 
     nargs = 1
-
-    def _eval_is_commutative(self):
-        return True
-
-    def _eval_is_extended_real(self):
-        return True
-
-    def _eval_is_extended_nonnegative(self):
-        return True
-
-    def _eval_is_finite(self):
-        return True
 
     def _sympystr(self, printer):
         return f"opnorm({printer._print(self.args[0])})"

@@ -163,3 +163,25 @@ def test_tight_last_is_a_checked_chain_that_depends_on_the_main_term(monkeypatch
     monkeypatch.setattr(t1r, "main_term_coefficients", mutant)
     assert t1r._symbolic_tight_last().status is not True
     assert not t1r.tight_last_check().complete
+
+
+def test_t1ii_chains_start_at_the_expected_distance_itself():
+    """The law of total expectation is a checked step (land11), not the chains' starting point:
+    each chain starts at E_S[sum_i 1[i not in S] |y_i - s_S|] and uses total-expectation."""
+    import sympy as sp
+
+    import attnbounds.claims.theorem1_random as t1r
+    from attnbounds.theory.proof import Expect
+
+    checks = dict(t1r.random_selection_checks(), tight_last=t1r.tight_last_check())
+    for name, res in checks.items():
+        assert res.complete and res.checked == res.steps, name
+        start = res.goal[0]
+        assert isinstance(start, Expect) and isinstance(start.args[0], sp.Sum), name
+        assert {"expect-sum", "total-expectation", "condition"} <= set(res.rules), name
+        # the indicator of i not in S is what makes a selected token add nothing: without it
+        # (E of the sum of every token's distance) the same chain does not check
+        i = start.args[0].limits[0][0]
+        term = start.args[0].function
+        no_indicator = Expect(sp.Sum(term.xreplace({sp.Function("in_S")(i): 0}), start.args[0].limits[0]))
+        assert not res.chain.prove(no_indicator, res.goal[1], res.goal[2]).complete, name
