@@ -15,11 +15,10 @@ random weights, the shared corpus, one window:
 Writes benchmarks/results/reproduce_paper.json and a short reproduce_paper.md (with the
 commands, the load average before and after each process, and the machine).
 
-Load: on a shared machine with scheduler autogroups (``/proc/sys/kernel/sched_autogroup_enabled``),
-``nice`` works only inside one session; give this session priority over the others with
-``echo -10 > /proc/self/autogroup`` (root) before timing, and quote the load average.
+Load: on this project's shared 2-core machine, take the figures under the exclusive quiet
+lock (no other heavy job runs meanwhile) and quote the load average (written to the results):
 
-    python benchmarks/bench_reproduce_paper.py [--skip-peer] [--skip-full]
+    flock -x /tmp/quiet.lock python benchmarks/bench_reproduce_paper.py [--skip-peer] [--skip-full] [--text FILE]
 """
 
 from __future__ import annotations
@@ -106,15 +105,17 @@ def main() -> None:
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--skip-full", action="store_true")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "reproduce_paper.json"))
+    ap.add_argument("--text", default=str(CORPUS), help="the corpus (default: ../shared/corpus/war_and_peace.txt)")
     args = ap.parse_args()
-    assert CORPUS.is_file(), f"corpus missing: {CORPUS}"
+    corpus = Path(args.text)
+    assert corpus.is_file(), f"corpus missing: {corpus}"
     py = sys.executable
     result = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg_start": os.getloadavg(),
                           "autogroup": _autogroup()},
               "setup": {"model": "gpt2-random (GPT-2 small shape, 12 layers × 12 heads)", "windows": 1}}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        ours = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(CORPUS),
+        ours = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(corpus),
                       "--experiments", "E1", "--lengths", E1_LENGTHS, "--windows", "1", "--no-tile", "--out", str(tmp / "ours"),
                       "--no-progress"], tmp / "ours.log")
         res = json.loads((tmp / "ours" / "results.json").read_text())
@@ -122,7 +123,7 @@ def main() -> None:
                     model_load_seconds=res["timing"]["model_load_seconds"])
         result["e1"] = {"lengths": E1_LENGTHS, "N": 5, "ours": ours}
         if not args.skip_peer:
-            peer = _run([py, str(ROOT / "benchmarks" / "naive_listings.py"), "--text", str(CORPUS), "--lengths", E1_LENGTHS,
+            peer = _run([py, str(ROOT / "benchmarks" / "naive_listings.py"), "--text", str(corpus), "--lengths", E1_LENGTHS,
                           "--top-n", "5", "--out", str(tmp / "peer.json")], tmp / "peer.log")
             pres = json.loads((tmp / "peer.json").read_text())
             peer.update(forward_seconds=pres["forward_seconds"], metric_seconds=pres["metric_seconds"])
@@ -139,7 +140,7 @@ def main() -> None:
                                        "memory_ratio": mem, "memory_target": 0.5, "memory_met": mem <= 0.5}
             print(json.dumps(result["e1"]["targets"], indent=1), flush=True)
         if not args.skip_full:
-            full = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(CORPUS),
+            full = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(corpus),
                           "--windows", "1", "--out", str(tmp / "full"), "--no-progress"], tmp / "full.log")
             fres = json.loads((tmp / "full" / "results.json").read_text())
             full.update(forward_seconds=fres["timing"]["forward_seconds"], metric_seconds=fres["timing"]["metric_seconds"],

@@ -652,6 +652,11 @@ def top_order(weights, k: int):
     if not 1 <= k <= K:
         raise ValueError(f"k: must satisfy 1 <= k <= {K}, got {k}")
     if k > 256 or 2 * k >= K:
+        fz = _fused_kernels()
+        if fz is not None and w.ndim == 3:  # a stable sort per row, compiled (3-5x torch's stable sort)
+            out = np.empty(tuple(w.shape[:2]) + (k,), dtype=np.int64)
+            fz.top_order_rows(np.ascontiguousarray(w.numpy()), k, out)
+            return torch.from_numpy(out)
         return torch.sort(w, dim=-1, descending=True, stable=True).indices[..., :k]
     vals, idx = torch.topk(w, k, dim=-1, sorted=True)
     p = torch.argsort(idx, dim=-1)  # by index, then stably by value: (value desc, index asc)
@@ -733,7 +738,7 @@ def _visible_ranges(visible, R: int, K: int):
     return starts, ends
 
 
-def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_tilde",)) -> dict:
+def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_tilde",), fused=None) -> dict:
     """E1–E4 quantities at every query row, for every N in ``top_n``.
 
     Parameters
@@ -762,6 +767,11 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
         sphere, so the closed-ball count itself would be 0.
         A dict (N to an iterable of str) asks for different quantities at different N (a quantity not asked at
         some N is NaN there).
+    fused : bool, optional
+        Use the compiled per-row kernels of :mod:`attnbounds.empirical.fused` (one pass over a
+        row's keys per N instead of a dozen tensor passes; the same numbers to rounding).
+        None (default): when numba is installed and every row's visible keys are one range
+        (a causal prefix, a sliding window, all keys); False: the torch path.
 
     Returns
     -------
@@ -802,6 +812,12 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
         if "terms" in asked[n]:
             asked[n] |= {"mass"}
     every = set().union(*(asked[n] for n in ns))
+    if fused is None or fused:
+        ranges = _visible_ranges(visible, R, K)
+        if ranges is not None and _fused_kernels() is not None:
+            return _position_metrics_fused(w, xs, ns, asked, every, ranges, order)
+        if fused:
+            raise ValueError("fused: needs numba and rows whose visible keys are one range")
     # N beyond the given order (or > 256 without one) take the mask path (top_mask), which
     # serves d̃, the main term and ᾱ_N/R; separability and d_1 need the indices
     by_index = [n for n in ns if asked[n] & {"separability", "terms"} or n <= 256]
@@ -891,6 +907,116 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
             D.addcmul_(wcx, (-2.0 * k * (1.0 + k))[None, :, None]).add_((k * k)[None, :, None] * csq)
             D.clamp_(min=0.0).sqrt_()  # ‖(1 + k) α_i x_i − k c‖
             put("main", a, (t - n).to(torch.float64) / t * keysum())
+    return out
+
+
+_FUSED = None
+
+
+def _fused_kernels():
+    """The module :mod:`attnbounds.empirical.fused`, or None when numba is not installed."""
+    global _FUSED
+    if _FUSED is None:
+        try:
+            from attnbounds.empirical import fused as mod
+        except ImportError:
+            mod = False
+        _FUSED = mod
+    return _FUSED or None
+
+
+_DOTS_ELEMENTS = 1 << 22  # x_i · s_N products per batched matmul (32 MB of float64)
+
+
+def _position_metrics_fused(w, xs, ns, asked, every, ranges, order) -> dict:
+    """:func:`position_metrics` by the compiled kernels (rows with visible keys [start, end])."""
+    import torch
+
+    fz = _fused_kernels()
+    B, R, K = w.shape
+    d = xs.shape[-1]
+    starts, ends = (np.ascontiguousarray(a, dtype=np.int64) for a in ranges)
+    t = ends - starts + 1
+    if order is None or order.shape[-1] < max(ns):
+        order = top_order(w, max(ns))
+    order_np = np.ascontiguousarray(order.numpy() if isinstance(order, torch.Tensor) else order, dtype=np.int64)
+    wn = w.numpy()
+    xn = np.ascontiguousarray(xs.numpy())
+    xsq_t = (xs * xs).sum(-1)
+    xsq = xsq_t.numpy()
+    norms = xsq_t.sqrt().numpy()
+    names = ["d_tilde"]
+    names += ["mass", "R"] if "mass" in every else []
+    names += ["d1_norm"] if "terms" in every else []
+    names += ["main"] if "main" in every else []
+    names += ["ns_over_n", "radius", "t2_lower", "t2_upper"] if "separability" in every else []
+    out = {k: np.full((B, len(ns), R), np.nan) for k in names}
+    perm = np.argsort(ns, kind="stable")
+    ns_sorted = np.asarray(ns, dtype=np.int64)[perm]
+    nN = ns_sorted.size
+    S = np.empty((B, R, nN, d))
+    mass = np.empty((B, R, nN))
+    rmax = np.empty((B, R, nN))
+    fz.selected_sums(wn, xn, norms, order_np, ns_sorted, S, mass, rmax)
+    St = torch.from_numpy(S)
+    ss = (St * St).sum(-1).numpy()  # (B, R, nN) ‖s_N‖²
+    xT = xs.transpose(1, 2)
+    sep = "separability" in every
+    terms = "terms" in every
+    d_tilde = np.empty((B, R, nN))
+    radius = np.empty((B, R, nN))
+    inside = np.empty((B, R, nN), dtype=np.int64)
+    d1n = np.empty((B, R, nN))
+    step = max(1, _DOTS_ELEMENTS // max(1, B * R * K))
+    for a0 in range(0, nN, step):
+        a1 = min(a0 + step, nN)
+        dots = torch.bmm(St[:, :, a0:a1].reshape(B, R * (a1 - a0), d), xT).view(B, R, a1 - a0, K).numpy()
+        sl = slice(a0, a1)
+        # contiguous arrays of one dtype and rank each: one compiled signature per kernel
+        part = [np.empty((B, R, a1 - a0)) for _ in range(3)]
+        cnt = np.empty((B, R, a1 - a0), dtype=np.int64)
+        fz.distance_sums(wn, xsq, norms, dots, np.ascontiguousarray(ss[:, :, sl]), order_np,
+                         np.ascontiguousarray(ns_sorted[sl]), starts, ends, sep, terms, part[0], part[1], cnt, part[2])
+        d_tilde[:, :, sl], radius[:, :, sl], inside[:, :, sl], d1n[:, :, sl] = part[0], part[1], cnt, part[2]
+        del dots
+    main = None
+    main_ns = [a for a in range(nN) if "main" in asked[int(ns_sorted[a])]]
+    if main_ns:
+        c = torch.bmm(w, xs)  # (B, R, d): the row's context Σ_j α_j x_j
+        xc = torch.bmm(c, xT).numpy()  # (B, R, K): x_i · c
+        csq = (c * c).sum(-1).numpy()
+        main = np.empty((B, R, len(main_ns)))
+        fz.main_sums(wn, xsq, xc, csq, ns_sorted[main_ns], starts, ends, main)
+        del xc
+    for a, n in enumerate(ns_sorted.tolist()):
+        col = int(perm[a])  # the caller's position of this N
+        want = asked[n]
+        valid = t > n
+        vmask = valid[None, :]
+
+        def put(name, value):
+            out[name][:, col] = np.where(vmask, value, np.nan)
+
+        put("d_tilde", d_tilde[:, :, a])
+        if "mass" in want:
+            put("mass", mass[:, :, a])
+            put("R", rmax[:, :, a])
+        if "terms" in want:
+            put("d1_norm", d1n[:, :, a])
+        if "separability" in want:
+            r = torch.from_numpy(np.ascontiguousarray(radius[:, :, a]))
+            put("radius", r.numpy())
+            put("ns_over_n", inside[:, :, a].astype(np.float64) / n)
+            ws = torch.gather(w, -1, torch.from_numpy(order_np[..., :n]))
+            sq = ws * ws
+            xi = (sq.sum(-1, keepdim=True) - sq).clamp_(min=0.0).sqrt_()  # ξ_j read as σ_j
+            rr = r[..., None]
+            put("t2_lower", (1.0 - xi.mean(-1) / r).numpy())
+            gap = (xi - rr).clamp_(min=0.0)
+            term = torch.where(gap > 0, torch.exp(-gap * gap / (2.0 * torch.where(xi > 0, xi * xi, 1.0))), 1.0)
+            put("t2_upper", term.mean(-1).numpy())
+        if "main" in want:
+            put("main", main[:, :, main_ns.index(a)])
     return out
 
 
@@ -995,7 +1121,7 @@ def _pair_exact(xs, xsq, b, j, sel, ends, chunk: int = 2048, starts=None):
     return out
 
 
-def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima=None) -> np.ndarray:
+def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima=None, fused=None) -> np.ndarray:
     """max_{i∉I_N, j∈I_N} ‖x_i − x_j‖ for every row (B, R); −inf where no key is left out.
 
     ``order`` is :func:`top_order` (B, R, k >= n); ``visible`` as in :func:`position_metrics`.
@@ -1003,7 +1129,9 @@ def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima
     prefix rows, ``every`` for rows that see every key): then every row is a lookup: the
     maximum for a selected j is exact unless its maximizer is itself selected, and only
     rows where such a j could win are recomputed exactly. Without ``maxima`` every row is
-    computed directly, O(B R N K).
+    computed directly, O(B R N K). With the compiled kernels (``fused``, default when numba is
+    installed) the recomputed j are taken largest candidate first and skipped once their
+    candidate cannot win.
     """
     import torch
 
@@ -1019,6 +1147,16 @@ def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima
         return _pair_distance_rows(x, order, n, visible, chunk=chunk)
     starts, ends = ranges
     best, argmax = maxima[0], maxima[1]
+    fz = _fused_kernels()
+    if fz is not None and fused is not False:  # the compiled lookup (candidates largest first, pruned)
+        xs = np.ascontiguousarray(x.numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
+        o = order.numpy() if isinstance(order, torch.Tensor) else np.asarray(order)
+        out = np.empty((B, R))
+        fz.pair_maxima(xs, (xs * xs).sum(-1), np.ascontiguousarray(o[..., :n], dtype=np.int64), int(n),
+                       np.ascontiguousarray(best.numpy()), np.ascontiguousarray(argmax.numpy(), dtype=np.int64),
+                       best.shape[-1] == R and R > 1, np.ascontiguousarray(starts, dtype=np.int64),
+                       np.ascontiguousarray(ends, dtype=np.int64), out)
+        return np.where(np.isinf(out), out, np.sqrt(np.maximum(out, 0.0)))
     idx = order[..., :n]  # (B, R, n)
     bidx = torch.arange(B)[:, None, None]
     col = torch.arange(R)[None, :, None] if best.shape[-1] == R else torch.zeros((1, 1, 1), dtype=torch.int64)

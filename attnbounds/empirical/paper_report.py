@@ -152,9 +152,11 @@ def paper_table(h: dict, crit: dict | None) -> dict:
 
 def head_summary(h: dict, crit: dict | None) -> dict:
     """The per-head capacity table: N_s/N at N = 16 (or E4's largest N below it), g at T = 0.1, d̃/expectation."""
+    cols = {c: [] for c in SUMMARY_COLUMNS}
+    if not len(h["layer"]):  # no per-head experiment ran (E3 alone)
+        return {k: np.asarray(v) for k, v in cols.items()}
     Y = int(h["layer"].max()) + 1
     H = int(h["head"].max()) + 1
-    cols = {c: [] for c in SUMMARY_COLUMNS}
     e4n = sorted(set(h["N"][_sel(h, experiment="E4")].tolist()))
     nN = max([n for n in e4n if n <= HEADLINE_N], default=None)
     ns = _per_head(h, experiment="E4", metric="ns_over_n", N=nN) if nN is not None else np.full((Y, H), np.nan)
@@ -397,6 +399,16 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     return results
 
 
+def _counted_rows(results: dict) -> str:
+    """Which query rows a mean at N counts: an encoder's every row (each sees all L keys); a
+    causal row t only when t > N (with ``--rows full``, every row)."""
+    if not results["model"].get("causal", True):
+        return "every row: an encoder's row sees all L keys"
+    if results["protocol"]["rows"] == "full":
+        return "every row, the masked keys with weight 0"
+    return "the rows t > N: a causal row t sees t keys"
+
+
 def _report(out: Path, results: dict, summary: dict, figures: list, positions=None, multihead=None) -> None:
     cfg = results["config"]
     t = results["timing"]
@@ -431,7 +443,7 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
                   f"Each per-head mean is over this many query positions (the least over layers and heads, summed over "
                   f"windows; a window of length L < the longest also takes the windows of length L that tile it). "
                   f"{few} of {len(positions['L'])} rows are below {MIN_POSITIONS}. E3's means at N rest on the same "
-                  "windows as E1's (the rows with more than N keys).", "",
+                  f"windows as E1's ({_counted_rows(results)}).", "",
                   "| experiment | L | N | positions | windows |", "|---|---|---|---|---|"]
         for i in range(len(positions["L"])):
             if positions["experiment"][i] == "E5" and i and positions["experiment"][i - 1] == "E5":

@@ -26,7 +26,9 @@ Rows with t ≤ N keys (no token left out) are skipped. The metrics (kernels in
   a geometric scan (10 grid points, all in one streamed pass; the first that does not
   reject wins), then bisection on the grid between that point and the last rejecting one. This
   assumes one change of decision inside that bracket; ``ks_scan.csv`` records every N
-  tested.
+  tested. The bisection computes the rows of the midpoints its next three steps may visit
+  in one pass (one softmax and one sort per block serve them), and tests only the ones it
+  visits: the same N, statistics and N_crit as step by step (tested).
 * **E4** per (head, N): r = min over non-selected i of ‖s − α_i x_i‖, N_s counted strictly
   inside, N_s/N averaged over t; the embeddings are on the unit sphere. Theorem 2's sides
   read ξ_j as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2} (its value on a high-dimensional sphere).
@@ -59,6 +61,7 @@ HEADS_COLUMNS = ["experiment", "layer", "head", "window", "L", "N", "T", "epsilo
 # experiment ids of the random generators (seeded_rng(seed, window, L, id, layer))
 _RNG_E5 = 5
 _BLOCK = 128  # query rows per block (a causal prefix block takes the keys up to its last row)
+_KS_AHEAD = 3  # E3's bisection computes the rows of its next 3 steps' possible midpoints (7 N) in one pass
 _HEADS = 4  # heads per metric call at 128 rows × 1024 keys (more for smaller blocks): the float64 passes
 # stay in cache, 2× faster than all heads at once
 
@@ -196,22 +199,36 @@ class _Logits:
     """One layer's logits (H, L, L) float32, −inf at hidden keys; kept by row blocks in prefix
     mode (the keys past a block's last row are hidden: about half the memory of the full map)."""
 
-    def __init__(self, logits, prefix: bool, keep: bool = False, buffer=None):
+    def __init__(self, logits, prefix: bool, keep: bool = False, buffer=None, blocks=None):
         L = logits.shape[-1]
         self.L = L
         self.prefix = prefix
-        if prefix and keep:  # copied into ``buffer`` (1-D float32 of kept_size), one block after the other
-            H = logits.shape[0]
-            buffer = np.empty(self.kept_size(H, L), dtype=np.float32) if buffer is None else buffer
+        if prefix and keep:  # copied into ``buffer`` (1-D float32 of kept_size), one block after the other,
+            H = logits.shape[0]  # or block k into ``blocks[k]`` (1-D float32 of H·(r1 − r0)·r1 each)
+            if buffer is None and blocks is None:
+                buffer = np.empty(self.kept_size(H, L), dtype=np.float32)
             self.parts, at = [], 0
-            for r0, r1, _ in _blocks(L, True):
-                part = buffer[at:at + H * (r1 - r0) * r1].reshape(H, r1 - r0, r1)
+            for k, (r0, r1, _) in enumerate(_blocks(L, True)):
+                size = H * (r1 - r0) * r1
+                part = (buffer[at:at + size] if blocks is None else blocks[k][:size]).reshape(H, r1 - r0, r1)
                 part[...] = logits[:, r0:r1, :r1]
                 self.parts.append(part)
-                at += part.size
+                at += size
             self.full = None
         else:
             self.parts, self.full = None, logits
+
+    def drop_rows(self, r: int) -> None:
+        """Forget the kept blocks of the rows >= r (no later use reads them)."""
+        if self.parts is not None:
+            for k, (r0, _, _) in enumerate(_blocks(self.L, True)):
+                if r0 >= r:
+                    self.parts[k] = None
+
+    @staticmethod
+    def block_sizes(H: int, L: int) -> list:
+        """Elements of each kept prefix block of one layer."""
+        return [H * (r1 - r0) * r1 for r0, r1, _ in _blocks(L, True)]
 
     @staticmethod
     def kept_size(H: int, L: int) -> int:
@@ -260,8 +277,12 @@ def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
         if not use:
             continue
         # one sort serves many large N; a single large N is cheaper by selection (top_mask)
+        # (the compiled kernels take the order up to the largest N: one sort for every N)
         large = [n for n in use if n > 256 and not spec[n] & {"separability", "terms", "d1_pair"}]
-        k = max(use) if len(large) >= 3 else max([n for n in use if n not in large] or [0])
+        if len(large) >= 3 or ex._fused_kernels() is not None:
+            k = max(use)
+        else:
+            k = max([n for n in use if n not in large] or [0])
         what = {n: set(spec[n]) - {"d1_pair"} for n in use}
         cols = [ns.index(n) for n in use]
         for h0, h1 in chunks:
@@ -477,19 +498,21 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
                 heads.add("E5", "g", _fold(tot[:, i, j], S), _fold(np.full(tot.shape[0], cnt, dtype=np.float64), S),
                           L5, None, y, T=T, epsilon=e)
 
+    store: dict = {}  # prefix mode with E3: block k of every layer in one allocation (no fragments),
+    # freed once E3 no longer reads its rows
+
     def main_pass(Lc, group):
         kept = []
-        store: list = []  # prefix mode with E3: every layer's kept blocks in one allocation (no fragments)
 
         def on_layer(y, logits, x):
             stage(f"E1/E2/E4/E5 layer {y + 1}" + ("" if len(group) > 1 else f", L={Lc}"))
-            buffer = None
+            blocks = None
             if prefix and ks is not None:
-                size = _Logits.kept_size(logits.shape[0], Lc)
                 if not store:
-                    store.append(np.empty((handle.n_layers, size), dtype=np.float32))
-                buffer = store[0][y]
-            lg = _Logits(logits[:, :Lc, :Lc], prefix, keep=ks is not None, buffer=buffer)
+                    for k, size in enumerate(_Logits.block_sizes(logits.shape[0], Lc)):
+                        store[k] = np.empty((handle.n_layers, size), dtype=np.float32)
+                blocks = [store[k][y] for k in sorted(store)]
+            lg = _Logits(logits[:, :Lc, :Lc], prefix, keep=ks is not None, blocks=blocks)
             if x.shape[0] != logits.shape[0]:  # vectors shared by the heads (hidden states): one copy per head
                 x = np.ascontiguousarray(np.broadcast_to(x, (logits.shape[0],) + x.shape[1:]))
             if prefix or not causal:
@@ -537,7 +560,8 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
 
     stage("forward")
     kept = main_pass(Lmax, lengths) if causal else None
-    for L in sorted(lengths, reverse=True):
+    down = sorted(lengths, reverse=True)
+    for i, L in enumerate(down):
         if not causal:
             kept = main_pass(L, [L])
         sub = tiles(ids[:Lmax], L) if tile else None
@@ -547,6 +571,14 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
             ks.run(kept, [L], stage, kept_sub)
             clock["metric_seconds"] += time.perf_counter() - t0
         del kept_sub
+        if store and kept is not None:  # the shorter lengths read only the rows below the next L
+            nxt = down[i + 1] if i + 1 < len(down) else 0
+            for lg, _ in kept:
+                lg.drop_rows(nxt)
+            for k, (r0, _, _) in enumerate(_blocks(Lmax, True)):
+                if r0 >= nxt:
+                    store.pop(k, None)
+            _release_freed_memory()
     tables = ks.tables() if ks is not None else {}
     tables["heads"] = heads.table()
     tables["positions"] = heads.positions()
@@ -737,13 +769,15 @@ class _KSSearch:
         self.lengths = list(lengths)
         self.rows: dict = {}  # prefix: N -> {layer: (d̃ rows, main rows)}; else (N, L) -> the same
         self.done: dict = {}  # L -> (N_crit or None, {N: (statistic, p, mean d̃, mean expectation)})
+        self.extra: dict = {}  # (L, N) -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
 
     def _key(self, n, L):
         return n if self.prefix else (n, L)
 
     def seed(self, y: int, n: int, d_tilde_rows, main_rows) -> None:
         """Rows (H, L_rows) of layer y at N from the main pass (prefix mode: valid for every L ≤ L_rows)."""
-        self.rows.setdefault(self._key(n, None), {})[y] = (d_tilde_rows, main_rows)
+        # copies: a view would keep the whole (heads, N, rows) table of every quantity alive
+        self.rows.setdefault(self._key(n, None), {})[y] = (d_tilde_rows.copy(), main_rows.copy())
 
     def _has(self, n, L, layers) -> bool:
         got = self.rows.get(self._key(n, L), {})
@@ -758,33 +792,39 @@ class _KSSearch:
         for L in sorted(lengths, reverse=True):
             self.done[L] = self._search(kept, L, stage, sub)
 
-    def _test(self, kept, L, ns, tested, stage, sub=None) -> None:
-        ns = [n for n in ns if n not in tested]
-        need = [n for n in ns if not self._has(n, L, len(kept))]
+    def _compute(self, kept, L, ns, stage, sub=None) -> None:
+        """The rows (main window) and per-head sums (tiling windows) of d̃ and the main term at
+        each N of ``ns`` at L, all N in one pass over the kept logits; cached."""
+        need = sorted({n for n in ns if not self._has(n, L, len(kept))})  # _rows' columns are in increasing N
         if need:
             stage(f"E3 L={L} N={','.join(map(str, need))}")
             for y, (lg, x) in enumerate(kept):
                 rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need})  # d̃ and the main term
                 for a, n in enumerate(need):
-                    self.rows.setdefault(self._key(n, L), {})[y] = (rows["d_tilde"][:, a], rows["main"][:, a])
+                    self.rows.setdefault(self._key(n, L), {})[y] = (rows["d_tilde"][:, a].copy(), rows["main"][:, a].copy())
             _release_freed_memory()
-        extra: dict = {}  # N -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
-        if sub:
+        need = sorted({n for n in ns if (L, n) not in self.extra}) if sub else []
+        if need:
             for y, (lg, x, S) in enumerate(sub):
-                rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in ns})
-                for a, n in enumerate(ns):
+                rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need})
+                for a, n in enumerate(need):
                     sd, cd = _sums(rows["d_tilde"][:, a], L)
                     sm, cm = _sums(rows["main"][:, a], L)
-                    extra.setdefault(n, []).append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
+                    self.extra.setdefault((L, n), []).append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
             _release_freed_memory()
+
+    def _test(self, kept, L, ns, tested, stage, sub=None) -> None:
+        ns = [n for n in ns if n not in tested]
+        self._compute(kept, L, ns, stage, sub)
         for n in ns:
             got = self.rows[self._key(n, L)]
+            extra = self.extra.get((L, n)) if sub else None
             a_s, b_s = [], []
             for y in range(len(kept)):
                 sd, cd = _sums(got[y][0], L)
                 sm, cm = _sums(got[y][1], L)
-                if n in extra:
-                    ed, ecd, em, ecm = extra[n][y]
+                if extra is not None:
+                    ed, ecd, em, ecm = extra[y]
                     sd, cd, sm, cm = sd + ed, cd + ecd, sm + em, cm + ecm
                 a_s.append(_ratio(sd, cd))
                 b_s.append(_ratio(sm, cm))
@@ -793,6 +833,20 @@ class _KSSearch:
             keep = np.isfinite(a_s) & np.isfinite(b_s)
             st, p = ex.ks_two_sample(a_s[keep], b_s[keep])
             tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
+
+    @staticmethod
+    def _ahead(lo: int, hi: int, depth: int) -> list:
+        """The grid positions the next ``depth`` bisection steps may visit, from the bracket (lo, hi)."""
+        out, level = [], [(lo, hi)]
+        for _ in range(depth):
+            nxt = []
+            for a, b in level:
+                if b - a > 1:
+                    mid = (a + b) // 2
+                    out.append(mid)
+                    nxt += [(a, mid), (mid, b)]
+            level = nxt
+        return out
 
     def _search(self, kept, L, stage, sub=None):
         tested: dict = {}
@@ -811,6 +865,10 @@ class _KSSearch:
         n_crit = None
         if hi is not None:
             while hi - lo > 1:
+                # the rows of the next steps' possible midpoints in one pass (one sort and one
+                # softmax of each block serve them all); only the midpoints the bisection
+                # actually visits are tested (and recorded in ks_scan.csv)
+                self._compute(kept, L, [int(grid[i]) for i in self._ahead(lo, hi, _KS_AHEAD)], stage, sub)
                 mid = (lo + hi) // 2
                 self._test(kept, L, [int(grid[mid])], tested, stage, sub)
                 if tested[int(grid[mid])][1] >= self.alpha:

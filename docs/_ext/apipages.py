@@ -106,13 +106,14 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
     ),
     (
         "Models, capture and experiments",
-        "The empirical layer (needs the `empirical` extra: torch and transformers).",
+        "The empirical layer (needs the `empirical` extra: torch, transformers and numba).",
         (
             ("attnbounds.empirical", {}),
             ("attnbounds.empirical.models", {}),
             ("attnbounds.empirical.capture", {}),
             ("attnbounds.empirical.text", {}),
             ("attnbounds.empirical.experiments", {}),
+            ("attnbounds.empirical.fused", {}),
             ("attnbounds.empirical.run", {}),
             ("attnbounds.empirical.protocol", {}),
             ("attnbounds.empirical.report", {}),

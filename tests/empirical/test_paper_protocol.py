@@ -190,6 +190,10 @@ def test_top_order_breaks_ties_to_the_lower_index():
     w = np.round(rng.random((3, 5, 40)), 1)  # many ties
     ref = np.argsort(-w, axis=-1, kind="stable")[..., :6]
     assert np.array_equal(ex.top_order(w, 6).numpy(), ref)
+    w = np.round(rng.random((2, 4, 600)), 2)  # k > 256: the sorting path (compiled when numba is there)
+    w[..., 500:] = 0.0
+    for k in (257, 520, 600):
+        assert np.array_equal(ex.top_order(w, k).numpy(), np.argsort(-w, axis=-1, kind="stable")[..., :k])
 
 
 def test_default_protocol_is_paper_unless_whatif_normalizers_are_asked():
@@ -233,9 +237,10 @@ def _causal_rows(rng, B, K, d, r0=0, window=None, ties=False):
     return w, vis, ex.to_sphere(rng.standard_normal((B, K, d)))
 
 
+@pytest.mark.parametrize("fused", [False, True])
 @pytest.mark.parametrize("r0, window, ties", [(0, None, False), (24, None, True), (10, 12, False), (30, 7, True),
                                              (20, 25, False)])
-def test_pair_distance_lookup_equals_the_direct_maximum(r0, window, ties):
+def test_pair_distance_lookup_equals_the_direct_maximum(r0, window, ties, fused):
     """d_1 from the running maxima of a PairTable equals max_{i∉I_N, j∈I_N}‖x_i − x_j‖ computed
     token by token, for prefix rows, rows that see every key, and sliding windows (from the
     window's own maxima, and by the direct path when the maxima are a prefix's)."""
@@ -256,7 +261,7 @@ def test_pair_distance_lookup_equals_the_direct_maximum(r0, window, ties):
     every = ex.PairTable(x).every()
     for n in (1, 3, 20):
         for visible, maxima in ((vis, prefix), (vis, windowed), (None, every)):
-            got = ex.pair_distance_max(x, order, n, visible, maxima=maxima)
+            got = ex.pair_distance_max(x, order, n, visible, maxima=maxima, fused=fused)
             for b in range(B):
                 for r in range(K - r0):
                     keys = np.arange(K) if visible is None else np.flatnonzero(visible[r])
@@ -288,13 +293,54 @@ def test_position_metrics_by_mask_and_by_index_agree():
     """N beyond the order (the selection path) gives the same d̃, main term and ᾱ_N as the indices."""
     rng = np.random.default_rng(4)
     w, vis, x = _causal_rows(rng, 2, 300, 4)
-    by_index = ex.position_metrics(w, x, [270], visible=vis, order=ex.top_order(w, 270), what=("main", "mass"))
-    by_mask = ex.position_metrics(w, x, [270], visible=vis, order=ex.top_order(w, 5), what=("main", "mass"))
+    by_index = ex.position_metrics(w, x, [270], visible=vis, order=ex.top_order(w, 270), what=("main", "mass"), fused=False)
+    by_mask = ex.position_metrics(w, x, [270], visible=vis, order=ex.top_order(w, 5), what=("main", "mass"), fused=False)
     for k in by_index:
         assert np.allclose(by_mask[k], by_index[k], rtol=1e-12, atol=1e-12, equal_nan=True), k
     only = ex.position_metrics(w, x, [1, 270], visible=vis, what={1: ("separability",), 270: ("main",)})
     assert np.isnan(only["main"][:, 0]).all() and np.isnan(only["ns_over_n"][:, 1]).all()
     assert np.allclose(only["main"][:, 1], by_index["main"][:, 0], equal_nan=True)
+
+
+@pytest.mark.parametrize("r0, window, ties", [(0, None, False), (40, None, True), (30, 9, False), (50, 20, True),
+                                             (0, "all", False), (0, "all", True)])
+def test_compiled_kernels_equal_the_torch_path(r0, window, ties):
+    """position_metrics by the compiled per-row kernels (fused) equals the torch path, every
+    quantity at every N (small, beyond the top order, up to K − 1), for causal prefixes,
+    sliding windows and rows that see every key, with tied weights and repeated vectors."""
+    rng = np.random.default_rng(11 + r0)
+    K = 90
+    w, vis, x = _causal_rows(rng, 3, K, 6, r0, None if window == "all" else window, ties)
+    if window == "all":
+        lg = rng.standard_normal(w.shape) * 2
+        w = np.exp(np.round(lg) if ties else lg)
+        w /= w.sum(-1, keepdims=True)
+        vis = None
+    if ties:
+        x[:, 5] = x[:, 6]
+    what = {1: {"mass", "main", "terms", "separability"}, 2: {"separability"}, 5: {"main", "mass"}, 8: {"terms"},
+            30: {"main", "separability"}, 70: {"main"}, K - 1: {"main", "mass", "separability"}}
+    ns = list(what)
+    torch_path = ex.position_metrics(w, x, ns, visible=vis, what=what, fused=False)
+    compiled = ex.position_metrics(w, x, ns, visible=vis, what=what, fused=True,
+                                   order=ex.top_order(w, 3))  # an order shorter than the largest N
+    assert set(torch_path) == set(compiled)
+    for k, ref in torch_path.items():
+        got = compiled[k]
+        assert np.array_equal(np.isnan(ref), np.isnan(got)), k
+        assert not np.isnan(ref).all(), k  # every quantity is asked somewhere
+        # t2_lower = 1 − mean ξ / r cancels near 1: compare it on the absolute scale
+        assert np.allclose(got, ref, rtol=1e-12, atol=1e-12 if k == "t2_lower" else 0.0, equal_nan=True), k
+
+
+def test_fused_path_needs_one_range_of_visible_keys():
+    w = np.full((1, 2, 4), 0.25)
+    vis = np.array([[True, False, True, True], [True, True, True, True]])
+    w[0, 0] = [1 / 3, 0, 1 / 3, 1 / 3]
+    with pytest.raises(ValueError, match="fused: needs"):
+        ex.position_metrics(w, np.eye(4)[None], [1], visible=vis, fused=True)
+    ref = ex.position_metrics(w, np.eye(4)[None], [1], visible=vis, fused=False)
+    assert np.allclose(ex.position_metrics(w, np.eye(4)[None], [1], visible=vis)["d_tilde"], ref["d_tilde"])
 
 
 def test_e4_count_is_the_papers_distinguishable_count_just_inside_r():
@@ -388,3 +434,41 @@ def test_h1_probe_counts_each_heads_distinguishable_tokens():
     assert got["coverage"] / rows == pytest.approx(np.mean(cov), rel=1e-12)
     assert got["independent"] / rows == pytest.approx(np.mean(ind), rel=1e-12)
     assert got["worst_case"] <= got["coverage"] + 1e-12 <= got["union_bound"] + 2e-12
+
+
+def test_report_says_which_rows_a_mean_counts():
+    """An encoder's every row counts (each sees all L keys); a causal prefix row t only when t > N."""
+    from attnbounds.empirical.paper_report import _counted_rows
+
+    enc = _counted_rows({"model": {"causal": False}, "protocol": {"rows": "all keys (bidirectional)"}})
+    causal = _counted_rows({"model": {"causal": True}, "protocol": {"rows": "prefix"}})
+    full = _counted_rows({"model": {"causal": True}, "protocol": {"rows": "full"}})
+    assert "every row" in enc and "t > N" not in enc
+    assert "t > N" in causal and "every row" not in causal
+    assert "every row" in full and "weight 0" in full
+
+
+def test_e3_look_ahead_tests_exactly_the_sequential_bisection(corpus, tmp_path, monkeypatch):
+    """E3's bisection computes the rows of its next steps' possible midpoints in one pass;
+    it must test (and record in ks_scan.csv) exactly the N the step-by-step bisection tests,
+    with the same statistics and the same N_crit."""
+    from attnbounds.empirical.models import load_model
+
+    shape = dict(n_layer=4, n_embd=64, n_head=8)  # 32 per-head means: the KS test can reject, so E3 bisects
+    handle = load_model("gpt2-random", seed=0, **shape)
+    out = {}
+    for ahead in (0, 3):
+        monkeypatch.setattr(protocol, "_KS_AHEAD", ahead)
+        cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=(64, 128), windows=1, experiments=("E3",),
+                                  model_overrides=shape)
+        run.run_reproduce(cfg, tmp_path / str(ahead), progress=False, handle=handle)
+        out[ahead] = (_heads(tmp_path / str(ahead) / "critical_n.csv"), _heads(tmp_path / str(ahead) / "ks_scan.csv"))
+    assert out[0] == out[3]
+    crit, scan = out[3]
+    bisected = 0
+    for r in crit:
+        L = int(r["L"])
+        grid = protocol.ks_grid(L)
+        scanned = {int(grid[i]) for i in np.unique(np.rint(np.geomspace(1, grid.size, min(grid.size, 10))).astype(int) - 1)}
+        bisected += sum(1 for s in scan if int(s["L"]) == L and int(float(s["N"])) not in scanned)
+    assert bisected >= 2  # the bisection ran (the look-ahead was exercised)
