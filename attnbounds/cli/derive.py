@@ -13,7 +13,8 @@ from attnbounds.theory import derivation
 @click.option("--latex", is_flag=True, help="Print LaTeX instead of SymPy strings.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 def derive(name, latex, as_json):
-    """Print the closed forms of derivation NAME (no NAME: list the derivations)."""
+    """Print the closed forms of derivation NAME (no NAME: list the derivations; a claim id
+    such as L2: list that claim's derivations)."""
     if name is None:
         if as_json:
             write_json([{"name": n, "title": derivation.get(n).title} for n in derivation.names()], None)
@@ -21,10 +22,20 @@ def derive(name, latex, as_json):
         for n in derivation.names():
             click.echo(f"{n:<14} {derivation.get(n).title}")
         return
+    if name not in derivation.names():
+        of_claim = _of_claim(name)
+        if of_claim:  # a claim id: list that claim's derivations
+            if as_json:
+                write_json([{"name": n, "title": derivation.get(n).title} for n in of_claim], None)
+                return
+            click.echo(f"{name}: {len(of_claim)} derivation(s); print one with `attnbounds derive NAME`:")
+            for n in of_claim:
+                click.echo(f"{n:<14} {derivation.get(n).title}")
+            return
     try:
         data = derivation.to_json(name)
     except KeyError as exc:
-        raise UsageError(exc.args[0]) from None
+        raise UsageError(f"{exc.args[0]} (or a claim id such as L2, for its derivations)") from None
     if as_json:
         write_json(data, None)
         return
@@ -35,3 +46,8 @@ def derive(name, latex, as_json):
             click.echo(f"      attained at: {res['maximizer']}")
         if "note" in res:
             click.echo(f"      {res['note']}")
+
+
+def _of_claim(name: str) -> list[str]:
+    """The derivations of claim ``name`` (``L2`` -> ``L2-generic``, ``L2-softmax``)."""
+    return [n for n in derivation.names() if n.startswith(name + "-")]

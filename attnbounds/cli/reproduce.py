@@ -46,6 +46,10 @@ def _settings_error(err: ValueError) -> UsageError:
 def _verify(directory: str) -> None:
     from attnbounds.empirical import store
 
+    if not Path(directory).is_dir():
+        if Path(directory).exists():
+            raise UsageError(f"--verify: {directory!r} is not a directory")
+        raise UsageError(f"--verify: no such directory {directory!r}")
     problems = store.verify(directory)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -58,7 +62,7 @@ def _verify(directory: str) -> None:
 
 
 @click.command()
-@click.option("--model", default=None, help="gpt2, gpt2-random, smollm2, minilm, a local directory, or a hub id.  [required]")
+@click.option("--model", default=None, help="gpt2, gpt2-random, smollm2, minilm, gemma3 (the extra `gemma`), a local directory, or a hub id.  [required]")
 @click.option("--text", "text", default=None, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).  [required]")
 @click.option("--lengths", default=None, help="Comma-separated L values [default: 32,64,128,256,512,1024 capped at the model's positions].")
 @click.option("--top-n", default=None, help="Comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20].")

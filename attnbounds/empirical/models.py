@@ -146,6 +146,11 @@ def load_model(
     elif Path(name).expanduser().is_dir():
         path = str(Path(name).expanduser().resolve())
         handle = _load_pretrained(name, path, cache_dir, True)
+    elif _looks_like_path(name):  # not a hub id: say so, rather than advise `hf download /some/path`
+        raise FileNotFoundError(
+            f"{name!r}: no such directory (a local model is a directory holding config.json, the weights and the "
+            f"tokenizer files)"
+        )
     else:
         handle = _load_pretrained(name, name, cache_dir, local_files_only)
 
@@ -425,6 +430,17 @@ def _hub_reachable(timeout: float = 3.0) -> bool:
             return True
     except OSError:
         return False
+
+
+def _looks_like_path(name: str) -> bool:
+    """A name that cannot be a hub id (``owner/model``): absolute, ``./``, ``~``, or with more parts."""
+    return (
+        name.startswith(("/", ".", "~"))
+        or "\\" in name
+        or name.endswith("/")
+        or name.count("/") > 1
+        or Path(name).is_absolute()
+    )
 
 
 def _not_found_error(name: str, source: str, local_files_only: bool, note: str = "") -> FileNotFoundError:

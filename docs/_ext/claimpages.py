@@ -241,6 +241,9 @@ def _counterexample_section(row: dict, relation: str | None) -> str:
     if isinstance(lhs, (int, float)) and isinstance(rhs, (int, float)):
         fails = f"`lhs {relation} rhs` fails" if relation else "the conclusion fails"
         facts.append(f"lhs = `{lhs!r}`, rhs = `{rhs!r}`, lhs − rhs = `{lhs - rhs!r}`: {fails}.")
+    elif lhs is not None and rhs is None:  # no numeric right side (an order in L, unboundedness)
+        what = row.get("evidence") or "see the evidence"
+        facts.append(f"lhs = `{format_value(lhs)}`; the statement has no numeric right side here: {escape(what)}")
     elif lhs is not None or rhs is not None:
         facts.append(f"lhs = `{format_value(lhs)}`, rhs = `{format_value(rhs)}`.")
     if isinstance(cx, dict) and cx.get("method"):
@@ -427,6 +430,13 @@ def proof_rules(argument: str, env):
     import attnbounds.theory.proof as kernel
 
     body = [[f"`{escape(r.name)}`", escape(r.statement), escape(r.why)] for r in kernel.RULES.values()]
+    # not a kernel rule: the name a row's proof object gives to a refutation (engine.methods.proof_summary)
+    body.append([
+        "`counterexample`",
+        "the statement is false: it fails at one concrete instance (a refutation, not a step of a chain)",
+        "exact evaluation of the statement at the instance (SymPy, exact numbers); the engine re-evaluates it "
+        "with the reading's numeric sides where it has them, and a disagreement is a CONFLICT, not a verdict",
+    ])
     md = _list_table(["Rule", "What a step may claim", "Why it is trusted"], body, "16 42 42")
     return md, [Path(kernel.__file__)]
 

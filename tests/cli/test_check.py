@@ -81,6 +81,7 @@ def test_table_lists_every_reading_with_its_verdict(toys):
 
 def test_json_rows_and_strict_exit_codes(toys, tmp_path):
     out = tmp_path / "sub" / "check.json"
+    out.parent.mkdir()  # --json refuses a missing directory (tests/cli/test_review_fixes.py)
     result = run("--quick", "--examples", "20", "--json", str(out))
     assert result.exit_code == 0
     rows = json.loads(out.read_text())

@@ -76,6 +76,18 @@ def test_counterexample_section_shows_numbers_and_figure():
     assert claimpages._counterexample_section({"id": "Y:r", "counterexample": None}, "<=") == ""
 
 
+def test_counterexample_without_a_numeric_right_side_says_what_fails():
+    claimpages = pytest.importorskip("claimpages")
+    row = {
+        "id": "X:transcribed",
+        "evidence": "symbolic: d~ = 0 for every L",
+        "counterexample": {"instance": {"L": [4, 16], "d_tilde": [0.0, 0.0]}, "lhs": 0.0, "rhs": None, "method": "symbolic"},
+    }
+    section = claimpages._counterexample_section(row, "<=")
+    assert "None" not in section
+    assert "= 0 for every L" in section  # the evidence, Markdown-escaped
+
+
 def test_cli_reference_lists_every_command_and_option(env):
     clidoc = pytest.importorskip("clidoc")
     import click
@@ -91,3 +103,16 @@ def test_cli_reference_lists_every_command_and_option(env):
             for opt in getattr(param, "opts", []):
                 if opt.startswith("-"):
                     assert f"`{opt}`" in markdown, f"{name} {opt}"
+
+
+def test_proof_rules_table_names_every_rule_a_verdict_uses(env):
+    """Every rule name in the committed verdicts' proof objects has a row on the proof-rules page."""
+    import json
+
+    claimpages = pytest.importorskip("claimpages")
+    table, _ = claimpages.proof_rules("", env)
+    rows = json.loads((DOCS / "_generated" / "verdicts.json").read_text())
+    used = {rule for row in rows for rule in ((row.get("proof") or {}).get("rules") or [])} - {"argued"}
+    assert used, "no rules in the committed verdicts"
+    missing = sorted(rule for rule in used if f"`{rule}`" not in table)
+    assert not missing, f"rules with no row in docs/proof-rules.md's table: {missing}"

@@ -1,0 +1,66 @@
+"""Fixes from a new user's review: help text, one-line errors, derive by claim id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from attnbounds.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = str((REPO / ".." / "shared" / "corpus" / "war_and_peace.txt").resolve())
+
+
+def _one_line_error(result, *fragments) -> str:
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
+    for f in fragments:
+        assert f in lines[0], lines[0]
+    return lines[0]
+
+
+def test_reproduce_help_lists_every_builtin_model():
+    from attnbounds.empirical.models import BUILTIN_MODELS
+
+    text = " ".join(CliRunner().invoke(main, ["reproduce", "--help"]).output.split())
+    missing = [name for name in BUILTIN_MODELS if name not in text]
+    assert not missing, f"reproduce --help omits {missing}"
+
+
+def test_model_that_looks_like_a_path_is_no_such_directory(tmp_path):
+    missing = str(tmp_path / "no" / "model")
+    r = CliRunner().invoke(main, ["reproduce", "--model", missing, "--text", CORPUS, "--no-progress",
+                                  "--out", str(tmp_path / "out")])
+    line = _one_line_error(r, "--model:", "no such directory", missing)
+    assert "hf download" not in line
+
+
+def test_model_path_check_leaves_hub_ids_alone():
+    from attnbounds.empirical.models import _looks_like_path
+
+    assert not _looks_like_path("someone/no-such-model")
+    assert not _looks_like_path("gpt2")
+    for path in ("/nonexistent/model", "./model", "../model", "~/model", "a/b/c", "model/"):
+        assert _looks_like_path(path), path
+
+
+def test_verify_missing_directory_is_a_usage_error(tmp_path):
+    _one_line_error(CliRunner().invoke(main, ["reproduce", "--verify", str(tmp_path / "nope")]),
+                    "Error: --verify: no such directory")
+    a_file = tmp_path / "f"
+    a_file.write_text("x")
+    _one_line_error(CliRunner().invoke(main, ["reproduce", "--verify", str(a_file)]),
+                    "Error: --verify:", "is not a directory")
+
+
+def test_derive_accepts_a_claim_id():
+    from attnbounds.theory import derivation
+
+    for claim in ("L1", "L2"):
+        r = CliRunner().invoke(main, ["derive", claim])
+        assert r.exit_code == 0, r.output
+        mine = [n for n in derivation.names() if n.startswith(claim + "-")]
+        assert mine and all(n in r.output for n in mine), r.output
+    _one_line_error(CliRunner().invoke(main, ["derive", "nonsense"]), "unknown derivation 'nonsense'")
