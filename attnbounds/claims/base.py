@@ -166,6 +166,59 @@ class Hypothesis:
         return bool(self.admits(normalizer))
 
 
+class MissingKeyError(KeyError):
+    """An instance given to ``Reading.sides`` lacks a key; the message names the expected keys."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class _NamedSides:
+    """A reading's ``sides``, unchanged except that a missing instance key is reported with
+    the keys the reading's instances have (a bare ``KeyError: 'T'`` says neither)."""
+
+    def __init__(self, func, reading: str, sweep=None):
+        self.__wrapped__ = func
+        self._reading = reading
+        self._sweep = sweep
+
+    def __call__(self, instance):
+        try:
+            return self.__wrapped__(instance)
+        except KeyError as exc:
+            key = exc.args[0] if len(exc.args) == 1 else None
+            if isinstance(exc, MissingKeyError) or not isinstance(instance, Mapping) or key in instance:
+                raise
+            raise MissingKeyError(
+                f"reading {self._reading!r}: the instance has no key {key!r}; {self._expected()} "
+                f"(given: {', '.join(map(repr, instance)) or 'none'})"
+            ) from None
+
+    def _expected(self) -> str:
+        if self._sweep is not None:
+            try:
+                keys = list(self._sweep(np.random.default_rng(0), 1))
+            except Exception:  # noqa: BLE001 -- only the message depends on it
+                keys = []
+            if keys:
+                return f"its instances have the keys {', '.join(map(repr, keys))}"
+        return "see the reading's strategy for the keys of its instances"
+
+    def __getattr__(self, name):  # markers set on the function (e.g. draws_weights) stay visible
+        if name == "__wrapped__":
+            raise AttributeError(name)
+        return getattr(self.__wrapped__, name)
+
+    def __eq__(self, other):
+        return isinstance(other, _NamedSides) and self.__wrapped__ == other.__wrapped__
+
+    def __hash__(self):
+        return hash(self.__wrapped__)
+
+    def __repr__(self) -> str:
+        return f"<sides of reading {self._reading!r}: {self.__wrapped__!r}>"
+
+
 @dataclass(frozen=True)
 class Reading:
     """One precise reading of a claim, with every method that can judge it."""
@@ -190,6 +243,8 @@ class Reading:
             raise ValueError(f"relation: must be one of {RELATIONS}, got {self.relation!r}")
         if (self.strategy or self.sweep) and self.sides is None:
             raise ValueError(f"reading {self.name!r}: strategy/sweep need a `sides` evaluator")
+        if self.sides is not None and not isinstance(self.sides, _NamedSides):
+            object.__setattr__(self, "sides", _NamedSides(self.sides, self.name, self.sweep))
 
     @property
     def methods(self) -> tuple[str, ...]:

@@ -59,10 +59,8 @@ def render_table(rows: list[dict], console) -> None:
     table.add_column("proof", overflow="fold", max_width=22)
     table.add_column("evidence", overflow="fold")
     table.add_column("s", justify="right", no_wrap=True)
-    counts: dict[str, int] = {}
     for row in rows:
         verdict = row["verdict"]
-        counts[verdict] = counts.get(verdict, 0) + 1
         shown = f"[{_STYLE.get(verdict, '')}]{verdict}[/]"
         if row.get("conflict"):
             shown = "[bold magenta]undecided: CONFLICT[/]"
@@ -77,8 +75,7 @@ def render_table(rows: list[dict], console) -> None:
         )
     console.print(table)
     total = sum(r.get("seconds") or 0 for r in rows)
-    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda kv: _order(kv[0])))
-    console.print(f"{len(rows)} row(s): {summary or 'none'}; {total:.1f} s")
+    console.print(f"{summary_line(rows)}; {total:.1f} s")
     conflicts = [r["id"] for r in rows if r.get("conflict")]
     if conflicts:
         console.print(f"[bold magenta]CONFLICT (a bug in a claim's methods): {', '.join(conflicts)}[/]")
@@ -86,6 +83,34 @@ def render_table(rows: list[dict], console) -> None:
     if timed:
         console.print(f"[bold yellow]TIME LIMIT: the wall-clock safety net interrupted a method of "
                       f"{', '.join(timed)}; those verdicts are not those of the full budget[/]")
+
+
+def summary_line(rows: list[dict]) -> str:
+    """Counts of the readings' verdicts, then of the hypothesis checks (rows of kind
+    ``hypothesis``), where *falsified* means the conclusion fails without the hypothesis:
+    the hypothesis is needed.
+
+    >>> summary_line([{"kind": "reading", "verdict": "proved"}, {"kind": "reading", "verdict": "falsified"},
+    ...               {"kind": "hypothesis", "verdict": "falsified"}, {"kind": "hypothesis", "verdict": "proved"}])
+    '2 readings: 1 proved, 1 falsified; 2 hypothesis checks: 1 not needed, 1 needed'
+    >>> summary_line([])
+    '0 readings: none'
+    """
+    readings = [r for r in rows if r.get("kind") != "hypothesis"]
+    hypotheses = [r for r in rows if r.get("kind") == "hypothesis"]
+
+    def counts(group, names):
+        tally: dict[str, int] = {}
+        for r in group:
+            tally[r["verdict"]] = tally.get(r["verdict"], 0) + 1
+        return ", ".join(f"{n} {names.get(v, v)}" for v, n in sorted(tally.items(), key=lambda kv: _order(kv[0])))
+
+    text = f"{len(readings)} reading{'' if len(readings) == 1 else 's'}: {counts(readings, {}) or 'none'}"
+    if hypotheses:
+        # falsified: the conclusion fails without it (needed); proved: it holds without it
+        names = {"falsified": "needed", "proved": "not needed"}
+        text += f"; {len(hypotheses)} hypothesis check{'' if len(hypotheses) == 1 else 's'}: {counts(hypotheses, names)}"
+    return text
 
 
 def proof_cell(proof: dict | None) -> str:
@@ -246,7 +271,13 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer, matrix, claim_specs, plot_path,
           mutants):
     """Judge the readings of claims IDS (claim ids like T1i or 2508.17821:T1i, reading ids like
-    T1i:transcribed; default: all claims) and print their verdicts."""
+    T1i:transcribed; default: all claims) and print their verdicts.
+
+    The proof column reads "k/n steps checked: rules": n counts the chain's top-level steps
+    (a step's sub-chains are checked within it), the rules include the sub-chains' rules.
+    The last line counts the readings' verdicts apart from the hypothesis checks, where
+    falsified means the hypothesis is needed.
+    """
     from attnbounds.engine.budget import PRESET, budget_for
 
     budget = budget_for(quick, examples, PRESET if time_limit is None else (time_limit or None))

@@ -21,8 +21,9 @@ class UsageError(click.UsageError):
 def check_writable_file(path: str | None, flag: str, *, suffixes: tuple = ()) -> None:
     """Fail at once (one line, exit 2) if ``path`` cannot be written, before any heavy work.
 
-    ``None`` and ``-`` (stdout) pass. The file's directory may not exist yet: the nearest
-    existing ancestor must then be a writable directory. Nothing is created or changed.
+    ``None`` and ``-`` (stdout) pass. The file's directory must exist (a typo in it is an
+    error, not a reason to create directories anywhere) and be writable. Nothing is created
+    or changed.
     """
     if path in (None, "-"):
         return
@@ -32,8 +33,13 @@ def check_writable_file(path: str | None, flag: str, *, suffixes: tuple = ()) ->
     if p.is_dir():
         raise UsageError(f"{flag}: {str(path)!r} is a directory")
     ancestor = p.parent
-    while not ancestor.exists():
-        ancestor = ancestor.parent
+    if not ancestor.exists():
+        missing = ancestor
+        while not missing.parent.exists():
+            missing = missing.parent
+        if missing.parent.is_dir():
+            raise UsageError(f"{flag}: cannot write {str(path)!r}: no such directory {str(ancestor)!r} (create it first)")
+        ancestor = missing.parent
     if not ancestor.is_dir():
         raise UsageError(f"{flag}: cannot write {str(path)!r}: {str(ancestor)!r} is not a directory")
     try:  # try it: permission bits do not tell (root, read-only mounts)

@@ -124,10 +124,13 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         f = fails[0]
         c = f.counterexample or {}
         rel = _FLIP[reading.relation]
-        ev = (
-            f"{_METHOD_LABEL[f.method]}: lhs={_fmt(c.get('lhs'))} {rel} rhs={_fmt(c.get('rhs'))} "
-            f"at {_instance_text(c.get('instance'))}"
-        )
+        if c.get("rhs") is None:  # no numeric right side (an order in L, an unboundedness): say what fails
+            ev = f"{_METHOD_LABEL[f.method]}: {f.detail} (lhs={_fmt(c.get('lhs'))} at {_instance_text(c.get('instance'))})"
+        else:
+            ev = (
+                f"{_METHOD_LABEL[f.method]}: lhs={_fmt(c.get('lhs'))} {rel} rhs={_fmt(c.get('rhs'))} "
+                f"at {_instance_text(c.get('instance'))}"
+            )
         if f.method == "sweep":
             ev += f" ({c.get('violations')} of {c.get('of')} violate)"
         return Judgement("falsified", _short(ev, 200), cex)
@@ -194,11 +197,11 @@ def judge_drop(hypothesis, proof: Proof) -> tuple[Judgement, dict[str, str]]:
         return Judgement("undecided", _short(f"CONFLICT (a bug): {broken[1]}"), cex, conflict=broken[1]), detail
     if proof.status is False:
         cex = _counterexample(proof.counterexample, proof.lhs, proof.rhs, "drop")
-        evidence = _short(
-            f"without '{hypothesis.name}' the conclusion fails: lhs={_fmt(proof.lhs)}, "
-            f"rhs={_fmt(proof.rhs)} at {_instance_text(proof.counterexample)}",
-            200,
-        )
+        if proof.rhs is None:  # no numeric right side: the drop's own account of what fails
+            what = f"{proof.detail} (lhs={_fmt(proof.lhs)} at {_instance_text(proof.counterexample)})"
+        else:
+            what = f"lhs={_fmt(proof.lhs)}, rhs={_fmt(proof.rhs)} at {_instance_text(proof.counterexample)}"
+        evidence = _short(f"without '{hypothesis.name}' the conclusion fails: {what}", 200)
         return Judgement("falsified", evidence, cex), detail
     if proof.status is True:
         return Judgement("proved", _short(f"holds without '{hypothesis.name}': {proof.detail}")), detail

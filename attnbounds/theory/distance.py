@@ -283,7 +283,10 @@ def derive_t1_fixed() -> dict[str, Result]:
         "bound_reconstructed": Result(b["reconstructed"], note="sharp: attained by sharpness_witness"),
         "bound_transcribed": Result(b["transcribed"], note="= reconstructed + (R - 1)(1 - alpha_N)"),
         "per_token_bound": Result(b["per_token"], note="convex combination of |a_i(x_i - x_j) - (alpha_N - a_i) x_j|"),
-        "witness_per_token_distance": Result(witness_D, maximizer={"x_selected": "R*e", "x_other": "(R - d_1)*e"}),
+        "witness_per_token_distance": Result(
+            witness_D, maximizer={"x_selected": "R*e", "x_other": "(R - d_1)*e"},
+            note="delta = alpha_N - alpha_i >= 0 (i not selected); equals per_token_bound",
+        ),
         "transcription_gap": Result(gap, note="transcribed - reconstructed; >= 0 iff R >= 1 (or alpha_N = 1)"),
         "transcription_on_sphere": Result(sp.expand(b["transcribed"].subs(R, 1)), note="R = 1: equals the sharp bound"),
         "counterexample_d_tilde": Result(

@@ -1,4 +1,5 @@
-"""Fixes from a new user's review: help text, one-line errors, derive by claim id."""
+"""Fixes from a new user's review: help text, one-line errors, derive by claim id, evidence
+without ``rhs=None``, a summary that keeps readings and hypothesis checks apart."""
 
 from __future__ import annotations
 
@@ -64,3 +65,59 @@ def test_derive_accepts_a_claim_id():
         mine = [n for n in derivation.names() if n.startswith(claim + "-")]
         assert mine and all(n in r.output for n in mine), r.output
     _one_line_error(CliRunner().invoke(main, ["derive", "nonsense"]), "unknown derivation 'nonsense'")
+
+
+def test_derive_t1i_defines_every_free_symbol_it_prints():
+    r = CliRunner().invoke(main, ["derive", "T1i"])
+    assert r.exit_code == 0, r.output
+    assert "delta = alpha_N - alpha_i" in r.output
+
+
+def test_json_into_a_missing_directory_is_refused_and_nothing_is_created(tmp_path, monkeypatch):
+    from attnbounds import engine
+
+    def forbidden(*a, **k):
+        raise AssertionError("the claims ran before --json was checked")
+
+    monkeypatch.setattr(engine, "check", forbidden)
+    target = tmp_path / "no_such_dir" / "deeper" / "v.json"
+    _one_line_error(CliRunner().invoke(main, ["check", "L1", "--quick", "--json", str(target)]),
+                    "--json:", "no such directory")
+    assert not (tmp_path / "no_such_dir").exists()
+
+
+def test_counterexamples_without_a_numeric_right_side_say_what_fails():
+    from attnbounds import engine
+
+    rows = {row.id: row for row in engine.check(["C2:transcribed", "L1:without-positive"], quick=True)}
+    for rid, row in rows.items():
+        assert row.verdict == "falsified", (rid, row.verdict)
+        assert row.counterexample["rhs"] is None  # the case this is about
+        assert "rhs=None" not in row.evidence, row.evidence
+        assert "None" not in row.evidence, row.evidence
+    assert "d~ = 0 for every L" in rows["C2:transcribed"].evidence
+    assert "vanishes" in rows["L1:without-positive"].evidence
+
+
+def test_check_summary_keeps_readings_and_hypothesis_checks_apart(tmp_path):
+    import json
+
+    out = tmp_path / "rows.json"
+    r = CliRunner().invoke(main, ["check", "L1", "--quick", "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(out.read_text())
+    readings = [row for row in rows if row["kind"] == "reading"]
+    drops = [row for row in rows if row["kind"] == "hypothesis"]
+    assert readings and drops
+    assert all(row["verdict"] in ("proved", "falsified") for row in rows)  # the cases spelled out below
+    lines = [line for line in r.output.splitlines() if line.strip() and "wrote" not in line]
+    last = lines[-1]
+    assert "row(s)" not in last
+    proved = sum(row["verdict"] == "proved" for row in readings)
+    falsified = len(readings) - proved
+    expected = f"{len(readings)} readings: " + ", ".join(
+        f"{n} {v}" for v, n in (("proved", proved), ("falsified", falsified)) if n)
+    needed = sum(row["verdict"] == "falsified" for row in drops)
+    expected += f"; {len(drops)} hypothesis checks: " + ", ".join(
+        f"{n} {v}" for v, n in (("not needed", len(drops) - needed), ("needed", needed)) if n)
+    assert last.startswith(expected + ";"), (last, expected)
