@@ -30,7 +30,7 @@ MODELS: tuple[tuple[str, str, str], ...] = (
     (
         "smollm2",
         "SmolLM2-135M (pretrained, packaged)",
-        "attnbounds reproduce --model smollm2 --text ../shared/corpus/war_and_peace.txt --windows 1",
+        "attnbounds reproduce --model smollm2 --text ../shared/corpus/war_and_peace.txt --windows 2",
     ),
     (
         "minilm",
@@ -40,7 +40,7 @@ MODELS: tuple[tuple[str, str, str], ...] = (
     (
         "gemma3",
         "Gemma-3-270M (pretrained, packaged GGUF)",
-        "attnbounds reproduce --model gemma3 --text ../shared/corpus/war_and_peace.txt --windows 1",
+        "attnbounds reproduce --model gemma3 --text ../shared/corpus/war_and_peace.txt --windows 2",
     ),
 )
 
