@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Iterator
 
-__all__ = ["atomic_write", "write_text", "write_bytes"]
+__all__ = ["atomic_write", "write_text", "write_bytes", "fsync_dir"]
 
 
 def _new_file_mode() -> int:
@@ -54,7 +54,7 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     """Make a rename in ``directory`` durable (a no-op where directories cannot be opened)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -114,7 +114,7 @@ def atomic_write(path, mode: str = "w", *, encoding: str | None = "utf-8", newli
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(directory)
+    fsync_dir(directory)
 
 
 def write_text(path, text: str, *, encoding: str = "utf-8", newline: str | None = None) -> None:

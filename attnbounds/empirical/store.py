@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attnbounds.fileio import atomic_write, write_text
+from attnbounds.fileio import atomic_write, fsync_dir, write_text
 
 __all__ = [
     "MANIFEST",
@@ -547,11 +547,11 @@ def publish(out, write, *, run_id: str, parameters: dict, before_swap=None):
         value = write(staging)
         write_manifest(staging, run_id=run_id, parameters=parameters)
         _carry(out, staging)
-        _fsync_dir(staging)
+        fsync_dir(staging)
         if before_swap is not None:
             before_swap()
         if _exchange(staging, out):
-            _fsync_dir(out.parent)
+            fsync_dir(out.parent)
         else:  # no one-step swap here: two renames (a kill between them leaves the old dir beside)
             old = out.parent / f"{_staging_prefix(out)}{run_id}-old"
             os.replace(out, old)
@@ -562,14 +562,3 @@ def publish(out, write, *, run_id: str, parameters: dict, before_swap=None):
     return value
 
 
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
