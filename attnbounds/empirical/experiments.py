@@ -738,6 +738,16 @@ def _visible_ranges(visible, R: int, K: int):
     return starts, ends
 
 
+def _row_metric_names(every) -> list[str]:
+    """The per-row tables a metric pass fills, in order, for the requested groups ``every``."""
+    names = ["d_tilde"]
+    names += ["mass", "R"] if "mass" in every else []
+    names += ["d1_norm"] if "terms" in every else []
+    names += ["main"] if "main" in every else []
+    names += ["ns_over_n", "radius", "t2_lower", "t2_upper"] if "separability" in every else []
+    return names
+
+
 def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_tilde",), fused=None) -> dict:
     """E1–E4 quantities at every query row, for every N in ``top_n``.
 
@@ -834,12 +844,7 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
     w2x = w * w * xsq[:, None, :]  # α_i² ‖x_i‖²
     D = torch.empty_like(w)
     bidx = torch.arange(B)[:, None, None]
-    names = ["d_tilde"]
-    names += ["mass", "R"] if "mass" in every else []
-    names += ["d1_norm"] if "terms" in every else []
-    names += ["main"] if "main" in every else []
-    names += ["ns_over_n", "radius", "t2_lower", "t2_upper"] if "separability" in every else []
-    out = {k: np.full((B, len(ns), R), np.nan) for k in names}
+    out = {k: np.full((B, len(ns), R), np.nan) for k in _row_metric_names(every)}
     if "main" in every:
         c = torch.bmm(w, xs)  # (B, R, d): the row's context Σ_j α_j x_j
         wcx = torch.bmm(c, xT).mul_(w)  # (B, R, K): α_i x_i · c
@@ -945,12 +950,7 @@ def _position_metrics_fused(w, xs, ns, asked, every, ranges, order) -> dict:
     xsq_t = (xs * xs).sum(-1)
     xsq = xsq_t.numpy()
     norms = xsq_t.sqrt().numpy()
-    names = ["d_tilde"]
-    names += ["mass", "R"] if "mass" in every else []
-    names += ["d1_norm"] if "terms" in every else []
-    names += ["main"] if "main" in every else []
-    names += ["ns_over_n", "radius", "t2_lower", "t2_upper"] if "separability" in every else []
-    out = {k: np.full((B, len(ns), R), np.nan) for k in names}
+    out = {k: np.full((B, len(ns), R), np.nan) for k in _row_metric_names(every)}
     perm = np.argsort(ns, kind="stable")
     ns_sorted = np.asarray(ns, dtype=np.int64)[perm]
     nN = ns_sorted.size
