@@ -42,6 +42,7 @@ Choices the paper leaves open, and the defaults taken here (all are options of
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from dataclasses import dataclass
@@ -628,6 +629,26 @@ def softmax_jacobian_norm(logits, temperatures) -> np.ndarray:
 # done in float64 torch (batched matmuls and in-place elementwise passes, multi-threaded).
 
 
+@contextlib.contextmanager
+def torch_single_thread():
+    """Run torch's intra-op work on one thread inside the block (the previous count after).
+
+    The per-row metrics are many short tensor operations on blocks of a few MB; torch's
+    OpenMP threads spin between them. Measured on one gpt2-random layer at L = 1024
+    (E1/E2/E4 rows, 2-core machine at load 3-4): 4.7 s of CPU with 2 threads, 1.7 s with
+    one. The compiled kernels keep their own (numba) threads."""
+    import torch
+
+    before = torch.get_num_threads()
+    if before != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if before != 1:
+            torch.set_num_threads(before)
+
+
 def _tensor(a):
     import torch
 
@@ -651,12 +672,12 @@ def top_order(weights, k: int):
     K = w.shape[-1]
     if not 1 <= k <= K:
         raise ValueError(f"k: must satisfy 1 <= k <= {K}, got {k}")
+    fz = _fused_kernels()
+    if fz is not None and w.ndim == 3:  # compiled: a heap of the k best per row (a stable sort when 2k >= K)
+        out = np.empty(tuple(w.shape[:2]) + (k,), dtype=np.int64)
+        fz.top_k_rows(np.ascontiguousarray(w.numpy()), k, out)
+        return torch.from_numpy(out)
     if k > 256 or 2 * k >= K:
-        fz = _fused_kernels()
-        if fz is not None and w.ndim == 3:  # a stable sort per row, compiled (3-5x torch's stable sort)
-            out = np.empty(tuple(w.shape[:2]) + (k,), dtype=np.int64)
-            fz.top_order_rows(np.ascontiguousarray(w.numpy()), k, out)
-            return torch.from_numpy(out)
         return torch.sort(w, dim=-1, descending=True, stable=True).indices[..., :k]
     vals, idx = torch.topk(w, k, dim=-1, sorted=True)
     p = torch.argsort(idx, dim=-1)  # by index, then stably by value: (value desc, index asc)

@@ -33,7 +33,7 @@ import numpy as np
 if "NUMBA_THREADING_LAYER" not in os.environ:
     nb.config.THREADING_LAYER = "workqueue"
 
-__all__ = ["selected_sums", "distance_sums", "main_sums"]
+__all__ = ["selected_sums", "distance_sums", "main_sums", "pair_maxima", "top_order_rows", "top_k_rows"]
 
 
 @nb.njit(parallel=True, cache=True)
@@ -221,3 +221,67 @@ def top_order_rows(w, k, out):  # pragma: no cover - compiled
         idx = np.argsort(-w[b, r], kind="mergesort")
         for m in range(k):
             out[b, r, m] = idx[m]
+
+
+@nb.njit(cache=True)
+def _worse(wa, ia, wb, ib):  # pragma: no cover - compiled
+    """Key a ranks after key b in the top order (smaller weight; equal weight: larger index)."""
+    return wa < wb or (wa == wb and ia > ib)
+
+
+@nb.njit(parallel=True, cache=True)
+def top_k_rows(w, k, out):  # pragma: no cover - compiled
+    """out[b, r] = the first k indices of row (b, r) by weight, largest first, ties to the lower
+    index: the order of :func:`top_order_rows` (a stable sort of −w), by selection. The k best
+    keys are kept in a heap whose root is the worst kept key (O(K log k) per row, and a key
+    below the root costs one comparison), then sorted; with 2k ≥ K a full stable sort is cheaper."""
+    B, R, K = w.shape
+    for p in nb.prange(B * R):
+        b = p // R
+        r = p - b * R
+        if 2 * k >= K:
+            idx = np.argsort(-w[b, r], kind="mergesort")
+            for m in range(k):
+                out[b, r, m] = idx[m]
+            continue
+        hv = np.empty(k)
+        hi = np.empty(k, np.int64)
+        for i in range(k):  # the first k keys, as a heap (root: the worst)
+            hv[i] = w[b, r, i]
+            hi[i] = i
+            c = i
+            while c > 0:
+                q = (c - 1) // 2
+                if _worse(hv[c], hi[c], hv[q], hi[q]):
+                    hv[c], hv[q] = hv[q], hv[c]
+                    hi[c], hi[q] = hi[q], hi[c]
+                    c = q
+                else:
+                    break
+        for i in range(k, K):
+            v = w[b, r, i]
+            if not v > hv[0]:  # equal weight: i has the larger index, so it ranks after the root
+                continue
+            hv[0] = v
+            hi[0] = i
+            c = 0
+            while True:  # sift the new root down
+                lft = 2 * c + 1
+                if lft >= k:
+                    break
+                m = lft
+                if lft + 1 < k and _worse(hv[lft + 1], hi[lft + 1], hv[lft], hi[lft]):
+                    m = lft + 1
+                if _worse(hv[m], hi[m], hv[c], hi[c]):
+                    hv[c], hv[m] = hv[m], hv[c]
+                    hi[c], hi[m] = hi[m], hi[c]
+                    c = m
+                else:
+                    break
+        srt = np.sort(hi)  # by index, then stably by weight (largest first)
+        vals = np.empty(k)
+        for m in range(k):
+            vals[m] = -w[b, r, srt[m]]
+        pos = np.argsort(vals, kind="mergesort")
+        for m in range(k):
+            out[b, r, m] = srt[pos[m]]

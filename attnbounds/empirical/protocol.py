@@ -248,6 +248,11 @@ def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
     :func:`~attnbounds.empirical.experiments.position_metrics`, plus ``d1_pair``);
     d1_pair comes from running maxima (:class:`~attnbounds.empirical.experiments.PairTable`). Also returns ``keys`` (L,), the number of keys each row sees.
     """
+    with ex.torch_single_thread():
+        return _rows_blocks(lg, x, L, prefix, spec)
+
+
+def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
     ns = sorted(spec)
     parts: dict = {"keys": np.full(L, L, dtype=np.int64)}
     B = x.shape[0]
