@@ -224,17 +224,77 @@ def top_order_rows(w, k, out):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True)
-def _worse(wa, ia, wb, ib):  # pragma: no cover - compiled
-    """Key a ranks after key b in the top order (smaller weight; equal weight: larger index)."""
-    return wa < wb or (wa == wb and ia > ib)
+def _kth_by_heap(row, k):  # pragma: no cover - compiled
+    """The k-th largest value of ``row``: a min-heap of the k largest seen (a value at or below
+    the heap's root costs one comparison)."""
+    h = np.empty(k)
+    for i in range(k):
+        h[i] = row[i]
+        c = i
+        while c > 0:
+            q = (c - 1) // 2
+            if h[c] < h[q]:
+                h[c], h[q] = h[q], h[c]
+                c = q
+            else:
+                break
+    for i in range(k, row.shape[0]):
+        v = row[i]
+        if not v > h[0]:
+            continue
+        h[0] = v
+        c = 0
+        while True:
+            lft = 2 * c + 1
+            if lft >= k:
+                break
+            m = lft
+            if lft + 1 < k and h[lft + 1] < h[lft]:
+                m = lft + 1
+            if h[m] < h[c]:
+                h[c], h[m] = h[m], h[c]
+                c = m
+            else:
+                break
+    return h[0]
+
+
+@nb.njit(cache=True)
+def _select(a, q):  # pragma: no cover - compiled
+    """The q-th smallest value of ``a`` (0-based; ``a`` is reordered): quickselect, median-of-3 pivot."""
+    lo = 0
+    hi = a.shape[0] - 1
+    while hi > lo:
+        mid = (lo + hi) // 2
+        x, y, z = a[lo], a[mid], a[hi]
+        piv = max(min(x, y), min(max(x, y), z))  # the median of the three
+        i = lo
+        j = hi
+        while i <= j:
+            while a[i] < piv:
+                i += 1
+            while a[j] > piv:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if q <= j:
+            hi = j
+        elif q >= i:
+            lo = i
+        else:
+            return a[q]
+    return a[q]
 
 
 @nb.njit(parallel=True, cache=True)
 def top_k_rows(w, k, out):  # pragma: no cover - compiled
     """out[b, r] = the first k indices of row (b, r) by weight, largest first, ties to the lower
-    index: the order of :func:`top_order_rows` (a stable sort of −w), by selection. The k best
-    keys are kept in a heap whose root is the worst kept key (O(K log k) per row, and a key
-    below the root costs one comparison), then sorted; with 2k ≥ K a full stable sort is cheaper."""
+    index: the order of :func:`top_order_rows` (a stable sort of −w), by selection. The k-th
+    largest weight θ is found by a min-heap of the k largest (small k) or quickselect (O(K));
+    the keys above θ and the lowest-index keys at θ (as many as fit) are collected in index
+    order, then sorted stably by weight. With 2k ≥ K a full stable sort is cheaper."""
     B, R, K = w.shape
     for p in nb.prange(B * R):
         b = p // R
@@ -244,44 +304,29 @@ def top_k_rows(w, k, out):  # pragma: no cover - compiled
             for m in range(k):
                 out[b, r, m] = idx[m]
             continue
-        hv = np.empty(k)
-        hi = np.empty(k, np.int64)
-        for i in range(k):  # the first k keys, as a heap (root: the worst)
-            hv[i] = w[b, r, i]
-            hi[i] = i
-            c = i
-            while c > 0:
-                q = (c - 1) // 2
-                if _worse(hv[c], hi[c], hv[q], hi[q]):
-                    hv[c], hv[q] = hv[q], hv[c]
-                    hi[c], hi[q] = hi[q], hi[c]
-                    c = q
-                else:
-                    break
-        for i in range(k, K):
-            v = w[b, r, i]
-            if not v > hv[0]:  # equal weight: i has the larger index, so it ranks after the root
-                continue
-            hv[0] = v
-            hi[0] = i
-            c = 0
-            while True:  # sift the new root down
-                lft = 2 * c + 1
-                if lft >= k:
-                    break
-                m = lft
-                if lft + 1 < k and _worse(hv[lft + 1], hi[lft + 1], hv[lft], hi[lft]):
-                    m = lft + 1
-                if _worse(hv[m], hi[m], hv[c], hi[c]):
-                    hv[c], hv[m] = hv[m], hv[c]
-                    hi[c], hi[m] = hi[m], hi[c]
-                    c = m
-                else:
-                    break
-        srt = np.sort(hi)  # by index, then stably by weight (largest first)
+        if k <= 16:
+            theta = _kth_by_heap(w[b, r], k)
+        else:
+            neg = np.empty(K)
+            for i in range(K):
+                neg[i] = -w[b, r, i]
+            theta = -_select(neg, k - 1)
+        above = 0
+        for i in range(K):
+            if w[b, r, i] > theta:
+                above += 1
+        at = k - above  # keys at θ that belong to the top k (the lowest indices)
+        sel = np.empty(k, np.int64)
         vals = np.empty(k)
-        for m in range(k):
-            vals[m] = -w[b, r, srt[m]]
-        pos = np.argsort(vals, kind="mergesort")
-        for m in range(k):
-            out[b, r, m] = srt[pos[m]]
+        m = 0
+        for i in range(K):
+            v = w[b, r, i]
+            if v > theta or (v == theta and at > 0):
+                if v == theta:
+                    at -= 1
+                sel[m] = i
+                vals[m] = -v
+                m += 1
+        pos = np.argsort(vals, kind="mergesort")  # stable: ties keep index order
+        for q in range(k):
+            out[b, r, q] = sel[pos[q]]

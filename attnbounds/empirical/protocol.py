@@ -109,11 +109,15 @@ def _t1_bound_candidates(terms: dict, t, n: int) -> dict:
     return out
 
 
+_FORM_HEADS = 4  # heads of each sampled row on which the claims' forms are checked
+
+
 def _sample_instances(w, x, visible, n, rows):
-    """Per-row instances (batched over heads) for the claim readings: the keys that take part."""
+    """Per-row instances (batched over the first heads) for the claim readings: the keys that take part."""
+    h = slice(0, _FORM_HEADS)
     for r in rows:
         keys = np.arange(w.shape[-1]) if visible is None else np.flatnonzero(visible[r])
-        yield r, {"weights": w[:, r, keys] / w[:, r, keys].sum(-1, keepdims=True), "x": x[:, keys], "n": int(n)}
+        yield r, {"weights": w[h, r, keys] / w[h, r, keys].sum(-1, keepdims=True), "x": x[h][:, keys], "n": int(n)}
 
 
 def claim_forms(w, x, visible, ns, terms: dict | None, order) -> dict:
@@ -140,25 +144,27 @@ def claim_forms(w, x, visible, ns, terms: dict | None, order) -> dict:
         valid = np.flatnonzero(tcount > n)
         if valid.size == 0:
             continue
-        short = valid[tcount[valid] <= 64]
+        short = valid[tcount[valid] <= min(64, n + 16)]  # the right side's pairwise distances cost t² per head
         pool = short if short.size else valid
         rows = np.unique(np.concatenate([pool[np.linspace(0, pool.size - 1, min(4, pool.size)).astype(int)],
                                          valid[tcount[valid] <= 10][:2]]))
         if terms is None:  # the kernel on the sampled rows only
-            local_terms = ex.position_metrics(w[:, rows], x, [n], visible=None if visible is None else visible[rows],
-                                              order=order[:, rows], what=("terms", "main"))
+            local_terms = ex.position_metrics(w[:_FORM_HEADS, rows], x[:_FORM_HEADS], [n],
+                                              visible=None if visible is None else visible[rows],
+                                              order=order[:_FORM_HEADS, rows], what=("terms", "main"))
             at = {int(r): i for i, r in enumerate(rows)}
 
             def get(k, r):
                 return local_terms[k][:, 0, at[int(r)]]
         else:
             def get(k, r):
-                return terms[k][:, a, r]
+                return terms[k][:_FORM_HEADS, a, r]
         cand = {}
         for r, inst in _sample_instances(w, x, visible, n, rows[:4] if rows.size > 4 else rows):
             sides = t1.sides(inst)
             local = {k: get(k, r) for k in ("mass", "R", "d1_norm", "d_tilde")}
-            local["d1_pair"] = ex.pair_distance_max(x, order[:, r:r + 1], n, None if visible is None else visible[r:r + 1])[:, 0]
+            local["d1_pair"] = ex.pair_distance_max(x[:_FORM_HEADS], order[:_FORM_HEADS, r:r + 1], n,
+                                                    None if visible is None else visible[r:r + 1])[:, 0]
             if not np.allclose(local["d_tilde"], np.asarray(sides.lhs, dtype=float), rtol=1e-7, atol=1e-9):
                 raise RuntimeError("claim T1i: its left side no longer equals the kernel's d̃; update experiments.position_metrics")
             for k, v in _t1_bound_candidates(local, tcount[r], n).items():
