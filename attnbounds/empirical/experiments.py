@@ -1079,12 +1079,22 @@ class PairTable:
 
         if r0 != self._cursor:
             raise ValueError(f"r0: blocks must come in order; expected {self._cursor}, got {r0}")
-        best, arg = torch.cummax(self._d2(r0, r1), dim=-1)  # over the block's keys r0..r
-        arg += r0
-        block_best, block_arg = best[..., -1].clone(), arg[..., -1].clone()
         lo = None if starts is None else np.asarray(starts, dtype=np.int64)
         if lo is not None and lo.shape != (r1 - r0,):
             raise ValueError(f"starts: shape {lo.shape} must be (r1 − r0,) = ({r1 - r0},)")
+        fz = _fused_kernels()
+        if fz is not None and (lo is None or not np.any(lo > 0)):  # prefix rows: one compiled pass
+            d2 = self._d2(r0, r1).numpy()
+            B, K, C = d2.shape
+            best, arg = np.empty((B, K, C)), np.empty((B, K, C), dtype=np.int64)
+            carried, carried_arg = self._best.numpy().copy(), self._arg.numpy().copy()
+            fz.running_pair_maxima(d2, r0, carried, carried_arg, best, arg)
+            self._best, self._arg = torch.from_numpy(carried), torch.from_numpy(carried_arg)
+            self._cursor = r1
+            return torch.from_numpy(best), torch.from_numpy(arg), None
+        best, arg = torch.cummax(self._d2(r0, r1), dim=-1)  # over the block's keys r0..r
+        arg += r0
+        block_best, block_arg = best[..., -1].clone(), arg[..., -1].clone()
         if lo is not None and np.any(lo > 0):
             a = int(lo.min())
             if a < r0:  # some rows see keys before the block: max over [start, r0) from suffix maxima

@@ -33,7 +33,7 @@ import numpy as np
 if "NUMBA_THREADING_LAYER" not in os.environ:
     nb.config.THREADING_LAYER = "workqueue"
 
-__all__ = ["selected_sums", "distance_sums", "main_sums", "pair_maxima", "top_order_rows", "top_k_rows"]
+__all__ = ["selected_sums", "distance_sums", "main_sums", "pair_maxima", "top_order_rows", "top_k_rows", "running_pair_maxima"]
 
 
 @nb.njit(parallel=True, cache=True)
@@ -330,3 +330,36 @@ def top_k_rows(w, k, out):  # pragma: no cover - compiled
         pos = np.argsort(vals, kind="mergesort")  # stable: ties keep index order
         for q in range(k):
             out[b, r, q] = sel[pos[q]]
+
+
+@nb.njit(parallel=True, cache=True)
+def running_pair_maxima(d2, r0, carried, carried_arg, best, arg):  # pragma: no cover - compiled
+    """One prefix block of :class:`~attnbounds.empirical.experiments.PairTable`'s running maxima.
+
+    ``d2`` (B, K, C) = ‖x_i − x_j‖² for the keys j and the block's keys i = r0 … r0 + C − 1.
+    best[b, j, c] = max over keys i ≤ r0 + c of d2 and arg its maximizer: the running maximum
+    over the block (a tie moves to the later key, as ``torch.cummax``), replaced by the
+    carried maximum over the keys < r0 (``carried``/``carried_arg`` (B, K)) only where that
+    is strictly larger. ``carried``/``carried_arg`` are then advanced to the keys < r0 + C."""
+    B, K, C = d2.shape
+    for p in nb.prange(B * K):
+        b = p // K
+        j = p - b * K
+        cb = carried[b, j]
+        ca = carried_arg[b, j]
+        m = -np.inf
+        a = 0
+        for c in range(C):
+            v = d2[b, j, c]
+            if c == 0 or v >= m:
+                m = v
+                a = r0 + c
+            if cb > m:
+                best[b, j, c] = cb
+                arg[b, j, c] = ca
+            else:
+                best[b, j, c] = m
+                arg[b, j, c] = a
+        if not cb > m:
+            carried[b, j] = m
+            carried_arg[b, j] = a
