@@ -665,6 +665,7 @@ def _each_layer(capture_fn, handle, ids, config, fn, clock) -> None:
     clock["metric_seconds"] += spent[0]
 
 
+_H1_ROWS = 32  # query rows per batch of H1's probe ((H, rows, t, d) float64 temporaries)
 H1_N = 16  # H1's top-set size: the paper's saturation point of N_s/N (E4)
 H1_COLUMNS = ["window", "layer", "L", "N", "rows", "p", "ns_over_n", "coverage", "independent", "union_bound",
               "worst_case", "jaccard"]
@@ -687,7 +688,6 @@ def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N) -> dict:
     from attnbounds import claims
     from attnbounds.numerics.attention import per_token_distance, top_n_mask
     from attnbounds.numerics.coverage import head_overlap
-    from attnbounds.numerics.selection import distinguishable_mask
 
     _, reading = claims.reading("H1:transcribed")
     w_all = _softmax64(logits[:, :L, :L]).numpy()  # (H, L, L)
@@ -695,31 +695,40 @@ def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N) -> dict:
     xs = np.broadcast_to(x[:, :L], (H, L, x.shape[-1]))  # hidden states: one set shared by the heads
     out = {k: 0.0 for k in H1_COLUMNS[4:]}
     out["jaccard_rows"] = 0.0
-    for r in range(L):
-        t = r + 1 if causal else L
-        if t <= n:
-            continue
-        w = w_all[:, r, :t]
-        w = w / w.sum(-1, keepdims=True)
-        xr = xs[:, :t]
-        D = per_token_distance(w, xr, n)  # (H, t)
-        top = top_n_mask(w, n)
-        radius = np.where(top, np.inf, D).min(-1)  # E4's r per head
-        masks = distinguishable_mask(w, xr, n, radius * (1 - 1e-12))  # (H, t): just inside r
-        universe = top.any(0)  # the union of the heads' top sets
-        m = masks[:, universe]  # (H, |U|)
-        sides = reading.sides({"masks": m})  # coverage and the claim's 1 − Π(1 − p_h)
-        ov = head_overlap(m)
-        out["rows"] += 1
-        out["p"] += float(m.mean(-1).mean())
-        out["ns_over_n"] += float(masks.sum(-1).mean() / n)
-        out["coverage"] += float(sides.lhs)
-        out["independent"] += float(sides.rhs)
-        out["union_bound"] += float(ov["summary"]["union_bound"])
-        out["worst_case"] += float(ov["summary"]["worst_case"])
-        if np.isfinite(ov["summary"]["jaccard"]):
-            out["jaccard"] += float(ov["summary"]["jaccard"])
-            out["jaccard_rows"] += 1
+    rows = [r for r in range(L) if (r + 1 if causal else L) > n]
+    for c0 in range(0, len(rows), _H1_ROWS):  # a chunk of rows at once, each over its own t keys
+        rs = rows[c0:c0 + _H1_ROWS]
+        t = np.array([r + 1 if causal else L for r in rs])
+        K = int(t.max())
+        w = np.zeros((H, len(rs), K))
+        for q, r in enumerate(rs):
+            wr = w_all[:, r, :t[q]]
+            w[:, q, :t[q]] = wr / wr.sum(-1, keepdims=True)
+        vis = np.arange(K)[None, :] < t[:, None]  # (rows, K): the keys each row sees
+        D = per_token_distance(w, xs[:, None, :K], n)  # (H, rows, K); a hidden key (α = 0) is never used
+        top = top_n_mask(w, n)  # a hidden key (α = 0, after the visible ones; t > n) is never selected
+        radius = np.where(top | ~vis, np.inf, D).min(-1)  # E4's r per head and row
+        inside = D <= (radius * (1 - 1e-12))[..., None]  # just inside r
+        # distinguishable_mask over the row's visible keys: selected, inside, and no visible
+        # non-selected token inside
+        separated = ~np.any(inside & ~top & vis, axis=-1, keepdims=True)
+        masks_all = top & inside & separated  # (H, rows, K)
+        for q in range(len(rs)):
+            masks = masks_all[:, q]
+            universe = top[:, q].any(0)  # the union of the heads' top sets
+            m = masks[:, universe]  # (H, |U|)
+            sides = reading.sides({"masks": m})  # coverage and the claim's 1 − Π(1 − p_h)
+            ov = head_overlap(m)
+            out["rows"] += 1
+            out["p"] += float(m.mean(-1).mean())
+            out["ns_over_n"] += float(masks.sum(-1).mean() / n)
+            out["coverage"] += float(sides.lhs)
+            out["independent"] += float(sides.rhs)
+            out["union_bound"] += float(ov["summary"]["union_bound"])
+            out["worst_case"] += float(ov["summary"]["worst_case"])
+            if np.isfinite(ov["summary"]["jaccard"]):
+                out["jaccard"] += float(ov["summary"]["jaccard"])
+                out["jaccard_rows"] += 1
     return out
 
 
