@@ -454,6 +454,20 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
         click.echo(f"wrote the matrix plot to {plot_path}", err=True)
 
 
+def _matrix_cell(verdict: str, row: dict | None) -> str:
+    """One cell of the verdict matrix: the verdict, marked like the table's verdict column when
+    the row has an error, a conflict or a method cut by the time limit (an error is not a
+    plain "undecided")."""
+    if row is not None and row.get("conflict"):
+        return "[bold magenta]CONFLICT[/]"
+    if row is not None and row.get("error"):
+        return "[bold red]error[/]"
+    cell = f"[{_STYLE.get(str(verdict), '')}]{verdict}[/]"
+    if row is not None and row.get("timed_out"):
+        cell += " [bold yellow](time limit)[/]"
+    return cell
+
+
 def _render_matrix(result, console) -> None:
     """Print a normalizer x reading verdict matrix; rows of the battery if it gives them."""
     from rich.table import Table
@@ -461,14 +475,19 @@ def _render_matrix(result, console) -> None:
     verdicts = result.get("verdicts") if isinstance(result, dict) else None
     if isinstance(verdicts, dict) and verdicts and all(isinstance(v, dict) for v in verdicts.values()):
         readings = list(dict.fromkeys(k for v in verdicts.values() for k in v))
+        rows = result.get("rows") if isinstance(result.get("rows"), dict) else {}
+        by_id = {(name, r.get("id")): r for name, rs in rows.items() for r in rs if isinstance(r, dict)}
         table = Table(header_style="bold")
         table.add_column("reading", no_wrap=True)
         for name in verdicts:
             table.add_column(str(name))
         for rid in readings:
-            cells = [f"[{_STYLE.get(str(per.get(rid)), '')}]{per.get(rid, '-')}[/]" for per in verdicts.values()]
+            cells = [_matrix_cell(per.get(rid, "-"), by_id.get((name, rid))) for name, per in verdicts.items()]
             table.add_row(str(rid), *cells)
         console.print(table)
+        flagged = [f"{r['id']} under {name}" for (name, _), r in by_id.items() if r.get("error") or r.get("conflict")]
+        if flagged:
+            console.print(f"[bold red]error or conflict (not a verdict): {', '.join(flagged)}[/]")
         return
     rows = result.get("rows") if isinstance(result, dict) else None
     if isinstance(rows, list) and all(isinstance(r, dict) and "verdict" in r for r in rows):

@@ -25,6 +25,9 @@ whose keys are :data:`ROW_FIELDS`, in order::
     timed_out       null, or the methods that the budget's wall-clock safety net
                     (``--time-limit``) interrupted: the verdict is then not that of the full
                     budget of work, and the evidence line starts with "TIME LIMIT"
+    discarded       null, or {method: count} of the instances a search drew outside the
+                    reading's own hypotheses (``Reading.assume``, e.g. R >= 1) and did not
+                    judge: never counterexamples, never errors
 
 A row judged under a normalizer (``attnbounds check --normalizer NAME``) also has::
 
@@ -80,6 +83,7 @@ class Row(Mapping):
     error: str | None = None
     proof: dict | None = None
     timed_out: list[str] | None = None
+    discarded: dict[str, int] | None = None
     normalizer: str | None = None
     hypotheses_broken: list[str] | None = None
 
@@ -100,7 +104,7 @@ class Row(Mapping):
     def from_dict(cls, data: Mapping) -> "Row":
         """The row of a ``dict`` with the keys of :data:`ROW_FIELDS` (e.g. read back from JSON).
 
-        ``timed_out`` may be absent (rows written before it existed).
+        ``timed_out`` and ``discarded`` may be absent (rows written before they existed).
         """
         missing = [k for k in ROW_FIELDS if k not in data and k not in _OPTIONAL]
         if missing:
@@ -126,7 +130,7 @@ class Row(Mapping):
 #: name and the claim's hypotheses it breaks.
 NORMALIZER_FIELDS: tuple[str, ...] = ("normalizer", "hypotheses_broken")
 #: Keys that rows written by older versions lack (read back as None).
-_OPTIONAL: tuple[str, ...] = ("timed_out",)
+_OPTIONAL: tuple[str, ...] = ("timed_out", "discarded")
 #: Keys of every row, in order.
 ROW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Row) if f.name not in NORMALIZER_FIELDS)
 
