@@ -145,33 +145,27 @@ def _escape(text: str) -> str:
 
 
 class _Progress:
-    """A rich progress bar on stderr (disabled when stderr is not a terminal)."""
+    """Progress on stderr: a rich bar on a terminal, a plain line every
+    :data:`attnbounds.progress.INTERVAL` seconds otherwise (a log, a pipe, CI)."""
 
-    def __init__(self):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    def __init__(self, enabled: bool = True):
+        from attnbounds.progress import progress_display
 
-        console = _console(stderr=True)
-        self.bar = Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-            disable=not console.is_terminal,
-        )
+        self.bar = progress_display(enabled, console=_console(stderr=True))  # None with --no-progress
         self.task = None
 
     def __enter__(self):
-        self.bar.__enter__()
-        self.task = self.bar.add_task("checking", total=None)
+        if self.bar is not None:
+            self.bar.__enter__()
+            self.task = self.bar.add_task("checking", total=None)
         return self
 
     def __exit__(self, *exc):
-        return self.bar.__exit__(*exc)
+        return self.bar.__exit__(*exc) if self.bar is not None else False
 
     def __call__(self, label: str, done: int, total: int) -> None:
-        self.bar.update(self.task, description=str(label), completed=done, total=total)
+        if self.bar is not None:
+            self.bar.update(self.task, description=str(label), completed=done, total=total or None)
 
 
 class _InterruptGuard:
@@ -265,11 +259,13 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
                    "'module:object' (repeatable). IDS then select among them.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="With --matrix: also plot the verdict matrix to PATH.")
+@click.option("--no-progress", "no_progress", is_flag=True,
+              help="No progress on stderr (by default a bar on a terminal, else a plain line every 30 s).")
 @click.option("--mutants", is_flag=True,
               help="Mutation-test the checker: mutate every proved or certified reading of IDS and judge "
                    "each mutant (exit 1 if a mutant is proved or certified).")
 def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer, matrix, claim_specs, plot_path,
-          mutants):
+          no_progress, mutants):
     """Judge the readings of claims IDS (claim ids like T1i or 2508.17821:T1i, reading ids like
     T1i:transcribed; default: all claims) and print their verdicts.
 
@@ -290,12 +286,12 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
     if mutants:
         if matrix or normalizer is not None:
             raise UsageError("--mutants: not combinable with --normalizer/--matrix")
-        _run_mutants(ids, budget, seed, json_path, user_claims, console)
+        _run_mutants(ids, budget, seed, json_path, user_claims, console, progress=not no_progress)
         return
     if matrix:
-        _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims)
+        _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims, progress=not no_progress)
         return
-    rows = _run_check(ids, budget, seed, json_path, user_claims, normalizer)
+    rows = _run_check(ids, budget, seed, json_path, user_claims, normalizer, progress=not no_progress)
     render_table(rows, console)
     if json_path:
         write_json(rows, json_path)
@@ -309,7 +305,7 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
             sys.exit(1)
 
 
-def _run_mutants(ids, budget, seed, json_path, user_claims, console) -> None:
+def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: bool = True) -> None:
     from rich.table import Table
 
     from attnbounds import engine
@@ -319,7 +315,7 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console) -> None:
         engine.resolve_ids(list(ids) or None, claims=user_claims)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    with _Progress() as bar:
+    with _Progress(progress) as bar:
         report = run_mutants(list(ids) or None, seed=seed, budget=budget, claims=user_claims,
                              progress=lambda rid: bar(f"{rid} mutants", 0, 0))
     table = Table(header_style="bold")
@@ -386,7 +382,7 @@ def _claims_text(exc: Exception) -> str:
     return "--" + text if text.startswith("claims: ") else f"--claims: {text}"
 
 
-def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None) -> list[dict]:
+def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None, progress: bool = True) -> list[dict]:
     from attnbounds import engine
 
     try:
@@ -403,9 +399,9 @@ def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None) 
             write_json(done, json_path)  # after every row: an interrupt or a kill loses nothing finished
 
     try:
-        with _InterruptGuard() as guard, _Progress() as progress:
+        with _InterruptGuard() as guard, _Progress(progress) as bar:
             return engine.check(list(ids) or None, budget=budget, seed=seed,
-                                progress=guard.wrap(progress), on_row=save, claims=user_claims,
+                                progress=guard.wrap(bar), on_row=save, claims=user_claims,
                                 normalizer=normalizer)
     except engine.CheckInterrupted as exc:
         _interrupted(exc.rows, json_path)
@@ -423,7 +419,8 @@ def _check_normalizer(normalizer: str) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims=None) -> None:
+def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims=None,
+                progress: bool = True) -> None:
     battery = _battery()
     if normalizer is not None:
         _check_normalizer(normalizer)
@@ -434,10 +431,10 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     try:
-        with _Progress() as progress:
+        with _Progress(progress) as bar:
             result = battery.run_matrix([normalizer] if normalizer else None, list(ids) or None,
                                         budget=budget, seed=seed, claims=user_claims,
-                                        progress=progress)
+                                        progress=bar)
     except (ValueError, KeyError) as exc:
         _as_usage_error(exc, ("normalizer", "ids", "unknown"))
         raise
