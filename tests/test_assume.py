@@ -99,7 +99,7 @@ def test_strict_passes_under_sparsemax(tmp_path):
     result = CliRunner().invoke(main, ["check", "--quick", "--strict", "--normalizer", "sparsemax",
                                        "T1i:transcribed-if-R-ge-1", "--json", str(out)])
     assert result.exit_code == 0, result.output
-    row = json.loads(out.read_text())[0]
+    row = json.loads(out.read_text())["rows"][0]
     assert row["error"] is None and row["discarded"]["sweep"] > 0
 
 

@@ -117,6 +117,12 @@ class Proof:
         return self.chain.checked if self.chain is not None else 0
 
     @property
+    def substeps(self) -> int:
+        """Number of checked sub-steps: the steps of the sub-chains carried by the checked
+        steps, checked inside their step (0 without a chain)."""
+        return self.chain.substeps if self.chain is not None else 0
+
+    @property
     def rules(self) -> tuple[str, ...]:
         """Names of the rules the chain's steps use, in order of first use."""
         return self.chain.rules if self.chain is not None else ()

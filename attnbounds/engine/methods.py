@@ -93,7 +93,7 @@ class MethodOutcome:
     counterexample: dict | None = None
     mc: dict | None = None
     conflict: str | None = None
-    proof: dict | None = None  # symbolic only: {"steps", "checked", "rules", "status"}
+    proof: dict | None = None  # symbolic only: {"steps", "checked", "substeps", "rules", "status"}
     timed_out: bool = False
     discarded: int = 0  # instances outside the reading's own hypotheses (``reading.assume``), not judged
 
@@ -259,7 +259,11 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
 
 
 def proof_summary(proof: Proof) -> dict:
-    """The ``proof`` object of a row: ``{"steps", "checked", "rules", "status"}``.
+    """The ``proof`` object of a row: ``{"steps", "checked", "substeps", "rules", "status"}``.
+
+    ``steps`` and ``checked`` count the chain's top-level steps; ``substeps`` counts the
+    steps of the sub-chains the checked steps carry (term, row and fact chains, a cited
+    theorem's chain), each checked inside its step.
 
     ``status`` is ``"checked"`` (a chain whose every step the kernel checked, reaching the
     goal), ``"argued"`` (a chain with an unchecked step, or a claimed proof with no chain:
@@ -267,7 +271,7 @@ def proof_summary(proof: Proof) -> dict:
     evaluation) or ``"undecided"``.
 
     >>> proof_summary(Proof(True, "trust me"))
-    {'steps': 1, 'checked': 0, 'rules': ['argued'], 'status': 'argued'}
+    {'steps': 1, 'checked': 0, 'substeps': 0, 'rules': ['argued'], 'status': 'argued'}
     >>> proof_summary(Proof(None, "argued: by the triangle inequality"))["status"]
     'argued'
     >>> proof_summary(Proof(None, "sympy gave up"))["status"]
@@ -275,13 +279,14 @@ def proof_summary(proof: Proof) -> dict:
     """
     if proof.chain is not None:
         status = "checked" if proof.chain.complete else ("refuted" if proof.status is False else "argued")
-        return {"steps": proof.steps, "checked": proof.checked, "rules": list(proof.rules), "status": status}
+        return {"steps": proof.steps, "checked": proof.checked, "substeps": proof.substeps, "rules": list(proof.rules),
+                "status": status}
     if proof.status is True or (proof.status is None and proof.detail.startswith("argued")):
         # a claimed proof without a chain, or one its module marks argued: one argued step
-        return {"steps": 1, "checked": 0, "rules": ["argued"], "status": "argued"}
+        return {"steps": 1, "checked": 0, "substeps": 0, "rules": ["argued"], "status": "argued"}
     if proof.status is False:
-        return {"steps": 1, "checked": 1, "rules": ["counterexample"], "status": "refuted"}
-    return {"steps": 0, "checked": 0, "rules": [], "status": "undecided"}
+        return {"steps": 1, "checked": 1, "substeps": 0, "rules": ["counterexample"], "status": "refuted"}
+    return {"steps": 0, "checked": 0, "substeps": 0, "rules": [], "status": "undecided"}
 
 
 def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id: str | None = None) -> MethodOutcome:

@@ -21,7 +21,11 @@ whose keys are :data:`ROW_FIELDS`, in order::
     conflict        null or text naming the disagreeing methods
     error           null or the text of the errors raised by methods
     proof           null, or for a reading with a symbolic method {"steps": int, "checked": int,
-                    "rules": [rule names], "status": "checked" | "argued" | "refuted" | "undecided"}
+                    "substeps": int, "rules": [rule names],
+                    "status": "checked" | "argued" | "refuted" | "undecided"}; steps and
+                    checked count the chain's top-level steps, substeps the steps of the
+                    sub-chains the checked steps carry (checked inside their step; absent in
+                    rows written before it existed)
     timed_out       null, or the methods that the budget's wall-clock safety net
                     (``--time-limit``) interrupted: the verdict is then not that of the full
                     budget of work, and the evidence line starts with "TIME LIMIT"
