@@ -137,7 +137,16 @@ def _eval(e, env: _Env):
             if given is not None:
                 w = w * _event_value(given, env)
                 mass = mass + w
-            out = out + (w[:, None] * v if np.ndim(v) == 2 else w * v)  # a random vector has a vector mean
+            # An atom of probability 0 (or outside the conditioning event) contributes nothing,
+            # even where X is infinite or undefined there: 0 * inf would make the mean nan.
+            # Where it has mass, an infinite or undefined X makes the mean so (never a
+            # counterexample: _violated needs finite sides), and the products may overflow.
+            live = w > 0
+            with np.errstate(over="ignore", invalid="ignore"):
+                if np.ndim(v) == 2:  # a random vector has a vector mean
+                    out = out + np.where(live[:, None], w[:, None] * v, 0.0)
+                else:
+                    out = out + np.where(live, w * v, 0.0)
         env.atom = saved
         out = out if np.ndim(out) else np.zeros(env.n)
         if given is not None:
@@ -203,7 +212,10 @@ def _eval(e, env: _Env):
         for k in range(lo_v, hi_v + 1):
             env.ints[i] = k
             v = _eval(e.function, env)
-            out = v if out is None else (out + v if isinstance(e, sp.Sum) else out * v)
+            # sampled magnitudes reach e^5 and more: a sum or product may overflow to inf (or be
+            # inf - inf = nan), which is never a counterexample (_violated needs finite sides)
+            with np.errstate(over="ignore", invalid="ignore"):
+                out = v if out is None else (out + v if isinstance(e, sp.Sum) else out * v)
         if saved is None:
             env.ints.pop(i, None)
         else:
