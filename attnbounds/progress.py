@@ -9,7 +9,7 @@ count done of the total, the elapsed time and an estimate of the time left::
     [progress] window 1/4: E3 L=512 | 0/4 | elapsed 12m30s | ETA unknown
     [progress] window 2/4: forward | 1/4 | elapsed 14m02s | ETA ~42m06s
 
-Both offer the subset of :class:`rich.progress.Progress` the commands use: a context manager
+Both offer the subset of rich's ``Progress`` (``rich.progress``) that the commands use: a context manager
 with ``add_task(description, total=None)`` and ``update(task, description=, completed=,
 total=, advance=)``. ``--no-progress`` gives None: nothing at all.
 

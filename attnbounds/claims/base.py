@@ -118,8 +118,8 @@ class Proof:
 
     @property
     def substeps(self) -> int:
-        """Number of checked sub-steps: the steps of the sub-chains carried by the checked
-        steps, checked inside their step (0 without a chain)."""
+        """The count of checked sub-steps (the steps of the sub-chains carried by the
+        checked steps, each checked inside its step; 0 without a chain)."""
         return self.chain.substeps if self.chain is not None else 0
 
     @property
