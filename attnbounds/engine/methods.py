@@ -298,6 +298,9 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
     NaN sides are an evaluator error, not a counterexample. Only the budget's safety net
     ``time_limit`` stops the search early (``timed_out``): with no counterexample yet the
     outcome is ``"incomplete"``; with one, it is reported, marked as not fully shrunk.
+    Instances outside the reading's own hypotheses (``reading.assume``) are rejected
+    (Hypothesis draws others) and counted (``discarded``); when none is inside, the
+    outcome is ``"incomplete"``.
     """
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as hypothesis_seed
@@ -427,6 +430,11 @@ def run_sweep(
     so fewest tokens; a sweep cannot shrink like Hypothesis, but this reports the least
     instance it saw), and of those the worst (largest ``lhs - rhs`` for ``<=``); it is
     re-evaluated alone to report its sides.
+
+    Instances outside the reading's own hypotheses (``reading.assume``) are masked out and
+    counted (``discarded``); ``budget.sweep`` counts the judged ones. At most
+    ``10 * budget.sweep`` instances are drawn: a sweep that finds too few inside is
+    ``"incomplete"`` and says so.
     """
     if reading.sweep is None or reading.sides is None:
         raise ValueError(f"reading: {reading.name!r} has no sweep/sides")
