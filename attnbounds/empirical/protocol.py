@@ -559,6 +559,7 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
         return kept
 
     stage("forward")
+    _release_freed_memory()  # (the first call also sets the heap's mmap threshold)
     kept = main_pass(Lmax, lengths) if causal else None
     down = sorted(lengths, reverse=True)
     for i, L in enumerate(down):
@@ -736,13 +737,22 @@ def _release_freed_memory() -> None:
     ``malloc_trim``; elsewhere nothing). The per-block temporaries (about 12 MB each) come
     from the heap, and the layers' kept logits between them would otherwise pin the freed
     pages: measured on gpt2-random, the resident memory grew by 50–100 MB per layer
-    without it."""
+    without it.
+
+    The first call also fixes glibc's mmap threshold at 128 KiB (``mallopt``): by default
+    glibc raises it to the size of each large block freed (up to 32 MiB), after which the
+    metric temporaries (float64 blocks of 1–32 MiB) come from the heap, where the freed
+    pages stay resident until the next trim. Measured on one gpt2-random layer at L = 1024,
+    an E3 pass then grew the resident memory by 60–140 MB and peaked 100 MB higher; with the
+    threshold fixed, each temporary is unmapped when freed (+1 MB after the pass)."""
     global _TRIM
     if _TRIM is None:
         try:
             import ctypes
 
-            _TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+            libc = ctypes.CDLL("libc.so.6")
+            _TRIM = libc.malloc_trim
+            libc.mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD (fixes it: no dynamic raise)
         except (OSError, AttributeError):
             _TRIM = False
     if _TRIM:
@@ -767,21 +777,31 @@ class _KSSearch:
         self.prefix = prefix
         self.window = window
         self.lengths = list(lengths)
-        self.rows: dict = {}  # prefix: N -> {layer: (d̃ rows, main rows)}; else (N, L) -> the same
+        # prefix: N -> {layer: {L: (Σ d̃, count, Σ main, count) per head}}; else (N, L) -> the same.
+        # Only these sums are kept, not the rows (2 × 8 bytes × rows × heads per N and layer)
+        self.rows: dict = {}
         self.done: dict = {}  # L -> (N_crit or None, {N: (statistic, p, mean d̃, mean expectation)})
         self.extra: dict = {}  # (L, N) -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
 
     def _key(self, n, L):
         return n if self.prefix else (n, L)
 
+    def _keep(self, y: int, n: int, L, d_tilde_rows, main_rows) -> None:
+        """Keep layer y's per-head sums at N for every L the rows (H, L_rows) serve: in prefix
+        mode every L of the run up to L_rows (a row does not depend on L), else L only."""
+        R = d_tilde_rows.shape[-1]
+        got = self.rows.setdefault(self._key(n, L), {}).setdefault(y, {})
+        for l in ([m for m in self.lengths if m <= R] if self.prefix else [L]):
+            if l not in got:
+                got[l] = (*_sums(d_tilde_rows, l), *_sums(main_rows, l))
+
     def seed(self, y: int, n: int, d_tilde_rows, main_rows) -> None:
         """Rows (H, L_rows) of layer y at N from the main pass (prefix mode: valid for every L ≤ L_rows)."""
-        # copies: a view would keep the whole (heads, N, rows) table of every quantity alive
-        self.rows.setdefault(self._key(n, None), {})[y] = (d_tilde_rows.copy(), main_rows.copy())
+        self._keep(y, n, None, d_tilde_rows, main_rows)
 
     def _has(self, n, L, layers) -> bool:
         got = self.rows.get(self._key(n, L), {})
-        return len(got) == layers and all(v[0].shape[-1] >= L for v in got.values())
+        return len(got) == layers and all(L in v for v in got.values())
 
     def run(self, kept, lengths, stage, sub=None) -> None:
         """The search at each L in ``lengths`` over the kept layers [(logits, x)] (largest L first);
@@ -801,8 +821,9 @@ class _KSSearch:
             for y, (lg, x) in enumerate(kept):
                 rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need})  # d̃ and the main term
                 for a, n in enumerate(need):
-                    self.rows.setdefault(self._key(n, L), {})[y] = (rows["d_tilde"][:, a].copy(), rows["main"][:, a].copy())
-            _release_freed_memory()
+                    self._keep(y, n, L, rows["d_tilde"][:, a], rows["main"][:, a])
+                del rows
+                _release_freed_memory()
         need = sorted({n for n in ns if (L, n) not in self.extra}) if sub else []
         if need:
             for y, (lg, x, S) in enumerate(sub):
@@ -811,7 +832,8 @@ class _KSSearch:
                     sd, cd = _sums(rows["d_tilde"][:, a], L)
                     sm, cm = _sums(rows["main"][:, a], L)
                     self.extra.setdefault((L, n), []).append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
-            _release_freed_memory()
+                del rows
+                _release_freed_memory()
 
     def _test(self, kept, L, ns, tested, stage, sub=None) -> None:
         ns = [n for n in ns if n not in tested]
@@ -821,8 +843,7 @@ class _KSSearch:
             extra = self.extra.get((L, n)) if sub else None
             a_s, b_s = [], []
             for y in range(len(kept)):
-                sd, cd = _sums(got[y][0], L)
-                sm, cm = _sums(got[y][1], L)
+                sd, cd, sm, cm = got[y][L]
                 if extra is not None:
                     ed, ecd, em, ecm = extra[y]
                     sd, cd, sm, cm = sd + ed, cd + ecd, sm + em, cm + ecm
@@ -833,6 +854,10 @@ class _KSSearch:
             keep = np.isfinite(a_s) & np.isfinite(b_s)
             st, p = ex.ks_two_sample(a_s[keep], b_s[keep])
             tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
+
+    def _ready(self, kept, L, n, sub) -> bool:
+        """Whether the sums of N at L (and of the tiling windows) are computed."""
+        return self._has(n, L, len(kept)) and (not sub or (L, n) in self.extra)
 
     @staticmethod
     def _ahead(lo: int, hi: int, depth: int) -> list:
@@ -865,11 +890,13 @@ class _KSSearch:
         n_crit = None
         if hi is not None:
             while hi - lo > 1:
-                # the rows of the next steps' possible midpoints in one pass (one sort and one
-                # softmax of each block serve them all); only the midpoints the bisection
-                # actually visits are tested (and recorded in ks_scan.csv)
-                self._compute(kept, L, [int(grid[i]) for i in self._ahead(lo, hi, _KS_AHEAD)], stage, sub)
+                # when the next midpoint is not computed yet: the rows of the midpoints the next
+                # _KS_AHEAD steps may visit, in one pass (one softmax and one sort of each block
+                # serve them all); only the midpoints the bisection actually visits are tested
+                # (and recorded in ks_scan.csv)
                 mid = (lo + hi) // 2
+                if not self._ready(kept, L, int(grid[mid]), sub):
+                    self._compute(kept, L, [int(grid[i]) for i in self._ahead(lo, hi, _KS_AHEAD)], stage, sub)
                 self._test(kept, L, [int(grid[mid])], tested, stage, sub)
                 if tested[int(grid[mid])][1] >= self.alpha:
                     hi = mid
