@@ -92,10 +92,17 @@ def plot_matrix(matrix: dict, path) -> str:
     ax.imshow(grid, cmap=ListedColormap([_COLORS[v] for v in order]), vmin=-0.5, vmax=len(order) - 0.5, aspect="auto")
     ax.set_xticks(range(len(ids)), ids, rotation=60, ha="right", fontsize=8)
     ax.set_yticks(range(len(names)), names, fontsize=8)
+    rows = matrix.get("rows") if isinstance(matrix.get("rows"), dict) else {}
+    broken = {(n, r.get("id")) for n, rs in rows.items() for r in rs if r.get("error") or r.get("conflict")}
     for (i, j), v in np.ndenumerate(grid):
-        ax.text(j, i, order[v][0].upper(), ha="center", va="center", fontsize=7)  # readable without colour
+        # readable without colour; "E": an error or a conflict, not a verdict
+        mark = "E" if (names[i], ids[j]) in broken else order[v][0].upper()
+        ax.text(j, i, mark, ha="center", va="center", fontsize=7, fontweight="bold" if mark == "E" else "normal")
     ax.set_title("claim conclusions under each normalizer", fontsize=9)
-    ax.legend(handles=[Patch(color=_COLORS[v], label=v) for v in order], loc="upper left",
+    handles = [Patch(color=_COLORS[v], label=v) for v in order]
+    if broken:
+        handles.append(Patch(color="white", label="E: error or conflict"))
+    ax.legend(handles=handles, loc="upper left",
               bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     # bbox_inches="tight" grows the canvas to hold the outside legend and the rotated ids;

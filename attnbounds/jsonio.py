@@ -22,11 +22,19 @@ def write_json(data, path: str | None) -> None:
 
     The file is replaced atomically (:func:`attnbounds.fileio.atomic_write`): a temporary
     file with a unique name in the same directory, fsynced, then renamed over ``path``.
+    Its directory must exist: a caller that wants one creates it (a typo in a path is an
+    error, not a reason to create directories anywhere).
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path: no such directory '...' (create it first)``.
     """
     text = json.dumps(data, indent=2, default=_to_json)
     if path in (None, "-"):
         sys.stdout.write(text + "\n")
         return
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    if not p.parent.is_dir():
+        raise FileNotFoundError(f"path: cannot write {str(path)!r}: no such directory {str(p.parent)!r} (create it first)")
     write_text(p, text + "\n")  # atomic: a reader, a second writer or an interrupt never sees half a file

@@ -22,6 +22,15 @@ runs each method that is set and keeps the strongest verdict the evidence suppor
 An *instance* is a ``dict`` of named numbers and numpy arrays (``{"logits": ..., "T": ...}``).
 In a batch from ``sweep`` every array value has a leading batch axis; ``sides`` must accept
 both a single instance and a batch.
+
+A reading stated under a condition of its own (``T1i:transcribed-if-R-ge-1``: R >= 1) says so
+with ``assume``: a predicate on an instance (True where the instance meets the reading's
+stated hypotheses; on a batch, one truth value per instance). The engine judges only the
+instances inside: Hypothesis rejects the others, the sweep masks them, and both count them
+(the row's ``discarded``). An instance outside a reading's hypotheses is never a
+counterexample and never an error. This matters where instances are transformed after they
+are drawn, e.g. when the weights are drawn through another normalizer (``check
+--normalizer``), so that the top-N set, and with it R, changes.
 """
 
 from __future__ import annotations
@@ -42,6 +51,7 @@ __all__ = [
     "Reading",
     "Claim",
     "holds_relation",
+    "subset_instances",
 ]
 
 Verdict = Literal["proved", "certified", "holds", "falsified", "undecided"]
@@ -105,6 +115,12 @@ class Proof:
     def checked(self) -> int:
         """Number of steps the kernel checked (0 without a chain)."""
         return self.chain.checked if self.chain is not None else 0
+
+    @property
+    def substeps(self) -> int:
+        """The count of checked sub-steps (the steps of the sub-chains carried by the
+        checked steps, each checked inside its step; 0 without a chain)."""
+        return self.chain.substeps if self.chain is not None else 0
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -237,12 +253,15 @@ class Reading:
     atol: float = 1e-12
     note: str = ""
     normalizer: str | None = None
+    assume: Callable[[Instance], Any] | None = None
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
             raise ValueError(f"relation: must be one of {RELATIONS}, got {self.relation!r}")
         if (self.strategy or self.sweep) and self.sides is None:
             raise ValueError(f"reading {self.name!r}: strategy/sweep need a `sides` evaluator")
+        if self.assume is not None and not callable(self.assume):
+            raise TypeError(f"assume: expected a callable (instance -> bool), got {type(self.assume).__name__}")
         if self.sides is not None and not isinstance(self.sides, _NamedSides):
             object.__setattr__(self, "sides", _NamedSides(self.sides, self.name, self.sweep))
 
@@ -250,6 +269,25 @@ class Reading:
     def methods(self) -> tuple[str, ...]:
         names = ("symbolic", "certify", "strategy", "sweep", "montecarlo")
         return tuple(n for n in names if getattr(self, n) is not None)
+
+    def inside(self, instance: Instance, size: int | None = None):
+        """Whether ``instance`` meets this reading's own hypotheses (``assume``; True without
+        one): one bool, or for a batch of ``size`` instances one bool per instance.
+
+        >>> r = Reading("r", "-", "-", assume=lambda i: np.asarray(i["R"]) >= 1)
+        >>> r.inside({"R": 2.0}), r.inside({"R": np.array([0.5, 3.0])}, size=2).tolist()
+        (True, [False, True])
+        """
+        if self.assume is None:
+            return True if size is None else np.ones(size, dtype=bool)
+        ok = np.asarray(self.assume(instance), dtype=bool)
+        if size is None:
+            return bool(np.all(ok))
+        if ok.ndim == 0:
+            return np.full(size, bool(ok))
+        if ok.shape[0] != size:
+            raise ValueError(f"assume: returned shape {ok.shape} for a batch of {size} instance(s)")
+        return ok.reshape(size, -1).all(axis=1)
 
     def under(self, normalizer) -> "Reading":
         """This reading with its attention weights drawn through ``normalizer``.
@@ -265,6 +303,17 @@ class Reading:
         from attnbounds.claims.normalized import under
 
         return under(self, normalizer)
+
+
+def subset_instances(batch: Instance, keep) -> Instance:
+    """The instances of a ``sweep`` batch where ``keep`` is True (every array value masked
+    along its batch axis; scalars shared).
+
+    >>> subset_instances({"x": np.array([1.0, 2.0, 3.0]), "n": 1}, np.array([True, False, True]))
+    {'x': array([1., 3.]), 'n': 1}
+    """
+    keep = np.asarray(keep, dtype=bool)
+    return {k: (v[keep] if isinstance(v, np.ndarray) and v.ndim >= 1 else v) for k, v in batch.items()}
 
 
 def holds_relation(sides: Sides, relation: str, rtol: float = 1e-9, atol: float = 1e-12):

@@ -246,8 +246,48 @@ def log_derivative_sup(family: str, param: float) -> float:
     return float(expr.subs({s: sp.nsimplify(values[s.name]) for s in expr.free_symbols if s.name in values}))
 
 
+@lru_cache(maxsize=256)
+def ratio_log_derivative_sup(family: str, param: float, length: int) -> float:
+    """G = sup over the real line of |(log F)'| for a ratio-form normalizer outside the exact
+    table of :func:`log_derivative_sup`: a user's F (``check --normalizer``), or a length-aware
+    F read at n = ``length`` (the statement holds at each length with that length's F).
+
+    SymPy finds the extremes of (log F)' (critical points and limits at ±∞); the result is
+    cross-checked on a grid of logits, and a ``ValueError`` (one line, naming F) says when it
+    cannot be computed, so the reading is then *not applicable* with that reason, never in error.
+
+    >>> ratio_log_derivative_sup("ssmax", 1.0, 4) == math.log(4)  # F_4(l) = 4^l: (log F)' = log 4
+    True
+    """
+    F = family_normalizer(family, float(param))
+    g = F.log_derivative(int(length))
+    if g is None:
+        raise ValueError(f"family: {family!r} has no ratio form F(l_i)/sum_j F(l_j)")
+    from attnbounds.numerics.normalizers import LOGIT
+    from sympy.calculus.util import maximum, minimum
+
+    what = f"G = sup|(log F)'| for F = {sp.sstr(F.ratio_form(int(length)))}"
+    if g.free_symbols - {LOGIT}:
+        raise ValueError(f"family: {what}: (log F)' = {sp.sstr(g)} has free symbols besides the logit")
+    try:
+        extremes = [maximum(g, LOGIT, sp.S.Reals), minimum(g, LOGIT, sp.S.Reals)]
+        G = max(abs(float(e)) for e in extremes)
+    except (NotImplementedError, TypeError, ValueError) as exc:
+        raise ValueError(f"family: SymPy cannot find the supremum {what} ({type(exc).__name__})") from None
+    grid = np.concatenate([-np.logspace(-3, 3, 400), [0.0], np.logspace(-3, 3, 400)])
+    with np.errstate(all="ignore"):
+        sampled = np.abs(np.asarray(sp.lambdify(LOGIT, g, "numpy")(grid), dtype=float) * np.ones_like(grid))
+    sampled = sampled[np.isfinite(sampled)]
+    if sampled.size and sampled.max() > G * (1 + 1e-9) + 1e-12:
+        raise ValueError(f"family: {what}: SymPy's supremum {G:.6g} is below a sampled value {sampled.max():.6g}")
+    return G
+
+
 def generic_sides(instance) -> Sides:
     """‖J‖₂ ≤ G/2 for α_i = F(l_i)/Σ F(l_k), F a ratio family, G = sup |(log F)'|.
+
+    For any other positive ratio form F (a user's normalizer, ``check --normalizer``), G is
+    that F's own (:func:`ratio_log_derivative_sup`; at the instance's L for a length-aware F).
 
     >>> s = generic_sides({"family": "taylor2", "param": 1.0, "logits": [0.0, 0.0]})
     >>> float(s.lhs), float(s.rhs)  # g(0) = 1 = G: equality
@@ -259,7 +299,11 @@ def generic_sides(instance) -> Sides:
     z = as_float_array(instance["logits"], "logits")
     J = normalizer_jacobian(F.F, F.dF, z)  # (..., L, L)
     lhs = np.linalg.norm(J, ord=2, axis=(-2, -1))
-    return Sides(lhs, np.full(z.shape[:-1], log_derivative_sup(family, param) / 2)[()])
+    if family in FAMILY_NAMES:
+        G = log_derivative_sup(family, param)
+    else:
+        G = ratio_log_derivative_sup(family, param, int(z.shape[-1]))
+    return Sides(lhs, np.full(z.shape[:-1], G / 2)[()])
 
 
 def paper_form_sides(kind: str):

@@ -194,15 +194,29 @@ def probe(reading, normalizer) -> dict | None:
 
     Raises :class:`NotApplicable` when the instance cannot be reweighed or when the
     reading's ``sides`` reject the normalizer's weights (e.g. rows that do not sum to 1).
+    Instances outside the reading's own hypotheses (``reading.assume``) are not evaluated:
+    the engine discards them too. Any other exception of ``sides`` is left to the engine's
+    methods, which report it as an error in the row (it must not stop a whole run).
     """
     N = resolve(normalizer)
     if reading.sweep is None:
         return None
     instance = reweigh(reading.sweep(np.random.default_rng(0), 2), N, draws=_draws(reading))
+    judged = instance
+    if reading.assume is not None:
+        from attnbounds.claims.base import subset_instances
+
+        size = next((v.shape[0] for v in instance.values() if isinstance(v, np.ndarray) and v.ndim >= 1), 2)
+        keep = reading.inside(instance, size)
+        if not keep.any():
+            return instance
+        judged = subset_instances(instance, keep)
     try:
-        reading.sides(instance)
+        reading.sides(judged)
     except ValueError as exc:
         raise NotApplicable(f"the reading's sides reject the weights of {N.name!r}: {exc}", instance) from None
+    except Exception:  # noqa: BLE001 -- any other failure is a bug the engine's methods report as an error row
+        return instance
     return instance
 
 

@@ -111,6 +111,7 @@ __all__ = [
     "sides_transcribed",
     "sides_transcribed_sphere",
     "sides_transcribed_if_R_ge_1",
+    "R_ge_1",
     "sides_reconstructed_d1_norm",
     "sides_transcribed_d1_norm",
     "sweep_instances",
@@ -239,6 +240,17 @@ def sides_transcribed_sphere(instance: dict) -> Sides:
     if np.any(np.abs(np.linalg.norm(x, axis=-1) - 1.0) > SPHERE_TOL):
         raise ValueError("x: every embedding must have norm 1 for the sphere reading")
     return sides_transcribed(instance)
+
+
+def R_ge_1(instance: dict):
+    """The reading's own hypothesis R = max_{j∈I_N}‖x_j‖ ≥ 1 (one truth value per instance of a
+    batch): its ``assume``, so that an instance whose top-N set, and so R, changed after it was
+    drawn (weights drawn through another normalizer) is discarded, not judged.
+
+    >>> bool(R_ge_1({"weights": np.array([0.5, 0.5]), "x": np.array([[0.5], [-0.5]]), "n": 1}))
+    False
+    """
+    return bound_terms(instance)["R"] >= 1.0 - 1e-9  # rescaled instances may land at 1 − ulp
 
 
 def sides_transcribed_if_R_ge_1(instance: dict) -> Sides:
@@ -544,6 +556,7 @@ CLAIM = Claim(
             strategy=_R_ge_1_configs,
             sides=sides_transcribed_if_R_ge_1,
             sweep=_sweep_R_ge_1,
+            assume=R_ge_1,
         ),
         Reading(
             "reconstructed",

@@ -15,6 +15,10 @@ failure); 1 under ``--strict`` when a reading is falsified or a row reports a co
 error or a method interrupted by the time limit; 2 on usage errors; 130 when interrupted
 (the rows finished so far are printed and, with ``--json``, written).
 
+``--json PATH`` writes ``{"format", "meta", "rows"}`` (:mod:`attnbounds.engine.meta`: what the
+run was, and the rows of :mod:`attnbounds.engine.rows`); it is rewritten after every row,
+with ``meta.complete`` false until the run ends.
+
 ``--normalizer NAME`` judges the claims' own readings under another normalizer (rows keep
 their ids, e.g. ``L1:reconstructed``) and ``--matrix`` loops over every normalizer
 (:mod:`attnbounds.battery`).
@@ -48,32 +52,93 @@ def _console(stderr: bool):
     return console
 
 
+#: Below this console width the table is printed compactly (:func:`_render_compact`).
+WIDE = 120
+
+
+def _verdict_markup(row: dict) -> str:
+    verdict = row["verdict"]
+    shown = f"[{_STYLE.get(verdict, '')}]{verdict}[/]"
+    if row.get("conflict"):
+        shown = "[bold magenta]undecided: CONFLICT[/]"
+    elif row.get("error"):
+        shown += " [red](error)[/]"
+    if row.get("timed_out"):
+        shown += " [bold yellow](time limit)[/]"
+    return shown
+
+
+def short_proof(proof: dict | None) -> str:
+    """The proof column of the compact table: ``"k/n"``, ``"+m"`` sub-steps, ``argued``.
+
+    >>> short_proof({"steps": 4, "checked": 4, "substeps": 5, "status": "checked"}), short_proof(None)
+    ('4/4 +5', '-')
+    >>> short_proof({"steps": 1, "checked": 1, "status": "refuted"}), short_proof({"steps": 3, "checked": 2, "status": "argued"})
+    ('exact cex', '2/3 argued')
+    """
+    if not proof:
+        return "-"
+    if proof.get("status") == "refuted":
+        return "exact cex"
+    text = f"{proof['checked']}/{proof['steps']}"
+    if proof.get("substeps"):
+        text += f" +{proof['substeps']}"
+    return text + (" argued" if proof.get("status") == "argued" else "")
+
+
+def _render_compact(rows: list[dict], console) -> None:
+    """The table for a narrow terminal (under :data:`WIDE` columns): one line per row (id,
+    verdict, proof k/n with +sub-steps, seconds) and its evidence on at most two indented
+    lines below, cut with an ellipsis (the full text is in ``--json``)."""
+    import textwrap
+
+    from rich.markup import escape
+    from rich.text import Text
+
+    width = max(40, console.width)
+    wid = min(max([len(str(r["id"])) for r in rows] + [2]), max(12, width - 36))
+    plain = [Text.from_markup(_verdict_markup(r)).plain for r in rows]
+    wverdict = max([len(v) for v in plain] + [7])
+    wproof = max([len(short_proof(r.get("proof"))) for r in rows] + [5])
+    console.print(f"[bold]{'id':<{wid}}  {'verdict':<{wverdict}}  {'proof':<{wproof}}  {'s':>6}[/]", soft_wrap=True)
+    for row, shown in zip(rows, plain):
+        rid = str(row["id"])
+        rid = rid if len(rid) <= wid else rid[: wid - 1] + "…"
+        pad = " " * (wverdict - len(shown))
+        console.print(f"{escape(rid):<{wid}}  {_verdict_markup(row)}{pad}  {short_proof(row.get('proof')):<{wproof}}  "
+                      f"{row.get('seconds', 0) or 0:>6.1f}", soft_wrap=True, highlight=False)
+        lines = textwrap.wrap(row.get("evidence") or "", width - 4, max_lines=2, placeholder=" …")
+        for line in lines:
+            console.print("    " + escape(line), soft_wrap=True, highlight=False, style="dim")
+
+
 def render_table(rows: list[dict], console) -> None:
-    """Print ``rows`` as a rich table (id, methods, verdict, evidence, seconds) and a summary."""
+    """Print ``rows`` as a rich table (id, methods, verdict, evidence, seconds) and a summary;
+    on a console narrower than :data:`WIDE` columns, compactly (:func:`_render_compact`)."""
     from rich.table import Table
 
+    if console.width < WIDE:
+        _render_compact(rows, console)
+        _render_summary(rows, console)
+        return
     table = Table(show_lines=False, header_style="bold")
     table.add_column("id", no_wrap=True)
     table.add_column("methods")
     table.add_column("verdict", no_wrap=True)
-    table.add_column("proof", overflow="fold", max_width=22)
+    table.add_column("proof", overflow="fold", max_width=36)
     table.add_column("evidence", overflow="fold")
     table.add_column("s", justify="right", no_wrap=True)
     for row in rows:
-        verdict = row["verdict"]
-        shown = f"[{_STYLE.get(verdict, '')}]{verdict}[/]"
-        if row.get("conflict"):
-            shown = "[bold magenta]undecided: CONFLICT[/]"
-        elif row.get("error"):
-            shown += " [red](error)[/]"
-        if row.get("timed_out"):
-            shown += " [bold yellow](time limit)[/]"
         methods = ",".join(_LABEL.get(m, m) for m in row.get("methods") or []) or "-"
         table.add_row(
-            str(row["id"]), methods, shown, _escape(proof_cell(row.get("proof"))),
+            str(row["id"]), methods, _verdict_markup(row), _escape(proof_cell(row.get("proof"))),
             _escape(row.get("evidence") or ""), f"{row.get('seconds', 0):.1f}",
         )
     console.print(table)
+    _render_summary(rows, console)
+
+
+def _render_summary(rows: list[dict], console) -> None:
     total = sum(r.get("seconds") or 0 for r in rows)
     console.print(f"{summary_line(rows)}; {total:.1f} s")
     conflicts = [r["id"] for r in rows if r.get("conflict")]
@@ -95,9 +160,16 @@ def summary_line(rows: list[dict]) -> str:
     '2 readings: 1 proved, 1 falsified; 2 hypothesis checks: 1 not needed, 1 needed'
     >>> summary_line([])
     '0 readings: none'
+
+    A claim module that failed to load is one row of kind ``load-error``: counted apart, not
+    as a reading.
+
+    >>> summary_line([{"kind": "reading", "verdict": "proved"}, {"kind": "load-error", "verdict": "undecided"}])
+    '1 reading: 1 proved; 1 error'
     """
-    readings = [r for r in rows if r.get("kind") != "hypothesis"]
+    readings = [r for r in rows if r.get("kind", "reading") == "reading"]
     hypotheses = [r for r in rows if r.get("kind") == "hypothesis"]
+    errors = [r for r in rows if r.get("kind") == "load-error"]
 
     def counts(group, names):
         tally: dict[str, int] = {}
@@ -110,6 +182,8 @@ def summary_line(rows: list[dict]) -> str:
         # falsified: the conclusion fails without it (needed); proved: it holds without it
         names = {"falsified": "needed", "proved": "not needed"}
         text += f"; {len(hypotheses)} hypothesis check{'' if len(hypotheses) == 1 else 's'}: {counts(hypotheses, names)}"
+    if errors:
+        text += f"; {len(errors)} error{'' if len(errors) == 1 else 's'}"
     return text
 
 
@@ -118,6 +192,8 @@ def proof_cell(proof: dict | None) -> str:
 
     >>> proof_cell({"steps": 8, "checked": 8, "rules": ["monotone", "algebra"], "status": "checked"})
     '8/8 steps checked: monotone, algebra'
+    >>> proof_cell({"steps": 2, "checked": 2, "substeps": 12, "rules": ["termwise"], "status": "checked"})
+    '2/2 steps (+12 sub-steps) checked: termwise'
     >>> proof_cell({"steps": 1, "checked": 1, "rules": ["counterexample"], "status": "refuted"})
     'exact counterexample'
     """
@@ -125,7 +201,8 @@ def proof_cell(proof: dict | None) -> str:
         return "-"
     if proof.get("status") == "refuted":
         return "exact counterexample"
-    text = f"{proof['checked']}/{proof['steps']} steps checked"
+    sub = proof.get("substeps") or 0
+    text = f"{proof['checked']}/{proof['steps']} steps{f' (+{sub} sub-steps)' if sub else ''} checked"
     if proof.get("status") == "argued":
         text += " (argued)"
     rules = [r for r in proof.get("rules") or [] if r != "argued"]
@@ -145,33 +222,27 @@ def _escape(text: str) -> str:
 
 
 class _Progress:
-    """A rich progress bar on stderr (disabled when stderr is not a terminal)."""
+    """Progress on stderr: a rich bar on a terminal, a plain line every
+    :data:`attnbounds.progress.INTERVAL` seconds otherwise (a log, a pipe, CI)."""
 
-    def __init__(self):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    def __init__(self, enabled: bool = True):
+        from attnbounds.progress import progress_display
 
-        console = _console(stderr=True)
-        self.bar = Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-            disable=not console.is_terminal,
-        )
+        self.bar = progress_display(enabled, console=_console(stderr=True))  # None with --no-progress
         self.task = None
 
     def __enter__(self):
-        self.bar.__enter__()
-        self.task = self.bar.add_task("checking", total=None)
+        if self.bar is not None:
+            self.bar.__enter__()
+            self.task = self.bar.add_task("checking", total=None)
         return self
 
     def __exit__(self, *exc):
-        return self.bar.__exit__(*exc)
+        return self.bar.__exit__(*exc) if self.bar is not None else False
 
     def __call__(self, label: str, done: int, total: int) -> None:
-        self.bar.update(self.task, description=str(label), completed=done, total=total)
+        if self.bar is not None:
+            self.bar.update(self.task, description=str(label), completed=done, total=total or None)
 
 
 class _InterruptGuard:
@@ -253,7 +324,10 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
                    "itself is counted in work, so verdicts do not depend on load; a method this limit interrupts "
                    "is marked '(time limit)' and listed in the row's timed_out.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
-              help="Write the rows as JSON to PATH ('-' for stdout; the table then goes to stderr).")
+              help="Write the rows as JSON to PATH ('-' for stdout; the table then goes to stderr): an object "
+                   "{format, meta, rows} whose meta records the version, git commit, seed, budget, time limit, "
+                   "normalizer, ids, date and library versions (attnbounds.engine.meta; read_rows() reads it and "
+                   "the bare list of rows of older versions).")
 @click.option("--strict", is_flag=True,
               help="Exit 1 if a reading is falsified or a row has a conflict, an error or a method cut by --time-limit.")
 @click.option("--normalizer", default=None, metavar="NAME",
@@ -265,16 +339,19 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
                    "'module:object' (repeatable). IDS then select among them.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="With --matrix: also plot the verdict matrix to PATH.")
+@click.option("--no-progress", "no_progress", is_flag=True,
+              help="No progress on stderr (by default a bar on a terminal, else a plain line every 30 s).")
 @click.option("--mutants", is_flag=True,
               help="Mutation-test the checker: mutate every proved or certified reading of IDS and judge "
                    "each mutant (exit 1 if a mutant is proved or certified).")
 def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer, matrix, claim_specs, plot_path,
-          mutants):
+          no_progress, mutants):
     """Judge the readings of claims IDS (claim ids like T1i or 2508.17821:T1i, reading ids like
     T1i:transcribed; default: all claims) and print their verdicts.
 
-    The proof column reads "k/n steps checked: rules": n counts the chain's top-level steps
-    (a step's sub-chains are checked within it), the rules include the sub-chains' rules.
+    The proof column reads "k/n steps (+m sub-steps) checked: rules": n counts the chain's
+    top-level steps, m the steps of the sub-chains they carry (each checked within its step;
+    "substeps" in the JSON), and the rules include the sub-chains' rules.
     The last line counts the readings' verdicts apart from the hypothesis checks, where
     falsified means the hypothesis is needed.
     """
@@ -287,18 +364,24 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
     check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
     user_claims = _load_user_claims(claim_specs)
     console = _console(stderr=json_path == "-")
+    from attnbounds.engine.meta import check_document, run_meta
+
+    command = "mutants" if mutants else "matrix" if matrix else "check"
+    meta = run_meta(budget=budget, seed=seed, ids=ids, normalizer=normalizer, claims_files=claim_specs, command=command)
     if mutants:
         if matrix or normalizer is not None:
             raise UsageError("--mutants: not combinable with --normalizer/--matrix")
-        _run_mutants(ids, budget, seed, json_path, user_claims, console)
+        _run_mutants(ids, budget, seed, json_path, user_claims, console, progress=not no_progress, meta=meta)
         return
     if matrix:
-        _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims)
+        _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims, progress=not no_progress,
+                    meta=meta)
         return
-    rows = _run_check(ids, budget, seed, json_path, user_claims, normalizer)
+    rows = _run_check(ids, budget, seed, json_path, user_claims, normalizer, progress=not no_progress, meta=meta)
     render_table(rows, console)
     if json_path:
-        write_json(rows, json_path)
+        meta["complete"] = True
+        write_json(check_document(rows, meta), json_path)
         if json_path != "-":
             click.echo(f"wrote {len(rows)} row(s) to {json_path}", err=True)
     if strict:
@@ -309,7 +392,7 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
             sys.exit(1)
 
 
-def _run_mutants(ids, budget, seed, json_path, user_claims, console) -> None:
+def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: bool = True, meta=None) -> None:
     from rich.table import Table
 
     from attnbounds import engine
@@ -319,7 +402,7 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console) -> None:
         engine.resolve_ids(list(ids) or None, claims=user_claims)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    with _Progress() as bar:
+    with _Progress(progress) as bar:
         report = run_mutants(list(ids) or None, seed=seed, budget=budget, claims=user_claims,
                              progress=lambda rid: bar(f"{rid} mutants", 0, 0))
     table = Table(header_style="bold")
@@ -338,7 +421,7 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console) -> None:
         + ("n/a" if rate is None else f"{100 * rate:.1f}%")
     )
     if json_path:
-        write_json(report.to_dict(), json_path)
+        write_json({**report.to_dict(), "meta": {**(meta or {}), "complete": True}}, json_path)
         if json_path != "-":
             click.echo(f"wrote {summary['mutants']} mutant row(s) to {json_path}", err=True)
     if report.defects:
@@ -347,10 +430,12 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console) -> None:
         sys.exit(1)
 
 
-def _interrupted(rows: list[dict], json_path: str | None) -> None:
+def _interrupted(rows: list[dict], json_path: str | None, meta: dict | None = None) -> None:
+    from attnbounds.engine.meta import check_document
+
     render_table(rows, _console(stderr=True))
     if json_path:
-        write_json(rows, json_path)
+        write_json(check_document(rows, {**(meta or {}), "complete": False}), json_path)
         where = "stdout" if json_path == "-" else json_path
         click.echo(f"interrupted: wrote {len(rows)} row(s) to {where}{_partial_note(rows)}", err=True)
     else:
@@ -386,8 +471,10 @@ def _claims_text(exc: Exception) -> str:
     return "--" + text if text.startswith("claims: ") else f"--claims: {text}"
 
 
-def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None) -> list[dict]:
+def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None, progress: bool = True,
+               meta: dict | None = None) -> list[dict]:
     from attnbounds import engine
+    from attnbounds.engine.meta import check_document
 
     try:
         engine.resolve_ids(list(ids) or None, claims=user_claims)
@@ -400,17 +487,18 @@ def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None) 
     def save(row):
         done.append(row)
         if json_path and json_path != "-":
-            write_json(done, json_path)  # after every row: an interrupt or a kill loses nothing finished
+            # after every row: an interrupt or a kill loses nothing finished ("complete": false until the end)
+            write_json(check_document(done, meta or {}), json_path)
 
     try:
-        with _InterruptGuard() as guard, _Progress() as progress:
+        with _InterruptGuard() as guard, _Progress(progress) as bar:
             return engine.check(list(ids) or None, budget=budget, seed=seed,
-                                progress=guard.wrap(progress), on_row=save, claims=user_claims,
+                                progress=guard.wrap(bar), on_row=save, claims=user_claims,
                                 normalizer=normalizer)
     except engine.CheckInterrupted as exc:
-        _interrupted(exc.rows, json_path)
+        _interrupted(exc.rows, json_path, meta)
     except KeyboardInterrupt:
-        _interrupted(done, json_path)
+        _interrupted(done, json_path, meta)
 
 
 def _check_normalizer(normalizer: str) -> None:
@@ -423,7 +511,8 @@ def _check_normalizer(normalizer: str) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims=None) -> None:
+def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims=None,
+                progress: bool = True, meta: dict | None = None) -> None:
     battery = _battery()
     if normalizer is not None:
         _check_normalizer(normalizer)
@@ -434,10 +523,10 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     try:
-        with _Progress() as progress:
+        with _Progress(progress) as bar:
             result = battery.run_matrix([normalizer] if normalizer else None, list(ids) or None,
                                         budget=budget, seed=seed, claims=user_claims,
-                                        progress=progress)
+                                        progress=bar)
     except (ValueError, KeyError) as exc:
         _as_usage_error(exc, ("normalizer", "ids", "unknown"))
         raise
@@ -446,12 +535,26 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
         sys.exit(130)
     _render_matrix(result, console)
     if json_path:
-        write_json(result, json_path)
+        write_json({**result, "meta": {**(meta or {}), "complete": True}}, json_path)
         if json_path != "-":
             click.echo(f"wrote the matrix to {json_path}", err=True)
     if plot_path:
         battery.plot_matrix(result, plot_path)
         click.echo(f"wrote the matrix plot to {plot_path}", err=True)
+
+
+def _matrix_cell(verdict: str, row: dict | None) -> str:
+    """One cell of the verdict matrix: the verdict, marked like the table's verdict column when
+    the row has an error, a conflict or a method cut by the time limit (an error is not a
+    plain "undecided")."""
+    if row is not None and row.get("conflict"):
+        return "[bold magenta]CONFLICT[/]"
+    if row is not None and row.get("error"):
+        return "[bold red]error[/]"
+    cell = f"[{_STYLE.get(str(verdict), '')}]{verdict}[/]"
+    if row is not None and row.get("timed_out"):
+        cell += " [bold yellow](time limit)[/]"
+    return cell
 
 
 def _render_matrix(result, console) -> None:
@@ -461,14 +564,19 @@ def _render_matrix(result, console) -> None:
     verdicts = result.get("verdicts") if isinstance(result, dict) else None
     if isinstance(verdicts, dict) and verdicts and all(isinstance(v, dict) for v in verdicts.values()):
         readings = list(dict.fromkeys(k for v in verdicts.values() for k in v))
+        rows = result.get("rows") if isinstance(result.get("rows"), dict) else {}
+        by_id = {(name, r.get("id")): r for name, rs in rows.items() for r in rs if isinstance(r, dict)}
         table = Table(header_style="bold")
         table.add_column("reading", no_wrap=True)
         for name in verdicts:
             table.add_column(str(name))
         for rid in readings:
-            cells = [f"[{_STYLE.get(str(per.get(rid)), '')}]{per.get(rid, '-')}[/]" for per in verdicts.values()]
+            cells = [_matrix_cell(per.get(rid, "-"), by_id.get((name, rid))) for name, per in verdicts.items()]
             table.add_row(str(rid), *cells)
         console.print(table)
+        flagged = [f"{r['id']} under {name}" for (name, _), r in by_id.items() if r.get("error") or r.get("conflict")]
+        if flagged:
+            console.print(f"[bold red]error or conflict (not a verdict): {', '.join(flagged)}[/]")
         return
     rows = result.get("rows") if isinstance(result, dict) else None
     if isinstance(rows, list) and all(isinstance(r, dict) and "verdict" in r for r in rows):

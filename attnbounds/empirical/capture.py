@@ -57,7 +57,7 @@ class AttentionCapture:
     weights: np.ndarray | None  # (Y, H, Q, L) attention weights (rows sum to 1 over visible keys)
     values: np.ndarray  # (Y, H, L, dh) per-head value vectors (GQA: expanded to query heads)
     keys: np.ndarray  # (Y, H, L, dh) per-head keys (after RoPE where the model has it)
-    hidden: np.ndarray  # (Y, L, dm) each layer's input hidden states
+    hidden: np.ndarray | None  # (Y, L, dm) each layer's input hidden states (None: not kept)
     queries: np.ndarray | None = None  # (Y, H, Q, dh) kept query vectors (after RoPE)
     scaling: np.ndarray | None = None  # (Y,) factor applied to q·k in each layer
     extra: dict = field(default_factory=dict)  # timings and other run facts
@@ -100,7 +100,7 @@ class AttentionCapture:
             weights=None if self.weights is None else self.weights[:, :, r, :length],
             values=self.values[:, :, :length],
             keys=self.keys[:, :, :length],
-            hidden=self.hidden[:, :length],
+            hidden=None if self.hidden is None else self.hidden[:, :length],
             queries=None if self.queries is None else self.queries[:, :, r],
             extra=dict(self.extra),
         )
@@ -243,7 +243,7 @@ def _capturing(model, rows, fields=("logits", "weights", "queries"), on_layer=No
 
 
 def capture_attention(handle, input_ids, query_positions=None, fields=("logits", "weights", "queries"),
-                      on_layer=None) -> AttentionCapture:
+                      on_layer=None, hidden: bool = True) -> AttentionCapture:
     """One forward pass over one window; keep the attention of selected query rows.
 
     Parameters
@@ -267,6 +267,10 @@ def capture_attention(handle, input_ids, query_positions=None, fields=("logits",
         as kept by ``fields``, and ``values``/``keys`` (H, L, dh)); those per-row arrays
         are then dropped, so the result has ``logits``, ``weights`` and ``queries`` None
         and the memory holds one layer's rows at a time.
+    hidden : bool
+        Keep the layers' input hidden states (``hidden``; default). False: the model does
+        not return them and ``hidden`` is None (a streamed pass that reads values or keys
+        saves (Y + 1) × L × dm floats twice: about 80 MB for GPT-2 small at L = 1024).
 
     Returns
     -------
@@ -290,7 +294,7 @@ def capture_attention(handle, input_ids, query_positions=None, fields=("logits",
         raise ValueError(f"fields: must be a non-empty subset of logits, weights, queries, got {fields!r}")
     rows = torch.as_tensor(positions, dtype=torch.long, device=device)  # (Q,)
     batch = torch.as_tensor(ids, dtype=torch.long, device=device)[None]  # (1, L)
-    kwargs = dict(output_hidden_states=True, return_dict=True)
+    kwargs = dict(output_hidden_states=bool(hidden), return_dict=True)
     if handle.causal:
         kwargs["use_cache"] = False
     else:
@@ -308,7 +312,7 @@ def capture_attention(handle, input_ids, query_positions=None, fields=("logits",
         )
     if handle.causal and not all(r["mask_given"] for r in records):
         raise RuntimeError("causal model received no attention mask; the capture would not be causal")
-    hidden = out.hidden_states  # tuple of Y + 1 tensors (1, L, dm); entry i is the input of layer i
+    states = out.hidden_states if hidden else None  # tuple of Y + 1 tensors (1, L, dm); entry i is the input of layer i
 
     def stack(key: str):  # per-layer records → leading layer axis Y (None when not kept)
         return None if records[0][key] is None else np.stack([r[key] for r in records])
@@ -322,7 +326,7 @@ def capture_attention(handle, input_ids, query_positions=None, fields=("logits",
         weights=stack("weights"),  # (Y, H, Q, L)
         values=stack("values"),  # (Y, H, L, dh)
         keys=stack("keys"),  # (Y, H, L, dh)
-        hidden=np.stack([_first_in_batch(h) for h in hidden[: handle.n_layers]]),  # (Y, L, dm)
+        hidden=None if states is None else np.stack([_first_in_batch(h) for h in states[: handle.n_layers]]),  # (Y, L, dm)
         queries=stack("queries"),  # (Y, H, Q, dh)
         scaling=np.array([r["scaling"] for r in records], dtype=np.float32),  # (Y,)
         extra={"forward_seconds": seconds},

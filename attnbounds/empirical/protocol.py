@@ -203,13 +203,22 @@ def _softmax64(logits):
 
 class _Logits:
     """One layer's logits (H, L, L) float32, −inf at hidden keys; kept by row blocks in prefix
-    mode (the keys past a block's last row are hidden: about half the memory of the full map)."""
+    mode (the keys past a block's last row are hidden: about half the memory of the full map).
 
-    def __init__(self, logits, prefix: bool, keep: bool = False, buffer=None, blocks=None):
+    With ``qk`` = (queries, keys, scaling), each (H, L, dh) float32, a kept layer holds those
+    instead of its logits (2·L·dh floats per head instead of about L²/2 + 64·L) and
+    :meth:`block` recomputes a block as the capture did, (q·kᵀ)·scaling with −inf outside each
+    row's visible range. That is used only when every recomputed block equals the captured
+    logits exactly (checked here, block by block); otherwise the logits are copied as below."""
+
+    def __init__(self, logits, prefix: bool, keep: bool = False, buffer=None, blocks=None, qk=None):
         L = logits.shape[-1]
         self.L = L
         self.prefix = prefix
-        if prefix and keep:  # copied into ``buffer`` (1-D float32 of kept_size), one block after the other,
+        self.qk = None
+        if prefix and keep and qk is not None and self._recompute_matches(logits, *qk):
+            self.parts, self.full = None, None
+        elif prefix and keep:  # copied into ``buffer`` (1-D float32 of kept_size), one block after the other,
             H = logits.shape[0]  # or block k into ``blocks[k]`` (1-D float32 of H·(r1 − r0)·r1 each)
             if buffer is None and blocks is None:
                 buffer = np.empty(self.kept_size(H, L), dtype=np.float32)
@@ -223,6 +232,23 @@ class _Logits:
             self.full = None
         else:
             self.parts, self.full = None, logits
+
+    def _recompute_matches(self, logits, q, k, scaling) -> bool:
+        """Keep (q, k) if every block recomputed from them equals ``logits`` bit for bit."""
+        L = self.L
+        if q.ndim != 3 or q.shape[0] != logits.shape[0] or q.shape[1] < L or k.shape[0] != logits.shape[0] or k.shape[1] < L:
+            return False
+        ranges = ex._visible_ranges(np.isfinite(logits[0]), L, L)  # each row's visible keys: one range
+        if ranges is None:
+            return False
+        self.qk = (np.ascontiguousarray(q[:, :L], dtype=np.float32), np.ascontiguousarray(k[:, :L], dtype=np.float32),
+                   float(scaling))
+        self.ranges = ranges
+        for r0, r1, K in _blocks(L, True):
+            if not np.array_equal(self.block(r0, r1, K), logits[:, r0:r1, :K]):
+                self.qk = None
+                return False
+        return True
 
     def drop_rows(self, r: int) -> None:
         """Forget the kept blocks of the rows >= r (no later use reads them)."""
@@ -242,6 +268,15 @@ class _Logits:
         return sum(H * (r1 - r0) * r1 for r0, r1, _ in _blocks(L, True))
 
     def block(self, r0: int, r1: int, K: int):
+        if self.qk is not None:
+            import torch
+
+            q, k, scaling = self.qk
+            out = (torch.matmul(torch.from_numpy(q[:, r0:r1]), torch.from_numpy(k[:, :K]).transpose(-1, -2)) * scaling).numpy()
+            starts, ends = self.ranges
+            keys = np.arange(K)[None, :]
+            out[:, (keys < starts[r0:r1, None]) | (keys > ends[r0:r1, None])] = -np.inf
+            return out
         if self.full is not None:
             return self.full[:, r0:r1, :K]
         return self.parts[r0 // _BLOCK][:, :r1 - r0, :K]
@@ -515,15 +550,20 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
     def main_pass(Lc, group):
         kept = []
 
-        def on_layer(y, logits, x):
+        def on_layer(y, logits, x, record=None):
             stage(f"E1/E2/E4/E5 layer {y + 1}" + ("" if len(group) > 1 else f", L={Lc}"))
             blocks = None
             if prefix and ks is not None:
-                if not store:
+                if not store:  # (pages are committed only where a layer's copy is written)
                     for k, size in enumerate(_Logits.block_sizes(logits.shape[0], Lc)):
                         store[k] = np.empty((handle.n_layers, size), dtype=np.float32)
                 blocks = [store[k][y] for k in sorted(store)]
-            lg = _Logits(logits[:, :Lc, :Lc], prefix, keep=ks is not None, blocks=blocks)
+            qk = None
+            if record is not None and record.get("queries") is not None:
+                qk = (record["queries"], record["keys"], record["scaling"])
+            kept_lg = _Logits(logits[:, :Lc, :Lc], prefix, keep=ks is not None, blocks=blocks, qk=qk)
+            # E1/E2/E4 read the captured logits (E3's kept layer recomputes its blocks)
+            lg = _Logits(logits[:, :Lc, :Lc], prefix) if kept_lg.qk is not None else kept_lg
             if x.shape[0] != logits.shape[0]:  # vectors shared by the heads (hidden states): one copy per head
                 x = np.ascontiguousarray(np.broadcast_to(x, (logits.shape[0],) + x.shape[1:]))
             if prefix or not causal:
@@ -539,10 +579,10 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
                     h1[k].append({"window": window, "layer": y, "L": LH1, "N": H1_N}.get(k, probe.get(k)))
                 h1["jaccard_rows"].append(probe["jaccard_rows"])
             if ks is not None:
-                kept.append((lg, x))
+                kept.append((kept_lg, x))
             _release_freed_memory()
 
-        _each_layer(capture_fn, handle, ids[:Lc], config, on_layer, clock)
+        _each_layer(capture_fn, handle, ids[:Lc], config, on_layer, clock, queries=prefix and ks is not None)
         return kept
 
     def tile_pass(L, sub):
@@ -627,10 +667,12 @@ def _each_layer_batch(batch_fn, handle, sub, config, fn, clock) -> None:
     clock["metric_seconds"] += spent[0]
 
 
-def _each_layer(capture_fn, handle, ids, config, fn, clock) -> None:
-    """One forward pass over ``ids`` keeping every query row; ``fn(layer, logits (H, L, L), x (H|1, L, d))`` per layer.
+def _each_layer(capture_fn, handle, ids, config, fn, clock, queries: bool = False) -> None:
+    """One forward pass over ``ids`` keeping every query row; ``fn(layer, logits (H, L, L), x (H|1, L, d),
+    record)`` per layer (``record``: the capture's record of the layer, with the queries when
+    ``queries``; None with ``--vectors hidden``).
 
-    Streamed through ``capture_fn(..., on_layer=...)`` (values or keys); with
+    Streamed through ``capture_fn(..., on_layer=...)`` (values or keys; no hidden states); with
     ``--vectors hidden`` the layer inputs are known only after the pass, so the logits of
     every layer are kept and ``fn`` runs afterwards. Adds to ``clock``'s forward and metric seconds.
     """
@@ -640,9 +682,9 @@ def _each_layer(capture_fn, handle, ids, config, fn, clock) -> None:
     L = ids.shape[0]
     spent = [0.0]
 
-    def timed(y, logits, x):
+    def timed(y, logits, x, record):
         t0 = _time.perf_counter()
-        fn(y, logits, x)
+        fn(y, logits, x, record)
         spent[0] += _time.perf_counter() - t0
 
     t0 = _time.perf_counter()
@@ -652,15 +694,16 @@ def _each_layer(capture_fn, handle, ids, config, fn, clock) -> None:
         clock["forward_seconds"] += _time.perf_counter() - t0
         t1 = _time.perf_counter()
         for y in range(cap.n_layers):
-            fn(y, cap.logits[y], x_all[y])
+            fn(y, cap.logits[y], x_all[y], None)
         clock["metric_seconds"] += _time.perf_counter() - t1
         return
 
     def on_layer(y, record):
         x = record["values"] if config.vectors == "values" else record["keys"]  # (H, L, dh)
-        timed(y, record["logits"], ex.to_sphere(x) if config.sphere else np.asarray(x, dtype=np.float64))
+        timed(y, record["logits"], ex.to_sphere(x) if config.sphere else np.asarray(x, dtype=np.float64), record)
 
-    capture_fn(handle, ids, np.arange(L), fields=("logits",), on_layer=on_layer)
+    capture_fn(handle, ids, np.arange(L), fields=("logits", "queries") if queries else ("logits",), on_layer=on_layer,
+               hidden=False)
     clock["forward_seconds"] += _time.perf_counter() - t0 - spent[0]
     clock["metric_seconds"] += spent[0]
 
@@ -756,7 +799,10 @@ def _release_freed_memory() -> None:
     ``malloc_trim``; elsewhere nothing). The per-block temporaries (about 12 MB each) come
     from the heap, and the layers' kept logits between them would otherwise pin the freed
     pages: measured on gpt2-random, the resident memory grew by 50–100 MB per layer
-    without it."""
+    without it. E3 trims after each layer of a pass: measured on one gpt2-random layer at
+    L = 1024, three E3 passes without a trim left the heap 130 MB larger; a fixed small mmap
+    threshold (``mallopt``) would bound it too, but quadrupled the page faults (each costs
+    about 2 µs of system time on this machine: +50 s on the full run)."""
     global _TRIM
     if _TRIM is None:
         try:
@@ -787,21 +833,37 @@ class _KSSearch:
         self.prefix = prefix
         self.window = window
         self.lengths = list(lengths)
-        self.rows: dict = {}  # prefix: N -> {layer: (d̃ rows, main rows)}; else (N, L) -> the same
+        # prefix: N -> {layer: {L: (Σ d̃, count, Σ main, count) per head}}; else (N, L) -> the same.
+        # Only these sums are kept, not the rows (2 × 8 bytes × rows × heads per N and layer)
+        self.rows: dict = {}
         self.done: dict = {}  # L -> (N_crit or None, {N: (statistic, p, mean d̃, mean expectation)})
         self.extra: dict = {}  # (L, N) -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
 
     def _key(self, n, L):
         return n if self.prefix else (n, L)
 
+    def _keep(self, y: int, n: int, L, d_tilde_rows, main_rows) -> None:
+        """Keep layer y's per-head sums at N for every L the rows (H, L_rows) serve: in prefix
+        mode every L of the run up to L_rows (a row does not depend on L), else L only."""
+        R = d_tilde_rows.shape[-1]
+        got = self.rows.setdefault(self._key(n, L), {}).setdefault(y, {})
+        for l in ([m for m in self.lengths if m <= R] if self.prefix else [L]):
+            if l not in got:
+                got[l] = (*_sums(d_tilde_rows, l), *_sums(main_rows, l))
+
     def seed(self, y: int, n: int, d_tilde_rows, main_rows) -> None:
-        """Rows (H, L_rows) of layer y at N from the main pass (prefix mode: valid for every L ≤ L_rows)."""
-        # copies: a view would keep the whole (heads, N, rows) table of every quantity alive
-        self.rows.setdefault(self._key(n, None), {})[y] = (d_tilde_rows.copy(), main_rows.copy())
+        """Rows (H, L_rows) of layer y at N from the main pass (prefix mode: valid for every L ≤ L_rows).
+
+        Only the window's own rows (L_rows = its length, the largest L) seed the search: a
+        tiling window's rows belong to the tiling windows' sums, not to the window's prefix
+        (a single tiling window, S = 1, used to replace the window's rows here)."""
+        if d_tilde_rows.shape[-1] != max(self.lengths):
+            return
+        self._keep(y, n, None, d_tilde_rows, main_rows)
 
     def _has(self, n, L, layers) -> bool:
         got = self.rows.get(self._key(n, L), {})
-        return len(got) == layers and all(v[0].shape[-1] >= L for v in got.values())
+        return len(got) == layers and all(L in v for v in got.values())
 
     def run(self, kept, lengths, stage, sub=None) -> None:
         """The search at each L in ``lengths`` over the kept layers [(logits, x)] (largest L first);
@@ -821,8 +883,9 @@ class _KSSearch:
             for y, (lg, x) in enumerate(kept):
                 rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need})  # d̃ and the main term
                 for a, n in enumerate(need):
-                    self.rows.setdefault(self._key(n, L), {})[y] = (rows["d_tilde"][:, a].copy(), rows["main"][:, a].copy())
-            _release_freed_memory()
+                    self._keep(y, n, L, rows["d_tilde"][:, a], rows["main"][:, a])
+                del rows
+                _release_freed_memory()
         need = sorted({n for n in ns if (L, n) not in self.extra}) if sub else []
         if need:
             for y, (lg, x, S) in enumerate(sub):
@@ -831,7 +894,8 @@ class _KSSearch:
                     sd, cd = _sums(rows["d_tilde"][:, a], L)
                     sm, cm = _sums(rows["main"][:, a], L)
                     self.extra.setdefault((L, n), []).append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
-            _release_freed_memory()
+                del rows
+                _release_freed_memory()
 
     def _test(self, kept, L, ns, tested, stage, sub=None) -> None:
         ns = [n for n in ns if n not in tested]
@@ -841,8 +905,7 @@ class _KSSearch:
             extra = self.extra.get((L, n)) if sub else None
             a_s, b_s = [], []
             for y in range(len(kept)):
-                sd, cd = _sums(got[y][0], L)
-                sm, cm = _sums(got[y][1], L)
+                sd, cd, sm, cm = got[y][L]
                 if extra is not None:
                     ed, ecd, em, ecm = extra[y]
                     sd, cd, sm, cm = sd + ed, cd + ecd, sm + em, cm + ecm
@@ -853,6 +916,10 @@ class _KSSearch:
             keep = np.isfinite(a_s) & np.isfinite(b_s)
             st, p = ex.ks_two_sample(a_s[keep], b_s[keep])
             tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
+
+    def _ready(self, kept, L, n, sub) -> bool:
+        """Whether the sums of N at L (and of the tiling windows) are computed."""
+        return self._has(n, L, len(kept)) and (not sub or (L, n) in self.extra)
 
     @staticmethod
     def _ahead(lo: int, hi: int, depth: int) -> list:
@@ -885,11 +952,13 @@ class _KSSearch:
         n_crit = None
         if hi is not None:
             while hi - lo > 1:
-                # the rows of the next steps' possible midpoints in one pass (one sort and one
-                # softmax of each block serve them all); only the midpoints the bisection
-                # actually visits are tested (and recorded in ks_scan.csv)
-                self._compute(kept, L, [int(grid[i]) for i in self._ahead(lo, hi, _KS_AHEAD)], stage, sub)
+                # when the next midpoint is not computed yet: the rows of the midpoints the next
+                # _KS_AHEAD steps may visit, in one pass (one softmax and one sort of each block
+                # serve them all); only the midpoints the bisection actually visits are tested
+                # (and recorded in ks_scan.csv)
                 mid = (lo + hi) // 2
+                if not self._ready(kept, L, int(grid[mid]), sub):
+                    self._compute(kept, L, [int(grid[i]) for i in self._ahead(lo, hi, _KS_AHEAD)], stage, sub)
                 self._test(kept, L, [int(grid[mid])], tested, stage, sub)
                 if tested[int(grid[mid])][1] >= self.alpha:
                     hi = mid

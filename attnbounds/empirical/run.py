@@ -549,9 +549,7 @@ class _NoProgress:
 
 
 def _progress(enabled: bool, total: int):
-    if not enabled:
-        return _NoProgress()
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    # a bar on a terminal; plain lines with the stage, elapsed time and ETA in a log (attnbounds.progress)
+    from attnbounds.progress import progress_display
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    transient=False)
+    return progress_display(enabled, transient=False) or _NoProgress()

@@ -512,6 +512,11 @@ def _carry(old: Path, new: Path) -> None:
     """Hard-link the directory's own entries (cache, lock) from ``old`` into ``new``.
 
     The lock file keeps its inode, so the lock still held on it stays held after the swap.
+    Where the file system cannot hard-link it, the lock file is **not** carried: a copy is
+    another inode, which the held lock does not cover, so it would only look held. The new
+    directory then has no ``.lock`` until the next run creates one; its results are complete
+    at the swap, so a run that starts before this one releases overlaps only its cleanup.
+    (The cache's files are copied where they cannot be linked.)
     """
     for name in _KEEP:
         src = old / name
@@ -520,6 +525,11 @@ def _carry(old: Path, new: Path) -> None:
         dst = new / name
         if src.is_dir():
             shutil.copytree(src, dst, copy_function=_link_or_copy, dirs_exist_ok=True)
+        elif name == LOCK:
+            try:
+                os.link(src, dst)
+            except OSError:
+                pass  # never a copy: see above
         else:
             _link_or_copy(src, dst)
 

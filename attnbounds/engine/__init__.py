@@ -19,6 +19,9 @@ Each :class:`~attnbounds.claims.base.Reading` carries up to five methods (see
 :mod:`~attnbounds.engine.rows`
     the typed :class:`~attnbounds.engine.rows.Row` and its JSON form
     (:meth:`~attnbounds.engine.rows.Row.to_dict`, :data:`~attnbounds.engine.rows.ROW_FIELDS`);
+:mod:`~attnbounds.engine.meta`
+    what a run was (version, git commit, seed, budget, ...): the ``meta`` of ``check --json``,
+    and :func:`~attnbounds.engine.meta.read_rows`, which reads its rows (old files too);
 :mod:`~attnbounds.engine.run`
     the run loop: :func:`~attnbounds.engine.run.resolve_ids`,
     :func:`~attnbounds.engine.run.judge_reading`,
@@ -42,7 +45,7 @@ evidence (here none, so ``undecided``):
 >>> bare = Reading("t", "t", "t", symbolic=lambda: Proof(True, "expand(...) == 0"))
 >>> outcome = run_exact(bare, "symbolic", Budget())
 >>> outcome.proof, combine(bare, [outcome], Budget()).verdict
-({'steps': 1, 'checked': 0, 'rules': ['argued'], 'status': 'argued'}, 'undecided')
+({'steps': 1, 'checked': 0, 'substeps': 0, 'rules': ['argued'], 'status': 'argued'}, 'undecided')
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from attnbounds.engine.methods import (
     run_strategy,
     run_sweep,
 )
+from attnbounds.engine.meta import CHECK_FORMAT, read_rows, run_meta
 from attnbounds.engine.rows import NORMALIZER_FIELDS, ROW_FIELDS, Row, jsonable
 from attnbounds.engine.run import (
     CheckInterrupted,
@@ -96,4 +100,7 @@ __all__ = [
     "jsonable",
     "ROW_FIELDS",
     "NORMALIZER_FIELDS",
+    "CHECK_FORMAT",
+    "read_rows",
+    "run_meta",
 ]

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from attnbounds.claims.base import Estimate, Proof, Reading, Sides, holds_relation
+from attnbounds.claims.base import Estimate, Proof, Reading, Sides, holds_relation, subset_instances
 from attnbounds.engine.budget import Budget
 from attnbounds.engine.rows import _FLIP, _counterexample, _error_text, _fmt, _instance_text, jsonable
 
@@ -93,8 +93,9 @@ class MethodOutcome:
     counterexample: dict | None = None
     mc: dict | None = None
     conflict: str | None = None
-    proof: dict | None = None  # symbolic only: {"steps", "checked", "rules", "status"}
+    proof: dict | None = None  # symbolic only: {"steps", "checked", "substeps", "rules", "status"}
     timed_out: bool = False
+    discarded: int = 0  # instances outside the reading's own hypotheses (``reading.assume``), not judged
 
     def __post_init__(self):
         if self.method not in _CEX_ORDER:
@@ -151,6 +152,11 @@ def _stream_seed(seed: int, reading_id: str, method: str) -> list[int]:
 
 def _hypothesis_seed(seed: int, reading_id: str) -> int:
     return int(seed) * 2**32 + zlib.crc32(reading_id.encode())
+
+
+#: A sweep draws at most this many times its budget of instances while looking for
+#: instances inside the reading's hypotheses (``reading.assume``).
+_DRAW_FACTOR = 10
 
 
 def _as_float_arrays(sides: Sides) -> tuple[np.ndarray, np.ndarray]:
@@ -253,7 +259,11 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
 
 
 def proof_summary(proof: Proof) -> dict:
-    """The ``proof`` object of a row: ``{"steps", "checked", "rules", "status"}``.
+    """The ``proof`` object of a row: ``{"steps", "checked", "substeps", "rules", "status"}``.
+
+    ``steps`` and ``checked`` count the chain's top-level steps; ``substeps`` counts the
+    steps of the sub-chains the checked steps carry (term, row and fact chains, a cited
+    theorem's chain), each checked inside its step.
 
     ``status`` is ``"checked"`` (a chain whose every step the kernel checked, reaching the
     goal), ``"argued"`` (a chain with an unchecked step, or a claimed proof with no chain:
@@ -261,7 +271,7 @@ def proof_summary(proof: Proof) -> dict:
     evaluation) or ``"undecided"``.
 
     >>> proof_summary(Proof(True, "trust me"))
-    {'steps': 1, 'checked': 0, 'rules': ['argued'], 'status': 'argued'}
+    {'steps': 1, 'checked': 0, 'substeps': 0, 'rules': ['argued'], 'status': 'argued'}
     >>> proof_summary(Proof(None, "argued: by the triangle inequality"))["status"]
     'argued'
     >>> proof_summary(Proof(None, "sympy gave up"))["status"]
@@ -269,13 +279,14 @@ def proof_summary(proof: Proof) -> dict:
     """
     if proof.chain is not None:
         status = "checked" if proof.chain.complete else ("refuted" if proof.status is False else "argued")
-        return {"steps": proof.steps, "checked": proof.checked, "rules": list(proof.rules), "status": status}
+        return {"steps": proof.steps, "checked": proof.checked, "substeps": proof.substeps, "rules": list(proof.rules),
+                "status": status}
     if proof.status is True or (proof.status is None and proof.detail.startswith("argued")):
         # a claimed proof without a chain, or one its module marks argued: one argued step
-        return {"steps": 1, "checked": 0, "rules": ["argued"], "status": "argued"}
+        return {"steps": 1, "checked": 0, "substeps": 0, "rules": ["argued"], "status": "argued"}
     if proof.status is False:
-        return {"steps": 1, "checked": 1, "rules": ["counterexample"], "status": "refuted"}
-    return {"steps": 0, "checked": 0, "rules": [], "status": "undecided"}
+        return {"steps": 1, "checked": 1, "substeps": 0, "rules": ["counterexample"], "status": "refuted"}
+    return {"steps": 0, "checked": 0, "substeps": 0, "rules": [], "status": "undecided"}
 
 
 def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id: str | None = None) -> MethodOutcome:
@@ -287,17 +298,33 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
     NaN sides are an evaluator error, not a counterexample. Only the budget's safety net
     ``time_limit`` stops the search early (``timed_out``): with no counterexample yet the
     outcome is ``"incomplete"``; with one, it is reported, marked as not fully shrunk.
+    Instances outside the reading's own hypotheses (``reading.assume``) are rejected
+    (Hypothesis draws others) and counted (``discarded``); when none is inside, the
+    outcome is ``"incomplete"``.
     """
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as hypothesis_seed
 
     if reading.strategy is None or reading.sides is None:
         raise ValueError(f"reading: {reading.name!r} has no strategy/sides to search with")
+    from hypothesis import reject
+    from hypothesis.errors import Unsatisfiable
+
     rid = reading_id or reading.name
     start = time.perf_counter()
-    state: dict[str, Any] = {"evaluated": 0, "failing": None, "found": False, "raised_on": None}
+    state: dict[str, Any] = {"evaluated": 0, "failing": None, "found": False, "raised_on": None, "discarded": 0}
 
     def body(instance):
+        try:
+            inside = reading.inside(instance)
+        except Exception:
+            state["found"] = True
+            state["raised_on"] = _snapshot(instance)
+            raise
+        if not inside:  # outside the reading's own hypotheses: not an example at all
+            if not state["found"]:
+                state["discarded"] += 1
+            reject()
         try:
             lhs, rhs, ok = _worst_element(reading.sides(instance), reading)
         except Exception:
@@ -335,7 +362,14 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
             f"lhs={_fmt(lhs)} {_FLIP[reading.relation]} rhs={_fmt(rhs)}"
         )
         return MethodOutcome(
-            "strategy", "fail", text, time.perf_counter() - start, count=state["evaluated"], counterexample=cex
+            "strategy", "fail", text, time.perf_counter() - start, count=state["evaluated"], counterexample=cex,
+            discarded=state["discarded"],
+        )
+    except Unsatisfiable:
+        return MethodOutcome(
+            "strategy", "incomplete", f"Hypothesis: {state['evaluated']} of {budget.examples} example(s) met the "
+            f"reading's hypotheses ({state['discarded']} discarded), no counterexample", time.perf_counter() - start,
+            count=state["evaluated"], discarded=state["discarded"],
         )
     except MethodTimeout as exc:
         seconds, n = time.perf_counter() - start, state["evaluated"]
@@ -346,20 +380,22 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
                 f"Hypothesis: counterexample after {n} example(s), not fully shrunk ({exc}): "
                 f"lhs={_fmt(lhs)} {_FLIP[reading.relation]} rhs={_fmt(rhs)}"
             )
-            return MethodOutcome("strategy", "fail", text, seconds, count=n, counterexample=cex, timed_out=True)
+            return MethodOutcome("strategy", "fail", text, seconds, count=n, counterexample=cex, timed_out=True,
+                                 discarded=state["discarded"])
         return MethodOutcome(
             "strategy", "incomplete", f"Hypothesis: {exc}, after {n} of {budget.examples} example(s), "
-            "no counterexample", seconds, count=n, timed_out=True,
+            "no counterexample", seconds, count=n, timed_out=True, discarded=state["discarded"],
         )
     except Exception as exc:  # noqa: BLE001
         at = f" at {_instance_text(state['raised_on'])}" if state["raised_on"] is not None else ""
         return MethodOutcome(
             "strategy", "error", f"Hypothesis: {_error_text(exc)}{at}", time.perf_counter() - start,
-            count=state["evaluated"],
+            count=state["evaluated"], discarded=state["discarded"],
         )
     seconds = time.perf_counter() - start
     n = state["evaluated"]
-    return MethodOutcome("strategy", "pass", f"no counterexample in {n} Hypothesis example(s)", seconds, count=n)
+    return MethodOutcome("strategy", "pass", f"no counterexample in {n} Hypothesis example(s)", seconds, count=n,
+                         discarded=state["discarded"])
 
 
 def _batch_size(batch: dict, requested: int) -> int:
@@ -394,23 +430,38 @@ def run_sweep(
     so fewest tokens; a sweep cannot shrink like Hypothesis, but this reports the least
     instance it saw), and of those the worst (largest ``lhs - rhs`` for ``<=``); it is
     re-evaluated alone to report its sides.
+
+    Instances outside the reading's own hypotheses (``reading.assume``) are masked out and
+    counted (``discarded``); ``budget.sweep`` counts the judged ones. At most
+    ``10 * budget.sweep`` instances are drawn: a sweep that finds too few inside is
+    ``"incomplete"`` and says so.
     """
     if reading.sweep is None or reading.sides is None:
         raise ValueError(f"reading: {reading.name!r} has no sweep/sides")
     rid = reading_id or reading.name
     rng = np.random.default_rng(_stream_seed(seed, rid, "sweep"))
     start = time.perf_counter()
-    done = violations = 0
+    done = violations = drawn = discarded = 0
     worst: tuple[float, dict] | None = None
     chunk = min(_CHUNK_START, budget.sweep)
     timeout_note = ""
     try:
         with _time_limit(budget.time_limit):
-            while done < budget.sweep:
+            while done < budget.sweep and drawn < _DRAW_FACTOR * budget.sweep:
+                if reading.assume is not None:  # never draw past the cap
+                    chunk = max(1, min(chunk, _DRAW_FACTOR * budget.sweep - drawn))
                 batch = reading.sweep(rng, chunk)
                 if not isinstance(batch, dict):
                     raise TypeError(f"sweep() returned {type(batch).__name__}, expected a dict instance batch")
                 size = _batch_size(batch, chunk)
+                drawn += size
+                if reading.assume is not None:  # instances outside the reading's hypotheses are not judged
+                    keep = reading.inside(batch, size)
+                    if not keep.all():
+                        discarded += int(size - keep.sum())
+                        if not keep.any():
+                            continue
+                        batch, size = subset_instances(batch, keep), int(keep.sum())
                 lhs, rhs = _as_float_arrays(reading.sides(batch))
                 if lhs.ndim == 0:
                     lhs, rhs = np.broadcast_to(lhs, (size,)), np.broadcast_to(rhs, (size,))
@@ -440,7 +491,8 @@ def run_sweep(
     except MethodTimeout as exc:
         timeout_note = str(exc)
     except Exception as exc:  # noqa: BLE001
-        return MethodOutcome("sweep", "error", f"sweep: {_error_text(exc)}", time.perf_counter() - start, count=done)
+        return MethodOutcome("sweep", "error", f"sweep: {_error_text(exc)}", time.perf_counter() - start, count=done,
+                             discarded=discarded)
     timed_out = bool(timeout_note)
     seconds = time.perf_counter() - start
     if worst is not None:
@@ -467,15 +519,20 @@ def run_sweep(
         )
         if timed_out:
             text += f" ({timeout_note}, after {done} of {budget.sweep} instance(s))"
-        return MethodOutcome("sweep", "fail", text, seconds, count=done, counterexample=cex, timed_out=timed_out)
+        return MethodOutcome("sweep", "fail", text, seconds, count=done, counterexample=cex, timed_out=timed_out,
+                             discarded=discarded)
     if timed_out or done < budget.sweep:
-        why = timeout_note or "the sweep ended early"
+        why = timeout_note or (
+            f"only {done} of {drawn} drawn instance(s) met the reading's hypotheses" if discarded
+            else "the sweep ended early"
+        )
         return MethodOutcome(
             "sweep", "incomplete",
             f"sweep: {why}, after {done} of {budget.sweep} instance(s), no counterexample",
-            seconds, count=done, timed_out=timed_out,
+            seconds, count=done, timed_out=timed_out, discarded=discarded,
         )
-    return MethodOutcome("sweep", "pass", f"no counterexample in {done} sweep instance(s)", seconds, count=done)
+    return MethodOutcome("sweep", "pass", f"no counterexample in {done} sweep instance(s)", seconds, count=done,
+                         discarded=discarded)
 
 
 def montecarlo_outcome(estimate: Estimate, relation: str, rtol: float = 1e-9, atol: float = 1e-12) -> str:

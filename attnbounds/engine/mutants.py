@@ -48,6 +48,7 @@ import sympy as sp
 
 from attnbounds.claims.base import Claim, Estimate, Reading, Sides
 from attnbounds.engine.budget import Budget
+from attnbounds.engine.methods import _stream_seed
 from attnbounds.engine.rows import _short
 from attnbounds.engine.run import judge_hypothesis_drop, judge_reading, resolve_ids, resolve_budget
 
@@ -180,10 +181,13 @@ def _kernel(parts, mutate: Callable, every: bool = False) -> tuple[bool, str]:
 # ----------------------------------------------------------------------------- refuting a part
 
 
-def _refute_parts(parts, mutate: Callable, label: str, seed: int, drop: str | None = None) -> tuple[str, str] | None:
+def _refute_parts(parts, mutate: Callable, label: str, seed: int, drop: str | None = None,
+                  mutant_id: str = "") -> tuple[str, str] | None:
     """Search a counterexample to the mutated statement of each part (:mod:`.refute`): its
     goal, mutated by ``mutate(goal) -> (lhs, relation, rhs)``, under its context (less
-    ``drop``). ("falsified", text) on the first part refuted; ("conflict", text) when the
+    ``drop``). Each search draws from its own stream, derived from the run ``seed``, a stable
+    hash (CRC-32) of ``mutant_id`` (``"<reading id> <mutant>"``) and the part, so a mutant's
+    verdict does not depend on which other readings or mutants run. ("falsified", text) on the first part refuted; ("conflict", text) when the
     counterexample satisfies the dropped hypothesis too (then the original part is false);
     ("undecided", text) when no part is refuted; None when no part has a numeric form."""
     from attnbounds.engine.refute import NoNumericForm, refute
@@ -200,9 +204,10 @@ def _refute_parts(parts, mutate: Callable, label: str, seed: int, drop: str | No
             notes.append(f"statement still true: part {k + 1} is {text}, true exactly")
             continue
         try:
-            found = refute(lhs, rel, rhs, part.chain.ctx, drop=drop, seed=seed)
-            if found.assignment is None:  # a rare counterexample: ten times the search, another seed
-                found = refute(lhs, rel, rhs, part.chain.ctx, drop=drop, seed=seed + 1, batches=240)
+            found = refute(lhs, rel, rhs, part.chain.ctx, drop=drop, seed=_stream_seed(seed, mutant_id, f"refute:{k}"))
+            if found.assignment is None:  # a rare counterexample: ten times the search, another stream
+                found = refute(lhs, rel, rhs, part.chain.ctx, drop=drop, batches=240,
+                               seed=_stream_seed(seed, mutant_id, f"refute:{k}:again"))
         except NoNumericForm as exc:
             notes.append(f"part {k + 1} has no numeric form ({exc})")
             continue
@@ -279,8 +284,10 @@ def is_identity_safe(a, b) -> bool:
 # ----------------------------------------------------------------------------- judging
 
 
-def _numeric(claim, mutated: Reading, budget, seed, label) -> tuple[str, str]:
-    row = judge_reading(claim, mutated, budget=budget, seed=seed)
+def _numeric(claim, mutated: Reading, budget, seed, label, mutant_id: str) -> tuple[str, str]:
+    """The mutated reading judged by its numeric methods, on streams derived from ``seed`` and
+    ``mutant_id``."""
+    row = judge_reading(claim, mutated, budget=budget, seed=seed, stream_id=mutant_id)
     if row.conflict:
         return "conflict", row.conflict
     if row.verdict == "falsified":
@@ -375,18 +382,21 @@ def mutate_reading(claim: Claim, reading: Reading, rid: str, budget: Budget, see
     # scaled
     row = MutantRow(rid, "scaled", f"rhs scaled by 1 {'-' if rel == '<=' else '+'} {DELTA:g} (tighter)")
     kernel = _kernel(parts, lambda p: p.chain.prove(*_scaled_goal(p.goal)))
-    numeric = _numeric(claim, _scaled_reading(reading), budget, seed, "tightened") if numeric_ok else None
+    mid = f"{rid} scaled"
+    numeric = _numeric(claim, _scaled_reading(reading), budget, seed, "tightened", mid) if numeric_ok else None
     if numeric is None or numeric[0] == "undecided":
-        numeric = _first(numeric, _refute_parts(main, _scaled_goal, "tightened", seed))
+        numeric = _first(numeric, _refute_parts(main, _scaled_goal, "tightened", seed, mutant_id=mid))
     out.append(_judge(row, kernel, numeric, "the reading has no numeric sides"))
 
     # flipped
     if rel in _FLIP:
         row = MutantRow(rid, "flipped", f"relation {rel} replaced by {_FLIP[rel]}")
         kernel = _kernel(parts, lambda p: p.chain.prove(p.goal[0], _FLIP.get(p.goal[1], p.goal[1]), p.goal[2]))
-        numeric = _numeric(claim, _flipped_reading(reading), budget, seed, "flipped") if numeric_ok else None
+        mid = f"{rid} flipped"
+        numeric = _numeric(claim, _flipped_reading(reading), budget, seed, "flipped", mid) if numeric_ok else None
         if numeric is None or numeric[0] == "undecided":
-            numeric = _first(numeric, _refute_parts(main, lambda g: (g[0], _FLIP.get(g[1], g[1]), g[2]), "flipped", seed))
+            numeric = _first(numeric, _refute_parts(main, lambda g: (g[0], _FLIP.get(g[1], g[1]), g[2]), "flipped", seed,
+                                                    mutant_id=mid))
         out.append(_judge(row, kernel, numeric, "the reading has no numeric sides"))
 
     # dropped terms of the goal's right side
@@ -397,7 +407,8 @@ def mutate_reading(claim: Claim, reading: Reading, rid: str, budget: Budget, see
         for j, term in enumerate(rhs.args):
             row = MutantRow(rid, f"dropped-term:{k + 1}.{j + 1}", f"term {sp.sstr(term)} dropped from the rhs of part {k + 1}")
             kernel = _kernel((part,), lambda p, t=term: p.chain.prove(p.goal[0], p.goal[1], p.goal[2] - t))
-            numeric = _refute_parts([(k, part)], lambda g, t=term: (g[0], g[1], g[2] - t), "mutated", seed)
+            numeric = _refute_parts([(k, part)], lambda g, t=term: (g[0], g[1], g[2] - t), "mutated", seed,
+                                    mutant_id=f"{rid} {row.mutant}")
             weaker = _weaker_without(part, term)
             if not kernel[0] and weaker and (numeric is None or numeric[0] != "falsified"):
                 row.verdict = "undecided"
@@ -427,7 +438,8 @@ def mutate_reading(claim: Claim, reading: Reading, rid: str, budget: Budget, see
             verdict, text = _drop_for_reading(claim, reading, demo, budget)
             numeric = (verdict, alias + text)
         if numeric is None or numeric[0] != "falsified":
-            numeric = _first(numeric, _refute_parts(in_ctx, lambda g: g, "mutated", seed, drop=name))
+            numeric = _first(numeric, _refute_parts(in_ctx, lambda g: g, "mutated", seed, drop=name,
+                                                    mutant_id=f"{rid} {row.mutant}"))
         if kernel[0] and (numeric is None or numeric[0] != "falsified"):
             # the chain checks without it and nothing shows it is needed: the statement holds
             # without this hypothesis (a superfluous hypothesis), not a checker defect
@@ -483,7 +495,7 @@ def run_mutants(
             rid = f"{sel.claim_id}:{reading.name}"
             if progress is not None:
                 progress(rid)
-            verdict = judge_reading(sel.claim, reading, budget=budget, seed=seed).verdict
+            verdict = judge_reading(sel.claim, reading, budget=budget, seed=seed, claim_id=sel.claim_id).verdict
             if verdict not in ("proved", "certified"):
                 report.skipped[rid] = verdict
                 continue

@@ -32,6 +32,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 import sympy as sp
@@ -71,6 +72,21 @@ class Refutation:
             return f"no counterexample among {self.tried} assignment(s) that meet the hypotheses"
         vals = ", ".join(f"{k}={_fmt(v, digits)}" for k, v in sorted(self.assignment.items()))
         return f"lhs={_fmt(self.lhs, digits)}, rhs={_fmt(self.rhs, digits)} at {vals}"
+
+
+def _stable_key(x):
+    """A sort key for symbols, index functions and indexed bases that is the same in every
+    process: sets of SymPy objects iterate in an order set by Python's salted ``hash()``
+    (``PYTHONHASHSEED``), so iterating one while drawing random values made the search, and
+    a mutant's verdict, depend on the process. Ties of the name are broken by the assumptions."""
+    if isinstance(x, type):  # an undefined function (a class): its name and its assumptions
+        return (str(x), "function", str(sorted((getattr(x, "_kwargs", None) or {}).items())))
+    return (str(x), type(x).__name__, sp.srepr(x) if isinstance(x, sp.Basic) else repr(x))
+
+
+def _ordered(items) -> list:
+    """``items`` (a set) in the process-independent order of :func:`_stable_key`."""
+    return sorted(items, key=_stable_key)
 
 
 def _fmt(v, digits):
@@ -121,7 +137,16 @@ def _eval(e, env: _Env):
             if given is not None:
                 w = w * _event_value(given, env)
                 mass = mass + w
-            out = out + (w[:, None] * v if np.ndim(v) == 2 else w * v)  # a random vector has a vector mean
+            # An atom of probability 0 (or outside the conditioning event) contributes nothing,
+            # even where X is infinite or undefined there: 0 * inf would make the mean nan.
+            # Where it has mass, an infinite or undefined X makes the mean so (never a
+            # counterexample: _violated needs finite sides), and the products may overflow.
+            live = w > 0
+            with np.errstate(over="ignore", invalid="ignore"):
+                if np.ndim(v) == 2:  # a random vector has a vector mean
+                    out = out + np.where(live[:, None], w[:, None] * v, 0.0)
+                else:
+                    out = out + np.where(live, w * v, 0.0)
         env.atom = saved
         out = out if np.ndim(out) else np.zeros(env.n)
         if given is not None:
@@ -187,7 +212,10 @@ def _eval(e, env: _Env):
         for k in range(lo_v, hi_v + 1):
             env.ints[i] = k
             v = _eval(e.function, env)
-            out = v if out is None else (out + v if isinstance(e, sp.Sum) else out * v)
+            # sampled magnitudes reach e^5 and more: a sum or product may overflow to inf (or be
+            # inf - inf = nan), which is never a counterexample (_violated needs finite sides)
+            with np.errstate(over="ignore", invalid="ignore"):
+                out = v if out is None else (out + v if isinstance(e, sp.Sum) else out * v)
         if saved is None:
             env.ints.pop(i, None)
         else:
@@ -469,7 +497,7 @@ def _solve_equations(eqs, sampled_syms, idx=frozenset()):
                 target = (side, other)
                 break
         if target is None:
-            for s in sorted(e.free_symbols, key=str):
+            for s in _ordered(e.free_symbols):
                 if not s.is_commutative or s.is_integer or s in dict(derived):
                     continue
                 try:
@@ -502,17 +530,22 @@ def _norm_rescales(filters):
     return out, rest
 
 
-def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int = 0,
+def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int | Sequence[int] = 0,
            batches: int = 24, batch: int = 400) -> Refutation:
-    from attnbounds.theory.proof import BoundedDifferences
-
     """Search an assignment of the symbols of ``lhs <relation> rhs`` that satisfies the
     hypotheses of ``ctx`` (all but ``drop``) and violates the goal.
+
+    ``seed`` is a non-negative integer or a sequence of them (the entropy of numpy's
+    ``SeedSequence``; the mutants pass the run seed and a stable hash of the mutant's id).
+    The same seed gives the same search in every process: the symbols are drawn in an order
+    that does not depend on Python's salted ``hash()``.
 
     Raises :class:`NoNumericForm` when a part of the statement cannot be evaluated.
     ``dropped_violated`` says whether the dropped hypothesis fails at the counterexample
     (it must: otherwise the original statement is false, a conflict the caller reports).
     """
+    from attnbounds.theory.proof import BoundedDifferences
+
     if relation not in ("<=", ">=", "==", "="):
         raise ValueError(f"relation: must be <=, >= or ==, got {relation!r}")
     rel = "==" if relation == "=" else relation
@@ -533,14 +566,14 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
     derived, filters = _solve_equations(eqs, syms, idx)
     rescale, filters = _norm_rescales(filters)
     derived_syms = {s for s, _ in derived}
-    ints = sorted((s for s in syms if s.is_integer and s not in idx and s not in derived_syms), key=str)
-    free = sorted((s for s in syms if s not in idx and s not in derived_syms and not s.is_integer), key=str)
+    ints = _ordered(s for s in syms if s.is_integer and s not in idx and s not in derived_syms)
+    free = _ordered(s for s in syms if s not in idx and s not in derived_syms and not s.is_integer)
     # the summation ranges of the goal (and of the hypotheses), for hypotheses with a free index
     from attnbounds.theory.proof import Cup
 
     ranges = {}
     for e in exprs:
-        for s in e.atoms(sp.Sum, sp.Product, Cup):
+        for s in sorted(e.atoms(sp.Sum, sp.Product, Cup), key=sp.default_sort_key):
             i, lo, hi = s.limits[0]
             ranges.setdefault(i, (lo, hi))
     rng = np.random.default_rng(seed)
@@ -557,7 +590,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
         # values non-negative (weights, distances), so that a counterexample found there
         # lies in the setting the chains speak of; the second half lets them take any sign
         nonneg = sp.Dummy(nonnegative=True) if b < batches // 2 else None
-        for h in heads:  # a function's own assumptions (e.g. sigma2 positive) come first
+        for h in _ordered(heads):  # a function's own assumptions (e.g. sigma2 positive) come first
             if isinstance(h, sp.IndexedBase) and h.label.is_commutative is False:  # indexed vectors
                 env.values[h] = np.stack([_vector(rng, batch, common) for _ in range(INT_MAX + 2)], axis=1)
                 continue
@@ -569,7 +602,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int =
             env.values[h] = _scalar(rng, batch * (INT_MAX + 2), kind if kind is not None else nonneg).reshape(batch, INT_MAX + 2)
         if random:  # random variables on a finite probability space of ATOMS atoms
             env.prob = rng.dirichlet(np.ones(ATOMS), size=batch)
-            for h in random:
+            for h in _ordered(random):
                 shape = (batch, INT_MAX + 2, ATOMS)
                 if _is_vector_head(h):  # a random vector: Gaussian values at each atom
                     env.random[h] = rng.standard_normal(shape + (DIM,)) * np.exp(rng.uniform(-2, 2, (batch, 1, 1, 1)))
@@ -690,7 +723,7 @@ def _assign(eq, env, heads, ranges):
         return
     # otherwise an equation linear in one head's value, e.g. E[...] = c V[i]: solve for it
     diff = eq.lhs - eq.rhs
-    for atom in sorted(diff.atoms(AppliedUndef, sp.Indexed), key=str):
+    for atom in sorted(diff.atoms(AppliedUndef, sp.Indexed), key=sp.default_sort_key):
         head, args = (atom.func, atom.args) if isinstance(atom, AppliedUndef) else (atom.base, atom.indices)
         if head not in heads or len(args) != 1 or args[0] not in ranges or atom.is_commutative is False:
             continue

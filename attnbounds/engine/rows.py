@@ -21,10 +21,17 @@ whose keys are :data:`ROW_FIELDS`, in order::
     conflict        null or text naming the disagreeing methods
     error           null or the text of the errors raised by methods
     proof           null, or for a reading with a symbolic method {"steps": int, "checked": int,
-                    "rules": [rule names], "status": "checked" | "argued" | "refuted" | "undecided"}
+                    "substeps": int, "rules": [rule names],
+                    "status": "checked" | "argued" | "refuted" | "undecided"}; steps and
+                    checked count the chain's top-level steps, substeps the steps of the
+                    sub-chains the checked steps carry (checked inside their step; absent in
+                    rows written before it existed)
     timed_out       null, or the methods that the budget's wall-clock safety net
                     (``--time-limit``) interrupted: the verdict is then not that of the full
                     budget of work, and the evidence line starts with "TIME LIMIT"
+    discarded       null, or {method: count} of the instances a search drew outside the
+                    reading's own hypotheses (``Reading.assume``, e.g. R >= 1) and did not
+                    judge: never counterexamples, never errors
 
 A row judged under a normalizer (``attnbounds check --normalizer NAME``) also has::
 
@@ -80,6 +87,7 @@ class Row(Mapping):
     error: str | None = None
     proof: dict | None = None
     timed_out: list[str] | None = None
+    discarded: dict[str, int] | None = None
     normalizer: str | None = None
     hypotheses_broken: list[str] | None = None
 
@@ -100,7 +108,7 @@ class Row(Mapping):
     def from_dict(cls, data: Mapping) -> "Row":
         """The row of a ``dict`` with the keys of :data:`ROW_FIELDS` (e.g. read back from JSON).
 
-        ``timed_out`` may be absent (rows written before it existed).
+        ``timed_out`` and ``discarded`` may be absent (rows written before they existed).
         """
         missing = [k for k in ROW_FIELDS if k not in data and k not in _OPTIONAL]
         if missing:
@@ -126,7 +134,7 @@ class Row(Mapping):
 #: name and the claim's hypotheses it breaks.
 NORMALIZER_FIELDS: tuple[str, ...] = ("normalizer", "hypotheses_broken")
 #: Keys that rows written by older versions lack (read back as None).
-_OPTIONAL: tuple[str, ...] = ("timed_out",)
+_OPTIONAL: tuple[str, ...] = ("timed_out", "discarded")
 #: Keys of every row, in order.
 ROW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Row) if f.name not in NORMALIZER_FIELDS)
 

@@ -73,6 +73,7 @@ def judge_reading(
     budget: Budget | None = None,
     progress: Callable[[str], None] | None = None,
     claim_id: str | None = None,
+    stream_id: str | None = None,
 ) -> Row:
     """Run every method of ``reading`` and return its row.
 
@@ -94,6 +95,9 @@ def judge_reading(
     claim_id : str, optional
         The claim id the row shows (default ``claim.id``; :func:`check` passes the qualified
         id when the short one is ambiguous).
+    stream_id : str, optional
+        The id the random streams are derived from, with ``seed`` (default: the row's id,
+        ``"<claim>:<reading>"``; a mutant passes its own id).
 
     Raises
     ------
@@ -109,6 +113,7 @@ def judge_reading(
     cid = claim.id if claim_id is None else claim_id
     rid = f"{cid}:{reading.name}"
     row = Row(rid, cid, reading.name, "reading")
+    sid = rid if stream_id is None else stream_id
     start = time.perf_counter()
     outcomes: list[MethodOutcome] = []
 
@@ -125,6 +130,8 @@ def judge_reading(
             row.mc = o.mc
         if o.proof is not None:
             row.proof = dict(o.proof)
+        if o.discarded:
+            row.discarded = {**(row.discarded or {}), o.method: int(o.discarded)}
 
     try:
         for method in reading.methods:
@@ -133,11 +140,11 @@ def judge_reading(
             if method in _EXACT:
                 record(run_exact(reading, method, budget))
             elif method == "strategy":
-                record(run_strategy(reading, budget, seed=seed, reading_id=rid))
+                record(run_strategy(reading, budget, seed=seed, reading_id=sid))
             elif method == "sweep":
-                record(run_sweep(reading, budget, seed=seed, reading_id=rid))
+                record(run_sweep(reading, budget, seed=seed, reading_id=sid))
             elif method == "montecarlo":
-                record(run_montecarlo(reading, budget, seed=seed, reading_id=rid))
+                record(run_montecarlo(reading, budget, seed=seed, reading_id=sid))
     except KeyboardInterrupt:
         j = combine(reading, outcomes, budget)
         row.verdict = "undecided"

@@ -89,6 +89,9 @@ def combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget)
     ('undecided', ('symbolic',), True)
     """
     j = _combine(reading, outcomes, budget)
+    discarded = [f"{_METHOD_LABEL[o.method]} {o.discarded}" for o in outcomes if o.discarded]
+    if discarded:  # instances outside the reading's own hypotheses: counted, never judged
+        j = replace(j, evidence=f"{j.evidence} [outside the reading's hypotheses, discarded: {', '.join(discarded)}]")
     timed_out = tuple(o.method for o in outcomes if o.timed_out)
     if not timed_out:
         return j

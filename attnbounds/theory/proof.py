@@ -1647,6 +1647,13 @@ class ChainCheck:
         return self.reaches_goal and self.steps > 0 and self.checked == self.steps
 
     @property
+    def substeps(self) -> int:
+        """Steps of the sub-chains that the checked steps carry, counted recursively (term,
+        row and fact chains, a cited theorem's chain and the chains that discharge its
+        premises): each was checked inside its step, which checks only when they all do."""
+        return sum(_carried_steps(st) for st, sc in zip(self.chain.steps, self.step_checks) if sc.checked)
+
+    @property
     def first_failure(self) -> str:
         for k, s in enumerate(self.step_checks):
             if not s.checked:
@@ -1657,7 +1664,25 @@ class ChainCheck:
         return f"{self.checked}/{self.steps} steps checked ({', '.join(self.rules)})"
 
     def to_dict(self) -> dict:
-        return {"steps": self.steps, "checked": self.checked, "rules": list(self.rules)}
+        return {"steps": self.steps, "checked": self.checked, "substeps": self.substeps, "rules": list(self.rules)}
+
+
+def _carried_steps(step) -> int:
+    """The number of steps of the sub-chains one step carries, recursively (the chains
+    :func:`_term_rules` takes rules from)."""
+    n = 0
+    for value in step.by.params.values():
+        for sub in (value if isinstance(value, (list, tuple)) else (value,)):
+            if isinstance(sub, Chain):
+                n += len(sub.steps) + sum(_carried_steps(t) for t in sub.steps)
+    if step.by.rule == "instance" and isinstance(step.by.params.get("theorem"), Lemma):
+        thm = step.by.params["theorem"].chain
+        n += len(thm.steps) + sum(_carried_steps(t) for t in thm.steps)
+        for how in (step.by.params.get("discharge") or {}).values():
+            for sub in (how if isinstance(how, (list, tuple)) else (how,)):
+                if isinstance(sub, Chain):
+                    n += len(sub.steps) + sum(_carried_steps(t) for t in sub.steps)
+    return n
 
 
 def _term_rules(chain) -> list:
@@ -1712,6 +1737,10 @@ class AllOf:
         return all(p.complete for p in self.parts)
 
     @property
+    def substeps(self) -> int:
+        return sum(p.substeps for p in self.parts)
+
+    @property
     def first_failure(self) -> str:
         for k, p in enumerate(self.parts):
             if not p.complete:
@@ -1722,7 +1751,7 @@ class AllOf:
         return f"{self.checked}/{self.steps} steps checked ({', '.join(self.rules)})"
 
     def to_dict(self) -> dict:
-        return {"steps": self.steps, "checked": self.checked, "rules": list(self.rules)}
+        return {"steps": self.steps, "checked": self.checked, "substeps": self.substeps, "rules": list(self.rules)}
 
 
 _COMPOSE = {"<=": {"=", "<="}, ">=": {"=", ">="}, "==": {"="}, "=": {"="}}

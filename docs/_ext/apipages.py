@@ -67,8 +67,8 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
     (
         "Plug-ins and output",
         "Loading user objects by spec (`module:object`, `file.py`, entry points) for the claim and normalizer "
-        "registries, the JSON writer and the atomic file writes every layer uses.",
-        (("attnbounds.plugins", {}), ("attnbounds.jsonio", {}), ("attnbounds.fileio", {})),
+        "registries, the JSON writer, the atomic file writes every layer uses, and progress on stderr.",
+        (("attnbounds.plugins", {}), ("attnbounds.jsonio", {}), ("attnbounds.fileio", {}), ("attnbounds.progress", {})),
     ),
     (
         "Strategies",
@@ -94,6 +94,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.engine.methods", {}),
             ("attnbounds.engine.verdict", {}),
             ("attnbounds.engine.rows", {}),
+            ("attnbounds.engine.meta", {}),
             ("attnbounds.engine.run", {}),
             ("attnbounds.engine.mutants", {}),
             ("attnbounds.engine.refute", {}),

@@ -132,7 +132,8 @@ def _proof_text(proof) -> str:
         return ""
     if proof.get("status") == "refuted":
         return "\n\nexact counterexample"
-    text = f"{proof.get('checked')}/{proof.get('steps')} steps checked"
+    sub = proof.get("substeps") or 0  # sub-chain steps, checked inside their step
+    text = f"{proof.get('checked')}/{proof.get('steps')} steps{f' (+{sub} sub-steps)' if sub else ''} checked"
     if proof.get("status") == "argued":
         text += " (argued)"
     rules = [r for r in proof.get("rules") or [] if r != "argued"]

@@ -40,6 +40,7 @@ SOURCE_GLOBS: tuple[str, ...] = (
     "attnbounds/plugins.py",
     "attnbounds/jsonio.py",
     "attnbounds/fileio.py",
+    "attnbounds/progress.py",
     "attnbounds/engine/**/*.py",
     "attnbounds/cli/__init__.py",
     "attnbounds/cli/check.py",
@@ -108,11 +109,14 @@ def compare(recorded: dict[str, str], current: dict[str, str]) -> Staleness:
 
 
 def load_rows(path: Path = VERDICTS_PATH) -> list[dict] | None:
-    """The committed rows, or None when the file does not exist."""
+    """The committed rows, or None when the file does not exist (``check --json``'s object
+    ``{"format", "meta", "rows"}`` or a bare list of rows)."""
     path = Path(path)
     if not path.exists():
         return None
     rows = json.loads(path.read_text())
+    if isinstance(rows, dict) and isinstance(rows.get("rows"), list):
+        rows = rows["rows"]
     if not isinstance(rows, list) or not all(isinstance(r, dict) and "id" in r and "verdict" in r for r in rows):
         raise ValueError(f"{path}: expected a JSON list of rows with 'id' and 'verdict'")
     return rows

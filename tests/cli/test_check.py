@@ -19,6 +19,7 @@ from attnbounds.claims import registry as claim_registry
 from attnbounds.claims.base import Claim, Proof, Reading, Sides
 from attnbounds.cli import main
 from attnbounds.engine.budget import DEFAULT_BUDGET
+from attnbounds.engine.meta import read_rows
 
 
 def _int_sides(inst):
@@ -84,7 +85,7 @@ def test_json_rows_and_strict_exit_codes(toys, tmp_path):
     out.parent.mkdir()  # --json refuses a missing directory (tests/cli/test_review_fixes.py)
     result = run("--quick", "--examples", "20", "--json", str(out))
     assert result.exit_code == 0
-    rows = json.loads(out.read_text())
+    rows = read_rows(out)
     assert [r["id"] for r in rows] == ["BAD:transcribed", "BAD:reconstructed", "GOOD:transcribed",
                                        "GOOD:reconstructed"]
     assert rows[0]["counterexample"]["instance"] == {"n": 11}
@@ -96,7 +97,7 @@ def test_json_rows_and_strict_exit_codes(toys, tmp_path):
 def test_json_to_stdout_keeps_the_table_on_stderr(toys):
     result = run("GOOD", "--json", "-")
     assert result.exit_code == 0
-    rows = json.loads(result.stdout)
+    rows = read_rows(result.stdout)
     assert [r["verdict"] for r in rows] == ["proved", "proved"]
     assert "GOOD:transcribed" in result.stderr
 
@@ -114,7 +115,7 @@ def test_time_limit_fires_visibly_in_the_table_the_json_and_strict(monkeypatch, 
     out = tmp_path / "rows.json"
     result = run("SLOW:transcribed", "--time-limit", "0.3", "--json", str(out))
     assert result.exit_code == 0, result.output
-    row = json.loads(out.read_text())[0]
+    row = read_rows(out)[0]
     assert row["verdict"] == "undecided" and row["timed_out"] == ["symbolic"]
     assert row["evidence"].startswith("TIME LIMIT (symbolic)")
     assert "(time limit)" in result.stdout and "TIME LIMIT: the wall-clock safety net interrupted" in result.stdout
@@ -122,7 +123,7 @@ def test_time_limit_fires_visibly_in_the_table_the_json_and_strict(monkeypatch, 
     # no limit (0), or the default hang guard: the proof runs to completion
     for args in (["--time-limit", "0"], []):
         result = run("SLOW:transcribed", "--json", str(out), *args)
-        row = json.loads(out.read_text())[0]
+        row = read_rows(out)[0]
         assert row["verdict"] == "proved" and row["timed_out"] is None, result.output
 
 
@@ -132,7 +133,7 @@ def test_same_seed_same_json(toys, tmp_path):
         assert run("BAD", "--quick", "--seed", "5", "--json", str(path)).exit_code == 0
 
     def strip(p):
-        return [{k: v for k, v in r.items() if k not in ("seconds", "method_seconds")} for r in json.loads(p.read_text())]
+        return [{k: v for k, v in r.items() if k not in ("seconds", "method_seconds")} for r in read_rows(p)]
 
     assert strip(a) == strip(b)
 
@@ -170,7 +171,7 @@ def test_interrupt_writes_the_finished_rows(monkeypatch, tmp_path):
     result = run("--quick", "--json", str(out))
     assert result.exit_code == 130
     assert "interrupted" in result.stderr
-    rows = json.loads(out.read_text())
+    rows = read_rows(out)
     assert [r["id"] for r in rows] == ["BAD:transcribed", "BAD:reconstructed", "STUCK:transcribed"]
     assert rows[0]["verdict"] == "falsified" and rows[2]["error"] == "interrupted"
     assert "STUCK:transcribed cut short" in result.stderr
@@ -193,7 +194,7 @@ def test_a_swallowed_ctrl_c_still_stops_at_the_next_method():
 def test_normalizer_judges_the_claims_own_readings(toys):
     result = run("BAD", "--normalizer", "ssmax", "--quick", "--json", "-")
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.stdout)
+    rows = read_rows(result.stdout)
     assert [r["id"] for r in rows] == ["BAD:transcribed", "BAD:reconstructed"]  # no drop rows under N
     assert all(r["normalizer"] == "ssmax" and r["verdict"] == "undecided" for r in rows)
     assert "not applicable under ssmax" in rows[0]["evidence"]  # the toy's instances fix no weights
@@ -245,7 +246,7 @@ def test_quick_check_of_real_readings_end_to_end(tmp_path):
     out = tmp_path / "real.json"
     result = run("L2:row", "C1:reconstructed", "--quick", "--json", str(out))
     assert result.exit_code == 0, result.output
-    rows = {r["id"]: r for r in json.loads(out.read_text())}
+    rows = {r["id"]: r for r in read_rows(out)}
     assert set(rows) == {"L2:row", "C1:reconstructed"}
     for r in rows.values():
         assert r["error"] is None and r["conflict"] is None, r

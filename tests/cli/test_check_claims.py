@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 from click.testing import CliRunner
 
 from attnbounds.cli import main
+from attnbounds.engine.meta import read_rows
 
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_claim.py")
 
@@ -19,7 +19,7 @@ def run(*args):
 
 def _rows(result):
     assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+    return read_rows(result.stdout)
 
 
 def test_the_example_claim_true_reading_holds_and_false_one_is_falsified():

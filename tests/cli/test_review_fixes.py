@@ -105,7 +105,9 @@ def test_check_summary_keeps_readings_and_hypothesis_checks_apart(tmp_path):
     out = tmp_path / "rows.json"
     r = CliRunner().invoke(main, ["check", "L1", "--quick", "--json", str(out)])
     assert r.exit_code == 0, r.output
-    rows = json.loads(out.read_text())
+    from attnbounds.engine.meta import read_rows
+
+    rows = read_rows(out)
     readings = [row for row in rows if row["kind"] == "reading"]
     drops = [row for row in rows if row["kind"] == "hypothesis"]
     assert readings and drops

@@ -99,6 +99,8 @@ def test_edited_plugin_changes_the_numbers(corpus, tiny_handle, tmp_path):
 
 # A plug-in that, on the run's real logits (not the (2, 4) trial rows), records that the run
 # is under way and then waits for the test to let it finish: the run holds --out meanwhile.
+# It waits for that event, not for a clock (a loaded machine only makes it wait longer), and
+# gives up only if the test process is gone.
 GATE_PLUGIN = """
 import os, time
 import numpy as np
@@ -106,13 +108,26 @@ import numpy as np
 def weights(z):
     if z.shape[-1] > 4:
         gate = os.environ["GATE_DIR"]
+        test = int(os.environ["GATE_TEST_PID"])
         open(os.path.join(gate, f"started-{os.getpid()}"), "w").close()
-        deadline = time.time() + 120
-        while not os.path.exists(os.path.join(gate, "release")) and time.time() < deadline:
+        while not os.path.exists(os.path.join(gate, "release")):
+            try:
+                os.kill(test, 0)
+            except ProcessLookupError:
+                break
             time.sleep(0.05)
     e = np.exp(z - z.max(-1, keepdims=True))
     return e / e.sum(-1, keepdims=True)
 """
+
+
+def _until(event, what: str, guard: float = 1800.0) -> None:
+    """Wait until ``event()`` is true. The guard is no deadline on speed: it only ends a test
+    that hangs (a run that never finishes), after half an hour."""
+    end = time.monotonic() + guard
+    while not event():
+        assert time.monotonic() < end, f"hung for {guard:g} s waiting for {what}"
+        time.sleep(0.05)
 
 
 def test_concurrent_runs_one_completes_others_refuse(corpus, tiny_gpt2_dir, tmp_path):
@@ -124,24 +139,40 @@ def test_concurrent_runs_one_completes_others_refuse(corpus, tiny_gpt2_dir, tmp_
     cmd = [sys.executable, "-m", "attnbounds", "reproduce", "--model", str(tiny_gpt2_dir), "--text", corpus,
            "--lengths", "16,32", "--top-n", "1,5", "--windows", "1", "--experiments", "E1", "--quick",
            "--normalizers", f"{plugin}:weights", "--out", str(out), "--no-progress"]
-    env = dict(_env(), GATE_DIR=str(gate))
-    first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    env = dict(_env(), GATE_DIR=str(gate), GATE_TEST_PID=str(os.getpid()))
+    logs = tmp_path / "logs"
+    logs.mkdir()
+
+    handles = []
+
+    def start(name):  # output to files, so that waiting on events never blocks on a full pipe
+        handles.extend([open(logs / f"{name}.out", "w"), open(logs / f"{name}.err", "w")])
+        return subprocess.Popen(cmd, env=env, stdout=handles[-2], stderr=handles[-1], text=True, cwd=tmp_path), name
+
+    def output(name):
+        return (logs / f"{name}.out").read_text(), (logs / f"{name}.err").read_text()
+
+    first, _ = start("first")
+    others = []
     try:
-        deadline = time.time() + 120
-        while not list(gate.glob("started-*")) and time.time() < deadline and first.poll() is None:
-            time.sleep(0.1)
-        assert list(gate.glob("started-*")), f"the first run never started computing: {first.communicate()}"
-        others = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   cwd=tmp_path) for _ in range(2)]
-        try:
-            refusals = [p.communicate(timeout=90) + (p.returncode,) for p in others]
-        finally:
-            for p in others:
-                if p.poll() is None:
-                    p.kill()
+        # event: the first run computes (it holds --out), or it ended (then it failed)
+        _until(lambda: list(gate.glob("started-*")) or first.poll() is not None, "the first run to start computing")
+        assert list(gate.glob("started-*")), f"the first run never started computing: {output('first')}"
+        others = [start(f"other{k}") for k in range(2)]
+        # event: both others ended, or one of them got in (a second started-* file): no waiting for a clock
+        _until(lambda: all(p.poll() is not None for p, _ in others) or len(list(gate.glob("started-*"))) > 1,
+               "the other runs to be refused")
+        assert len(list(gate.glob("started-*"))) == 1, "a second run got the lock and computed"
+        refusals = [output(name) + (p.returncode,) for p, name in others]
     finally:
         (gate / "release").touch()
-    stdout, stderr = first.communicate(timeout=180)
+        for p, _ in others:
+            if p.poll() is None:
+                p.kill()
+    first.wait()
+    for h in handles:
+        h.close()
+    stdout, stderr = output("first")
     assert first.returncode == 0, stderr
     assert "it/s" not in stderr and "Loading" not in stderr, stderr  # --no-progress: no loading bars either
     for _, err, rc in refusals:

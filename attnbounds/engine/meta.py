@@ -1,0 +1,141 @@
+"""What a run of the checker was: the ``meta`` object of ``attnbounds check --json``.
+
+``check --json PATH`` writes one object (format :data:`CHECK_FORMAT`)::
+
+    {
+      "format": "attnbounds-check/2",
+      "meta": {
+        "attnbounds": "0.1.0",                   version of the package
+        "git": {"commit": "cb705fc…", "dirty": false},   or null outside a git checkout
+        "command": "check",                      check | mutants | matrix
+        "seed": 0,
+        "budget": {"preset": "quick", "examples": 30, "sweep": 10000, "mc_samples": 2000},
+        "time_limit": 900.0,                     the wall-clock safety net (null: none)
+        "normalizer": null,                      --normalizer, or null
+        "ids": [],                               the ids asked for ([]: every claim)
+        "claims_files": [],                      --claims specs ([]: the package's claims)
+        "date": "2026-12-03T10:30:00+00:00",     when the run started (UTC)
+        "complete": true,                        false while running, or when interrupted
+        "versions": {"python": "3.12.3", "numpy": "…", "sympy": "…", "scipy": "…", "hypothesis": "…"}
+      },
+      "rows": [ {row}, … ]                       the rows, as before (attnbounds.engine.rows)
+    }
+
+Before format 2 the file was the bare list of rows; :func:`read_rows` reads both, so a reader
+of the rows does not need to know which it has. ``--mutants`` and ``--matrix`` write their
+own objects (``rows`` and ``summary``; ``verdicts`` and ``rows``), to which ``meta`` is added.
+
+>>> read_rows([{"id": "L1:transcribed", "verdict": "proved"}])[0]["verdict"]
+'proved'
+>>> read_rows({"format": CHECK_FORMAT, "meta": {}, "rows": []})
+[]
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib.metadata
+import json
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any, Iterable
+
+from attnbounds.engine.budget import DEFAULT_BUDGET, QUICK_BUDGET, Budget
+
+__all__ = ["CHECK_FORMAT", "run_meta", "git_state", "read_rows", "check_document"]
+
+#: The ``format`` of ``check --json``'s object (the bare list of rows before it).
+CHECK_FORMAT = "attnbounds-check/2"
+_VERSIONS = ("numpy", "sympy", "scipy", "hypothesis")
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def git_state(where: Path | None = None) -> dict | None:
+    """``{"commit", "dirty"}`` of the git checkout holding the package (``where``), or None when
+    it is not in one or git is missing. ``dirty``: tracked files differ from the commit."""
+    where = Path(where) if where is not None else Path(__file__).resolve().parents[1]
+    try:
+        commit = subprocess.run(["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=10)
+        if commit.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {"commit": commit.stdout.strip(), "dirty": bool(dirty.stdout.strip()) if dirty.returncode == 0 else None}
+
+
+def _preset(budget: Budget) -> str:
+    work = lambda b: (b.examples, b.sweep, b.mc_samples)  # noqa: E731
+    if work(budget) == work(QUICK_BUDGET):
+        return "quick"
+    if work(budget) == work(DEFAULT_BUDGET):
+        return "default"
+    if (budget.sweep, budget.mc_samples) == (QUICK_BUDGET.sweep, QUICK_BUDGET.mc_samples):
+        return "quick, examples overridden"
+    if (budget.sweep, budget.mc_samples) == (DEFAULT_BUDGET.sweep, DEFAULT_BUDGET.mc_samples):
+        return "default, examples overridden"
+    return "custom"
+
+
+def run_meta(
+    *,
+    budget: Budget,
+    seed: int,
+    ids: Iterable[str] | None = None,
+    normalizer: str | None = None,
+    claims_files: Iterable[str] = (),
+    command: str = "check",
+    complete: bool = False,
+) -> dict[str, Any]:
+    """The ``meta`` object of a run (see the module docstring)."""
+    import attnbounds
+
+    return {
+        "attnbounds": getattr(attnbounds, "__version__", None),
+        "git": git_state(),
+        "command": command,
+        "seed": int(seed),
+        "budget": {"preset": _preset(budget), "examples": budget.examples, "sweep": budget.sweep,
+                   "mc_samples": budget.mc_samples},
+        "time_limit": budget.time_limit,
+        "normalizer": normalizer,
+        "ids": list(ids or []),
+        "claims_files": [str(c) for c in claims_files],
+        "date": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "complete": bool(complete),
+        "versions": {"python": platform.python_version(), **{name: _version(name) for name in _VERSIONS}},
+    }
+
+
+def check_document(rows: list, meta: dict) -> dict:
+    """The object ``check --json`` writes: ``{"format", "meta", "rows"}``."""
+    return {"format": CHECK_FORMAT, "meta": meta, "rows": rows}
+
+
+def read_rows(data) -> list[dict]:
+    """The rows of ``check --json`` output: a path, a JSON string, the parsed object of format
+    2 (``{"format", "meta", "rows"}``) or the bare list of rows written before it.
+
+    Raises
+    ------
+    ValueError
+        When ``data`` holds neither.
+    """
+    if isinstance(data, Path) or (isinstance(data, str) and not data.lstrip().startswith(("[", "{"))):
+        data = Path(data).read_text()
+    if isinstance(data, str):
+        data = json.loads(data)
+    if isinstance(data, dict) and isinstance(data.get("rows"), list):
+        data = data["rows"]
+    if not isinstance(data, list) or not all(isinstance(r, dict) and "id" in r and "verdict" in r for r in data):
+        raise ValueError("data: expected check --json output: {'format', 'meta', 'rows': [...]} or a list of rows")
+    return data

@@ -1,0 +1,39 @@
+"""L2:reconstructed is stated "for any positive F" (G = sup|(log F)'|): a user's ratio-form F
+(``check --normalizer``) is checked with that F's own G, not rejected; where G cannot be
+computed, the row says why in one line (not applicable), never an error."""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+from attnbounds import engine
+from attnbounds.claims.lemma2 import ratio_log_derivative_sup
+from attnbounds.engine import Budget
+from attnbounds.numerics import normalizers as nz
+
+SMALL = Budget(examples=20, sweep=2_000, mc_samples=100)
+QUAD = nz.from_sympy(nz.LOGIT**2 + 1, nz.LOGIT, name="quad_plus_one_l2")
+HARD = nz.from_sympy(sp.log(1 + sp.exp(nz.LOGIT)) + sp.exp(-nz.LOGIT**2), nz.LOGIT, name="hard_one_l2")
+
+
+def test_the_supremum_of_a_users_log_derivative():
+    engine.check(["L2:reconstructed"], budget=SMALL, normalizer=QUAD)  # poses QUAD (the registry learns its name)
+    assert ratio_log_derivative_sup("quad_plus_one_l2", 1.0, 3) == 1.0  # (log F)' = 2l/(l²+1): sup 1 at l = ±1
+    assert math.isclose(ratio_log_derivative_sup("ssmax", 1.0, 8), math.log(8))  # F_8(l) = 8^l
+
+
+def test_a_users_positive_ratio_form_is_checked_not_rejected():
+    for N in (QUAD, "ssmax"):
+        row = engine.check(["L2:reconstructed"], budget=SMALL, normalizer=N)[0]
+        assert row.verdict == "holds" and row.error is None, (N, row.evidence)
+        assert row.methods == ["strategy", "sweep"]
+
+
+def test_where_g_cannot_be_computed_the_row_says_why_in_one_line():
+    row = engine.check(["L2:reconstructed"], budget=SMALL, normalizer=HARD)[0]
+    assert row.verdict == "undecided" and row.error is None
+    assert row.evidence.startswith("not applicable under hard_one_l2") and "SymPy cannot find the supremum" in row.evidence
+    assert "log(exp(l) + 1)" in row.detail["under"]  # the full reason names F
+    assert "\n" not in row.evidence
