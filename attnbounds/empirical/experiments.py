@@ -1028,14 +1028,10 @@ def _position_metrics_fused(w, xs, ns, asked, every, ranges, order) -> dict:
             r = torch.from_numpy(np.ascontiguousarray(radius[:, :, a]))
             put("radius", r.numpy())
             put("ns_over_n", inside[:, :, a].astype(np.float64) / n)
-            ws = torch.gather(w, -1, torch.from_numpy(order_np[..., :n]))
-            sq = ws * ws
-            xi = (sq.sum(-1, keepdim=True) - sq).clamp_(min=0.0).sqrt_()  # ξ_j read as σ_j
-            rr = r[..., None]
-            put("t2_lower", (1.0 - xi.mean(-1) / r).numpy())
-            gap = (xi - rr).clamp_(min=0.0)
-            term = torch.where(gap > 0, torch.exp(-gap * gap / (2.0 * torch.where(xi > 0, xi * xi, 1.0))), 1.0)
-            put("t2_upper", term.mean(-1).numpy())
+            lower, upper = np.empty((B, R)), np.empty((B, R))
+            fz.t2_sides(wn, order_np, n, r.numpy(), lower, upper)  # ξ_j read as σ_j, as in the torch path
+            put("t2_lower", lower)
+            put("t2_upper", upper)
         if "main" in want:
             put("main", main[:, :, main_ns.index(a)])
     return out
@@ -1152,10 +1148,11 @@ def _pair_exact(xs, xsq, b, j, sel, ends, chunk: int = 2048, starts=None):
     return out
 
 
-def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima=None, fused=None) -> np.ndarray:
+def pair_distance_max(x, order, n, visible=None, *, chunk: int = 64, maxima=None, fused=None) -> np.ndarray:
     """max_{i∉I_N, j∈I_N} ‖x_i − x_j‖ for every row (B, R); −inf where no key is left out.
 
-    ``order`` is :func:`top_order` (B, R, k >= n); ``visible`` as in :func:`position_metrics`.
+    ``n`` is N, or a sequence of N: then (B, len(n), R), one set-up shared by every N.
+    ``order`` is :func:`top_order` (B, R, k >= max N); ``visible`` as in :func:`position_metrics`.
     ``maxima`` are the block's running maxima from a :class:`PairTable` (``rows`` for causal
     prefix rows, ``every`` for rows that see every key): then every row is a lookup: the
     maximum for a selected j is exact unless its maximizer is itself selected, and only
@@ -1166,6 +1163,8 @@ def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima
     """
     import torch
 
+    many = not isinstance(n, numbers.Integral)
+    ns = [int(m) for m in n] if many else [int(n)]
     B, R = order.shape[:2]
     K = np.shape(x)[-2]
     ranges = None if maxima is None else _visible_ranges(visible, R, K)
@@ -1174,20 +1173,36 @@ def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima
         starts = ranges[0]
         if np.any(starts > 0) and (band is None or not np.array_equal(np.asarray(band), starts)):
             ranges = None
+    fz = _fused_kernels()
     if ranges is None:
-        return _pair_distance_rows(x, order, n, visible, chunk=chunk)
+        outs = [_pair_distance_rows(x, order, m, visible, chunk=chunk) for m in ns]
+    elif fz is not None and fused is not False:  # the compiled lookup (candidates largest first, pruned)
+        starts, ends = (np.ascontiguousarray(a, dtype=np.int64) for a in ranges)
+        best, argmax = maxima[0], maxima[1]
+        xs = np.ascontiguousarray(x.numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
+        xsq = (xs * xs).sum(-1)
+        o = order.numpy() if isinstance(order, torch.Tensor) else np.asarray(order)
+        bn = np.ascontiguousarray(best.numpy())
+        an = np.ascontiguousarray(argmax.numpy(), dtype=np.int64)
+        outs = []
+        for m in ns:
+            out = np.empty((B, R))
+            fz.pair_maxima(xs, xsq, np.ascontiguousarray(o[..., :m], dtype=np.int64), m, bn, an,
+                           best.shape[-1] == R and R > 1, starts, ends, out)
+            outs.append(np.where(np.isinf(out), out, np.sqrt(np.maximum(out, 0.0))))
+    else:
+        outs = [_pair_lookup(x, order, m, maxima, ranges) for m in ns]
+    return np.stack(outs, 1) if many else outs[0]
+
+
+def _pair_lookup(x, order, n: int, maxima, ranges) -> np.ndarray:
+    """:func:`pair_distance_max` from a PairTable's running maxima by torch (one N)."""
+    import torch
+
+    B, R = order.shape[:2]
+    K = np.shape(x)[-2]
     starts, ends = ranges
     best, argmax = maxima[0], maxima[1]
-    fz = _fused_kernels()
-    if fz is not None and fused is not False:  # the compiled lookup (candidates largest first, pruned)
-        xs = np.ascontiguousarray(x.numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
-        o = order.numpy() if isinstance(order, torch.Tensor) else np.asarray(order)
-        out = np.empty((B, R))
-        fz.pair_maxima(xs, (xs * xs).sum(-1), np.ascontiguousarray(o[..., :n], dtype=np.int64), int(n),
-                       np.ascontiguousarray(best.numpy()), np.ascontiguousarray(argmax.numpy(), dtype=np.int64),
-                       best.shape[-1] == R and R > 1, np.ascontiguousarray(starts, dtype=np.int64),
-                       np.ascontiguousarray(ends, dtype=np.int64), out)
-        return np.where(np.isinf(out), out, np.sqrt(np.maximum(out, 0.0)))
     idx = order[..., :n]  # (B, R, n)
     bidx = torch.arange(B)[:, None, None]
     col = torch.arange(R)[None, :, None] if best.shape[-1] == R else torch.zeros((1, 1, 1), dtype=torch.int64)

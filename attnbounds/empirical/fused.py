@@ -11,7 +11,10 @@ block for each N. Here each row is handled by one compiled loop:
 * :func:`distance_sums`: one pass over the row's visible keys per N gives
   D_i = ‖α_i x_i − s_N‖ from them, d̃ = Σ_{i∉I_N} D_i, E4's r = min_{i∉I_N} D_i and
   N_s = #{j ∈ I_N : D_j < r}, and d_1 = max_{i∉I_N}‖x_i‖;
-* :func:`main_sums`: the T1(ii) main term of every N in one pass over the keys.
+* :func:`main_sums`: the T1(ii) main term of every N in one pass over the keys;
+* :func:`t2_sides`: Theorem 2's two sides of one N (E4);
+* :func:`top_k_rows`: the top order itself (the first k of a stable descending sort), by
+  selection; :func:`running_pair_maxima` and :func:`pair_maxima`: d_1 from running maxima.
 
 The arithmetic of each term is the torch path's (the same products in the same order);
 only the order of the sums over keys differs, so the two agree to rounding (tested).
@@ -33,7 +36,7 @@ import numpy as np
 if "NUMBA_THREADING_LAYER" not in os.environ:
     nb.config.THREADING_LAYER = "workqueue"
 
-__all__ = ["selected_sums", "distance_sums", "main_sums", "pair_maxima", "top_order_rows", "top_k_rows", "running_pair_maxima"]
+__all__ = ["selected_sums", "distance_sums", "main_sums", "pair_maxima", "top_k_rows", "running_pair_maxima", "t2_sides"]
 
 
 @nb.njit(parallel=True, cache=True)
@@ -210,19 +213,6 @@ def pair_maxima(x, xsq, order, n, best, arg, per_row, starts, ends, out):  # pra
         out[b, r] = good
 
 
-@nb.njit(parallel=True, cache=True)
-def top_order_rows(w, k, out):  # pragma: no cover - compiled
-    """out[b, r] = the first k indices of row (b, r) sorted by weight, largest first, ties to
-    the lower index (a stable sort of −w: :func:`~attnbounds.empirical.experiments.top_order`'s order)."""
-    B, R, K = w.shape
-    for p in nb.prange(B * R):
-        b = p // R
-        r = p - b * R
-        idx = np.argsort(-w[b, r], kind="mergesort")
-        for m in range(k):
-            out[b, r, m] = idx[m]
-
-
 @nb.njit(cache=True)
 def _kth_by_heap(row, k):  # pragma: no cover - compiled
     """The k-th largest value of ``row``: a min-heap of the k largest seen (a value at or below
@@ -291,7 +281,7 @@ def _select(a, q):  # pragma: no cover - compiled
 @nb.njit(parallel=True, cache=True)
 def top_k_rows(w, k, out):  # pragma: no cover - compiled
     """out[b, r] = the first k indices of row (b, r) by weight, largest first, ties to the lower
-    index: the order of :func:`top_order_rows` (a stable sort of −w), by selection. The k-th
+    index (the first k of a stable sort of −w), by selection. The k-th
     largest weight θ is found by a min-heap of the k largest (small k) or quickselect (O(K));
     the keys above θ and the lowest-index keys at θ (as many as fit) are collected in index
     order, then sorted stably by weight. With 2k ≥ K a full stable sort is cheaper."""
@@ -363,3 +353,33 @@ def running_pair_maxima(d2, r0, carried, carried_arg, best, arg):  # pragma: no 
         if not cb > m:
             carried[b, j] = m
             carried_arg[b, j] = a
+
+
+@nb.njit(parallel=True, cache=True)
+def t2_sides(w, order, n, radius, lower, upper):  # pragma: no cover - compiled
+    """Theorem 2's two sides per row at one N, ξ_j read as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2}:
+    lower = 1 − (1/N) Σ_j ξ_j / r (Markov) and upper = (1/N) Σ_j exp(−((ξ_j − r)₊)²/(2σ_j²))
+    (McDiarmid, M = 1; a term is 1 where ξ_j ≤ r), with r = ``radius`` (B, R)."""
+    B, R, _ = w.shape
+    for p in nb.prange(B * R):
+        b = p // R
+        r = p - b * R
+        tot = 0.0
+        for m in range(n):
+            a = w[b, r, order[b, r, m]]
+            tot += a * a
+        rr = radius[b, r]
+        xs = 0.0
+        ts = 0.0
+        for m in range(n):
+            a = w[b, r, order[b, r, m]]
+            xi = math.sqrt(max(tot - a * a, 0.0))
+            xs += xi
+            gap = max(xi - rr, 0.0)
+            if gap > 0:
+                den = 2.0 * (xi * xi) if xi > 0 else 2.0
+                ts += math.exp(-gap * gap / den)
+            else:
+                ts += 1.0
+        lower[b, r] = 1.0 - (xs / n) / rr
+        upper[b, r] = ts / n

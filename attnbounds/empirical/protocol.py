@@ -337,8 +337,10 @@ def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
             res = ex.position_metrics(w, x[h0:h1, :K], use, visible=vis, order=order, what=what)
             if tables is not None:
                 res["d1_pair"] = np.full((h1 - h0, len(use), r1 - r0), np.nan)
-                for n in (n for n in use if "d1_pair" in spec[n]):
-                    res["d1_pair"][:, use.index(n)] = ex.pair_distance_max(x[h0:h1, :K], order, n, vis, maxima=maxima[h0])
+                pn = [n for n in use if "d1_pair" in spec[n]]
+                if pn:  # every N in one call (one set-up)
+                    res["d1_pair"][:, [use.index(n) for n in pn]] = ex.pair_distance_max(x[h0:h1, :K], order, pn, vis,
+                                                                                         maxima=maxima[h0])
             for key, v in res.items():
                 parts.setdefault(key, np.full((B, len(ns), L), np.nan))[h0:h1, cols, r0:r1] = v
     return parts

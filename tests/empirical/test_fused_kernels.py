@@ -101,3 +101,49 @@ def test_pair_table_compiled_blocks_equal_the_torch_blocks(monkeypatch):
             ref = plain.rows(r0, r1)
         assert torch.equal(got[0], ref[0]) and torch.equal(got[1], ref[1])
         assert torch.equal(compiled._best, plain._best) and torch.equal(compiled._arg, plain._arg)
+
+
+def test_t2_sides_equals_the_direct_formula():
+    """Theorem 2's sides per row (ξ_j read as σ_j) against a direct loop over the top set; a
+    selection off by one place in the order gives different values (the data discriminates)."""
+    rng = np.random.default_rng(9)
+    B, R, K, n = 2, 6, 30, 5
+    w = rng.random((B, R, K)) ** 3
+    w /= w.sum(-1, keepdims=True)
+    order = np.argsort(-w, axis=-1, kind="stable")
+    radius = rng.random((B, R)) * 0.05  # some ξ_j above r (an exp term), some below (a term of 1)
+    lower, upper = np.empty((B, R)), np.empty((B, R))
+    fz.t2_sides(w, order, n, radius, lower, upper)
+    ref_l, ref_u = np.empty((B, R)), np.empty((B, R))
+    for b in range(B):
+        for r in range(R):
+            a = w[b, r, order[b, r, :n]]
+            xi = np.sqrt(np.maximum((a ** 2).sum() - a ** 2, 0.0))
+            gap = np.maximum(xi - radius[b, r], 0.0)
+            ref_l[b, r] = 1.0 - xi.mean() / radius[b, r]
+            ref_u[b, r] = np.mean([np.exp(-g * g / (2 * s * s)) if g > 0 else 1.0 for g, s in zip(gap, xi)])
+    assert np.any((ref_u < 1) & (ref_u > 0))
+    np.testing.assert_allclose(lower, ref_l, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(upper, ref_u, rtol=1e-12)
+    shifted = np.ascontiguousarray(order[..., 1:])  # I_N off by one place
+    lo2, up2 = np.empty((B, R)), np.empty((B, R))
+    fz.t2_sides(w, shifted, n, radius, lo2, up2)
+    assert not np.allclose(lo2, ref_l, rtol=1e-6)
+
+
+def test_pair_distance_max_of_several_n_equals_one_call_per_n():
+    rng = np.random.default_rng(2)
+    B, K = 2, 40
+    x = ex.to_sphere(rng.standard_normal((B, K, 4)))
+    lg = rng.standard_normal((B, K, K))
+    vis = np.tril(np.ones((K, K), dtype=bool))
+    lg[:, ~vis] = -np.inf
+    w = np.exp(lg - lg.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    order = ex.top_order(w, 12)
+    maxima = ex.PairTable(x).rows(0, K)
+    many = ex.pair_distance_max(x, order, [1, 5, 12], vis, maxima=maxima)
+    for a, n in enumerate((1, 5, 12)):
+        one = ex.pair_distance_max(x, order, n, vis, maxima=maxima)
+        assert np.array_equal(many[:, a], one)
+    assert not np.array_equal(many[:, 0], many[:, 2])
