@@ -710,7 +710,8 @@ def _each_layer(capture_fn, handle, ids, config, fn, clock, queries: bool = Fals
     clock["metric_seconds"] += spent[0]
 
 
-_H1_ROWS = 32  # query rows per batch of H1's probe ((H, rows, t, d) float64 temporaries)
+_H1_ROWS = 8  # query rows per batch of H1's probe: its (H, rows, t, d) float64 temporaries stay below glibc's
+# 32 MB mmap threshold (at 32 rows each one was a fresh mapping: 1.6 s of page faults per 3 layers at L = 256)
 H1_N = 16  # H1's top-set size: the paper's saturation point of N_s/N (E4)
 H1_COLUMNS = ["window", "layer", "L", "N", "rows", "p", "ns_over_n", "coverage", "independent", "union_bound",
               "worst_case", "jaccard"]
