@@ -42,6 +42,7 @@ Choices the paper leaves open, and the defaults taken here (all are options of
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from dataclasses import dataclass
@@ -628,6 +629,26 @@ def softmax_jacobian_norm(logits, temperatures) -> np.ndarray:
 # done in float64 torch (batched matmuls and in-place elementwise passes, multi-threaded).
 
 
+@contextlib.contextmanager
+def torch_single_thread():
+    """Run torch's intra-op work on one thread inside the block (the previous count after).
+
+    The per-row metrics are many short tensor operations on blocks of a few MB; torch's
+    OpenMP threads spin between them. Measured on one gpt2-random layer at L = 1024
+    (E1/E2/E4 rows, 2-core machine at load 3-4): 4.7 s of CPU with 2 threads, 1.7 s with
+    one. The compiled kernels keep their own (numba) threads."""
+    import torch
+
+    before = torch.get_num_threads()
+    if before != 1:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        if before != 1:
+            torch.set_num_threads(before)
+
+
 def _tensor(a):
     import torch
 
@@ -651,12 +672,12 @@ def top_order(weights, k: int):
     K = w.shape[-1]
     if not 1 <= k <= K:
         raise ValueError(f"k: must satisfy 1 <= k <= {K}, got {k}")
+    fz = _fused_kernels()
+    if fz is not None and w.ndim == 3:  # compiled: a heap of the k best per row (a stable sort when 2k >= K)
+        out = np.empty(tuple(w.shape[:2]) + (k,), dtype=np.int64)
+        fz.top_k_rows(np.ascontiguousarray(w.numpy()), k, out)
+        return torch.from_numpy(out)
     if k > 256 or 2 * k >= K:
-        fz = _fused_kernels()
-        if fz is not None and w.ndim == 3:  # a stable sort per row, compiled (3-5x torch's stable sort)
-            out = np.empty(tuple(w.shape[:2]) + (k,), dtype=np.int64)
-            fz.top_order_rows(np.ascontiguousarray(w.numpy()), k, out)
-            return torch.from_numpy(out)
         return torch.sort(w, dim=-1, descending=True, stable=True).indices[..., :k]
     vals, idx = torch.topk(w, k, dim=-1, sorted=True)
     p = torch.argsort(idx, dim=-1)  # by index, then stably by value: (value desc, index asc)
@@ -930,7 +951,8 @@ def _fused_kernels():
     return _FUSED or None
 
 
-_DOTS_ELEMENTS = 1 << 22  # x_i · s_N products per batched matmul (32 MB of float64)
+_DOTS_ELEMENTS = 1 << 19  # x_i · s_N products per batched matmul (4 MB of float64; 32 MB ones were fresh
+# mappings from the system at every call: one gpt2-random layer at L = 1024 took 80,000 page faults, now 11,000)
 
 
 def _position_metrics_fused(w, xs, ns, asked, every, ranges, order) -> dict:
@@ -1007,14 +1029,10 @@ def _position_metrics_fused(w, xs, ns, asked, every, ranges, order) -> dict:
             r = torch.from_numpy(np.ascontiguousarray(radius[:, :, a]))
             put("radius", r.numpy())
             put("ns_over_n", inside[:, :, a].astype(np.float64) / n)
-            ws = torch.gather(w, -1, torch.from_numpy(order_np[..., :n]))
-            sq = ws * ws
-            xi = (sq.sum(-1, keepdim=True) - sq).clamp_(min=0.0).sqrt_()  # ξ_j read as σ_j
-            rr = r[..., None]
-            put("t2_lower", (1.0 - xi.mean(-1) / r).numpy())
-            gap = (xi - rr).clamp_(min=0.0)
-            term = torch.where(gap > 0, torch.exp(-gap * gap / (2.0 * torch.where(xi > 0, xi * xi, 1.0))), 1.0)
-            put("t2_upper", term.mean(-1).numpy())
+            lower, upper = np.empty((B, R)), np.empty((B, R))
+            fz.t2_sides(wn, order_np, n, r.numpy(), lower, upper)  # ξ_j read as σ_j, as in the torch path
+            put("t2_lower", lower)
+            put("t2_upper", upper)
         if "main" in want:
             put("main", main[:, :, main_ns.index(a)])
     return out
@@ -1058,12 +1076,22 @@ class PairTable:
 
         if r0 != self._cursor:
             raise ValueError(f"r0: blocks must come in order; expected {self._cursor}, got {r0}")
-        best, arg = torch.cummax(self._d2(r0, r1), dim=-1)  # over the block's keys r0..r
-        arg += r0
-        block_best, block_arg = best[..., -1].clone(), arg[..., -1].clone()
         lo = None if starts is None else np.asarray(starts, dtype=np.int64)
         if lo is not None and lo.shape != (r1 - r0,):
             raise ValueError(f"starts: shape {lo.shape} must be (r1 − r0,) = ({r1 - r0},)")
+        fz = _fused_kernels()
+        if fz is not None and (lo is None or not np.any(lo > 0)):  # prefix rows: one compiled pass
+            d2 = self._d2(r0, r1).numpy()
+            B, K, C = d2.shape
+            best, arg = np.empty((B, K, C)), np.empty((B, K, C), dtype=np.int64)
+            carried, carried_arg = self._best.numpy().copy(), self._arg.numpy().copy()
+            fz.running_pair_maxima(d2, r0, carried, carried_arg, best, arg)
+            self._best, self._arg = torch.from_numpy(carried), torch.from_numpy(carried_arg)
+            self._cursor = r1
+            return torch.from_numpy(best), torch.from_numpy(arg), None
+        best, arg = torch.cummax(self._d2(r0, r1), dim=-1)  # over the block's keys r0..r
+        arg += r0
+        block_best, block_arg = best[..., -1].clone(), arg[..., -1].clone()
         if lo is not None and np.any(lo > 0):
             a = int(lo.min())
             if a < r0:  # some rows see keys before the block: max over [start, r0) from suffix maxima
@@ -1121,10 +1149,11 @@ def _pair_exact(xs, xsq, b, j, sel, ends, chunk: int = 2048, starts=None):
     return out
 
 
-def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima=None, fused=None) -> np.ndarray:
+def pair_distance_max(x, order, n, visible=None, *, chunk: int = 64, maxima=None, fused=None) -> np.ndarray:
     """max_{i∉I_N, j∈I_N} ‖x_i − x_j‖ for every row (B, R); −inf where no key is left out.
 
-    ``order`` is :func:`top_order` (B, R, k >= n); ``visible`` as in :func:`position_metrics`.
+    ``n`` is N, or a sequence of N: then (B, len(n), R), one set-up shared by every N.
+    ``order`` is :func:`top_order` (B, R, k >= max N); ``visible`` as in :func:`position_metrics`.
     ``maxima`` are the block's running maxima from a :class:`PairTable` (``rows`` for causal
     prefix rows, ``every`` for rows that see every key): then every row is a lookup: the
     maximum for a selected j is exact unless its maximizer is itself selected, and only
@@ -1135,6 +1164,8 @@ def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima
     """
     import torch
 
+    many = not isinstance(n, numbers.Integral)
+    ns = [int(m) for m in n] if many else [int(n)]
     B, R = order.shape[:2]
     K = np.shape(x)[-2]
     ranges = None if maxima is None else _visible_ranges(visible, R, K)
@@ -1143,20 +1174,36 @@ def pair_distance_max(x, order, n: int, visible=None, *, chunk: int = 64, maxima
         starts = ranges[0]
         if np.any(starts > 0) and (band is None or not np.array_equal(np.asarray(band), starts)):
             ranges = None
+    fz = _fused_kernels()
     if ranges is None:
-        return _pair_distance_rows(x, order, n, visible, chunk=chunk)
+        outs = [_pair_distance_rows(x, order, m, visible, chunk=chunk) for m in ns]
+    elif fz is not None and fused is not False:  # the compiled lookup (candidates largest first, pruned)
+        starts, ends = (np.ascontiguousarray(a, dtype=np.int64) for a in ranges)
+        best, argmax = maxima[0], maxima[1]
+        xs = np.ascontiguousarray(x.numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
+        xsq = (xs * xs).sum(-1)
+        o = order.numpy() if isinstance(order, torch.Tensor) else np.asarray(order)
+        bn = np.ascontiguousarray(best.numpy())
+        an = np.ascontiguousarray(argmax.numpy(), dtype=np.int64)
+        outs = []
+        for m in ns:
+            out = np.empty((B, R))
+            fz.pair_maxima(xs, xsq, np.ascontiguousarray(o[..., :m], dtype=np.int64), m, bn, an,
+                           best.shape[-1] == R and R > 1, starts, ends, out)
+            outs.append(np.where(np.isinf(out), out, np.sqrt(np.maximum(out, 0.0))))
+    else:
+        outs = [_pair_lookup(x, order, m, maxima, ranges) for m in ns]
+    return np.stack(outs, 1) if many else outs[0]
+
+
+def _pair_lookup(x, order, n: int, maxima, ranges) -> np.ndarray:
+    """:func:`pair_distance_max` from a PairTable's running maxima by torch (one N)."""
+    import torch
+
+    B, R = order.shape[:2]
+    K = np.shape(x)[-2]
     starts, ends = ranges
     best, argmax = maxima[0], maxima[1]
-    fz = _fused_kernels()
-    if fz is not None and fused is not False:  # the compiled lookup (candidates largest first, pruned)
-        xs = np.ascontiguousarray(x.numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
-        o = order.numpy() if isinstance(order, torch.Tensor) else np.asarray(order)
-        out = np.empty((B, R))
-        fz.pair_maxima(xs, (xs * xs).sum(-1), np.ascontiguousarray(o[..., :n], dtype=np.int64), int(n),
-                       np.ascontiguousarray(best.numpy()), np.ascontiguousarray(argmax.numpy(), dtype=np.int64),
-                       best.shape[-1] == R and R > 1, np.ascontiguousarray(starts, dtype=np.int64),
-                       np.ascontiguousarray(ends, dtype=np.int64), out)
-        return np.where(np.isinf(out), out, np.sqrt(np.maximum(out, 0.0)))
     idx = order[..., :n]  # (B, R, n)
     bidx = torch.arange(B)[:, None, None]
     col = torch.arange(R)[None, :, None] if best.shape[-1] == R else torch.zeros((1, 1, 1), dtype=torch.int64)

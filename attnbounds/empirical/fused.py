@@ -11,7 +11,10 @@ block for each N. Here each row is handled by one compiled loop:
 * :func:`distance_sums`: one pass over the row's visible keys per N gives
   D_i = ‖α_i x_i − s_N‖ from them, d̃ = Σ_{i∉I_N} D_i, E4's r = min_{i∉I_N} D_i and
   N_s = #{j ∈ I_N : D_j < r}, and d_1 = max_{i∉I_N}‖x_i‖;
-* :func:`main_sums`: the T1(ii) main term of every N in one pass over the keys.
+* :func:`main_sums`: the T1(ii) main term of every N in one pass over the keys;
+* :func:`t2_sides`: Theorem 2's two sides of one N (E4);
+* :func:`top_k_rows`: the top order itself (the first k of a stable descending sort), by
+  selection; :func:`running_pair_maxima` and :func:`pair_maxima`: d_1 from running maxima.
 
 The arithmetic of each term is the torch path's (the same products in the same order);
 only the order of the sums over keys differs, so the two agree to rounding (tested).
@@ -33,7 +36,7 @@ import numpy as np
 if "NUMBA_THREADING_LAYER" not in os.environ:
     nb.config.THREADING_LAYER = "workqueue"
 
-__all__ = ["selected_sums", "distance_sums", "main_sums"]
+__all__ = ["selected_sums", "distance_sums", "main_sums", "pair_maxima", "top_k_rows", "running_pair_maxima", "t2_sides"]
 
 
 @nb.njit(parallel=True, cache=True)
@@ -210,14 +213,173 @@ def pair_maxima(x, xsq, order, n, best, arg, per_row, starts, ends, out):  # pra
         out[b, r] = good
 
 
+@nb.njit(cache=True)
+def _kth_by_heap(row, k):  # pragma: no cover - compiled
+    """The k-th largest value of ``row``: a min-heap of the k largest seen (a value at or below
+    the heap's root costs one comparison)."""
+    h = np.empty(k)
+    for i in range(k):
+        h[i] = row[i]
+        c = i
+        while c > 0:
+            q = (c - 1) // 2
+            if h[c] < h[q]:
+                h[c], h[q] = h[q], h[c]
+                c = q
+            else:
+                break
+    for i in range(k, row.shape[0]):
+        v = row[i]
+        if not v > h[0]:
+            continue
+        h[0] = v
+        c = 0
+        while True:
+            lft = 2 * c + 1
+            if lft >= k:
+                break
+            m = lft
+            if lft + 1 < k and h[lft + 1] < h[lft]:
+                m = lft + 1
+            if h[m] < h[c]:
+                h[c], h[m] = h[m], h[c]
+                c = m
+            else:
+                break
+    return h[0]
+
+
+@nb.njit(cache=True)
+def _select(a, q):  # pragma: no cover - compiled
+    """The q-th smallest value of ``a`` (0-based; ``a`` is reordered): quickselect, median-of-3 pivot."""
+    lo = 0
+    hi = a.shape[0] - 1
+    while hi > lo:
+        mid = (lo + hi) // 2
+        x, y, z = a[lo], a[mid], a[hi]
+        piv = max(min(x, y), min(max(x, y), z))  # the median of the three
+        i = lo
+        j = hi
+        while i <= j:
+            while a[i] < piv:
+                i += 1
+            while a[j] > piv:
+                j -= 1
+            if i <= j:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+                j -= 1
+        if q <= j:
+            hi = j
+        elif q >= i:
+            lo = i
+        else:
+            return a[q]
+    return a[q]
+
+
 @nb.njit(parallel=True, cache=True)
-def top_order_rows(w, k, out):  # pragma: no cover - compiled
-    """out[b, r] = the first k indices of row (b, r) sorted by weight, largest first, ties to
-    the lower index (a stable sort of −w: :func:`~attnbounds.empirical.experiments.top_order`'s order)."""
+def top_k_rows(w, k, out):  # pragma: no cover - compiled
+    """out[b, r] = the first k indices of row (b, r) by weight, largest first, ties to the lower
+    index (the first k of a stable sort of −w), by selection. The k-th
+    largest weight θ is found by a min-heap of the k largest (small k) or quickselect (O(K));
+    the keys above θ and the lowest-index keys at θ (as many as fit) are collected in index
+    order, then sorted stably by weight. With 2k ≥ K a full stable sort is cheaper."""
     B, R, K = w.shape
     for p in nb.prange(B * R):
         b = p // R
         r = p - b * R
-        idx = np.argsort(-w[b, r], kind="mergesort")
-        for m in range(k):
-            out[b, r, m] = idx[m]
+        if 2 * k >= K:
+            idx = np.argsort(-w[b, r], kind="mergesort")
+            for m in range(k):
+                out[b, r, m] = idx[m]
+            continue
+        if k <= 16:
+            theta = _kth_by_heap(w[b, r], k)
+        else:
+            neg = np.empty(K)
+            for i in range(K):
+                neg[i] = -w[b, r, i]
+            theta = -_select(neg, k - 1)
+        above = 0
+        for i in range(K):
+            if w[b, r, i] > theta:
+                above += 1
+        at = k - above  # keys at θ that belong to the top k (the lowest indices)
+        sel = np.empty(k, np.int64)
+        vals = np.empty(k)
+        m = 0
+        for i in range(K):
+            v = w[b, r, i]
+            if v > theta or (v == theta and at > 0):
+                if v == theta:
+                    at -= 1
+                sel[m] = i
+                vals[m] = -v
+                m += 1
+        pos = np.argsort(vals, kind="mergesort")  # stable: ties keep index order
+        for q in range(k):
+            out[b, r, q] = sel[pos[q]]
+
+
+@nb.njit(parallel=True, cache=True)
+def running_pair_maxima(d2, r0, carried, carried_arg, best, arg):  # pragma: no cover - compiled
+    """One prefix block of :class:`~attnbounds.empirical.experiments.PairTable`'s running maxima.
+
+    ``d2`` (B, K, C) = ‖x_i − x_j‖² for the keys j and the block's keys i = r0 … r0 + C − 1.
+    best[b, j, c] = max over keys i ≤ r0 + c of d2 and arg its maximizer: the running maximum
+    over the block (a tie moves to the later key, as ``torch.cummax``), replaced by the
+    carried maximum over the keys < r0 (``carried``/``carried_arg`` (B, K)) only where that
+    is strictly larger. ``carried``/``carried_arg`` are then advanced to the keys < r0 + C."""
+    B, K, C = d2.shape
+    for p in nb.prange(B * K):
+        b = p // K
+        j = p - b * K
+        cb = carried[b, j]
+        ca = carried_arg[b, j]
+        m = -np.inf
+        a = 0
+        for c in range(C):
+            v = d2[b, j, c]
+            if c == 0 or v >= m:
+                m = v
+                a = r0 + c
+            if cb > m:
+                best[b, j, c] = cb
+                arg[b, j, c] = ca
+            else:
+                best[b, j, c] = m
+                arg[b, j, c] = a
+        if not cb > m:
+            carried[b, j] = m
+            carried_arg[b, j] = a
+
+
+@nb.njit(parallel=True, cache=True)
+def t2_sides(w, order, n, radius, lower, upper):  # pragma: no cover - compiled
+    """Theorem 2's two sides per row at one N, ξ_j read as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2}:
+    lower = 1 − (1/N) Σ_j ξ_j / r (Markov) and upper = (1/N) Σ_j exp(−((ξ_j − r)₊)²/(2σ_j²))
+    (McDiarmid, M = 1; a term is 1 where ξ_j ≤ r), with r = ``radius`` (B, R)."""
+    B, R, _ = w.shape
+    for p in nb.prange(B * R):
+        b = p // R
+        r = p - b * R
+        tot = 0.0
+        for m in range(n):
+            a = w[b, r, order[b, r, m]]
+            tot += a * a
+        rr = radius[b, r]
+        xs = 0.0
+        ts = 0.0
+        for m in range(n):
+            a = w[b, r, order[b, r, m]]
+            xi = math.sqrt(max(tot - a * a, 0.0))
+            xs += xi
+            gap = max(xi - rr, 0.0)
+            if gap > 0:
+                den = 2.0 * (xi * xi) if xi > 0 else 2.0
+                ts += math.exp(-gap * gap / den)
+            else:
+                ts += 1.0
+        lower[b, r] = 1.0 - (xs / n) / rr
+        upper[b, r] = ts / n

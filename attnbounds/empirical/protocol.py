@@ -109,11 +109,15 @@ def _t1_bound_candidates(terms: dict, t, n: int) -> dict:
     return out
 
 
+_FORM_HEADS = 4  # heads of each sampled row on which the claims' forms are checked
+
+
 def _sample_instances(w, x, visible, n, rows):
-    """Per-row instances (batched over heads) for the claim readings: the keys that take part."""
+    """Per-row instances (batched over the first heads) for the claim readings: the keys that take part."""
+    h = slice(0, _FORM_HEADS)
     for r in rows:
         keys = np.arange(w.shape[-1]) if visible is None else np.flatnonzero(visible[r])
-        yield r, {"weights": w[:, r, keys] / w[:, r, keys].sum(-1, keepdims=True), "x": x[:, keys], "n": int(n)}
+        yield r, {"weights": w[h, r, keys] / w[h, r, keys].sum(-1, keepdims=True), "x": x[h][:, keys], "n": int(n)}
 
 
 def claim_forms(w, x, visible, ns, terms: dict | None, order) -> dict:
@@ -140,25 +144,27 @@ def claim_forms(w, x, visible, ns, terms: dict | None, order) -> dict:
         valid = np.flatnonzero(tcount > n)
         if valid.size == 0:
             continue
-        short = valid[tcount[valid] <= 64]
+        short = valid[tcount[valid] <= min(64, n + 16)]  # the right side's pairwise distances cost t² per head
         pool = short if short.size else valid
         rows = np.unique(np.concatenate([pool[np.linspace(0, pool.size - 1, min(4, pool.size)).astype(int)],
                                          valid[tcount[valid] <= 10][:2]]))
         if terms is None:  # the kernel on the sampled rows only
-            local_terms = ex.position_metrics(w[:, rows], x, [n], visible=None if visible is None else visible[rows],
-                                              order=order[:, rows], what=("terms", "main"))
+            local_terms = ex.position_metrics(w[:_FORM_HEADS, rows], x[:_FORM_HEADS], [n],
+                                              visible=None if visible is None else visible[rows],
+                                              order=order[:_FORM_HEADS, rows], what=("terms", "main"))
             at = {int(r): i for i, r in enumerate(rows)}
 
             def get(k, r):
                 return local_terms[k][:, 0, at[int(r)]]
         else:
             def get(k, r):
-                return terms[k][:, a, r]
+                return terms[k][:_FORM_HEADS, a, r]
         cand = {}
         for r, inst in _sample_instances(w, x, visible, n, rows[:4] if rows.size > 4 else rows):
             sides = t1.sides(inst)
             local = {k: get(k, r) for k in ("mass", "R", "d1_norm", "d_tilde")}
-            local["d1_pair"] = ex.pair_distance_max(x, order[:, r:r + 1], n, None if visible is None else visible[r:r + 1])[:, 0]
+            local["d1_pair"] = ex.pair_distance_max(x[:_FORM_HEADS], order[:_FORM_HEADS, r:r + 1], n,
+                                                    None if visible is None else visible[r:r + 1])[:, 0]
             if not np.allclose(local["d_tilde"], np.asarray(sides.lhs, dtype=float), rtol=1e-7, atol=1e-9):
                 raise RuntimeError("claim T1i: its left side no longer equals the kernel's d̃; update experiments.position_metrics")
             for k, v in _t1_bound_candidates(local, tcount[r], n).items():
@@ -283,6 +289,11 @@ def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
     :func:`~attnbounds.empirical.experiments.position_metrics`, plus ``d1_pair``);
     d1_pair comes from running maxima (:class:`~attnbounds.empirical.experiments.PairTable`). Also returns ``keys`` (L,), the number of keys each row sees.
     """
+    with ex.torch_single_thread():
+        return _rows_blocks(lg, x, L, prefix, spec)
+
+
+def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
     ns = sorted(spec)
     parts: dict = {"keys": np.full(L, L, dtype=np.int64)}
     B = x.shape[0]
@@ -326,8 +337,10 @@ def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
             res = ex.position_metrics(w, x[h0:h1, :K], use, visible=vis, order=order, what=what)
             if tables is not None:
                 res["d1_pair"] = np.full((h1 - h0, len(use), r1 - r0), np.nan)
-                for n in (n for n in use if "d1_pair" in spec[n]):
-                    res["d1_pair"][:, use.index(n)] = ex.pair_distance_max(x[h0:h1, :K], order, n, vis, maxima=maxima[h0])
+                pn = [n for n in use if "d1_pair" in spec[n]]
+                if pn:  # every N in one call (one set-up)
+                    res["d1_pair"][:, [use.index(n) for n in pn]] = ex.pair_distance_max(x[h0:h1, :K], order, pn, vis,
+                                                                                         maxima=maxima[h0])
             for key, v in res.items():
                 parts.setdefault(key, np.full((B, len(ns), L), np.nan))[h0:h1, cols, r0:r1] = v
     return parts
@@ -697,6 +710,8 @@ def _each_layer(capture_fn, handle, ids, config, fn, clock, queries: bool = Fals
     clock["metric_seconds"] += spent[0]
 
 
+_H1_ROWS = 8  # query rows per batch of H1's probe: its (H, rows, t, d) float64 temporaries stay below glibc's
+# 32 MB mmap threshold (at 32 rows each one was a fresh mapping: 1.6 s of page faults per 3 layers at L = 256)
 H1_N = 16  # H1's top-set size: the paper's saturation point of N_s/N (E4)
 H1_COLUMNS = ["window", "layer", "L", "N", "rows", "p", "ns_over_n", "coverage", "independent", "union_bound",
               "worst_case", "jaccard"]
@@ -719,7 +734,6 @@ def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N) -> dict:
     from attnbounds import claims
     from attnbounds.numerics.attention import per_token_distance, top_n_mask
     from attnbounds.numerics.coverage import head_overlap
-    from attnbounds.numerics.selection import distinguishable_mask
 
     _, reading = claims.reading("H1:transcribed")
     w_all = _softmax64(logits[:, :L, :L]).numpy()  # (H, L, L)
@@ -727,31 +741,40 @@ def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N) -> dict:
     xs = np.broadcast_to(x[:, :L], (H, L, x.shape[-1]))  # hidden states: one set shared by the heads
     out = {k: 0.0 for k in H1_COLUMNS[4:]}
     out["jaccard_rows"] = 0.0
-    for r in range(L):
-        t = r + 1 if causal else L
-        if t <= n:
-            continue
-        w = w_all[:, r, :t]
-        w = w / w.sum(-1, keepdims=True)
-        xr = xs[:, :t]
-        D = per_token_distance(w, xr, n)  # (H, t)
-        top = top_n_mask(w, n)
-        radius = np.where(top, np.inf, D).min(-1)  # E4's r per head
-        masks = distinguishable_mask(w, xr, n, radius * (1 - 1e-12))  # (H, t): just inside r
-        universe = top.any(0)  # the union of the heads' top sets
-        m = masks[:, universe]  # (H, |U|)
-        sides = reading.sides({"masks": m})  # coverage and the claim's 1 − Π(1 − p_h)
-        ov = head_overlap(m)
-        out["rows"] += 1
-        out["p"] += float(m.mean(-1).mean())
-        out["ns_over_n"] += float(masks.sum(-1).mean() / n)
-        out["coverage"] += float(sides.lhs)
-        out["independent"] += float(sides.rhs)
-        out["union_bound"] += float(ov["summary"]["union_bound"])
-        out["worst_case"] += float(ov["summary"]["worst_case"])
-        if np.isfinite(ov["summary"]["jaccard"]):
-            out["jaccard"] += float(ov["summary"]["jaccard"])
-            out["jaccard_rows"] += 1
+    rows = [r for r in range(L) if (r + 1 if causal else L) > n]
+    for c0 in range(0, len(rows), _H1_ROWS):  # a chunk of rows at once, each over its own t keys
+        rs = rows[c0:c0 + _H1_ROWS]
+        t = np.array([r + 1 if causal else L for r in rs])
+        K = int(t.max())
+        w = np.zeros((H, len(rs), K))
+        for q, r in enumerate(rs):
+            wr = w_all[:, r, :t[q]]
+            w[:, q, :t[q]] = wr / wr.sum(-1, keepdims=True)
+        vis = np.arange(K)[None, :] < t[:, None]  # (rows, K): the keys each row sees
+        D = per_token_distance(w, xs[:, None, :K], n)  # (H, rows, K); a hidden key (α = 0) is never used
+        top = top_n_mask(w, n)  # a hidden key (α = 0, after the visible ones; t > n) is never selected
+        radius = np.where(top | ~vis, np.inf, D).min(-1)  # E4's r per head and row
+        inside = D <= (radius * (1 - 1e-12))[..., None]  # just inside r
+        # distinguishable_mask over the row's visible keys: selected, inside, and no visible
+        # non-selected token inside
+        separated = ~np.any(inside & ~top & vis, axis=-1, keepdims=True)
+        masks_all = top & inside & separated  # (H, rows, K)
+        for q in range(len(rs)):
+            masks = masks_all[:, q]
+            universe = top[:, q].any(0)  # the union of the heads' top sets
+            m = masks[:, universe]  # (H, |U|)
+            sides = reading.sides({"masks": m})  # coverage and the claim's 1 − Π(1 − p_h)
+            ov = head_overlap(m)
+            out["rows"] += 1
+            out["p"] += float(m.mean(-1).mean())
+            out["ns_over_n"] += float(masks.sum(-1).mean() / n)
+            out["coverage"] += float(sides.lhs)
+            out["independent"] += float(sides.rhs)
+            out["union_bound"] += float(ov["summary"]["union_bound"])
+            out["worst_case"] += float(ov["summary"]["worst_case"])
+            if np.isfinite(ov["summary"]["jaccard"]):
+                out["jaccard"] += float(ov["summary"]["jaccard"])
+                out["jaccard_rows"] += 1
     return out
 
 
