@@ -3,7 +3,8 @@
 A rich progress bar draws nothing when stderr is not a terminal (a log file, a pipe, CI), so a
 long run, such as a 45-minute ``attnbounds reproduce``, used to be silent there.
 :func:`progress_display` gives the bar on a terminal and a :class:`LineProgress` otherwise:
-one plain line every :data:`INTERVAL` seconds (and one as each task ends), with the stage, the
+one plain line every :data:`INTERVAL` seconds (and one as each task ends, unless the run was
+shorter than one interval: a short run stays silent), with the stage, the
 count done of the total, the elapsed time and an estimate of the time left::
 
     [progress] window 1/4: E3 L=512 | 0/4 | elapsed 12m30s | ETA unknown
@@ -79,6 +80,7 @@ class LineProgress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._start = None
+        self._emitted = False
 
     def __enter__(self):
         self._start = self.clock()
@@ -113,7 +115,9 @@ class LineProgress:
             ended = bool(t["total"]) and t["completed"] >= t["total"] and not t["ended"]
             if ended:
                 t["ended"] = True
-        if ended:
+        # the last line of a task, where lines were shown at all: a run shorter than one
+        # interval stays silent in a log
+        if ended and (self.interval is None or self._emitted):
             self.emit()
 
     def line(self) -> str:
@@ -138,6 +142,7 @@ class LineProgress:
             stream.flush()
         except (OSError, ValueError):  # a closed log must not stop the run
             pass
+        self._emitted = True
 
     def _tick(self) -> None:
         while not self._stop.wait(self.interval):

@@ -97,3 +97,20 @@ def test_check_prints_progress_lines_to_stderr_unless_told_not_to(monkeypatch, f
         assert lines and any("SLOW:transcribed" in line for line in lines), result.stderr
         assert all(" | elapsed " in line and " | ETA " in line for line in lines)
     assert "[progress]" not in result.stdout
+
+
+def test_a_run_shorter_than_one_interval_stays_silent():
+    out = io.StringIO()
+    with LineProgress(stream=out, interval=60.0) as p:
+        t = p.add_task("checking", total=2)
+        p.update(t, completed=2)  # ended before the first interval: no line at all
+    assert out.getvalue() == ""
+
+
+def test_mutants_progress_counts_readings(monkeypatch):
+    monkeypatch.setattr(progress, "INTERVAL", 0.05)
+    result = CliRunner().invoke(main, ["check", "--mutants", "--quick", "--claims", "tests/cli/test_mutants.py:TOY",
+                                       "PQ"])
+    lines = [line for line in result.stderr.splitlines() if line.startswith("[progress]")]
+    assert any(" mutants | " in line and "/2 |" in line for line in lines), result.stderr  # 2 readings of PQ
+    assert lines[-1].startswith("[progress] done | 2/2 | elapsed ") and lines[-1].endswith("ETA done")

@@ -399,12 +399,20 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: b
     from attnbounds.engine.mutants import run_mutants
 
     try:
-        engine.resolve_ids(list(ids) or None, claims=user_claims)
+        selections = engine.resolve_ids(list(ids) or None, claims=user_claims)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    total = sum(1 for s in selections if s.claim is not None for r in s.claim.readings
+                if s.readings is None or r.name in s.readings)
+    started = [0]
+
+    def step(rid):  # progress by readings: each is judged, then (proved or certified) mutated
+        bar(f"{rid} mutants", started[0], total)
+        started[0] += 1
+
     with _Progress(progress) as bar:
-        report = run_mutants(list(ids) or None, seed=seed, budget=budget, claims=user_claims,
-                             progress=lambda rid: bar(f"{rid} mutants", 0, 0))
+        report = run_mutants(list(ids) or None, seed=seed, budget=budget, claims=user_claims, progress=step)
+        bar("done", total, total)
     table = Table(header_style="bold")
     for col in ("reading", "mutant", "verdict", "reason"):
         table.add_column(col, overflow="fold", no_wrap=col != "reason")
