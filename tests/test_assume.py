@@ -94,6 +94,15 @@ def test_t1i_if_r_ge_1_under_sparsemax_is_judged_not_an_error():
     assert row.discarded and row.discarded.get("sweep", 0) > 0  # sparsemax moved some top-N sets: R < 1
 
 
+def test_hypotheses_that_reject_a_normalizers_weights_make_the_row_not_applicable():
+    """sigmoid's rows do not sum to 1; T1i:transcribed-if-R-ge-1's hypothesis (R >= 1) is computed
+    from the weights and rejected them with a ValueError that stopped the whole run (check
+    --matrix crashed after about 70 s). The row is now undecided, not applicable, with the reason."""
+    row = engine.check(["T1i:transcribed-if-R-ge-1"], budget=SMALL, normalizer="sigmoid")[0]
+    assert row.verdict == "undecided"
+    assert "not applicable" in row.evidence and "hypotheses reject the weights of 'sigmoid'" in row.evidence
+
+
 def test_strict_passes_under_sparsemax(tmp_path):
     out = tmp_path / "rows.json"
     result = CliRunner().invoke(main, ["check", "--quick", "--strict", "--normalizer", "sparsemax",

@@ -207,7 +207,10 @@ def probe(reading, normalizer) -> dict | None:
         from attnbounds.claims.base import subset_instances
 
         size = next((v.shape[0] for v in instance.values() if isinstance(v, np.ndarray) and v.ndim >= 1), 2)
-        keep = reading.inside(instance, size)
+        try:  # the hypotheses are computed from the weights too (e.g. R of the top-N set)
+            keep = reading.inside(instance, size)
+        except ValueError as exc:
+            raise NotApplicable(f"the reading's hypotheses reject the weights of {N.name!r}: {exc}", instance) from None
         if not keep.any():
             return instance
         judged = subset_instances(instance, keep)

@@ -1161,7 +1161,7 @@ _RATIO_NUMPY = {
         lambda x: np.logaddexp(0.0, x),  # log(1 + e^x) without overflow
         expit,
         _log_softplus,
-        lambda x: np.exp(np.log(expit(x)) - _log_softplus(x)),  # σ(x)/log(1 + e^x)
+        lambda x: np.exp(-np.logaddexp(0.0, -x) - _log_softplus(x)),  # σ(x)/log(1 + e^x); log σ(x) = −log(1 + e^−x) (log of expit underflowed to log 0)
     ),
     "sigmoid_ratio": (
         expit,

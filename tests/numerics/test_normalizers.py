@@ -556,3 +556,21 @@ def test_from_sympy_evaluates_past_float_overflow_in_mpmath():
     # a non-positive F is still an error naming the plug-in
     with pytest.raises(nz.PluginError, match="'relu'.*positive"):
         nz.from_sympy(sp.Max(l, 0), l, name="relu").weights([1.0, -1.0])
+
+
+def test_softplus_log_derivative_in_the_far_left_tail_is_one_without_warnings():
+    """(log F)' = σ(x)/log(1 + e^x) → 1 as x → −∞. It was computed as exp(log expit(x) − …): expit
+    underflows to 0 below x ≈ −745, so it warned 'divide by zero in log' (12 warnings under
+    ``check --normalizer softplus``) and gave 0 there instead of 1."""
+    import warnings
+
+    from attnbounds.numerics.normalizers import _RATIO_NUMPY
+
+    dlog = _RATIO_NUMPY["softplus"][3]
+    x = np.array([-1000.0, -800.0, -50.0, -1.0, 0.0, 1.0, 50.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = dlog(x)
+    assert np.allclose(got[:3], 1.0, rtol=1e-12)
+    ref = 1 / (1 + np.exp(-x[3:])) / np.log1p(np.exp(x[3:]))
+    assert np.allclose(got[3:], ref, rtol=1e-12)
