@@ -31,7 +31,7 @@ import sys
 
 import click
 
-from attnbounds.cli.common import UsageError, check_writable_file, write_json
+from attnbounds.cli.common import UsageError, check_writable_file, did_you_mean, write_json
 
 _STYLE = {
     "proved": "bold green",
@@ -395,13 +395,9 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
 def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: bool = True, meta=None) -> None:
     from rich.table import Table
 
-    from attnbounds import engine
     from attnbounds.engine.mutants import run_mutants
 
-    try:
-        selections = engine.resolve_ids(list(ids) or None, claims=user_claims)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    selections = _resolve_ids(ids, user_claims)
     total = sum(1 for s in selections if s.claim is not None for r in s.claim.readings
                 if s.readings is None or r.name in s.readings)
     started = [0]
@@ -479,15 +475,61 @@ def _claims_text(exc: Exception) -> str:
     return "--" + text if text.startswith("claims: ") else f"--claims: {text}"
 
 
+#: Up to this many valid ids, an unknown id's error lists them all (a --claims file's few ids);
+#: beyond it, the close matches and a pointer to ``attnbounds claims``.
+LIST_VALID_IDS = 12
+
+
+def _resolve_ids(ids, user_claims=None) -> list:
+    """:func:`attnbounds.engine.resolve_ids`, an unknown id a one-line usage error (:func:`_unknown_ids_text`)."""
+    from attnbounds import engine
+
+    try:
+        return engine.resolve_ids(list(ids) or None, claims=user_claims)
+    except ValueError as exc:
+        raise UsageError(_unknown_ids_text(exc, ids, user_claims)) from None
+
+
+def _unknown_ids_text(exc: ValueError, ids, user_claims=None) -> str:
+    """The error for unknown IDS: each bad id with its close matches, the engine's notes
+    (an ambiguous short id, claim modules that failed to load), and the valid ids when there
+    are at most :data:`LIST_VALID_IDS`, else where to find them (not all ~70 on one line)."""
+    from attnbounds import engine
+
+    text = str(exc)
+    if not text.startswith("ids: unknown id"):
+        return text
+    valid = engine.valid_ids(claims=user_claims)
+    bad, notes = [], []
+    for w in ids:
+        try:
+            engine.resolve_ids([w], claims=user_claims)
+        except ValueError as one:
+            bad.append(f"{w!r}{did_you_mean(w, valid)}")
+            head = f"ids: unknown id {w!r}"
+            own = str(one)
+            if own.startswith(head):  # "; ambiguous claim id ...; claim modules that failed to load: ..."
+                notes += [n for n in own[len(head):].rpartition("; valid: ")[0].split("; ") if n and n not in notes]
+        except TypeError:
+            bad.append(repr(w))
+    if not bad:  # cannot happen (the ids failed together), but never hide the engine's message
+        return text
+    out = f"ids: unknown id{'s' if len(bad) > 1 else ''} {', '.join(bad)}"
+    out += "".join(f"; {n}" for n in notes)
+    if len(valid) <= LIST_VALID_IDS:
+        return f"{out}; valid: {', '.join(valid)}"
+    if user_claims is not None:
+        return f"{out}; the --claims files define {len(valid)} ids (claim ids, CLAIM:reading, CLAIM:without-hypothesis)"
+    return (f"{out}; `attnbounds claims` lists the claims and `attnbounds claims CLAIM` a claim's readings "
+            f"(ids: CLAIM, CLAIM:reading, CLAIM:without-hypothesis)")
+
+
 def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None, progress: bool = True,
                meta: dict | None = None) -> list[dict]:
     from attnbounds import engine
     from attnbounds.engine.meta import check_document
 
-    try:
-        engine.resolve_ids(list(ids) or None, claims=user_claims)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    _resolve_ids(ids, user_claims)
     if normalizer is not None:
         _check_normalizer(normalizer)
     done: list[dict] = []
@@ -524,12 +566,7 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
     battery = _battery()
     if normalizer is not None:
         _check_normalizer(normalizer)
-    from attnbounds import engine
-
-    try:
-        engine.resolve_ids(list(ids) or None, claims=user_claims)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    _resolve_ids(ids, user_claims)
     try:
         with _Progress(progress) as bar:
             result = battery.run_matrix([normalizer] if normalizer else None, list(ids) or None,

@@ -1,0 +1,57 @@
+"""Usability of the command line as a new user meets it: errors that say what to do next,
+output that says under which normalizer it was judged, widths that follow COLUMNS."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from attnbounds.cli import main
+
+
+def _invoke(*args, env=None):
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+# --- 1. a bad claim id: named, close matches, a pointer; not every valid id on one line ----------
+
+
+def test_unknown_check_id_suggests_close_matches_instead_of_listing_every_id():
+    result = _invoke("check", "L9")
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    line = lines[0]
+    assert line.startswith("Error: ids: unknown id 'L9'")
+    assert "did you mean 'L1' or 'L2'?" in line
+    assert "`attnbounds claims`" in line
+    assert "T1ii:transcribed_context" not in line and len(line) < 300  # not the ~70 valid ids
+
+
+def test_unknown_reading_id_suggests_the_reading_and_several_bad_ids_are_each_named():
+    result = _invoke("check", "T1i:transcribd", "Q7")
+    assert result.exit_code == 2
+    line = result.stderr.strip()
+    assert line.startswith("Error: ids: unknown ids 'T1i:transcribd' (did you mean 'T1i:transcribed'")
+    assert "'Q7'" in line and "valid:" not in line
+
+
+def test_unknown_id_under_matrix_and_mutants_is_the_same_short_error():
+    for flag in ("--matrix", "--mutants"):
+        result = _invoke("check", flag, "L9")
+        assert result.exit_code == 2, (flag, result.output)
+        assert "did you mean 'L1' or 'L2'?" in result.stderr and len(result.stderr) < 300
+
+
+def test_unknown_claim_of_the_claims_command():
+    result = _invoke("claims", "L9")
+    assert result.exit_code == 2
+    line = result.stderr.strip()
+    assert line.startswith("Error: CLAIM_ID: unknown claim 'L9' (did you mean 'L1' or 'L2'?)")
+    assert "`attnbounds claims` lists the claims: L1, C1" in line
+
+
+def test_a_reading_id_given_to_the_claims_command_points_to_its_claim():
+    result = _invoke("claims", "L1:transcribed")
+    assert result.exit_code == 2 and "`attnbounds claims L1`" in result.stderr
+    result = _invoke("claims", "L1:transcribd")
+    assert result.exit_code == 2 and "claim L1 has no reading 'transcribd' (did you mean 'transcribed'?)" in result.stderr
