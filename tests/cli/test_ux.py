@@ -55,3 +55,23 @@ def test_a_reading_id_given_to_the_claims_command_points_to_its_claim():
     assert result.exit_code == 2 and "`attnbounds claims L1`" in result.stderr
     result = _invoke("claims", "L1:transcribd")
     assert result.exit_code == 2 and "claim L1 has no reading 'transcribd' (did you mean 'transcribed'?)" in result.stderr
+
+
+# --- 2. reproduce --text DIR: a directory, not a missing file ---------------------------------------
+
+
+def test_reproduce_text_that_is_a_directory_says_so(tmp_path, monkeypatch):
+    from attnbounds.empirical import models
+
+    def forbidden(*a, **k):
+        raise AssertionError("the model was loaded before --text was checked")
+
+    monkeypatch.setattr(models, "load_model", forbidden)
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    result = _invoke("reproduce", "--model", "gpt2-random", "--text", str(folder), "--no-progress",
+                     "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip()
+    assert line.startswith(f"Error: --text: {str(folder)!r} is a directory") and "expected a text file" in line
+    assert "no such file" not in line
