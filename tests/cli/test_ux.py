@@ -75,3 +75,61 @@ def test_reproduce_text_that_is_a_directory_says_so(tmp_path, monkeypatch):
     line = result.stderr.strip()
     assert line.startswith(f"Error: --text: {str(folder)!r} is a directory") and "expected a text file" in line
     assert "no such file" not in line
+
+
+# --- 3. reproduce --model: the error names what the loader accepts --------------------------------
+
+
+def _fake_hf_cache(root, repo: str):
+    """The layout huggingface_hub's cache uses for ``repo``'s config.json (no network)."""
+    snap = root / f"models--{repo.replace('/', '--')}" / "snapshots" / "abc123"
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text("{}")
+    (root / f"models--{repo.replace('/', '--')}" / "refs").mkdir()
+    (root / f"models--{repo.replace('/', '--')}" / "refs" / "main").write_text("abc123")
+    return root
+
+
+def test_in_hf_cache_reads_the_cache_only(tmp_path):
+    from attnbounds.empirical import run
+
+    cache = _fake_hf_cache(tmp_path, "distilgpt2")
+    assert run._in_hf_cache("distilgpt2", cache_dir=cache)
+    assert not run._in_hf_cache("gpt3", cache_dir=cache)
+    assert not run._in_hf_cache("not a repo id", cache_dir=cache)
+
+
+def _reproduce_model(tmp_path, monkeypatch, model, cache):
+    import functools
+
+    from attnbounds.empirical import models, run
+
+    loaded = []
+
+    def fake_load(name, **kwargs):
+        loaded.append(name)
+        raise FileNotFoundError("stop here: the test does not load weights")
+
+    monkeypatch.setattr(models, "load_model", fake_load)
+    if hasattr(run, "_in_hf_cache"):  # (absent before the fix: then the name check alone is tested)
+        monkeypatch.setattr(run, "_in_hf_cache", functools.partial(run._in_hf_cache, cache_dir=cache))
+    text = tmp_path / "t.txt"
+    text.write_text("word " * 2000)
+    result = _invoke("reproduce", "--model", model, "--text", str(text), "--quick", "--no-progress",
+                     "--out", str(tmp_path / "out"))
+    return result, loaded
+
+
+def test_unknown_model_message_says_what_is_accepted(tmp_path, monkeypatch):
+    result, loaded = _reproduce_model(tmp_path, monkeypatch, "gpt3", _fake_hf_cache(tmp_path / "hf", "distilgpt2"))
+    assert result.exit_code == 2 and loaded == []
+    line = result.stderr.strip()
+    assert line.startswith("Error: --model: unknown model 'gpt3' (did you mean 'gpt2'")
+    assert "not a built-in name, a local directory, or a hub id in the Hugging Face cache" in line
+    assert "hub id 'owner/name'" in line
+
+
+def test_a_hub_id_without_owner_in_the_cache_reaches_the_loader(tmp_path, monkeypatch):
+    result, loaded = _reproduce_model(tmp_path, monkeypatch, "distilgpt2", _fake_hf_cache(tmp_path / "hf", "distilgpt2"))
+    assert loaded == ["distilgpt2"], result.output  # accepted, as the message promises
+    assert result.exit_code == 2 and "stop here" in result.stderr
