@@ -47,9 +47,18 @@ def _console(stderr: bool):
     from rich.console import Console
 
     console = Console(stderr=stderr, soft_wrap=False)
-    if not console.is_terminal and console.width < 140:
-        console.width = 140  # logs and pipes: room for the evidence column
+    if not console.is_terminal and console.width < 140 and not _columns_set():
+        console.width = 140  # logs and pipes: room for the evidence column, unless COLUMNS says otherwise
     return console
+
+
+def _columns_set() -> bool:
+    """Whether the environment sets the width explicitly (``COLUMNS``, a positive integer), which
+    rich's console then uses and :func:`_console` honours, on a terminal or not."""
+    import os
+
+    value = os.environ.get("COLUMNS", "").strip()
+    return value.isdigit() and int(value) > 0
 
 
 #: Below this console width the table is printed compactly (:func:`_render_compact`).
@@ -354,6 +363,13 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
     "substeps" in the JSON), and the rules include the sub-chains' rules.
     The last line counts the readings' verdicts apart from the hypothesis checks, where
     falsified means the hypothesis is needed.
+
+    Narrower than 120 columns (a terminal, or the COLUMNS environment variable; a file or a
+    pipe is 140 columns wide unless COLUMNS is set), the table is compact: one line per row
+    (id, verdict, proof, seconds) and its evidence on up to two lines below, cut with "…"
+    (--json has it in full). Its proof column reads "k/n +m": k of the chain's n top-level
+    steps checked, plus m sub-steps; "k/n argued": a step is argued, not checked; "exact
+    cex": an exact counterexample; "-": no symbolic proof.
     """
     from attnbounds.engine.budget import PRESET, budget_for
 

@@ -133,3 +133,29 @@ def test_a_hub_id_without_owner_in_the_cache_reaches_the_loader(tmp_path, monkey
     result, loaded = _reproduce_model(tmp_path, monkeypatch, "distilgpt2", _fake_hf_cache(tmp_path / "hf", "distilgpt2"))
     assert loaded == ["distilgpt2"], result.output  # accepted, as the message promises
     assert result.exit_code == 2 and "stop here" in result.stderr
+
+
+# --- 6. COLUMNS is honoured off a terminal; the compact layout is explained in --help -------------
+
+MY_CLAIM = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_claim.py")
+_NO_TTY = {"FORCE_COLOR": None, "TTY_COMPATIBLE": None, "TTY_INTERACTIVE": None}
+
+
+def test_columns_80_gives_the_compact_table_in_a_pipe():
+    result = _invoke("check", "--claims", MY_CLAIM, "--quick", "--no-progress", env={**_NO_TTY, "COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), max(lines, key=len)
+    assert lines[0].split() == ["id", "verdict", "proof", "s"]  # the compact header, not the box table
+
+
+def test_without_columns_a_pipe_keeps_the_wide_table():
+    result = _invoke("check", "--claims", MY_CLAIM, "--quick", "--no-progress", env={**_NO_TTY, "COLUMNS": None})
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("┏") and "evidence" in result.stdout.splitlines()[1]
+
+
+def test_help_explains_the_compact_proof_column():
+    text = " ".join(_invoke("check", "--help").output.split())
+    assert '"k/n +m": k of the chain\'s n top-level steps checked, plus m sub-steps' in text
+    assert "COLUMNS" in text and '"exact cex"' in text
