@@ -74,7 +74,40 @@ def _verdict_markup(row: dict) -> str:
         shown += " [red](error)[/]"
     if row.get("timed_out"):
         shown += " [bold yellow](time limit)[/]"
+    if row.get("hypotheses_broken"):
+        # the verdict stands, but it is about weights outside the claim's hypotheses
+        shown += " [yellow](hypothesis not met)[/]"
     return shown
+
+
+def broken_note(row: dict) -> str:
+    """What the evidence of a row judged under a normalizer starts with when the normalizer
+    breaks hypotheses of the claim (the row's ``hypotheses_broken``); "" otherwise.
+
+    >>> broken_note({"normalizer": "sparsemax", "hypotheses_broken": ["softmax"]})
+    "hypothesis 'softmax' not met by sparsemax; "
+    >>> broken_note({"normalizer": "sigmoid", "hypotheses_broken": ["softmax", "normalized"]}), broken_note({})
+    ("hypotheses 'softmax', 'normalized' not met by sigmoid; ", '')
+    """
+    broken = row.get("hypotheses_broken") or []
+    if not broken:
+        return ""
+    names = ", ".join(repr(str(h)) for h in broken)
+    return f"hypothes{'is' if len(broken) == 1 else 'es'} {names} not met by {row.get('normalizer') or 'the normalizer'}; "
+
+
+def _evidence(row: dict) -> str:
+    return broken_note(row) + (row.get("evidence") or "")
+
+
+def normalizer_of(rows: list[dict]) -> str | None:
+    """The normalizer the rows were judged under (``check --normalizer``), or None.
+
+    >>> normalizer_of([{"normalizer": "ssmax"}, {"normalizer": "ssmax"}]), normalizer_of([{"id": "L1"}])
+    ('ssmax', None)
+    """
+    names = list(dict.fromkeys(str(r["normalizer"]) for r in rows if r.get("normalizer")))
+    return ", ".join(names) or None
 
 
 def short_proof(proof: dict | None) -> str:
@@ -105,10 +138,14 @@ def _render_compact(rows: list[dict], console) -> None:
     from rich.text import Text
 
     width = max(40, console.width)
-    wid = min(max([len(str(r["id"])) for r in rows] + [2]), max(12, width - 36))
     plain = [Text.from_markup(_verdict_markup(r)).plain for r in rows]
     wverdict = max([len(v) for v in plain] + [7])
     wproof = max([len(short_proof(r.get("proof"))) for r in rows] + [5])
+    # the id gives way to the other columns (a verdict with "(hypothesis not met)" is wider)
+    wid = min(max([len(str(r["id"])) for r in rows] + [2]), max(12, width - 14 - wverdict - wproof))
+    normalizer = normalizer_of(rows)
+    if normalizer:
+        console.print(f"[bold]verdicts under normalizer {escape(normalizer)}[/]", soft_wrap=True)
     console.print(f"[bold]{'id':<{wid}}  {'verdict':<{wverdict}}  {'proof':<{wproof}}  {'s':>6}[/]", soft_wrap=True)
     for row, shown in zip(rows, plain):
         rid = str(row["id"])
@@ -116,7 +153,7 @@ def _render_compact(rows: list[dict], console) -> None:
         pad = " " * (wverdict - len(shown))
         console.print(f"{escape(rid):<{wid}}  {_verdict_markup(row)}{pad}  {short_proof(row.get('proof')):<{wproof}}  "
                       f"{row.get('seconds', 0) or 0:>6.1f}", soft_wrap=True, highlight=False)
-        lines = textwrap.wrap(row.get("evidence") or "", width - 4, max_lines=2, placeholder=" …")
+        lines = textwrap.wrap(_evidence(row), width - 4, max_lines=2, placeholder=" …")
         for line in lines:
             console.print("    " + escape(line), soft_wrap=True, highlight=False, style="dim")
 
@@ -130,7 +167,9 @@ def render_table(rows: list[dict], console) -> None:
         _render_compact(rows, console)
         _render_summary(rows, console)
         return
-    table = Table(show_lines=False, header_style="bold")
+    normalizer = normalizer_of(rows)
+    table = Table(show_lines=False, header_style="bold",
+                  title=f"verdicts under normalizer {_escape(normalizer)}" if normalizer else None)
     table.add_column("id", no_wrap=True)
     table.add_column("methods")
     table.add_column("verdict", no_wrap=True)
@@ -141,7 +180,7 @@ def render_table(rows: list[dict], console) -> None:
         methods = ",".join(_LABEL.get(m, m) for m in row.get("methods") or []) or "-"
         table.add_row(
             str(row["id"]), methods, _verdict_markup(row), _escape(proof_cell(row.get("proof"))),
-            _escape(row.get("evidence") or ""), f"{row.get('seconds', 0):.1f}",
+            _escape(_evidence(row)), f"{row.get('seconds', 0):.1f}",
         )
     console.print(table)
     _render_summary(rows, console)
@@ -149,7 +188,14 @@ def render_table(rows: list[dict], console) -> None:
 
 def _render_summary(rows: list[dict], console) -> None:
     total = sum(r.get("seconds") or 0 for r in rows)
-    console.print(f"{summary_line(rows)}; {total:.1f} s")
+    normalizer = normalizer_of(rows)
+    if normalizer:
+        broken = [r for r in rows if r.get("hypotheses_broken")]
+        names = ", ".join(dict.fromkeys(str(h) for r in broken for h in r["hypotheses_broken"]))
+        note = f"; in {len(broken)}, {normalizer} does not meet a hypothesis of the claim ({names})" if broken else ""
+        console.print(f"under normalizer {_escape(normalizer)}: {summary_line(rows)}{_escape(note)}; {total:.1f} s")
+    else:
+        console.print(f"{summary_line(rows)}; {total:.1f} s")
     conflicts = [r["id"] for r in rows if r.get("conflict")]
     if conflicts:
         console.print(f"[bold magenta]CONFLICT (a bug in a claim's methods): {', '.join(conflicts)}[/]")
@@ -363,6 +409,12 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
     "substeps" in the JSON), and the rules include the sub-chains' rules.
     The last line counts the readings' verdicts apart from the hypothesis checks, where
     falsified means the hypothesis is needed.
+
+    Under --normalizer NAME the table's title and the last line name NAME. A row whose claim
+    has a hypothesis that NAME does not meet ("hypotheses_broken" in the JSON, e.g. softmax
+    weights) shows its verdict unchanged with "(hypothesis not met)", and its evidence starts
+    with the hypothesis: such a verdict is about the reading under NAME, outside the claim's
+    hypotheses, not a counterexample to the claim.
 
     Narrower than 120 columns (a terminal, or the COLUMNS environment variable; a file or a
     pipe is 140 columns wide unless COLUMNS is set), the table is compact: one line per row

@@ -159,3 +159,66 @@ def test_help_explains_the_compact_proof_column():
     text = " ".join(_invoke("check", "--help").output.split())
     assert '"k/n +m": k of the chain\'s n top-level steps checked, plus m sub-steps' in text
     assert "COLUMNS" in text and '"exact cex"' in text
+
+
+# --- 5. under --normalizer: the title and the last line name it; a broken hypothesis is shown ------
+
+
+def _rows_under(normalizer):
+    return [
+        {"id": "C1:transcribed", "kind": "reading", "verdict": "falsified", "methods": ["strategy"],
+         "evidence": "hypothesis: lhs=0.0666 > rhs=0.0660", "seconds": 1.0, "normalizer": normalizer,
+         "hypotheses_broken": ["softmax"]},
+        {"id": "L1:transcribed", "kind": "reading", "verdict": "proved", "methods": ["symbolic"],
+         "evidence": "exact", "seconds": 0.5, "normalizer": normalizer, "hypotheses_broken": []},
+    ]
+
+
+def _render(rows, width):
+    import io
+
+    from rich.console import Console
+
+    from attnbounds.cli.check import render_table
+
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    render_table(rows, console)
+    return console.file.getvalue()
+
+
+def test_the_table_names_the_normalizer_and_the_hypothesis_it_breaks():
+    for width in (150, 80):  # the box table and the compact one
+        text = _render(_rows_under("sparsemax"), width)
+        flat = " ".join(text.split())
+        assert "verdicts under normalizer sparsemax" in flat, width
+        assert "under normalizer sparsemax: 2 readings: 1 proved, 1 falsified;" in flat, width
+        assert "in 1, sparsemax does not meet a hypothesis of the claim (softmax)" in flat, width
+        assert "hypothesis 'softmax' not met by sparsemax" in flat, width
+        line = next(x for x in text.splitlines() if "C1:transcribed" in x)
+        assert "falsified (hypothesis not met)" in line, width  # the verdict itself is unchanged
+        line = next(x for x in text.splitlines() if "L1:transcribed" in x)
+        assert "proved" in line and "not met" not in line, width
+        if width == 80:
+            assert all(len(x) <= 80 for x in text.splitlines()), text
+
+
+def test_without_a_normalizer_the_table_is_as_before():
+    rows = [{k: v for k, v in r.items() if k not in ("normalizer", "hypotheses_broken")} for r in _rows_under(None)]
+    text = _render(rows, 150)
+    assert "normalizer" not in text and "not met" not in text
+    assert text.splitlines()[-1].startswith("2 readings: 1 proved, 1 falsified; ")
+
+
+def test_check_under_a_normalizer_shows_what_the_json_says(tmp_path):
+    from attnbounds.engine.meta import read_rows
+
+    out = tmp_path / "rows.json"
+    result = _invoke("check", "C1:transcribed", "--examples", "5", "--normalizer", "sparsemax", "--no-progress",
+                     "--json", str(out), env={**_NO_TTY, "COLUMNS": "150"})
+    assert result.exit_code == 0, result.output
+    (row,) = read_rows(out)
+    assert row["normalizer"] == "sparsemax" and row["hypotheses_broken"]  # sparsemax is not softmax
+    flat = " ".join(result.stdout.split())
+    assert "verdicts under normalizer sparsemax" in flat and "under normalizer sparsemax: 1 reading:" in flat
+    assert f"hypothesis {row['hypotheses_broken'][0]!r} not met by sparsemax" in flat
+    assert f"{row['verdict']} (hypothesis not met)" in flat
