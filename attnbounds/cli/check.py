@@ -388,7 +388,12 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 @click.option("--normalizer", default=None, metavar="NAME",
               help="Judge the readings under normalizer NAME: a registered name (an unknown one lists them), "
                    "'module:object', 'path.py:object' or an entry point.")
-@click.option("--matrix", is_flag=True, help="Judge the readings under every attention normalizer of the registry (a verdict matrix).")
+@click.option("--matrix", is_flag=True,
+              help="Judge the readings under every normalizer registered with role 'attention' (a verdict matrix), "
+                   "then print the registered normalizers it did not run and why (the ratio-form families of "
+                   "Lemma 1 and 2, softplus, taylor2, even_power and sigmoid_ratio, have role 'family' only; "
+                   "judge one with --normalizer NAME) and a summary line. A cell marked * is a reading whose claim "
+                   "has a hypothesis that the normalizer does not meet.")
 @click.option("--claims", "claim_specs", multiple=True, metavar="SPEC",
               help="Judge your own claims instead of the package's: a file 'path/to/my_claim.py' or "
                    "'module:object' (repeatable). IDS then select among them.")
@@ -493,7 +498,10 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: b
         + ("n/a" if rate is None else f"{100 * rate:.1f}%")
     )
     if json_path:
-        write_json({**report.to_dict(), "meta": {**(meta or {}), "complete": True}}, json_path)
+        from attnbounds.engine.meta import MUTANTS_FORMAT
+
+        write_json({"format": MUTANTS_FORMAT, **report.to_dict(), "meta": {**(meta or {}), "complete": True}},
+                   json_path)
         if json_path != "-":
             click.echo(f"wrote {summary['mutants']} mutant row(s) to {json_path}", err=True)
     if report.defects:
@@ -646,9 +654,12 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
     except KeyboardInterrupt:
         click.echo("interrupted: the matrix was not finished", err=True)
         sys.exit(130)
-    _render_matrix(result, console)
+    omitted = _omitted_normalizers() if normalizer is None else {}
+    _render_matrix(result, console, omitted)
     if json_path:
-        write_json({**result, "meta": {**(meta or {}), "complete": True}}, json_path)
+        from attnbounds.engine.meta import matrix_document
+
+        write_json(matrix_document(result, {**(meta or {}), "complete": True}, omitted), json_path)
         if json_path != "-":
             click.echo(f"wrote the matrix to {json_path}", err=True)
     if plot_path:
@@ -656,21 +667,80 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
         click.echo(f"wrote the matrix plot to {plot_path}", err=True)
 
 
+def _omitted_normalizers() -> dict[str, str]:
+    """``{name: why}`` for the registered normalizers that ``--matrix`` does not run (those
+    without role ``"attention"``, :func:`attnbounds.numerics.normalizers.names`)."""
+    from attnbounds.numerics import normalizers as nz
+
+    run = set(nz.names(role="attention"))
+    out = {}
+    for name in nz.names():
+        if name in run:
+            continue
+        roles = sorted(nz.get(name).roles)
+        if roles == ["family"]:
+            out[name] = ("role 'family' only: a ratio form F(l_i)/sum_j F(l_j) that Lemma 1 and Lemma 2 search "
+                         "over, not registered as an attention normalizer")
+        else:
+            out[name] = f"roles {', '.join(roles) or 'none'}: not registered as an attention normalizer"
+    return out
+
+
+def matrix_summary(result: dict) -> str:
+    """The last line of ``--matrix``: its size, the cells' verdicts, the cells marked ``*``.
+
+    >>> matrix_summary({"normalizers": ["softmax", "ssmax"], "ids": ["L1:transcribed"], "seconds": 3.25,
+    ...                 "verdicts": {"softmax": {"L1:transcribed": "proved"}, "ssmax": {"L1:transcribed": "falsified"}},
+    ...                 "rows": {"ssmax": [{"id": "L1:transcribed", "hypotheses_broken": ["length-independent"]}]}})
+    '2 normalizers x 1 reading: 2 cells: 1 proved, 1 falsified; 1 marked * (a hypothesis of the claim not met); 3.2 s'
+    """
+    verdicts = result.get("verdicts") or {}
+    names = list(result.get("normalizers") or verdicts)
+    ids = list(result.get("ids") or dict.fromkeys(k for v in verdicts.values() for k in v))
+    tally: dict[str, int] = {}
+    for per in verdicts.values():
+        for v in per.values():
+            tally[str(v)] = tally.get(str(v), 0) + 1
+    cells = sum(tally.values())
+    counts = ", ".join(f"{n} {v}" for v, n in sorted(tally.items(), key=lambda kv: _order(kv[0]))) or "none"
+    text = (f"{len(names)} normalizer{'' if len(names) == 1 else 's'} x {len(ids)} reading{'' if len(ids) == 1 else 's'}: "
+            f"{cells} cell{'' if cells == 1 else 's'}: {counts}")
+    rows = result.get("rows") if isinstance(result.get("rows"), dict) else {}
+    marked = sum(1 for rs in rows.values() for r in rs if isinstance(r, dict) and r.get("hypotheses_broken"))
+    if marked:
+        text += f"; {marked} marked * (a hypothesis of the claim not met)"
+    if isinstance(result.get("seconds"), (int, float)):
+        text += f"; {result['seconds']:.1f} s"
+    return text
+
+
 def _matrix_cell(verdict: str, row: dict | None) -> str:
     """One cell of the verdict matrix: the verdict, marked like the table's verdict column when
     the row has an error, a conflict or a method cut by the time limit (an error is not a
-    plain "undecided")."""
+    plain "undecided"), and with ``*`` when the normalizer does not meet a hypothesis of the
+    reading's claim (``hypotheses_broken``: the verdict is not about the claim itself)."""
     if row is not None and row.get("conflict"):
         return "[bold magenta]CONFLICT[/]"
     if row is not None and row.get("error"):
         return "[bold red]error[/]"
     cell = f"[{_STYLE.get(str(verdict), '')}]{verdict}[/]"
+    if row is not None and row.get("hypotheses_broken"):
+        cell += "*"
     if row is not None and row.get("timed_out"):
         cell += " [bold yellow](time limit)[/]"
     return cell
 
 
-def _render_matrix(result, console) -> None:
+def _render_omitted(omitted: dict[str, str], console) -> None:
+    by_reason: dict[str, list[str]] = {}
+    for name, why in omitted.items():
+        by_reason.setdefault(why, []).append(name)
+    for why, names in by_reason.items():
+        console.print(f"not in the matrix: {', '.join(names)} ({_escape(why)}); judge one with --normalizer NAME",
+                      highlight=False)
+
+
+def _render_matrix(result, console, omitted: dict[str, str] | None = None) -> None:
     """Print a normalizer x reading verdict matrix; rows of the battery if it gives them."""
     from rich.table import Table
 
@@ -687,9 +757,15 @@ def _render_matrix(result, console) -> None:
             cells = [_matrix_cell(per.get(rid, "-"), by_id.get((name, rid))) for name, per in verdicts.items()]
             table.add_row(str(rid), *cells)
         console.print(table)
+        if any(r.get("hypotheses_broken") for r in by_id.values()):
+            console.print("*: the normalizer does not meet a hypothesis of the reading's claim (hypotheses_broken in "
+                          "the JSON); the verdict is about the reading under it, not a counterexample to the claim",
+                          highlight=False)
         flagged = [f"{r['id']} under {name}" for (name, _), r in by_id.items() if r.get("error") or r.get("conflict")]
         if flagged:
             console.print(f"[bold red]error or conflict (not a verdict): {', '.join(flagged)}[/]")
+        _render_omitted(omitted or {}, console)
+        console.print(matrix_summary(result), highlight=False)
         return
     rows = result.get("rows") if isinstance(result, dict) else None
     if isinstance(rows, list) and all(isinstance(r, dict) and "verdict" in r for r in rows):

@@ -23,7 +23,10 @@
 
 Before format 2 the file was the bare list of rows; :func:`read_rows` reads both, so a reader
 of the rows does not need to know which it has. ``--mutants`` and ``--matrix`` write their
-own objects (``rows`` and ``summary``; ``verdicts`` and ``rows``), to which ``meta`` is added.
+own objects (``rows`` and ``summary``; ``normalizers``, ``ids``, ``verdicts``, ``rows`` and
+``seconds``), to which ``format`` (:data:`MUTANTS_FORMAT`, :data:`MATRIX_FORMAT`) and the
+same ``meta`` are added; the matrix also records the registered normalizers it did not run,
+``omitted``: ``{name: why}`` (:func:`matrix_document`).
 
 >>> read_rows([{"id": "L1:transcribed", "verdict": "proved"}])[0]["verdict"]
 'proved'
@@ -43,10 +46,15 @@ from typing import Any, Iterable
 
 from attnbounds.engine.budget import DEFAULT_BUDGET, QUICK_BUDGET, Budget
 
-__all__ = ["CHECK_FORMAT", "run_meta", "git_state", "read_rows", "check_document"]
+__all__ = ["CHECK_FORMAT", "MATRIX_FORMAT", "MUTANTS_FORMAT", "run_meta", "git_state", "read_rows",
+           "check_document", "matrix_document"]
 
 #: The ``format`` of ``check --json``'s object (the bare list of rows before it).
 CHECK_FORMAT = "attnbounds-check/2"
+#: The ``format`` of ``check --matrix --json``'s object (no ``format`` before it).
+MATRIX_FORMAT = "attnbounds-matrix/1"
+#: The ``format`` of ``check --mutants --json``'s object (no ``format`` before it).
+MUTANTS_FORMAT = "attnbounds-mutants/1"
 _VERSIONS = ("numpy", "sympy", "scipy", "hypothesis")
 
 
@@ -119,6 +127,19 @@ def run_meta(
 def check_document(rows: list, meta: dict) -> dict:
     """The object ``check --json`` writes: ``{"format", "meta", "rows"}``."""
     return {"format": CHECK_FORMAT, "meta": meta, "rows": rows}
+
+
+def matrix_document(result: dict, meta: dict, omitted: dict | None = None) -> dict:
+    """The object ``check --matrix --json`` writes: ``{"format", "meta", ...}`` with the keys
+    of :func:`attnbounds.battery.run_matrix`'s result and ``omitted`` (``{name: why}``, the
+    registered normalizers the matrix did not run).
+
+    >>> doc = matrix_document({"normalizers": ["softmax"], "verdicts": {}}, {"command": "matrix"}, {"taylor2": "family"})
+    >>> doc["format"], doc["meta"], doc["normalizers"], doc["omitted"]
+    ('attnbounds-matrix/1', {'command': 'matrix'}, ['softmax'], {'taylor2': 'family'})
+    """
+    return {"format": MATRIX_FORMAT, "meta": meta, **{k: v for k, v in result.items() if k not in ("format", "meta")},
+            "omitted": dict(omitted or {})}
 
 
 def read_rows(data) -> list[dict]:

@@ -222,3 +222,67 @@ def test_check_under_a_normalizer_shows_what_the_json_says(tmp_path):
     assert "verdicts under normalizer sparsemax" in flat and "under normalizer sparsemax: 1 reading:" in flat
     assert f"hypothesis {row['hypotheses_broken'][0]!r} not met by sparsemax" in flat
     assert f"{row['verdict']} (hypothesis not met)" in flat
+
+
+# --- 4. --matrix: what it leaves out and why, a summary line, format and meta in its JSON ------------
+
+
+def _fake_battery(monkeypatch):
+    import sys
+    import types
+
+    rows = {"softmax": [{"id": "C1:transcribed", "kind": "reading", "verdict": "proved", "hypotheses_broken": []}],
+            "sparsemax": [{"id": "C1:transcribed", "kind": "reading", "verdict": "falsified",
+                           "hypotheses_broken": ["softmax"]}]}
+
+    def run_matrix(normalizers=None, ids=None, *, budget, seed, claims, progress):
+        names = list(normalizers or rows)
+        return {"normalizers": names, "ids": ["C1:transcribed"], "seconds": 1.5,
+                "verdicts": {n: {r["id"]: r["verdict"] for r in rows[n]} for n in names},
+                "rows": {n: rows[n] for n in names}}
+
+    fake = types.ModuleType("attnbounds.battery")
+    fake.run_matrix, fake.plot_matrix = run_matrix, lambda matrix, path: None
+    monkeypatch.setitem(sys.modules, "attnbounds.battery", fake)
+
+
+def test_matrix_says_which_registered_normalizers_it_leaves_out_and_why(monkeypatch, tmp_path):
+    import json
+
+    from attnbounds.engine.meta import CHECK_FORMAT
+    from attnbounds.numerics import normalizers as nz
+
+    _fake_battery(monkeypatch)
+    left_out = [n for n in nz.names() if n not in nz.names(role="attention")]
+    assert left_out  # the registry has normalizers the matrix does not run (the ratio-form families)
+    out = tmp_path / "m.json"
+    result = _invoke("check", "--matrix", "C1", "--json", str(out), env={**_NO_TTY, "COLUMNS": "150"})
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.stdout.split())
+    assert f"not in the matrix: {', '.join(left_out)} (role 'family' only" in flat
+    assert "judge one with --normalizer NAME" in flat
+    # the last line sums the matrix up, like check's
+    assert result.stdout.splitlines()[-1] == ("2 normalizers x 1 reading: 2 cells: 1 proved, 1 falsified; "
+                                              "1 marked * (a hypothesis of the claim not met); 1.5 s")
+    assert "falsified*" in flat and "*: the normalizer does not meet a hypothesis" in flat
+    doc = json.loads(out.read_text())
+    check_meta = json.loads(_invoke("check", "--claims", MY_CLAIM, "--quick", "--no-progress", "--json", "-").stdout)
+    assert doc["format"] == "attnbounds-matrix/1" and doc["format"] != CHECK_FORMAT
+    assert set(check_meta["meta"]) <= set(doc["meta"]) and doc["meta"]["command"] == "matrix"
+    assert doc["meta"]["complete"] is True
+    assert sorted(doc["omitted"]) == sorted(left_out) and doc["verdicts"]["sparsemax"]["C1:transcribed"] == "falsified"
+    help_text = " ".join(_invoke("check", "--help").output.split())
+    assert "--matrix" in help_text and "role 'family' only" in help_text
+
+
+def test_matrix_under_one_normalizer_omits_nothing(monkeypatch, tmp_path):
+    import json
+
+    _fake_battery(monkeypatch)
+    out = tmp_path / "m.json"
+    result = _invoke("check", "--matrix", "--normalizer", "softmax", "C1", "--json", str(out),
+                     env={**_NO_TTY, "COLUMNS": "150"})
+    assert result.exit_code == 0, result.output
+    assert "not in the matrix" not in result.stdout
+    assert result.stdout.splitlines()[-1].startswith("1 normalizer x 1 reading: 1 cell: 1 proved")
+    assert json.loads(out.read_text())["omitted"] == {}
