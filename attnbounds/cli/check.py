@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import time
 
 import click
 
@@ -381,8 +382,10 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="Write the rows as JSON to PATH ('-' for stdout; the table then goes to stderr): an object "
                    "{format, meta, rows} whose meta records the version, git commit, seed, budget, time limit, "
-                   "normalizer, ids, date and library versions (attnbounds.engine.meta; read_rows() reads it and "
-                   "the bare list of rows of older versions).")
+                   "normalizer, ids, date, library versions, elapsed seconds and the verdict counts "
+                   "(attnbounds.engine.meta; read_rows() reads it and the bare list of rows of older versions). "
+                   "A file is rewritten after every row, with meta.complete false until the run ends. With "
+                   "--matrix or --mutants, their own object with the same format and meta keys.")
 @click.option("--strict", is_flag=True,
               help="Exit 1 if a reading is falsified or a row has a conflict, an error or a method cut by --time-limit.")
 @click.option("--normalizer", default=None, metavar="NAME",
@@ -440,21 +443,24 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
     from attnbounds.engine.meta import check_document, run_meta
 
     command = "mutants" if mutants else "matrix" if matrix else "check"
+    started = time.perf_counter()  # meta's elapsed_seconds
     meta = run_meta(budget=budget, seed=seed, ids=ids, normalizer=normalizer, claims_files=claim_specs, command=command)
     if mutants:
         if matrix or normalizer is not None:
             raise UsageError("--mutants: not combinable with --normalizer/--matrix")
-        _run_mutants(ids, budget, seed, json_path, user_claims, console, progress=not no_progress, meta=meta)
+        _run_mutants(ids, budget, seed, json_path, user_claims, console, progress=not no_progress, meta=meta,
+                     run_started=started)
         return
     if matrix:
         _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims, progress=not no_progress,
-                    meta=meta)
+                    meta=meta, started=started)
         return
-    rows = _run_check(ids, budget, seed, json_path, user_claims, normalizer, progress=not no_progress, meta=meta)
+    rows = _run_check(ids, budget, seed, json_path, user_claims, normalizer, progress=not no_progress, meta=meta,
+                      started=started)
     render_table(rows, console)
     if json_path:
         meta["complete"] = True
-        write_json(check_document(rows, meta), json_path)
+        write_json(check_document(rows, meta, started), json_path)
         if json_path != "-":
             click.echo(f"wrote {len(rows)} row(s) to {json_path}", err=True)
     if strict:
@@ -465,7 +471,8 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
             sys.exit(1)
 
 
-def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: bool = True, meta=None) -> None:
+def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: bool = True, meta=None,
+                 run_started: float | None = None) -> None:
     from rich.table import Table
 
     from attnbounds.engine.mutants import run_mutants
@@ -500,8 +507,10 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: b
     if json_path:
         from attnbounds.engine.meta import MUTANTS_FORMAT
 
-        write_json({"format": MUTANTS_FORMAT, **report.to_dict(), "meta": {**(meta or {}), "complete": True}},
-                   json_path)
+        meta = {**(meta or {}), "complete": True}
+        if run_started is not None:
+            meta["elapsed_seconds"] = round(time.perf_counter() - run_started, 1)
+        write_json({"format": MUTANTS_FORMAT, **report.to_dict(), "meta": meta}, json_path)
         if json_path != "-":
             click.echo(f"wrote {summary['mutants']} mutant row(s) to {json_path}", err=True)
     if report.defects:
@@ -510,12 +519,12 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: b
         sys.exit(1)
 
 
-def _interrupted(rows: list[dict], json_path: str | None, meta: dict | None = None) -> None:
+def _interrupted(rows: list[dict], json_path: str | None, meta: dict | None = None, started: float | None = None) -> None:
     from attnbounds.engine.meta import check_document
 
     render_table(rows, _console(stderr=True))
     if json_path:
-        write_json(check_document(rows, {**(meta or {}), "complete": False}), json_path)
+        write_json(check_document(rows, {**(meta or {}), "complete": False}, started), json_path)
         where = "stdout" if json_path == "-" else json_path
         click.echo(f"interrupted: wrote {len(rows)} row(s) to {where}{_partial_note(rows)}", err=True)
     else:
@@ -601,7 +610,7 @@ def _unknown_ids_text(exc: ValueError, ids, user_claims=None) -> str:
 
 
 def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None, progress: bool = True,
-               meta: dict | None = None) -> list[dict]:
+               meta: dict | None = None, started: float | None = None) -> list[dict]:
     from attnbounds import engine
     from attnbounds.engine.meta import check_document
 
@@ -614,7 +623,7 @@ def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None, 
         done.append(row)
         if json_path and json_path != "-":
             # after every row: an interrupt or a kill loses nothing finished ("complete": false until the end)
-            write_json(check_document(done, meta or {}), json_path)
+            write_json(check_document(done, meta or {}, started), json_path)
 
     try:
         with _InterruptGuard() as guard, _Progress(progress) as bar:
@@ -622,9 +631,9 @@ def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None, 
                                 progress=guard.wrap(bar), on_row=save, claims=user_claims,
                                 normalizer=normalizer)
     except engine.CheckInterrupted as exc:
-        _interrupted(exc.rows, json_path, meta)
+        _interrupted(exc.rows, json_path, meta, started)
     except KeyboardInterrupt:
-        _interrupted(done, json_path, meta)
+        _interrupted(done, json_path, meta, started)
 
 
 def _check_normalizer(normalizer: str) -> None:
@@ -638,7 +647,7 @@ def _check_normalizer(normalizer: str) -> None:
 
 
 def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims=None,
-                progress: bool = True, meta: dict | None = None) -> None:
+                progress: bool = True, meta: dict | None = None, started: float | None = None) -> None:
     battery = _battery()
     if normalizer is not None:
         _check_normalizer(normalizer)
@@ -659,7 +668,7 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
     if json_path:
         from attnbounds.engine.meta import matrix_document
 
-        write_json(matrix_document(result, {**(meta or {}), "complete": True}, omitted), json_path)
+        write_json(matrix_document(result, {**(meta or {}), "complete": True}, omitted, started), json_path)
         if json_path != "-":
             click.echo(f"wrote the matrix to {json_path}", err=True)
     if plot_path:

@@ -286,3 +286,60 @@ def test_matrix_under_one_normalizer_omits_nothing(monkeypatch, tmp_path):
     assert "not in the matrix" not in result.stdout
     assert result.stdout.splitlines()[-1].startswith("1 normalizer x 1 reading: 1 cell: 1 proved")
     assert json.loads(out.read_text())["omitted"] == {}
+
+
+# --- 7. meta: elapsed seconds and verdict counts; documented on the CLI page ------------------------
+
+
+def test_check_json_meta_has_elapsed_seconds_and_the_verdict_counts(tmp_path):
+    import json
+
+    out = tmp_path / "rows.json"
+    result = _invoke("check", "--claims", MY_CLAIM, "--quick", "--no-progress", "--json", str(out))
+    assert result.exit_code == 0, result.output
+    doc = json.loads(out.read_text())
+    meta, rows = doc["meta"], doc["rows"]
+    assert isinstance(meta["elapsed_seconds"], float) and meta["elapsed_seconds"] >= 0
+    # at least the rows' own seconds have passed (rounded to 0.1 s both)
+    assert meta["elapsed_seconds"] + 0.1 >= round(sum(r["seconds"] for r in rows), 1) - 0.1
+    expected: dict = {}
+    for r in rows:
+        expected.setdefault(r["kind"], {}).setdefault(r["verdict"], 0)
+        expected[r["kind"]][r["verdict"]] += 1
+    assert meta["counts"] == expected and sum(expected["reading"].values()) == len(rows)
+
+
+def test_the_cli_page_documents_every_key_of_the_json(tmp_path, monkeypatch):
+    import json
+    import re
+    from pathlib import Path
+
+    from attnbounds.engine import meta as meta_module
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    documented = set(re.findall(r"`([a-z_]+)`", page))
+    out = tmp_path / "rows.json"
+    assert _invoke("check", "--claims", MY_CLAIM, "--quick", "--no-progress", "--json", str(out)).exit_code == 0
+    doc = json.loads(out.read_text())
+    missing = [k for k in [*doc, *doc["meta"]] if k not in documented]
+    assert not missing, f"docs/cli.md does not document {missing}"
+    _fake_battery(monkeypatch)
+    out = tmp_path / "m.json"
+    assert _invoke("check", "--matrix", "C1", "--json", str(out)).exit_code == 0
+    missing = [k for k in json.loads(out.read_text()) if k not in documented]
+    assert not missing, f"docs/cli.md does not document the matrix's {missing}"
+    for fmt in (meta_module.CHECK_FORMAT, meta_module.MATRIX_FORMAT, meta_module.MUTANTS_FORMAT):
+        assert f"`{fmt}`" in page
+
+
+def test_mutants_json_has_its_format_and_elapsed_seconds(tmp_path):
+    import json
+
+    from attnbounds.engine.meta import MUTANTS_FORMAT
+
+    out = tmp_path / "m.json"
+    _invoke("check", "--mutants", "--quick", "--claims", "tests/cli/test_mutants.py:TOY", "PQ:transcribed",
+            "--json", str(out))
+    doc = json.loads(out.read_text())
+    assert doc["format"] == MUTANTS_FORMAT and doc["meta"]["command"] == "mutants"
+    assert isinstance(doc["meta"]["elapsed_seconds"], float)
