@@ -151,7 +151,7 @@ def _finished(meta: dict, started: float | None) -> dict:
 
 def check_document(rows: list, meta: dict, started: float | None = None) -> dict:
     """The object ``check --json`` writes: ``{"format", "meta", "rows"}``; ``meta`` gains
-    ``counts`` (:func:`verdict_counts`) and, given the run's :func:`time.perf_counter` at its
+    ``counts`` (:func:`verdict_counts`) and, given the run's ``time.perf_counter()`` at its
     start, ``elapsed_seconds``."""
     return {"format": CHECK_FORMAT, "meta": {**_finished(meta, started), "counts": verdict_counts(rows)}, "rows": rows}
 
