@@ -68,7 +68,8 @@ def main() -> None:
         tmp = Path(tmp)
         ours_dir = tmp / "ours"
         ours = timed([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(CORPUS),
-                      "--experiments", "E1", "--windows", str(args.windows), "--mc-samples", "16", "--out", str(ours_dir),
+                      "--protocol", "last-query", "--experiments", "E1", "--windows", str(args.windows), "--mc-samples", "16",
+                      "--out", str(ours_dir),
                       "--no-progress"],
                      tmp / "ours.log")
         res = json.loads((ours_dir / "results.json").read_text())

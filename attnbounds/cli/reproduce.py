@@ -43,6 +43,15 @@ def _settings_error(err: ValueError) -> UsageError:
     return UsageError(f"{flag}: {rest}" if flag in options else text)
 
 
+def _LAST_QUERY_ONLY(top_n, mc_samples, ks_grid, radius):
+    """The options that only --protocol last-query reads, with what the paper protocol does instead."""
+    return (("--top-n", top_n, "uses the listings' N (E1: 5; E2: 1,5,10,20,100; E4: 1,2,4,8,16,32,64) "
+             "and E3's grid of step max(1, ⌊L/100⌋)"),
+            ("--mc-samples", mc_samples, "takes the expectation from T1(ii)'s closed form, not from random subsets"),
+            ("--ks-grid", ks_grid, "tests E3's grid of step max(1, ⌊L/100⌋)"),
+            ("--radius", radius, "sets E4's radius to r = min over non-selected i of ‖s − α_i x_i‖"))
+
+
 def _verify(directory: str) -> None:
     from attnbounds.empirical import store
 
@@ -67,7 +76,7 @@ def _verify(directory: str) -> None:
                    "Face cache (downloaded only when online; an id without owner, e.g. distilgpt2, only when cached).  [required]")
 @click.option("--text", "text", default=None, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).  [required]")
 @click.option("--lengths", default=None, help="Comma-separated L values [default: 32,64,128,256,512,1024 capped at the model's positions].")
-@click.option("--top-n", default=None, help="Comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20].")
+@click.option("--top-n", default=None, help="--protocol last-query: comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20]. The paper protocol uses the listings' N (E1: 5; E2: 1,5,10,20,100; E4: 1,2,4,…,64; E3: a grid of step ⌊L/100⌋) and refuses this option.")
 @click.option("--windows", type=int, default=None, help="Number of text windows [default: 4; --quick: 1].")
 @click.option("--experiments", default="E1,E2,E3,E4,E5", show_default=True, help="Comma-separated subset of E1..E5.")
 @click.option("--vectors", default="values", show_default=True, help="x_i: per-head values, keys, or the layer's input hidden states.")
@@ -77,9 +86,9 @@ def _verify(directory: str) -> None:
 @click.option("--out", "out_dir", default="runs/reproduce", show_default=True, help="Output directory (also holds the resume cache).")
 @click.option("--quick", is_flag=True, help="Small run: 1 window, L in 32,64,128, N in 1,5,10,20, fewer samples and temperatures.")
 @click.option("--normalizers", default=None, help="What-if: recompute E1/E2 from the captured logits under these normalizers (comma-separated).")
-@click.option("--mc-samples", type=int, default=None, help="Random subsets per (L, N) for E_S[d̃] [default: 16; --quick: 8].")
-@click.option("--ks-grid", type=int, default=None, help="E3 grid points of N (0: every N in 1..L-1) [default: 24; --quick: 16].")
-@click.option("--radius", type=float, default=None, help="E4 headline radius r = c·δ, this is c [default: 0.5].")
+@click.option("--mc-samples", type=int, default=None, help="--protocol last-query: random subsets per (L, N) for E_S[d̃] [default: 16; --quick: 8].")
+@click.option("--ks-grid", type=int, default=None, help="--protocol last-query: E3 grid points of N (0: every N in 1..L-1) [default: 24; --quick: 16].")
+@click.option("--radius", type=float, default=None, help="--protocol last-query: E4 headline radius r = c·δ, this is c [default: 0.5].")
 @click.option("--protocol", type=click.Choice(["paper", "last-query"]), default=None,
               help="paper: Appendix B's Algorithms 1–5 at every query position, per-head means; last-query: the last "
                    "row only [default: paper; last-query with --normalizers].")
@@ -116,6 +125,10 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
     except store.OutputDirError as err:
         raise UsageError(str(err)) from None
 
+    if (protocol or ("last-query" if normalizers else "paper")) == "paper":
+        for flag, value, instead in _LAST_QUERY_ONLY(top_n, mc_samples, ks_grid, radius):
+            if value is not None:
+                raise UsageError(f"{flag}: used by --protocol last-query only; the paper protocol {instead}")
     from attnbounds.empirical import experiments as ex
     from attnbounds.empirical import run
 
@@ -159,4 +172,5 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         raise UsageError(str(err)) from None
     click.echo(f"wrote {out_dir}/results.json, report.md, {len(results['files'])} tables and figures")
     for key, item in results["headline"].items():
-        click.echo(f"  {key}: {item['measured']}  (paper: {item['paper']})")
+        why = f"; {item['why']}" if item.get("why") else ""
+        click.echo(f"  {key}: {item['measured']}  (paper: {item['paper']}{why})")

@@ -32,7 +32,7 @@ import numpy as np
 from attnbounds.empirical.protocol import HEADS_COLUMNS, PaperSettings
 from attnbounds.fileio import write_text
 
-__all__ = ["write_paper_outputs", "paper_table", "PAPER_COLUMN", "SATURATION", "head_summary"]
+__all__ = ["write_paper_outputs", "paper_table", "table_notes", "PAPER_COLUMN", "SATURATION", "head_summary"]
 
 #: The paper's values (GPT-2 124M), for the cross-model table.
 PAPER_COLUMN = {
@@ -150,6 +150,51 @@ def paper_table(h: dict, crit: dict | None) -> dict:
     return res
 
 
+def table_notes(h: dict, crit: dict | None, table: dict) -> dict:
+    """Why each missing (None) number of :func:`paper_table` is missing: {key: reason}."""
+    notes = {}
+
+    def ran(e):
+        return bool(_sel(h, experiment=e).any())
+
+    def listed(values):
+        return ", ".join(f"{v:.3g}" for v in values)
+
+    if table.get("d_tilde_slope") is None:
+        e1 = _curve(h, "L", experiment="E1", metric="d_tilde")
+        notes["d_tilde_slope"] = ("E1 was not run" if not ran("E1") else
+                                  f"a slope needs E1 at two or more L with d̃ > 0 (got L = {[int(L) for L in sorted(e1)] or 'none'})")
+    if table.get("e2_plateau_n") is None:
+        e2 = _curve(h, "N", experiment="E2", metric="d_tilde")
+        ns = sorted(e2)
+        if not ran("E2"):
+            notes["e2_plateau_n"] = "E2 was not run"
+        elif len(ns) < 2:
+            notes["e2_plateau_n"] = f"a plateau needs E2 at two or more N below the largest L (got N = {[int(n) for n in ns] or 'none'})"
+        else:
+            notes["e2_plateau_n"] = (f"mean d̃ changes by 10% or more between every two consecutive N of E2's list "
+                                     f"(N = {', '.join(str(int(n)) for n in ns)}: d̃ = {listed([e2[n] for n in ns])})")
+    if table.get("n_crit_over_L") is None:
+        if crit is None or not len(crit.get("L", [])):
+            notes["n_crit_over_L"] = "E3 was not run"
+        else:
+            notes["n_crit_over_L"] = (f"at the largest L = {int(np.max(crit['L']))} no window's KS test accepted any N of "
+                                      "the grid (N_crit undefined; see critical_n.csv and ks_scan.csv)")
+    for key in ("ns_saturation", "ns_saturation_n"):
+        if table.get(key) is None:
+            notes[key] = "E4 was not run" if not ran("E4") else "E4 gave no finite per-head N_s/N"
+    for key in ("e5_slope", "e5_ratio"):
+        if table.get(key) is None:
+            if not ran("E5"):
+                notes[key] = "E5 was not run"
+            else:
+                T = sorted(_max_over_heads_g(h, 1e-3))
+                need = ("two or more T <= 0.1 with g > 0" if key == "e5_slope"
+                        else "a T <= 0.1 and a T >= 1 with g > 0 at T >= 1")
+                notes[key] = f"needs {need} (got T = {listed(T) or 'none'})"
+    return notes
+
+
 def head_summary(h: dict, crit: dict | None) -> dict:
     """The per-head capacity table: N_s/N at N = 16 (or E4's largest N below it), g at T = 0.1, d̃/expectation."""
     cols = {c: [] for c in SUMMARY_COLUMNS}
@@ -241,6 +286,23 @@ def _legend(ax, **kw) -> None:
         ax.legend(**kw)
 
 
+def _log_axes(ax, xticks=None) -> None:
+    """Both axes logarithmic, labelled in plain numbers (4, 0.1, 1000) instead of
+    matplotlib's default 4×10^0; with ``xticks``, the x ticks are exactly those values."""
+    from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter
+
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plain = FuncFormatter(lambda v, _pos: f"{v:g}")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(plain)
+        axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
+    if xticks is not None:
+        ticks = sorted(set(float(v) for v in xticks))
+        ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
+        ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True, tables_extra: dict | None = None) -> list:
     import matplotlib
 
@@ -260,8 +322,7 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True,
             for m, style in (("d_tilde", "o-"), ("expectation", "s--"), ("bound", "^:")):
                 if data[m]:
                     ax.plot(list(data[m]), list(data[m].values()), style, label={"d_tilde": "true d̃", "expectation": "T1(ii) expectation", "bound": "T1(i) bound"}[m])
-            ax.set_xscale("log")
-            ax.set_yscale("log")
+            _log_axes(ax, xticks=[k for m in data.values() for k in m])
             ax.set_xlabel(xl)
             ax.set_ylabel("mean over heads of the mean over t")
             ax.set_title(f"{title} ({rows})")
@@ -277,8 +338,7 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True,
         ax.plot(Ls[~ok], Ls[~ok], "x", color="gray", label="never accepted (plotted at L)")
         grid = np.unique(Ls)
         ax.plot(grid, 0.06 * grid, "k--", label="0.06·L (paper)")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        _log_axes(ax, xticks=grid)
         ax.set_xlabel("L")
         ax.set_ylabel("N_crit")
         ax.set_title(f"E3: KS over per-head means (α = {config.settings.ks_alpha})")
@@ -311,8 +371,7 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True,
         T = np.logspace(-3, 1, 100)
         ax.plot(T, np.minimum(1 / (4 * T), np.sqrt(2)), "k--", label="min{1/(4T), √2}")
         ax.plot(T, 1 / (2 * T), "k:", label="1/(2T) (sharp)")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        _log_axes(ax)
         ax.set_xlabel("T")
         ax.set_ylabel("g(T, ε)")
         ax.set_title("E5: gradient sensitivity")
@@ -369,6 +428,7 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
         write_csv(out / "multihead.csv", multihead, MULTIHEAD_COLUMNS)
         files.append("multihead.csv")
     table = paper_table(h, crit)
+    notes = table_notes(h, crit, table)
     causal = bool(meta["model"].get("causal", True))
     figures = _figures(out, h, crit, config, causal, tables)
     timing = meta["timing"]
@@ -389,7 +449,9 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
         "positions": None if positions is None else {f"{e}/L={L}/N={N}": int(v) for e, L, N, v in zip(
             positions["experiment"].tolist(), positions["L"].tolist(), positions["N"].tolist(), positions["positions"].tolist())},
         "multihead": None if multihead is None else {k: np.asarray(v).tolist() for k, v in multihead.items()},
-        "headline": {k: {"measured": _fmt(v), "paper": PAPER_COLUMN[k]} for k, v in table.items()},
+        "paper_table_notes": notes,
+        "headline": {k: {"measured": _fmt(v), "paper": PAPER_COLUMN[k], **({"why": notes[k]} if k in notes else {})}
+                     for k, v in table.items()},
         "files": sorted(files + figures),
     }
     stable = {k: v for k, v in results.items() if k != "timing"}
@@ -423,7 +485,8 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
              f"- forward {t['forward_seconds']:.1f} s, metrics {t['metric_seconds']:.1f} s", "",
              "## Against the paper", "", "| quantity | measured | paper |", "|---|---|---|"]
     for k, v in results["paper_table"].items():
-        lines.append(f"| {names[k]} | {_fmt(v)} | {PAPER_COLUMN[k]} |")
+        why = results.get("paper_table_notes", {}).get(k)
+        lines.append(f"| {names[k]} | {_fmt(v)}{f' ({why})' if why else ''} | {PAPER_COLUMN[k]} |")
     n = len(summary["layer"])
     sat = int(sum("saturated" in f for f in summary["flags"]))
     lines += ["", "## Per-head capacity (the paper's practical diagnostics)", "",
@@ -439,10 +502,18 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
         lines.append(f"| … | {n - 24} more heads in `heads_summary.csv` | | | | |")
     if positions is not None:
         few = int(np.sum(positions["positions"] < MIN_POSITIONS))
+        if few:
+            pos = np.asarray(positions["positions"], float)
+            need = int(np.ceil(cfg["windows"] * MIN_POSITIONS / max(1.0, float(pos[pos > 0].min(initial=1.0)))))
+            short = (f"{few} of {len(positions['L'])} rows are below {MIN_POSITIONS}, the least the paper-scale runs aim "
+                     f"for: those means are noisier than the paper's. Positions grow in proportion to the windows; "
+                     f"about --windows {need} would bring every row to {MIN_POSITIONS}.")
+        else:
+            short = f"Every row reaches {MIN_POSITIONS}, the least the paper-scale runs aim for."
         lines += ["", "## Query positions per mean", "",
                   f"Each per-head mean is over this many query positions (the least over layers and heads, summed over "
                   f"windows; a window of length L < the longest also takes the windows of length L that tile it). "
-                  f"{few} of {len(positions['L'])} rows are below {MIN_POSITIONS}. E3's means at N rest on the same "
+                  f"{short} E3's means at N rest on the same "
                   f"windows as E1's ({_counted_rows(results)}).", "",
                   "| experiment | L | N | positions | windows |", "|---|---|---|---|---|"]
         for i in range(len(positions["L"])):

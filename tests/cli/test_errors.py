@@ -66,13 +66,13 @@ def test_out_that_is_a_file_is_refused(tmp_path, no_model_load):
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
 def test_non_finite_or_non_positive_radius(tmp_path, no_model_load, value):
-    _one_line_error(_reproduce(tmp_path, "--radius", value), "--radius: must be a finite number > 0")
+    _one_line_error(_reproduce(tmp_path, "--protocol", "last-query", "--radius", value), "--radius: must be a finite number > 0")
 
 
 @pytest.mark.parametrize("flag, value", [("--mc-samples", "1"), ("--ks-grid", "1")])
 def test_settings_errors_name_the_flag(tmp_path, no_model_load, flag, value):
-    line = _one_line_error(_reproduce(tmp_path, flag, value), f"{flag}: ")
-    assert "mc_samples" not in line and "ks_grid" not in line
+    line = _one_line_error(_reproduce(tmp_path, "--protocol", "last-query", flag, value), f"{flag}: ")
+    assert "mc_samples" not in line and "ks_grid" not in line and "last-query only" not in line
 
 
 @pytest.mark.parametrize("flag, value, field", [("--ks-alpha", "2", "ks_alpha"), ("--e5-length", "1", "e5_length")])
@@ -162,3 +162,12 @@ def test_reproduce_verify_needs_no_model(tmp_path):
     r = CliRunner().invoke(main, ["reproduce", "--verify", str(tmp_path)])
     assert r.exit_code == 1 and "inconsistent: no manifest.json" in r.output, r.output
     _one_line_error(CliRunner().invoke(main, ["reproduce", "--text", CORPUS]), "--model: required")
+
+
+@pytest.mark.parametrize("flag, value, instead", [("--top-n", "1,5", "listings' N"), ("--mc-samples", "4", "closed form"),
+                                                  ("--ks-grid", "8", "step max(1"), ("--radius", "0.5", "min over non-selected")])
+def test_last_query_options_are_refused_under_the_paper_protocol(tmp_path, no_model_load, flag, value, instead):
+    """The paper protocol (the default) reads none of these; a run that silently ignored them would mislead."""
+    line = _one_line_error(_reproduce(tmp_path, flag, value), f"{flag}: used by --protocol last-query only")
+    assert instead in line
+    _one_line_error(_reproduce(tmp_path, "--protocol", "paper", flag, value), f"{flag}: used by --protocol last-query only")

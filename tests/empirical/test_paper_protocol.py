@@ -133,6 +133,38 @@ def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, ti
     assert all(0 <= float(r["value"]) <= 1 / (2 * float(r["T"])) * (1 + 1e-9) for r in g)
     assert res["protocol"]["claim_forms"] == {"T1i": "d1_pair", "T1ii": "main"}
     assert set(res["paper_table"]) == set(res["paper_column"])
+    missing = {k for k, v in res["paper_table"].items() if v is None}
+    assert set(res["paper_table_notes"]) == missing  # every "—" says why, and only those
+    report = (tmp_path / "report.md").read_text()
+    for k in missing:
+        assert res["paper_table_notes"][k] in report and res["headline"][k]["why"] == res["paper_table_notes"][k]
+
+
+def _synthetic_heads(rows):
+    """A heads.csv-like dict of arrays from (experiment, N, L, T, epsilon, metric, value) rows, one head."""
+    cols = {c: [] for c in ("experiment", "layer", "head", "window", "L", "N", "T", "epsilon", "metric", "value")}
+    for e, n, L, T, eps, m, v in rows:
+        for c, x in zip(cols, (e, 0, 0, 0, L, n, T, eps, m, v)):
+            cols[c].append(x)
+    return {c: np.asarray(v, dtype=object if c == "metric" or c == "experiment" else float) for c, v in cols.items()}
+
+
+def test_missing_cross_model_numbers_say_why():
+    from attnbounds.empirical.paper_report import paper_table, table_notes
+
+    steep = [("E2", n, 64, np.nan, np.nan, "d_tilde", float(n)) for n in (1, 5, 10, 20)]  # d̃ doubles or more: no plateau
+    h = _synthetic_heads(steep + [("E1", 5, 64, np.nan, np.nan, "d_tilde", 2.0)])
+    h["layer"], h["head"] = h["layer"].astype(int), h["head"].astype(int)
+    table = paper_table(h, None)
+    notes = table_notes(h, None, table)
+    assert table["e2_plateau_n"] is None and "10% or more" in notes["e2_plateau_n"] and "N = 1, 5, 10, 20" in notes["e2_plateau_n"]
+    assert table["d_tilde_slope"] is None and "two or more L" in notes["d_tilde_slope"]
+    assert notes["n_crit_over_L"] == "E3 was not run" and notes["e5_slope"] == "E5 was not run"
+    flat = [("E2", n, 64, np.nan, np.nan, "d_tilde", 1.0 + 0.01 * n) for n in (1, 5, 10, 20)]
+    h2 = _synthetic_heads(flat)
+    h2["layer"], h2["head"] = h2["layer"].astype(int), h2["head"].astype(int)
+    t2 = paper_table(h2, None)
+    assert t2["e2_plateau_n"] == 1 and "e2_plateau_n" not in table_notes(h2, None, t2)
 
 
 def test_claim_forms_follow_the_claim(monkeypatch):
@@ -472,3 +504,25 @@ def test_e3_look_ahead_tests_exactly_the_sequential_bisection(corpus, tmp_path, 
         scanned = {int(grid[i]) for i in np.unique(np.rint(np.geomspace(1, grid.size, min(grid.size, 10))).astype(int) - 1)}
         bisected += sum(1 for s in scan if int(s["L"]) == L and int(float(s["N"])) not in scanned)
     assert bisected >= 2  # the bisection ran (the look-ahead was exercised)
+
+
+def test_log_axes_label_plain_numbers_and_the_data_ticks():
+    """The E1/E2/E3 figures' log axes: ticks at the data's L, plain labels (not matplotlib's "4×10^0")."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from attnbounds.empirical.paper_report import _log_axes
+
+    fig, ax = plt.subplots()
+    Ls = [32, 64, 128, 256, 512, 1024]
+    ax.plot(Ls, np.linspace(4.0, 6.0, len(Ls)))  # less than a decade: only minor ticks carry labels
+    _log_axes(ax, xticks=Ls)
+    fig.canvas.draw()
+    labels = [t.get_text() for axis in (ax.xaxis, ax.yaxis) for minor in (False, True)
+              for t in axis.get_ticklabels(minor=minor) if t.get_text()]
+    plt.close(fig)
+    assert [t.get_text() for t in ax.get_xticklabels()] == [str(L) for L in Ls]
+    assert "4" in labels and "5" in labels
+    assert not any("10^" in s or "times" in s for s in labels), labels

@@ -327,7 +327,7 @@ def test_interrupt_exits_130_and_leaves_a_resumable_cache(corpus, tiny_gpt2_dir,
         return real(*a, **k)
 
     monkeypatch.setattr(capture, "capture_attention", interrupting)
-    args = ["reproduce", "--model", str(tiny_gpt2_dir), "--text", corpus, "--lengths", "16,32", "--top-n", "1,5",
+    args = ["reproduce", "--model", str(tiny_gpt2_dir), "--text", corpus, "--lengths", "16,32",
             "--windows", "2", "--experiments", "E1", "--quick", "--out", str(out), "--no-progress"]
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 130, r.output
