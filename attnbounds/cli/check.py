@@ -12,7 +12,8 @@ interrupts is marked ``(time limit)`` in the table and listed in the row's ``tim
 
 Exit status: 0 when the run completed (a falsified transcription is a finding, not a
 failure); 1 under ``--strict`` when a reading is falsified or a row reports a conflict, an
-error or a method interrupted by the time limit; 2 on usage errors; 130 when interrupted
+error or a method interrupted by the time limit; 1 under ``--expect PATH`` when a row's verdict
+differs from the one recorded in PATH (or is not recorded there); 2 on usage errors; 130 when interrupted
 (the rows finished so far are printed and, with ``--json``, written).
 
 ``--json PATH`` writes ``{"format", "meta", "rows"}`` (:mod:`attnbounds.engine.meta`: what the
@@ -29,6 +30,7 @@ from __future__ import annotations
 import importlib
 import sys
 import time
+from pathlib import Path
 
 import click
 
@@ -387,7 +389,13 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
                    "A file is rewritten after every row, with meta.complete false until the run ends. With "
                    "--matrix or --mutants, their own object with the same format and meta keys.")
 @click.option("--strict", is_flag=True,
-              help="Exit 1 if a reading is falsified or a row has a conflict, an error or a method cut by --time-limit.")
+              help="Exit 1 if a reading is falsified or a row has a conflict, an error or a method cut by --time-limit. "
+                   "The package's own transcribed readings are falsified by design (they are findings), so on them "
+                   "use --expect instead.")
+@click.option("--expect", "expect_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="Exit 1 if a row's verdict differs from the one recorded in PATH (check --json output; "
+                   "docs/_generated/verdicts.json holds the package's verdicts at the default budget), or a row is "
+                   "not in PATH: a regression gate. Rows of PATH that this run did not select are not compared.")
 @click.option("--normalizer", default=None, metavar="NAME",
               help="Judge the readings under normalizer NAME: a registered name (an unknown one lists them), "
                    "'module:object', 'path.py:object' or an entry point.")
@@ -407,7 +415,7 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 @click.option("--mutants", is_flag=True,
               help="Mutation-test the checker: mutate every proved or certified reading of IDS and judge "
                    "each mutant (exit 1 if a mutant is proved or certified).")
-def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer, matrix, claim_specs, plot_path,
+def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path, normalizer, matrix, claim_specs, plot_path,
           no_progress, mutants):
     """Judge the readings of claims IDS (claim ids like T1i or 2508.17821:T1i, reading ids like
     T1i:transcribed; default: all claims) and print their verdicts.
@@ -437,6 +445,7 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
     if plot_path and not matrix:
         raise UsageError("--plot: only valid with --matrix")
     check_writable_file(json_path, "--json")  # before the claims run, not after
+    expected = _read_expected(expect_path, mutants or matrix)
     check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
     user_claims = _load_user_claims(claim_specs)
     console = _console(stderr=json_path == "-")
@@ -463,12 +472,54 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
         write_json(check_document(rows, meta, started), json_path)
         if json_path != "-":
             click.echo(f"wrote {len(rows)} row(s) to {json_path}", err=True)
+    failed = False
     if strict:
         bad = _strict_failures(rows)
         if bad:
             click.echo(f"--strict: {len(bad)} row(s) falsified, in error or cut by the time limit: "
                        f"{', '.join(bad)}", err=True)
-            sys.exit(1)
+            failed = True
+    if expected is not None:
+        changed = _expect_failures(rows, expected)
+        for line in changed:
+            click.echo(f"--expect: {line}", err=True)
+        click.echo(f"--expect: {len(rows) - len(changed)} of {len(rows)} row(s) as recorded in {expect_path}", err=True)
+        failed = failed or bool(changed)
+    if failed:
+        sys.exit(1)
+
+
+def _row_key(row: dict) -> tuple:
+    return row["id"], row.get("kind", "reading")
+
+
+def _read_expected(path, other_command: bool) -> dict | None:
+    """``--expect PATH``'s rows by (id, kind), read before the claims run (a bad file is reported at once)."""
+    if path is None:
+        return None
+    if other_command:
+        raise UsageError("--expect: compares check's rows; not combinable with --matrix/--mutants")
+    from attnbounds.engine.meta import read_rows
+
+    try:
+        rows = read_rows(Path(path))
+    except FileNotFoundError:
+        raise UsageError(f"--expect: no such file {path!r}") from None
+    except (ValueError, OSError) as exc:  # json.JSONDecodeError is a ValueError
+        raise UsageError(f"--expect: {path!r} is not check --json output ({exc})") from None
+    return {_row_key(r): r["verdict"] for r in rows}
+
+
+def _expect_failures(rows: list[dict], expected: dict) -> list[str]:
+    """One line per row whose verdict differs from the recorded one, or that is not recorded."""
+    out = []
+    for r in rows:
+        key = _row_key(r)
+        if key not in expected:
+            out.append(f"{r['id']}: {r['verdict']}, not recorded")
+        elif expected[key] != r["verdict"]:
+            out.append(f"{r['id']}: {r['verdict']}, recorded {expected[key]}")
+    return out
 
 
 def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: bool = True, meta=None,
