@@ -12,7 +12,8 @@ interrupts is marked ``(time limit)`` in the table and listed in the row's ``tim
 
 Exit status: 0 when the run completed (a falsified transcription is a finding, not a
 failure); 1 under ``--strict`` when a reading is falsified or a row reports a conflict, an
-error or a method interrupted by the time limit; 2 on usage errors; 130 when interrupted
+error or a method interrupted by the time limit; 1 under ``--expect PATH`` when a row's verdict
+differs from the one recorded in PATH (or is not recorded there); 2 on usage errors; 130 when interrupted
 (the rows finished so far are printed and, with ``--json``, written).
 
 ``--json PATH`` writes ``{"format", "meta", "rows"}`` (:mod:`attnbounds.engine.meta`: what the
@@ -28,10 +29,12 @@ from __future__ import annotations
 
 import importlib
 import sys
+import time
+from pathlib import Path
 
 import click
 
-from attnbounds.cli.common import UsageError, check_writable_file, write_json
+from attnbounds.cli.common import UsageError, check_writable_file, did_you_mean, write_json
 
 _STYLE = {
     "proved": "bold green",
@@ -47,9 +50,18 @@ def _console(stderr: bool):
     from rich.console import Console
 
     console = Console(stderr=stderr, soft_wrap=False)
-    if not console.is_terminal and console.width < 140:
-        console.width = 140  # logs and pipes: room for the evidence column
+    if not console.is_terminal and console.width < 140 and not _columns_set():
+        console.width = 140  # logs and pipes: room for the evidence column, unless COLUMNS says otherwise
     return console
+
+
+def _columns_set() -> bool:
+    """Whether the environment sets the width explicitly (``COLUMNS``, a positive integer), which
+    rich's console then uses and :func:`_console` honours, on a terminal or not."""
+    import os
+
+    value = os.environ.get("COLUMNS", "").strip()
+    return value.isdigit() and int(value) > 0
 
 
 #: Below this console width the table is printed compactly (:func:`_render_compact`).
@@ -65,7 +77,40 @@ def _verdict_markup(row: dict) -> str:
         shown += " [red](error)[/]"
     if row.get("timed_out"):
         shown += " [bold yellow](time limit)[/]"
+    if row.get("hypotheses_broken"):
+        # the verdict stands, but it is about weights outside the claim's hypotheses
+        shown += " [yellow](hypothesis not met)[/]"
     return shown
+
+
+def broken_note(row: dict) -> str:
+    """What the evidence of a row judged under a normalizer starts with when the normalizer
+    breaks hypotheses of the claim (the row's ``hypotheses_broken``); "" otherwise.
+
+    >>> broken_note({"normalizer": "sparsemax", "hypotheses_broken": ["softmax"]})
+    "hypothesis 'softmax' not met by sparsemax; "
+    >>> broken_note({"normalizer": "sigmoid", "hypotheses_broken": ["softmax", "normalized"]}), broken_note({})
+    ("hypotheses 'softmax', 'normalized' not met by sigmoid; ", '')
+    """
+    broken = row.get("hypotheses_broken") or []
+    if not broken:
+        return ""
+    names = ", ".join(repr(str(h)) for h in broken)
+    return f"hypothes{'is' if len(broken) == 1 else 'es'} {names} not met by {row.get('normalizer') or 'the normalizer'}; "
+
+
+def _evidence(row: dict) -> str:
+    return broken_note(row) + (row.get("evidence") or "")
+
+
+def normalizer_of(rows: list[dict]) -> str | None:
+    """The normalizer the rows were judged under (``check --normalizer``), or None.
+
+    >>> normalizer_of([{"normalizer": "ssmax"}, {"normalizer": "ssmax"}]), normalizer_of([{"id": "L1"}])
+    ('ssmax', None)
+    """
+    names = list(dict.fromkeys(str(r["normalizer"]) for r in rows if r.get("normalizer")))
+    return ", ".join(names) or None
 
 
 def short_proof(proof: dict | None) -> str:
@@ -96,10 +141,14 @@ def _render_compact(rows: list[dict], console) -> None:
     from rich.text import Text
 
     width = max(40, console.width)
-    wid = min(max([len(str(r["id"])) for r in rows] + [2]), max(12, width - 36))
     plain = [Text.from_markup(_verdict_markup(r)).plain for r in rows]
     wverdict = max([len(v) for v in plain] + [7])
     wproof = max([len(short_proof(r.get("proof"))) for r in rows] + [5])
+    # the id gives way to the other columns (a verdict with "(hypothesis not met)" is wider)
+    wid = min(max([len(str(r["id"])) for r in rows] + [2]), max(12, width - 14 - wverdict - wproof))
+    normalizer = normalizer_of(rows)
+    if normalizer:
+        console.print(f"[bold]verdicts under normalizer {escape(normalizer)}[/]", soft_wrap=True)
     console.print(f"[bold]{'id':<{wid}}  {'verdict':<{wverdict}}  {'proof':<{wproof}}  {'s':>6}[/]", soft_wrap=True)
     for row, shown in zip(rows, plain):
         rid = str(row["id"])
@@ -107,7 +156,7 @@ def _render_compact(rows: list[dict], console) -> None:
         pad = " " * (wverdict - len(shown))
         console.print(f"{escape(rid):<{wid}}  {_verdict_markup(row)}{pad}  {short_proof(row.get('proof')):<{wproof}}  "
                       f"{row.get('seconds', 0) or 0:>6.1f}", soft_wrap=True, highlight=False)
-        lines = textwrap.wrap(row.get("evidence") or "", width - 4, max_lines=2, placeholder=" …")
+        lines = textwrap.wrap(_evidence(row), width - 4, max_lines=2, placeholder=" …")
         for line in lines:
             console.print("    " + escape(line), soft_wrap=True, highlight=False, style="dim")
 
@@ -121,7 +170,9 @@ def render_table(rows: list[dict], console) -> None:
         _render_compact(rows, console)
         _render_summary(rows, console)
         return
-    table = Table(show_lines=False, header_style="bold")
+    normalizer = normalizer_of(rows)
+    table = Table(show_lines=False, header_style="bold",
+                  title=f"verdicts under normalizer {_escape(normalizer)}" if normalizer else None)
     table.add_column("id", no_wrap=True)
     table.add_column("methods")
     table.add_column("verdict", no_wrap=True)
@@ -132,7 +183,7 @@ def render_table(rows: list[dict], console) -> None:
         methods = ",".join(_LABEL.get(m, m) for m in row.get("methods") or []) or "-"
         table.add_row(
             str(row["id"]), methods, _verdict_markup(row), _escape(proof_cell(row.get("proof"))),
-            _escape(row.get("evidence") or ""), f"{row.get('seconds', 0):.1f}",
+            _escape(_evidence(row)), f"{row.get('seconds', 0):.1f}",
         )
     console.print(table)
     _render_summary(rows, console)
@@ -140,7 +191,14 @@ def render_table(rows: list[dict], console) -> None:
 
 def _render_summary(rows: list[dict], console) -> None:
     total = sum(r.get("seconds") or 0 for r in rows)
-    console.print(f"{summary_line(rows)}; {total:.1f} s")
+    normalizer = normalizer_of(rows)
+    if normalizer:
+        broken = [r for r in rows if r.get("hypotheses_broken")]
+        names = ", ".join(dict.fromkeys(str(h) for r in broken for h in r["hypotheses_broken"]))
+        note = f"; in {len(broken)}, {normalizer} does not meet a hypothesis of the claim ({names})" if broken else ""
+        console.print(f"under normalizer {_escape(normalizer)}: {summary_line(rows)}{_escape(note)}; {total:.1f} s")
+    else:
+        console.print(f"{summary_line(rows)}; {total:.1f} s")
     conflicts = [r["id"] for r in rows if r.get("conflict")]
     if conflicts:
         console.print(f"[bold magenta]CONFLICT (a bug in a claim's methods): {', '.join(conflicts)}[/]")
@@ -326,14 +384,27 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="Write the rows as JSON to PATH ('-' for stdout; the table then goes to stderr): an object "
                    "{format, meta, rows} whose meta records the version, git commit, seed, budget, time limit, "
-                   "normalizer, ids, date and library versions (attnbounds.engine.meta; read_rows() reads it and "
-                   "the bare list of rows of older versions).")
+                   "normalizer, ids, date, library versions, elapsed seconds and the verdict counts "
+                   "(attnbounds.engine.meta; read_rows() reads it and the bare list of rows of older versions). "
+                   "A file is rewritten after every row, with meta.complete false until the run ends. With "
+                   "--matrix or --mutants, their own object with the same format and meta keys.")
 @click.option("--strict", is_flag=True,
-              help="Exit 1 if a reading is falsified or a row has a conflict, an error or a method cut by --time-limit.")
+              help="Exit 1 if a reading is falsified or a row has a conflict, an error or a method cut by --time-limit. "
+                   "The package's own transcribed readings are falsified by design (they are findings), so on them "
+                   "use --expect instead.")
+@click.option("--expect", "expect_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="Exit 1 if a row's verdict differs from the one recorded in PATH (check --json output; "
+                   "docs/_generated/verdicts.json holds the package's verdicts at the default budget), or a row is "
+                   "not in PATH: a regression gate. Rows of PATH that this run did not select are not compared.")
 @click.option("--normalizer", default=None, metavar="NAME",
               help="Judge the readings under normalizer NAME: a registered name (an unknown one lists them), "
                    "'module:object', 'path.py:object' or an entry point.")
-@click.option("--matrix", is_flag=True, help="Judge the readings under every attention normalizer of the registry (a verdict matrix).")
+@click.option("--matrix", is_flag=True,
+              help="Judge the readings under every normalizer registered with role 'attention' (a verdict matrix), "
+                   "then print the registered normalizers it did not run and why (the ratio-form families of "
+                   "Lemma 1 and 2, softplus, taylor2, even_power and sigmoid_ratio, have role 'family' only; "
+                   "judge one with --normalizer NAME) and a summary line. A cell marked * is a reading whose claim "
+                   "has a hypothesis that the normalizer does not meet.")
 @click.option("--claims", "claim_specs", multiple=True, metavar="SPEC",
               help="Judge your own claims instead of the package's: a file 'path/to/my_claim.py' or "
                    "'module:object' (repeatable). IDS then select among them.")
@@ -344,7 +415,7 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 @click.option("--mutants", is_flag=True,
               help="Mutation-test the checker: mutate every proved or certified reading of IDS and judge "
                    "each mutant (exit 1 if a mutant is proved or certified).")
-def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer, matrix, claim_specs, plot_path,
+def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path, normalizer, matrix, claim_specs, plot_path,
           no_progress, mutants):
     """Judge the readings of claims IDS (claim ids like T1i or 2508.17821:T1i, reading ids like
     T1i:transcribed; default: all claims) and print their verdicts.
@@ -354,6 +425,19 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
     "substeps" in the JSON), and the rules include the sub-chains' rules.
     The last line counts the readings' verdicts apart from the hypothesis checks, where
     falsified means the hypothesis is needed.
+
+    Under --normalizer NAME the table's title and the last line name NAME. A row whose claim
+    has a hypothesis that NAME does not meet ("hypotheses_broken" in the JSON, e.g. softmax
+    weights) shows its verdict unchanged with "(hypothesis not met)", and its evidence starts
+    with the hypothesis: such a verdict is about the reading under NAME, outside the claim's
+    hypotheses, not a counterexample to the claim.
+
+    Narrower than 120 columns (a terminal, or the COLUMNS environment variable; a file or a
+    pipe is 140 columns wide unless COLUMNS is set), the table is compact: one line per row
+    (id, verdict, proof, seconds) and its evidence on up to two lines below, cut with "…"
+    (--json has it in full). Its proof column reads "k/n +m": k of the chain's n top-level
+    steps checked, plus m sub-steps; "k/n argued": a step is argued, not checked; "exact
+    cex": an exact counterexample; "-": no symbolic proof.
     """
     from attnbounds.engine.budget import PRESET, budget_for
 
@@ -361,47 +445,90 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, normalizer,
     if plot_path and not matrix:
         raise UsageError("--plot: only valid with --matrix")
     check_writable_file(json_path, "--json")  # before the claims run, not after
+    expected = _read_expected(expect_path, mutants or matrix)
     check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
     user_claims = _load_user_claims(claim_specs)
     console = _console(stderr=json_path == "-")
     from attnbounds.engine.meta import check_document, run_meta
 
     command = "mutants" if mutants else "matrix" if matrix else "check"
+    started = time.perf_counter()  # meta's elapsed_seconds
     meta = run_meta(budget=budget, seed=seed, ids=ids, normalizer=normalizer, claims_files=claim_specs, command=command)
     if mutants:
         if matrix or normalizer is not None:
             raise UsageError("--mutants: not combinable with --normalizer/--matrix")
-        _run_mutants(ids, budget, seed, json_path, user_claims, console, progress=not no_progress, meta=meta)
+        _run_mutants(ids, budget, seed, json_path, user_claims, console, progress=not no_progress, meta=meta,
+                     run_started=started)
         return
     if matrix:
         _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims, progress=not no_progress,
-                    meta=meta)
+                    meta=meta, started=started)
         return
-    rows = _run_check(ids, budget, seed, json_path, user_claims, normalizer, progress=not no_progress, meta=meta)
+    rows = _run_check(ids, budget, seed, json_path, user_claims, normalizer, progress=not no_progress, meta=meta,
+                      started=started)
     render_table(rows, console)
     if json_path:
         meta["complete"] = True
-        write_json(check_document(rows, meta), json_path)
+        write_json(check_document(rows, meta, started), json_path)
         if json_path != "-":
             click.echo(f"wrote {len(rows)} row(s) to {json_path}", err=True)
+    failed = False
     if strict:
         bad = _strict_failures(rows)
         if bad:
             click.echo(f"--strict: {len(bad)} row(s) falsified, in error or cut by the time limit: "
                        f"{', '.join(bad)}", err=True)
-            sys.exit(1)
+            failed = True
+    if expected is not None:
+        changed = _expect_failures(rows, expected)
+        for line in changed:
+            click.echo(f"--expect: {line}", err=True)
+        click.echo(f"--expect: {len(rows) - len(changed)} of {len(rows)} row(s) as recorded in {expect_path}", err=True)
+        failed = failed or bool(changed)
+    if failed:
+        sys.exit(1)
 
 
-def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: bool = True, meta=None) -> None:
-    from rich.table import Table
+def _row_key(row: dict) -> tuple:
+    return row["id"], row.get("kind", "reading")
 
-    from attnbounds import engine
-    from attnbounds.engine.mutants import run_mutants
+
+def _read_expected(path, other_command: bool) -> dict | None:
+    """``--expect PATH``'s rows by (id, kind), read before the claims run (a bad file is reported at once)."""
+    if path is None:
+        return None
+    if other_command:
+        raise UsageError("--expect: compares check's rows; not combinable with --matrix/--mutants")
+    from attnbounds.engine.meta import read_rows
 
     try:
-        selections = engine.resolve_ids(list(ids) or None, claims=user_claims)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        rows = read_rows(Path(path))
+    except FileNotFoundError:
+        raise UsageError(f"--expect: no such file {path!r}") from None
+    except (ValueError, OSError) as exc:  # json.JSONDecodeError is a ValueError
+        raise UsageError(f"--expect: {path!r} is not check --json output ({exc})") from None
+    return {_row_key(r): r["verdict"] for r in rows}
+
+
+def _expect_failures(rows: list[dict], expected: dict) -> list[str]:
+    """One line per row whose verdict differs from the recorded one, or that is not recorded."""
+    out = []
+    for r in rows:
+        key = _row_key(r)
+        if key not in expected:
+            out.append(f"{r['id']}: {r['verdict']}, not recorded")
+        elif expected[key] != r["verdict"]:
+            out.append(f"{r['id']}: {r['verdict']}, recorded {expected[key]}")
+    return out
+
+
+def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: bool = True, meta=None,
+                 run_started: float | None = None) -> None:
+    from rich.table import Table
+
+    from attnbounds.engine.mutants import run_mutants
+
+    selections = _resolve_ids(ids, user_claims)
     total = sum(1 for s in selections if s.claim is not None for r in s.claim.readings
                 if s.readings is None or r.name in s.readings)
     started = [0]
@@ -429,7 +556,12 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: b
         + ("n/a" if rate is None else f"{100 * rate:.1f}%")
     )
     if json_path:
-        write_json({**report.to_dict(), "meta": {**(meta or {}), "complete": True}}, json_path)
+        from attnbounds.engine.meta import MUTANTS_FORMAT
+
+        meta = {**(meta or {}), "complete": True}
+        if run_started is not None:
+            meta["elapsed_seconds"] = round(time.perf_counter() - run_started, 1)
+        write_json({"format": MUTANTS_FORMAT, **report.to_dict(), "meta": meta}, json_path)
         if json_path != "-":
             click.echo(f"wrote {summary['mutants']} mutant row(s) to {json_path}", err=True)
     if report.defects:
@@ -438,12 +570,12 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: b
         sys.exit(1)
 
 
-def _interrupted(rows: list[dict], json_path: str | None, meta: dict | None = None) -> None:
+def _interrupted(rows: list[dict], json_path: str | None, meta: dict | None = None, started: float | None = None) -> None:
     from attnbounds.engine.meta import check_document
 
     render_table(rows, _console(stderr=True))
     if json_path:
-        write_json(check_document(rows, {**(meta or {}), "complete": False}), json_path)
+        write_json(check_document(rows, {**(meta or {}), "complete": False}, started), json_path)
         where = "stdout" if json_path == "-" else json_path
         click.echo(f"interrupted: wrote {len(rows)} row(s) to {where}{_partial_note(rows)}", err=True)
     else:
@@ -479,15 +611,61 @@ def _claims_text(exc: Exception) -> str:
     return "--" + text if text.startswith("claims: ") else f"--claims: {text}"
 
 
+#: Up to this many valid ids, an unknown id's error lists them all (a --claims file's few ids);
+#: beyond it, the close matches and a pointer to ``attnbounds claims``.
+LIST_VALID_IDS = 12
+
+
+def _resolve_ids(ids, user_claims=None) -> list:
+    """:func:`attnbounds.engine.resolve_ids`, an unknown id a one-line usage error (:func:`_unknown_ids_text`)."""
+    from attnbounds import engine
+
+    try:
+        return engine.resolve_ids(list(ids) or None, claims=user_claims)
+    except ValueError as exc:
+        raise UsageError(_unknown_ids_text(exc, ids, user_claims)) from None
+
+
+def _unknown_ids_text(exc: ValueError, ids, user_claims=None) -> str:
+    """The error for unknown IDS: each bad id with its close matches, the engine's notes
+    (an ambiguous short id, claim modules that failed to load), and the valid ids when there
+    are at most :data:`LIST_VALID_IDS`, else where to find them (not all ~70 on one line)."""
+    from attnbounds import engine
+
+    text = str(exc)
+    if not text.startswith("ids: unknown id"):
+        return text
+    valid = engine.valid_ids(claims=user_claims)
+    bad, notes = [], []
+    for w in ids:
+        try:
+            engine.resolve_ids([w], claims=user_claims)
+        except ValueError as one:
+            bad.append(f"{w!r}{did_you_mean(w, valid)}")
+            head = f"ids: unknown id {w!r}"
+            own = str(one)
+            if own.startswith(head):  # "; ambiguous claim id ...; claim modules that failed to load: ..."
+                notes += [n for n in own[len(head):].rpartition("; valid: ")[0].split("; ") if n and n not in notes]
+        except TypeError:
+            bad.append(repr(w))
+    if not bad:  # cannot happen (the ids failed together), but never hide the engine's message
+        return text
+    out = f"ids: unknown id{'s' if len(bad) > 1 else ''} {', '.join(bad)}"
+    out += "".join(f"; {n}" for n in notes)
+    if len(valid) <= LIST_VALID_IDS:
+        return f"{out}; valid: {', '.join(valid)}"
+    if user_claims is not None:
+        return f"{out}; the --claims files define {len(valid)} ids (claim ids, CLAIM:reading, CLAIM:without-hypothesis)"
+    return (f"{out}; `attnbounds claims` lists the claims and `attnbounds claims CLAIM` a claim's readings "
+            f"(ids: CLAIM, CLAIM:reading, CLAIM:without-hypothesis)")
+
+
 def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None, progress: bool = True,
-               meta: dict | None = None) -> list[dict]:
+               meta: dict | None = None, started: float | None = None) -> list[dict]:
     from attnbounds import engine
     from attnbounds.engine.meta import check_document
 
-    try:
-        engine.resolve_ids(list(ids) or None, claims=user_claims)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    _resolve_ids(ids, user_claims)
     if normalizer is not None:
         _check_normalizer(normalizer)
     done: list[dict] = []
@@ -496,7 +674,7 @@ def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None, 
         done.append(row)
         if json_path and json_path != "-":
             # after every row: an interrupt or a kill loses nothing finished ("complete": false until the end)
-            write_json(check_document(done, meta or {}), json_path)
+            write_json(check_document(done, meta or {}, started), json_path)
 
     try:
         with _InterruptGuard() as guard, _Progress(progress) as bar:
@@ -504,9 +682,9 @@ def _run_check(ids, budget, seed, json_path, user_claims=None, normalizer=None, 
                                 progress=guard.wrap(bar), on_row=save, claims=user_claims,
                                 normalizer=normalizer)
     except engine.CheckInterrupted as exc:
-        _interrupted(exc.rows, json_path, meta)
+        _interrupted(exc.rows, json_path, meta, started)
     except KeyboardInterrupt:
-        _interrupted(done, json_path, meta)
+        _interrupted(done, json_path, meta, started)
 
 
 def _check_normalizer(normalizer: str) -> None:
@@ -520,16 +698,11 @@ def _check_normalizer(normalizer: str) -> None:
 
 
 def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, user_claims=None,
-                progress: bool = True, meta: dict | None = None) -> None:
+                progress: bool = True, meta: dict | None = None, started: float | None = None) -> None:
     battery = _battery()
     if normalizer is not None:
         _check_normalizer(normalizer)
-    from attnbounds import engine
-
-    try:
-        engine.resolve_ids(list(ids) or None, claims=user_claims)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    _resolve_ids(ids, user_claims)
     try:
         with _Progress(progress) as bar:
             result = battery.run_matrix([normalizer] if normalizer else None, list(ids) or None,
@@ -541,9 +714,12 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
     except KeyboardInterrupt:
         click.echo("interrupted: the matrix was not finished", err=True)
         sys.exit(130)
-    _render_matrix(result, console)
+    omitted = _omitted_normalizers() if normalizer is None else {}
+    _render_matrix(result, console, omitted)
     if json_path:
-        write_json({**result, "meta": {**(meta or {}), "complete": True}}, json_path)
+        from attnbounds.engine.meta import matrix_document
+
+        write_json(matrix_document(result, {**(meta or {}), "complete": True}, omitted, started), json_path)
         if json_path != "-":
             click.echo(f"wrote the matrix to {json_path}", err=True)
     if plot_path:
@@ -551,21 +727,80 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
         click.echo(f"wrote the matrix plot to {plot_path}", err=True)
 
 
+def _omitted_normalizers() -> dict[str, str]:
+    """``{name: why}`` for the registered normalizers that ``--matrix`` does not run (those
+    without role ``"attention"``, :func:`attnbounds.numerics.normalizers.names`)."""
+    from attnbounds.numerics import normalizers as nz
+
+    run = set(nz.names(role="attention"))
+    out = {}
+    for name in nz.names():
+        if name in run:
+            continue
+        roles = sorted(nz.get(name).roles)
+        if roles == ["family"]:
+            out[name] = ("role 'family' only: a ratio form F(l_i)/sum_j F(l_j) that Lemma 1 and Lemma 2 search "
+                         "over, not registered as an attention normalizer")
+        else:
+            out[name] = f"roles {', '.join(roles) or 'none'}: not registered as an attention normalizer"
+    return out
+
+
+def matrix_summary(result: dict) -> str:
+    """The last line of ``--matrix``: its size, the cells' verdicts, the cells marked ``*``.
+
+    >>> matrix_summary({"normalizers": ["softmax", "ssmax"], "ids": ["L1:transcribed"], "seconds": 3.25,
+    ...                 "verdicts": {"softmax": {"L1:transcribed": "proved"}, "ssmax": {"L1:transcribed": "falsified"}},
+    ...                 "rows": {"ssmax": [{"id": "L1:transcribed", "hypotheses_broken": ["length-independent"]}]}})
+    '2 normalizers x 1 reading: 2 cells: 1 proved, 1 falsified; 1 marked * (a hypothesis of the claim not met); 3.2 s'
+    """
+    verdicts = result.get("verdicts") or {}
+    names = list(result.get("normalizers") or verdicts)
+    ids = list(result.get("ids") or dict.fromkeys(k for v in verdicts.values() for k in v))
+    tally: dict[str, int] = {}
+    for per in verdicts.values():
+        for v in per.values():
+            tally[str(v)] = tally.get(str(v), 0) + 1
+    cells = sum(tally.values())
+    counts = ", ".join(f"{n} {v}" for v, n in sorted(tally.items(), key=lambda kv: _order(kv[0]))) or "none"
+    text = (f"{len(names)} normalizer{'' if len(names) == 1 else 's'} x {len(ids)} reading{'' if len(ids) == 1 else 's'}: "
+            f"{cells} cell{'' if cells == 1 else 's'}: {counts}")
+    rows = result.get("rows") if isinstance(result.get("rows"), dict) else {}
+    marked = sum(1 for rs in rows.values() for r in rs if isinstance(r, dict) and r.get("hypotheses_broken"))
+    if marked:
+        text += f"; {marked} marked * (a hypothesis of the claim not met)"
+    if isinstance(result.get("seconds"), (int, float)):
+        text += f"; {result['seconds']:.1f} s"
+    return text
+
+
 def _matrix_cell(verdict: str, row: dict | None) -> str:
     """One cell of the verdict matrix: the verdict, marked like the table's verdict column when
     the row has an error, a conflict or a method cut by the time limit (an error is not a
-    plain "undecided")."""
+    plain "undecided"), and with ``*`` when the normalizer does not meet a hypothesis of the
+    reading's claim (``hypotheses_broken``: the verdict is not about the claim itself)."""
     if row is not None and row.get("conflict"):
         return "[bold magenta]CONFLICT[/]"
     if row is not None and row.get("error"):
         return "[bold red]error[/]"
     cell = f"[{_STYLE.get(str(verdict), '')}]{verdict}[/]"
+    if row is not None and row.get("hypotheses_broken"):
+        cell += "*"
     if row is not None and row.get("timed_out"):
         cell += " [bold yellow](time limit)[/]"
     return cell
 
 
-def _render_matrix(result, console) -> None:
+def _render_omitted(omitted: dict[str, str], console) -> None:
+    by_reason: dict[str, list[str]] = {}
+    for name, why in omitted.items():
+        by_reason.setdefault(why, []).append(name)
+    for why, names in by_reason.items():
+        console.print(f"not in the matrix: {', '.join(names)} ({_escape(why)}); judge one with --normalizer NAME",
+                      highlight=False)
+
+
+def _render_matrix(result, console, omitted: dict[str, str] | None = None) -> None:
     """Print a normalizer x reading verdict matrix; rows of the battery if it gives them."""
     from rich.table import Table
 
@@ -582,9 +817,15 @@ def _render_matrix(result, console) -> None:
             cells = [_matrix_cell(per.get(rid, "-"), by_id.get((name, rid))) for name, per in verdicts.items()]
             table.add_row(str(rid), *cells)
         console.print(table)
+        if any(r.get("hypotheses_broken") for r in by_id.values()):
+            console.print("*: the normalizer does not meet a hypothesis of the reading's claim (hypotheses_broken in "
+                          "the JSON); the verdict is about the reading under it, not a counterexample to the claim",
+                          highlight=False)
         flagged = [f"{r['id']} under {name}" for (name, _), r in by_id.items() if r.get("error") or r.get("conflict")]
         if flagged:
             console.print(f"[bold red]error or conflict (not a verdict): {', '.join(flagged)}[/]")
+        _render_omitted(omitted or {}, console)
+        console.print(matrix_summary(result), highlight=False)
         return
     rows = result.get("rows") if isinstance(result, dict) else None
     if isinstance(rows, list) and all(isinstance(r, dict) and "verdict" in r for r in rows):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from attnbounds import claims as registry
-from attnbounds.cli.common import UsageError, write_json
+from attnbounds.cli.common import UsageError, did_you_mean, write_json
 
 
 @click.command()
@@ -26,7 +26,7 @@ def claims(claim_id, latex, as_json):
     try:
         c = registry.get(claim_id)
     except KeyError as exc:
-        raise UsageError(exc.args[0]) from None
+        raise UsageError(_unknown_claim_text(claim_id, str(exc.args[0]))) from None
     if as_json:
         write_json(c.to_dict(), None)
         return
@@ -43,3 +43,26 @@ def claims(claim_id, latex, as_json):
         click.echo(f"      methods: {', '.join(r.methods) or 'none'}")
     if c.derivations:
         click.echo(f"Derivations: {', '.join(c.derivations)} (attnbounds derive NAME)")
+
+
+def _unknown_claim_text(claim_id: str, text: str) -> str:
+    """The error for an unknown CLAIM_ID: named as the argument, with the close matches, the
+    claim of a reading id (``L1:transcribed`` -> ``attnbounds claims L1``) and the claim ids."""
+    if not text.startswith("unknown claim"):
+        return f"CLAIM_ID: {text}"  # e.g. an ambiguous short id, which names the qualified ones
+    ids = list(registry.ids())
+    try:
+        claim, part = registry.split_id(claim_id)
+    except (KeyError, ValueError):
+        claim, part = None, ""
+    if claim is not None and part:
+        names = [r.name for r in claim.readings] + [f"without-{h.name}" for h in claim.hypotheses]
+        if part in names:
+            return (f"CLAIM_ID: {claim_id!r} is a reading (or hypothesis-drop) id of claim {claim.id}, not a "
+                    f"claim id; `attnbounds claims {claim.id}` prints the claim with its readings")
+        return (f"CLAIM_ID: unknown claim {claim_id!r}: claim {claim.id} has no reading {part!r}"
+                f"{did_you_mean(part, names)}; `attnbounds claims {claim.id}` lists its readings")
+    broken = text.partition(" (claim modules that failed to load")[2]
+    broken = f" (claim modules that failed to load{broken}" if broken else ""
+    return (f"CLAIM_ID: unknown claim {claim_id!r}{did_you_mean(claim_id, ids)}; "
+            f"`attnbounds claims` lists the claims: {', '.join(ids)}{broken}")

