@@ -341,12 +341,17 @@ class _InterruptGuard:
 
 
 def _strict_failures(rows: list[dict]) -> list[str]:
+    """``--strict``'s failing rows, each as "id (why)"."""
     bad = []
     for r in rows:
-        if r.get("conflict") or r.get("error") or r.get("timed_out"):
-            bad.append(r["id"])
-        elif r.get("kind", "reading") == "reading" and r["verdict"] == "falsified":
-            bad.append(r["id"])
+        why = [w for w, hit in (("conflict", r.get("conflict")), ("error", r.get("error")),
+                                ("time limit", r.get("timed_out"))) if hit]
+        if not why and r.get("kind", "reading") == "reading" and r["verdict"] == "falsified":
+            broken = r.get("hypotheses_broken")
+            why = [f"falsified outside the claim's hypotheses ({', '.join(map(str, broken))} not met)" if broken
+                   else "falsified"]
+        if why:
+            bad.append(f"{r['id']} ({', '.join(why)})")
     return bad
 
 
@@ -394,11 +399,16 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
                    "use --expect instead.")
 @click.option("--expect", "expect_path", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="Exit 1 if a row's verdict differs from the one recorded in PATH (check --json output; "
-                   "docs/_generated/verdicts.json holds the package's verdicts at the default budget), or a row is "
-                   "not in PATH: a regression gate. Rows of PATH that this run did not select are not compared.")
+                   "docs/_generated/verdicts.json holds the package's verdicts at the default budget and seed 0), "
+                   "or a row is not in PATH: a regression gate. Rows of PATH that this run did not select are not "
+                   "compared; where PATH's meta records another budget, seed or normalizer, a note says so. PATH "
+                   "must be a finished run's output, and not --json's own PATH.")
 @click.option("--normalizer", default=None, metavar="NAME",
               help="Judge the readings under normalizer NAME: a registered name (an unknown one lists them), "
-                   "'module:object', 'path.py:object' or an entry point.")
+                   "'module:object', 'path.py:object' or an entry point. Only the numeric methods run (the "
+                   "Hypothesis search and the sweep, on the weights NAME gives): the symbolic proofs and interval "
+                   "certificates are about the claim's own normalizer, so even --normalizer softmax can give "
+                   "'holds' where the plain check proves; and the hypothesis checks (':without-…' rows) are not run.")
 @click.option("--matrix", is_flag=True,
               help="Judge the readings under every normalizer registered with role 'attention' (a verdict matrix), "
                    "then print the registered normalizers it did not run and why (the ratio-form families of "
@@ -445,7 +455,7 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path
     if plot_path and not matrix:
         raise UsageError("--plot: only valid with --matrix")
     check_writable_file(json_path, "--json")  # before the claims run, not after
-    expected = _read_expected(expect_path, mutants or matrix)
+    expected, recorded_meta = _read_expected(expect_path, mutants or matrix, json_path)
     check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
     user_claims = _load_user_claims(claim_specs)
     console = _console(stderr=json_path == "-")
@@ -476,13 +486,14 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path
     if strict:
         bad = _strict_failures(rows)
         if bad:
-            click.echo(f"--strict: {len(bad)} row(s) falsified, in error or cut by the time limit: "
-                       f"{', '.join(bad)}", err=True)
+            click.echo(f"--strict: {len(bad)} row(s) failed: {', '.join(bad)}", err=True)
             failed = True
     if expected is not None:
         changed = _expect_failures(rows, expected)
         for line in changed:
             click.echo(f"--expect: {line}", err=True)
+        for line in _setting_differences(recorded_meta, meta):
+            click.echo(f"--expect: note: {line}", err=True)
         click.echo(f"--expect: {len(rows) - len(changed)} of {len(rows)} row(s) as recorded in {expect_path}", err=True)
         failed = failed or bool(changed)
     if failed:
@@ -493,21 +504,53 @@ def _row_key(row: dict) -> tuple:
     return row["id"], row.get("kind", "reading")
 
 
-def _read_expected(path, other_command: bool) -> dict | None:
-    """``--expect PATH``'s rows by (id, kind), read before the claims run (a bad file is reported at once)."""
+def _read_expected(path, other_command: bool, json_path=None) -> tuple[dict | None, dict | None]:
+    """``--expect PATH``'s verdicts by (id, kind) and its ``meta`` (None for the bare list of
+    older versions), read before the claims run: a bad file is reported at once."""
     if path is None:
-        return None
+        return None, None
     if other_command:
         raise UsageError("--expect: compares check's rows; not combinable with --matrix/--mutants")
-    from attnbounds.engine.meta import read_rows
+    if json_path not in (None, "-") and Path(json_path).resolve() == Path(path).resolve():
+        raise UsageError(f"--expect: {path!r} is also --json's output, which this run would overwrite; "
+                         "record to one file and compare with another")
+    import json
+
+    from attnbounds.claims.base import VERDICTS
+    from attnbounds.engine.meta import CHECK_FORMAT, read_rows
+
+    def bad(why):
+        return UsageError(f"--expect: {path!r} is not check --json output ({why})")
 
     try:
-        rows = read_rows(Path(path))
+        data = json.loads(Path(path).read_text())
+        rows = read_rows(data)
     except FileNotFoundError:
         raise UsageError(f"--expect: no such file {path!r}") from None
     except (ValueError, OSError) as exc:  # json.JSONDecodeError is a ValueError
-        raise UsageError(f"--expect: {path!r} is not check --json output ({exc})") from None
-    return {_row_key(r): r["verdict"] for r in rows}
+        raise bad(exc) from None
+    meta = None
+    if isinstance(data, dict):
+        if data.get("format") != CHECK_FORMAT:
+            raise bad(f"format {data.get('format')!r}, expected {CHECK_FORMAT!r}")
+        meta = data.get("meta") if isinstance(data.get("meta"), dict) else {}
+        if meta.get("complete") is False:
+            raise UsageError(f"--expect: {path!r} was written by a run that did not finish (meta.complete is false)")
+    for r in rows:
+        if r["verdict"] not in VERDICTS:
+            raise bad(f"row {r['id']!r} has verdict {r['verdict']!r}, not one of {', '.join(VERDICTS)}")
+    return {_row_key(r): r["verdict"] for r in rows}, meta
+
+
+def _setting_differences(recorded: dict | None, current: dict) -> list[str]:
+    """The settings a verdict depends on (budget, seed, normalizer) where PATH's run and this one differ."""
+    if not recorded:
+        return []
+    out = []
+    for key in ("budget", "seed", "normalizer"):
+        if key in recorded and recorded[key] != current.get(key):
+            out.append(f"{key} differs: recorded {recorded[key]!r}, this run {current.get(key)!r}")
+    return out
 
 
 def _expect_failures(rows: list[dict], expected: dict) -> list[str]:

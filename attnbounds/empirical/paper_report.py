@@ -461,6 +461,21 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     return results
 
 
+def windows_needed(positions, windows: int) -> int | None:
+    """About how many windows bring every row of ``positions`` (query positions per mean, at
+    ``windows`` windows) to :data:`MIN_POSITIONS`; positions grow in proportion to the windows.
+    None when no row has a position.
+
+    >>> windows_needed([28, 56, 2048], 1), windows_needed([512, 1024], 2), windows_needed([0], 1)
+    (37, 4, None)
+    """
+    pos = np.asarray(positions, float)
+    pos = pos[pos > 0]
+    if not pos.size:
+        return None
+    return int(np.ceil(windows * MIN_POSITIONS / float(pos.min())))
+
+
 def _counted_rows(results: dict) -> str:
     """Which query rows a mean at N counts: an encoder's every row (each sees all L keys); a
     causal row t only when t > N (with ``--rows full``, every row)."""
@@ -478,7 +493,11 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
              "n_crit_over_L": "N_crit / L at the largest L (E3)", "ns_saturation": "N_s/N saturation level (E4)",
              "ns_saturation_n": "N where N_s/N saturates (E4)", "e5_slope": "slope of max-over-heads g(T), T ≤ 0.1 (E5)",
              "e5_ratio": "g at T ≤ 0.1 / g at T ≥ 1 (E5)"}
-    lines = [f"# attnbounds reproduce (paper protocol): {results['model']['name']}", "",
+    name = results["model"]["name"]
+    lines = [f"# attnbounds reproduce (paper protocol): {name}", "",
+             *(["- a `--quick` run (short lengths, one window): a smoke test, not the paper's scale"] if cfg.get("quick") else []),
+             *(["- gpt2-random has GPT-2-small's shape with random weights: the control, not the paper's trained GPT-2"]
+               if name == "gpt2-random" else []),
              f"- text `{results['text']['source']}`; lengths {cfg['lengths']}, windows {cfg['windows']}, rows `{results['protocol']['rows']}`,"
              f" vectors {cfg['vectors']} ({'unit sphere' if cfg['sphere'] else 'raw'}), seed {cfg['seed']}, KS α {results['protocol']['ks_alpha']}",
              f"- every metric at every query position t, averaged over t per head; claim forms used: {results['protocol']['claim_forms']}",
@@ -503,11 +522,10 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
     if positions is not None:
         few = int(np.sum(positions["positions"] < MIN_POSITIONS))
         if few:
-            pos = np.asarray(positions["positions"], float)
-            need = int(np.ceil(cfg["windows"] * MIN_POSITIONS / max(1.0, float(pos[pos > 0].min(initial=1.0)))))
+            need = windows_needed(positions["positions"], cfg["windows"])
             short = (f"{few} of {len(positions['L'])} rows are below {MIN_POSITIONS}, the least the paper-scale runs aim "
-                     f"for: those means are noisier than the paper's. Positions grow in proportion to the windows; "
-                     f"about --windows {need} would bring every row to {MIN_POSITIONS}.")
+                     f"for: those means are noisier than the paper's. Positions grow in proportion to the windows"
+                     + (f"; about --windows {need} would bring every row to {MIN_POSITIONS}." if need else "."))
         else:
             short = f"Every row reaches {MIN_POSITIONS}, the least the paper-scale runs aim for."
         lines += ["", "## Query positions per mean", "",

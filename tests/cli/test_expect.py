@@ -48,3 +48,39 @@ def test_expect_reports_a_bad_file_before_the_run(tmp_path):
         assert "proved" not in r.output  # refused before any reading ran
     r = CliRunner().invoke(main, ["check", "C1", "--matrix", "--expect", str(bad)])
     assert r.exit_code == 2 and "not combinable with --matrix" in r.output
+
+
+def test_expect_refuses_unusable_records_before_the_run(tmp_path):
+    rows = [{"id": "C1:transcribed", "kind": "reading", "verdict": "proved"}]
+    cases = {
+        "unfinished.json": ({"format": "attnbounds-check/2", "meta": {"complete": False}, "rows": rows}, "did not finish"),
+        "other.json": ({"format": "other", "rows": rows}, "format 'other'"),
+        "maybe.json": ([dict(rows[0], verdict="maybe")], "verdict 'maybe'"),
+    }
+    for name, (doc, fragment) in cases.items():
+        path = tmp_path / name
+        path.write_text(json.dumps(doc))
+        r = _check("--expect", str(path))
+        assert r.exit_code == 2 and fragment in r.output and "readings:" not in r.output, (name, r.output)
+    same = tmp_path / "base.json"
+    same.write_text(json.dumps(rows))
+    r = _check("--expect", str(same), "--json", str(same))
+    assert r.exit_code == 2 and "also --json's output" in r.output
+    assert json.loads(same.read_text()) == rows  # the record is untouched
+
+
+def test_expect_notes_settings_that_differ_from_the_record(tmp_path):
+    base = tmp_path / "base.json"
+    assert _check("--json", str(base)).exit_code == 0
+    r = _check("--expect", str(base), "--seed", "1")
+    assert "--expect: note: seed differs: recorded 0, this run 1" in r.output, r.output
+    assert "budget differs" not in r.output and "normalizer differs" not in r.output
+    same = _check("--expect", str(base))
+    assert "note:" not in same.output
+
+
+def test_strict_says_why_each_row_fails():
+    r = CliRunner().invoke(main, ["check", "C1", "--quick", "--no-progress", "--strict", "--normalizer", "sparsemax"])
+    assert r.exit_code == 1, r.output
+    line = next(l for l in r.output.splitlines() if l.startswith("--strict:"))
+    assert "falsified outside the claim's hypotheses (softmax not met)" in line, line

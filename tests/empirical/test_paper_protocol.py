@@ -138,6 +138,9 @@ def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, ti
     report = (tmp_path / "report.md").read_text()
     for k in missing:
         assert res["paper_table_notes"][k] in report and res["headline"][k]["why"] == res["paper_table_notes"][k]
+    least = min(int(r["positions"]) for r in _heads(tmp_path / "positions.csv") if int(r["positions"]) > 0)
+    assert least < 1024 and f"about --windows {-(-1024 // least)} would bring every row to 1024" in report
+    assert "random weights: the control" in report
 
 
 def _synthetic_heads(rows):
