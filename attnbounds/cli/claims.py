@@ -37,6 +37,8 @@ def claims(claim_id, latex, as_json):
     click.echo("Hypotheses:")
     for h in c.hypotheses:
         click.echo(f"  - {h.name}: {h.statement}")
+        if h.drop is not None:
+            click.echo(f"      check {c.id}:without-{h.name} shows that it is needed")
     click.echo("Readings:")
     for r in c.readings:
         click.echo(f"  - {c.id}:{r.name}: {r.latex if latex else r.statement}")
@@ -56,7 +58,8 @@ def _unknown_claim_text(claim_id: str, text: str) -> str:
     except (KeyError, ValueError):
         claim, part = None, ""
     if claim is not None and part:
-        names = [r.name for r in claim.readings] + [f"without-{h.name}" for h in claim.hypotheses]
+        # the hypothesis-drop ids that `check` runs: the hypotheses with a drop demonstration
+        names = [r.name for r in claim.readings] + [f"without-{h.name}" for h in claim.hypotheses if h.drop is not None]
         if part in names:
             return (f"CLAIM_ID: {claim_id!r} is a reading (or hypothesis-drop) id of claim {claim.id}, not a "
                     f"claim id; `attnbounds claims {claim.id}` prints the claim with its readings")

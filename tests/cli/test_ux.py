@@ -343,3 +343,22 @@ def test_mutants_json_has_its_format_and_elapsed_seconds(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["format"] == MUTANTS_FORMAT and doc["meta"]["command"] == "mutants"
     assert isinstance(doc["meta"]["elapsed_seconds"], float)
+
+
+def test_claims_offers_exactly_the_hypothesis_drop_ids_that_check_runs():
+    """`claims` called C3:without-positive-temperature a hypothesis-drop id that `check` refused."""
+    from attnbounds import claims as registry
+    from attnbounds import engine
+
+    runnable = set(engine.valid_ids())
+    seen = {True: 0, False: 0}
+    for c in registry.all_claims():
+        shown = CliRunner().invoke(main, ["claims", c.id]).output
+        for h in c.hypotheses:
+            rid = f"{c.id}:without-{h.name}"
+            r = CliRunner().invoke(main, ["claims", rid])
+            offered = "hypothesis-drop) id of claim" in r.output
+            assert offered == (rid in runnable), (rid, r.output)
+            assert (f"check {rid} shows" in shown) == (rid in runnable), rid
+            seen[rid in runnable] += 1
+    assert seen[True] and seen[False]  # both kinds exist, so the test tells them apart
