@@ -216,3 +216,11 @@ def test_hidden_vectors_without_sphere(corpus, tiny_handle, tmp_path):
     # raw hidden states are not unit vectors: d_1 and R are the largest norms, not 1
     assert any(abs(float(r["R"]) - 1) > 1e-3 for r in rows)
     assert {r["head"] for r in rows} == {"0", "1", "2", "3"}
+
+
+def test_last_query_report_shows_only_the_experiments_asked(corpus, tiny_handle, tmp_path):
+    """--experiments E4 reported E1's headline and an E1/E2 section too (E4 reads the distance rows)."""
+    res = run.run_reproduce(_config(corpus, experiments=("E4",), windows=1), tmp_path, progress=False, handle=tiny_handle)
+    report = (tmp_path / "report.md").read_text()
+    assert "E4" in res["experiments"] and "E1" not in res["experiments"] and "E2" not in res["experiments"]
+    assert "distance_vs_L" not in res["headline"] and "## E1/E2" not in report and "## E4" in report
