@@ -318,13 +318,15 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True,
     e2 = {m: _curve(h, "N", experiment="E2", metric=m) for m in ("d_tilde", "expectation", "bound")}
     if e1["d_tilde"] or e2["d_tilde"]:
         fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-        for ax, data, xl, title in ((axes[0], e1, "L", "E1: N = 5"), (axes[1], e2, "N", "E2: L = largest")):
+        e2L = h["L"][_sel(h, experiment="E2")]
+        e2_title = f"E2: L = {int(e2L.max())}" if e2L.size else "E2"
+        for ax, data, xl, title in ((axes[0], e1, "L", "E1: N = 5"), (axes[1], e2, "N", e2_title)):
             for m, style in (("d_tilde", "o-"), ("expectation", "s--"), ("bound", "^:")):
                 if data[m]:
                     ax.plot(list(data[m]), list(data[m].values()), style, label={"d_tilde": "true d̃", "expectation": "T1(ii) expectation", "bound": "T1(i) bound"}[m])
             _log_axes(ax, xticks=[k for m in data.values() for k in m])
             ax.set_xlabel(xl)
-            ax.set_ylabel("mean over heads of the mean over t")
+            ax.set_ylabel("d̃: mean over heads of the mean over t")
             ax.set_title(f"{title} ({rows})")
             _legend(ax, fontsize=8)
         files += _save(fig, out, "e1_e2_distance")
@@ -365,9 +367,15 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True,
         plt.close(fig)
     if _sel(h, experiment="E5").any():
         fig, ax = plt.subplots(figsize=(6, 4))
+        above = {}
         for eps in PaperSettings.epsilons:
             g = _max_over_heads_g(h, eps)
             ax.plot(list(g), list(g.values()), "o-", label=f"max over heads, ε = {eps:g}")
+            above[eps] = sum(v > min(1 / (4 * t), np.sqrt(2)) * (1 + 1e-12) for t, v in g.items())
+        hits = [f"{k} at ε = {e:g}" for e, k in above.items() if k]
+        if hits:  # each such point is a counterexample to the reading C3:finite-difference
+            ax.text(0.02, 0.02, "points above min{1/(4T), √2}, each a counterexample to C3:finite-difference: "
+                    + ", ".join(hits), transform=ax.transAxes, fontsize=7, va="bottom")
         T = np.logspace(-3, 1, 100)
         ax.plot(T, np.minimum(1 / (4 * T), np.sqrt(2)), "k--", label="min{1/(4T), √2}")
         ax.plot(T, 1 / (2 * T), "k:", label="1/(2T) (sharp)")
