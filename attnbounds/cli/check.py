@@ -695,6 +695,8 @@ def _unknown_ids_text(exc: ValueError, ids, user_claims=None) -> str:
         return text
     out = f"ids: unknown id{'s' if len(bad) > 1 else ''} {', '.join(bad)}"
     out += "".join(f"; {n}" for n in notes)
+    if any("," in str(w) for w in ids):
+        out += "; separate ids with spaces, not commas (check L1 C1)"
     if len(valid) <= LIST_VALID_IDS:
         return f"{out}; valid: {', '.join(valid)}"
     if user_claims is not None:
@@ -817,20 +819,25 @@ def matrix_summary(result: dict) -> str:
     return text
 
 
-def _matrix_cell(verdict: str, row: dict | None) -> str:
+#: The compact matrix's cell letters.
+_MATRIX_LETTERS = {"proved": "P", "certified": "C", "holds": "H", "falsified": "F", "undecided": "U"}
+
+
+def _matrix_cell(verdict: str, row: dict | None, short: bool = False) -> str:
     """One cell of the verdict matrix: the verdict, marked like the table's verdict column when
     the row has an error, a conflict or a method cut by the time limit (an error is not a
     plain "undecided"), and with ``*`` when the normalizer does not meet a hypothesis of the
     reading's claim (``hypotheses_broken``: the verdict is not about the claim itself)."""
     if row is not None and row.get("conflict"):
-        return "[bold magenta]CONFLICT[/]"
+        return "[bold magenta]CF[/]" if short else "[bold magenta]CONFLICT[/]"
     if row is not None and row.get("error"):
-        return "[bold red]error[/]"
-    cell = f"[{_STYLE.get(str(verdict), '')}]{verdict}[/]"
+        return "[bold red]ER[/]" if short else "[bold red]error[/]"
+    shown = _MATRIX_LETTERS.get(str(verdict), str(verdict)) if short else verdict
+    cell = f"[{_STYLE.get(str(verdict), '')}]{shown}[/]"
     if row is not None and row.get("hypotheses_broken"):
         cell += "*"
     if row is not None and row.get("timed_out"):
-        cell += " [bold yellow](time limit)[/]"
+        cell += "[bold yellow]t[/]" if short else " [bold yellow](time limit)[/]"
     return cell
 
 
@@ -845,6 +852,7 @@ def _render_omitted(omitted: dict[str, str], console) -> None:
 
 def _render_matrix(result, console, omitted: dict[str, str] | None = None) -> None:
     """Print a normalizer x reading verdict matrix; rows of the battery if it gives them."""
+    from rich import box
     from rich.table import Table
 
     verdicts = result.get("verdicts") if isinstance(result, dict) else None
@@ -852,14 +860,23 @@ def _render_matrix(result, console, omitted: dict[str, str] | None = None) -> No
         readings = list(dict.fromkeys(k for v in verdicts.values() for k in v))
         rows = result.get("rows") if isinstance(result.get("rows"), dict) else {}
         by_id = {(name, r.get("id")): r for name, rs in rows.items() for r in rs if isinstance(r, dict)}
-        table = Table(header_style="bold")
+        names = [str(n) for n in verdicts]
+        # a full column per normalizer needs its name and "falsified*" (10); below that width the
+        # columns are numbered and the cells are letters, with a legend (the * marks stay visible)
+        need = max(len("reading"), *(len(str(r)) for r in readings)) + 4 + sum(max(len(n), 10) + 3 for n in names)
+        compact = need > console.width
+        table = Table(header_style="bold", box=box.SIMPLE if compact else box.HEAVY_HEAD, pad_edge=not compact)
         table.add_column("reading", no_wrap=True)
-        for name in verdicts:
-            table.add_column(str(name))
+        for k, name in enumerate(names, 1):
+            table.add_column(str(k) if compact else name, no_wrap=compact)
         for rid in readings:
-            cells = [_matrix_cell(per.get(rid, "-"), by_id.get((name, rid))) for name, per in verdicts.items()]
+            cells = [_matrix_cell(per.get(rid, "-"), by_id.get((name, rid)), short=compact) for name, per in verdicts.items()]
             table.add_row(str(rid), *cells)
         console.print(table)
+        if compact:
+            console.print("columns: " + ", ".join(f"{k} {n}" for k, n in enumerate(names, 1)), highlight=False)
+            console.print("cells: " + ", ".join(f"{a} {v}" for v, a in _MATRIX_LETTERS.items())
+                          + ", ER error, CF conflict, t cut by the time limit", highlight=False)
         if any(r.get("hypotheses_broken") for r in by_id.values()):
             console.print("*: the normalizer does not meet a hypothesis of the reading's claim (hypotheses_broken in "
                           "the JSON); the verdict is about the reading under it, not a counterexample to the claim",

@@ -362,3 +362,40 @@ def test_claims_offers_exactly_the_hypothesis_drop_ids_that_check_runs():
             assert (f"check {rid} shows" in shown) == (rid in runnable), rid
             seen[rid in runnable] += 1
     assert seen[True] and seen[False]  # both kinds exist, so the test tells them apart
+
+
+def test_matrix_at_80_columns_numbers_the_columns_and_keeps_the_marks(monkeypatch):
+    """At 80 columns the full matrix cut the names (entmax15 and entmax alike) and every '*'."""
+    import sys
+    import types
+
+    names = ["softmax", "ssmax", "logn_scaled", "sparsemax", "entmax15", "entmax", "sigmoid", "adaptive_softmax"]
+    verdict = {n: ("falsified" if n != "softmax" else "proved") for n in names}
+    rows = {n: [{"id": "T1i:transcribed-if-R-ge-1", "kind": "reading", "verdict": verdict[n],
+                 "hypotheses_broken": [] if n == "softmax" else ["softmax"]}] for n in names}
+
+    def run_matrix(normalizers=None, ids=None, *, budget, seed, claims, progress):
+        return {"normalizers": names, "ids": ["T1i:transcribed-if-R-ge-1"], "seconds": 1.0,
+                "verdicts": {n: {r["id"]: r["verdict"] for r in rows[n]} for n in names}, "rows": rows}
+
+    fake = types.ModuleType("attnbounds.battery")
+    fake.run_matrix, fake.plot_matrix = run_matrix, lambda matrix, path: None
+    monkeypatch.setitem(sys.modules, "attnbounds.battery", fake)
+    narrow = _invoke("check", "--matrix", "T1i", env={**_NO_TTY, "COLUMNS": "80"})
+    assert narrow.exit_code == 0, narrow.output
+    lines = narrow.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, "\n".join(lines)
+    row = next(line for line in lines if line.lstrip().startswith("T1i:transcribed-if-R-ge-1"))
+    assert row.split()[1:] == ["P"] + ["F*"] * 7, row
+    assert "columns: " + ", ".join(f"{k} {n}" for k, n in enumerate(names, 1)) in " ".join(narrow.stdout.split())
+    assert "P proved" in narrow.stdout and "F falsified" in narrow.stdout
+    wide = _invoke("check", "--matrix", "T1i", env={**_NO_TTY, "COLUMNS": "200"})
+    assert "falsified*" in wide.stdout and "adaptive_softmax" in wide.stdout and "columns: " not in wide.stdout
+
+
+def test_comma_separated_ids_and_misspelled_normalizers_get_a_hint():
+    ids = _invoke("check", "L1,C1", "--quick")
+    assert ids.exit_code == 2 and "separate ids with spaces, not commas" in ids.output
+    assert "separate ids" not in _invoke("check", "L9", "--quick").output
+    norm = _invoke("check", "C1", "--quick", "--normalizer", "sparsemx")
+    assert norm.exit_code == 2 and "(did you mean 'sparsemax'" in norm.output
