@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "attnbounds"
 
 #: Layers from the bottom up; a module may import its own layer and the layers below.
 RANK = {
-    "numerics": 0, "theory": 0, "plugins": 0, "jsonio": 0, "fileio": 0, "progress": 0,
+    "numerics": 0, "theory": 0, "plugins": 0, "jsonio": 0, "fileio": 0, "progress": 0, "suggest": 0,
     "strategies": 1,
     "claims": 2,
     "engine": 3,

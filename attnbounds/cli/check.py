@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -599,12 +600,9 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: b
         + ("n/a" if rate is None else f"{100 * rate:.1f}%")
     )
     if json_path:
-        from attnbounds.engine.meta import MUTANTS_FORMAT
+        from attnbounds.engine.meta import mutants_document
 
-        meta = {**(meta or {}), "complete": True}
-        if run_started is not None:
-            meta["elapsed_seconds"] = round(time.perf_counter() - run_started, 1)
-        write_json({"format": MUTANTS_FORMAT, **report.to_dict(), "meta": meta}, json_path)
+        write_json(mutants_document(report.to_dict(), {**(meta or {}), "complete": True}, run_started), json_path)
         if json_path != "-":
             click.echo(f"wrote {summary['mutants']} mutant row(s) to {json_path}", err=True)
     if report.defects:
@@ -802,10 +800,7 @@ def matrix_summary(result: dict) -> str:
     verdicts = result.get("verdicts") or {}
     names = list(result.get("normalizers") or verdicts)
     ids = list(result.get("ids") or dict.fromkeys(k for v in verdicts.values() for k in v))
-    tally: dict[str, int] = {}
-    for per in verdicts.values():
-        for v in per.values():
-            tally[str(v)] = tally.get(str(v), 0) + 1
+    tally = Counter(str(v) for per in verdicts.values() for v in per.values())
     cells = sum(tally.values())
     counts = ", ".join(f"{n} {v}" for v, n in sorted(tally.items(), key=lambda kv: _order(kv[0]))) or "none"
     text = (f"{len(names)} normalizer{'' if len(names) == 1 else 's'} x {len(ids)} reading{'' if len(ids) == 1 else 's'}: "

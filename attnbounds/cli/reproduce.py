@@ -43,13 +43,14 @@ def _settings_error(err: ValueError) -> UsageError:
     return UsageError(f"{flag}: {rest}" if flag in options else text)
 
 
-def _LAST_QUERY_ONLY(top_n, mc_samples, ks_grid, radius):
-    """The options that only --protocol last-query reads, with what the paper protocol does instead."""
-    return (("--top-n", top_n, "uses the listings' N (E1: 5; E2: 1,5,10,20,100; E4: 1,2,4,8,16,32,64) "
-             "and E3's grid of step max(1, ⌊L/100⌋)"),
-            ("--mc-samples", mc_samples, "takes the expectation from T1(ii)'s closed form, not from random subsets"),
-            ("--ks-grid", ks_grid, "tests E3's grid of step max(1, ⌊L/100⌋)"),
-            ("--radius", radius, "sets E4's radius to r = min over non-selected i of ‖s − α_i x_i‖"))
+#: The options that only --protocol last-query reads, with what the paper protocol does instead.
+_LAST_QUERY_ONLY = {
+    "--top-n": "uses the listings' N (E1: 5; E2: 1,5,10,20,100; E4: 1,2,4,8,16,32,64) and E3's grid of step "
+               "max(1, ⌊L/100⌋)",
+    "--mc-samples": "takes the expectation from T1(ii)'s closed form, not from random subsets",
+    "--ks-grid": "tests E3's grid of step max(1, ⌊L/100⌋)",
+    "--radius": "sets E4's radius to r = min over non-selected i of ‖s − α_i x_i‖",
+}
 
 
 def _verify(directory: str) -> None:
@@ -126,8 +127,9 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         raise UsageError(str(err)) from None
 
     if (protocol or ("last-query" if normalizers else "paper")) == "paper":
-        for flag, value, instead in _LAST_QUERY_ONLY(top_n, mc_samples, ks_grid, radius):
-            if value is not None:
+        given = {"--top-n": top_n, "--mc-samples": mc_samples, "--ks-grid": ks_grid, "--radius": radius}
+        for flag, instead in _LAST_QUERY_ONLY.items():
+            if given[flag] is not None:
                 raise UsageError(f"{flag}: used by --protocol last-query only; the paper protocol {instead}")
     from attnbounds.empirical import experiments as ex
     from attnbounds.empirical import run

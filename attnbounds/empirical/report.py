@@ -122,24 +122,24 @@ def summarize(tables: dict, config) -> dict:
         dt = np.array([per_L[str(L)]["d_tilde"] for L in Ls])
         slope = float(np.polyfit(np.log(Ls), np.log(dt), 1)[0]) if Ls.size >= 2 and np.all(dt > 0) else None
         covered = cap & (d["d_random_ci_low"] <= d["d_random_main"]) & (d["d_random_main"] <= d["d_random_ci_high"])
-    if d is not None and len(d["L"]) and "E1" in asked:
-        summ["E1"] = {
-            "N": n_e1, "mean_by_L": per_L, "loglog_slope_d_tilde_vs_L": slope,
-            "rows": int(cap.sum()),
-            "reconstructed_bound_violations": int(viol_r.sum()),
-            "transcribed_bound_violations": int(viol_t.sum()),
-            "worst_transcribed_violation": worst(viol_t),
-            "worst_reconstructed_violation": worst(viol_r),
-            "main_term_inside_mc_interval_fraction": float(covered.sum() / max(cap.sum(), 1)),
-        }
-        if slope is not None:
-            heads["distance_vs_L"] = {"measured": f"log-log slope {slope:.2f} (N = {n_e1})", "value": slope,
-                                      "paper": PAPER["distance_vs_L"]}
-    if d is not None and len(d["L"]) and "E2" in asked:
-        summ["E2"] = {"L": Lmax, "mean_by_N": {
-            str(n): {k: float(np.mean(d[k][cap & (d["L"] == Lmax) & (d["N"] == n)]))
-                     for k in ("d_tilde", "d_random", "d_random_main", "selected_mass")}
-            for n in ns if (cap & (d["L"] == Lmax) & (d["N"] == n)).any()}}
+        if "E1" in asked:
+            summ["E1"] = {
+                "N": n_e1, "mean_by_L": per_L, "loglog_slope_d_tilde_vs_L": slope,
+                "rows": int(cap.sum()),
+                "reconstructed_bound_violations": int(viol_r.sum()),
+                "transcribed_bound_violations": int(viol_t.sum()),
+                "worst_transcribed_violation": worst(viol_t),
+                "worst_reconstructed_violation": worst(viol_r),
+                "main_term_inside_mc_interval_fraction": float(covered.sum() / max(cap.sum(), 1)),
+            }
+            if slope is not None:
+                heads["distance_vs_L"] = {"measured": f"log-log slope {slope:.2f} (N = {n_e1})", "value": slope,
+                                          "paper": PAPER["distance_vs_L"]}
+        if "E2" in asked:
+            summ["E2"] = {"L": Lmax, "mean_by_N": {
+                str(n): {k: float(np.mean(d[k][cap & (d["L"] == Lmax) & (d["N"] == n)]))
+                         for k in ("d_tilde", "d_random", "d_random_main", "selected_mass")}
+                for n in ns if (cap & (d["L"] == Lmax) & (d["N"] == n)).any()}}
     c_all = tables.get("critical_n")
     c = _captured(c_all)
     if c is not None and len(c["L"]):

@@ -521,18 +521,15 @@ def _check_model_name(name: str) -> None:
     the Hugging Face cache; downloaded only when online) and a hub id without an owner
     (``distilgpt2``) that is in the cache pass; a path-like name is left to the loader, whose
     error says which directory is missing."""
-    import difflib
-
     from attnbounds.empirical.models import BUILTIN_MODELS, _looks_like_path
+    from attnbounds.suggest import did_you_mean
 
     if name in BUILTIN_MODELS or Path(name).expanduser().is_dir() or "/" in name or _looks_like_path(name):
         return
     if _in_hf_cache(name):
         return
-    close = difflib.get_close_matches(name.lower(), BUILTIN_MODELS, n=2, cutoff=0.5)
-    hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
     raise ConfigError(
-        f"--model: unknown model {name!r}{hint}: not a built-in name, a local directory, or a hub id in the "
+        f"--model: unknown model {name!r}{did_you_mean(name, BUILTIN_MODELS, n=2)}: not a built-in name, a local directory, or a hub id in the "
         f"Hugging Face cache; choose from {', '.join(BUILTIN_MODELS)}, a local directory holding config.json, "
         f"the weights and the tokenizer files, or a hub id 'owner/name' (read from the Hugging Face cache, "
         f"downloaded only when online)"

@@ -51,7 +51,7 @@ from typing import Any, Iterable
 from attnbounds.engine.budget import DEFAULT_BUDGET, QUICK_BUDGET, Budget
 
 __all__ = ["CHECK_FORMAT", "MATRIX_FORMAT", "MUTANTS_FORMAT", "run_meta", "git_state", "read_rows",
-           "check_document", "matrix_document", "verdict_counts"]
+           "check_document", "matrix_document", "mutants_document", "verdict_counts"]
 
 #: The ``format`` of ``check --json``'s object (the bare list of rows before it).
 CHECK_FORMAT = "attnbounds-check/2"
@@ -171,6 +171,17 @@ def matrix_document(result: dict, meta: dict, omitted: dict | None = None, start
     counts = {name: verdict_counts(r for r in rs if isinstance(r, dict)) for name, rs in rows.items()}
     return {"format": MATRIX_FORMAT, "meta": {**_finished(meta, started), "counts": counts},
             **{k: v for k, v in result.items() if k not in ("format", "meta")}, "omitted": dict(omitted or {})}
+
+
+def mutants_document(report: dict, meta: dict, started: float | None = None) -> dict:
+    """The object ``check --mutants --json`` writes: the report's ``rows`` and ``summary``
+    with ``format`` :data:`MUTANTS_FORMAT` and ``meta`` (with ``elapsed_seconds`` as in
+    :func:`check_document`; no ``counts``: the summary counts the mutants).
+
+    >>> mutants_document({"rows": [], "summary": {"mutants": 0}}, {"command": "mutants"})["format"]
+    'attnbounds-mutants/1'
+    """
+    return {"format": MUTANTS_FORMAT, **report, "meta": _finished(meta, started)}
 
 
 def read_rows(data) -> list[dict]:

@@ -967,12 +967,10 @@ def _lookup(base: str) -> Normalizer:
         return _coerce(obj, base, f"entry point {base!r}")
     if base in RENAMED:
         raise NormalizerNotFound(f"name_or_spec: {base!r} meant two things and was renamed: use {RENAMED[base]}")
-    import difflib
+    from attnbounds.suggest import did_you_mean
 
-    close = difflib.get_close_matches(base.lower(), names(), n=2, cutoff=0.6)
-    hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
     raise NormalizerNotFound(
-        f"name_or_spec: unknown normalizer {base!r}{hint}; valid: {', '.join(names())}, "
+        f"name_or_spec: unknown normalizer {base!r}{did_you_mean(base, names(), n=2)}; valid: {', '.join(names())}, "
         f"'module:object', or an entry point in group {ENTRY_POINT_GROUP!r}"
     )
 

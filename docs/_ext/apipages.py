@@ -67,8 +67,10 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
     (
         "Plug-ins and output",
         "Loading user objects by spec (`module:object`, `file.py`, entry points) for the claim and normalizer "
-        "registries, the JSON writer, the atomic file writes every layer uses, and progress on stderr.",
-        (("attnbounds.plugins", {}), ("attnbounds.jsonio", {}), ("attnbounds.fileio", {}), ("attnbounds.progress", {})),
+        "registries, the JSON writer, the atomic file writes every layer uses, progress on stderr, and the "
+        "\"did you mean\" hints of every layer's errors.",
+        (("attnbounds.plugins", {}), ("attnbounds.jsonio", {}), ("attnbounds.fileio", {}), ("attnbounds.progress", {}),
+         ("attnbounds.suggest", {})),
     ),
     (
         "Strategies",

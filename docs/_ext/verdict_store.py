@@ -40,6 +40,7 @@ SOURCE_GLOBS: tuple[str, ...] = (
     "attnbounds/plugins.py",
     "attnbounds/jsonio.py",
     "attnbounds/fileio.py",
+    "attnbounds/suggest.py",
     "attnbounds/progress.py",
     "attnbounds/engine/**/*.py",
     "attnbounds/cli/__init__.py",
