@@ -7,7 +7,7 @@ __all__ = ["close_matches", "did_you_mean"]
 
 
 def close_matches(word: str, choices, n: int = 3) -> list[str]:
-    """Up to ``n`` of ``choices`` close to ``word`` (:func:`difflib.get_close_matches`, ignoring case;
+    """Up to ``n`` of ``choices`` close to ``word`` (``difflib.get_close_matches``, ignoring case;
     cutoff 0.5, so that a two-character id such as ``L9`` still finds ``L1``).
 
     >>> close_matches("l9", ["L1", "C1", "T1i", "L2"])
