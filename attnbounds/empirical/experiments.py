@@ -951,91 +951,131 @@ def _fused_kernels():
     return _FUSED or None
 
 
-_DOTS_ELEMENTS = 1 << 19  # x_i · s_N products per batched matmul (4 MB of float64; 32 MB ones were fresh
-# mappings from the system at every call: one gpt2-random layer at L = 1024 took 80,000 page faults, now 11,000)
+GRAM_GAP = 16  # N below this go through the Gram matrix (a key costs about 0.3 ns per visible key there, a
+# direct N about 2 ns: its share of the running sums and of the BLAS product; gpt2-random rows, L = 1024).
+# The rule is per N, not per set of N, so that every value is computed the same way whatever else is asked.
+_GRAM_BYTES = 1 << 28  # no Gram pass when G (B, K, K) would take more memory than this (256 MB)
+
+_GROUPS = {"d_tilde": "d_tilde", "mass": "mass", "R": "mass", "d1_norm": "terms", "main": "main",
+           "ns_over_n": "separability", "radius": "separability", "t2_lower": "separability",
+           "t2_upper": "separability"}
 
 
-def _position_metrics_fused(w, xs, ns, asked, every, ranges, order) -> dict:
-    """:func:`position_metrics` by the compiled kernels (rows with visible keys [start, end])."""
+def _flags(want) -> int:
+    fz = _fused_kernels()
+    f = 0
+    if "mass" in want:
+        f |= fz.FLAG_MASS
+    if "terms" in want:
+        f |= fz.FLAG_TERMS | fz.FLAG_MASS
+    if "main" in want:
+        f |= fz.FLAG_MAIN
+    if "separability" in want:
+        f |= fz.FLAG_SEP
+    return f
+
+
+@contextlib.contextmanager
+def _blas_single_thread():
+    """BLAS on one thread inside the block: the row engine calls it from each of its own threads."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency of the empirical extra
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+def _position_metrics_fused(w, xs, ns, asked, every, ranges, order=None) -> dict:
+    """:func:`position_metrics` by the compiled row engine (rows with visible keys [start, end]);
+    ``order`` is not needed (the engine sorts each row itself)."""
+    keys = RowKeys(xs)
+    plan = EnginePlan(ns, asked)
+    out = plan.outputs(w.shape[0], w.shape[1])
+    row_engine(w, keys, plan, ranges, out)
+    return plan.results(out, every, ns)
+
+
+class RowKeys:
+    """A layer's key vectors for the row engine, prepared once and shared by its row blocks:
+    x (B, L, d) float64, ‖x_i‖², ‖x_i‖, and the Gram matrix x xᵀ (B, L, L) unless ``gram`` is
+    False or it would take more than ``_GRAM_BYTES``."""
+
+    def __init__(self, x, gram: bool = True):
+        import torch
+
+        self.x = np.ascontiguousarray(x.numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
+        B, L, _ = self.x.shape
+        self.xsq = (self.x * self.x).sum(-1)
+        self.norms = np.sqrt(self.xsq)
+        xt = torch.from_numpy(self.x)
+        self.gram = torch.bmm(xt, xt.transpose(1, 2)).numpy() if gram and B * L * L * 8 <= _GRAM_BYTES else None
+        self._xT = np.ascontiguousarray(self.x.transpose(0, 2, 1))
+
+    def xT(self, K: int) -> np.ndarray:
+        """x transposed, (B, d, K), contiguous (the engine's matrix product takes the first K keys)."""
+        return self._xT if K == self._xT.shape[2] else np.ascontiguousarray(self._xT[:, :, :K])
+
+
+class EnginePlan:
+    """The checkpoints of the row engine: N ascending, what each asks for and on which rows
+    (``limits`` {N: rows}: N only on the rows r < rows; default every row)."""
+
+    def __init__(self, ns, asked, limits=None):
+        self.perm = np.argsort(ns, kind="stable")
+        self.ns = np.asarray(ns, dtype=np.int64)[self.perm]
+        self.asked = {int(n): set(asked[int(n)]) for n in self.ns}
+        self.flags = np.array([_flags(self.asked[int(n)]) for n in self.ns], dtype=np.int64)
+        big = np.iinfo(np.int64).max
+        self.limit = np.array([big if limits is None else int(limits.get(int(n), big)) for n in self.ns], dtype=np.int64)
+
+    def outputs(self, B: int, R: int) -> dict:
+        """NaN-filled outputs (B, nN, R) of every quantity the engine writes."""
+        return {k: np.full((B, self.ns.size, R), np.nan) for k in _GROUPS}
+
+    def results(self, out: dict, every, ns) -> dict:
+        """The engine's outputs as :func:`position_metrics` returns them: the quantities of
+        ``every``, in the caller's order of ``ns``; a quantity not asked at some N is NaN there."""
+        res = {k: np.full(out["d_tilde"].shape, np.nan) for k in _row_metric_names(every)}
+        for a, n in enumerate(self.ns.tolist()):
+            col = int(self.perm[a])
+            want = self.asked[n] | ({"mass"} if "terms" in self.asked[n] else set())
+            for k in res:
+                if _GROUPS[k] == "d_tilde" or _GROUPS[k] in want:
+                    res[k][:, col] = out[k][:, a]
+        return res
+
+
+def row_engine(w, keys: RowKeys, plan: EnginePlan, ranges, out: dict, *, r0: int = 0, order_out=None,
+               gram_gap: int | None = None) -> None:
+    """The compiled row engine (:func:`attnbounds.empirical.fused.row_metrics`) on a block of
+    rows whose visible keys are one range each, [starts[r], ends[r]].
+
+    ``w`` (B, R, K) the block's weights; ``keys`` the layer's vectors (K ≤ their L); the
+    block's row r is row r0 + r of ``out`` (:meth:`EnginePlan.outputs` of the layer) and of
+    ``order_out`` (B, R', k): the first k keys of each row's order (:func:`top_order`'s)."""
     import torch
 
     fz = _fused_kernels()
-    B, R, K = w.shape
-    d = xs.shape[-1]
+    wt = w if isinstance(w, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(w, dtype=np.float64))
+    wt = wt.to(torch.float64).contiguous()
+    B, R, K = wt.shape
+    x = keys.x
+    if x.shape[0] != B or x.shape[1] < K:
+        raise ValueError(f"keys: shape {x.shape} does not match weights {(B, R, K)}; expected (B, L >= K, d)")
     starts, ends = (np.ascontiguousarray(a, dtype=np.int64) for a in ranges)
-    t = ends - starts + 1
-    if order is None or order.shape[-1] < max(ns):
-        order = top_order(w, max(ns))
-    order_np = np.ascontiguousarray(order.numpy() if isinstance(order, torch.Tensor) else order, dtype=np.int64)
-    wn = w.numpy()
-    xn = np.ascontiguousarray(xs.numpy())
-    xsq_t = (xs * xs).sum(-1)
-    xsq = xsq_t.numpy()
-    norms = xsq_t.sqrt().numpy()
-    out = {k: np.full((B, len(ns), R), np.nan) for k in _row_metric_names(every)}
-    perm = np.argsort(ns, kind="stable")
-    ns_sorted = np.asarray(ns, dtype=np.int64)[perm]
-    nN = ns_sorted.size
-    S = np.empty((B, R, nN, d))
-    mass = np.empty((B, R, nN))
-    rmax = np.empty((B, R, nN))
-    fz.selected_sums(wn, xn, norms, order_np, ns_sorted, S, mass, rmax)
-    St = torch.from_numpy(S)
-    ss = (St * St).sum(-1).numpy()  # (B, R, nN) ‖s_N‖²
-    xT = xs.transpose(1, 2)
-    sep = "separability" in every
-    terms = "terms" in every
-    d_tilde = np.empty((B, R, nN))
-    radius = np.empty((B, R, nN))
-    inside = np.empty((B, R, nN), dtype=np.int64)
-    d1n = np.empty((B, R, nN))
-    step = max(1, _DOTS_ELEMENTS // max(1, B * R * K))
-    for a0 in range(0, nN, step):
-        a1 = min(a0 + step, nN)
-        dots = torch.bmm(St[:, :, a0:a1].reshape(B, R * (a1 - a0), d), xT).view(B, R, a1 - a0, K).numpy()
-        sl = slice(a0, a1)
-        # contiguous arrays of one dtype and rank each: one compiled signature per kernel
-        part = [np.empty((B, R, a1 - a0)) for _ in range(3)]
-        cnt = np.empty((B, R, a1 - a0), dtype=np.int64)
-        fz.distance_sums(wn, xsq, norms, dots, np.ascontiguousarray(ss[:, :, sl]), order_np,
-                         np.ascontiguousarray(ns_sorted[sl]), starts, ends, sep, terms, part[0], part[1], cnt, part[2])
-        d_tilde[:, :, sl], radius[:, :, sl], inside[:, :, sl], d1n[:, :, sl] = part[0], part[1], cnt, part[2]
-        del dots
-    main = None
-    main_ns = [a for a in range(nN) if "main" in asked[int(ns_sorted[a])]]
-    if main_ns:
-        c = torch.bmm(w, xs)  # (B, R, d): the row's context Σ_j α_j x_j
-        xc = torch.bmm(c, xT).numpy()  # (B, R, K): x_i · c
-        csq = (c * c).sum(-1).numpy()
-        main = np.empty((B, R, len(main_ns)))
-        fz.main_sums(wn, xsq, xc, csq, ns_sorted[main_ns], starts, ends, main)
-        del xc
-    for a, n in enumerate(ns_sorted.tolist()):
-        col = int(perm[a])  # the caller's position of this N
-        want = asked[n]
-        valid = t > n
-        vmask = valid[None, :]
-
-        def put(name, value):
-            out[name][:, col] = np.where(vmask, value, np.nan)
-
-        put("d_tilde", d_tilde[:, :, a])
-        if "mass" in want:
-            put("mass", mass[:, :, a])
-            put("R", rmax[:, :, a])
-        if "terms" in want:
-            put("d1_norm", d1n[:, :, a])
-        if "separability" in want:
-            r = torch.from_numpy(np.ascontiguousarray(radius[:, :, a]))
-            put("radius", r.numpy())
-            put("ns_over_n", inside[:, :, a].astype(np.float64) / n)
-            lower, upper = np.empty((B, R)), np.empty((B, R))
-            fz.t2_sides(wn, order_np, n, r.numpy(), lower, upper)  # ξ_j read as σ_j, as in the torch path
-            put("t2_lower", lower)
-            put("t2_upper", upper)
-        if "main" in want:
-            put("main", main[:, :, main_ns.index(a)])
-    return out
+    gap = GRAM_GAP if gram_gap is None else int(gram_gap)
+    gram = keys.gram if keys.gram is not None else np.zeros((B, 1, 1))
+    if keys.gram is None:
+        gap = 0
+    c = torch.bmm(wt, torch.from_numpy(x[:, :K])).numpy()  # (B, R, d): each row's context Σ_i α_i x_i
+    k_order = 0 if order_out is None else order_out.shape[-1]
+    order_out = np.zeros((1, 1, 1), dtype=np.int64) if order_out is None else order_out
+    with _blas_single_thread():
+        fz.row_metrics(wt.numpy(), gram, x, keys.xT(K), c, keys.xsq, keys.norms, starts, ends, plan.ns, plan.flags,
+                       plan.limit, gap, k_order, int(r0), order_out, out["d_tilde"], out["mass"], out["R"],
+                       out["d1_norm"], out["radius"], out["ns_over_n"], out["t2_lower"], out["t2_upper"], out["main"])
 
 
 class PairTable:

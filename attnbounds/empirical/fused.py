@@ -1,23 +1,28 @@
 """Fused per-row kernels (numba) for :func:`attnbounds.empirical.experiments.position_metrics`.
 
 The torch path of ``position_metrics`` makes about a dozen passes over a (heads, rows, keys)
-float64 block per N (the squared distance, clamp, sqrt, masking, sums), and re-reads the
-block for each N. Here each row is handled by one compiled loop:
+float64 block per N and re-reads the block for each N. Here each row (b, r) is handled by one
+compiled loop, :func:`row_metrics`, for every N at once:
 
-* :func:`selected_sums`: the selection sums of every N at once, s_N = Σ_{m<N} α_{o_m} x_{o_m},
-  ᾱ_N and R = max_{m<N}‖x_{o_m}‖, by running sums along the row's order o (the top order,
-  largest weight first, ties to the lower index);
-* the products x_i · s_N of every key with every N's s_N are one batched matmul (torch);
-* :func:`distance_sums`: one pass over the row's visible keys per N gives
-  D_i = ‖α_i x_i − s_N‖ from them, d̃ = Σ_{i∉I_N} D_i, E4's r = min_{i∉I_N} D_i and
-  N_s = #{j ∈ I_N : D_j < r}, and d_1 = max_{i∉I_N}‖x_i‖;
-* :func:`main_sums`: the T1(ii) main term of every N in one pass over the keys;
-* :func:`t2_sides`: Theorem 2's two sides of one N (E4);
-* :func:`top_k_rows`: the top order itself (the first k of a stable descending sort), by
+* the row's order (largest weight first, equal weights in index order) by a radix sort
+  (:func:`sort_row`);
+* the **Gram checkpoints**, the smallest N of the row while each adds fewer than
+  ``gram_gap`` keys: the products P_i = x_i · s_N with s_N = Σ_{m<N} α_{o_m} x_{o_m} are
+  running sums of rows of the Gram matrix G = X Xᵀ, P += α_j G[j, ·] for each key j that
+  joins the top set (one pass over the row's keys per key, no product of length d), and
+  ‖s_N‖² = ‖s_{N−1}‖² + 2α_j P_j + α_j² G[j, j];
+* the **direct checkpoints**, the other N: s_N by running sums along the order, then one
+  matrix product (BLAS) of all their s_N, and of the row's context c = Σ_i α_i x_i, with
+  the row's x gives every x_i · s_N and x_i · c;
+* at each N, D_i = ‖α_i x_i − s_N‖ = (α_i²‖x_i‖² − 2α_i x_i·s_N + ‖s_N‖²)^{1/2} over the
+  row's visible keys, d̃ = Σ_{i∉I_N} D_i, ᾱ_N and R = max_{j∈I_N}‖x_j‖, d_1 = max_{i∉I_N}‖x_i‖,
+  E4's r = min_{i∉I_N} D_i with N_s = #{j ∈ I_N : D_j < r} and Theorem 2's two sides
+  (:func:`_separability`), and the T1(ii) main term from x_i · c;
+* :func:`top_k_rows`: the top order alone (the first k of a stable descending sort), by
   selection; :func:`running_pair_maxima` and :func:`pair_maxima`: d_1 from running maxima.
 
-The arithmetic of each term is the torch path's (the same products in the same order);
-only the order of the sums over keys differs, so the two agree to rounding (tested).
+The terms are the torch path's formulas; the products x_i · s_N are summed in another order
+(through G, or one BLAS product), so the two agree to rounding (tested, 1e-12 relative).
 A row's visible keys must be one range [start, end] (a causal prefix, a sliding window or
 every key); ``position_metrics`` takes the torch path otherwise.
 """
@@ -36,130 +41,8 @@ import numpy as np
 if "NUMBA_THREADING_LAYER" not in os.environ:
     nb.config.THREADING_LAYER = "workqueue"
 
-__all__ = ["selected_sums", "distance_sums", "main_sums", "pair_maxima", "top_k_rows", "running_pair_maxima", "t2_sides"]
-
-
-@nb.njit(parallel=True, cache=True)
-def selected_sums(w, x, norms, order, ns, S, mass, rmax):  # pragma: no cover - compiled
-    """For each row (b, r) and each N of ``ns`` (ascending): S[b, r, a] = Σ_{m<N} α_{o_m} x_{o_m},
-    mass = Σ_{m<N} α_{o_m}, rmax = max_{m<N} ‖x_{o_m}‖. ``order`` (B, R, k ≥ max N)."""
-    B, R, _ = w.shape
-    d = x.shape[2]
-    nN = ns.shape[0]
-    for p in nb.prange(B * R):
-        b = p // R
-        r = p - b * R
-        acc = np.zeros(d)
-        m_acc = 0.0
-        r_acc = -np.inf
-        m = 0
-        for a in range(nN):
-            n = ns[a]
-            while m < n:
-                j = order[b, r, m]
-                wj = w[b, r, j]
-                for q in range(d):
-                    acc[q] += wj * x[b, j, q]
-                m_acc += wj
-                if norms[b, j] > r_acc:
-                    r_acc = norms[b, j]
-                m += 1
-            for q in range(d):
-                S[b, r, a, q] = acc[q]
-            mass[b, r, a] = m_acc
-            rmax[b, r, a] = r_acc
-
-
-@nb.njit(parallel=True, cache=True, fastmath={"reassoc", "contract"})
-def distance_sums(w, xsq, norms, dots, ss, order, ns, starts, ends, sep, terms,
-                  d_tilde, radius, inside, d1_norm):  # pragma: no cover - compiled
-    """Per row and N: d̃ = Σ_{i∉I_N} D_i over the visible keys [starts[r], ends[r]],
-    D_i = sqrt(max(α_i²‖x_i‖² − 2 α_i (x_i·s_N) + ‖s_N‖², 0)) with ``dots`` (B, R, nN, K)
-    = x_i·s_N and ``ss`` (B, R, nN) = ‖s_N‖². As in the torch path, d̃ is the sum over the
-    visible keys minus the sum over I_N. With ``sep``: radius = min_{i∉I_N} D_i and
-    inside = #{j ∈ I_N : D_j < radius}; with ``terms``: d1_norm = max_{i∉I_N} ‖x_i‖."""
-    B, R, K = w.shape
-    k = order.shape[2]
-    nN = ns.shape[0]
-    for p in nb.prange(B * R):
-        b = p // R
-        r = p - b * R
-        lo = starts[r]
-        hi = ends[r] + 1
-        rank = np.empty(0, np.int64)
-        buf = np.empty(K)
-        if sep or terms:
-            rank = np.full(K, k, np.int64)  # position in the top order; k: not among the first k
-            for m in range(k):
-                rank[order[b, r, m]] = m
-        for a in range(nN):
-            n = ns[a]
-            s2 = ss[b, r, a]
-            tot = 0.0
-            for i in range(lo, hi):
-                wi = w[b, r, i]
-                dv = math.sqrt(max(wi * wi * xsq[b, i] + (-2.0) * wi * dots[b, r, a, i] + s2, 0.0))
-                buf[i] = dv
-                tot += dv
-            sel = 0.0
-            for m in range(n):
-                j = order[b, r, m]
-                if lo <= j < hi:
-                    sel += buf[j]
-                else:  # a hidden key (α = 0): D = ‖s‖
-                    sel += math.sqrt(max(s2, 0.0))
-            d_tilde[b, r, a] = tot - sel
-            if sep:
-                rmin = np.inf
-                for i in range(lo, hi):
-                    if rank[i] >= n and buf[i] < rmin:
-                        rmin = buf[i]
-                radius[b, r, a] = rmin
-                c = 0
-                for m in range(n):
-                    j = order[b, r, m]
-                    dj = buf[j] if lo <= j < hi else math.sqrt(max(s2, 0.0))
-                    if dj < rmin:
-                        c += 1
-                inside[b, r, a] = c
-            if terms:
-                dmax = -np.inf
-                for i in range(lo, hi):
-                    if rank[i] >= n and norms[b, i] > dmax:
-                        dmax = norms[b, i]
-                d1_norm[b, r, a] = dmax
-
-
-@nb.njit(parallel=True, cache=True, fastmath={"reassoc", "contract"})
-def main_sums(w, xsq, xc, csq, ns, starts, ends, out):  # pragma: no cover - compiled
-    """The T1(ii) main term per row and N: (t − N)/t Σ_i ‖(1 + k) α_i x_i − k c‖ over the row's
-    t visible keys, k = N/max(t − 1, 1), with ``xc`` (B, R, K) = x_i·c and ``csq`` (B, R) = ‖c‖²."""
-    B, R, K = w.shape
-    nN = ns.shape[0]
-    for p in nb.prange(B * R):
-        b = p // R
-        r = p - b * R
-        lo = starts[r]
-        hi = ends[r] + 1
-        t = hi - lo
-        km1 = max(t - 1, 1)
-        A = np.empty(nN)
-        Bc = np.empty(nN)
-        C = np.empty(nN)
-        for a in range(nN):
-            kk = ns[a] / km1
-            A[a] = (1.0 + kk) ** 2
-            Bc[a] = -2.0 * kk * (1.0 + kk)
-            C[a] = kk * kk * csq[b, r]
-        acc = np.zeros(nN)
-        for i in range(lo, hi):
-            wi = w[b, r, i]
-            ai = wi * wi * xsq[b, i]
-            bi = xc[b, r, i] * wi
-            for a in range(nN):
-                acc[a] += math.sqrt(max(ai * A[a] + bi * Bc[a] + C[a], 0.0))
-        for a in range(nN):
-            out[b, r, a] = (t - ns[a]) / t * acc[a]
+__all__ = ["row_metrics", "sort_row", "pair_maxima", "top_k_rows", "running_pair_maxima",
+           "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP"]
 
 
 @nb.njit(parallel=True, cache=True)
@@ -323,31 +206,311 @@ def running_pair_maxima(d2, r0, carried, carried_arg, best, arg):  # pragma: no 
             carried_arg[b, j] = a
 
 
-@nb.njit(parallel=True, cache=True)
-def t2_sides(w, order, n, radius, lower, upper):  # pragma: no cover - compiled
-    """Theorem 2's two sides per row at one N, ξ_j read as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2}:
-    lower = 1 − (1/N) Σ_j ξ_j / r (Markov) and upper = (1/N) Σ_j exp(−((ξ_j − r)₊)²/(2σ_j²))
-    (McDiarmid, M = 1; a term is 1 where ξ_j ≤ r), with r = ``radius`` (B, R)."""
-    B, R, _ = w.shape
-    for p in nb.prange(B * R):
-        b = p // R
-        r = p - b * R
-        tot = 0.0
-        for m in range(n):
-            a = w[b, r, order[b, r, m]]
-            tot += a * a
-        rr = radius[b, r]
-        xs = 0.0
-        ts = 0.0
-        for m in range(n):
-            a = w[b, r, order[b, r, m]]
-            xi = math.sqrt(max(tot - a * a, 0.0))
-            xs += xi
-            gap = max(xi - rr, 0.0)
-            if gap > 0:
-                den = 2.0 * (xi * xi) if xi > 0 else 2.0
-                ts += math.exp(-gap * gap / den)
-            else:
-                ts += 1.0
-        lower[b, r] = 1.0 - (xs / n) / rr
-        upper[b, r] = ts / n
+# --- the row engine ------------------------------------------------------------------------
+
+# what a checkpoint N asks for (bits of ``flags``; d̃ is always computed)
+FLAG_MASS = 1  # ᾱ_N and R = max_{j∈I_N} ‖x_j‖
+FLAG_TERMS = 2  # d_1 = max_{i∉I_N} ‖x_i‖ (and ᾱ_N, R)
+FLAG_MAIN = 4  # the T1(ii) main term
+FLAG_SEP = 8  # E4: r, N_s/N and Theorem 2's sides
+
+_RUN_SORT = 32  # a run of equal float32 keys longer than this is re-sorted by np.argsort, not by insertion
+
+
+@nb.njit(cache=True)
+def sort_row(wr, lo, hi, a, b, ka, kb, cnt):  # pragma: no cover - compiled
+    """a[:t] = the keys lo … hi − 1 (t = hi − lo) by weight ``wr``, largest first, equal weights
+    in index order: the stable descending order of the float64 weights.
+
+    An LSD radix sort with byte digits (a digit that every key shares is skipped) on the
+    float32 rounding of the weights, which is monotone; keys whose float32 weights are equal
+    are then ordered by their float64 weights, stably. ``b``, ``ka``, ``kb`` (t,) and ``cnt``
+    (256,) are work arrays."""
+    t = hi - lo
+    bits = wr[lo:hi].astype(np.float32).view(np.uint32)
+    for i in range(t):
+        u = bits[i]
+        if u & np.uint32(0x80000000):  # the IEEE order of a float as an unsigned key
+            u = ~u
+        else:
+            u = u | np.uint32(0x80000000)
+        ka[i] = ~u  # ascending in ka = descending in w
+        a[i] = lo + i
+    for sh in range(0, 32, 8):
+        for j in range(256):
+            cnt[j] = 0
+        for i in range(t):
+            cnt[(ka[i] >> sh) & 255] += 1
+        if cnt[(ka[0] >> sh) & 255] == t:
+            continue
+        s = 0
+        for j in range(256):
+            c = cnt[j]
+            cnt[j] = s
+            s += c
+        for i in range(t):
+            k = (ka[i] >> sh) & 255
+            pos = cnt[k]
+            cnt[k] = pos + 1
+            b[pos] = a[i]
+            kb[pos] = ka[i]
+        for i in range(t):
+            a[i] = b[i]
+            ka[i] = kb[i]
+    i = 0
+    while i < t:  # a run of equal float32 keys: order it by the float64 weights, stably
+        j = i + 1
+        while j < t and ka[j] == ka[i]:
+            j += 1
+        if j - i > _RUN_SORT:
+            seg = np.empty(j - i)
+            for q in range(i, j):
+                seg[q - i] = -wr[a[q]]
+            p = np.argsort(seg, kind="mergesort")
+            for q in range(i, j):
+                b[q] = a[i + p[q - i]]
+            for q in range(i, j):
+                a[q] = b[q]
+        elif j - i > 1:
+            for q in range(i + 1, j):
+                v = a[q]
+                wv = wr[v]
+                z = q - 1
+                while z >= i and wr[a[z]] < wv:
+                    a[z + 1] = a[z]
+                    z -= 1
+                a[z + 1] = v
+        i = j
+
+
+@nb.njit(cache=True)
+def _separability(wr, a, n, D, lo, sq, rmin, b, cc, r, radius, ns_over_n, lower, upper):  # pragma: no cover - compiled
+    """E4 at one row and N: r = ``rmin`` = min_{i∉I_N} D_i, N_s/N with N_s = #{j ∈ I_N : D_j < r}
+    (strictly inside), and Theorem 2's sides with ξ_j read as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2}:
+    lower = 1 − (1/N) Σ_j ξ_j / r (Markov), upper = (1/N) Σ_j exp(−((ξ_j − r)₊)²/(2σ_j²))
+    (McDiarmid, M = 1; a term is 1 where ξ_j ≤ r). ``sq`` = Σ_{j∈I_N} α_j²."""
+    inside = 0
+    xs = 0.0
+    ts = 0.0
+    for k in range(n):
+        j = a[k]
+        if D[j - lo] < rmin:
+            inside += 1
+        aj = wr[j]
+        xi = math.sqrt(max(sq - aj * aj, 0.0))
+        xs += xi
+        gap = max(xi - rmin, 0.0)
+        if gap > 0:
+            den = 2.0 * (xi * xi) if xi > 0 else 2.0
+            ts += math.exp(-gap * gap / den)
+        else:
+            ts += 1.0
+    radius[b, cc, r] = rmin
+    ns_over_n[b, cc, r] = inside / n
+    lower[b, cc, r] = 1.0 - (xs / n) / rmin
+    upper[b, cc, r] = ts / n
+
+
+@nb.njit(cache=True)
+def _finish(f, wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, r,
+            d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper):  # pragma: no cover - compiled
+    """Write checkpoint ``cc`` of row (b, r) from its distances D (t,) and the mask ``keep``
+    (1.0 for a key outside I_N): d̃ = ``tot``, and what ``f`` asks for."""
+    d_tilde[b, cc, r] = tot
+    if f & FLAG_MASS or f & FLAG_TERMS:
+        mass[b, cc, r] = msum
+        rmax[b, cc, r] = rm
+    if f & FLAG_TERMS:
+        dmax = -np.inf
+        for i in range(t):
+            if keep[i] > 0.0 and norms[b, lo + i] > dmax:
+                dmax = norms[b, lo + i]
+        d1n[b, cc, r] = dmax
+    if f & FLAG_SEP:
+        rmin = np.inf
+        for i in range(t):
+            if keep[i] > 0.0 and D[i] < rmin:
+                rmin = D[i]
+        _separability(wr, a, n, D, lo, sq, rmin, b, cc, r, radius, ns_over_n, lower, upper)
+
+
+@nb.njit(cache=True, fastmath={"contract"})
+def _accumulate(acc, x, wr, a, m0, m1):  # pragma: no cover - compiled
+    """acc += Σ α_{a_m} x_{a_m} (rows of ``x``) over m = m0, m0 ± 1, … up to m1 excluded (downwards
+    when m1 < m0), key after key: no reassociation, so that a running sum does not depend on
+    where it was split into checkpoints."""
+    d = acc.shape[0]
+    step = 1 if m1 >= m0 else -1
+    for m in range(m0, m1, step):
+        j = a[m]
+        bj = wr[j]
+        xj = x[j]
+        for e in range(d):
+            acc[e] += bj * xj[e]
+
+
+# fastmath: reassociation only (vectorized sums). No contraction into FMAs here: with it, ‖s‖²
+# and Σα_j² are rounded differently from α_j² alone, and ξ_j = (Σα_k² − α_j²)^{1/2} at N = 1
+# becomes the square root of a rounding error (1e-9) instead of 0.
+@nb.njit(parallel=True, cache=True, fastmath={"reassoc"})
+def row_metrics(w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram_gap, k_order, r0,
+                order_out, d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper, main):  # pragma: no cover - compiled
+    """Every checkpoint N of every row (b, r) of ``w`` (B, R, K), in one pass per row.
+
+    ``ns`` (nN,) ascending, ``flags`` (nN,) what each N asks for (``FLAG_*``), ``limit``
+    (nN,): N is computed on the rows r0 + r < limit only. Row r's visible keys are
+    starts[r] … ends[r]; N is computed where N < t (a key is left out). ``G`` (B, K', K') the
+    Gram matrix x xᵀ (K' ≥ K; unused when ``gram_gap`` is 0), ``x`` (B, K', d), ``xT`` (B, d,
+    K) x transposed, ``c`` (B, R, d) each row's context Σ_i α_i x_i, ``xsq``/``norms``
+    (B, K') ‖x_i‖² and ‖x_i‖. Outputs (B, nN, R') at column r0 + r, written where computed;
+    ``order_out`` (B, R', k_order) the first k_order keys of each row's order."""
+    B, R, K = w.shape
+    d = x.shape[2]
+    nN = ns.shape[0]
+    for q in nb.prange(B * R):
+        b = q // R
+        r = q - b * R
+        ro = r0 + r
+        lo = starts[r]
+        hi = ends[r] + 1
+        t = hi - lo
+        app = np.empty(nN, np.int64)  # this row's checkpoints, ascending
+        na = 0
+        any_main = False
+        for cc in range(nN):
+            if ns[cc] < t and ro < limit[cc]:
+                app[na] = cc
+                na += 1
+                if flags[cc] & FLAG_MAIN:
+                    any_main = True
+        if na == 0 and k_order == 0:
+            continue
+        ng = 0  # the Gram checkpoints: N < gram_gap (fixed per N, so that a value does not depend on the other N asked)
+        while ng < na and ns[app[ng]] < gram_gap:
+            ng += 1
+        wr = w[b, r]
+        a = np.empty(t, np.int64)
+        work = np.empty(t, np.int64)
+        ka = np.empty(t, np.uint32)
+        kb = np.empty(t, np.uint32)
+        cnt = np.empty(256, np.int64)
+        sort_row(wr, lo, hi, a, work, ka, kb, cnt)
+        for m in range(min(k_order, t)):
+            order_out[b, ro, m] = a[m]
+        if na == 0:
+            continue
+        aw = np.empty(t)  # α_i² ‖x_i‖²
+        ww = np.empty(t)  # α_i
+        for i in range(t):
+            wi = wr[lo + i]
+            ww[i] = wi
+            aw[i] = wi * wi * xsq[b, lo + i]
+        keep = np.ones(t)  # 1.0 for a key outside I_N
+        D = np.empty(t)
+        sq = 0.0  # Σ_{j∈I_N} α_j²
+        msum = 0.0  # ᾱ_N
+        rm = -np.inf  # R
+        m = 0  # keys in I_N so far
+        if ng > 0:
+            P = np.zeros(t)  # x_i · s_N
+            ss = 0.0  # ‖s_N‖²
+            for z in range(ng):
+                cc = app[z]
+                n = ns[cc]
+                while m < n:
+                    j = a[m]
+                    bj = wr[j]
+                    g = G[b, j]
+                    ss += 2.0 * bj * P[j - lo] + bj * bj * g[j]
+                    for i in range(t):
+                        P[i] += bj * g[lo + i]
+                    msum += bj
+                    sq += bj * bj
+                    if norms[b, j] > rm:
+                        rm = norms[b, j]
+                    keep[j - lo] = 0.0
+                    m += 1
+                tot = 0.0
+                for i in range(t):
+                    dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * P[i] + ss, 0.0))
+                    D[i] = dv
+                    tot += dv * keep[i]
+                _finish(flags[cc], wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
+                        d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
+        nd = na - ng
+        nrow = nd + 1 if any_main else nd
+        if nrow == 0:
+            continue
+        # s_N of the direct checkpoints: running sums from the top of the order where N ≤ t/2,
+        # c minus running sums from the bottom above (fixed per N and t, as the Gram rule)
+        split = 0
+        while split < nd and 2 * ns[app[ng + split]] <= t:
+            split += 1
+        S = np.zeros((max(nrow, 2), d))  # two rows at least: BLAS takes a matrix-vector path for one, rounded differently
+        acc = np.zeros(d)
+        mm = 0
+        xb = x[b]
+        for u in range(split):
+            n = ns[app[ng + u]]
+            _accumulate(acc, xb, wr, a, mm, n)
+            mm = n
+            for e in range(d):
+                S[u, e] = acc[e]
+        acc[:] = 0.0
+        mm = t - 1
+        for u in range(nd - 1, split - 1, -1):  # from the bottom of the order, key t − 1 first
+            n = ns[app[ng + u]]
+            _accumulate(acc, xb, wr, a, mm, n - 1)
+            mm = n - 1
+            for e in range(d):
+                S[u, e] = c[b, r, e] - acc[e]
+        if any_main:
+            for e in range(d):
+                S[nd, e] = c[b, r, e]
+        prod = np.dot(S, xT[b])  # (nrow, K): x_i · s_N, and x_i · c in the last row
+        for z in range(ng, na):
+            cc = app[z]
+            n = ns[cc]
+            while m < n:
+                j = a[m]
+                bj = wr[j]
+                msum += bj
+                sq += bj * bj
+                if norms[b, j] > rm:
+                    rm = norms[b, j]
+                keep[j - lo] = 0.0
+                m += 1
+            ss = 0.0
+            for e in range(d):
+                ss += S[z - ng, e] * S[z - ng, e]
+            pz = prod[z - ng]
+            tot = 0.0
+            for i in range(t):
+                dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * pz[lo + i] + ss, 0.0))
+                D[i] = dv
+                tot += dv * keep[i]
+            _finish(flags[cc], wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
+                    d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
+        if not any_main:
+            continue
+        # the T1(ii) main term: (t − N)/t Σ_i ‖(1 + k) α_i x_i − k c‖ over the t keys, k = N/max(t − 1, 1)
+        csq = 0.0
+        for e in range(d):
+            csq += S[nd, e] * S[nd, e]
+        pc = prod[nd]
+        bw = np.empty(t)  # α_i x_i · c
+        for i in range(t):
+            bw[i] = ww[i] * pc[lo + i]
+        for z in range(na):
+            cc = app[z]
+            if not (flags[cc] & FLAG_MAIN):
+                continue
+            n = ns[cc]
+            kk = n / max(t - 1, 1)
+            A = (1.0 + kk) ** 2
+            Bc = -2.0 * kk * (1.0 + kk)
+            C = kk * kk * csq
+            tot = 0.0
+            for i in range(t):
+                tot += math.sqrt(max(aw[i] * A + bw[i] * Bc + C, 0.0))
+            main[b, cc, ro] = (t - n) / t * tot

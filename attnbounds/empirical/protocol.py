@@ -62,8 +62,6 @@ HEADS_COLUMNS = ["experiment", "layer", "head", "window", "L", "N", "T", "epsilo
 _RNG_E5 = 5
 _BLOCK = 128  # query rows per block (a causal prefix block takes the keys up to its last row)
 _KS_AHEAD = 3  # E3's bisection computes the rows of its next 3 steps' possible midpoints (7 N) in one pass
-_HEADS = 4  # heads per metric call at 128 rows × 1024 keys (more for smaller blocks): the float64 passes
-# stay in cache, 2× faster than all heads at once
 
 
 class PaperSettings:
@@ -87,6 +85,22 @@ def ks_grid(L: int) -> np.ndarray:
     if L < 2:
         raise ValueError(f"L: must be >= 2, got {L}")
     return np.arange(1, L, max(1, L // 100), dtype=np.int64)
+
+
+def _scan_positions(size: int) -> np.ndarray:
+    """Positions in an N grid of ``size`` points of E3's geometric scan (10 points, first and last included)."""
+    return np.unique(np.rint(np.geomspace(1, size, min(size, 10))).astype(int) - 1)
+
+
+def ks_scan_points(L: int) -> list:
+    """The N of E3's geometric scan at window length L (10 points of :func:`ks_grid`): the main
+    pass computes their rows, so the search starts with them in hand.
+
+    >>> ks_scan_points(1024)
+    [1, 11, 21, 41, 71, 121, 211, 361, 611, 1021]
+    """
+    grid = ks_grid(L)
+    return [int(grid[i]) for i in _scan_positions(grid.size)]
 
 
 # --- the claims' forms ----------------------------------------------------------------
@@ -198,7 +212,7 @@ def _blocks(L: int, causal_prefix: bool):
 def _softmax64(logits):
     import torch
 
-    return torch.softmax(torch.from_numpy(np.asarray(logits)).to(torch.float64), dim=-1)
+    return torch.softmax(torch.from_numpy(np.asarray(logits)), dim=-1, dtype=torch.float64)  # cast, then softmax
 
 
 class _Logits:
@@ -282,68 +296,76 @@ class _Logits:
         return self.parts[r0 // _BLOCK][:, :r1 - r0, :K]
 
 
-def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
+def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict | None = None) -> dict:
     """Per-row metrics (B, n_N, L) of the first L rows of one layer, block by block.
 
     ``spec`` maps N to the quantities wanted there (names of
     :func:`~attnbounds.empirical.experiments.position_metrics`, plus ``d1_pair``);
-    d1_pair comes from running maxima (:class:`~attnbounds.empirical.experiments.PairTable`). Also returns ``keys`` (L,), the number of keys each row sees.
+    d1_pair comes from running maxima (:class:`~attnbounds.empirical.experiments.PairTable`).
+    ``limits`` {N: rows}: N only on the rows r < rows (E3's N of a shorter L; NaN beyond).
+    Also returns ``keys`` (L,), the number of keys each row sees.
     """
     with ex.torch_single_thread():
-        return _rows_blocks(lg, x, L, prefix, spec)
+        return _rows_blocks(lg, x, L, prefix, spec, limits or {})
 
 
-def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict) -> dict:
+def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict) -> dict:
     ns = sorted(spec)
     parts: dict = {"keys": np.full(L, L, dtype=np.int64)}
     B = x.shape[0]
-    # a few heads at a time, so that the float64 (heads, rows, K) passes stay in cache (2× faster
-    # than all heads at once); short windows take more heads per call
-    step = max(_HEADS, (_HEADS * _BLOCK * 1024) // (min(_BLOCK, L) * L))
-    chunks = [(h0, min(h0 + step, B)) for h0 in range(0, B, step)]
-    pair = any("d1_pair" in v for v in spec.values())
-    tables = {h0: ex.PairTable(x[h0:h1, :L]) for h0, h1 in chunks} if pair else None  # running maxima per chunk
-    maxima: dict = {}
+    pn = [n for n in ns if "d1_pair" in spec[n]]
+    table = ex.PairTable(x[:, :L]) if pn else None  # running maxima of ‖x_i − x_j‖² for d_1 (all heads)
+    what = {n: set(spec[n]) - {"d1_pair"} for n in ns}
+    every = set().union(*what.values()) if what else set()
+    engine = None
+    if ex._fused_kernels() is not None:  # the compiled row engine: the layer's vectors and checkpoints, once
+        engine = (ex.RowKeys(x[:, :L], gram=bool(ns) and ns[0] < ex.GRAM_GAP), ex.EnginePlan(ns, what, limits))
+        out = engine[1].outputs(B, L)
+        order_all = np.zeros((B, L, max(pn, default=0)), dtype=np.int64) if pn else None
+    maxima = None
     for r0, r1, K in _blocks(L, prefix):
         logits = lg.block(r0, r1, K)
         vis = np.isfinite(logits[0]) if prefix else None  # causal mask and sliding windows
         if vis is not None:
             parts["keys"][r0:r1] = vis.sum(-1)
-        if tables is not None:  # running maxima of this block's rows (prefix blocks come in order)
-            starts = None
+        ranges = ex._visible_ranges(vis, r1 - r0, K)
+        if table is not None:  # running maxima: of this block's rows (prefix blocks come in order), or of every key
             if prefix:
-                ranges = ex._visible_ranges(vis, r1 - r0, K)  # a sliding window: each row's first key
-                starts = None if ranges is None else ranges[0]
-            for h0, _ in chunks:
-                if prefix:
-                    maxima[h0] = tables[h0].rows(r0, r1, starts)
-                elif r0 == 0:
-                    maxima[h0] = tables[h0].every()
-        use = [n for n in ns if n < K]
+                maxima = table.rows(r0, r1, None if ranges is None else ranges[0])
+            elif maxima is None:
+                maxima = table.every()
+        use = [n for n in ns if n < K and limits.get(n, L) > r0]
         if not use:
             continue
-        # one sort serves many large N; a single large N is cheaper by selection (top_mask)
-        # (the compiled kernels take the order up to the largest N: one sort for every N)
-        large = [n for n in use if n > 256 and not spec[n] & {"separability", "terms", "d1_pair"}]
-        if len(large) >= 3 or ex._fused_kernels() is not None:
-            k = max(use)
+        w = _softmax64(logits)
+        if engine is not None and ranges is not None:  # every head, every N of the block in one call
+            ex.row_engine(w, engine[0], engine[1], ranges, out, r0=r0, order_out=order_all)
+            order = None if order_all is None else _torch(order_all[:, r0:r1])
+            res = None
         else:
+            large = [n for n in use if n > 256 and not spec[n] & {"separability", "terms", "d1_pair"}]
             k = max([n for n in use if n not in large] or [0])
-        what = {n: set(spec[n]) - {"d1_pair"} for n in use}
-        cols = [ns.index(n) for n in use]
-        for h0, h1 in chunks:
-            w = _softmax64(logits[h0:h1])
             order = ex.top_order(w, k) if k else None
-            res = ex.position_metrics(w, x[h0:h1, :K], use, visible=vis, order=order, what=what)
-            if tables is not None:
-                res["d1_pair"] = np.full((h1 - h0, len(use), r1 - r0), np.nan)
-                pn = [n for n in use if "d1_pair" in spec[n]]
-                if pn:  # every N in one call (one set-up)
-                    res["d1_pair"][:, [use.index(n) for n in pn]] = ex.pair_distance_max(x[h0:h1, :K], order, pn, vis,
-                                                                                         maxima=maxima[h0])
+            res = ex.position_metrics(w, x[:, :K], use, visible=vis, order=order, what={n: what[n] for n in use})
+        cols = [ns.index(n) for n in use]
+        if res is not None:
             for key, v in res.items():
-                parts.setdefault(key, np.full((B, len(ns), L), np.nan))[h0:h1, cols, r0:r1] = v
+                parts.setdefault(key, np.full((B, len(ns), L), np.nan))[:, cols, r0:r1] = v
+        here = [n for n in pn if n in use]
+        if here:  # d_1 of every N in one call (one set-up)
+            parts.setdefault("d1_pair", np.full((B, len(ns), L), np.nan))[:, [ns.index(n) for n in here], r0:r1] = \
+                ex.pair_distance_max(x[:, :K], order, here, vis, maxima=maxima)
+    if engine is not None:
+        for key, v in engine[1].results(out, every, ns).items():
+            have = parts.get(key)
+            parts[key] = v if have is None else np.where(np.isnan(v), have, v)  # blocks the torch path took
     return parts
+
+
+def _torch(a):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(a))
 
 
 def _sums(rows: np.ndarray, L: int) -> tuple[np.ndarray, np.ndarray]:
@@ -483,13 +505,28 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
         LH1 = next(L for L in lengths if L > H1_N)
     h1: dict = {k: [] for k in H1_COLUMNS + ["jaccard_rows"]}
 
-    def spec_for(K):
-        """{N: quantities} of a layer's rows over K keys (E2 and E4 only at the largest L)."""
+    def spec_for(K, levels=()):
+        """({N: quantities}, {N: rows}) of a layer's rows over K keys: E1 at every L, E2 and E4
+        at the largest, and E3's scan points (:func:`ks_scan_points`) of each L in ``levels``,
+        each on the rows r < L only (a prefix row serves every L above it)."""
         e12 = sorted(set(e1_n) | (set(e2_n) if K == Lmax else set()))
         spec = {n: {"mass", "main", "terms" if forms.get("T1i") == "d1_norm" else "d1_pair"} for n in e12 if n < K}
         for n in (e4_n if K == Lmax else []):
             spec.setdefault(n, set()).add("separability")
-        return spec
+        limits: dict = {}
+        if ks is not None:
+            every_row = set(spec)
+            for L in levels:
+                for n in ks_scan_points(L):
+                    if n >= min(L, K):
+                        continue
+                    spec.setdefault(n, set()).add("main")
+                    if n not in every_row and L < K:
+                        limits[n] = max(limits.get(n, 0), L)
+                    elif n not in every_row:
+                        every_row.add(n)
+                        limits.pop(n, None)
+        return spec, limits
 
     def decide_forms(lg, x, L):
         r1 = min(_BLOCK, L)
@@ -501,26 +538,32 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
             order = ex.top_order(w, max(ns))
             forms.update(claim_forms(w, x[:, :w.shape[-1]], vis, ns, None, order))
 
-    def layer_rows(y, lg, x, K, means_for, S=1):
-        """E1/E2/E4 of one layer over its first K rows; per-head sums for each L in ``means_for``.
-        S > 1: S windows stacked along the head axis (their sums are added per head)."""
-        spec = spec_for(K)
+    def layer_rows(y, lg, x, K, means_for, S=1, tile=False):
+        """E1/E2/E4, and E3's scan points, of one layer over its first K rows; per-head sums for
+        each L in ``means_for``. S > 1: S windows stacked along the head axis (their sums are
+        added per head); ``tile``: the windows that tile the rest of the window at L = K."""
+        spec, limits = spec_for(K, means_for)
         if not spec:
             return
         if not decided:
             decided.append(True)
             decide_forms(lg, x, K)
-            spec = spec_for(K)
-        rows = _rows(lg, x, K, prefix, spec)
+            spec, limits = spec_for(K, means_for)
+        rows = _rows(lg, x, K, prefix, spec, limits)
         tcount = rows.pop("keys")  # (K,) keys each row sees (a sliding window sees fewer than t)
         ns = sorted(spec)
         for a, n in enumerate(ns):
             terms = {k: rows[k][:, a] for k in rows}
-            if "main" in spec[n]:
+            if ks is not None and "main" in spec[n]:  # E3: the rows of N (d̃ and the main term) seed the search
+                if tile:
+                    ks.seed_tiles(y, n, K, terms["d_tilde"], terms["main"], S)
+                elif prefix:
+                    ks.seed(y, n, terms["d_tilde"], terms["main"], upto=limits.get(n))
+                else:
+                    ks.seed(y, n, terms["d_tilde"], terms["main"], L=K)
+            if n in e1_n or n in e2_n:
                 bound = _t1_bound_candidates(terms, tcount[None, :], n)[forms.get("T1i", "d1_pair")]
                 e12 = (("d_tilde", terms["d_tilde"]), ("bound", bound), ("expectation", terms["main"]))
-                if ks is not None and prefix and S == 1:
-                    ks.seed(y, n, terms["d_tilde"], terms["main"])
 
             def add(experiment, name, vals, L):
                 tot, cnt = _sums(vals, L)
@@ -601,7 +644,7 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
             flat = logits.reshape((S * H,) + logits.shape[2:])
             xf = np.ascontiguousarray(x).reshape((S * H,) + x.shape[2:])
             lg = _Logits(flat, prefix, keep=ks is not None)
-            layer_rows(y, lg, xf, L, [L], S=S)
+            layer_rows(y, lg, xf, L, [L], S=S, tile=True)
             if L5 is not None and L5 == L:
                 e5(y, flat, S, 1)
             if ks is not None:
@@ -845,24 +888,40 @@ class _KSSearch:
     def _key(self, n, L):
         return n if self.prefix else (n, L)
 
-    def _keep(self, y: int, n: int, L, d_tilde_rows, main_rows) -> None:
+    def _keep(self, y: int, n: int, L, d_tilde_rows, main_rows, upto=None) -> None:
         """Keep layer y's per-head sums at N for every L the rows (H, L_rows) serve: in prefix
-        mode every L of the run up to L_rows (a row does not depend on L), else L only."""
-        R = d_tilde_rows.shape[-1]
+        mode every L of the run up to L_rows (a row does not depend on L), or up to ``upto``
+        when only the rows r < upto were computed; else L only."""
+        R = d_tilde_rows.shape[-1] if upto is None else min(upto, d_tilde_rows.shape[-1])
         got = self.rows.setdefault(self._key(n, L), {}).setdefault(y, {})
         for l in ([m for m in self.lengths if m <= R] if self.prefix else [L]):
             if l not in got:
                 got[l] = (*_sums(d_tilde_rows, l), *_sums(main_rows, l))
 
-    def seed(self, y: int, n: int, d_tilde_rows, main_rows) -> None:
-        """Rows (H, L_rows) of layer y at N from the main pass (prefix mode: valid for every L ≤ L_rows).
+    def seed(self, y: int, n: int, d_tilde_rows, main_rows, L=None, upto=None) -> None:
+        """Rows (H, L_rows) of layer y at N from the main pass: in prefix mode valid for every
+        L ≤ L_rows (or ≤ ``upto``, the rows computed); else the rows of the pass of length L.
 
-        Only the window's own rows (L_rows = its length, the largest L) seed the search: a
-        tiling window's rows belong to the tiling windows' sums, not to the window's prefix
-        (a single tiling window, S = 1, used to replace the window's rows here)."""
-        if d_tilde_rows.shape[-1] != max(self.lengths):
+        In prefix mode only the window's own rows (L_rows = its length, the largest L) seed the
+        search: a tiling window's rows belong to the tiling windows' sums (:meth:`seed_tiles`),
+        not to the window's prefix."""
+        if self.prefix:
+            if d_tilde_rows.shape[-1] != max(self.lengths):
+                return
+            self._keep(y, n, None, d_tilde_rows, main_rows, upto)
+        elif L is not None and L in self.lengths:
+            self._keep(y, n, L, d_tilde_rows, main_rows)
+
+    def seed_tiles(self, y: int, n: int, L: int, d_tilde_rows, main_rows, S: int) -> None:
+        """Rows (S·H, L) of layer y at N of the S windows that tile the rest of the window at L
+        (layers come in order, from the tiling pass): their per-head sums join E3's means."""
+        got = self.extra.setdefault((L, n), [])
+        if len(got) != y:  # a layer missed: leave (L, n) to _compute
+            self.extra.pop((L, n))
             return
-        self._keep(y, n, None, d_tilde_rows, main_rows)
+        sd, cd = _sums(d_tilde_rows, L)
+        sm, cm = _sums(main_rows, L)
+        got.append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
 
     def _has(self, n, L, layers) -> bool:
         got = self.rows.get(self._key(n, L), {})
@@ -943,7 +1002,7 @@ class _KSSearch:
         grid = ks_grid(L)
         # geometric scan in increasing N, stopping at the first non-rejecting point,
         # then bisection on the grid between it and the last rejecting point
-        pos = np.unique(np.rint(np.geomspace(1, grid.size, min(grid.size, 10))).astype(int) - 1)
+        pos = _scan_positions(grid.size)
         self._test(kept, L, [int(grid[i]) for i in pos], tested, stage, sub)
         hi = None
         lo = -1

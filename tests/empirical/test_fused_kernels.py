@@ -103,32 +103,123 @@ def test_pair_table_compiled_blocks_equal_the_torch_blocks(monkeypatch):
         assert torch.equal(compiled._best, plain._best) and torch.equal(compiled._arg, plain._arg)
 
 
-def test_t2_sides_equals_the_direct_formula():
-    """Theorem 2's sides per row (ξ_j read as σ_j) against a direct loop over the top set; a
-    selection off by one place in the order gives different values (the data discriminates)."""
+def _separability_ref(a, radius):
+    """Theorem 2's sides of one row from its selected weights ``a`` (ξ_j read as σ_j)."""
+    xi = np.sqrt(np.maximum((a ** 2).sum() - a ** 2, 0.0))
+    gap = np.maximum(xi - radius, 0.0)
+    return 1.0 - xi.mean() / radius, np.mean([np.exp(-g * g / (2 * s * s)) if g > 0 else 1.0 for g, s in zip(gap, xi)])
+
+
+def test_separability_equals_the_direct_formula():
+    """E4 of one row (N_s/N strictly inside r, Theorem 2's sides with ξ_j read as σ_j) against a
+    direct loop over the top set; a selection off by one place in the order gives different
+    values (the data discriminates)."""
     rng = np.random.default_rng(9)
-    B, R, K, n = 2, 6, 30, 5
-    w = rng.random((B, R, K)) ** 3
+    K, n = 30, 5
+    seen_exp = False
+    for trial in range(12):
+        w = rng.random(K) ** 3
+        w /= w.sum()
+        order = np.argsort(-w, kind="stable")
+        D = rng.random(K) * 0.1
+        radius = float(rng.random() * 0.05)  # some ξ_j above r (an exp term), some below (a term of 1)
+        out = [np.full((1, 1, 1), np.nan) for _ in range(4)]
+        sq = float((w[order[:n]] ** 2).sum())
+        fz._separability(w, order, n, D, 0, sq, radius, 0, 0, 0, *out)
+        lower, upper = _separability_ref(w[order[:n]], radius)
+        seen_exp |= 0 < upper < 1
+        assert out[0][0, 0, 0] == radius
+        assert out[1][0, 0, 0] == np.sum(D[order[:n]] < radius) / n
+        assert out[2][0, 0, 0] == pytest.approx(lower, rel=1e-12, abs=1e-12)
+        assert out[3][0, 0, 0] == pytest.approx(upper, rel=1e-12)
+        shifted = np.ascontiguousarray(order[1:])  # I_N off by one place
+        fz._separability(w, shifted, n, D, 0, float((w[shifted[:n]] ** 2).sum()), radius, 0, 0, 0, *out)
+        assert out[2][0, 0, 0] != pytest.approx(lower, rel=1e-6)
+    assert seen_exp
+
+
+def _sorted(w, lo, hi):
+    t = hi - lo
+    a, b = np.empty(t, np.int64), np.empty(t, np.int64)
+    ka, kb = np.empty(t, np.uint32), np.empty(t, np.uint32)
+    fz.sort_row(np.ascontiguousarray(w, dtype=np.float64), lo, hi, a, b, ka, kb, np.empty(256, np.int64))
+    return a
+
+
+@pytest.mark.parametrize("case", ["random", "ties", "float32 collisions", "long run", "zeros", "negative"])
+def test_sort_row_is_the_stable_descending_order(case):
+    """The radix sort equals a stable descending argsort of the float64 weights over the range,
+    including weights equal in float32 but not in float64 (short runs by insertion, runs longer
+    than _RUN_SORT by argsort), exact ties (index order), zero and negative weights."""
+    rng = np.random.default_rng(len(case))
+    K = 300
+    w = rng.random(K)
+    if case == "ties":
+        w = np.round(w, 1)
+    elif case == "float32 collisions":  # runs of 4 keys equal in float32, distinct in float64 (insertion sort)
+        w = np.repeat(rng.random(K // 4), 4) + rng.integers(0, 4, K) * 2.0 ** -40
+    elif case == "long run":
+        w = np.full(K, 0.5) + rng.permutation(K) * 2.0 ** -45  # one run of K equal float32 keys
+    elif case == "zeros":
+        w[::3] = 0.0
+    elif case == "negative":
+        w = rng.standard_normal(K)
+    if case in ("float32 collisions", "long run"):  # the float32 keys do collide, the float64 weights do not
+        assert np.unique(w.astype(np.float32)).size <= K // 4 and np.unique(w).size > K // 2
+    for lo, hi in ((0, K), (17, 230), (5, 6)):
+        ref = lo + np.argsort(-w[lo:hi], kind="stable")
+        assert np.array_equal(_sorted(w, lo, hi), ref), (lo, hi)
+    assert not np.array_equal(_sorted(w, 0, K), np.argsort(-w, kind="quicksort")[::-1])
+
+
+def _engine(w, x, ns, what, *, gram_gap=None, limits=None, k_order=0):
+    B, R, K = w.shape
+    plan = ex.EnginePlan(ns, what, limits)
+    out = plan.outputs(B, R)
+    order = np.zeros((B, R, k_order), dtype=np.int64) if k_order else None
+    ex.row_engine(w, ex.RowKeys(x), plan, ex._visible_ranges(None, R, K), out, order_out=order, gram_gap=gram_gap)
+    res = plan.results(out, set().union(*what.values()), ns)
+    return (res, order) if k_order else res
+
+
+def test_row_engine_gram_and_direct_checkpoints_agree():
+    """Every checkpoint computed through the Gram matrix (every N a Gram checkpoint) equals the
+    same checkpoint by the direct product (no Gram checkpoint), and both equal the torch path."""
+    rng = np.random.default_rng(21)
+    B, R, K = 2, 9, 70
+    lg = rng.standard_normal((B, R, K)) * 2
+    w = np.exp(lg)
     w /= w.sum(-1, keepdims=True)
-    order = np.argsort(-w, axis=-1, kind="stable")
-    radius = rng.random((B, R)) * 0.05  # some ξ_j above r (an exp term), some below (a term of 1)
-    lower, upper = np.empty((B, R)), np.empty((B, R))
-    fz.t2_sides(w, order, n, radius, lower, upper)
-    ref_l, ref_u = np.empty((B, R)), np.empty((B, R))
-    for b in range(B):
-        for r in range(R):
-            a = w[b, r, order[b, r, :n]]
-            xi = np.sqrt(np.maximum((a ** 2).sum() - a ** 2, 0.0))
-            gap = np.maximum(xi - radius[b, r], 0.0)
-            ref_l[b, r] = 1.0 - xi.mean() / radius[b, r]
-            ref_u[b, r] = np.mean([np.exp(-g * g / (2 * s * s)) if g > 0 else 1.0 for g, s in zip(gap, xi)])
-    assert np.any((ref_u < 1) & (ref_u > 0))
-    np.testing.assert_allclose(lower, ref_l, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(upper, ref_u, rtol=1e-12)
-    shifted = np.ascontiguousarray(order[..., 1:])  # I_N off by one place
-    lo2, up2 = np.empty((B, R)), np.empty((B, R))
-    fz.t2_sides(w, shifted, n, radius, lo2, up2)
-    assert not np.allclose(lo2, ref_l, rtol=1e-6)
+    x = ex.to_sphere(rng.standard_normal((B, K, 5)))
+    what = {1: {"separability", "terms"}, 3: {"main", "mass"}, 10: {"separability"}, 40: {"main", "terms"},
+            69: {"separability", "mass"}}
+    ns = list(what)
+    gram = _engine(w, x, ns, what, gram_gap=10 ** 6)
+    direct = _engine(w, x, ns, what, gram_gap=0)
+    ref = ex.position_metrics(w, x, ns, what=what, fused=False)
+    assert set(gram) == set(direct) == set(ref)
+    for k in ref:
+        np.testing.assert_allclose(gram[k], ref[k], rtol=1e-12, atol=1e-12 if k == "t2_lower" else 0.0, err_msg=k)
+        np.testing.assert_allclose(direct[k], ref[k], rtol=1e-12, atol=1e-12 if k == "t2_lower" else 0.0, err_msg=k)
+
+
+def test_row_engine_limits_and_order():
+    """An N limited to the first rows is NaN below them and equal to the unlimited value above;
+    ``k_order`` returns the first keys of each row's stable descending order."""
+    rng = np.random.default_rng(22)
+    B, R, K = 2, 12, 40
+    w = rng.random((B, R, K)) ** 4
+    w[..., 3] = w[..., 7]  # a tie: index order
+    w /= w.sum(-1, keepdims=True)
+    x = ex.to_sphere(rng.standard_normal((B, K, 4)))
+    what = {2: {"main"}, 9: {"main", "mass"}, 30: {"main"}}
+    full = _engine(w, x, [2, 9, 30], what)
+    part, order = _engine(w, x, [2, 9, 30], what, limits={9: 5, 30: 0}, k_order=6)
+    for k in full:
+        np.testing.assert_array_equal(part[k][:, 0], full[k][:, 0])
+        np.testing.assert_array_equal(part[k][:, 1, :5], full[k][:, 1, :5])
+        assert np.isnan(part[k][:, 1, 5:]).all() and np.isnan(part[k][:, 2]).all()
+    np.testing.assert_array_equal(order, np.argsort(-w, axis=-1, kind="stable")[..., :6])
 
 
 def test_pair_distance_max_of_several_n_equals_one_call_per_n():
