@@ -1089,11 +1089,14 @@ class PairTable:
     every key). With them, d_1 of any row and selection is a lookup (:func:`pair_distance_max`).
     """
 
-    def __init__(self, x):
+    def __init__(self, x, gram=None):
         import torch
 
         self.x = _tensor(x)
         self.xsq = (self.x * self.x).sum(-1)  # (B, K)
+        # the Gram matrix x xᵀ (B, K', K'), K' ≥ K, when the caller has it: the distances are then read from it
+        self.gram_array = None if gram is None else np.asarray(gram)
+        self.gram = None if gram is None else torch.from_numpy(self.gram_array)
         B, K = self.xsq.shape
         self._best = torch.full((B, K), -np.inf, dtype=torch.float64)  # max over the keys < cursor
         self._arg = torch.zeros((B, K), dtype=torch.int64)
@@ -1102,9 +1105,11 @@ class PairTable:
     def _d2(self, i0: int, i1: int):
         import torch
 
-        keys = self.x[:, i0:i1]  # (B, k, d)
         d2 = self.xsq[:, :, None] + self.xsq[:, None, i0:i1]  # [b, j, i] ‖x_j‖² + ‖x_i‖²
-        return d2.sub_(torch.bmm(self.x, keys.transpose(1, 2)), alpha=2.0)  # ‖x_i − x_j‖²
+        if self.gram is not None:
+            return d2.sub_(self.gram[:, :d2.shape[1], i0:i1], alpha=2.0)  # ‖x_i − x_j‖²
+        keys = self.x[:, i0:i1]  # (B, k, d)
+        return d2.sub_(torch.bmm(self.x, keys.transpose(1, 2)), alpha=2.0)
 
     def rows(self, r0: int, r1: int, starts=None):
         """(best, arg, starts), best and arg (B, K, r1 − r0): best[b, j, r − r0] = max ‖x_i − x_j‖²
@@ -1189,7 +1194,7 @@ def _pair_exact(xs, xsq, b, j, sel, ends, chunk: int = 2048, starts=None):
     return out
 
 
-def pair_distance_max(x, order, n, visible=None, *, chunk: int = 64, maxima=None, fused=None) -> np.ndarray:
+def pair_distance_max(x, order, n, visible=None, *, chunk: int = 64, maxima=None, fused=None, gram=None) -> np.ndarray:
     """max_{i∉I_N, j∈I_N} ‖x_i − x_j‖ for every row (B, R); −inf where no key is left out.
 
     ``n`` is N, or a sequence of N: then (B, len(n), R), one set-up shared by every N.
@@ -1225,11 +1230,12 @@ def pair_distance_max(x, order, n, visible=None, *, chunk: int = 64, maxima=None
         o = order.numpy() if isinstance(order, torch.Tensor) else np.asarray(order)
         bn = np.ascontiguousarray(best.numpy())
         an = np.ascontiguousarray(argmax.numpy(), dtype=np.int64)
+        g = np.zeros((1, 1, 1)) if gram is None else gram  # x_j · x_i for the recomputed maxima
         outs = []
         for m in ns:
             out = np.empty((B, R))
             fz.pair_maxima(xs, xsq, np.ascontiguousarray(o[..., :m], dtype=np.int64), m, bn, an,
-                           best.shape[-1] == R and R > 1, starts, ends, out)
+                           best.shape[-1] == R and R > 1, starts, ends, out, g)
             outs.append(np.where(np.isinf(out), out, np.sqrt(np.maximum(out, 0.0))))
     else:
         outs = [_pair_lookup(x, order, m, maxima, ranges) for m in ns]

@@ -41,22 +41,24 @@ import numpy as np
 if "NUMBA_THREADING_LAYER" not in os.environ:
     nb.config.THREADING_LAYER = "workqueue"
 
-__all__ = ["row_metrics", "sort_row", "pair_maxima", "top_k_rows", "running_pair_maxima",
-           "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP"]
+__all__ = ["row_metrics", "sort_row", "softmax_rows", "exp_nonpositive", "pair_maxima", "top_k_rows",
+           "running_pair_maxima", "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP"]
 
 
 @nb.njit(parallel=True, cache=True)
-def pair_maxima(x, xsq, order, n, best, arg, per_row, starts, ends, out):  # pragma: no cover - compiled
+def pair_maxima(x, xsq, order, n, best, arg, per_row, starts, ends, out, gram):  # pragma: no cover - compiled
     """d_1² = max_{i∉I_N, j∈I_N} ‖x_i − x_j‖² per row from a PairTable's running maxima.
 
     ``best``/``arg`` (B, K, C): the largest ‖x_i − x_j‖² over the row's visible keys and its
     maximizer, column r (``per_row``) or 0. For a selected j whose maximizer is not selected
     the maximum is exact; the others are recomputed over the row's visible non-selected
-    keys, largest candidate first, only while their candidate (an upper bound) can still win.
+    keys, largest candidate first, only while their candidate (an upper bound) can still win,
+    the products x_j · x_i read from ``gram`` (B, K', K'), K' ≥ K, when it is given ((1, 1, 1): not).
     ``out`` (B, R): −inf where no key is left out."""
     B, R, _ = order.shape
     K = x.shape[1]
     d = x.shape[2]
+    use_gram = gram.shape[1] >= K and gram.shape[2] >= K
     for p in nb.prange(B * R):
         b = p // R
         r = p - b * R
@@ -87,9 +89,12 @@ def pair_maxima(x, xsq, order, n, best, arg, per_row, starts, ends, out):  # pra
                 for i in range(starts[r], ends[r] + 1):
                     if chosen[i]:
                         continue
-                    dot = 0.0
-                    for e in range(d):
-                        dot += x[b, j, e] * x[b, i, e]
+                    if use_gram:
+                        dot = gram[b, j, i]
+                    else:
+                        dot = 0.0
+                        for e in range(d):
+                            dot += x[b, j, e] * x[b, i, e]
                     d2 = (xsq[b, i] + xsq[b, j]) - 2.0 * dot
                     if d2 > good:
                         good = d2
@@ -514,3 +519,78 @@ def row_metrics(w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram
             for i in range(t):
                 tot += math.sqrt(max(aw[i] * A + bw[i] * Bc + C, 0.0))
             main[b, cc, ro] = (t - n) / t * tot
+
+
+# --- softmax ------------------------------------------------------------------------------
+
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01  # ln 2 in two parts (Cody–Waite): k·_LN2_HI is exact for |k| < 2^20
+_LN2_LO = 1.90821492927058770002e-10
+_E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12, _E13 = (1.0 / math.factorial(k) for k in range(2, 14))
+
+
+@nb.njit(cache=True, fastmath={"contract"})
+def exp_nonpositive(y, out, bits):  # pragma: no cover - compiled
+    """out[i] = exp(y[i]) for y[i] ≤ 0, within one ulp, in a loop the compiler vectorizes (numba's
+    own exp calls libm one value at a time): y = k ln 2 + r with |r| ≤ ln 2 / 2, e^r by its
+    Taylor polynomial of degree 13 (remainder below 4e-18), 2^k from the exponent bits;
+    y < −708 (a subnormal result, or 0) falls back to ``math.exp``. ``bits`` (n,) int64 work array."""
+    n = y.shape[0]
+    for i in range(n):
+        v = max(y[i], -708.0)
+        k = math.floor(v * _LOG2E + 0.5)
+        r = (v - k * _LN2_HI) - k * _LN2_LO
+        p = _E13
+        p = p * r + _E12
+        p = p * r + _E11
+        p = p * r + _E10
+        p = p * r + _E9
+        p = p * r + _E8
+        p = p * r + _E7
+        p = p * r + _E6
+        p = p * r + _E5
+        p = p * r + _E4
+        p = p * r + _E3
+        p = p * r + _E2
+        p = p * r + 1.0
+        out[i] = p * r + 1.0
+        bits[i] = (np.int64(k) + 1023) << 52
+    scale = bits[:n].view(np.float64)
+    for i in range(n):
+        out[i] *= scale[i]
+    for i in range(n):
+        if y[i] < -708.0:
+            out[i] = math.exp(y[i])
+
+
+@nb.njit(parallel=True, cache=True, fastmath={"reassoc"})
+def softmax_rows(lg, starts, ends, w):  # pragma: no cover - compiled
+    """w[b, r] = the softmax of the float32 logits lg[b, r] over the keys starts[r] … ends[r] in
+    float64 (0 at the other keys): e_i = exp(l_i − max l), w_i = e_i / Σ e (:func:`exp_nonpositive`)."""
+    B, R, K = lg.shape
+    for q in nb.prange(B * R):
+        b = q // R
+        r = q - b * R
+        lo = starts[r]
+        hi = ends[r] + 1
+        row = lg[b, r]
+        m = -np.inf
+        for i in range(lo, hi):
+            v = np.float64(row[i])
+            if v > m:
+                m = v
+        y = np.empty(hi - lo)
+        for i in range(lo, hi):
+            y[i - lo] = np.float64(row[i]) - m
+        e = np.empty(hi - lo)
+        exp_nonpositive(y, e, np.empty(hi - lo, np.int64))
+        s = 0.0
+        for i in range(hi - lo):
+            s += e[i]
+        out = w[b, r]
+        for i in range(lo):
+            out[i] = 0.0
+        for i in range(lo, hi):
+            out[i] = e[i - lo] / s
+        for i in range(hi, K):
+            out[i] = 0.0

@@ -281,6 +281,20 @@ class _Logits:
         """Elements of one layer's kept prefix blocks."""
         return sum(H * (r1 - r0) * r1 for r0, r1, _ in _blocks(L, True))
 
+    def block_ranges(self, r0: int, r1: int, K: int):
+        """(logits, ranges) of a block: with ``ranges`` (starts, ends) each row's visible keys
+        (one range), the logits outside them are arbitrary (a recomputed block is not masked);
+        ranges None: the logits are masked with −inf and the visible keys are not one range."""
+        if self.qk is not None:
+            import torch
+
+            q, k, scaling = self.qk
+            out = (torch.matmul(torch.from_numpy(q[:, r0:r1]), torch.from_numpy(k[:, :K]).transpose(-1, -2)) * scaling).numpy()
+            return out, (self.ranges[0][r0:r1], np.minimum(self.ranges[1][r0:r1], K - 1))
+        logits = self.block(r0, r1, K)
+        vis = np.isfinite(logits[0]) if self.prefix else None
+        return logits, ex._visible_ranges(vis, r1 - r0, K)
+
     def block(self, r0: int, r1: int, K: int):
         if self.qk is not None:
             import torch
@@ -314,21 +328,30 @@ def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict)
     parts: dict = {"keys": np.full(L, L, dtype=np.int64)}
     B = x.shape[0]
     pn = [n for n in ns if "d1_pair" in spec[n]]
-    table = ex.PairTable(x[:, :L]) if pn else None  # running maxima of ‖x_i − x_j‖² for d_1 (all heads)
     what = {n: set(spec[n]) - {"d1_pair"} for n in ns}
     every = set().union(*what.values()) if what else set()
     engine = None
     if ex._fused_kernels() is not None:  # the compiled row engine: the layer's vectors and checkpoints, once
-        engine = (ex.RowKeys(x[:, :L], gram=bool(ns) and ns[0] < ex.GRAM_GAP), ex.EnginePlan(ns, what, limits))
+        engine = (ex.RowKeys(x[:, :L], gram=bool(ns) and (ns[0] < ex.GRAM_GAP or bool(pn))), ex.EnginePlan(ns, what, limits))
         out = engine[1].outputs(B, L)
         order_all = np.zeros((B, L, max(pn, default=0)), dtype=np.int64) if pn else None
+    # running maxima of ‖x_i − x_j‖² for d_1 (all heads), from the engine's Gram matrix when there is one
+    table = ex.PairTable(x[:, :L], gram=None if engine is None else engine[0].gram) if pn else None
     maxima = None
     for r0, r1, K in _blocks(L, prefix):
-        logits = lg.block(r0, r1, K)
-        vis = np.isfinite(logits[0]) if prefix else None  # causal mask and sliding windows
-        if vis is not None:
-            parts["keys"][r0:r1] = vis.sum(-1)
-        ranges = ex._visible_ranges(vis, r1 - r0, K)
+        if engine is not None:
+            logits, ranges = lg.block_ranges(r0, r1, K)
+            vis = None
+            if prefix and ranges is None:  # not one range per row: the torch path, with the mask
+                vis = np.isfinite(logits[0])
+        else:
+            logits = lg.block(r0, r1, K)
+            vis = np.isfinite(logits[0]) if prefix else None  # causal mask and sliding windows
+            ranges = ex._visible_ranges(vis, r1 - r0, K)
+        if prefix:
+            parts["keys"][r0:r1] = vis.sum(-1) if ranges is None else ranges[1] - ranges[0] + 1
+        if prefix and ranges is not None and vis is None and pn:
+            vis = _range_mask(ranges, K)  # pair_distance_max reads each row's keys from the mask
         if table is not None:  # running maxima: of this block's rows (prefix blocks come in order), or of every key
             if prefix:
                 maxima = table.rows(r0, r1, None if ranges is None else ranges[0])
@@ -337,12 +360,14 @@ def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict)
         use = [n for n in ns if n < K and limits.get(n, L) > r0]
         if not use:
             continue
-        w = _softmax64(logits)
         if engine is not None and ranges is not None:  # every head, every N of the block in one call
+            w = np.empty(logits.shape)
+            ex._fused_kernels().softmax_rows(np.ascontiguousarray(logits, dtype=np.float32), *ranges, w)
             ex.row_engine(w, engine[0], engine[1], ranges, out, r0=r0, order_out=order_all)
             order = None if order_all is None else _torch(order_all[:, r0:r1])
             res = None
         else:
+            w = _softmax64(logits)
             large = [n for n in use if n > 256 and not spec[n] & {"separability", "terms", "d1_pair"}]
             k = max([n for n in use if n not in large] or [0])
             order = ex.top_order(w, k) if k else None
@@ -354,12 +379,18 @@ def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict)
         here = [n for n in pn if n in use]
         if here:  # d_1 of every N in one call (one set-up)
             parts.setdefault("d1_pair", np.full((B, len(ns), L), np.nan))[:, [ns.index(n) for n in here], r0:r1] = \
-                ex.pair_distance_max(x[:, :K], order, here, vis, maxima=maxima)
+                ex.pair_distance_max(x[:, :K], order, here, vis, maxima=maxima, gram=table.gram_array)
     if engine is not None:
         for key, v in engine[1].results(out, every, ns).items():
             have = parts.get(key)
             parts[key] = v if have is None else np.where(np.isnan(v), have, v)  # blocks the torch path took
     return parts
+
+
+def _range_mask(ranges, K: int) -> np.ndarray:
+    """(R, K) the keys starts[r] … ends[r] of each row."""
+    keys = np.arange(K)[None, :]
+    return (keys >= ranges[0][:, None]) & (keys <= ranges[1][:, None])
 
 
 def _torch(a):
