@@ -353,10 +353,12 @@ def t2_sides(w, order, n, radius, lower, upper):  # pragma: no cover - compiled
         upper[b, r] = ts / n
 
 
-# --- E5's perturbation gain -----------------------------------------------------------------
+# --- E5's perturbation gain and the H1 probe ------------------------------------------------
 #
 # perturbation_rows: g = ‖softmax((l + εv)/T) − softmax(l/T)‖₂/ε of every (T, ε) in one
-# pass per row over its visible keys only (for :func:`attnbounds.empirical.experiments.perturbation_gain`).
+# pass per row over its visible keys only (for :func:`attnbounds.empirical.experiments.perturbation_gain`);
+# h1_heads / h1_universe: the distinguishable sets of the H1 probe
+# (:func:`attnbounds.empirical.protocol.h1_layer`).
 #
 # numba has no vectorized exp here (no SVML: math.exp is a scalar libm call, ~5 ns), so the
 # row loops use exp_nonpositive below, which LLVM vectorizes: 1.1 ns per element against
@@ -677,3 +679,116 @@ def perturbation_rows(l, v, temperatures, epsilons, out):  # pragma: no cover - 
                     g0 = g0 if abs(g0) >= SQUARE_FLUSH else 0.0
                     out[b, r, a, j] = math.sqrt(g0 * g0 + G) / e
 
+
+@nb.njit(fastmath={"reassoc", "contract"})
+def _scaled_distance2(a, xi, s):  # pragma: no cover - compiled
+    """‖a x_i − s‖²."""
+    acc = 0.0
+    for e in range(s.shape[0]):
+        z = a * xi[e] - s[e]
+        acc += z * z
+    return acc
+
+
+@nb.njit(parallel=True, cache=True)
+def h1_heads(w, sums, rows, x, t, n, top, dist):  # pragma: no cover - compiled
+    """The H1 probe's distinguishable sets, per head h and probe row q over the keys i < t[q].
+
+    The weights are α_i = w[h, rows[q], i] / sums[h, q] (``w`` (H, L, ≥ t): softmax rows,
+    ``sums`` (H, R): their sums over the row's keys); ``x`` (H or 1, ≥ t, d). top[h, q] = I_N,
+    the n largest weights, largest first, ties to the lower index (the first n of a stable
+    descending sort). With s = Σ_{j∈I_N} α_j x_j (in key order) and D_i = ‖α_i x_i − s‖,
+    E4's radius is ρ = min_{i∉I_N} D_i, and dist[h, q, m] = D_{top[m]} <= ρ(1 − 1e-12) and no
+    i ∉ I_N has D_i <= ρ(1 − 1e-12), i.e. ρ > 0 (the distinguishable tokens of
+    :func:`attnbounds.numerics.selection.distinguishable_mask`, just inside ρ). Needs t[q] > n."""
+    H = w.shape[0]
+    R = t.shape[0]
+    dim = x.shape[2]
+    for p in nb.prange(H * R):
+        h = p // R
+        q = p - h * R
+        xh = x[h if x.shape[0] > 1 else 0]
+        tq = t[q]
+        row = w[h, rows[q]]
+        total = sums[h, q]
+        a = np.empty(tq)
+        idx = np.empty(n, np.int64)
+        val = np.empty(n)
+        c = 0
+        for i in range(tq):  # insertion into the n best so far: only a strictly larger weight displaces
+            ai = row[i] / total
+            a[i] = ai
+            if c < n:
+                j = c
+                c += 1
+            elif ai > val[n - 1]:
+                j = n - 1
+            else:
+                continue
+            while j > 0 and val[j - 1] < ai:  # equal weights keep the earlier key first
+                val[j] = val[j - 1]
+                idx[j] = idx[j - 1]
+                j -= 1
+            val[j] = ai
+            idx[j] = i
+        chosen = np.zeros(tq, np.bool_)
+        for m in range(n):
+            chosen[idx[m]] = True
+        s = np.zeros(dim)
+        for i in range(tq):
+            if chosen[i]:
+                xi = xh[i]
+                for e in range(dim):
+                    s[e] += a[i] * xi[e]
+        D2 = np.empty(tq)
+        rho2 = np.inf
+        for i in range(tq):
+            D2[i] = _scaled_distance2(a[i], xh[i], s)
+            if not chosen[i] and D2[i] < rho2:
+                rho2 = D2[i]
+        rho = math.sqrt(rho2)  # = min of the D_i (sqrt is monotone and correctly rounded)
+        thr = rho * (1 - 1e-12)
+        separated = not rho <= thr  # no i ∉ I_N inside: ρ is the least of their D_i
+        for m in range(n):
+            top[h, q, m] = idx[m]
+            dist[h, q, m] = separated and math.sqrt(D2[idx[m]]) <= thr
+
+
+@nb.njit(parallel=True, cache=True)
+def h1_universe(top, dist, t, masks, size, counts, inter, union):  # pragma: no cover - compiled
+    """Per probe row q: the union U of the heads' top sets (its keys in increasing order),
+    size[q] = |U|, masks[q, h, u] = head h separates U's u-th key (``masks`` (R, H, ≥ |U|),
+    False beyond), counts[q, h] = |S_h|, and for the head pairs g < h in the order of
+    ``numpy.triu_indices(H, 1)``: inter[q, ·] = |S_g ∩ S_h|, union[q, ·] = |S_g ∪ S_h|."""
+    H, R, n = top.shape
+    for q in nb.prange(R):
+        col = np.full(t[q], -1, np.int64)
+        for h in range(H):
+            for m in range(n):
+                col[top[h, q, m]] = 0
+        k = 0
+        for i in range(t[q]):
+            if col[i] == 0:
+                col[i] = k
+                k += 1
+        size[q] = k
+        for h in range(H):
+            c = 0
+            for m in range(n):
+                if dist[h, q, m]:
+                    masks[q, h, col[top[h, q, m]]] = True
+                    c += 1
+            counts[q, h] = c
+        pair = 0
+        for g in range(H):
+            for h in range(g + 1, H):
+                both = 0
+                either = 0
+                for u in range(k):
+                    a = masks[q, g, u]
+                    b = masks[q, h, u]
+                    both += a and b
+                    either += a or b
+                inter[q, pair] = both
+                union[q, pair] = either
+                pair += 1

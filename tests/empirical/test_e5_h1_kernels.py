@@ -1,8 +1,10 @@
-"""E5's compiled perturbation gain against its references.
+"""E5's compiled perturbation gain and the H1 probe's compiled sets against their references.
 
 * ``perturbation_gain(..., fused=True)`` (:func:`attnbounds.empirical.fused.perturbation_rows`)
-  against the torch path (``fused=False``, the previous implementation) and against an
-  80-digit mpmath evaluation; the random directions stay the same stream.
+  against the torch path (``fused=False``, the previous implementation) and against a
+  80-digit mpmath evaluation; the random directions stay the same stream;
+* ``h1_layer`` (:func:`attnbounds.empirical.fused.h1_heads` / ``h1_universe``) against the
+  row-by-row reference ``protocol._h1_layer_rows``: equal, not close.
 """
 
 from __future__ import annotations
@@ -223,3 +225,99 @@ def test_perturbation_gain_without_numba_takes_the_torch_path(monkeypatch):
     assert np.array_equal(ex.perturbation_gain(l, TS, EPS, np.random.default_rng(1)), want)
     with pytest.raises(ValueError, match="fused: needs numba"):
         ex.perturbation_gain(l, TS, EPS, np.random.default_rng(1), fused=True)
+    with pytest.raises(ValueError, match="fused: needs numba"):
+        protocol.h1_layer(np.zeros((1, 20, 20), np.float32), np.ones((1, 20, 2)), True, 20, 4, fused=True)
+
+
+# --- H1 ------------------------------------------------------------------------------------
+
+
+def _h1_case(seed, H=4, L=40, d=5, shared=False, digits=1):
+    rng = np.random.default_rng(seed)
+    lg = np.round(rng.standard_normal((H, L, L)) * 2, digits).astype(np.float32)  # ties in the weights
+    lg[:, np.triu_indices(L, 1)[0], np.triu_indices(L, 1)[1]] = -np.inf
+    x = ex.to_sphere(rng.standard_normal((1 if shared else H, L, d)))
+    x[:, 7] = x[:, 3]  # a repeated vector: equal distances where the weights tie too
+    lg[:, :, 7] = lg[:, :, 3]
+    return lg, x
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("shared", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_h1_layer_fused_equals_the_row_by_row_reference(seed, shared, causal):
+    lg, x = _h1_case(seed, shared=shared)
+    L = lg.shape[-1]
+    for n in (1, 4, 9):
+        got = protocol.h1_layer(lg, x, causal, L, n)
+        ref = protocol.h1_layer(lg, x, causal, L, n, fused=False)
+        assert got == ref, (n, {k: (got[k], ref[k]) for k in got if got[k] != ref[k]})
+        assert got["rows"] == (L - n if causal else L)
+
+
+def test_h1_layer_fused_equals_the_reference_on_a_longer_window_and_one_head():
+    lg, x = _h1_case(3, H=1, L=30)
+    assert protocol.h1_layer(lg, x, True, 30, 4) == protocol.h1_layer(lg, x, True, 30, 4, fused=False)
+    lg, x = _h1_case(4, H=6, L=70, d=8, digits=3)
+    wider = np.pad(lg, ((0, 0), (0, 10), (0, 10)), constant_values=-np.inf)
+    xw = np.pad(x, ((0, 0), (0, 10), (0, 0)), constant_values=0.5)
+    got = protocol.h1_layer(wider, xw, True, 70, 16)
+    assert got == protocol.h1_layer(lg, x, True, 70, 16, fused=False)
+    assert protocol.h1_layer(lg, x, True, 10, 16) == protocol.h1_layer(lg, x, True, 10, 16, fused=False)  # no row
+
+
+def test_h1_heads_sets_against_numpy():
+    """The kernel's top sets (stable: ties to the lower index) and distinguishable flags
+    against top_n and per_token_distance row by row."""
+    from attnbounds.numerics.attention import per_token_distance, top_n
+
+    lg, x = _h1_case(5, H=3, L=30)
+    w_all = protocol._softmax64(lg).numpy()
+    n = 4
+    rows = np.arange(n, 30)
+    t = rows + 1
+    sums = np.stack([w_all[:, r, :t[q]].sum(-1) for q, r in enumerate(rows)], axis=1)
+    top = np.empty((3, rows.size, n), dtype=np.int64)
+    dist = np.empty((3, rows.size, n), dtype=np.bool_)
+    fz.h1_heads(w_all, sums, rows, x, t, n, top, dist)
+    ties = 0
+    for q, r in enumerate(rows):
+        for h in range(3):
+            w = w_all[h, r, :t[q]] / sums[h, q]
+            assert top[h, q].tolist() == top_n(w, n).tolist()
+            ties += len(np.unique(w)) < w.size
+            D = per_token_distance(w, x[h, :t[q]], n)
+            rest = np.setdiff1d(np.arange(t[q]), top[h, q])
+            rho = D[rest].min()
+            want = (D[top[h, q]] <= rho * (1 - 1e-12)) & (rho > 0)
+            assert dist[h, q].tolist() == want.tolist()
+    assert ties > 10  # the case exercises tied weights
+    assert dist.any() and not dist.all()
+
+
+def test_h1_overlap_is_head_overlaps_per_row():
+    from attnbounds.numerics.coverage import head_overlap
+
+    rng = np.random.default_rng(6)
+    for H in (1, 2, 5):
+        R, k = 30, 9
+        size = rng.integers(1, k + 1, R)
+        inside = np.arange(k)[None, None, :] < size[:, None, None]
+        masks = (rng.random((R, H, k)) < rng.uniform(0, 1, (R, 1, 1))) & inside
+        masks[:3] = False  # empty sets: Jaccard undefined
+        counts = masks.sum(-1)
+        iu = np.triu_indices(H, 1)
+        inter = (masks[:, :, None] & masks[:, None]).sum(-1)[:, iu[0], iu[1]].copy()
+        union = (masks[:, :, None] | masks[:, None]).sum(-1)[:, iu[0], iu[1]].copy()
+        got = protocol._h1_overlap(counts, size, inter, union)
+        for q in range(R):
+            ov = head_overlap(masks[q, :, :size[q]])["summary"]
+            for key in ("union_bound", "worst_case", "jaccard"):
+                a, b = ov[key], got[key][q]
+                assert a == b or (np.isnan(a) and np.isnan(b)), (H, q, key)
+        protocol._check_overlap(masks, size, got, head_overlap)
+        if H > 1:
+            bad = {k: v.copy() for k, v in got.items()}
+            bad["jaccard"][(R - 1) // 2] = 0.123  # a row the check samples (the middle one)
+            with pytest.raises(RuntimeError, match="jaccard differs"):
+                protocol._check_overlap(masks, size, bad, head_overlap)
