@@ -218,15 +218,17 @@ def test_e5_layer_keeps_its_seeded_stream_and_chunks():
         assert tot[k] == pytest.approx(want, rel=1e-11), k
 
 
-def test_perturbation_gain_without_numba_takes_the_torch_path(monkeypatch):
+def test_without_numba_the_reference_paths_are_taken(monkeypatch):
     l = _e5_rows(seed=10)[:, :9]
     want = ex.perturbation_gain(l, TS, EPS, np.random.default_rng(1), fused=False)
     monkeypatch.setattr(ex, "_FUSED", False)  # as if numba were missing
     assert np.array_equal(ex.perturbation_gain(l, TS, EPS, np.random.default_rng(1)), want)
     with pytest.raises(ValueError, match="fused: needs numba"):
         ex.perturbation_gain(l, TS, EPS, np.random.default_rng(1), fused=True)
+    lg, x = _h1_case(0, H=2, L=20)
+    assert protocol.h1_layer(lg, x, True, 20, 4) == protocol._h1_layer_rows(lg, x, True, 20, 4)
     with pytest.raises(ValueError, match="fused: needs numba"):
-        protocol.h1_layer(np.zeros((1, 20, 20), np.float32), np.ones((1, 20, 2)), True, 20, 4, fused=True)
+        protocol.h1_layer(lg, x, True, 20, 4, fused=True)
 
 
 # --- H1 ------------------------------------------------------------------------------------
