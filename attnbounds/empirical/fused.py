@@ -41,8 +41,9 @@ import numpy as np
 if "NUMBA_THREADING_LAYER" not in os.environ:
     nb.config.THREADING_LAYER = "workqueue"
 
-__all__ = ["row_metrics", "sort_row", "softmax_rows", "exp_nonpositive", "pair_maxima", "top_k_rows",
-           "running_pair_maxima", "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP"]
+__all__ = ["row_metrics", "sort_row", "softmax_rows", "exp_nonpositive", "pair_maxima",
+           "top_k_rows", "running_pair_maxima", "perturbation_rows", "h1_heads", "h1_universe",
+           "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP"]
 
 
 @nb.njit(parallel=True, cache=True)
@@ -521,52 +522,455 @@ def row_metrics(w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram
             main[b, cc, ro] = (t - n) / t * tot
 
 
-# --- softmax ------------------------------------------------------------------------------
+# --- E5's perturbation gain and the H1 probe ------------------------------------------------
+#
+# perturbation_rows: g = ‖softmax((l + εv)/T) − softmax(l/T)‖₂/ε of every (T, ε) in one
+# pass per row over its visible keys only (for :func:`attnbounds.empirical.experiments.perturbation_gain`);
+# h1_heads / h1_universe: the distinguishable sets of the H1 probe
+# (:func:`attnbounds.empirical.protocol.h1_layer`).
+#
+# numba has no vectorized exp here (no SVML: math.exp is a scalar libm call, ~5 ns), so the
+# row loops use exp_nonpositive below, which LLVM vectorizes: 1.1 ns per element against
+# 0.4 ns for torch's exp, but with no pass over memory per operation (torch's fused softmax
+# path took 5 ns per element and (T, ε)).
+
+from llvmlite import ir as _ir  # noqa: E402
+from numba import types as _types  # noqa: E402
+from numba.extending import intrinsic as _intrinsic  # noqa: E402
+
+
+@_intrinsic
+def _bits_as_float(typingctx, bits):
+    """The float64 whose IEEE 754 bits are the int64 ``bits`` (a bitcast; vectorizes)."""
+    if bits != _types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):  # pragma: no cover - compiled
+        return builder.bitcast(args[0], _ir.DoubleType())
+
+    return _types.float64(_types.int64), codegen
+
 
 _LOG2E = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01  # ln 2 in two parts (Cody–Waite): k·_LN2_HI is exact for |k| < 2^20
+_LN2_HI = 6.93147180369123816490e-01  # fdlibm's split of ln 2: k·_LN2_HI is exact for |k| < 2^20
 _LN2_LO = 1.90821492927058770002e-10
-_E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12, _E13 = (1.0 / math.factorial(k) for k in range(2, 14))
+#: e^r on |r| <= ln(2)/2, highest degree first: mpmath.chebyfit(exp, [-ln2/2, ln2/2], 12)
+#: (Chebyshev fit, max error 3.2e-18; tests/empirical/test_e5_h1_kernels.py regenerates it)
+EXP_COEFFS = (2.5110037605963777e-08, 2.763263963904103e-07, 2.755724091857897e-06, 2.4801485482328494e-05,
+              0.00019841269890047113, 0.0013888888952314775, 0.008333333333319601, 0.0416666666664881,
+              0.1666666666666668, 0.5000000000000019, 1.0, 1.0)
+#: (e^x − 1)/x on |x| <= a for a = 0.35, 0.05, 5e-3: mpmath.chebyfit(·, [-a, a], 11 | 8 | 6),
+#: max error 2.0e-17, 8.5e-19, 9.7e-20
+EXPM1_COEFFS = {
+    0.35: (2.5106262550879078e-08, 2.762773069846965e-07, 2.755725286336732e-06, 2.4801501014878055e-05,
+           0.00019841269876840357, 0.001388888893514123, 0.008333333333325551, 0.04166666666656548,
+           0.1666666666666667, 0.5000000000000007, 1.0),
+    0.05: (2.480296520343101e-05, 0.00019842647750290167, 0.0013888888867359, 0.008333333311803297,
+           0.04166666666666774, 0.16666666666667743, 0.5, 1.0),
+    5e-3: (0.0013888898189487033, 0.00833334077381243, 0.04166666666665795, 0.1666666666665969, 0.5, 1.0),
+}
+EXP_FLUSH = -575.0  # exp_nonpositive(x) = 0 below: e^-575 = 1.3e-250 (no denormal results: see perturbation_rows)
+SQUARE_FLUSH = 2.0 ** -511  # a difference below has a denormal square: it is dropped from ‖·‖²
+_E = EXP_COEFFS
+_M1, _M2, _M3 = EXPM1_COEFFS[0.35], EXPM1_COEFFS[0.05], EXPM1_COEFFS[5e-3]
 
 
-@nb.njit(cache=True, fastmath={"contract"})
-def exp_nonpositive(y, out, bits):  # pragma: no cover - compiled
-    """out[i] = exp(y[i]) for y[i] ≤ 0, within one ulp, in a loop the compiler vectorizes (numba's
-    own exp calls libm one value at a time): y = k ln 2 + r with |r| ≤ ln 2 / 2, e^r by its
-    Taylor polynomial of degree 13 (remainder below 4e-18), 2^k from the exponent bits;
-    y < −708 (a subnormal result, or 0) falls back to ``math.exp``. ``bits`` (n,) int64 work array."""
-    n = y.shape[0]
+@nb.njit(inline="always", fastmath={"contract"})
+def exp_nonpositive(x):  # pragma: no cover - compiled
+    """e^x for x <= 0 to 1 ulp, 0 below ``EXP_FLUSH``: x = k ln 2 + r (|r| <= ln(2)/2),
+    e^x = 2^k · P(r) with P the degree-11 fit ``EXP_COEFFS`` and 2^k built from its bits."""
+    xc = max(x, -600.0)
+    k = math.floor(xc * _LOG2E + 0.5)
+    r = (xc - k * _LN2_HI) - k * _LN2_LO
+    p = _E[0]
+    p = p * r + _E[1]
+    p = p * r + _E[2]
+    p = p * r + _E[3]
+    p = p * r + _E[4]
+    p = p * r + _E[5]
+    p = p * r + _E[6]
+    p = p * r + _E[7]
+    p = p * r + _E[8]
+    p = p * r + _E[9]
+    p = p * r + _E[10]
+    p = p * r + _E[11]
+    y = p * _bits_as_float((np.int64(k) + 1023) << 52)
+    return y if x >= EXP_FLUSH else 0.0
+
+
+@nb.njit(inline="always", fastmath={"contract"})
+def expm1_small(x):  # pragma: no cover - compiled
+    """e^x − 1 = x·Q(x) for |x| <= 0.35 (Q: degree 10 of ``EXPM1_COEFFS``), to 2 ulp."""
+    p = _M1[0]
+    p = p * x + _M1[1]
+    p = p * x + _M1[2]
+    p = p * x + _M1[3]
+    p = p * x + _M1[4]
+    p = p * x + _M1[5]
+    p = p * x + _M1[6]
+    p = p * x + _M1[7]
+    p = p * x + _M1[8]
+    p = p * x + _M1[9]
+    p = p * x + _M1[10]
+    return p * x
+
+
+@nb.njit(inline="always", fastmath={"contract"})
+def _expm1_005(x):  # pragma: no cover - compiled
+    """e^x − 1 for |x| <= 0.05 (degree 7)."""
+    p = _M2[0]
+    p = p * x + _M2[1]
+    p = p * x + _M2[2]
+    p = p * x + _M2[3]
+    p = p * x + _M2[4]
+    p = p * x + _M2[5]
+    p = p * x + _M2[6]
+    p = p * x + _M2[7]
+    return p * x
+
+
+@nb.njit(inline="always", fastmath={"contract"})
+def _expm1_0005(x):  # pragma: no cover - compiled
+    """e^x − 1 for |x| <= 5e-3 (degree 5)."""
+    p = _M3[0]
+    p = p * x + _M3[1]
+    p = p * x + _M3[2]
+    p = p * x + _M3[3]
+    p = p * x + _M3[4]
+    p = p * x + _M3[5]
+    return p * x
+
+
+@nb.njit(parallel=True, cache=True)
+def exp_nonpositive_array(x, out):  # pragma: no cover - compiled
+    """:func:`exp_nonpositive` elementwise (for the tests)."""
+    for i in nb.prange(x.shape[0]):
+        out[i] = exp_nonpositive(x[i])
+
+
+@nb.njit(parallel=True, cache=True)
+def expm1_small_array(x, out):  # pragma: no cover - compiled
+    """The three series of e^x − 1 elementwise, by |x| (for the tests; |x| <= 0.35)."""
+    for i in nb.prange(x.shape[0]):
+        a = abs(x[i])
+        out[i] = _expm1_0005(x[i]) if a <= 5e-3 else (_expm1_005(x[i]) if a <= 0.05 else expm1_small(x[i]))
+
+
+@nb.njit(fastmath={"reassoc", "contract"})
+def _exp_sum(h, iT, n, out):  # pragma: no cover - compiled
+    """out_i = e^{h_i/T} (h_i <= 0) and their sum."""
+    z = 0.0
     for i in range(n):
-        v = max(y[i], -708.0)
-        k = math.floor(v * _LOG2E + 0.5)
-        r = (v - k * _LN2_HI) - k * _LN2_LO
-        p = _E13
-        p = p * r + _E12
-        p = p * r + _E11
-        p = p * r + _E10
-        p = p * r + _E9
-        p = p * r + _E8
-        p = p * r + _E7
-        p = p * r + _E6
-        p = p * r + _E5
-        p = p * r + _E4
-        p = p * r + _E3
-        p = p * r + _E2
-        p = p * r + 1.0
-        out[i] = p * r + 1.0
-        bits[i] = (np.int64(k) + 1023) << 52
-    scale = bits[:n].view(np.float64)
+        e = exp_nonpositive(h[i] * iT)
+        out[i] = e
+        z += e
+    return z
+
+
+@nb.njit(fastmath={"reassoc", "contract"})
+def _scale(a, s, n):  # pragma: no cover - compiled
     for i in range(n):
-        out[i] *= scale[i]
+        a[i] *= s
+
+
+@nb.njit(fastmath={"reassoc", "contract"})
+def _shift_scale(d, m, u, s, n):  # pragma: no cover - compiled
     for i in range(n):
-        if y[i] < -708.0:
-            out[i] = math.exp(y[i])
+        d[i] -= m
+        u[i] *= s
+
+
+@nb.njit(fastmath={"reassoc", "contract"})
+def _expm1_dot(p, v, c, n, deg, u):  # pragma: no cover - compiled
+    """u_i = e^{c v_i} − 1 (series of degree 5, 7 or 10 by ``deg``) and Σ_i p_i u_i."""
+    s = 0.0
+    if deg == 0:
+        for i in range(n):
+            ui = _expm1_0005(c * v[i])
+            u[i] = ui
+            s += p[i] * ui
+    elif deg == 1:
+        for i in range(n):
+            ui = _expm1_005(c * v[i])
+            u[i] = ui
+            s += p[i] * ui
+    else:
+        for i in range(n):
+            ui = expm1_small(c * v[i])
+            u[i] = ui
+            s += p[i] * ui
+    return s
+
+
+@nb.njit(fastmath={"reassoc", "contract"})
+def _weighted_square_sum(p, u, S, n):  # pragma: no cover - compiled
+    """Σ_i (p_i (u_i − S))², a term below SQUARE_FLUSH dropped."""
+    G = 0.0
+    for i in range(n):
+        w = p[i] * (u[i] - S)
+        w = w if abs(w) >= SQUARE_FLUSH else 0.0
+        G += w * w
+    return G
+
+
+@nb.njit(fastmath={"reassoc", "contract"})
+def _difference_square_sum(f, s, p, n):  # pragma: no cover - compiled
+    """(Σ_i f_i s, Σ_i (f_i s − p_i)²), a term below SQUARE_FLUSH dropped."""
+    sq = 0.0
+    G = 0.0
+    for i in range(n):
+        q = f[i] * s
+        sq += q
+        dd = q - p[i]
+        dd = dd if abs(dd) >= SQUARE_FLUSH else 0.0
+        G += dd * dd
+    return sq, G
+
+
+_SERIES = 0.35  # max_i |c v_i| up to which e^{c v_i} − 1 comes from the series (else: the direct softmax)
+_PAD = -1e300  # a padding key (and key 0 in the loops): e^{pad/T} = 0
+
+
+@nb.njit(parallel=True, cache=True)
+def perturbation_rows(l, v, temperatures, epsilons, out):  # pragma: no cover - compiled
+    """g[b, r, a, j] = ‖softmax((l + ε_j u)/T_a) − softmax(l/T_a)‖₂/ε_j over the visible keys
+    of each row (finite l; u = v on them, normalized: v/max(‖v‖, 1e-300)); NaN for a row with
+    no visible key or with a +inf or NaN logit (as torch's softmax).
+
+    Per row, with d_i = l_i − max l (exact for float32 logits; key 0 below is the first
+    largest logit), P_i = e^{d_i/T}, Z = Σ P_i, p = P/Z, and δ_i = (ε/T) u_i:
+
+    * |δ| <= 0.35 everywhere: with e^{δ_i} − 1 = w_i from a series and S = Σ_j p_j w_j,
+      softmax((l + εu)/T)_i − p_i = p_i (w_i − S)/(1 + S), and for key 0, whose weight may
+      be close to 1, w_0 − S = w_0 Σ_{j≠0} p_j − Σ_{j≠0} p_j w_j (no cancellation of
+      1 − p_0); g = ‖p (w − S)‖/((1 + S) ε);
+    * otherwise the perturbed softmax directly, q_i = e^{h_i/T}/Σ e^{h_j/T} with
+      h = d + εu − max(d + εu), and q_0 − p_0 = Σ_{j≠0} p_j − Σ_{j≠0} q_j.
+
+    Both agree with an 80-digit evaluation to about 1e-15; the difference of two float64
+    softmaxes loses up to 1e-11 of g when ε/T is small, and all of key 0's change when its
+    weight is within 1e-16 of 1. Exponentials below e^-575 and differences whose square
+    would be denormal (< 2^-511) are flushed to 0: they change no sum above 1e-300, and
+    denormal arithmetic costs about 100 cycles per operation (a g below about 1e-154/ε, a
+    nearly one-hot row, can come out 0)."""
+    B, R, K = l.shape
+    nT = temperatures.shape[0]
+    nE = epsilons.shape[0]
+    n_max = (K + 15) // 16 * 16  # rows padded to 16 keys: the vector loops need no scalar tail
+    tmin = temperatures.min() if nT else 1.0
+    for q in nb.prange(B * R):
+        b = q // R
+        r = q - b * R
+        buf = np.empty((4 + nE, n_max))
+        d = buf[0]
+        u = buf[1]
+        P = buf[2]
+        f = buf[3]
+        t = 0
+        bad = False
+        m = -np.inf
+        mi = 0
+        ss = 0.0
+        vmax = 0.0
+        for k in range(K):
+            x = l[b, r, k]
+            if math.isfinite(x):
+                d[t] = x
+                vk = v[b, r, k]
+                u[t] = vk
+                ss += vk * vk
+                vmax = max(vmax, abs(vk))
+                if x > m:
+                    m = x
+                    mi = t
+                t += 1
+            elif not x < 0.0:  # +inf or NaN
+                bad = True
+        if bad or t == 0:
+            for a in range(nT):
+                for j in range(nE):
+                    out[b, r, a, j] = np.nan
+            continue
+        n = (t + 15) // 16 * 16
+        for i in range(t, n):
+            d[i] = _PAD
+            u[i] = 0.0
+        inv = 1.0 / max(math.sqrt(ss), 1e-300)
+        vmax *= inv  # max_i |u_i|
+        u0 = u[mi] * inv  # the largest logit becomes key 0, kept apart: d_0 = 0, P_0 = 1
+        u[mi] = u[0]
+        d[mi] = d[0]
+        d[0] = m
+        _shift_scale(d, m, u, inv, n)
+        d[0] = _PAD
+        u[0] = 0.0
+        h0 = np.empty(nE)
+        for j in range(nE):  # h = d + εu − max(d + εu), key 0 apart (h0); only for an ε that needs it
+            e = epsilons[j]
+            if (e / tmin) * vmax <= _SERIES:
+                continue
+            h = buf[4 + j]
+            M = e * u0
+            for i in range(n):
+                hi = d[i] + e * u[i]
+                h[i] = hi
+                if hi > M:
+                    M = hi
+            for i in range(n):
+                h[i] -= M
+            h0[j] = e * u0 - M
+            h[0] = _PAD
+        for a in range(nT):
+            T = temperatures[a]
+            iT = 1.0 / T
+            zr = _exp_sum(d, iT, n, P)  # Σ_{i≠0} P_i
+            iz = 1.0 / (1.0 + zr)
+            _scale(P, iz, n)  # p_i (p_0 = iz apart)
+            rest = zr * iz  # Σ_{i≠0} p_i = 1 − p_0
+            for j in range(nE):
+                e = epsilons[j]
+                c = e / T
+                big = c * vmax
+                if big <= _SERIES:
+                    deg = 0 if big <= 5e-3 else (1 if big <= 0.05 else 2)
+                    sr = _expm1_dot(P, u, c, n, deg, f)  # Σ_{i≠0} p_i w_i
+                    w0 = _expm1_0005(c * u0) if deg == 0 else (_expm1_005(c * u0) if deg == 1 else expm1_small(c * u0))
+                    S = iz * w0 + sr
+                    g0 = iz * (w0 * rest - sr)
+                    g0 = g0 if abs(g0) >= SQUARE_FLUSH else 0.0
+                    G = g0 * g0 + _weighted_square_sum(P, f, S, n)
+                    out[b, r, a, j] = math.sqrt(G) / ((1.0 + S) * e)
+                else:
+                    zq = _exp_sum(buf[4 + j], iT, n, f)  # Σ_{i≠0} e^{h_i/T}
+                    f0 = exp_nonpositive(h0[j] * iT)
+                    sq, G = _difference_square_sum(f, 1.0 / (f0 + zq), P, n)
+                    g0 = rest - sq
+                    g0 = g0 if abs(g0) >= SQUARE_FLUSH else 0.0
+                    out[b, r, a, j] = math.sqrt(g0 * g0 + G) / e
+
+
+@nb.njit(fastmath={"reassoc", "contract"})
+def _scaled_distance2(a, xi, s):  # pragma: no cover - compiled
+    """‖a x_i − s‖²."""
+    acc = 0.0
+    for e in range(s.shape[0]):
+        z = a * xi[e] - s[e]
+        acc += z * z
+    return acc
+
+
+@nb.njit(parallel=True, cache=True)
+def h1_heads(w, sums, rows, x, t, n, top, dist):  # pragma: no cover - compiled
+    """The H1 probe's distinguishable sets, per head h and probe row q over the keys i < t[q].
+
+    The weights are α_i = w[h, rows[q], i] / sums[h, q] (``w`` (H, L, ≥ t): softmax rows,
+    ``sums`` (H, R): their sums over the row's keys); ``x`` (H or 1, ≥ t, d). top[h, q] = I_N,
+    the n largest weights, largest first, ties to the lower index (the first n of a stable
+    descending sort). With s = Σ_{j∈I_N} α_j x_j (in key order) and D_i = ‖α_i x_i − s‖,
+    E4's radius is ρ = min_{i∉I_N} D_i, and dist[h, q, m] = D_{top[m]} <= ρ(1 − 1e-12) and no
+    i ∉ I_N has D_i <= ρ(1 − 1e-12), i.e. ρ > 0 (the distinguishable tokens of
+    :func:`attnbounds.numerics.selection.distinguishable_mask`, just inside ρ). Needs t[q] > n."""
+    H = w.shape[0]
+    R = t.shape[0]
+    dim = x.shape[2]
+    for p in nb.prange(H * R):
+        h = p // R
+        q = p - h * R
+        xh = x[h if x.shape[0] > 1 else 0]
+        tq = t[q]
+        row = w[h, rows[q]]
+        total = sums[h, q]
+        a = np.empty(tq)
+        idx = np.empty(n, np.int64)
+        val = np.empty(n)
+        c = 0
+        for i in range(tq):  # insertion into the n best so far: only a strictly larger weight displaces
+            ai = row[i] / total
+            a[i] = ai
+            if c < n:
+                j = c
+                c += 1
+            elif ai > val[n - 1]:
+                j = n - 1
+            else:
+                continue
+            while j > 0 and val[j - 1] < ai:  # equal weights keep the earlier key first
+                val[j] = val[j - 1]
+                idx[j] = idx[j - 1]
+                j -= 1
+            val[j] = ai
+            idx[j] = i
+        chosen = np.zeros(tq, np.bool_)
+        for m in range(n):
+            chosen[idx[m]] = True
+        s = np.zeros(dim)
+        for i in range(tq):
+            if chosen[i]:
+                xi = xh[i]
+                for e in range(dim):
+                    s[e] += a[i] * xi[e]
+        D2 = np.empty(tq)
+        rho2 = np.inf
+        for i in range(tq):
+            D2[i] = _scaled_distance2(a[i], xh[i], s)
+            if not chosen[i] and D2[i] < rho2:
+                rho2 = D2[i]
+        rho = math.sqrt(rho2)  # = min of the D_i (sqrt is monotone and correctly rounded)
+        thr = rho * (1 - 1e-12)
+        separated = not rho <= thr  # no i ∉ I_N inside: ρ is the least of their D_i
+        for m in range(n):
+            top[h, q, m] = idx[m]
+            dist[h, q, m] = separated and math.sqrt(D2[idx[m]]) <= thr
+
+
+@nb.njit(parallel=True, cache=True)
+def h1_universe(top, dist, t, masks, size, counts, inter, union):  # pragma: no cover - compiled
+    """Per probe row q: the union U of the heads' top sets (its keys in increasing order),
+    size[q] = |U|, masks[q, h, u] = head h separates U's u-th key (``masks`` (R, H, ≥ |U|),
+    False beyond), counts[q, h] = |S_h|, and for the head pairs g < h in the order of
+    ``numpy.triu_indices(H, 1)``: inter[q, ·] = |S_g ∩ S_h|, union[q, ·] = |S_g ∪ S_h|."""
+    H, R, n = top.shape
+    for q in nb.prange(R):
+        col = np.full(t[q], -1, np.int64)
+        for h in range(H):
+            for m in range(n):
+                col[top[h, q, m]] = 0
+        k = 0
+        for i in range(t[q]):
+            if col[i] == 0:
+                col[i] = k
+                k += 1
+        size[q] = k
+        for h in range(H):
+            c = 0
+            for m in range(n):
+                if dist[h, q, m]:
+                    masks[q, h, col[top[h, q, m]]] = True
+                    c += 1
+            counts[q, h] = c
+        pair = 0
+        for g in range(H):
+            for h in range(g + 1, H):
+                both = 0
+                either = 0
+                for u in range(k):
+                    a = masks[q, g, u]
+                    b = masks[q, h, u]
+                    both += a and b
+                    either += a or b
+                inter[q, pair] = both
+                union[q, pair] = either
+                pair += 1
+
+
+# --- softmax ------------------------------------------------------------------------------
 
 
 @nb.njit(parallel=True, cache=True, fastmath={"reassoc"})
 def softmax_rows(lg, starts, ends, w):  # pragma: no cover - compiled
     """w[b, r] = the softmax of the float32 logits lg[b, r] over the keys starts[r] … ends[r] in
-    float64 (0 at the other keys): e_i = exp(l_i − max l), w_i = e_i / Σ e (:func:`exp_nonpositive`)."""
+    float64 (0 at the other keys): e_i = exp(l_i − max l) by :func:`exp_nonpositive` (vectorized,
+    one ulp; ``math.exp`` below its flush, so tiny weights keep their order), w_i = e_i / Σ e."""
     B, R, K = lg.shape
     for q in nb.prange(B * R):
         b = q // R
@@ -579,11 +983,13 @@ def softmax_rows(lg, starts, ends, w):  # pragma: no cover - compiled
             v = np.float64(row[i])
             if v > m:
                 m = v
-        y = np.empty(hi - lo)
-        for i in range(lo, hi):
-            y[i - lo] = np.float64(row[i]) - m
         e = np.empty(hi - lo)
-        exp_nonpositive(y, e, np.empty(hi - lo, np.int64))
+        for i in range(lo, hi):
+            e[i - lo] = exp_nonpositive(np.float64(row[i]) - m)
+        for i in range(lo, hi):
+            y = np.float64(row[i]) - m
+            if y < EXP_FLUSH:
+                e[i - lo] = math.exp(y)
         s = 0.0
         for i in range(hi - lo):
             s += e[i]

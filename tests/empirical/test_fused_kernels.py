@@ -238,3 +238,28 @@ def test_pair_distance_max_of_several_n_equals_one_call_per_n():
         one = ex.pair_distance_max(x, order, n, vis, maxima=maxima)
         assert np.array_equal(many[:, a], one)
     assert not np.array_equal(many[:, 0], many[:, 2])
+
+
+def test_softmax_rows_equals_torch_softmax_over_each_range():
+    """The compiled softmax of each row's visible range equals torch's float64 softmax of the
+    masked row (within 4 ulp), is 0 outside the range, and keeps weights far below e^-575 (the
+    vectorized exp's flush) distinct and ordered, as torch does."""
+    import torch
+
+    rng = np.random.default_rng(23)
+    B, R, K = 3, 40, 90
+    lg = (rng.standard_normal((B, R, K)) * 3).astype(np.float32)
+    lg[0, 0, :15] = np.float32(-700.0)  # e^-700: below the flush, still a positive weight
+    lg[0, 0, 15:] = np.float32(0.0)
+    lg[1, :, 5] = -np.inf  # a hidden key inside the range: weight 0
+    starts = np.minimum(np.arange(R) // 3, 10).astype(np.int64)
+    ends = np.minimum(np.arange(R) + 20, K - 1).astype(np.int64)
+    w = np.full((B, R, K), np.nan)
+    fz.softmax_rows(lg, starts, ends, w)
+    keys = np.arange(K)[None, :]
+    inside = (keys >= starts[:, None]) & (keys <= ends[:, None])
+    ref = torch.softmax(torch.from_numpy(np.where(inside[None], lg, -np.inf)), -1, dtype=torch.float64).numpy()
+    assert np.all(w[:, ~inside] == 0.0)
+    np.testing.assert_allclose(w, ref, rtol=4 * 2.0 ** -52, atol=0.0)
+    tiny = w[0, 0, :15]  # starts[0] = 0, ends[0] = 20: keys 0..14 have logit −700, 15..20 logit 0
+    assert np.all(tiny > 0) and np.all(tiny < 1e-300) and w[1, 0, 5] == 0.0
