@@ -936,6 +936,28 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
     return out
 
 
+_SCRATCH: dict = {}
+
+
+def scratch(name: str, shape, dtype=np.float64) -> np.ndarray:
+    """A work array of ``shape``, the same memory from call to call for one ``name``: the row
+    engine's large temporaries (a layer's Gram matrix, a block's weights) are allocated once
+    per run instead of once per layer or block; each fresh allocation above glibc's mmap
+    threshold is new pages, and their faults cost about 3 µs each (4 million in a full
+    paper-scale run). Two live arrays must not share a name. :func:`release_scratch` frees them."""
+    size = int(np.prod(shape))
+    key = (name, np.dtype(dtype).str)
+    buf = _SCRATCH.get(key)
+    if buf is None or buf.size < size:
+        buf = _SCRATCH[key] = np.empty(max(size, 1), dtype=dtype)
+    return buf[:size].reshape(shape)
+
+
+def release_scratch() -> None:
+    """Free the work arrays of :func:`scratch`."""
+    _SCRATCH.clear()
+
+
 _FUSED = None
 
 
@@ -975,15 +997,26 @@ def _flags(want) -> int:
     return f
 
 
+_BLAS = None
+
+
 @contextlib.contextmanager
 def _blas_single_thread():
-    """BLAS on one thread inside the block: the row engine calls it from each of its own threads."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl is a dependency of the empirical extra
+    """BLAS (numpy's and scipy's OpenBLAS; torch's MKL is its own) on one thread inside the
+    block: the row engine calls it from each of its own threads. One threadpoolctl controller
+    for the process (a fresh ``threadpool_limits`` scans the loaded libraries: 0.4 ms a call)."""
+    global _BLAS
+    if _BLAS is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - threadpoolctl is a dependency of the empirical extra
+            _BLAS = False
+        else:
+            _BLAS = ThreadpoolController()
+    if not _BLAS:  # pragma: no cover
         yield
         return
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _BLAS.limit(limits=1, user_api="blas"):
         yield
 
 
@@ -1000,9 +1033,10 @@ def _position_metrics_fused(w, xs, ns, asked, every, ranges, order=None) -> dict
 class RowKeys:
     """A layer's key vectors for the row engine, prepared once and shared by its row blocks:
     x (B, L, d) float64, ‖x_i‖², ‖x_i‖, and the Gram matrix x xᵀ (B, L, L) unless ``gram`` is
-    False or it would take more than ``_GRAM_BYTES``."""
+    False or it would take more than ``_GRAM_BYTES``; with ``reuse`` the Gram matrix is the
+    :func:`scratch` array ``gram`` (one layer's at a time: the caller keeps no two)."""
 
-    def __init__(self, x, gram: bool = True):
+    def __init__(self, x, gram: bool = True, reuse: bool = False):
         import torch
 
         self.x = np.ascontiguousarray(x.numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
@@ -1010,12 +1044,20 @@ class RowKeys:
         self.xsq = (self.x * self.x).sum(-1)
         self.norms = np.sqrt(self.xsq)
         xt = torch.from_numpy(self.x)
-        self.gram = torch.bmm(xt, xt.transpose(1, 2)).numpy() if gram and B * L * L * 8 <= _GRAM_BYTES else None
+        self.gram = None
+        if gram and B * L * L * 8 <= _GRAM_BYTES:
+            self.gram = scratch("gram", (B, L, L)) if reuse else np.empty((B, L, L))
+            torch.bmm(xt, xt.transpose(1, 2), out=torch.from_numpy(self.gram))
         self._xT = np.ascontiguousarray(self.x.transpose(0, 2, 1))
 
     def xT(self, K: int) -> np.ndarray:
-        """x transposed, (B, d, K), contiguous (the engine's matrix product takes the first K keys)."""
-        return self._xT if K == self._xT.shape[2] else np.ascontiguousarray(self._xT[:, :, :K])
+        """x transposed, (B, d, K), contiguous (the engine's matrix product takes the first K keys;
+        a block's copy is the :func:`scratch` array ``xT``)."""
+        if K == self._xT.shape[2]:
+            return self._xT
+        out = scratch("xT", self._xT.shape[:2] + (K,))
+        out[...] = self._xT[:, :, :K]
+        return out
 
 
 class EnginePlan:
@@ -1030,9 +1072,15 @@ class EnginePlan:
         big = np.iinfo(np.int64).max
         self.limit = np.array([big if limits is None else int(limits.get(int(n), big)) for n in self.ns], dtype=np.int64)
 
-    def outputs(self, B: int, R: int) -> dict:
-        """NaN-filled outputs (B, nN, R) of every quantity the engine writes."""
-        return {k: np.full((B, self.ns.size, R), np.nan) for k in _GROUPS}
+    def outputs(self, B: int, R: int, reuse: bool = False) -> dict:
+        """NaN-filled outputs (B, nN, R) of every quantity the engine writes (with ``reuse``, the
+        :func:`scratch` arrays ``engine-*``: valid until the next call with reuse)."""
+        if not reuse:
+            return {k: np.full((B, self.ns.size, R), np.nan) for k in _GROUPS}
+        out = {k: scratch(f"engine-{k}", (B, self.ns.size, R)) for k in _GROUPS}
+        for v in out.values():
+            v.fill(np.nan)
+        return out
 
     def results(self, out: dict, every, ns) -> dict:
         """The engine's outputs as :func:`position_metrics` returns them: the quantities of
@@ -1105,9 +1153,12 @@ class PairTable:
     def _d2(self, i0: int, i1: int):
         import torch
 
+        if self.gram is not None:  # ‖x_j‖² + ‖x_i‖² − 2 x_j·x_i, in a scratch array (read before the next block)
+            K = self.xsq.shape[1]
+            d2 = torch.from_numpy(scratch("pair-d2", (self.xsq.shape[0], K, i1 - i0)))
+            torch.add(self.xsq[:, :, None], self.xsq[:, None, i0:i1], out=d2)
+            return d2.sub_(self.gram[:, :K, i0:i1], alpha=2.0)
         d2 = self.xsq[:, :, None] + self.xsq[:, None, i0:i1]  # [b, j, i] ‖x_j‖² + ‖x_i‖²
-        if self.gram is not None:
-            return d2.sub_(self.gram[:, :d2.shape[1], i0:i1], alpha=2.0)  # ‖x_i − x_j‖²
         keys = self.x[:, i0:i1]  # (B, k, d)
         return d2.sub_(torch.bmm(self.x, keys.transpose(1, 2)), alpha=2.0)
 
@@ -1128,7 +1179,8 @@ class PairTable:
         if fz is not None and (lo is None or not np.any(lo > 0)):  # prefix rows: one compiled pass
             d2 = self._d2(r0, r1).numpy()
             B, K, C = d2.shape
-            best, arg = np.empty((B, K, C)), np.empty((B, K, C), dtype=np.int64)
+            # (the maxima of one block are read before the next block's: scratch arrays)
+            best, arg = scratch("pair-best", (B, K, C)), scratch("pair-arg", (B, K, C), np.int64)
             carried, carried_arg = self._best.numpy().copy(), self._arg.numpy().copy()
             fz.running_pair_maxima(d2, r0, carried, carried_arg, best, arg)
             self._best, self._arg = torch.from_numpy(carried), torch.from_numpy(carried_arg)

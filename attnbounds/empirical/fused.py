@@ -355,6 +355,227 @@ def _accumulate(acc, x, wr, a, m0, m1):  # pragma: no cover - compiled
             acc[e] += bj * xj[e]
 
 
+@nb.njit(cache=True, fastmath={"reassoc"})
+def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram_gap, k_order, r0, order_out, d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper, main,
+                    buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_keep, buf_D, buf_P, buf_S, buf_acc, buf_low, buf_row, buf_Sa, buf_Sb, buf_prod, buf_Y, buf_awr, buf_wwr, buf_low_prod, buf_bw):  # pragma: no cover - compiled
+    """One row (b, r) = divmod(q, R) of :func:`row_metrics`, in the work arrays ``buf_*`` (the
+    row kernel allocates nothing: per-row arrays of a few hundred kB were fresh pages each time)."""
+    B, R, K = w.shape
+    d = x.shape[2]
+    nN = ns.shape[0]
+    b = q // R
+    r = q - b * R
+    ro = r0 + r
+    lo = starts[r]
+    hi = ends[r] + 1
+    t = hi - lo
+    app = buf_app  # this row's checkpoints, ascending
+    na = 0
+    any_main = False
+    for cc in range(nN):
+        if ns[cc] < t and ro < limit[cc]:
+            app[na] = cc
+            na += 1
+            if flags[cc] & FLAG_MAIN:
+                any_main = True
+    if na == 0 and k_order == 0:
+        return
+    ng = 0  # the Gram checkpoints: N < gram_gap (fixed per N, so that a value does not depend on the other N asked)
+    while ng < na and ns[app[ng]] < gram_gap:
+        ng += 1
+    wr = w[b, r]
+    a = buf_a[:t]
+    work = buf_work[:t]
+    ka = buf_ka[:t]
+    kb = buf_kb[:t]
+    cnt = buf_cnt
+    sort_row(wr, lo, hi, a, work, ka, kb, cnt)
+    for m in range(min(k_order, t)):
+        order_out[b, ro, m] = a[m]
+    if na == 0:
+        return
+    aw = buf_aw[:t]  # α_i² ‖x_i‖²
+    ww = buf_ww[:t]  # α_i
+    for i in range(t):
+        wi = wr[lo + i]
+        ww[i] = wi
+        aw[i] = wi * wi * xsq[b, lo + i]
+    keep = buf_keep[:t]  # 1.0 for a key outside I_N
+    keep[:] = 1.0
+    D = buf_D[:t]
+    sq = 0.0  # Σ_{j∈I_N} α_j²
+    msum = 0.0  # ᾱ_N
+    rm = -np.inf  # R
+    m = 0  # keys in I_N so far
+    if ng > 0:
+        P = buf_P[:t]  # x_i · s_N
+        P[:] = 0.0
+        ss = 0.0  # ‖s_N‖²
+        for z in range(ng):
+            cc = app[z]
+            n = ns[cc]
+            while m < n:
+                j = a[m]
+                bj = wr[j]
+                g = G[b, j]
+                ss += 2.0 * bj * P[j - lo] + bj * bj * g[j]
+                for i in range(t):
+                    P[i] += bj * g[lo + i]
+                msum += bj
+                sq += bj * bj
+                if norms[b, j] > rm:
+                    rm = norms[b, j]
+                keep[j - lo] = 0.0
+                m += 1
+            tot = 0.0
+            for i in range(t):
+                dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * P[i] + ss, 0.0))
+                D[i] = dv
+                tot += dv * keep[i]
+            _finish(flags[cc], wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
+                    d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
+    nd = na - ng
+    nrow = nd + 1 if any_main else nd
+    if nrow == 0:
+        return
+    # s_N of the direct checkpoints: running sums from the top of the order where N ≤ t/2,
+    # c minus running sums from the bottom above (fixed per N and t, as the Gram rule)
+    split = 0
+    while split < nd and 2 * ns[app[ng + split]] <= t:
+        split += 1
+    S = buf_S[:nrow]
+    S[:, :] = 0.0
+    acc = buf_acc
+    acc[:] = 0.0
+    mm = 0
+    xb = x[b]
+    for u in range(split):
+        n = ns[app[ng + u]]
+        _accumulate(acc, xb, wr, a, mm, n)
+        mm = n
+        for e in range(d):
+            S[u, e] = acc[e]
+    acc[:] = 0.0
+    mm = t - 1
+    for u in range(nd - 1, split - 1, -1):  # from the bottom of the order, key t − 1 first
+        n = ns[app[ng + u]]
+        _accumulate(acc, xb, wr, a, mm, n - 1)
+        mm = n - 1
+        for e in range(d):
+            S[u, e] = c[b, r, e] - acc[e]
+    if any_main:
+        for e in range(d):
+            S[nd, e] = c[b, r, e]
+    # a direct N ≥ t/4 that asks for nothing but d̃ (and ᾱ_N, R) needs x_i · s_N at the keys
+    # outside I_N only: its product takes the keys of rank ≥ N_b (the least such N), gathered
+    # in rank order; the others, and c, take every key (a rule per N and t, as above)
+    low = buf_low[:nd]
+    low[:] = False
+    n_low = 0
+    nb_ = t
+    for u in range(nd):
+        cc = app[ng + u]
+        if 4 * ns[cc] >= t and not (flags[cc] & (FLAG_SEP | FLAG_TERMS)):
+            low[u] = True
+            n_low += 1
+            nb_ = min(nb_, ns[cc])
+    n_all = nrow - n_low
+    row_of = buf_row[:nrow]  # row of S's u in its product
+    na2 = max(n_all, 2)  # two rows at least: BLAS takes a matrix-vector path for one, rounded differently
+    nl2 = max(n_low, 2)
+    Sa = buf_Sa[:na2]
+    Sa[:, :] = 0.0
+    Sb = buf_Sb[:nl2]
+    Sb[:, :] = 0.0
+    ia = 0
+    ib = 0
+    for u in range(nrow):
+        if u < nd and low[u]:
+            Sb[ib] = S[u]
+            row_of[u] = ib
+            ib += 1
+        else:
+            Sa[ia] = S[u]
+            row_of[u] = ia
+            ia += 1
+    prod = buf_prod[:na2 * K].reshape(na2, K)  # x_i · s_N at every key
+    if n_all > 0:
+        np.dot(Sa, xT[b], prod)
+    if n_low > 0:
+        nk = t - nb_
+        Y = buf_Y[:nk]  # the keys of rank ≥ N_b, in rank order
+        awr = buf_awr[:nk]
+        wwr = buf_wwr[:nk]
+        for q2 in range(nk):
+            j = a[nb_ + q2]
+            Y[q2] = xb[j]
+            awr[q2] = aw[j - lo]
+            wwr[q2] = ww[j - lo]
+        prod_low = buf_low_prod[:nl2 * nk].reshape(nl2, nk)
+        np.dot(Sb, Y.T, prod_low)  # (n_low, nk)
+    else:
+        prod_low = np.zeros((2, 1))
+        awr = np.zeros(1)
+        wwr = np.zeros(1)
+    for z in range(ng, na):
+        cc = app[z]
+        n = ns[cc]
+        while m < n:
+            j = a[m]
+            bj = wr[j]
+            msum += bj
+            sq += bj * bj
+            if norms[b, j] > rm:
+                rm = norms[b, j]
+            keep[j - lo] = 0.0
+            m += 1
+        u = z - ng
+        ss = 0.0
+        for e in range(d):
+            ss += S[u, e] * S[u, e]
+        if low[u]:
+            pz = prod_low[row_of[u]]
+            tot = 0.0
+            for q2 in range(n - nb_, t - nb_):
+                tot += math.sqrt(max(awr[q2] - 2.0 * wwr[q2] * pz[q2] + ss, 0.0))
+            d_tilde[b, cc, ro] = tot
+            if flags[cc] & FLAG_MASS:
+                mass[b, cc, ro] = msum
+                rmax[b, cc, ro] = rm
+            continue
+        pz = prod[row_of[u]]
+        tot = 0.0
+        for i in range(t):
+            dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * pz[lo + i] + ss, 0.0))
+            D[i] = dv
+            tot += dv * keep[i]
+        _finish(flags[cc], wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
+                d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
+    if not any_main:
+        return
+    # the T1(ii) main term: (t − N)/t Σ_i ‖(1 + k) α_i x_i − k c‖ over the t keys, k = N/max(t − 1, 1)
+    csq = 0.0
+    for e in range(d):
+        csq += S[nd, e] * S[nd, e]
+    pc = prod[row_of[nd]]
+    bw = buf_bw[:t]  # α_i x_i · c
+    for i in range(t):
+        bw[i] = ww[i] * pc[lo + i]
+    for z in range(na):
+        cc = app[z]
+        if not (flags[cc] & FLAG_MAIN):
+            continue
+        n = ns[cc]
+        kk = n / max(t - 1, 1)
+        A = (1.0 + kk) ** 2
+        Bc = -2.0 * kk * (1.0 + kk)
+        C = kk * kk * csq
+        tot = 0.0
+        for i in range(t):
+            tot += math.sqrt(max(aw[i] * A + bw[i] * Bc + C, 0.0))
+        main[b, cc, ro] = (t - n) / t * tot
+
+
 # fastmath: reassociation only (vectorized sums). No contraction into FMAs here: with it, ‖s‖²
 # and Σα_j² are rounded differently from α_j² alone, and ξ_j = (Σα_k² − α_j²)^{1/2} at N = 1
 # becomes the square root of a rounding error (1e-9) instead of 0.
@@ -373,153 +594,39 @@ def row_metrics(w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram
     B, R, K = w.shape
     d = x.shape[2]
     nN = ns.shape[0]
-    for q in nb.prange(B * R):
-        b = q // R
-        r = q - b * R
-        ro = r0 + r
-        lo = starts[r]
-        hi = ends[r] + 1
-        t = hi - lo
-        app = np.empty(nN, np.int64)  # this row's checkpoints, ascending
-        na = 0
-        any_main = False
-        for cc in range(nN):
-            if ns[cc] < t and ro < limit[cc]:
-                app[na] = cc
-                na += 1
-                if flags[cc] & FLAG_MAIN:
-                    any_main = True
-        if na == 0 and k_order == 0:
-            continue
-        ng = 0  # the Gram checkpoints: N < gram_gap (fixed per N, so that a value does not depend on the other N asked)
-        while ng < na and ns[app[ng]] < gram_gap:
-            ng += 1
-        wr = w[b, r]
-        a = np.empty(t, np.int64)
-        work = np.empty(t, np.int64)
-        ka = np.empty(t, np.uint32)
-        kb = np.empty(t, np.uint32)
-        cnt = np.empty(256, np.int64)
-        sort_row(wr, lo, hi, a, work, ka, kb, cnt)
-        for m in range(min(k_order, t)):
-            order_out[b, ro, m] = a[m]
-        if na == 0:
-            continue
-        aw = np.empty(t)  # α_i² ‖x_i‖²
-        ww = np.empty(t)  # α_i
-        for i in range(t):
-            wi = wr[lo + i]
-            ww[i] = wi
-            aw[i] = wi * wi * xsq[b, lo + i]
-        keep = np.ones(t)  # 1.0 for a key outside I_N
-        D = np.empty(t)
-        sq = 0.0  # Σ_{j∈I_N} α_j²
-        msum = 0.0  # ᾱ_N
-        rm = -np.inf  # R
-        m = 0  # keys in I_N so far
-        if ng > 0:
-            P = np.zeros(t)  # x_i · s_N
-            ss = 0.0  # ‖s_N‖²
-            for z in range(ng):
-                cc = app[z]
-                n = ns[cc]
-                while m < n:
-                    j = a[m]
-                    bj = wr[j]
-                    g = G[b, j]
-                    ss += 2.0 * bj * P[j - lo] + bj * bj * g[j]
-                    for i in range(t):
-                        P[i] += bj * g[lo + i]
-                    msum += bj
-                    sq += bj * bj
-                    if norms[b, j] > rm:
-                        rm = norms[b, j]
-                    keep[j - lo] = 0.0
-                    m += 1
-                tot = 0.0
-                for i in range(t):
-                    dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * P[i] + ss, 0.0))
-                    D[i] = dv
-                    tot += dv * keep[i]
-                _finish(flags[cc], wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
-                        d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
-        nd = na - ng
-        nrow = nd + 1 if any_main else nd
-        if nrow == 0:
-            continue
-        # s_N of the direct checkpoints: running sums from the top of the order where N ≤ t/2,
-        # c minus running sums from the bottom above (fixed per N and t, as the Gram rule)
-        split = 0
-        while split < nd and 2 * ns[app[ng + split]] <= t:
-            split += 1
-        S = np.zeros((max(nrow, 2), d))  # two rows at least: BLAS takes a matrix-vector path for one, rounded differently
-        acc = np.zeros(d)
-        mm = 0
-        xb = x[b]
-        for u in range(split):
-            n = ns[app[ng + u]]
-            _accumulate(acc, xb, wr, a, mm, n)
-            mm = n
-            for e in range(d):
-                S[u, e] = acc[e]
-        acc[:] = 0.0
-        mm = t - 1
-        for u in range(nd - 1, split - 1, -1):  # from the bottom of the order, key t − 1 first
-            n = ns[app[ng + u]]
-            _accumulate(acc, xb, wr, a, mm, n - 1)
-            mm = n - 1
-            for e in range(d):
-                S[u, e] = c[b, r, e] - acc[e]
-        if any_main:
-            for e in range(d):
-                S[nd, e] = c[b, r, e]
-        prod = np.dot(S, xT[b])  # (nrow, K): x_i · s_N, and x_i · c in the last row
-        for z in range(ng, na):
-            cc = app[z]
-            n = ns[cc]
-            while m < n:
-                j = a[m]
-                bj = wr[j]
-                msum += bj
-                sq += bj * bj
-                if norms[b, j] > rm:
-                    rm = norms[b, j]
-                keep[j - lo] = 0.0
-                m += 1
-            ss = 0.0
-            for e in range(d):
-                ss += S[z - ng, e] * S[z - ng, e]
-            pz = prod[z - ng]
-            tot = 0.0
-            for i in range(t):
-                dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * pz[lo + i] + ss, 0.0))
-                D[i] = dv
-                tot += dv * keep[i]
-            _finish(flags[cc], wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
-                    d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
-        if not any_main:
-            continue
-        # the T1(ii) main term: (t − N)/t Σ_i ‖(1 + k) α_i x_i − k c‖ over the t keys, k = N/max(t − 1, 1)
-        csq = 0.0
-        for e in range(d):
-            csq += S[nd, e] * S[nd, e]
-        pc = prod[nd]
-        bw = np.empty(t)  # α_i x_i · c
-        for i in range(t):
-            bw[i] = ww[i] * pc[lo + i]
-        for z in range(na):
-            cc = app[z]
-            if not (flags[cc] & FLAG_MAIN):
-                continue
-            n = ns[cc]
-            kk = n / max(t - 1, 1)
-            A = (1.0 + kk) ** 2
-            Bc = -2.0 * kk * (1.0 + kk)
-            C = kk * kk * csq
-            tot = 0.0
-            for i in range(t):
-                tot += math.sqrt(max(aw[i] * A + bw[i] * Bc + C, 0.0))
-            main[b, cc, ro] = (t - n) / t * tot
+    n_chunks = min(B * R, 64)  # rows in contiguous chunks, each with its own work arrays
+    for ch in nb.prange(n_chunks):
+        q0 = ch * (B * R) // n_chunks
+        q1 = (ch + 1) * (B * R) // n_chunks
+        buf_app = np.empty(nN, np.int64)
+        buf_a = np.empty(K, np.int64)
+        buf_work = np.empty(K, np.int64)
+        buf_ka = np.empty(K, np.uint32)
+        buf_kb = np.empty(K, np.uint32)
+        buf_cnt = np.empty(256, np.int64)
+        buf_aw = np.empty(K)
+        buf_ww = np.empty(K)
+        buf_keep = np.empty(K)
+        buf_D = np.empty(K)
+        buf_P = np.empty(K)
+        buf_S = np.empty((nN + 1, d))
+        buf_acc = np.empty(d)
+        buf_low = np.empty(nN, np.bool_)
+        buf_row = np.empty(nN + 1, np.int64)
+        buf_Sa = np.empty((nN + 2, d))
+        buf_Sb = np.empty((nN + 2, d))
+        buf_prod = np.empty((nN + 2) * K)
+        buf_Y = np.empty((K, d))
+        buf_awr = np.empty(K)
+        buf_wwr = np.empty(K)
+        buf_low_prod = np.empty((nN + 2) * K)
+        buf_bw = np.empty(K)
+        for q in range(q0, q1):
+            _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram_gap, k_order, r0,
+                             order_out, d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper, main,
+                             buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_keep, buf_D, buf_P,
+                             buf_S, buf_acc, buf_low, buf_row, buf_Sa, buf_Sb, buf_prod, buf_Y, buf_awr, buf_wwr,
+                             buf_low_prod, buf_bw)
 
 
 # --- E5's perturbation gain and the H1 probe ------------------------------------------------

@@ -289,8 +289,10 @@ class _Logits:
             import torch
 
             q, k, scaling = self.qk
-            out = (torch.matmul(torch.from_numpy(q[:, r0:r1]), torch.from_numpy(k[:, :K]).transpose(-1, -2)) * scaling).numpy()
-            return out, (self.ranges[0][r0:r1], np.minimum(self.ranges[1][r0:r1], K - 1))
+            out = torch.from_numpy(ex.scratch("logits", (q.shape[0], r1 - r0, K), np.float32))
+            torch.matmul(torch.from_numpy(q[:, r0:r1]), torch.from_numpy(k[:, :K]).transpose(-1, -2), out=out)
+            out.mul_(scaling)  # (q·kᵀ)·scaling, as :meth:`block` (and the capture) computes it
+            return out.numpy(), (self.ranges[0][r0:r1], np.minimum(self.ranges[1][r0:r1], K - 1))
         logits = self.block(r0, r1, K)
         vis = np.isfinite(logits[0]) if self.prefix else None
         return logits, ex._visible_ranges(vis, r1 - r0, K)
@@ -310,20 +312,22 @@ class _Logits:
         return self.parts[r0 // _BLOCK][:, :r1 - r0, :K]
 
 
-def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict | None = None) -> dict:
+def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict | None = None, keys=None) -> dict:
     """Per-row metrics (B, n_N, L) of the first L rows of one layer, block by block.
 
     ``spec`` maps N to the quantities wanted there (names of
     :func:`~attnbounds.empirical.experiments.position_metrics`, plus ``d1_pair``);
     d1_pair comes from running maxima (:class:`~attnbounds.empirical.experiments.PairTable`).
     ``limits`` {N: rows}: N only on the rows r < rows (E3's N of a shorter L; NaN beyond).
-    Also returns ``keys`` (L,), the number of keys each row sees.
+    ``keys``: the layer's :class:`~attnbounds.empirical.experiments.RowKeys` when the caller
+    keeps them (their first L vectors are x's). Also returns ``keys`` (L,), the number of
+    keys each row sees.
     """
     with ex.torch_single_thread():
-        return _rows_blocks(lg, x, L, prefix, spec, limits or {})
+        return _rows_blocks(lg, x, L, prefix, spec, limits or {}, keys)
 
 
-def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict) -> dict:
+def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict, keys=None) -> dict:
     ns = sorted(spec)
     parts: dict = {"keys": np.full(L, L, dtype=np.int64)}
     B = x.shape[0]
@@ -332,8 +336,11 @@ def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict)
     every = set().union(*what.values()) if what else set()
     engine = None
     if ex._fused_kernels() is not None:  # the compiled row engine: the layer's vectors and checkpoints, once
-        engine = (ex.RowKeys(x[:, :L], gram=bool(ns) and (ns[0] < ex.GRAM_GAP or bool(pn))), ex.EnginePlan(ns, what, limits))
-        out = engine[1].outputs(B, L)
+        need_gram = bool(ns) and (ns[0] < ex.GRAM_GAP or bool(pn))
+        if keys is None or (need_gram and keys.gram is None):
+            keys = ex.RowKeys(x[:, :L], gram=need_gram, reuse=True)
+        engine = (keys, ex.EnginePlan(ns, what, limits))
+        out = engine[1].outputs(B, L, reuse=True)
         order_all = np.zeros((B, L, max(pn, default=0)), dtype=np.int64) if pn else None
     # running maxima of ‖x_i − x_j‖² for d_1 (all heads), from the engine's Gram matrix when there is one
     table = ex.PairTable(x[:, :L], gram=None if engine is None else engine[0].gram) if pn else None
@@ -361,7 +368,7 @@ def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict)
         if not use:
             continue
         if engine is not None and ranges is not None:  # every head, every N of the block in one call
-            w = np.empty(logits.shape)
+            w = ex.scratch("weights", logits.shape)
             ex._fused_kernels().softmax_rows(np.ascontiguousarray(logits, dtype=np.float32), *ranges, w)
             ex.row_engine(w, engine[0], engine[1], ranges, out, r0=r0, order_out=order_all)
             order = None if order_all is None else _torch(order_all[:, r0:r1])
@@ -696,6 +703,9 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
         if ks is not None:
             t0 = time.perf_counter()
             ks.run(kept, [L], stage, kept_sub)
+            ks.release(kept_sub)
+            if not causal:
+                ks.release(kept)
             clock["metric_seconds"] += time.perf_counter() - t0
         del kept_sub
         if store and kept is not None:  # the shorter lengths read only the rows below the next L
@@ -706,6 +716,7 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
                 if r0 >= nxt:
                     store.pop(k, None)
             _release_freed_memory()
+    ex.release_scratch()
     tables = ks.tables() if ks is not None else {}
     tables["heads"] = heads.table()
     tables["positions"] = heads.positions()
@@ -1009,6 +1020,7 @@ class _KSSearch:
         self.rows: dict = {}
         self.done: dict = {}  # L -> (N_crit or None, {N: (statistic, p, mean d̃, mean expectation)})
         self.extra: dict = {}  # (L, N) -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
+        self._keys: dict = {}  # id of a kept layer's vectors -> their RowKeys (no Gram: E3's N are large), one per layer
 
     def _key(self, n, L):
         return n if self.prefix else (n, L)
@@ -1068,7 +1080,7 @@ class _KSSearch:
         if need:
             stage(f"E3 L={L} N={','.join(map(str, need))}")
             for y, (lg, x) in enumerate(kept):
-                rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need})  # d̃ and the main term
+                rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need}, keys=self._row_keys(x))  # d̃, main term
                 for a, n in enumerate(need):
                     self._keep(y, n, L, rows["d_tilde"][:, a], rows["main"][:, a])
                 del rows
@@ -1076,13 +1088,27 @@ class _KSSearch:
         need = sorted({n for n in ns if (L, n) not in self.extra}) if sub else []
         if need:
             for y, (lg, x, S) in enumerate(sub):
-                rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need})
+                rows = _rows(lg, x, L, self.prefix, {n: {"main"} for n in need}, keys=self._row_keys(x))
                 for a, n in enumerate(need):
                     sd, cd = _sums(rows["d_tilde"][:, a], L)
                     sm, cm = _sums(rows["main"][:, a], L)
                     self.extra.setdefault((L, n), []).append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
                 del rows
                 _release_freed_memory()
+
+    def _row_keys(self, x):
+        """The row engine's vectors of a kept layer, prepared once for all of E3's passes."""
+        if ex._fused_kernels() is None:
+            return None
+        got = self._keys.get(id(x))
+        if got is None or got[0] is not x:
+            got = self._keys[id(x)] = (x, ex.RowKeys(x, gram=False))
+        return got[1]
+
+    def release(self, kept) -> None:
+        """Forget the prepared vectors of these kept layers (their search is done)."""
+        for item in kept or ():
+            self._keys.pop(id(item[1]), None)
 
     def _test(self, kept, L, ns, tested, stage, sub=None) -> None:
         ns = [n for n in ns if n not in tested]
