@@ -89,3 +89,20 @@ def test_kept_logits_fall_back_to_a_copy_when_the_recomputation_differs(change):
     assert lg.qk is None and lg.parts is not None
     for r0, r1, K in protocol._blocks(140, True):
         np.testing.assert_array_equal(lg.block(r0, r1, K), logits[:, r0:r1, :K])
+
+
+def test_block_ranges_equal_the_masked_block_on_each_rows_keys():
+    """block_ranges (the row engine's input) gives each row's visible keys as one range and, on
+    them, the same logits as block, for a kept layer that recomputes from (q, k) (unmasked
+    outside the range) and for a copy (masked)."""
+    rng = np.random.default_rng(4)
+    logits, q, k, scaling = _causal_logits(rng, H=3, L=300, dh=16)
+    for lg in (protocol._Logits(logits, True, keep=True, qk=(q, k, scaling)), protocol._Logits(logits, True, keep=True)):
+        for r0, r1, K in protocol._blocks(300, True):
+            got, (starts, ends) = lg.block_ranges(r0, r1, K)
+            ref = lg.block(r0, r1, K)
+            np.testing.assert_array_equal(starts, 0)
+            np.testing.assert_array_equal(ends, np.arange(r0, r1))  # a causal row r sees keys 0..r
+            for i in range(r1 - r0):
+                np.testing.assert_array_equal(got[:, i, :ends[i] + 1], ref[:, i, :ends[i] + 1])
+                assert np.isinf(ref[:, i, ends[i] + 1:]).all()

@@ -263,3 +263,46 @@ def test_softmax_rows_equals_torch_softmax_over_each_range():
     np.testing.assert_allclose(w, ref, rtol=4 * 2.0 ** -52, atol=0.0)
     tiny = w[0, 0, :15]  # starts[0] = 0, ends[0] = 20: keys 0..14 have logit −700, 15..20 logit 0
     assert np.all(tiny > 0) and np.all(tiny < 1e-300) and w[1, 0, 5] == 0.0
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_pair_table_from_the_gram_matrix_equals_the_direct_distances(ties):
+    """d_1's running maxima and lookups read from the Gram matrix (the row engine's) equal the
+    ones from direct products of x, block after block, with repeated vectors (tied distances)."""
+    import torch
+
+    rng = np.random.default_rng(24)
+    B, K = 2, 70
+    x = ex.to_sphere(rng.standard_normal((B, K, 4)))
+    if ties:
+        x[:, 9] = x[:, 4]
+    gram = np.matmul(x, x.transpose(0, 2, 1))
+    lg = rng.standard_normal((B, K, K)) * 2
+    vis = np.tril(np.ones((K, K), dtype=bool))
+    lg[:, ~vis] = -np.inf
+    w = np.exp(lg - lg.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    order = ex.top_order(w, 12)
+    plain, from_gram = ex.PairTable(x), ex.PairTable(x, gram=gram)
+    for r0, r1 in ((0, 30), (30, 64), (64, 70)):
+        a, b = plain.rows(r0, r1), from_gram.rows(r0, r1)
+        np.testing.assert_allclose(b[0].numpy(), a[0].numpy(), rtol=1e-12, atol=1e-15)
+        got = ex.pair_distance_max(x, order[:, r0:r1], [1, 5, 12], vis[r0:r1], maxima=b, gram=gram)
+        ref = ex.pair_distance_max(x, order[:, r0:r1], [1, 5, 12], vis[r0:r1], maxima=a)
+        np.testing.assert_allclose(got, ref, rtol=1e-12)
+        assert torch.is_tensor(b[1])
+
+
+def test_scratch_arrays_are_reused_per_name():
+    """scratch gives the same memory for a name while it fits (a view of the right shape), new
+    memory when it grows, and other memory for another name."""
+    a = ex.scratch("test-a", (3, 4))
+    a[...] = 7.0
+    b = ex.scratch("test-a", (2, 5))
+    assert b.shape == (2, 5) and np.shares_memory(a, b)
+    c = ex.scratch("test-a", (10, 10))
+    assert not np.shares_memory(a, c) and c.shape == (10, 10)
+    assert not np.shares_memory(ex.scratch("test-b", (3, 4)), ex.scratch("test-a", (3, 4)))
+    assert ex.scratch("test-i", (4,), np.int64).dtype == np.int64
+    ex.release_scratch()
+    assert not np.shares_memory(ex.scratch("test-a", (3, 4)), c)
