@@ -12,7 +12,8 @@ head (``PROTOCOL.md``). One window is processed at a time by :func:`paper_window
 * a bidirectional model (MiniLM) sees all keys at every position: one forward per L.
 
 Rows with t ≤ N keys (no token left out) are skipped. The metrics (kernels in
-:mod:`attnbounds.empirical.experiments`):
+:mod:`attnbounds.empirical.experiments`; every N of a row in one compiled pass,
+:func:`attnbounds.empirical.fused.row_metrics`):
 
 * **E1/E2** per (head, L, N): the true d̃, the T1(i) bound and the T1(ii) expectation,
   each averaged over t. The bound and the expectation are the right sides of the claim
@@ -23,11 +24,13 @@ Rows with t ≤ N keys (no token left out) are skipped. The metrics (kernels in
 * **E3** per L: two samples of per-head means (d̃ against the expectation), one
   two-sample KS test per N; N_crit is the first N whose test does not reject at level α.
   The N grid has step max(1, ⌊L/100⌋) (N_crit/L resolved to 1% of L). It is searched by
-  a geometric scan (10 grid points, all in one streamed pass; the first that does not
-  reject wins), then bisection on the grid between that point and the last rejecting one. This
+  a geometric scan (10 grid points, :func:`ks_scan_points`; the first that does not reject
+  wins), then bisection on the grid between that point and the last rejecting one. This
   assumes one change of decision inside that bracket; ``ks_scan.csv`` records every N
-  tested. The bisection computes the rows of the midpoints its next three steps may visit
-  in one pass (one softmax and one sort per block serve them), and tests only the ones it
+  tested. The scan's rows are computed in the forward passes themselves, with E1/E2/E4's
+  (the N of a shorter L on its rows only), so the search starts with them. The bisection
+  computes the rows of the midpoints its next three steps may visit in one pass over the
+  kept logits (one softmax and one sort per row serve them), and tests only the ones it
   visits: the same N, statistics and N_crit as step by step (tested).
 * **E4** per (head, N): r = min over non-selected i of ‖s − α_i x_i‖, N_s counted strictly
   inside, N_s/N averaged over t; the embeddings are on the unit sphere. Theorem 2's sides
