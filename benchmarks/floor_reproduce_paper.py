@@ -31,14 +31,16 @@ import csv
 import json
 from pathlib import Path
 
+from attnbounds.empirical import experiments as ex
 from attnbounds.empirical import protocol as pr
+from attnbounds.empirical.run import DEFAULT_LENGTHS
 
 HEADS = 144  # GPT-2-small: 12 layers × 12 heads
-LMAX = 1024
-LENGTHS = (32, 64, 128, 256, 512, 1024)
-E12 = (1, 5, 10, 20, 100)
-E4 = (1, 2, 4, 8, 16, 32, 64)
-GRAM = 16  # experiments.GRAM_GAP: N below goes through the Gram matrix (no product)
+LENGTHS = DEFAULT_LENGTHS  # 32 … 1024
+LMAX = LENGTHS[-1]
+E12 = tuple(sorted(set(pr.PaperSettings.e1_n) | set(pr.PaperSettings.e2_n)))
+E4 = pr.PaperSettings.e4_n
+GRAM = ex.GRAM_GAP  # N below goes through the Gram matrix (no product)
 
 
 def _bisection(run: Path) -> dict:

@@ -784,7 +784,8 @@ def position_metrics(weights, x, top_n, *, visible=None, order=None, what=("d_ti
     visible : bool array (R, K), optional
         The keys that take part in each row (the prefix of a causal row); None: every key.
     order : optional
-        :func:`top_order` of ``weights``, (B, R, k) with k >= max N (pass it to share it between calls).
+        :func:`top_order` of ``weights``, (B, R, k) with k >= max N, for the torch path (pass it to
+        share it between calls); the compiled engine sorts each row itself and does not read it.
     what : iterable of str or dict
         ``d_tilde`` (always); ``mass``: ᾱ_N (``mass``) and R = max_{j∈I_N}‖x_j‖ (``R``);
         ``terms``: ``mass``, ``R`` and d_1 = max_{i∉I_N}‖x_i‖ (``d1_norm``); ``main``: the
@@ -1048,15 +1049,13 @@ class RowKeys:
         if gram and B * L * L * 8 <= _GRAM_BYTES:
             self.gram = scratch("gram", (B, L, L)) if reuse else np.empty((B, L, L))
             torch.bmm(xt, xt.transpose(1, 2), out=torch.from_numpy(self.gram))
-        self._xT = np.ascontiguousarray(self.x.transpose(0, 2, 1))
 
     def xT(self, K: int) -> np.ndarray:
-        """x transposed, (B, d, K), contiguous (the engine's matrix product takes the first K keys;
-        a block's copy is the :func:`scratch` array ``xT``)."""
-        if K == self._xT.shape[2]:
-            return self._xT
-        out = scratch("xT", self._xT.shape[:2] + (K,))
-        out[...] = self._xT[:, :, :K]
+        """The first K vectors transposed, (B, d, K), contiguous, for the engine's matrix product:
+        the :func:`scratch` array ``xT``, valid until the next call (no copy of every vector is kept)."""
+        B, _, d = self.x.shape
+        out = scratch("xT", (B, d, K))
+        out[...] = self.x[:, :K].transpose(0, 2, 1)
         return out
 
 
@@ -1129,7 +1128,10 @@ def row_engine(w, keys: RowKeys, plan: EnginePlan, ranges, out: dict, *, r0: int
 class PairTable:
     """Running maxima of the pairwise distances of one batch of token sets, for d_1.
 
-    ``x`` (B, K, d). :meth:`rows` gives, for the query rows r0 ≤ r < r1 of a causal prefix
+    ``x`` (B, K, d); ``gram`` (B, K', K'), K' ≥ K, the Gram matrix x xᵀ when the caller has it
+    (the distances are then read from it); with ``reuse`` the arrays :meth:`rows` returns are
+    :func:`scratch` arrays, valid until the next ``rows`` of any table that reuses.
+    :meth:`rows` gives, for the query rows r0 ≤ r < r1 of a causal prefix
     (row r sees the keys ≤ r) and every key j, the largest ‖x_i − x_j‖² over the keys the
     row sees and its maximizer; blocks must come in order (0 first), and the running
     maximum over the earlier keys is carried from block to block, so the memory is one
@@ -1137,12 +1139,13 @@ class PairTable:
     every key). With them, d_1 of any row and selection is a lookup (:func:`pair_distance_max`).
     """
 
-    def __init__(self, x, gram=None):
+    def __init__(self, x, gram=None, reuse: bool = False):
         import torch
 
         self.x = _tensor(x)
         self.xsq = (self.x * self.x).sum(-1)  # (B, K)
         # the Gram matrix x xᵀ (B, K', K'), K' ≥ K, when the caller has it: the distances are then read from it
+        self.reuse = bool(reuse)  # rows() returns scratch arrays, valid until the next rows() of any table
         self.gram_array = None if gram is None else np.asarray(gram)
         self.gram = None if gram is None else torch.from_numpy(self.gram_array)
         B, K = self.xsq.shape
@@ -1153,9 +1156,10 @@ class PairTable:
     def _d2(self, i0: int, i1: int):
         import torch
 
-        if self.gram is not None:  # ‖x_j‖² + ‖x_i‖² − 2 x_j·x_i, in a scratch array (read before the next block)
+        if self.gram is not None:  # ‖x_j‖² + ‖x_i‖² − 2 x_j·x_i (with reuse, in a scratch array read before the next block)
             K = self.xsq.shape[1]
-            d2 = torch.from_numpy(scratch("pair-d2", (self.xsq.shape[0], K, i1 - i0)))
+            shape = (self.xsq.shape[0], K, i1 - i0)
+            d2 = torch.from_numpy(scratch("pair-d2", shape) if self.reuse else np.empty(shape))
             torch.add(self.xsq[:, :, None], self.xsq[:, None, i0:i1], out=d2)
             return d2.sub_(self.gram[:, :K, i0:i1], alpha=2.0)
         d2 = self.xsq[:, :, None] + self.xsq[:, None, i0:i1]  # [b, j, i] ‖x_j‖² + ‖x_i‖²
@@ -1179,8 +1183,10 @@ class PairTable:
         if fz is not None and (lo is None or not np.any(lo > 0)):  # prefix rows: one compiled pass
             d2 = self._d2(r0, r1).numpy()
             B, K, C = d2.shape
-            # (the maxima of one block are read before the next block's: scratch arrays)
-            best, arg = scratch("pair-best", (B, K, C)), scratch("pair-arg", (B, K, C), np.int64)
+            if self.reuse:  # the caller reads a block's maxima before it asks for the next block's
+                best, arg = scratch("pair-best", (B, K, C)), scratch("pair-arg", (B, K, C), np.int64)
+            else:
+                best, arg = np.empty((B, K, C)), np.empty((B, K, C), dtype=np.int64)
             carried, carried_arg = self._best.numpy().copy(), self._arg.numpy().copy()
             fz.running_pair_maxima(d2, r0, carried, carried_arg, best, arg)
             self._best, self._arg = torch.from_numpy(carried), torch.from_numpy(carried_arg)

@@ -6,8 +6,8 @@ compiled loop, :func:`row_metrics`, for every N at once:
 
 * the row's order (largest weight first, equal weights in index order) by a radix sort
   (:func:`sort_row`);
-* the **Gram checkpoints**, the smallest N of the row while each adds fewer than
-  ``gram_gap`` keys: the products P_i = x_i · s_N with s_N = Σ_{m<N} α_{o_m} x_{o_m} are
+* the **Gram checkpoints**, N < ``gram_gap`` (a rule per N, so that a value does not
+  depend on the other N asked): the products P_i = x_i · s_N with s_N = Σ_{m<N} α_{o_m} x_{o_m} are
   running sums of rows of the Gram matrix G = X Xᵀ, P += α_j G[j, ·] for each key j that
   joins the top set (one pass over the row's keys per key, no product of length d), and
   ‖s_N‖² = ‖s_{N−1}‖² + 2α_j P_j + α_j² G[j, j];
@@ -358,8 +358,9 @@ def _accumulate(acc, x, wr, a, m0, m1):  # pragma: no cover - compiled
 @nb.njit(cache=True, fastmath={"reassoc"})
 def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram_gap, k_order, r0, order_out, d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper, main,
                     buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_keep, buf_D, buf_P, buf_S, buf_acc, buf_low, buf_row, buf_Sa, buf_Sb, buf_prod, buf_Y, buf_awr, buf_wwr, buf_low_prod, buf_bw):  # pragma: no cover - compiled
-    """One row (b, r) = divmod(q, R) of :func:`row_metrics`, in the work arrays ``buf_*`` (the
-    row kernel allocates nothing: per-row arrays of a few hundred kB were fresh pages each time)."""
+    """One row (b, r) = divmod(q, R) of :func:`row_metrics`, in the work arrays ``buf_*`` of its
+    chunk: the row's arrays of a few hundred kB are not allocated per row (each one was fresh
+    pages); only small ones are (the sort's float32 keys)."""
     B, R, K = w.shape
     d = x.shape[2]
     nN = ns.shape[0]
@@ -369,19 +370,19 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
     lo = starts[r]
     hi = ends[r] + 1
     t = hi - lo
-    app = buf_app  # this row's checkpoints, ascending
+    here = buf_app  # this row's checkpoints, ascending
     na = 0
     any_main = False
     for cc in range(nN):
         if ns[cc] < t and ro < limit[cc]:
-            app[na] = cc
+            here[na] = cc
             na += 1
             if flags[cc] & FLAG_MAIN:
                 any_main = True
     if na == 0 and k_order == 0:
         return
     ng = 0  # the Gram checkpoints: N < gram_gap (fixed per N, so that a value does not depend on the other N asked)
-    while ng < na and ns[app[ng]] < gram_gap:
+    while ng < na and ns[here[ng]] < gram_gap:
         ng += 1
     wr = w[b, r]
     a = buf_a[:t]
@@ -412,7 +413,7 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
         P[:] = 0.0
         ss = 0.0  # ‖s_N‖²
         for z in range(ng):
-            cc = app[z]
+            cc = here[z]
             n = ns[cc]
             while m < n:
                 j = a[m]
@@ -441,7 +442,7 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
     # s_N of the direct checkpoints: running sums from the top of the order where N ≤ t/2,
     # c minus running sums from the bottom above (fixed per N and t, as the Gram rule)
     split = 0
-    while split < nd and 2 * ns[app[ng + split]] <= t:
+    while split < nd and 2 * ns[here[ng + split]] <= t:
         split += 1
     S = buf_S[:nrow]
     S[:, :] = 0.0
@@ -450,7 +451,7 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
     mm = 0
     xb = x[b]
     for u in range(split):
-        n = ns[app[ng + u]]
+        n = ns[here[ng + u]]
         _accumulate(acc, xb, wr, a, mm, n)
         mm = n
         for e in range(d):
@@ -458,7 +459,7 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
     acc[:] = 0.0
     mm = t - 1
     for u in range(nd - 1, split - 1, -1):  # from the bottom of the order, key t − 1 first
-        n = ns[app[ng + u]]
+        n = ns[here[ng + u]]
         _accumulate(acc, xb, wr, a, mm, n - 1)
         mm = n - 1
         for e in range(d):
@@ -472,20 +473,20 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
     low = buf_low[:nd]
     low[:] = False
     n_low = 0
-    nb_ = t
+    n_first_low = t
     for u in range(nd):
-        cc = app[ng + u]
+        cc = here[ng + u]
         if 4 * ns[cc] >= t and not (flags[cc] & (FLAG_SEP | FLAG_TERMS)):
             low[u] = True
             n_low += 1
-            nb_ = min(nb_, ns[cc])
+            n_first_low = min(n_first_low, ns[cc])
     n_all = nrow - n_low
     row_of = buf_row[:nrow]  # row of S's u in its product
-    na2 = max(n_all, 2)  # two rows at least: BLAS takes a matrix-vector path for one, rounded differently
-    nl2 = max(n_low, 2)
-    Sa = buf_Sa[:na2]
+    rows_all = max(n_all, 2)  # two rows at least: BLAS takes a matrix-vector path for one, rounded differently
+    rows_low = max(n_low, 2)
+    Sa = buf_Sa[:rows_all]
     Sa[:, :] = 0.0
-    Sb = buf_Sb[:nl2]
+    Sb = buf_Sb[:rows_low]
     Sb[:, :] = 0.0
     ia = 0
     ib = 0
@@ -498,27 +499,27 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
             Sa[ia] = S[u]
             row_of[u] = ia
             ia += 1
-    prod = buf_prod[:na2 * K].reshape(na2, K)  # x_i · s_N at every key
+    prod = buf_prod[:rows_all * K].reshape(rows_all, K)  # x_i · s_N at every key
     if n_all > 0:
         np.dot(Sa, xT[b], prod)
     if n_low > 0:
-        nk = t - nb_
+        nk = t - n_first_low
         Y = buf_Y[:nk]  # the keys of rank ≥ N_b, in rank order
         awr = buf_awr[:nk]
         wwr = buf_wwr[:nk]
         for q2 in range(nk):
-            j = a[nb_ + q2]
+            j = a[n_first_low + q2]
             Y[q2] = xb[j]
             awr[q2] = aw[j - lo]
             wwr[q2] = ww[j - lo]
-        prod_low = buf_low_prod[:nl2 * nk].reshape(nl2, nk)
+        prod_low = buf_low_prod[:rows_low * nk].reshape(rows_low, nk)
         np.dot(Sb, Y.T, prod_low)  # (n_low, nk)
     else:
         prod_low = np.zeros((2, 1))
         awr = np.zeros(1)
         wwr = np.zeros(1)
     for z in range(ng, na):
-        cc = app[z]
+        cc = here[z]
         n = ns[cc]
         while m < n:
             j = a[m]
@@ -536,7 +537,7 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
         if low[u]:
             pz = prod_low[row_of[u]]
             tot = 0.0
-            for q2 in range(n - nb_, t - nb_):
+            for q2 in range(n - n_first_low, t - n_first_low):
                 tot += math.sqrt(max(awr[q2] - 2.0 * wwr[q2] * pz[q2] + ss, 0.0))
             d_tilde[b, cc, ro] = tot
             if flags[cc] & FLAG_MASS:
@@ -562,7 +563,7 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
     for i in range(t):
         bw[i] = ww[i] * pc[lo + i]
     for z in range(na):
-        cc = app[z]
+        cc = here[z]
         if not (flags[cc] & FLAG_MAIN):
             continue
         n = ns[cc]

@@ -321,7 +321,8 @@ def _rows(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict | None 
     ``spec`` maps N to the quantities wanted there (names of
     :func:`~attnbounds.empirical.experiments.position_metrics`, plus ``d1_pair``);
     d1_pair comes from running maxima (:class:`~attnbounds.empirical.experiments.PairTable`).
-    ``limits`` {N: rows}: N only on the rows r < rows (E3's N of a shorter L; NaN beyond).
+    ``limits`` {N: rows}: N only on the rows r < rows (E3's N of a shorter L; the compiled
+    engine leaves the rows beyond NaN, the torch path may compute them: callers sum rows < rows only).
     ``keys``: the layer's :class:`~attnbounds.empirical.experiments.RowKeys` when the caller
     keeps them (their first L vectors are x's). Also returns ``keys`` (L,), the number of
     keys each row sees.
@@ -346,7 +347,7 @@ def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict,
         out = engine[1].outputs(B, L, reuse=True)
         order_all = np.zeros((B, L, max(pn, default=0)), dtype=np.int64) if pn else None
     # running maxima of ‖x_i − x_j‖² for d_1 (all heads), from the engine's Gram matrix when there is one
-    table = ex.PairTable(x[:, :L], gram=None if engine is None else engine[0].gram) if pn else None
+    table = ex.PairTable(x[:, :L], gram=None if engine is None else engine[0].gram, reuse=True) if pn else None
     maxima = None
     for r0, r1, K in _blocks(L, prefix):
         if engine is not None:
@@ -1023,7 +1024,8 @@ class _KSSearch:
         self.rows: dict = {}
         self.done: dict = {}  # L -> (N_crit or None, {N: (statistic, p, mean d̃, mean expectation)})
         self.extra: dict = {}  # (L, N) -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
-        self._keys: dict = {}  # id of a kept layer's vectors -> their RowKeys (no Gram: E3's N are large), one per layer
+        self._keys: dict = {}  # id of a kept layer's vectors -> their RowKeys without a Gram matrix (‖x_i‖², ‖x_i‖),
+        # one per layer for all of E3's passes (a pass with an N < GRAM_GAP makes its own, with the Gram matrix)
 
     def _key(self, n, L):
         return n if self.prefix else (n, L)

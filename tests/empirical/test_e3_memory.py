@@ -106,3 +106,21 @@ def test_block_ranges_equal_the_masked_block_on_each_rows_keys():
             for i in range(r1 - r0):
                 np.testing.assert_array_equal(got[:, i, :ends[i] + 1], ref[:, i, :ends[i] + 1])
                 assert np.isinf(ref[:, i, ends[i] + 1:]).all()
+
+
+def test_a_limited_seed_serves_only_the_lengths_it_was_computed_for():
+    """An N the main pass computed on the rows r < 64 only (a scan point of L = 64) seeds L ≤ 64
+    and not L = 128, which E3 must then compute itself; the tiling windows' rows go to their own
+    sums, per layer in order, and a layer missed leaves (L, N) to E3."""
+    rng = np.random.default_rng(5)
+    ks = protocol._KSSearch((32, 64, 128), _Config, prefix=True, window=0)
+    d, m = rng.random((4, 128)), rng.random((4, 128))
+    d[:, 64:] = m[:, 64:] = np.nan  # the rows beyond the limit were not computed
+    ks.seed(0, 10, d, m, upto=64)
+    assert sorted(ks.rows[10][0]) == [32, 64]
+    assert not ks._has(10, 128, 1) and ks._has(10, 64, 1)
+    for y in range(2):
+        ks.seed_tiles(y, 10, 64, rng.random((8, 64)), rng.random((8, 64)), S=2)
+    assert len(ks.extra[(64, 10)]) == 2 and ks.extra[(64, 10)][0][0].shape == (4,)  # 2 windows × 4 heads folded
+    ks.seed_tiles(1, 20, 64, rng.random((8, 64)), rng.random((8, 64)), S=2)  # layer 0 missed
+    assert (64, 20) not in ks.extra

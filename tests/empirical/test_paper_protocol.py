@@ -529,3 +529,30 @@ def test_log_axes_label_plain_numbers_and_the_data_ticks():
     assert [t.get_text() for t in ax.get_xticklabels()] == [str(L) for L in Ls]
     assert "4" in labels and "5" in labels
     assert not any("10^" in s or "times" in s for s in labels), labels
+
+
+@pytest.mark.parametrize("rows", ["prefix", "full"])
+def test_e3_seeded_by_the_forward_passes_equals_its_own_scan(corpus, tmp_path, monkeypatch, rows):
+    """E3's scan points computed in the forward passes (main window with per-N row limits, the
+    tiling windows, the per-L passes of full rows) give the search the same N, statistics and
+    N_crit as the search that computes its scan itself, and the same means to rounding."""
+    from attnbounds.empirical.models import load_model
+
+    shape = dict(n_layer=4, n_embd=64, n_head=8)
+    handle = load_model("gpt2-random", seed=0, **shape)
+    out = {}
+    for seeded in (True, False):
+        if not seeded:
+            monkeypatch.setattr(protocol, "ks_scan_points", lambda L: [])  # the forward passes compute no scan point
+        cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=(64, 128), windows=1, experiments=("E3",),
+                                  model_overrides=shape, rows=rows)
+        run.run_reproduce(cfg, tmp_path / str(seeded), progress=False, handle=handle)
+        out[seeded] = (_heads(tmp_path / str(seeded) / "critical_n.csv"), _heads(tmp_path / str(seeded) / "ks_scan.csv"))
+    assert out[True][0] == out[False][0]
+    seeded, own = out[True][1], out[False][1]
+    assert [(r["L"], r["N"], r["statistic"], r["p_value"]) for r in seeded] == \
+        [(r["L"], r["N"], r["statistic"], r["p_value"]) for r in own]
+    for a, b in zip(seeded, own):
+        for k in ("d_tilde_mean", "expectation_mean"):
+            assert float(a[k]) == pytest.approx(float(b[k]), rel=1e-12)
+    assert len({r["N"] for r in own}) > 10  # the scan and a bisection ran
