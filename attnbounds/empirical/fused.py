@@ -684,69 +684,41 @@ _M1, _M2, _M3 = EXPM1_COEFFS[0.35], EXPM1_COEFFS[0.05], EXPM1_COEFFS[5e-3]
 
 
 @nb.njit(inline="always", fastmath={"contract"})
+def _horner(coeffs, x):  # pragma: no cover - compiled
+    """The polynomial with ``coeffs`` (highest degree first) at x, by Horner's rule (one FMA a step)."""
+    p = coeffs[0]
+    for i in range(1, len(coeffs)):  # a constant tuple: the loop is unrolled
+        p = p * x + coeffs[i]
+    return p
+
+
+@nb.njit(inline="always", fastmath={"contract"})
 def exp_nonpositive(x):  # pragma: no cover - compiled
     """e^x for x <= 0 to 1 ulp, 0 below ``EXP_FLUSH``: x = k ln 2 + r (|r| <= ln(2)/2),
     e^x = 2^k · P(r) with P the degree-11 fit ``EXP_COEFFS`` and 2^k built from its bits."""
     xc = max(x, -600.0)
     k = math.floor(xc * _LOG2E + 0.5)
     r = (xc - k * _LN2_HI) - k * _LN2_LO
-    p = _E[0]
-    p = p * r + _E[1]
-    p = p * r + _E[2]
-    p = p * r + _E[3]
-    p = p * r + _E[4]
-    p = p * r + _E[5]
-    p = p * r + _E[6]
-    p = p * r + _E[7]
-    p = p * r + _E[8]
-    p = p * r + _E[9]
-    p = p * r + _E[10]
-    p = p * r + _E[11]
-    y = p * _bits_as_float((np.int64(k) + 1023) << 52)
+    y = _horner(_E, r) * _bits_as_float((np.int64(k) + 1023) << 52)
     return y if x >= EXP_FLUSH else 0.0
 
 
 @nb.njit(inline="always", fastmath={"contract"})
 def expm1_small(x):  # pragma: no cover - compiled
     """e^x − 1 = x·Q(x) for |x| <= 0.35 (Q: degree 10 of ``EXPM1_COEFFS``), to 2 ulp."""
-    p = _M1[0]
-    p = p * x + _M1[1]
-    p = p * x + _M1[2]
-    p = p * x + _M1[3]
-    p = p * x + _M1[4]
-    p = p * x + _M1[5]
-    p = p * x + _M1[6]
-    p = p * x + _M1[7]
-    p = p * x + _M1[8]
-    p = p * x + _M1[9]
-    p = p * x + _M1[10]
-    return p * x
+    return _horner(_M1, x) * x
 
 
 @nb.njit(inline="always", fastmath={"contract"})
 def _expm1_005(x):  # pragma: no cover - compiled
     """e^x − 1 for |x| <= 0.05 (degree 7)."""
-    p = _M2[0]
-    p = p * x + _M2[1]
-    p = p * x + _M2[2]
-    p = p * x + _M2[3]
-    p = p * x + _M2[4]
-    p = p * x + _M2[5]
-    p = p * x + _M2[6]
-    p = p * x + _M2[7]
-    return p * x
+    return _horner(_M2, x) * x
 
 
 @nb.njit(inline="always", fastmath={"contract"})
 def _expm1_0005(x):  # pragma: no cover - compiled
     """e^x − 1 for |x| <= 5e-3 (degree 5)."""
-    p = _M3[0]
-    p = p * x + _M3[1]
-    p = p * x + _M3[2]
-    p = p * x + _M3[3]
-    p = p * x + _M3[4]
-    p = p * x + _M3[5]
-    return p * x
+    return _horner(_M3, x) * x
 
 
 @nb.njit(parallel=True, cache=True)
