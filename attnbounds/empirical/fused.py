@@ -289,6 +289,14 @@ def sort_row(wr, lo, hi, a, b, ka, kb, cnt):  # pragma: no cover - compiled
         i = j
 
 
+@nb.njit(inline="always")
+def _join(j, bj, nj, lo, keep, msum, sq, rm):  # pragma: no cover - compiled
+    """Key j (weight α_j = ``bj``, norm ``nj``) joins I_N: drop it from ``keep``; return ᾱ_N,
+    Σ_{I_N} α² and R = max_{I_N} ‖x‖ updated."""
+    keep[j - lo] = 0.0
+    return msum + bj, sq + bj * bj, nj if nj > rm else rm
+
+
 @nb.njit(cache=True)
 def _separability(wr, a, n, D, lo, sq, rmin, b, cc, r, radius, ns_over_n, lower, upper):  # pragma: no cover - compiled
     """E4 at one row and N: r = ``rmin`` = min_{i∉I_N} D_i, N_s/N with N_s = #{j ∈ I_N : D_j < r}
@@ -422,11 +430,7 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
                 ss += 2.0 * bj * P[j - lo] + bj * bj * g[j]
                 for i in range(t):
                     P[i] += bj * g[lo + i]
-                msum += bj
-                sq += bj * bj
-                if norms[b, j] > rm:
-                    rm = norms[b, j]
-                keep[j - lo] = 0.0
+                msum, sq, rm = _join(j, bj, norms[b, j], lo, keep, msum, sq, rm)
                 m += 1
             tot = 0.0
             for i in range(t):
@@ -523,12 +527,7 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
         n = ns[cc]
         while m < n:
             j = a[m]
-            bj = wr[j]
-            msum += bj
-            sq += bj * bj
-            if norms[b, j] > rm:
-                rm = norms[b, j]
-            keep[j - lo] = 0.0
+            msum, sq, rm = _join(j, wr[j], norms[b, j], lo, keep, msum, sq, rm)
             m += 1
         u = z - ng
         ss = 0.0
