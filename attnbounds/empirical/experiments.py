@@ -1041,6 +1041,8 @@ class RowKeys:
         import torch
 
         self.x = np.ascontiguousarray(x.numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
+        if self.x.ndim != 3:
+            raise ValueError(f"x: expected shape (B, L, d), got {self.x.shape}")
         B, L, _ = self.x.shape
         self.xsq = (self.x * self.x).sum(-1)
         self.norms = np.sqrt(self.xsq)
@@ -1064,6 +1066,14 @@ class EnginePlan:
     (``limits`` {N: rows}: N only on the rows r < rows; default every row)."""
 
     def __init__(self, ns, asked, limits=None):
+        ns = [int(n) for n in np.asarray(ns).reshape(-1)]
+        if not ns or min(ns) < 1 or len(set(ns)) != len(ns):
+            raise ValueError(f"ns: must be distinct N >= 1, got {ns}")
+        if set(ns) - set(asked):
+            raise ValueError(f"asked: no entry for N = {sorted(set(ns) - set(asked))}")
+        unknown = set().union(*(set(asked[n]) for n in ns)) - {"d_tilde", "mass", "terms", "main", "separability"}
+        if unknown:
+            raise ValueError(f"asked: unknown {sorted(unknown)}")
         self.perm = np.argsort(ns, kind="stable")
         self.ns = np.asarray(ns, dtype=np.int64)[self.perm]
         self.asked = {int(n): set(asked[int(n)]) for n in self.ns}
@@ -1112,6 +1122,14 @@ def row_engine(w, keys: RowKeys, plan: EnginePlan, ranges, out: dict, *, r0: int
     if x.shape[0] != B or x.shape[1] < K:
         raise ValueError(f"keys: shape {x.shape} does not match weights {(B, R, K)}; expected (B, L >= K, d)")
     starts, ends = (np.ascontiguousarray(a, dtype=np.int64) for a in ranges)
+    if starts.shape != (R,) or ends.shape != (R,) or np.any(starts < 0) or np.any(ends >= K) or np.any(ends < starts):
+        raise ValueError(f"ranges: (starts, ends) must be two (R,) = ({R},) arrays with 0 <= start <= end < K = {K}")
+    need = (B, plan.ns.size, r0 + R)
+    bad = [k for k in _GROUPS if k not in out or out[k].shape[:2] != need[:2] or out[k].shape[2] < need[2]]
+    if bad:
+        raise ValueError(f"out: {bad} must be arrays (B, nN, >= r0 + R) = {need} (EnginePlan.outputs)")
+    if order_out is not None and (order_out.shape[:2] != (B, out["d_tilde"].shape[2]) or order_out.dtype != np.int64):
+        raise ValueError(f"order_out: must be an int64 array (B, R', k) with (B, R') = {(B, out['d_tilde'].shape[2])}")
     gap = GRAM_GAP if gram_gap is None else int(gram_gap)
     gram = keys.gram if keys.gram is not None else np.zeros((B, 1, 1))
     if keys.gram is None:
@@ -1146,9 +1164,11 @@ class PairTable:
         self.xsq = (self.x * self.x).sum(-1)  # (B, K)
         # the Gram matrix x xᵀ (B, K', K'), K' ≥ K, when the caller has it: the distances are then read from it
         self.reuse = bool(reuse)  # rows() returns scratch arrays, valid until the next rows() of any table
+        B, K = self.xsq.shape
+        if gram is not None and (np.ndim(gram) != 3 or np.shape(gram)[0] != B or min(np.shape(gram)[1:]) < K):
+            raise ValueError(f"gram: shape {np.shape(gram)} must be (B, K', K') with B = {B} and K' >= K = {K}")
         self.gram_array = None if gram is None else np.asarray(gram)
         self.gram = None if gram is None else torch.from_numpy(self.gram_array)
-        B, K = self.xsq.shape
         self._best = torch.full((B, K), -np.inf, dtype=torch.float64)  # max over the keys < cursor
         self._arg = torch.zeros((B, K), dtype=torch.int64)
         self._cursor = 0

@@ -306,3 +306,38 @@ def test_scratch_arrays_are_reused_per_name():
     assert ex.scratch("test-i", (4,), np.int64).dtype == np.int64
     ex.release_scratch()
     assert not np.shares_memory(ex.scratch("test-a", (3, 4)), c)
+
+
+def test_row_engine_entry_points_name_the_bad_argument():
+    """RowKeys, EnginePlan, row_engine and PairTable(gram=...) refuse bad input with an error
+    that names the argument."""
+    rng = np.random.default_rng(25)
+    B, R, K = 2, 4, 10
+    w = rng.random((B, R, K))
+    w /= w.sum(-1, keepdims=True)
+    x = ex.to_sphere(rng.standard_normal((B, K, 3)))
+    keys, plan = ex.RowKeys(x), ex.EnginePlan([1, 3], {1: {"main"}, 3: {"separability"}})
+    ranges = ex._visible_ranges(None, R, K)
+    with pytest.raises(ValueError, match="x: expected shape"):
+        ex.RowKeys(x[0])
+    with pytest.raises(ValueError, match="ns: must be distinct"):
+        ex.EnginePlan([0, 2], {0: set(), 2: set()})
+    with pytest.raises(ValueError, match="ns: must be distinct"):
+        ex.EnginePlan([2, 2], {2: set()})
+    with pytest.raises(ValueError, match=r"asked: no entry for N = \[3\]"):
+        ex.EnginePlan([1, 3], {1: set()})
+    with pytest.raises(ValueError, match="asked: unknown"):
+        ex.EnginePlan([1], {1: {"masss"}})
+    with pytest.raises(ValueError, match="keys: shape"):
+        ex.row_engine(w, ex.RowKeys(x[:, :5]), plan, ranges, plan.outputs(B, R))
+    with pytest.raises(ValueError, match="ranges:"):
+        ex.row_engine(w, keys, plan, (ranges[0], ranges[1] + 1), plan.outputs(B, R))
+    with pytest.raises(ValueError, match="out:"):
+        ex.row_engine(w, keys, plan, ranges, plan.outputs(B, R - 1))
+    with pytest.raises(ValueError, match="order_out:"):
+        ex.row_engine(w, keys, plan, ranges, plan.outputs(B, R), order_out=np.zeros((B, R, 2)))
+    with pytest.raises(ValueError, match="gram: shape"):
+        ex.PairTable(x, gram=np.zeros((B, K - 1, K - 1)))
+    out = plan.outputs(B, R)
+    ex.row_engine(w, keys, plan, ranges, out)  # the same arguments, well formed, run
+    assert np.isfinite(out["main"][:, 0]).all() and np.isfinite(out["ns_over_n"][:, 1]).all()

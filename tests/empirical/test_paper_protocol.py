@@ -556,3 +556,15 @@ def test_e3_seeded_by_the_forward_passes_equals_its_own_scan(corpus, tmp_path, m
         for k in ("d_tilde_mean", "expectation_mean"):
             assert float(a[k]) == pytest.approx(float(b[k]), rel=1e-12)
     assert len({r["N"] for r in own}) > 10  # the scan and a bisection ran
+
+
+def test_ks_scan_points_are_the_searchs_scan_and_check_L():
+    """ks_scan_points(L) (the N the forward passes compute for E3) are the grid points of the
+    search's geometric scan, increasing, the first and last of the grid among them; a bad L names L."""
+    for L in (2, 5, 32, 64, 100, 1024):
+        grid = protocol.ks_grid(L)
+        pts = protocol.ks_scan_points(L)
+        assert pts == [int(grid[i]) for i in protocol._scan_positions(grid.size)]
+        assert pts == sorted(set(pts)) and pts[0] == 1 and pts[-1] == int(grid[-1]) and len(pts) <= 10
+    with pytest.raises(ValueError, match="L: must be >= 2"):
+        protocol.ks_scan_points(1)
