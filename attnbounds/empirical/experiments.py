@@ -1105,19 +1105,28 @@ class EnginePlan:
 
 
 def row_engine(w, keys: RowKeys, plan: EnginePlan, ranges, out: dict, *, r0: int = 0, order_out=None,
-               gram_gap: int | None = None) -> None:
+               gram_gap: int | None = None, from_logits: bool = False) -> None:
     """The compiled row engine (:func:`attnbounds.empirical.fused.row_metrics`) on a block of
     rows whose visible keys are one range each, [starts[r], ends[r]].
 
-    ``w`` (B, R, K) the block's weights; ``keys`` the layer's vectors (K ≤ their L); the
-    block's row r is row r0 + r of ``out`` (:meth:`EnginePlan.outputs` of the layer) and of
-    ``order_out`` (B, R', k): the first k keys of each row's order (:func:`top_order`'s)."""
+    ``w`` (B, R, K) the block's weights, or with ``from_logits`` its float32 logits (the engine
+    then takes each row's softmax over its visible keys itself: no (B, R, K) float64 weights
+    are written); ``keys`` the layer's vectors (K ≤ their L); the block's row r is row r0 + r
+    of ``out`` (:meth:`EnginePlan.outputs` of the layer) and of ``order_out`` (B, R', k): the
+    first k keys of each row's order (:func:`top_order`'s)."""
     import torch
 
     fz = _fused_kernels()
-    wt = w if isinstance(w, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(w, dtype=np.float64))
-    wt = wt.to(torch.float64).contiguous()
-    B, R, K = wt.shape
+    if from_logits:
+        src = np.ascontiguousarray(w.numpy() if isinstance(w, torch.Tensor) else w, dtype=np.float32)
+        if src.ndim != 3:
+            raise ValueError(f"w: expected logits of shape (B, R, K), got {src.shape}")
+        wt, lg = np.zeros((1, 1, 1)), src
+    else:
+        wt = w if isinstance(w, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(w, dtype=np.float64))
+        wt = wt.to(torch.float64).contiguous().numpy()
+        src, lg = wt, np.zeros((1, 1, 1), dtype=np.float32)
+    B, R, K = src.shape
     x = keys.x
     if x.shape[0] != B or x.shape[1] < K:
         raise ValueError(f"keys: shape {x.shape} does not match weights {(B, R, K)}; expected (B, L >= K, d)")
@@ -1134,12 +1143,11 @@ def row_engine(w, keys: RowKeys, plan: EnginePlan, ranges, out: dict, *, r0: int
     gram = keys.gram if keys.gram is not None else np.zeros((B, 1, 1))
     if keys.gram is None:
         gap = 0
-    c = torch.bmm(wt, torch.from_numpy(x[:, :K])).numpy()  # (B, R, d): each row's context Σ_i α_i x_i
     k_order = 0 if order_out is None else order_out.shape[-1]
     order_out = np.zeros((1, 1, 1), dtype=np.int64) if order_out is None else order_out
     with _blas_single_thread():
-        fz.row_metrics(wt.numpy(), gram, x, keys.xT(K), c, keys.xsq, keys.norms, starts, ends, plan.ns, plan.flags,
-                       plan.limit, gap, k_order, int(r0), order_out, out["d_tilde"], out["mass"], out["R"],
+        fz.row_metrics(wt, lg, bool(from_logits), gram, x, keys.xT(K), keys.xsq, keys.norms, starts, ends, plan.ns,
+                       plan.flags, plan.limit, gap, k_order, int(r0), order_out, out["d_tilde"], out["mass"], out["R"],
                        out["d1_norm"], out["radius"], out["ns_over_n"], out["t2_lower"], out["t2_upper"], out["main"])
 
 

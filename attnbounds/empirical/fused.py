@@ -363,20 +363,62 @@ def _accumulate(acc, x, wr, a, m0, m1):  # pragma: no cover - compiled
             acc[e] += bj * xj[e]
 
 
+_INSERTION = 48  # rows with at most this many keys are ordered by insertion (the radix sort's 256-bucket
+# passes cost more there: measured on 32-key rows, 4x slower)
+
+
+@nb.njit(inline="always")
+def _insertion_order(wr, lo, hi, a):  # pragma: no cover - compiled
+    """a[:t] = the keys lo … hi − 1 by weight, largest first, equal weights in index order (the
+    stable descending order :func:`sort_row` gives)."""
+    t = hi - lo
+    for i in range(t):
+        a[i] = lo + i
+    for q in range(1, t):
+        v = a[q]
+        wv = wr[v]
+        z = q - 1
+        while z >= 0 and wr[a[z]] < wv:
+            a[z + 1] = a[z]
+            z -= 1
+        a[z + 1] = v
+
+
 @nb.njit(cache=True, fastmath={"reassoc"})
-def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram_gap, k_order, r0, order_out, d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper, main,
-                    buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_keep, buf_D, buf_P, buf_S, buf_acc, buf_low, buf_row, buf_Sa, buf_Sb, buf_prod, buf_Y, buf_awr, buf_wwr, buf_low_prod, buf_bw):  # pragma: no cover - compiled
-    """One row (b, r) = divmod(q, R) of :func:`row_metrics`, in the work arrays ``buf_*`` of its
-    chunk: the row's arrays of a few hundred kB are not allocated per row (each one was fresh
-    pages); only small ones are (the sort's float32 keys)."""
-    B, R, K = w.shape
+def _low_distance_sums(S, xb, aw, ww, a, lo, t, first, ns_low, ss, tot):  # pragma: no cover - compiled
+    """tot[u] = Σ_{q ≥ N_u} ‖α_j x_j − s_u‖, j = a[q] (rank order), for the rows u of ``S`` with
+    N_u = ns_low[u] ascending and ``first`` = N_0: each key's row of x is read once and its
+    product with every s_u whose set it is outside of is taken there (no gathered copy)."""
+    nu = ns_low.shape[0]
+    d = S.shape[1]
+    for u in range(nu):
+        tot[u] = 0.0
+    for q in range(first, t):
+        j = a[q]
+        xj = xb[j]
+        awj = aw[j - lo]
+        wwj = ww[j - lo]
+        for u in range(nu):
+            if ns_low[u] > q:
+                break
+            p = 0.0
+            for e in range(d):
+                p += S[u, e] * xj[e]
+            tot[u] += math.sqrt(max(awj - 2.0 * wwj * p + ss[u], 0.0))
+
+
+@nb.njit(cache=True, fastmath={"reassoc"})
+def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flags, limit, gram_gap, k_order,
+                     order_out, d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper, main,
+                     buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_keep, buf_D, buf_P, buf_S,
+                     buf_acc, buf_low, buf_row, buf_Sa, buf_prod, buf_bw, buf_nl, buf_ssl,
+                     buf_totl):  # pragma: no cover - compiled
+    """Row r of head b (output column ``ro``), visible keys lo … hi − 1, weights ``wr`` (absolute
+    key index), context c = Σ_i α_i x_i and its products pc[i] = x_i · c (given by the row's
+    group, :func:`row_metrics`, where the row needs them); work arrays ``buf_*`` of its chunk."""
+    K = xT.shape[2]
     d = x.shape[2]
     nN = ns.shape[0]
-    b = q // R
-    r = q - b * R
-    ro = r0 + r
-    lo = starts[r]
-    hi = ends[r] + 1
     t = hi - lo
     here = buf_app  # this row's checkpoints, ascending
     na = 0
@@ -392,17 +434,16 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
     ng = 0  # the Gram checkpoints: N < gram_gap (fixed per N, so that a value does not depend on the other N asked)
     while ng < na and ns[here[ng]] < gram_gap:
         ng += 1
-    wr = w[b, r]
     a = buf_a[:t]
-    work = buf_work[:t]
-    ka = buf_ka[:t]
-    kb = buf_kb[:t]
-    cnt = buf_cnt
-    sort_row(wr, lo, hi, a, work, ka, kb, cnt)
+    if t <= _INSERTION:
+        _insertion_order(wr, lo, hi, a)
+    else:
+        sort_row(wr, lo, hi, a, buf_work[:t], buf_ka[:t], buf_kb[:t], buf_cnt)
     for m in range(min(k_order, t)):
         order_out[b, ro, m] = a[m]
     if na == 0:
         return
+    xb = x[b]
     aw = buf_aw[:t]  # α_i² ‖x_i‖²
     ww = buf_ww[:t]  # α_i
     for i in range(t):
@@ -440,20 +481,17 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
             _finish(flags[cc], wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
                     d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
     nd = na - ng
-    nrow = nd + 1 if any_main else nd
-    if nrow == 0:
+    if nd == 0 and not any_main:
         return
     # s_N of the direct checkpoints: running sums from the top of the order where N ≤ t/2,
     # c minus running sums from the bottom above (fixed per N and t, as the Gram rule)
     split = 0
     while split < nd and 2 * ns[here[ng + split]] <= t:
         split += 1
-    S = buf_S[:nrow]
-    S[:, :] = 0.0
+    S = buf_S
     acc = buf_acc
     acc[:] = 0.0
     mm = 0
-    xb = x[b]
     for u in range(split):
         n = ns[here[ng + u]]
         _accumulate(acc, xb, wr, a, mm, n)
@@ -467,61 +505,56 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
         _accumulate(acc, xb, wr, a, mm, n - 1)
         mm = n - 1
         for e in range(d):
-            S[u, e] = c[b, r, e] - acc[e]
-    if any_main:
-        for e in range(d):
-            S[nd, e] = c[b, r, e]
+            S[u, e] = c[e] - acc[e]
     # a direct N ≥ t/4 that asks for nothing but d̃ (and ᾱ_N, R) needs x_i · s_N at the keys
-    # outside I_N only: its product takes the keys of rank ≥ N_b (the least such N), gathered
-    # in rank order; the others, and c, take every key (a rule per N and t, as above)
+    # outside I_N only: those products are taken key by key in rank order from N_u on
+    # (:func:`_low_distance_sums`); the others by one matrix product over every key (a rule
+    # per N and t, as above)
     low = buf_low[:nd]
-    low[:] = False
     n_low = 0
-    n_first_low = t
     for u in range(nd):
         cc = here[ng + u]
-        if 4 * ns[cc] >= t and not (flags[cc] & (FLAG_SEP | FLAG_TERMS)):
-            low[u] = True
+        low[u] = 4 * ns[cc] >= t and not (flags[cc] & (FLAG_SEP | FLAG_TERMS))
+        if low[u]:
             n_low += 1
-            n_first_low = min(n_first_low, ns[cc])
-    n_all = nrow - n_low
-    row_of = buf_row[:nrow]  # row of S's u in its product
-    rows_all = max(n_all, 2)  # two rows at least: BLAS takes a matrix-vector path for one, rounded differently
-    rows_low = max(n_low, 2)
-    Sa = buf_Sa[:rows_all]
-    Sa[:, :] = 0.0
-    Sb = buf_Sb[:rows_low]
-    Sb[:, :] = 0.0
-    ia = 0
-    ib = 0
-    for u in range(nrow):
-        if u < nd and low[u]:
-            Sb[ib] = S[u]
-            row_of[u] = ib
-            ib += 1
-        else:
-            Sa[ia] = S[u]
-            row_of[u] = ia
-            ia += 1
-    prod = buf_prod[:rows_all * K].reshape(rows_all, K)  # x_i · s_N at every key
+    n_all = nd - n_low
+    row_of = buf_row[:nd]  # row of S's u in its product
     if n_all > 0:
+        rows_all = max(n_all, 2)  # two rows at least: BLAS takes a matrix-vector path for one, rounded differently
+        Sa = buf_Sa[:rows_all]
+        ia = 0
+        for u in range(nd):
+            if not low[u]:
+                for e in range(d):
+                    Sa[ia, e] = S[u, e]
+                row_of[u] = ia
+                ia += 1
+        while ia < rows_all:
+            for e in range(d):
+                Sa[ia, e] = 0.0
+            ia += 1
+        prod = buf_prod[:rows_all * K].reshape(rows_all, K)  # x_i · s_N at every key of the block
         np.dot(Sa, xT[b], prod)
-    if n_low > 0:
-        nk = t - n_first_low
-        Y = buf_Y[:nk]  # the keys of rank ≥ N_b, in rank order
-        awr = buf_awr[:nk]
-        wwr = buf_wwr[:nk]
-        for q2 in range(nk):
-            j = a[n_first_low + q2]
-            Y[q2] = xb[j]
-            awr[q2] = aw[j - lo]
-            wwr[q2] = ww[j - lo]
-        prod_low = buf_low_prod[:rows_low * nk].reshape(rows_low, nk)
-        np.dot(Sb, Y.T, prod_low)  # (n_low, nk)
     else:
-        prod_low = np.zeros((2, 1))
-        awr = np.zeros(1)
-        wwr = np.zeros(1)
+        Sa = buf_Sa[:2]
+        prod = buf_prod[:2 * K].reshape(2, K)
+    if n_low > 0:
+        nl = buf_nl[:n_low]
+        ssl = buf_ssl[:n_low]
+        il = 0
+        for u in range(nd):
+            if low[u]:
+                s2 = 0.0
+                for e in range(d):
+                    s2 += S[u, e] * S[u, e]
+                nl[il] = ns[here[ng + u]]
+                ssl[il] = s2
+                row_of[u] = il
+                if il != u:
+                    for e in range(d):
+                        S[il, e] = S[u, e]  # low rows packed first (il ≤ u: no row is overwritten before it is read)
+                il += 1
+        _low_distance_sums(S, xb, aw, ww, a, lo, t, nl[0], nl, ssl, buf_totl)
     for z in range(ng, na):
         cc = here[z]
         n = ns[cc]
@@ -530,20 +563,17 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
             msum, sq, rm = _join(j, wr[j], norms[b, j], lo, keep, msum, sq, rm)
             m += 1
         u = z - ng
-        ss = 0.0
-        for e in range(d):
-            ss += S[u, e] * S[u, e]
         if low[u]:
-            pz = prod_low[row_of[u]]
-            tot = 0.0
-            for q2 in range(n - n_first_low, t - n_first_low):
-                tot += math.sqrt(max(awr[q2] - 2.0 * wwr[q2] * pz[q2] + ss, 0.0))
-            d_tilde[b, cc, ro] = tot
+            d_tilde[b, cc, ro] = buf_totl[row_of[u]]
             if flags[cc] & FLAG_MASS:
                 mass[b, cc, ro] = msum
                 rmax[b, cc, ro] = rm
             continue
-        pz = prod[row_of[u]]
+        ua = row_of[u]
+        pz = prod[ua]
+        ss = 0.0
+        for e in range(d):
+            ss += Sa[ua, e] * Sa[ua, e]
         tot = 0.0
         for i in range(t):
             dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * pz[lo + i] + ss, 0.0))
@@ -556,8 +586,7 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
     # the T1(ii) main term: (t − N)/t Σ_i ‖(1 + k) α_i x_i − k c‖ over the t keys, k = N/max(t − 1, 1)
     csq = 0.0
     for e in range(d):
-        csq += S[nd, e] * S[nd, e]
-    pc = prod[row_of[nd]]
+        csq += c[e] * c[e]
     bw = buf_bw[:t]  # α_i x_i · c
     for i in range(t):
         bw[i] = ww[i] * pc[lo + i]
@@ -576,28 +605,59 @@ def _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, lim
         main[b, cc, ro] = (t - n) / t * tot
 
 
+_GROUP = 16  # rows of one head whose weights, contexts c = Σ_i α_i x_i and products x_i · c are taken
+# together, by two matrix products of a fixed shape (a row's values do not depend on which rows were asked)
+
+
+@nb.njit(cache=True)
+def _row_needs(t, ro, ns, flags, limit, gram_gap):  # pragma: no cover - compiled
+    """(anything, context) a row of t keys at output column ``ro`` asks for: some checkpoint,
+    and c (the main term, or a direct N > t/2 whose s_N is c minus the bottom of the order)."""
+    anything = False
+    context = False
+    for cc in range(ns.shape[0]):
+        n = ns[cc]
+        if n < t and ro < limit[cc]:
+            anything = True
+            if flags[cc] & FLAG_MAIN or (n >= gram_gap and 2 * n > t):
+                context = True
+    return anything, context
+
+
 # fastmath: reassociation only (vectorized sums). No contraction into FMAs here: with it, ‖s‖²
 # and Σα_j² are rounded differently from α_j² alone, and ξ_j = (Σα_k² − α_j²)^{1/2} at N = 1
 # becomes the square root of a rounding error (1e-9) instead of 0.
 @nb.njit(parallel=True, cache=True, fastmath={"reassoc"})
-def row_metrics(w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram_gap, k_order, r0,
+def row_metrics(w, lg, from_logits, G, x, xT, xsq, norms, starts, ends, ns, flags, limit, gram_gap, k_order, r0,
                 order_out, d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper, main):  # pragma: no cover - compiled
-    """Every checkpoint N of every row (b, r) of ``w`` (B, R, K), in one pass per row.
+    """Every checkpoint N of every row (b, r) of a block, in one pass per row.
 
-    ``ns`` (nN,) ascending, ``flags`` (nN,) what each N asks for (``FLAG_*``), ``limit``
-    (nN,): N is computed on the rows r0 + r < limit only. Row r's visible keys are
+    The block's weights are ``w`` (B, R, K) float64, or, with ``from_logits``, the softmax of
+    each row's visible float32 logits ``lg`` (B, R, K), computed here (the other array is not
+    read). ``ns`` (nN,) ascending, ``flags`` (nN,) what each N asks for (``FLAG_*``),
+    ``limit`` (nN,): N is computed on the rows r0 + r < limit only. Row r's visible keys are
     starts[r] … ends[r]; N is computed where N < t (a key is left out). ``G`` (B, K', K') the
     Gram matrix x xᵀ (K' ≥ K; unused when ``gram_gap`` is 0), ``x`` (B, K', d), ``xT`` (B, d,
-    K) x transposed, ``c`` (B, R, d) each row's context Σ_i α_i x_i, ``xsq``/``norms``
-    (B, K') ‖x_i‖² and ‖x_i‖. Outputs (B, nN, R') at column r0 + r, written where computed;
-    ``order_out`` (B, R', k_order) the first k_order keys of each row's order."""
-    B, R, K = w.shape
+    K) x transposed, ``xsq``/``norms`` (B, K') ‖x_i‖² and ‖x_i‖. Rows are taken in groups of
+    ``_GROUP`` of one head: their weights W (zeros outside each row's keys), contexts
+    C = W x and products C xᵀ by two matrix products per group. Outputs (B, nN, R') at column
+    r0 + r, written where computed; ``order_out`` (B, R', k_order) the first k_order keys of
+    each row's order."""
+    B = lg.shape[0] if from_logits else w.shape[0]
+    R = lg.shape[1] if from_logits else w.shape[1]
+    K = lg.shape[2] if from_logits else w.shape[2]
     d = x.shape[2]
     nN = ns.shape[0]
-    n_chunks = min(B * R, 64)  # rows in contiguous chunks, each with its own work arrays
+    n_groups = (R + _GROUP - 1) // _GROUP
+    total = B * n_groups
+    n_chunks = min(total, 64)  # groups in contiguous chunks, each with its own work arrays
     for ch in nb.prange(n_chunks):
-        q0 = ch * (B * R) // n_chunks
-        q1 = (ch + 1) * (B * R) // n_chunks
+        p0 = ch * total // n_chunks
+        p1 = (ch + 1) * total // n_chunks
+        buf_Wg = np.empty(_GROUP * K)
+        buf_Cg = np.empty((_GROUP, d))
+        buf_PCg = np.empty(_GROUP * K)
+        buf_e = np.empty(K)
         buf_app = np.empty(nN, np.int64)
         buf_a = np.empty(K, np.int64)
         buf_work = np.empty(K, np.int64)
@@ -614,19 +674,52 @@ def row_metrics(w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram
         buf_low = np.empty(nN, np.bool_)
         buf_row = np.empty(nN + 1, np.int64)
         buf_Sa = np.empty((nN + 2, d))
-        buf_Sb = np.empty((nN + 2, d))
         buf_prod = np.empty((nN + 2) * K)
-        buf_Y = np.empty((K, d))
-        buf_awr = np.empty(K)
-        buf_wwr = np.empty(K)
-        buf_low_prod = np.empty((nN + 2) * K)
         buf_bw = np.empty(K)
-        for q in range(q0, q1):
-            _row_metrics_row(q, w, G, x, xT, c, xsq, norms, starts, ends, ns, flags, limit, gram_gap, k_order, r0,
-                             order_out, d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper, main,
-                             buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_keep, buf_D, buf_P,
-                             buf_S, buf_acc, buf_low, buf_row, buf_Sa, buf_Sb, buf_prod, buf_Y, buf_awr, buf_wwr,
-                             buf_low_prod, buf_bw)
+        buf_nl = np.empty(nN, np.int64)
+        buf_ssl = np.empty(nN)
+        buf_totl = np.empty(nN)
+        for p in range(p0, p1):
+            b = p // n_groups
+            ra = (p - b * n_groups) * _GROUP
+            rb = min(ra + _GROUP, R)
+            nr = rb - ra
+            anything = k_order > 0
+            context = False
+            Kg = 0
+            for r in range(ra, rb):
+                got, ctx = _row_needs(ends[r] - starts[r] + 1, r0 + r, ns, flags, limit, gram_gap)
+                anything = anything or got
+                context = context or ctx
+                Kg = max(Kg, ends[r] + 1)
+            if not anything:
+                continue
+            W = buf_Wg[:nr * Kg].reshape(nr, Kg)  # the group's weights, 0 outside each row's keys
+            for r in range(ra, rb):
+                lo = starts[r]
+                hi = ends[r] + 1
+                wr = W[r - ra]
+                for i in range(lo):
+                    wr[i] = 0.0
+                if from_logits:
+                    _softmax_range(lg[b, r], lo, hi, buf_e, wr)
+                else:
+                    for i in range(lo, hi):
+                        wr[i] = w[b, r, i]
+                for i in range(hi, Kg):
+                    wr[i] = 0.0
+            C = buf_Cg[:nr]
+            PC = buf_PCg[:nr * K].reshape(nr, K)
+            if context:  # C = W x and x_i · c = (C xᵀ)_i: a fixed shape per group, whichever rows asked
+                np.dot(W, x[b, :Kg], C)
+                np.dot(C, xT[b], PC)
+            for r in range(ra, rb):
+                _row_metrics_row(b, r, r0 + r, starts[r], ends[r] + 1, W[r - ra], C[r - ra], PC[r - ra], G, x, xT,
+                                 xsq, norms, ns, flags, limit, gram_gap, k_order, order_out, d_tilde, mass, rmax,
+                                 d1n, radius, ns_over_n, lower, upper, main,
+                                 buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_keep, buf_D,
+                                 buf_P, buf_S, buf_acc, buf_low, buf_row, buf_Sa, buf_prod, buf_bw, buf_nl, buf_ssl,
+                                 buf_totl)
 
 
 # --- E5's perturbation gain and the H1 probe ------------------------------------------------
@@ -1045,37 +1138,47 @@ def h1_universe(top, dist, t, masks, size, counts, inter, union):  # pragma: no 
 # --- softmax ------------------------------------------------------------------------------
 
 
+@nb.njit(inline="always", fastmath={"reassoc"})
+def _softmax_range(row, lo, hi, e, out):  # pragma: no cover - compiled
+    """out[lo:hi] = the softmax of the float32 logits row[lo:hi] in float64 (``e``: a work array
+    of at least hi − lo): e_i = exp(l_i − max l) by :func:`exp_nonpositive` (vectorized, one
+    ulp), redone by ``math.exp`` below its flush (only when the row's least logit is that far
+    below its largest), so tiny weights keep their order; w_i = e_i / Σ e."""
+    m = -np.inf
+    least = np.inf
+    for i in range(lo, hi):
+        v = np.float64(row[i])
+        if v > m:
+            m = v
+        if v < least:
+            least = v
+    for i in range(lo, hi):
+        e[i - lo] = exp_nonpositive(np.float64(row[i]) - m)
+    if least - m < EXP_FLUSH:
+        for i in range(lo, hi):
+            y = np.float64(row[i]) - m
+            if y < EXP_FLUSH:
+                e[i - lo] = math.exp(y)
+    s = 0.0
+    for i in range(hi - lo):
+        s += e[i]
+    for i in range(lo, hi):
+        out[i] = e[i - lo] / s
+
+
 @nb.njit(parallel=True, cache=True, fastmath={"reassoc"})
 def softmax_rows(lg, starts, ends, w):  # pragma: no cover - compiled
     """w[b, r] = the softmax of the float32 logits lg[b, r] over the keys starts[r] … ends[r] in
-    float64 (0 at the other keys): e_i = exp(l_i − max l) by :func:`exp_nonpositive` (vectorized,
-    one ulp; ``math.exp`` below its flush, so tiny weights keep their order), w_i = e_i / Σ e."""
+    float64 (0 at the other keys), by :func:`_softmax_range` (the row engine's own softmax)."""
     B, R, K = lg.shape
     for q in nb.prange(B * R):
         b = q // R
         r = q - b * R
         lo = starts[r]
         hi = ends[r] + 1
-        row = lg[b, r]
-        m = -np.inf
-        for i in range(lo, hi):
-            v = np.float64(row[i])
-            if v > m:
-                m = v
-        e = np.empty(hi - lo)
-        for i in range(lo, hi):
-            e[i - lo] = exp_nonpositive(np.float64(row[i]) - m)
-        for i in range(lo, hi):
-            y = np.float64(row[i]) - m
-            if y < EXP_FLUSH:
-                e[i - lo] = math.exp(y)
-        s = 0.0
-        for i in range(hi - lo):
-            s += e[i]
         out = w[b, r]
+        _softmax_range(lg[b, r], lo, hi, np.empty(hi - lo), out)
         for i in range(lo):
             out[i] = 0.0
-        for i in range(lo, hi):
-            out[i] = e[i - lo] / s
         for i in range(hi, K):
             out[i] = 0.0

@@ -372,9 +372,7 @@ def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict,
         if not use:
             continue
         if engine is not None and ranges is not None:  # every head, every N of the block in one call
-            w = ex.scratch("weights", logits.shape)
-            ex._fused_kernels().softmax_rows(np.ascontiguousarray(logits, dtype=np.float32), *ranges, w)
-            ex.row_engine(w, engine[0], engine[1], ranges, out, r0=r0, order_out=order_all)
+            ex.row_engine(logits, engine[0], engine[1], ranges, out, r0=r0, order_out=order_all, from_logits=True)
             order = None if order_all is None else _torch(order_all[:, r0:r1])
             res = None
         else:
