@@ -639,13 +639,37 @@ def torch_single_thread():
     one. The compiled kernels keep their own (numba) threads."""
     import torch
 
+    global _TORCH_THREADS
     before = torch.get_num_threads()
     if before != 1:
+        _TORCH_THREADS = before
         torch.set_num_threads(1)
     try:
         yield
     finally:
         if before != 1:
+            torch.set_num_threads(before)
+
+
+_TORCH_THREADS = None  # torch's thread count outside torch_single_thread
+
+
+@contextlib.contextmanager
+def torch_all_threads():
+    """Inside :func:`torch_single_thread`, one large tensor operation (a layer's Gram matrix, a
+    block of recomputed logits) on all of torch's threads again: between the short operations
+    the threads would spin, but a product of 10⁸–10⁹ multiply-adds runs twice as fast on two
+    (``OMP_WAIT_POLICY=PASSIVE``: the threads sleep afterwards)."""
+    import torch
+
+    before = torch.get_num_threads()
+    want = _TORCH_THREADS or before
+    if want != before:
+        torch.set_num_threads(want)
+    try:
+        yield
+    finally:
+        if want != before:
             torch.set_num_threads(before)
 
 
@@ -1050,7 +1074,8 @@ class RowKeys:
         self.gram = None
         if gram and B * L * L * 8 <= _GRAM_BYTES:
             self.gram = scratch("gram", (B, L, L)) if reuse else np.empty((B, L, L))
-            torch.bmm(xt, xt.transpose(1, 2), out=torch.from_numpy(self.gram))
+            with torch_all_threads():
+                torch.bmm(xt, xt.transpose(1, 2), out=torch.from_numpy(self.gram))
 
     def xT(self, K: int) -> np.ndarray:
         """The first K vectors transposed, (B, d, K), contiguous, for the engine's matrix product:

@@ -228,38 +228,49 @@ def sort_row(wr, lo, hi, a, b, ka, kb, cnt):  # pragma: no cover - compiled
     """a[:t] = the keys lo … hi − 1 (t = hi − lo) by weight ``wr``, largest first, equal weights
     in index order: the stable descending order of the float64 weights.
 
-    An LSD radix sort with byte digits (a digit that every key shares is skipped) on the
-    float32 rounding of the weights, which is monotone; keys whose float32 weights are equal
-    are then ordered by their float64 weights, stably. ``b``, ``ka``, ``kb`` (t,) and ``cnt``
-    (256,) are work arrays."""
+    An LSD radix sort with byte digits on the float32 rounding of the weights, which is
+    monotone: the four digits' counts in one pass over the keys, then one scatter per digit
+    (a digit that every key shares is skipped), between ``a``/``ka`` and ``b``/``kb``; keys
+    whose float32 weights are equal are then ordered by their float64 weights, stably. ``b``,
+    ``ka``, ``kb`` (t,) and ``cnt`` (1024,) are work arrays."""
     t = hi - lo
-    bits = wr[lo:hi].astype(np.float32).view(np.uint32)
+    for j in range(1024):
+        cnt[j] = 0
     for i in range(t):
-        u = bits[i]
+        u = _float32_bits(np.float32(wr[lo + i]))
         if u & np.uint32(0x80000000):  # the IEEE order of a float as an unsigned key
             u = ~u
         else:
             u = u | np.uint32(0x80000000)
         ka[i] = ~u  # ascending in ka = descending in w
+        k = ka[i]  # (as uint32: numba widens ~u to a signed integer)
         a[i] = lo + i
-    for sh in range(0, 32, 8):
-        for j in range(256):
-            cnt[j] = 0
-        for i in range(t):
-            cnt[(ka[i] >> sh) & 255] += 1
-        if cnt[(ka[0] >> sh) & 255] == t:
+        cnt[k & 255] += 1
+        cnt[256 + ((k >> 8) & 255)] += 1
+        cnt[512 + ((k >> 16) & 255)] += 1
+        cnt[768 + (k >> 24)] += 1
+    src, srck, dst, dstk = a, ka, b, kb
+    scatters = 0
+    for digit in range(4):
+        sh = 8 * digit
+        base = 256 * digit
+        if cnt[base + ((srck[0] >> sh) & 255)] == t:
             continue
         s = 0
-        for j in range(256):
+        for j in range(base, base + 256):
             c = cnt[j]
             cnt[j] = s
             s += c
         for i in range(t):
-            k = (ka[i] >> sh) & 255
-            pos = cnt[k]
-            cnt[k] = pos + 1
-            b[pos] = a[i]
-            kb[pos] = ka[i]
+            k = srck[i]
+            d = base + ((k >> sh) & 255)
+            pos = cnt[d]
+            cnt[d] = pos + 1
+            dst[pos] = src[i]
+            dstk[pos] = k
+        src, srck, dst, dstk = dst, dstk, src, srck
+        scatters += 1
+    if scatters % 2:  # the order is in b
         for i in range(t):
             a[i] = b[i]
             ka[i] = kb[i]
@@ -663,7 +674,7 @@ def row_metrics(w, lg, from_logits, G, x, xT, xsq, norms, starts, ends, ns, flag
         buf_work = np.empty(K, np.int64)
         buf_ka = np.empty(K, np.uint32)
         buf_kb = np.empty(K, np.uint32)
-        buf_cnt = np.empty(256, np.int64)
+        buf_cnt = np.empty(1024, np.int64)
         buf_aw = np.empty(K)
         buf_ww = np.empty(K)
         buf_keep = np.empty(K)
@@ -749,6 +760,18 @@ def _bits_as_float(typingctx, bits):
         return builder.bitcast(args[0], _ir.DoubleType())
 
     return _types.float64(_types.int64), codegen
+
+
+@_intrinsic
+def _float32_bits(typingctx, value):
+    """The IEEE 754 bits of the float32 ``value`` as a uint32 (a bitcast)."""
+    if value != _types.float32:
+        return None
+
+    def codegen(context, builder, signature, args):  # pragma: no cover - compiled
+        return builder.bitcast(args[0], _ir.IntType(32))
+
+    return _types.uint32(_types.float32), codegen
 
 
 _LOG2E = 1.4426950408889634

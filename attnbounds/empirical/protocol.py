@@ -293,8 +293,9 @@ class _Logits:
 
             q, k, scaling = self.qk
             out = torch.from_numpy(ex.scratch("logits", (q.shape[0], r1 - r0, K), np.float32))
-            torch.matmul(torch.from_numpy(q[:, r0:r1]), torch.from_numpy(k[:, :K]).transpose(-1, -2), out=out)
-            out.mul_(scaling)  # (q·kᵀ)·scaling, as :meth:`block` (and the capture) computes it
+            with ex.torch_all_threads():
+                torch.matmul(torch.from_numpy(q[:, r0:r1]), torch.from_numpy(k[:, :K]).transpose(-1, -2), out=out)
+                out.mul_(scaling)  # (q·kᵀ)·scaling, as :meth:`block` (and the capture) computes it
             return out.numpy(), (self.ranges[0][r0:r1], np.minimum(self.ranges[1][r0:r1], K - 1))
         logits = self.block(r0, r1, K)
         vis = np.isfinite(logits[0]) if self.prefix else None
@@ -1087,7 +1088,7 @@ class _KSSearch:
                 for a, n in enumerate(need):
                     self._keep(y, n, L, rows["d_tilde"][:, a], rows["main"][:, a])
                 del rows
-                _release_freed_memory()
+            _release_freed_memory()
         need = sorted({n for n in ns if (L, n) not in self.extra}) if sub else []
         if need:
             for y, (lg, x, S) in enumerate(sub):
@@ -1097,7 +1098,7 @@ class _KSSearch:
                     sm, cm = _sums(rows["main"][:, a], L)
                     self.extra.setdefault((L, n), []).append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
                 del rows
-                _release_freed_memory()
+            _release_freed_memory()
 
     def _row_keys(self, x):
         """The row engine's vectors of a kept layer, prepared once for all of E3's passes."""

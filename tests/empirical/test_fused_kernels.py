@@ -142,7 +142,7 @@ def _sorted(w, lo, hi):
     t = hi - lo
     a, b = np.empty(t, np.int64), np.empty(t, np.int64)
     ka, kb = np.empty(t, np.uint32), np.empty(t, np.uint32)
-    fz.sort_row(np.ascontiguousarray(w, dtype=np.float64), lo, hi, a, b, ka, kb, np.empty(256, np.int64))
+    fz.sort_row(np.ascontiguousarray(w, dtype=np.float64), lo, hi, a, b, ka, kb, np.empty(1024, np.int64))
     return a
 
 
