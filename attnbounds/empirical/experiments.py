@@ -1023,14 +1023,19 @@ def _flags(want) -> int:
 
 
 _BLAS = None
+_BLAS_HELD = 0  # depth of nested blas_single_thread blocks
 
 
 @contextlib.contextmanager
-def _blas_single_thread():
+def blas_single_thread():
     """BLAS (numpy's and scipy's OpenBLAS; torch's MKL is its own) on one thread inside the
-    block: the row engine calls it from each of its own threads. One threadpoolctl controller
-    for the process (a fresh ``threadpool_limits`` scans the loaded libraries: 0.4 ms a call)."""
-    global _BLAS
+    block: the row engine calls it from each of its own threads. A nested block changes
+    nothing. Hold it around a whole run (:func:`attnbounds.empirical.protocol.paper_window_tables`
+    does): each time the limit is lifted, OpenBLAS's idle threads spin for a while, and beside
+    the engine's own threads they took 3 s of a 10 s pass (gpt2-random, L = 1024, 2 cores).
+    One threadpoolctl controller for the process (a fresh ``threadpool_limits`` scans the
+    loaded libraries: 0.4 ms a call)."""
+    global _BLAS, _BLAS_HELD
     if _BLAS is None:
         try:
             from threadpoolctl import ThreadpoolController
@@ -1038,11 +1043,19 @@ def _blas_single_thread():
             _BLAS = False
         else:
             _BLAS = ThreadpoolController()
-    if not _BLAS:  # pragma: no cover
-        yield
+    if not _BLAS or _BLAS_HELD:
+        _BLAS_HELD += 1
+        try:
+            yield
+        finally:
+            _BLAS_HELD -= 1
         return
     with _BLAS.limit(limits=1, user_api="blas"):
-        yield
+        _BLAS_HELD += 1
+        try:
+            yield
+        finally:
+            _BLAS_HELD -= 1
 
 
 def _position_metrics_fused(w, xs, ns, asked, every, ranges, order=None) -> dict:
@@ -1170,7 +1183,7 @@ def row_engine(w, keys: RowKeys, plan: EnginePlan, ranges, out: dict, *, r0: int
         gap = 0
     k_order = 0 if order_out is None else order_out.shape[-1]
     order_out = np.zeros((1, 1, 1), dtype=np.int64) if order_out is None else order_out
-    with _blas_single_thread():
+    with blas_single_thread():
         fz.row_metrics(wt, lg, bool(from_logits), gram, x, keys.xT(K), keys.xsq, keys.norms, starts, ends, plan.ns,
                        plan.flags, plan.limit, gap, k_order, int(r0), order_out, out["d_tilde"], out["mass"], out["R"],
                        out["d1_norm"], out["radius"], out["ns_over_n"], out["t2_lower"], out["t2_upper"], out["main"])

@@ -516,6 +516,11 @@ def paper_window_tables(handle, ids, window: int, config, capture_fn=None, stage
     search reuses the logits of those passes (kept by row blocks, float32), so it needs no
     forward of its own.
     """
+    with ex.blas_single_thread():  # for the whole window: see blas_single_thread
+        return _paper_window_tables(handle, ids, window, config, capture_fn, stage, batch_fn)
+
+
+def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, batch_fn) -> tuple[dict, dict]:
     if capture_fn is None:
         from attnbounds.empirical.capture import capture_attention as capture_fn
     if batch_fn is None:
