@@ -308,32 +308,50 @@ def _join(j, bj, nj, lo, keep, msum, sq, rm):  # pragma: no cover - compiled
     return msum + bj, sq + bj * bj, nj if nj > rm else rm
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, fastmath={"reassoc"})
 def _separability(wr, a, n, D, lo, sq, rmin, b, cc, r, radius, ns_over_n, lower, upper):  # pragma: no cover - compiled
     """E4 at one row and N: r = ``rmin`` = min_{i∉I_N} D_i, N_s/N with N_s = #{j ∈ I_N : D_j < r}
     (strictly inside), and Theorem 2's sides with ξ_j read as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2}:
     lower = 1 − (1/N) Σ_j ξ_j / r (Markov), upper = (1/N) Σ_j exp(−((ξ_j − r)₊)²/(2σ_j²))
-    (McDiarmid, M = 1; a term is 1 where ξ_j ≤ r). ``sq`` = Σ_{j∈I_N} α_j²."""
+    (McDiarmid, M = 1; a term is e^{-0} = 1 where ξ_j ≤ r; the exponential by
+    :func:`exp_nonpositive`, vectorized, within one ulp). ``sq`` = Σ_{j∈I_N} α_j²."""
     inside = 0
     xs = 0.0
     ts = 0.0
     for k in range(n):
         j = a[k]
-        if D[j - lo] < rmin:
-            inside += 1
+        inside += D[j - lo] < rmin
         aj = wr[j]
         xi = math.sqrt(max(sq - aj * aj, 0.0))
         xs += xi
         gap = max(xi - rmin, 0.0)
-        if gap > 0:
-            den = 2.0 * (xi * xi) if xi > 0 else 2.0
-            ts += math.exp(-gap * gap / den)
-        else:
-            ts += 1.0
+        den = 2.0 * (xi * xi) if xi > 0 else 2.0
+        ts += exp_nonpositive(-(gap * gap) / den)
     radius[b, cc, r] = rmin
     ns_over_n[b, cc, r] = inside / n
     lower[b, cc, r] = 1.0 - (xs / n) / rmin
     upper[b, cc, r] = ts / n
+
+
+@nb.njit(inline="always", fastmath={"nnan", "nsz"})
+def _outside_min(v, keep, t):  # pragma: no cover - compiled
+    """min_i v_i over the keys with keep_i > 0 (+inf when none), as a vectorized reduction (the
+    values are finite: no NaN to order)."""
+    m = np.inf
+    for i in range(t):
+        vi = v[i] if keep[i] > 0.0 else np.inf
+        m = min(m, vi)
+    return m
+
+
+@nb.njit(inline="always", fastmath={"nnan", "nsz"})
+def _outside_max(v, keep, t):  # pragma: no cover - compiled
+    """max_i v_i over the keys with keep_i > 0 (−inf when none), vectorized as :func:`_outside_min`."""
+    m = -np.inf
+    for i in range(t):
+        vi = v[i] if keep[i] > 0.0 else -np.inf
+        m = max(m, vi)
+    return m
 
 
 @nb.njit(cache=True)
@@ -346,17 +364,9 @@ def _finish(f, wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, r,
         mass[b, cc, r] = msum
         rmax[b, cc, r] = rm
     if f & FLAG_TERMS:
-        dmax = -np.inf
-        for i in range(t):
-            if keep[i] > 0.0 and norms[b, lo + i] > dmax:
-                dmax = norms[b, lo + i]
-        d1n[b, cc, r] = dmax
+        d1n[b, cc, r] = _outside_max(norms[b, lo:lo + t], keep, t)
     if f & FLAG_SEP:
-        rmin = np.inf
-        for i in range(t):
-            if keep[i] > 0.0 and D[i] < rmin:
-                rmin = D[i]
-        _separability(wr, a, n, D, lo, sq, rmin, b, cc, r, radius, ns_over_n, lower, upper)
+        _separability(wr, a, n, D, lo, sq, _outside_min(D, keep, t), b, cc, r, radius, ns_over_n, lower, upper)
 
 
 @nb.njit(cache=True, fastmath={"contract"})
@@ -517,15 +527,15 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
         mm = n - 1
         for e in range(d):
             S[u, e] = c[e] - acc[e]
-    # a direct N ≥ t/4 that asks for nothing but d̃ (and ᾱ_N, R) needs x_i · s_N at the keys
-    # outside I_N only: those products are taken key by key in rank order from N_u on
-    # (:func:`_low_distance_sums`); the others by one matrix product over every key (a rule
-    # per N and t, as above)
+    # a direct N ≥ 3t/4 that asks for nothing but d̃ (and ᾱ_N, R) needs x_i · s_N at the few
+    # keys outside I_N only: those products are taken key by key in rank order from N_u on
+    # (:func:`_low_distance_sums`, about 5 GFLOP/s); the others by one matrix product over
+    # every key of the block (BLAS, about 20): a rule per N and t, as above
     low = buf_low[:nd]
     n_low = 0
     for u in range(nd):
         cc = here[ng + u]
-        low[u] = 4 * ns[cc] >= t and not (flags[cc] & (FLAG_SEP | FLAG_TERMS))
+        low[u] = 4 * ns[cc] >= 3 * t and not (flags[cc] & (FLAG_SEP | FLAG_TERMS))
         if low[u]:
             n_low += 1
     n_all = nd - n_low
@@ -566,10 +576,14 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
                         S[il, e] = S[u, e]  # low rows packed first (il ≤ u: no row is overwritten before it is read)
                 il += 1
         _low_distance_sums(S, xb, aw, ww, a, lo, t, nl[0], nl, ssl, buf_totl)
+    join_to = 0  # keys join I_N (mask, ᾱ_N, Σα², R) only as far as a checkpoint reads them
+    for u in range(nd):
+        if not low[u] or flags[here[ng + u]] & FLAG_MASS:
+            join_to = ns[here[ng + u]]
     for z in range(ng, na):
         cc = here[z]
         n = ns[cc]
-        while m < n:
+        while m < min(n, join_to):
             j = a[m]
             msum, sq, rm = _join(j, wr[j], norms[b, j], lo, keep, msum, sq, rm)
             m += 1
