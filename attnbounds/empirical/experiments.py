@@ -1131,7 +1131,11 @@ class EnginePlan:
 
     def results(self, out: dict, every, ns) -> dict:
         """The engine's outputs as :func:`position_metrics` returns them: the quantities of
-        ``every``, in the caller's order of ``ns``; a quantity not asked at some N is NaN there."""
+        ``every``, in the caller's order of ``ns``; a quantity not asked at some N is NaN there.
+        When ``ns`` is already ascending these are ``out``'s own arrays (the engine writes a
+        quantity only where it is asked; they are valid as long as ``out`` is)."""
+        if np.array_equal(self.perm, np.arange(self.perm.size)):
+            return {k: out[k] for k in _row_metric_names(every)}
         res = {k: np.full(out["d_tilde"].shape, np.nan) for k in _row_metric_names(every)}
         for a, n in enumerate(self.ns.tolist()):
             col = int(self.perm[a])

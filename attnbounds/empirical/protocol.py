@@ -415,6 +415,19 @@ def _sums(rows: np.ndarray, L: int) -> tuple[np.ndarray, np.ndarray]:
     return np.nansum(part, -1), np.isfinite(part).sum(-1)
 
 
+def _sums_upto(rows: np.ndarray, lengths) -> dict:
+    """{L: per-head (sum, count) over the rows t ≤ L that were not skipped} for each L in
+    ``lengths``, from one running sum over the rows (one pass for every L of a prefix)."""
+    lengths = [int(L) for L in lengths]
+    if not lengths:
+        return {}
+    part = rows[..., :max(lengths)]
+    finite = np.isfinite(part)
+    total = np.cumsum(np.where(finite, part, 0.0), axis=-1)
+    count = np.cumsum(finite, axis=-1)
+    return {L: (total[..., L - 1], count[..., L - 1]) for L in lengths}
+
+
 def _fold(v: np.ndarray, S: int) -> np.ndarray:
     """Sum over S windows stacked along the head axis: (S·H,) -> (H,)."""
     return v.reshape(S, -1).sum(0) if S > 1 else v
@@ -611,8 +624,13 @@ def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, ba
                 bound = _t1_bound_candidates(terms, tcount[None, :], n)[forms.get("T1i", "d1_pair")]
                 e12 = (("d_tilde", terms["d_tilde"]), ("bound", bound), ("expectation", terms["main"]))
 
+            at = [L for L in means_for if n < L]
+            upto: dict = {}  # name -> {L: (sum, count)}, one running sum per quantity
+
             def add(experiment, name, vals, L):
-                tot, cnt = _sums(vals, L)
+                if name not in upto:
+                    upto[name] = _sums_upto(vals, at)
+                tot, cnt = upto[name][L]
                 heads.add(experiment, name, _fold(tot, S), _fold(cnt, S), L, n, y)
 
             for L in means_for:
@@ -1040,9 +1058,10 @@ class _KSSearch:
         when only the rows r < upto were computed; else L only."""
         R = d_tilde_rows.shape[-1] if upto is None else min(upto, d_tilde_rows.shape[-1])
         got = self.rows.setdefault(self._key(n, L), {}).setdefault(y, {})
-        for l in ([m for m in self.lengths if m <= R] if self.prefix else [L]):
-            if l not in got:
-                got[l] = (*_sums(d_tilde_rows, l), *_sums(main_rows, l))
+        want = [l for l in ([m for m in self.lengths if m <= R] if self.prefix else [L]) if l not in got]
+        dt, mn = _sums_upto(d_tilde_rows, want), _sums_upto(main_rows, want)
+        for l in want:
+            got[l] = (*dt[l], *mn[l])
 
     def seed(self, y: int, n: int, d_tilde_rows, main_rows, L=None, upto=None) -> None:
         """Rows (H, L_rows) of layer y at N from the main pass: in prefix mode valid for every
