@@ -341,3 +341,69 @@ def test_row_engine_entry_points_name_the_bad_argument():
     out = plan.outputs(B, R)
     ex.row_engine(w, keys, plan, ranges, out)  # the same arguments, well formed, run
     assert np.isfinite(out["main"][:, 0]).all() and np.isfinite(out["ns_over_n"][:, 1]).all()
+
+
+def _causal_logits(rng, B, L, scale=3.0):
+    lg = (rng.standard_normal((B, L, L)) * scale).astype(np.float32)
+    lg[:, np.triu(np.ones((L, L), dtype=bool), 1)] = -np.inf
+    return lg
+
+
+def test_row_engine_from_logits_equals_the_engine_on_their_weights():
+    """With ``from_logits`` the engine takes each row's softmax itself (groups of rows, causal
+    ranges): every output equals, bit for bit, the engine run on softmax_rows' weights, and
+    the weights path equals the torch path to rounding."""
+    rng = np.random.default_rng(31)
+    B, L, d = 3, 70, 6  # 70 rows: groups of 16 with a short last group
+    lg = _causal_logits(rng, B, L)
+    x = ex.to_sphere(rng.standard_normal((B, L, d)))
+    ranges = ex._visible_ranges(np.isfinite(lg[0]), L, L)
+    w = np.empty((B, L, L))
+    fz.softmax_rows(lg, *ranges, w)
+    what = {1: {"separability", "mass"}, 4: {"main"}, 20: {"main", "terms"}, 40: {"main"}, 60: {"main"}}
+    ns = list(what)
+    outs = []
+    for src, logits in ((lg, True), (w, False)):
+        plan = ex.EnginePlan(ns, what)
+        out = plan.outputs(B, L)
+        order = np.zeros((B, L, 3), dtype=np.int64)
+        ex.row_engine(src, ex.RowKeys(x), plan, ranges, out, order_out=order, from_logits=logits)
+        outs.append((plan.results(out, set().union(*what.values()), ns), order))
+    (a, oa), (b, ob) = outs
+    assert set(a) == set(b)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    np.testing.assert_array_equal(oa, ob)
+    assert np.isfinite(a["main"][:, 4, 61:]).all() and np.isnan(a["main"][:, 4, :60]).all()
+    ref = ex.position_metrics(w, x, ns, visible=np.isfinite(lg[0]), what=what, fused=False)
+    for k in ref:
+        np.testing.assert_allclose(a[k], ref[k], rtol=1e-12, atol=1e-12 if k == "t2_lower" else 0.0, err_msg=k)
+
+
+def test_row_engine_values_do_not_depend_on_the_other_n_asked():
+    """A checkpoint's values are computed by a rule of its own N and the row's keys (Gram or
+    direct, top or bottom running sums, the key-by-key products, the group's context), so the
+    same N asked alone or beside others gives the same numbers bit for bit (E3's look-ahead
+    passes and the forward passes compute the same N with different companions)."""
+    rng = np.random.default_rng(32)
+    B, L, d = 2, 200, 64
+    lg = _causal_logits(rng, B, L, scale=2.0)
+    x = ex.to_sphere(rng.standard_normal((B, L, d)))
+    ranges = ex._visible_ranges(np.isfinite(lg[0]), L, L)
+    keys = ex.RowKeys(x)
+
+    def run(what, limits=None):
+        ns = sorted(what)
+        plan = ex.EnginePlan(ns, what, limits)
+        out = plan.outputs(B, L)
+        ex.row_engine(lg, keys, plan, ranges, out, from_logits=True)
+        res = plan.results(out, set().union(*what.values()), ns)
+        return {n: {k: v[:, ns.index(n)].copy() for k, v in res.items()} for n in ns}
+
+    alone = {n: run({n: {"main"}})[n] for n in (3, 30, 120, 170)}
+    together = run({3: {"main"}, 5: {"separability"}, 30: {"main"}, 64: {"main", "mass"}, 120: {"main"},
+                    150: {"main"}, 170: {"main"}, 190: {"main"}}, limits={190: 100})
+    for n, got in alone.items():
+        for k in ("d_tilde", "main"):
+            np.testing.assert_array_equal(together[n][k], got[k], err_msg=f"N={n} {k}")
+        assert np.isfinite(got["d_tilde"][:, n + 1:]).all()
