@@ -425,7 +425,8 @@ def _sums_upto(rows: np.ndarray, lengths) -> dict:
     finite = np.isfinite(part)
     total = np.cumsum(np.where(finite, part, 0.0), axis=-1)
     count = np.cumsum(finite, axis=-1)
-    return {L: (total[..., L - 1], count[..., L - 1]) for L in lengths}
+    return {L: (total[..., L - 1].copy(), count[..., L - 1].copy()) for L in lengths}  # copies: E3 keeps
+    # them, and a view would keep the whole running sum alive (200 MB over a paper-scale run)
 
 
 def _fold(v: np.ndarray, S: int) -> np.ndarray:
