@@ -1304,8 +1304,8 @@ class PairTable:
         steps = None if fz is None else self._row_steps()
         if steps is None:  # block by block: the block's maxima, then their lookup
             maxima = self.rows(r0, r1)
-            if not ns:
-                return np.empty((B, 0, R))
+            if not ns or not R:
+                return np.empty((B, len(ns), R))
             visible = np.arange(r1)[None, :] <= np.arange(r0, r1)[:, None]
             return pair_distance_max(self.x[:, :r1], order, ns, visible, maxima=maxima, gram=self.gram_array)
         self._check_block(r0, r1)
@@ -1335,9 +1335,9 @@ class PairTable:
         distance is NaN (the running maxima then depend on where the blocks start)."""
         if self._steps is None:
             self._steps = False
-            if self.gram_array is not None:
+            B, K = self.xsq.shape
+            if self.gram_array is not None and K:
                 fz = _fused_kernels()
-                B, K = self.xsq.shape
                 room = min(self._STEP_ROOM, K)
                 keys = np.arange(B)[:, None] * K + np.arange(K + 1)[None, :]  # (b, j) -> b * K + j
                 first = keys * room
@@ -1425,6 +1425,8 @@ def pair_distance_max(x, order, n, visible=None, *, chunk: int = 64, maxima=None
         use_gram = gram is not None and min(np.shape(gram)[1:]) >= K  # x_j · x_i for the recomputed maxima
         g, xs = (gram, np.zeros((1, 1, 1))) if use_gram else (np.zeros((1, 1, 1)), np.ascontiguousarray(xs))
         o = order.numpy() if isinstance(order, torch.Tensor) else np.asarray(order)
+        if o.shape[-1] < max(ns):
+            raise ValueError(f"order: {o.shape[-1]} keys a row, fewer than N = {max(ns)}")
         sel = np.ascontiguousarray(o[..., :max(ns)], dtype=np.int64)
         val, far = np.empty(sel.shape), np.empty(sel.shape, dtype=np.int64)  # each row's maxima at its selected keys
         fz.pair_gather(np.asarray(maxima[0]), np.asarray(maxima[1]), sel, maxima[0].shape[-1] == R and R > 1, val, far)

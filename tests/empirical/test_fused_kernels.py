@@ -127,7 +127,7 @@ def test_pair_row_steps_and_lookup_give_each_prefix_rows_running_maximum(room):
     """The running maximum of ‖x_i − x_j‖² over the keys i ≤ r, looked up at any row r and key j
     from each key's steps, equals the direct one: values and maximizers (a tie moves to the
     later key), with tied distances, a key whose maximum changes at every key (past the scan,
-    a bisection finds the step), and K not a multiple of the four keys a task takes."""
+    a bisection finds the step), and K − 1 not a multiple of the four columns a test takes."""
     rng = np.random.default_rng(11)
     B, K = 3, 23
     xsq, gram = _tied_products(rng, B, K)
@@ -157,12 +157,12 @@ def test_pair_row_steps_and_lookup_give_each_prefix_rows_running_maximum(room):
 
 
 def test_pair_row_steps_mark_a_nan_distance():
-    """A key whose row holds a NaN distance gets the count −1, wherever the NaN is (the first
-    key included) and whichever of a task's four keys it is."""
+    """A key whose row holds a NaN distance gets the count −1, wherever the NaN is: at the
+    first key, or at any of the four places of a four-column test."""
     rng = np.random.default_rng(12)
     xsq, gram = _tied_products(rng, 2, 9)
-    # (head, key, key): each of a task's four keys, at the first key and past it
-    nan = [(0, 0, 0), (0, 1, 0), (0, 2, 0), (0, 3, 0), (1, 4, 7), (1, 5, 2), (1, 6, 5), (1, 7, 8)]
+    # (head, key j, key i): i = 0, and i = 5, 2, 7, 8 (the tests take i = 1 … 4 and 5 … 8)
+    nan = [(0, 0, 0), (0, 1, 0), (0, 2, 0), (0, 3, 0), (1, 4, 5), (1, 5, 2), (1, 6, 7), (1, 7, 8)]
     for b, j, i in nan:
         gram[b, j, i] = np.nan
     count = _row_steps(gram, xsq, 9)[1]
@@ -296,6 +296,9 @@ def test_distance_max_equals_the_lookup_in_the_blocks_maxima(case, monkeypatch):
 
 
 def test_distance_max_names_the_bad_argument():
+    """distance_max and the compiled lookup of pair_distance_max refuse blocks out of order or
+    past the keys, an order too short for N and keys out of range, with an error naming the
+    argument; an empty table passes an empty block."""
     rng = np.random.default_rng(32)
     B, K = 2, 12
     x = ex.to_sphere(rng.standard_normal((B, K, 3)))
@@ -311,6 +314,13 @@ def test_distance_max_names_the_bad_argument():
         table.distance_max(0, 4, order, [4])
     with pytest.raises(ValueError, match="order: a selected key"):
         table.distance_max(0, 4, order + K, [3])
+    maxima = ex.PairTable(x).rows(0, 4)
+    with pytest.raises(ValueError, match="order: 3 keys a row, fewer than N = 4"):
+        ex.pair_distance_max(x[:, :4], order, [1, 4], np.tril(np.ones((4, 4), dtype=bool)), maxima=maxima)
+    with pytest.raises(ValueError, match="order: a selected key"):
+        ex.pair_distance_max(x[:, :4], order + K, [3], np.tril(np.ones((4, 4), dtype=bool)), maxima=maxima)
+    empty = ex.PairTable(np.zeros((B, 0, 3)), gram=np.zeros((B, 0, 0)))
+    assert empty.distance_max(0, 0, np.zeros((B, 0, 3), dtype=np.int64), [3]).shape == (B, 1, 0)
 
 
 def _separability_ref(a, radius):
