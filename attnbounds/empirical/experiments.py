@@ -1205,15 +1205,22 @@ class PairTable:
     maximum over the earlier keys is carried from block to block, so the memory is one
     block's (B, K, r1 − r0). :meth:`every` gives the same over all K keys (rows that see
     every key). With them, d_1 of any row and selection is a lookup (:func:`pair_distance_max`).
+    :meth:`distance_max` gives that d_1 of a block of causal prefix rows directly, bit for
+    bit, and passes the block as :meth:`rows` does; compiled and with the Gram matrix it
+    builds no (B, K, r1 − r0) maxima: each key's running maximum along its whole row is kept
+    where it changes (a few times a row), once per table, and looked up for each row.
     """
+
+    _STEP_ROOM = 32  # changes of a row's running maximum kept per key at first (gpt2-random: 7.5 a key, 18 at most)
 
     def __init__(self, x, gram=None, reuse: bool = False):
         import torch
 
         self.x = _tensor(x)
-        self.xsq = (self.x * self.x).sum(-1)  # (B, K)
-        # the Gram matrix x xᵀ (B, K', K'), K' ≥ K, when the caller has it: the distances are then read from it
         self.reuse = bool(reuse)  # rows() returns scratch arrays, valid until the next rows() of any table
+        products = torch.from_numpy(self._work("pair-sq", self.x.shape))
+        self.xsq = torch.mul(self.x, self.x, out=products).sum(-1)  # (B, K)
+        # the Gram matrix x xᵀ (B, K', K'), K' ≥ K, when the caller has it: the distances are then read from it
         B, K = self.xsq.shape
         if gram is not None and (np.ndim(gram) != 3 or np.shape(gram)[0] != B or min(np.shape(gram)[1:]) < K):
             raise ValueError(f"gram: shape {np.shape(gram)} must be (B, K', K') with B = {B} and K' >= K = {K}")
@@ -1222,6 +1229,32 @@ class PairTable:
         self._best = torch.full((B, K), -np.inf, dtype=torch.float64)  # max over the keys < cursor
         self._arg = torch.zeros((B, K), dtype=torch.int64)
         self._cursor = 0
+        # ‖x‖² of the distances distance_max recomputes: numpy's sum, as pair_distance_max takes it
+        # (torch's, xsq above, can differ in the last bit), computed on first use
+        self._lookup_sq = None
+        self._steps = None  # each key's running maximum along its row as steps (_row_steps), on first use
+        self._carried_at = 0  # _best/_arg hold the maxima over the keys < this (distance_max may pass blocks by steps)
+
+    def _work(self, name: str, shape, dtype=np.float64) -> np.ndarray:
+        """A work array: with reuse the :func:`scratch` array ``name`` (fresh pages for the
+        large ones cost about as much as the work on them), else a new one."""
+        return scratch(name, tuple(shape), dtype) if self.reuse else np.empty(shape, dtype=dtype)
+
+    def _dots(self, i0: int, i1: int):
+        """(dots, col0): x_j · x_i for every key j and the keys i0 ≤ i < i1 at dots[b, j, col0 + i − i0],
+        the compiled running maxima's input: the Gram matrix when the table has it, else the
+        block's products (B, K, i1 − i0), the ones :meth:`_d2` subtracts."""
+        import torch
+
+        if self.gram is not None:
+            return self.gram_array, i0
+        return torch.bmm(self.x, self.x[:, i0:i1].transpose(1, 2)).numpy(), 0
+
+    def _check_block(self, r0: int, r1: int) -> None:
+        if r0 != self._cursor:
+            raise ValueError(f"r0: blocks must come in order; expected {self._cursor}, got {r0}")
+        if not r0 <= r1 <= self.xsq.shape[1]:
+            raise ValueError(f"r1: must be in [r0, K] = [{r0}, {self.xsq.shape[1]}], got {r1}")
 
     def _d2(self, i0: int, i1: int):
         import torch
@@ -1244,23 +1277,22 @@ class PairTable:
         maximum) over the keys [min start, r0), so a block costs one (B, K, r1 − min start) pass."""
         import torch
 
-        if r0 != self._cursor:
-            raise ValueError(f"r0: blocks must come in order; expected {self._cursor}, got {r0}")
+        self._check_block(r0, r1)
+        self._sync_carried()
         lo = None if starts is None else np.asarray(starts, dtype=np.int64)
         if lo is not None and lo.shape != (r1 - r0,):
             raise ValueError(f"starts: shape {lo.shape} must be (r1 − r0,) = ({r1 - r0},)")
         fz = _fused_kernels()
         if fz is not None and (lo is None or not np.any(lo > 0)):  # prefix rows: one compiled pass
-            d2 = self._d2(r0, r1).numpy()
-            B, K, C = d2.shape
-            if self.reuse:  # the caller reads a block's maxima before it asks for the next block's
-                best, arg = scratch("pair-best", (B, K, C)), scratch("pair-arg", (B, K, C), np.int64)
-            else:
-                best, arg = np.empty((B, K, C)), np.empty((B, K, C), dtype=np.int64)
-            carried, carried_arg = self._best.numpy().copy(), self._arg.numpy().copy()
-            fz.running_pair_maxima(d2, r0, carried, carried_arg, best, arg)
-            self._best, self._arg = torch.from_numpy(carried), torch.from_numpy(carried_arg)
-            self._cursor = r1
+            B, K = self.xsq.shape
+            C = r1 - r0
+            # with reuse, scratch arrays: the caller reads a block's maxima before it asks for the next block's
+            best, arg = self._work("pair-best", (B, K, C)), self._work("pair-arg", (B, K, C), np.int64)
+            if C:  # the carried maxima advance in place
+                dots, col0 = self._dots(r0, r1)
+                fz.running_pair_maxima(dots, col0, self.xsq.numpy(), r0, self._best.numpy(), self._arg.numpy(),
+                                       best, arg)
+            self._cursor = self._carried_at = r1
             return torch.from_numpy(best), torch.from_numpy(arg), None
         best, arg = torch.cummax(self._d2(r0, r1), dim=-1)  # over the block's keys r0..r
         arg += r0
@@ -1292,7 +1324,7 @@ class PairTable:
         prev = self._best > block_best  # the carried maximum over every key < r1
         self._best = torch.where(prev, self._best, block_best)
         self._arg = torch.where(prev, self._arg, block_arg)
-        self._cursor = r1
+        self._cursor = self._carried_at = r1
         return best, arg, (None if lo is None or not np.any(lo > 0) else lo)
 
     def every(self):
@@ -1300,6 +1332,92 @@ class PairTable:
         d2 = self._d2(0, self.x.shape[1])
         best, arg = d2.max(-1, keepdim=True)
         return best, arg, None
+
+    def distance_max(self, r0: int, r1: int, order, ns) -> np.ndarray:
+        """d_1 = max_{i∉I_N, j∈I_N} ‖x_i − x_j‖ of the causal prefix rows r0 ≤ r < r1 (row r sees
+        the keys ≤ r), (B, len(ns), r1 − r0), one N of ``ns`` after another; −inf where no key is
+        left out. ``order`` (B, r1 − r0, k ≥ max N): each row's top order (:func:`top_order`),
+        unused when ``ns`` is empty. The table passes the block as :meth:`rows` does.
+
+        Bit for bit :func:`pair_distance_max` of x[:, :r1] from this block's :meth:`rows`. Compiled
+        and with the Gram matrix, each key's running maximum along its whole row is kept as
+        steps (where it changes, :func:`~attnbounds.empirical.fused.pair_row_steps`, once per
+        table) and each row's maxima are looked up there: no (B, K, r1 − r0) maxima are
+        written and read back at random, and the Gram matrix is read once, by rows (on a
+        gpt2-random layer the blocks' maxima took most of d_1's time)."""
+        import torch
+
+        ns = [int(n) for n in ns]
+        B, K = self.xsq.shape
+        R = r1 - r0
+        fz = _fused_kernels()
+        steps = None if fz is None else self._row_steps()
+        if steps is None:  # block by block: the block's maxima, then their lookup
+            maxima = self.rows(r0, r1)
+            if not ns or not R:
+                return np.empty((B, len(ns), R))
+            visible = np.arange(r1)[None, :] <= np.arange(r0, r1)[:, None]
+            return pair_distance_max(self.x[:, :r1], order, ns, visible, maxima=maxima, gram=self.gram_array)
+        self._check_block(r0, r1)
+        if not ns or not R:
+            self._cursor = r1
+            return np.empty((B, len(ns), R))
+        n = max(ns)
+        o = order.numpy() if isinstance(order, torch.Tensor) else np.asarray(order)
+        if o.ndim != 3 or o.shape[:2] != (B, R) or o.shape[2] < n:
+            raise ValueError(f"order: shape {o.shape} must be (B, r1 − r0, k >= max N) = ({B}, {R}, >= {n})")
+        o = np.ascontiguousarray(o[..., :n], dtype=np.int64)
+        val, far = self._work("pair-val", (B, R, n)), self._work("pair-far", (B, R, n), np.int64)
+        fz.pair_step_lookup(o, r0, *steps, val, far)
+        xs = self.x.numpy()
+        if self._lookup_sq is None:
+            self._lookup_sq = np.multiply(xs, xs, out=self._work("pair-sq", xs.shape)).sum(-1)
+        out = np.empty((B, len(ns), R))
+        fz.pair_maxima(xs, self._lookup_sq, o, np.asarray(ns, dtype=np.int64), val, far,
+                       np.zeros(R, dtype=np.int64), np.arange(r0, r1, dtype=np.int64), out, self.gram_array)
+        self._cursor = r1
+        return np.where(np.isinf(out), out, np.sqrt(np.maximum(out, 0.0)))
+
+    def _row_steps(self):
+        """(first, count, at, top) of :func:`~attnbounds.empirical.fused.pair_row_steps` for every key,
+        computed on the first call; None without the Gram matrix (the products of a block are
+        then the blocks' own, which need not equal other products bit for bit) or where a
+        distance is NaN (the running maxima then depend on where the blocks start)."""
+        if self._steps is None:
+            self._steps = False
+            B, K = self.xsq.shape
+            if self.gram_array is not None and K:
+                fz = _fused_kernels()
+                room = min(self._STEP_ROOM, K)
+                keys = np.arange(B)[:, None] * K + np.arange(K + 1)[None, :]  # (b, j) -> b * K + j
+                first = keys * room
+                count = self._work("pair-step-count", (B, K), np.int64)
+                at = self._work("pair-step-at", (B * K * room,), np.int64)
+                top = self._work("pair-step-top", (B * K * room,))
+                xsq = self.xsq.numpy()
+                fz.pair_row_steps(self.gram_array, xsq, first, count, at, top)
+                if count.min() > 0 and count.max() > room:  # again, each key with the room it needs
+                    ends = np.concatenate([[0], np.cumsum(count.ravel())])
+                    first = ends[keys]
+                    at = self._work("pair-step-at", (ends[-1],), np.int64)
+                    top = self._work("pair-step-top", (ends[-1],))
+                    fz.pair_row_steps(self.gram_array, xsq, first, count, at, top)
+                if count.min() > 0:
+                    self._steps = (first, count, at, top)
+        return self._steps or None
+
+    def _sync_carried(self) -> None:
+        """The carried maxima at the cursor after blocks that :meth:`distance_max` passed by steps."""
+        import torch
+
+        if self._carried_at == self._cursor:
+            return
+        B, K = self.xsq.shape
+        keys = np.ascontiguousarray(np.broadcast_to(np.arange(K), (B, 1, K)))
+        best, arg = np.empty((B, 1, K)), np.empty((B, 1, K), dtype=np.int64)
+        _fused_kernels().pair_step_lookup(keys, self._cursor - 1, *self._steps, best, arg)
+        self._best, self._arg = torch.from_numpy(best[:, 0]), torch.from_numpy(arg[:, 0])
+        self._carried_at = self._cursor
 
 
 def _pair_exact(xs, xsq, b, j, sel, ends, chunk: int = 2048, starts=None):
@@ -1352,19 +1470,20 @@ def pair_distance_max(x, order, n, visible=None, *, chunk: int = 64, maxima=None
         outs = [_pair_distance_rows(x, order, m, visible, chunk=chunk) for m in ns]
     elif fz is not None and fused is not False:  # the compiled lookup (candidates largest first, pruned)
         starts, ends = (np.ascontiguousarray(a, dtype=np.int64) for a in ranges)
-        best, argmax = maxima[0], maxima[1]
-        xs = np.ascontiguousarray(x.numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
-        xsq = (xs * xs).sum(-1)
+        xs = np.asarray(x.numpy() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
+        xsq = np.multiply(xs, xs, out=scratch("pair-products", xs.shape)).sum(-1)  # (fresh pages: as costly as the sum)
+        use_gram = gram is not None and min(np.shape(gram)[1:]) >= K  # x_j · x_i for the recomputed maxima
+        g, xs = (gram, np.zeros((1, 1, 1))) if use_gram else (np.zeros((1, 1, 1)), np.ascontiguousarray(xs))
         o = order.numpy() if isinstance(order, torch.Tensor) else np.asarray(order)
-        bn = np.ascontiguousarray(best.numpy())
-        an = np.ascontiguousarray(argmax.numpy(), dtype=np.int64)
-        g = np.zeros((1, 1, 1)) if gram is None else gram  # x_j · x_i for the recomputed maxima
-        outs = []
-        for m in ns:
-            out = np.empty((B, R))
-            fz.pair_maxima(xs, xsq, np.ascontiguousarray(o[..., :m], dtype=np.int64), m, bn, an,
-                           best.shape[-1] == R and R > 1, starts, ends, out, g)
-            outs.append(np.where(np.isinf(out), out, np.sqrt(np.maximum(out, 0.0))))
+        if o.shape[-1] < max(ns):
+            raise ValueError(f"order: {o.shape[-1]} keys a row, fewer than N = {max(ns)}")
+        sel = np.ascontiguousarray(o[..., :max(ns)], dtype=np.int64)
+        val, far = np.empty(sel.shape), np.empty(sel.shape, dtype=np.int64)  # each row's maxima at its selected keys
+        fz.pair_gather(np.asarray(maxima[0]), np.asarray(maxima[1]), sel, maxima[0].shape[-1] == R and R > 1, val, far)
+        out = np.empty((B, len(ns), R))
+        fz.pair_maxima(xs, xsq, sel, np.asarray(ns, dtype=np.int64), val, far, starts, ends, out, g)
+        d1 = np.where(np.isinf(out), out, np.sqrt(np.maximum(out, 0.0)))
+        return d1 if many else d1[:, 0]
     else:
         outs = [_pair_lookup(x, order, m, maxima, ranges) for m in ns]
     return np.stack(outs, 1) if many else outs[0]

@@ -19,7 +19,8 @@ compiled loop, :func:`row_metrics`, for every N at once:
   E4's r = min_{i∉I_N} D_i with N_s = #{j ∈ I_N : D_j < r} and Theorem 2's two sides
   (:func:`_separability`), and the T1(ii) main term from x_i · c;
 * :func:`top_k_rows`: the top order alone (the first k of a stable descending sort), by
-  selection; :func:`running_pair_maxima` and :func:`pair_maxima`: d_1 from running maxima.
+  selection; :func:`running_pair_maxima` (or :func:`pair_row_steps` and
+  :func:`pair_step_lookup`) and :func:`pair_maxima`: d_1 from running maxima.
 
 The terms are the torch path's formulas; the products x_i · s_N are summed in another order
 (through G, or one BLAS product), so the two agree to rounding (tested, 1e-12 relative).
@@ -42,64 +43,8 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
     nb.config.THREADING_LAYER = "workqueue"
 
 __all__ = ["row_metrics", "sort_row", "softmax_rows", "exp_nonpositive", "pair_maxima",
-           "top_k_rows", "running_pair_maxima", "perturbation_rows", "h1_heads", "h1_universe",
-           "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP"]
-
-
-@nb.njit(parallel=True, cache=True)
-def pair_maxima(x, xsq, order, n, best, arg, per_row, starts, ends, out, gram):  # pragma: no cover - compiled
-    """d_1² = max_{i∉I_N, j∈I_N} ‖x_i − x_j‖² per row from a PairTable's running maxima.
-
-    ``best``/``arg`` (B, K, C): the largest ‖x_i − x_j‖² over the row's visible keys and its
-    maximizer, column r (``per_row``) or 0. For a selected j whose maximizer is not selected
-    the maximum is exact; the others are recomputed over the row's visible non-selected
-    keys, largest candidate first, only while their candidate (an upper bound) can still win,
-    the products x_j · x_i read from ``gram`` (B, K', K'), K' ≥ K, when it is given ((1, 1, 1): not).
-    ``out`` (B, R): −inf where no key is left out."""
-    B, R, _ = order.shape
-    K = x.shape[1]
-    d = x.shape[2]
-    use_gram = gram.shape[1] >= K and gram.shape[2] >= K
-    for p in nb.prange(B * R):
-        b = p // R
-        r = p - b * R
-        c = r if per_row else 0
-        chosen = np.zeros(K, np.bool_)
-        for m in range(n):
-            chosen[order[b, r, m]] = True
-        good = -np.inf
-        cand = np.empty(n)
-        who = np.empty(n, np.int64)
-        k = 0
-        for m in range(n):
-            j = order[b, r, m]
-            v = best[b, j, c]
-            if chosen[arg[b, j, c]]:
-                cand[k] = v
-                who[k] = j
-                k += 1
-            elif v > good:
-                good = v
-        if k:
-            idx = np.argsort(-cand[:k])
-            for q in range(k):
-                v = cand[idx[q]]
-                if not v > good:
-                    break
-                j = who[idx[q]]
-                for i in range(starts[r], ends[r] + 1):
-                    if chosen[i]:
-                        continue
-                    if use_gram:
-                        dot = gram[b, j, i]
-                    else:
-                        dot = 0.0
-                        for e in range(d):
-                            dot += x[b, j, e] * x[b, i, e]
-                    d2 = (xsq[b, i] + xsq[b, j]) - 2.0 * dot
-                    if d2 > good:
-                        good = d2
-        out[b, r] = good
+           "top_k_rows", "running_pair_maxima", "pair_gather", "pair_row_steps", "pair_step_lookup",
+           "perturbation_rows", "h1_heads", "h1_universe", "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP"]
 
 
 @nb.njit(cache=True)
@@ -179,37 +124,376 @@ def top_k_rows(w, k, out):  # pragma: no cover - compiled
             out[b, r, q] = sel[pos[q]]
 
 
+@nb.njit(cache=True, inline="always")
+def _step(c, v, m, n, o, e, at, top, nan):  # pragma: no cover - compiled
+    """One distance v (at column c) of _key_steps not below the maximum m, or NaN."""
+    if v >= m:
+        if o + n < e:
+            at[o + n], top[o + n] = c, v
+        return v, n + 1, nan
+    return m, n, nan or v != v
+
+
+@nb.njit(cache=True, inline="always")
+def _key_steps(w, sq, sj, o, e, at, top):  # pragma: no cover - compiled
+    """The running maximum of one key j's d2[c] = (‖x_j‖² + ‖x_i‖²) − 2 x_j·x_i over columns c (the
+    keys i in order), with w[c] = x_j·x_i, sq[c] = ‖x_i‖², sj = ‖x_j‖²; the first column is taken
+    as it is, after it a tie moves to the later column (as ``torch.cummax``). Writes where it
+    changes: the p-th change at column at[o + p] to top[o + p] (the first at column 0), while
+    o + p < e. Returns (the number of changes, whether a distance is NaN).
+
+    Four columns a test: all four below the maximum (nearly always: it changes a few times
+    along a row) cost one branch; on a gpt2-random layer 1.3x faster than a test a column."""
+    C = w.shape[0]
+    m = (sj + sq[0]) - 2.0 * w[0]
+    nan = m != m
+    if o < e:
+        at[o], top[o] = 0, m
+    n = 1
+    c = 1
+    while c + 4 <= C:
+        v0 = (sj + sq[c]) - 2.0 * w[c]
+        v1 = (sj + sq[c + 1]) - 2.0 * w[c + 1]
+        v2 = (sj + sq[c + 2]) - 2.0 * w[c + 2]
+        v3 = (sj + sq[c + 3]) - 2.0 * w[c + 3]
+        if not (v0 < m and v1 < m and v2 < m and v3 < m):
+            m, n, nan = _step(c, v0, m, n, o, e, at, top, nan)
+            m, n, nan = _step(c + 1, v1, m, n, o, e, at, top, nan)
+            m, n, nan = _step(c + 2, v2, m, n, o, e, at, top, nan)
+            m, n, nan = _step(c + 3, v3, m, n, o, e, at, top, nan)
+        c += 4
+    while c < C:
+        m, n, nan = _step(c, (sj + sq[c]) - 2.0 * w[c], m, n, o, e, at, top, nan)
+        c += 1
+    return n, nan
+
+
+_KEYS_PER_TASK = 64  # keys per parallel task of running_pair_maxima (its distances: 64 KiB at C = 128)
+
+
 @nb.njit(parallel=True, cache=True)
-def running_pair_maxima(d2, r0, carried, carried_arg, best, arg):  # pragma: no cover - compiled
+def running_pair_maxima(dots, col0, xsq, r0, carried, carried_arg, best, arg):  # pragma: no cover - compiled
     """One prefix block of :class:`~attnbounds.empirical.experiments.PairTable`'s running maxima.
 
-    ``d2`` (B, K, C) = ‖x_i − x_j‖² for the keys j and the block's keys i = r0 … r0 + C − 1.
-    best[b, j, c] = max over keys i ≤ r0 + c of d2 and arg its maximizer: the running maximum
-    over the block (a tie moves to the later key, as ``torch.cummax``), replaced by the
-    carried maximum over the keys < r0 (``carried``/``carried_arg`` (B, K)) only where that
-    is strictly larger. ``carried``/``carried_arg`` are then advanced to the keys < r0 + C."""
-    B, K, C = d2.shape
-    for p in nb.prange(B * K):
-        b = p // K
-        j = p - b * K
-        cb = carried[b, j]
-        ca = carried_arg[b, j]
-        m = -np.inf
-        a = 0
-        for c in range(C):
-            v = d2[b, j, c]
-            if c == 0 or v >= m:
-                m = v
-                a = r0 + c
-            if cb > m:
-                best[b, j, c] = cb
-                arg[b, j, c] = ca
-            else:
-                best[b, j, c] = m
-                arg[b, j, c] = a
-        if not cb > m:
-            carried[b, j] = m
-            carried_arg[b, j] = a
+    The block's keys are i = r0 … r0 + C − 1 and ‖x_i − x_j‖² = (‖x_j‖² + ‖x_i‖²) − 2 x_j·x_i with
+    x_j·x_i = dots[b, j, col0 + i − r0] (the Gram matrix and col0 = r0, or the block's products and
+    col0 = 0) and ‖x‖² = ``xsq`` (B, K): the sum torch's d2 block had, so the values are its own.
+    best[b, j, c] = max over keys i ≤ r0 + c and arg its maximizer: the running maximum over the
+    block (a tie moves to the later key, as ``torch.cummax``), replaced by the carried maximum
+    over the keys < r0 (``carried``/``carried_arg`` (B, K)) only where that is strictly larger.
+    ``carried``/``carried_arg`` are then advanced to the keys < r0 + C, in place."""
+    B, K, C = best.shape
+    groups = (K + _KEYS_PER_TASK - 1) // _KEYS_PER_TASK
+    for task in nb.prange(B * groups):
+        b = task // groups
+        lo = (task - b * groups) * _KEYS_PER_TASK
+        hi = min(lo + _KEYS_PER_TASK, K)
+        sq = xsq[b, r0:r0 + C]
+        # the task's distances first, by a plain loop: its loads of the rows' column ranges (one
+        # per key, far apart) overlap, which a running maximum's comparisons do not let them do
+        # (scanning the products directly took 1.5x as long)
+        d2 = np.empty((hi - lo, C))
+        for j in range(lo, hi):
+            sj = xsq[b, j]
+            w = dots[b, j, col0:col0 + C]
+            row = d2[j - lo]
+            for c in range(C):
+                row[c] = (sj + sq[c]) - 2.0 * w[c]
+        for j in range(lo, hi):
+            row = d2[j - lo]
+            cb = carried[b, j]
+            ca = carried_arg[b, j]
+            out, out_arg = best[b, j], arg[b, j]
+            m = row[0]  # the first key is taken as it is (NaN too)
+            a = r0
+            for c in range(C):
+                if row[c] >= m:
+                    m = row[c]
+                    a = r0 + c
+                if cb > m:
+                    out[c] = cb
+                    out_arg[c] = ca
+                else:
+                    out[c] = m
+                    out_arg[c] = a
+            if not cb > m:
+                carried[b, j] = m
+                carried_arg[b, j] = a
+
+
+@nb.njit(parallel=True, cache=True)
+def pair_row_steps(gram, xsq, first, count, at, top):  # pragma: no cover - compiled
+    """The running maximum of ‖x_i − x_j‖² = (‖x_j‖² + ‖x_i‖²) − 2 gram[b, j, i] along every key
+    j's row, over the keys i = 0 … K − 1 (K = ``xsq``.shape[1], ‖x‖² = ``xsq``), as steps: where it
+    changes (a tie moves to the later key, as ``torch.cummax``), so that the running maxima of
+    every prefix row are lookups (:func:`pair_step_lookup`).
+
+    Key j's p-th change is at key at[first[b, j] + p] to the value top[first[b, j] + p] (the
+    first at key 0); ``first`` (B, K + 1) gives each key's room, first[b, j + 1] − first[b, j]
+    changes. count[b, j] = the number of changes, written even where it exceeds the room
+    (then only the first are kept: the caller asks again with more room), or −1 where a
+    distance is NaN (the running maximum then depends on where the blocks start: the caller
+    takes the blocks' path).
+
+    A key's whole row is read at once: on a gpt2-random layer (L = 1024) the Gram matrix is read
+    about 5x faster so than by the blocks' column ranges."""
+    B, K = xsq.shape
+    for task in nb.prange(B * K):
+        b = task // K
+        j = task - b * K
+        n, nan = _key_steps(gram[b, j, :K], xsq[b, :K], xsq[b, j], first[b, j], first[b, j + 1], at, top)
+        count[b, j] = -1 if nan else n
+
+
+@nb.njit(cache=True, inline="always")  # once per lookup: a call would cost more than the search
+def _last_step(at, lo, hi, r):  # pragma: no cover - compiled
+    """The last q in [lo, hi) with at[q] ≤ r (at[lo] = 0 ≤ r; ``at`` ascending on [lo, hi)): a
+    scan over the few changes a row usually has, a bisection past 16."""
+    if hi - lo <= 16:
+        q = lo
+        while q + 1 < hi and at[q + 1] <= r:
+            q += 1
+        return q
+    while hi - lo > 1:  # at[lo] ≤ r < at[hi] (at[hi] taken as past every key)
+        mid = (lo + hi) // 2
+        if at[mid] <= r:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@nb.njit(parallel=True, cache=True)
+def pair_gather(best, arg, order, per_row, val, far):  # pragma: no cover - compiled
+    """Each row's running maxima at its selected keys from a PairTable's (B, K, C) maxima:
+    val[b, r, m] = best[b, order[b, r, m], c] and far[b, r, m] = arg[…], c = r (``per_row``) or 0.
+    ``order`` (B, R, n), keys < K."""
+    B, R, n = order.shape
+    K = best.shape[1]
+    bad = np.zeros(B * R, np.bool_)
+    for p in nb.prange(B * R):
+        b = p // R
+        r = p - b * R
+        c = r if per_row else 0
+        for m in range(n):
+            j = order[b, r, m]
+            if j < 0 or j >= K:
+                bad[p] = True
+                continue
+            val[b, r, m] = best[b, j, c]
+            far[b, r, m] = arg[b, j, c]
+    if bad.any():
+        raise ValueError("order: a selected key is not one of the table's (0 <= key < K)")
+
+
+_LOOKUP_ROWS = 128  # (head, row) pairs per parallel task of pair_step_lookup
+
+
+@nb.njit(parallel=True, cache=True)
+def pair_step_lookup(order, r0, first, count, at, top, val, far):  # pragma: no cover - compiled
+    """The running maxima of the prefix rows r0 … r0 + C − 1 at their selected keys, from
+    :func:`pair_row_steps`: for row r = r0 + c and its m-th key j = order[b, c, m], val[b, c, m] =
+    max over the keys i ≤ r of ‖x_i − x_j‖² and far[b, c, m] its maximizer (the last change of
+    j's running maximum at or before key r), as :func:`running_pair_maxima` gives them.
+    ``order`` (B, C, n), keys < K.
+
+    A task takes consecutive rows. At its first row of a head it reads the steps of the keys the
+    block's rows see in key order (a stream): each key's maximum there, its maximizer and
+    where it next changes; a row's keys are then read from those arrays, and a key's steps
+    again only where it changed since (a key's maximum changes a few times along its whole
+    row). Reading each selected key's steps at random instead took twice as long in a full
+    pass, the steps being out of the cache by then."""
+    B, C, n = order.shape
+    K = count.shape[1]
+    seen = min(r0 + C, K)  # the keys the block's rows see; any other key is searched for each time
+    tasks = (B * C + _LOOKUP_ROWS - 1) // _LOOKUP_ROWS
+    bad = np.zeros(tasks, np.bool_)
+    for task in nb.prange(tasks):
+        step = np.empty(seen, np.int64)  # key j's last change at or before the row, its value and maximizer,
+        value = np.empty(seen)  # and the key of its next change (K: none)
+        maximizer = np.empty(seen, np.int64)
+        change = np.empty(seen, np.int64)
+        head = -1
+        for p in range(task * _LOOKUP_ROWS, min((task + 1) * _LOOKUP_ROWS, B * C)):
+            b = p // C
+            c = p - b * C
+            r = r0 + c
+            if b != head:
+                head = b
+                for j in range(seen):
+                    end = first[b, j] + count[b, j]
+                    q = _last_step(at, first[b, j], end, r)
+                    step[j], value[j], maximizer[j] = q, top[q], at[q]
+                    change[j] = at[q + 1] if q + 1 < end else K
+            for m in range(n):
+                j = order[b, c, m]
+                if j < 0 or j >= K:
+                    bad[task] = True
+                    continue
+                if j >= seen:
+                    q = _last_step(at, first[b, j], first[b, j] + count[b, j], r)
+                    val[b, c, m], far[b, c, m] = top[q], at[q]
+                    continue
+                if r >= change[j]:  # changed since: along its steps
+                    end = first[b, j] + count[b, j]
+                    q = step[j]
+                    while q + 1 < end and at[q + 1] <= r:
+                        q += 1
+                    step[j], value[j], maximizer[j] = q, top[q], at[q]
+                    change[j] = at[q + 1] if q + 1 < end else K
+                val[b, c, m] = value[j]
+                far[b, c, m] = maximizer[j]
+    if bad.any():
+        raise ValueError("order: a selected key is not one of the table's (0 <= key < K)")
+
+
+@nb.njit(cache=True, inline="always")
+def _largest_bound(cand, k, done):  # pragma: no cover - compiled
+    """(index, tied): the largest of cand[:k] not ``done`` (index −1: none; NaN is never taken)
+    and whether another not done equals it."""
+    top = -1
+    tied = False
+    for u in range(k):
+        v = cand[u]
+        if done[u] or v != v:
+            continue
+        if top < 0 or v > cand[top]:
+            top = u
+            tied = False
+        elif v == cand[top]:
+            tied = True
+    return top, tied
+
+
+@nb.njit(cache=True, inline="always")
+def _left_out_maximum(x, xsq, gram, use_gram, b, j, start, end, pos, n):  # pragma: no cover - compiled
+    """max ‖x_i − x_j‖² over the keys start ≤ i ≤ end that are not among the first n selected
+    (pos[i] ≥ n); −inf when there is none."""
+    good = -np.inf
+    sj = xsq[b, j]
+    if use_gram:  # no branch per key: a selected key's place is unpredictable (a third of the time)
+        row = gram[b, j, start:end + 1]
+        sq = xsq[b, start:end + 1]
+        place = pos[start:end + 1]
+        for i in range(end + 1 - start):
+            d2 = (sq[i] + sj) - 2.0 * row[i]
+            good = d2 if place[i] >= n and d2 > good else good
+    else:
+        for i in range(start, end + 1):
+            if pos[i] < n:
+                continue
+            dot = 0.0
+            for e in range(x.shape[2]):
+                dot += x[b, j, e] * x[b, i, e]
+            d2 = (xsq[b, i] + sj) - 2.0 * dot
+            if d2 > good:
+                good = d2
+    return good
+
+
+@nb.njit(cache=True)
+def _pair_maxima_rows(x, xsq, gram, use_gram, order, ns, val, far, starts, ends, out, lo,
+                      hi):  # pragma: no cover - compiled
+    """:func:`pair_maxima` of the (head, row) pairs lo ≤ b R + r < hi (one call per parallel task:
+    the arrays are passed, and the work arrays made, once for its rows)."""
+    R, n = val.shape[1], val.shape[2]
+    K = xsq.shape[1]
+    pos = np.full(K, n, np.int64)  # key i's first place in the row's order (n: none)
+    seen = np.empty(n, np.int64)  # seen[m]: the visible keys among the row's first m + 1
+    place = np.empty(n, np.int64)  # place[m]: the place of the m-th key's maximizer
+    cand = np.empty(n)  # the bounds to recompute, their places in the row's order, which are taken,
+    slot = np.empty(n, np.int64)  # and (for a tie) their recomputed values
+    done = np.empty(n, np.bool_)
+    exact = np.empty(n)
+    for p in range(lo, hi):
+        b = p // R
+        r = p - b * R
+        start, end = starts[r], ends[r]
+        s = 0
+        for m in range(n):
+            j = order[b, r, m]
+            if pos[j] == n:
+                pos[j] = m
+                if start <= j and j <= end:
+                    s += 1
+            seen[m] = s
+        for m in range(n):
+            place[m] = pos[far[b, r, m]]
+        for q in range(ns.shape[0]):
+            nq = ns[q]
+            good = -np.inf
+            k = 0
+            for m in range(nq):  # no branch per key: which are candidates is unpredictable
+                v = val[b, r, m]
+                inside = place[m] < nq  # its farthest key is selected: v only bounds its distance to a left-out key
+                cand[k] = v
+                slot[k] = m
+                k += inside
+                good = v if not inside and v > good else good
+            if k and seen[nq - 1] < end - start + 1:  # bounds to recompute, and a visible key left out
+                # The bounds are taken largest first, as np.argsort(-cand[:k]) orders them, while
+                # one can still win (is above good). A bound may be below its recomputed value by a
+                # rounding (the two sides sum ‖x‖² differently), so which are recomputed can change
+                # the result: the order must be argsort's exactly. Distinct bounds come in value
+                # order; a tie (two keys farthest from each other) is recomputed whole, and only if
+                # one of it reaches the bound does argsort say which came first.
+                for t in range(k):
+                    done[t] = False
+                while True:
+                    top, tied = _largest_bound(cand, k, done)
+                    if top < 0 or not cand[top] > good:
+                        break
+                    v = cand[top]
+                    if not tied:
+                        done[top] = True
+                        e = _left_out_maximum(x, xsq, gram, use_gram, b, order[b, r, slot[top]], start, end, pos, nq)
+                        good = e if e > good else good
+                        continue
+                    reached = False
+                    for u in range(k):
+                        if not done[u] and cand[u] == v:
+                            done[u] = True
+                            exact[u] = _left_out_maximum(x, xsq, gram, use_gram, b, order[b, r, slot[u]], start, end,
+                                                         pos, nq)
+                            reached = reached or not v > exact[u]
+                    if not reached:  # all of them are recomputed whatever their order
+                        for u in range(k):
+                            if cand[u] == v:
+                                good = exact[u] if exact[u] > good else good
+                        continue
+                    for u in np.argsort(-cand[:k]):  # up to the first that reaches the bound
+                        if cand[u] == v:
+                            if not v > good:
+                                break
+                            good = exact[u] if exact[u] > good else good
+                    break  # good ≥ v: no bound left can win
+            out[b, q, r] = good
+        for m in range(n):
+            pos[order[b, r, m]] = n
+
+
+_ROWS_PER_TASK = 32  # (head, row) pairs per parallel task of pair_maxima
+
+
+@nb.njit(parallel=True, cache=True)
+def pair_maxima(x, xsq, order, ns, val, far, starts, ends, out, gram):  # pragma: no cover - compiled
+    """d_1² = max_{i∉I_N, j∈I_N} ‖x_i − x_j‖² per row and N from a PairTable's running maxima.
+
+    ``order`` (B, R, n) each row's first n selected keys, ``val``/``far`` (B, R, n) the largest
+    ‖x_i − x_j‖² over the row's visible keys i for its selected key j = order[b, r, m] and
+    its maximizer (:func:`pair_step_lookup`, or :func:`pair_gather`). For
+    a selected j whose maximizer is not selected the maximum is exact; the others are
+    recomputed over the row's visible non-selected keys, largest bound first, only while
+    their bound can still win, the products x_j · x_i read from ``gram`` (B, K', K'), K' ≥ K,
+    when it is given ((1, 1, 1): not, then from ``x`` (B, K, d)); ‖x‖² = ``xsq`` (B, K).
+    ``ns`` (nN,) the N, each ≤ n; ``out`` (B, nN, R): −inf where no key is left out."""
+    B, R, n = val.shape
+    K = xsq.shape[1]
+    use_gram = gram.shape[1] >= K and gram.shape[2] >= K
+    tasks = (B * R + _ROWS_PER_TASK - 1) // _ROWS_PER_TASK
+    for task in nb.prange(tasks):
+        _pair_maxima_rows(x, xsq, gram, use_gram, order, ns, val, far, starts, ends, out, task * _ROWS_PER_TASK,
+                          min((task + 1) * _ROWS_PER_TASK, B * R))
 
 
 # --- the row engine ------------------------------------------------------------------------

@@ -362,14 +362,21 @@ def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict,
             ranges = ex._visible_ranges(vis, r1 - r0, K)
         if prefix:
             parts["keys"][r0:r1] = vis.sum(-1) if ranges is None else ranges[1] - ranges[0] + 1
-        if prefix and ranges is not None and vis is None and pn:
+        # d_1 of causal prefix rows (row r sees the keys 0 … r) comes straight from the table
+        # (distance_max, below); otherwise from the running maxima of the block's rows (prefix
+        # blocks come in order) or of every key, looked up by pair_distance_max
+        causal = prefix and ranges is not None and not np.any(ranges[0] > 0)
+        if prefix and ranges is not None and vis is None and pn and not causal:
             vis = _range_mask(ranges, K)  # pair_distance_max reads each row's keys from the mask
-        if table is not None:  # running maxima: of this block's rows (prefix blocks come in order), or of every key
+        if table is not None and not causal:
             if prefix:
                 maxima = table.rows(r0, r1, None if ranges is None else ranges[0])
             elif maxima is None:
                 maxima = table.every()
         use = [n for n in ns if n < K and limits.get(n, L) > r0]
+        here = [n for n in pn if n in use]
+        if table is not None and causal and not here:
+            table.distance_max(r0, r1, None, [])  # no d_1 here: the table still passes the block
         if not use:
             continue
         if engine is not None and ranges is not None:  # every head, every N of the block in one call
@@ -386,9 +393,9 @@ def _rows_blocks(lg: _Logits, x, L: int, prefix: bool, spec: dict, limits: dict,
         if res is not None:
             for key, v in res.items():
                 parts.setdefault(key, np.full((B, len(ns), L), np.nan))[:, cols, r0:r1] = v
-        here = [n for n in pn if n in use]
         if here:  # d_1 of every N in one call (one set-up)
             parts.setdefault("d1_pair", np.full((B, len(ns), L), np.nan))[:, [ns.index(n) for n in here], r0:r1] = \
+                table.distance_max(r0, r1, order, here) if causal else \
                 ex.pair_distance_max(x[:, :K], order, here, vis, maxima=maxima, gram=table.gram_array)
     if engine is not None:
         for key, v in engine[1].results(out, every, ns).items():

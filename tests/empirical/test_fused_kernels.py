@@ -68,16 +68,25 @@ def _running_reference(d2, r0, carried, carried_arg, later=True):
     return best, arg
 
 
-def test_running_pair_maxima_equals_the_direct_running_maximum():
+def _tied_products(rng, B, K):
+    """‖x‖² (B, K) and products x_j·x_i (B, K, K) on a coarse grid: the distances
+    (‖x_j‖² + ‖x_i‖²) − 2 x_j·x_i are small integers, with many ties."""
+    return np.round(rng.random((B, K)) * 4), np.round(rng.random((B, K, K)) * 4) / 2
+
+
+@pytest.mark.parametrize("col0", [12, 0])  # the Gram matrix (the block's keys at its columns), or the block's products
+def test_running_pair_maxima_equals_the_direct_running_maximum(col0):
     rng = np.random.default_rng(7)
     B, K, C, r0 = 2, 30, 9, 12
-    d2 = np.round(rng.random((B, K, C)) * 4)  # many ties
+    xsq, gram = _tied_products(rng, B, K)
+    dots = gram if col0 else np.ascontiguousarray(gram[:, :, r0:r0 + C])
+    d2 = (xsq[:, :, None] + xsq[:, None, r0:r0 + C]) - 2.0 * gram[:, :, r0:r0 + C]
     carried = np.round(rng.random((B, K)) * 4)
     carried_arg = rng.integers(0, r0, (B, K))
     ref_best, ref_arg = _running_reference(d2, r0, carried, carried_arg)
     best, arg = np.empty((B, K, C)), np.empty((B, K, C), dtype=np.int64)
     c2, a2 = carried.copy(), carried_arg.copy()
-    fz.running_pair_maxima(d2, r0, c2, a2, best, arg)
+    fz.running_pair_maxima(dots, col0, xsq, r0, c2, a2, best, arg)
     assert np.array_equal(best, ref_best) and np.array_equal(arg, ref_arg)
     assert np.array_equal(c2, ref_best[..., -1]) and np.array_equal(a2, ref_arg[..., -1])  # carried to r0 + C
     # the data discriminates: ties kept with the earlier key, or maximizers off by one, differ
@@ -101,6 +110,217 @@ def test_pair_table_compiled_blocks_equal_the_torch_blocks(monkeypatch):
             ref = plain.rows(r0, r1)
         assert torch.equal(got[0], ref[0]) and torch.equal(got[1], ref[1])
         assert torch.equal(compiled._best, plain._best) and torch.equal(compiled._arg, plain._arg)
+
+
+def _row_steps(gram, xsq, room):
+    """fused.pair_row_steps with ``room`` changes per key: (first, count, at, top)."""
+    B, K = xsq.shape
+    first = (np.arange(B)[:, None] * K + np.arange(K + 1)[None, :]) * room
+    count = np.empty((B, K), dtype=np.int64)
+    at, top = np.full(B * K * room, -7, dtype=np.int64), np.full(B * K * room, np.nan)
+    fz.pair_row_steps(gram, xsq, first, count, at, top)
+    return first, count, at, top
+
+
+@pytest.mark.parametrize("room", [23, 2])  # every change kept, or too little room (the counts still say how many)
+def test_pair_row_steps_and_lookup_give_each_prefix_rows_running_maximum(room):
+    """The running maximum of ‖x_i − x_j‖² over the keys i ≤ r, looked up at any row r and key j
+    from each key's steps, equals the direct one: values and maximizers (a tie moves to the
+    later key), with tied distances, a key whose maximum changes at every key (past the scan,
+    a bisection finds the step), and K − 1 not a multiple of the four columns a test takes."""
+    rng = np.random.default_rng(11)
+    B, K = 3, 23
+    xsq, gram = _tied_products(rng, B, K)
+    gram[:, 0] = (xsq[:, :1] + xsq - np.arange(K)) / 2  # key 0: ‖x_i − x_0‖² = i, a change at every key
+    d2 = (xsq[:, :, None] + xsq[:, None, :]) - 2.0 * gram
+    none, zero = np.full((B, K), -np.inf), np.zeros((B, K), dtype=np.int64)
+    ref_best, ref_arg = _running_reference(d2, 0, none, zero)
+    first, count, at, top = _row_steps(gram, xsq, room)
+    changes = 1 + (np.diff(ref_arg, axis=-1) != 0).sum(-1)  # each change moves the maximizer
+    assert np.array_equal(count, changes) and count[0, 0] == K
+    kept = np.minimum(count, room)
+    for b in range(B):
+        for j in range(K):
+            steps = at[first[b, j]:first[b, j] + kept[b, j]]
+            assert np.array_equal(steps, np.flatnonzero(np.diff(ref_arg[b, j], prepend=-1))[:room])
+            assert np.array_equal(top[first[b, j]:first[b, j] + kept[b, j]], ref_best[b, j, steps])
+    if room < K:
+        return
+    r0, C, n = 4, 19, 9
+    order = rng.integers(0, K, (B, C, n))  # any keys, repeated ones too
+    val, far = np.empty((B, C, n)), np.empty((B, C, n), dtype=np.int64)
+    fz.pair_step_lookup(order, r0, first, count, at, top, val, far)
+    heads, rows = np.arange(B)[:, None, None], np.arange(r0, r0 + C)[None, :, None]
+    assert np.array_equal(val, ref_best[heads, order, rows]) and np.array_equal(far, ref_arg[heads, order, rows])
+    # the data discriminates: ties kept with the earlier key differ
+    assert not np.array_equal(far, _running_reference(d2, 0, none, zero, later=False)[1][heads, order, rows])
+
+
+def test_pair_row_steps_mark_a_nan_distance():
+    """A key whose row holds a NaN distance gets the count −1, wherever the NaN is: at the
+    first key, or at any of the four places of a four-column test."""
+    rng = np.random.default_rng(12)
+    xsq, gram = _tied_products(rng, 2, 9)
+    # (head, key j, key i): i = 0, and i = 5, 2, 7, 8 (the tests take i = 1 … 4 and 5 … 8)
+    nan = [(0, 0, 0), (0, 1, 0), (0, 2, 0), (0, 3, 0), (1, 4, 5), (1, 5, 2), (1, 6, 7), (1, 7, 8)]
+    for b, j, i in nan:
+        gram[b, j, i] = np.nan
+    count = _row_steps(gram, xsq, 9)[1]
+    marked = np.zeros_like(count, dtype=bool)
+    marked[[b for b, _, _ in nan], [j for _, j, _ in nan]] = True
+    assert np.all(count[marked] == -1) and np.all(count[~marked] > 0)
+
+
+_ARGSORT = None
+
+
+def _numba_argsort(a):
+    """np.argsort as compiled code runs it (its order of ties is the kernels')."""
+    global _ARGSORT
+    if _ARGSORT is None:
+        import numba
+
+        _ARGSORT = numba.njit(lambda v: np.argsort(v))
+    return _ARGSORT(np.asarray(a, dtype=np.float64))
+
+
+def _pair_maxima_reference(xsq, gram, order, n, val, far, start, end, tie_order=_numba_argsort):
+    """d_1² of one row as pair_maxima's docstring states it, step by step: a selected key's
+    bound is exact when its maximizer is left out; the others are recomputed over the row's
+    left-out keys, largest bound first in the order np.argsort(−bound) gives, while the bound
+    is above the best so far."""
+    chosen = set(order[:n].tolist())
+    good, cand, who = -np.inf, [], []
+    for m in range(n):
+        if far[m] in chosen:
+            cand.append(val[m])
+            who.append(order[m])
+        elif val[m] > good:
+            good = val[m]
+    if not cand:
+        return good
+    for u in tie_order(-np.array(cand)):
+        if not cand[u] > good:
+            break
+        for i in range(start, end + 1):
+            d2 = (xsq[i] + xsq[who[u]]) - 2.0 * gram[who[u], i]
+            if i not in chosen and d2 > good:
+                good = d2
+    return good
+
+
+def _later_first(a):
+    """The ascending order of ``a`` with tied values in descending index order."""
+    return len(a) - 1 - np.argsort(a[::-1], kind="stable")
+
+
+def test_pair_maxima_follows_its_reference_where_bounds_are_below_the_values():
+    """pair_maxima equals its stated procedure bit for bit on rows with tied bounds, where a
+    recomputed value may exceed its bound (the table and the recomputation sum ‖x‖² apart:
+    here they differ by 0.5 on some keys), so that which tied bound comes first matters
+    (up to 40 bounds a row: np.argsort's order of ties is then not the index order); and
+    with consistent bounds it is the direct max_{i∉I_N, j∈I_N} ‖x_i − x_j‖²."""
+    rng = np.random.default_rng(4)
+    B, R, K, n = 4, 16, 64, 40
+    ns = np.array([1, 3, 8, 40], dtype=np.int64)
+    starts = np.zeros(R, dtype=np.int64)
+    ends = np.arange(K - R, K, dtype=np.int64)
+    xsq, gram = _tied_products(rng, B, K)
+    gram = (gram + gram.transpose(0, 2, 1)) / 2  # symmetric: two selected keys can be each other's farthest
+    order = np.stack([np.stack([rng.permutation(int(e) + 1)[:n] for e in ends]) for _ in range(B)])
+    d2 = (xsq[:, :, None] + xsq[:, None, :]) - 2.0 * gram
+    best, arg = _running_reference(d2, 0, np.full((B, K), -np.inf), np.zeros((B, K), dtype=np.int64))
+    heads, rows = np.arange(B)[:, None, None], ends[None, :, None]
+    val, far = best[heads, order, rows], arg[heads, order, rows]
+
+    def reference(xsq_rows, tie_order=_numba_argsort):
+        return np.array([[[_pair_maxima_reference(xsq_rows[b], gram[b], order[b, r], nq, val[b, r], far[b, r], 0,
+                                                  ends[r], tie_order) for r in range(R)] for nq in ns]
+                          for b in range(B)])
+
+    for shift in (0.0, 0.5):
+        xsq_rows = xsq + shift * (rng.random((B, K)) < 0.3)  # the recomputation's ‖x‖²
+        out = np.empty((B, ns.size, R))
+        fz.pair_maxima(np.zeros((1, 1, 1)), xsq_rows, order, ns, val, far, starts, ends, out, gram)
+        assert np.array_equal(out, reference(xsq_rows))
+        if shift == 0.0:  # consistent bounds: the direct maximum
+            d2_rows = (xsq_rows[:, :, None] + xsq_rows[:, None, :]) - 2.0 * gram
+            for b, q, r in np.ndindex(B, ns.size, R):
+                sel = order[b, r, :ns[q]]
+                left = np.setdiff1d(np.arange(ends[r] + 1), sel)
+                assert out[b, q, r] == d2_rows[b][np.ix_(sel, left)].max()
+        else:  # the data discriminates: tied bounds taken in index order, or the later first, give other values
+            assert not np.array_equal(out, reference(xsq_rows, lambda a: np.argsort(a, kind="stable")))
+            assert not np.array_equal(out, reference(xsq_rows, _later_first))
+
+
+@pytest.mark.parametrize("case", ["gram", "little room", "no gram", "nan"])
+def test_distance_max_equals_the_lookup_in_the_blocks_maxima(case, monkeypatch):
+    """PairTable.distance_max (from each key's steps, with the Gram matrix) gives, bit for bit,
+    pair_distance_max of the block's rows from PairTable.rows, block after block, with tied
+    distances; also when the steps need more room than given at first, and through the blocks'
+    maxima where there are no steps (no Gram matrix, a NaN distance). A table that passed
+    blocks by steps then carries the same maxima into a sliding window's rows."""
+    import torch
+
+    rng = np.random.default_rng(31)
+    B, K = 3, 70
+    x = ex.to_sphere(rng.standard_normal((B, K, 4)))
+    x[:, 9] = x[:, 4]
+    gram = np.matmul(x, x.transpose(0, 2, 1))
+    if case == "nan":
+        gram[1, 20, 33] = np.nan
+    if case == "little room":
+        monkeypatch.setattr(ex.PairTable, "_STEP_ROOM", 2)
+    lg = rng.standard_normal((B, K, K)) * 2
+    vis = np.tril(np.ones((K, K), dtype=bool))
+    lg[:, ~vis] = -np.inf
+    w = np.exp(lg - lg.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    order = ex.top_order(w, 12)
+    g = None if case == "no gram" else gram
+    direct, blocks = ex.PairTable(x, gram=g), ex.PairTable(x, gram=g)
+    for r0, r1 in ((0, 30), (30, 31), (31, 64)):
+        got = direct.distance_max(r0, r1, order[:, r0:r1], [1, 5, 12])
+        maxima = blocks.rows(r0, r1)
+        ref = ex.pair_distance_max(x[:, :r1], order[:, r0:r1], [1, 5, 12], vis[r0:r1, :r1], maxima=maxima, gram=g)
+        np.testing.assert_array_equal(got, ref)
+    assert direct.distance_max(64, 64, order[:, 64:64], [5]).shape == (B, 1, 0)
+    blocks.rows(64, 64)
+    assert bool(direct._steps) == (case in ("gram", "little room"))
+    if case == "little room":  # the second pass, with room for every change
+        assert direct._steps[2].size == direct._steps[1].sum() > 2 * B * K
+    starts = np.array([40, 41, 42, 50, 50, 55])  # a sliding window
+    a, b = direct.rows(64, 70, starts), blocks.rows(64, 70, starts)
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+
+
+def test_distance_max_names_the_bad_argument():
+    """distance_max and the compiled lookup of pair_distance_max refuse blocks out of order or
+    past the keys, an order too short for N and keys out of range, with an error naming the
+    argument; an empty table passes an empty block."""
+    rng = np.random.default_rng(32)
+    B, K = 2, 12
+    x = ex.to_sphere(rng.standard_normal((B, K, 3)))
+    table = ex.PairTable(x, gram=np.matmul(x, x.transpose(0, 2, 1)))
+    order = np.zeros((B, 4, 3), dtype=np.int64)
+    with pytest.raises(ValueError, match="r0: blocks must come in order"):
+        table.distance_max(4, 8, order, [3])
+    with pytest.raises(ValueError, match="r1: must be in"):
+        table.distance_max(0, K + 1, order, [3])
+    with pytest.raises(ValueError, match="order: shape"):
+        table.distance_max(0, 4, order[:, :3], [3])
+    with pytest.raises(ValueError, match="order: shape"):
+        table.distance_max(0, 4, order, [4])
+    with pytest.raises(ValueError, match="order: a selected key"):
+        table.distance_max(0, 4, order + K, [3])
+    maxima = ex.PairTable(x).rows(0, 4)
+    with pytest.raises(ValueError, match="order: 3 keys a row, fewer than N = 4"):
+        ex.pair_distance_max(x[:, :4], order, [1, 4], np.tril(np.ones((4, 4), dtype=bool)), maxima=maxima)
+    with pytest.raises(ValueError, match="order: a selected key"):
+        ex.pair_distance_max(x[:, :4], order + K, [3], np.tril(np.ones((4, 4), dtype=bool)), maxima=maxima)
+    empty = ex.PairTable(np.zeros((B, 0, 3)), gram=np.zeros((B, 0, 0)))
+    assert empty.distance_max(0, 0, np.zeros((B, 0, 3), dtype=np.int64), [3]).shape == (B, 1, 0)
 
 
 def _separability_ref(a, radius):
