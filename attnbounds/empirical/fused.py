@@ -585,10 +585,8 @@ def sort_row(wr, lo, hi, a, b, ka, kb, cnt):  # pragma: no cover - compiled
 
 
 @nb.njit(inline="always")
-def _join(j, bj, nj, lo, keep, msum, sq, rm):  # pragma: no cover - compiled
-    """Key j (weight α_j = ``bj``, norm ``nj``) joins I_N: drop it from ``keep``; return ᾱ_N,
-    Σ_{I_N} α² and R = max_{I_N} ‖x‖ updated."""
-    keep[j - lo] = 0.0
+def _join(bj, nj, msum, sq, rm):  # pragma: no cover - compiled
+    """A key of weight α_j = ``bj`` and norm ``nj`` joins I_N: ᾱ_N, Σ_{I_N} α² and R = max_{I_N} ‖x‖ updated."""
     return msum + bj, sq + bj * bj, nj if nj > rm else rm
 
 
@@ -618,39 +616,39 @@ def _separability(wr, a, n, D, lo, sq, rmin, b, cc, r, radius, ns_over_n, lower,
 
 
 @nb.njit(inline="always", fastmath={"nnan", "nsz"})
-def _outside_min(v, keep, t):  # pragma: no cover - compiled
-    """min_i v_i over the keys with keep_i > 0 (+inf when none), as a vectorized reduction (the
-    values are finite: no NaN to order)."""
+def _outside_min(v, rank, n, t):  # pragma: no cover - compiled
+    """min_i v_i over the keys outside I_N (rank_i ≥ N; +inf when none), as a vectorized
+    reduction (the values are finite: no NaN to order)."""
     m = np.inf
     for i in range(t):
-        vi = v[i] if keep[i] > 0.0 else np.inf
+        vi = v[i] if rank[i] >= n else np.inf
         m = min(m, vi)
     return m
 
 
 @nb.njit(inline="always", fastmath={"nnan", "nsz"})
-def _outside_max(v, keep, t):  # pragma: no cover - compiled
-    """max_i v_i over the keys with keep_i > 0 (−inf when none), vectorized as :func:`_outside_min`."""
+def _outside_max(v, rank, n, t):  # pragma: no cover - compiled
+    """max_i v_i over the keys outside I_N (−inf when none), vectorized as :func:`_outside_min`."""
     m = -np.inf
     for i in range(t):
-        vi = v[i] if keep[i] > 0.0 else -np.inf
+        vi = v[i] if rank[i] >= n else -np.inf
         m = max(m, vi)
     return m
 
 
 @nb.njit(cache=True)
-def _finish(f, wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, r,
+def _finish(f, wr, a, n, D, rank, lo, t, norms, b, msum, rm, sq, tot, cc, r,
             d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper):  # pragma: no cover - compiled
-    """Write checkpoint ``cc`` of row (b, r) from its distances D (t,) and the mask ``keep``
-    (1.0 for a key outside I_N): d̃ = ``tot``, and what ``f`` asks for."""
+    """Write checkpoint ``cc`` of row (b, r) from its distances D (t,) and the keys' ranks
+    (key lo + i is outside I_N where rank[i] ≥ N): d̃ = ``tot``, and what ``f`` asks for."""
     d_tilde[b, cc, r] = tot
     if f & FLAG_MASS or f & FLAG_TERMS:
         mass[b, cc, r] = msum
         rmax[b, cc, r] = rm
     if f & FLAG_TERMS:
-        d1n[b, cc, r] = _outside_max(norms[b, lo:lo + t], keep, t)
+        d1n[b, cc, r] = _outside_max(norms[b, lo:lo + t], rank, n, t)
     if f & FLAG_SEP:
-        _separability(wr, a, n, D, lo, sq, _outside_min(D, keep, t), b, cc, r, radius, ns_over_n, lower, upper)
+        _separability(wr, a, n, D, lo, sq, _outside_min(D, rank, n, t), b, cc, r, radius, ns_over_n, lower, upper)
 
 
 @nb.njit(cache=True, fastmath={"contract"})
@@ -715,7 +713,7 @@ def _low_distance_sums(S, xb, aw, ww, a, lo, t, first, ns_low, ss, tot):  # prag
 @nb.njit(cache=True, fastmath={"reassoc"})
 def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flags, limit, gram_gap, k_order,
                      order_out, d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper, main,
-                     buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_keep, buf_D, buf_P, buf_S,
+                     buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_rank, buf_D, buf_P, buf_S,
                      buf_acc, buf_low, buf_row, buf_Sa, buf_prod, buf_bw, buf_nl, buf_ssl,
                      buf_totl):  # pragma: no cover - compiled
     """Row r of head b (output column ``ro``), visible keys lo … hi − 1, weights ``wr`` (absolute
@@ -755,8 +753,9 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
         wi = wr[lo + i]
         ww[i] = wi
         aw[i] = wi * wi * xsq[b, lo + i]
-    keep = buf_keep[:t]  # 1.0 for a key outside I_N
-    keep[:] = 1.0
+    rank = buf_rank[:t]  # rank[i]: key lo + i's place in the order (outside I_N where rank ≥ N)
+    for m in range(t):
+        rank[a[m] - lo] = m
     D = buf_D[:t]
     sq = 0.0  # Σ_{j∈I_N} α_j²
     msum = 0.0  # ᾱ_N
@@ -776,14 +775,14 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
                 ss += 2.0 * bj * P[j - lo] + bj * bj * g[j]
                 for i in range(t):
                     P[i] += bj * g[lo + i]
-                msum, sq, rm = _join(j, bj, norms[b, j], lo, keep, msum, sq, rm)
+                msum, sq, rm = _join(bj, norms[b, j], msum, sq, rm)
                 m += 1
             tot = 0.0
             for i in range(t):
                 dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * P[i] + ss, 0.0))
                 D[i] = dv
-                tot += dv * keep[i]
-            _finish(flags[cc], wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
+                tot += dv if rank[i] >= n else 0.0
+            _finish(flags[cc], wr, a, n, D, rank, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
                     d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
     nd = na - ng
     if nd == 0 and not any_main:
@@ -860,16 +859,16 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
                         S[il, e] = S[u, e]  # low rows packed first (il ≤ u: no row is overwritten before it is read)
                 il += 1
         _low_distance_sums(S, xb, aw, ww, a, lo, t, nl[0], nl, ssl, buf_totl)
-    join_to = 0  # keys join I_N (mask, ᾱ_N, Σα², R) only as far as a checkpoint reads them
+    join_to = 0  # keys join I_N (ᾱ_N, Σα², R) only as far as a checkpoint reads them
     for u in range(nd):
-        if not low[u] or flags[here[ng + u]] & FLAG_MASS:
+        if flags[here[ng + u]] & (FLAG_MASS | FLAG_TERMS | FLAG_SEP):
             join_to = ns[here[ng + u]]
     for z in range(ng, na):
         cc = here[z]
         n = ns[cc]
         while m < min(n, join_to):
             j = a[m]
-            msum, sq, rm = _join(j, wr[j], norms[b, j], lo, keep, msum, sq, rm)
+            msum, sq, rm = _join(wr[j], norms[b, j], msum, sq, rm)
             m += 1
         u = z - ng
         if low[u]:
@@ -887,8 +886,8 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
         for i in range(t):
             dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * pz[lo + i] + ss, 0.0))
             D[i] = dv
-            tot += dv * keep[i]
-        _finish(flags[cc], wr, a, n, D, keep, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
+            tot += dv if rank[i] >= n else 0.0
+        _finish(flags[cc], wr, a, n, D, rank, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
                 d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
     if not any_main:
         return
@@ -975,7 +974,7 @@ def row_metrics(w, lg, from_logits, G, x, xT, xsq, norms, starts, ends, ns, flag
         buf_cnt = np.empty(1024, np.int64)
         buf_aw = np.empty(K)
         buf_ww = np.empty(K)
-        buf_keep = np.empty(K)
+        buf_rank = np.empty(K, np.int64)
         buf_D = np.empty(K)
         buf_P = np.empty(K)
         buf_S = np.empty((nN + 1, d))
@@ -1026,7 +1025,7 @@ def row_metrics(w, lg, from_logits, G, x, xT, xsq, norms, starts, ends, ns, flag
                 _row_metrics_row(b, r, r0 + r, starts[r], ends[r] + 1, W[r - ra], C[r - ra], PC[r - ra], G, x, xT,
                                  xsq, norms, ns, flags, limit, gram_gap, k_order, order_out, d_tilde, mass, rmax,
                                  d1n, radius, ns_over_n, lower, upper, main,
-                                 buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_keep, buf_D,
+                                 buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_rank, buf_D,
                                  buf_P, buf_S, buf_acc, buf_low, buf_row, buf_Sa, buf_prod, buf_bw, buf_nl, buf_ssl,
                                  buf_totl)
 
