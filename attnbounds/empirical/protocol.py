@@ -1120,7 +1120,6 @@ class _KSSearch:
                 for a, n in enumerate(need):
                     self._keep(y, n, L, rows["d_tilde"][:, a], rows["main"][:, a])
                 del rows
-            _release_freed_memory()
         need = sorted({n for n in ns if (L, n) not in self.extra}) if sub else []
         if need:
             for y, (lg, x, S) in enumerate(sub):
@@ -1130,7 +1129,6 @@ class _KSSearch:
                     sm, cm = _sums(rows["main"][:, a], L)
                     self.extra.setdefault((L, n), []).append((_fold(sd, S), _fold(cd, S), _fold(sm, S), _fold(cm, S)))
                 del rows
-            _release_freed_memory()
 
     def _row_keys(self, x):
         """The row engine's vectors of a kept layer, prepared once for all of E3's passes."""
