@@ -10,7 +10,8 @@ random weights, the shared corpus, one window:
    Targets: ≥ 10× faster, ≤ ½ the peer's peak memory; the per-head means must agree.
 2. The full paper-scale run (E1–E5, L ≤ 1024, one window, the default ``--tile``: each shorter L
    also takes the windows of length L that tile the window): ≤ 5 min and ≤ 2 GB; metric time
-   ≤ forward time.
+   ≤ forward time. It runs ``--repeats`` times (default 3; the forward's time varies by about
+   ±20% from run to run here) and the run with the median metric / forward is reported.
 
 Before them, one short run (every experiment, L ∈ {32, 64}) fills numba's cache of compiled
 kernels (``cache=True``, in the checkout's ``__pycache__``): a fresh checkout, or one whose
@@ -109,8 +110,16 @@ def _markdown(result: dict) -> str:
                   f"- model load {f['model_load_seconds']:.1f} s, forward {f['forward_seconds']:.1f} s, metrics "
                   f"{f['metric_seconds']:.1f} s (metric / forward {t['metric_over_forward']:.1f}; target ≤ 1: "
                   f"{_met(t['metric_met'])})",
-                  f"- load average (1 min) {f['loadavg_before'][0]:.2f} → {f['loadavg_after'][0]:.2f}", "",
-                  "Command:", "", f"    {f['command']}", ""]
+                  f"- load average (1 min) {f['loadavg_before'][0]:.2f} → {f['loadavg_after'][0]:.2f}", ""]
+        if len(f.get("repeats", [])) > 1:
+            lines += [f"The median of {len(f['repeats'])} runs by metric / forward; every run:", "",
+                      "| run | wall s | CPU s | peak RSS MiB | forward s | metric s | metric / forward |",
+                      "|---|---|---|---|---|---|---|"]
+            lines += [f"| {k + 1} | {r['wall_seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_rss_mib']:.0f} | "
+                      f"{r['forward_seconds']:.1f} | {r['metric_seconds']:.1f} | {r['metric_over_forward']:.2f} |"
+                      for k, r in enumerate(f["repeats"])]
+            lines += [""]
+        lines += ["Command:", "", f"    {f['command']}", ""]
     return "\n".join(lines)
 
 
@@ -118,6 +127,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--skip-full", action="store_true")
+    ap.add_argument("--repeats", type=int, default=3, help="full runs; the median metric/forward run is reported")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "reproduce_paper.json"))
     ap.add_argument("--text", default=str(CORPUS), help="the corpus (default: ../shared/corpus/war_and_peace.txt)")
     args = ap.parse_args()
@@ -157,15 +167,23 @@ def main() -> None:
                                        "memory_ratio": mem, "memory_target": 0.5, "memory_met": mem <= 0.5}
             print(json.dumps(result["e1"]["targets"], indent=1), flush=True)
         if not args.skip_full:
-            full = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(corpus),
-                          "--windows", "1", "--out", str(tmp / "full"), "--no-progress"], tmp / "full.log")
-            fres = json.loads((tmp / "full" / "results.json").read_text())
-            full.update(forward_seconds=fres["timing"]["forward_seconds"], metric_seconds=fres["timing"]["metric_seconds"],
-                        model_load_seconds=fres["timing"]["model_load_seconds"], paper_table=fres["paper_table"])
-            full["targets"] = {"wall_target_s": 300, "wall_met": full["wall_seconds"] <= 300,
-                               "memory_target_mib": 2048, "memory_met": full["peak_rss_mib"] <= 2048,
-                               "metric_over_forward": full["metric_seconds"] / full["forward_seconds"],
-                               "metric_met": full["metric_seconds"] <= full["forward_seconds"]}
+            runs = []
+            for k in range(args.repeats):  # the forward's time varies by ±20% from run to run on this machine
+                run = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(corpus),
+                            "--windows", "1", "--out", str(tmp / f"full{k}"), "--no-progress"], tmp / f"full{k}.log")
+                fres = json.loads((tmp / f"full{k}" / "results.json").read_text())
+                run.update(forward_seconds=fres["timing"]["forward_seconds"], metric_seconds=fres["timing"]["metric_seconds"],
+                           model_load_seconds=fres["timing"]["model_load_seconds"], paper_table=fres["paper_table"])
+                run["metric_over_forward"] = run["metric_seconds"] / run["forward_seconds"]
+                runs.append(run)
+            full = dict(sorted(runs, key=lambda r: r["metric_over_forward"])[len(runs) // 2])  # the median run
+            full["repeats"] = [{k: r[k] for k in ("wall_seconds", "cpu_seconds", "peak_rss_mib", "forward_seconds",
+                                                  "metric_seconds", "metric_over_forward", "loadavg_before", "loadavg_after")}
+                               for r in runs]
+            full["targets"] = {"wall_target_s": 300, "wall_met": max(r["wall_seconds"] for r in runs) <= 300,
+                               "memory_target_mib": 2048, "memory_met": max(r["peak_rss_mib"] for r in runs) <= 2048,
+                               "metric_over_forward": full["metric_over_forward"],
+                               "metric_met": full["metric_over_forward"] <= 1}
             result["full"] = full
             print(json.dumps(full["targets"], indent=1), flush=True)
     result["machine"]["loadavg_end"] = os.getloadavg()

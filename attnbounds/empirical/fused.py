@@ -666,6 +666,40 @@ def _accumulate(acc, x, wr, a, m0, m1):  # pragma: no cover - compiled
             acc[e] += bj * xj[e]
 
 
+_TOP_ONLY = 16  # a row whose checkpoints read only its first ranks (up to this many) takes them by
+# selection (:func:`_top_order`), not a full sort
+
+
+@nb.njit(inline="always")
+def _top_order(wr, lo, hi, k, a):  # pragma: no cover - compiled
+    """a[:k] = the k heaviest keys of lo … hi − 1 in :func:`sort_row`'s order (largest first, equal
+    weights in index order), a[k:] the other keys in index order: the k-th largest weight θ by
+    a min-heap, then the keys above θ and the lowest-index keys at θ, sorted by insertion."""
+    t = hi - lo
+    theta = _kth_by_heap(wr[lo:hi], k)
+    above = 0
+    for i in range(lo, hi):
+        if wr[i] > theta:
+            above += 1
+    at = k - above  # keys at θ that belong to the top k (the lowest indices)
+    m = 0
+    rest = k
+    for i in range(lo, hi):
+        v = wr[i]
+        if v > theta or (v == theta and at > 0):
+            if v == theta:
+                at -= 1
+            q = m  # insertion into a[:m], stable: only a strictly lighter key moves down
+            while q > 0 and wr[a[q - 1]] < v:
+                a[q] = a[q - 1]
+                q -= 1
+            a[q] = i
+            m += 1
+        else:
+            a[rest] = i
+            rest += 1
+
+
 _INSERTION = 48  # rows with at most this many keys are ordered by insertion (the radix sort's 256-bucket
 # passes cost more there: measured on 32-key rows, 4x slower)
 
@@ -738,8 +772,14 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
     while ng < na and ns[here[ng]] < gram_gap:
         ng += 1
     a = buf_a[:t]
+    top = k_order  # with every N small (E1's N = 5 alone): only the first ``top`` ranks are read
+    for z in range(na):
+        n = ns[here[z]]
+        top = max(top, n if n < gram_gap or 2 * n <= t else t)
     if t <= _INSERTION:
         _insertion_order(wr, lo, hi, a)
+    elif top <= _TOP_ONLY:
+        _top_order(wr, lo, hi, top, a)
     else:
         sort_row(wr, lo, hi, a, buf_work[:t], buf_ka[:t], buf_kb[:t], buf_cnt)
     for m in range(min(k_order, t)):

@@ -627,3 +627,30 @@ def test_row_engine_values_do_not_depend_on_the_other_n_asked():
         for k in ("d_tilde", "main"):
             np.testing.assert_array_equal(together[n][k], got[k], err_msg=f"N={n} {k}")
         assert np.isfinite(got["d_tilde"][:, n + 1:]).all()
+
+
+def test_row_engine_small_n_alone_takes_the_top_by_selection():
+    """Rows of more than 48 keys whose checkpoints all read their first ranks only (E1's N = 5
+    with d_1's order) take those ranks by selection: the order and every value equal the full
+    sort's (the torch path's), ties to the lower index included."""
+    rng = np.random.default_rng(33)
+    B, L, d = 2, 120, 6
+    lg = _causal_logits(rng, B, L)
+    lg[:, :, 10] = lg[:, :, 40] = np.maximum(lg[:, :, 10], lg[:, :, 40])  # ties among heavy keys
+    lg[:, np.triu(np.ones((L, L), dtype=bool), 1)] = -np.inf
+    x = ex.to_sphere(rng.standard_normal((B, L, d)))
+    vis = np.isfinite(lg[0])
+    ranges = ex._visible_ranges(vis, L, L)
+    what = {5: {"main", "mass", "separability"}}
+    plan = ex.EnginePlan([5], what)
+    out = plan.outputs(B, L)
+    order = np.zeros((B, L, 7), dtype=np.int64)
+    ex.row_engine(lg, ex.RowKeys(x), plan, ranges, out, order_out=order, from_logits=True)
+    w = np.empty((B, L, L))
+    fz.softmax_rows(lg, *ranges, w)
+    ref = ex.position_metrics(w, x, [5], visible=vis, what=what, fused=False)
+    got = plan.results(out, {"main", "mass", "separability"}, [5])
+    for k in ref:
+        np.testing.assert_allclose(got[k], ref[k], rtol=1e-12, atol=1e-12 if k == "t2_lower" else 0.0, err_msg=k)
+    for r in range(49, L):
+        np.testing.assert_array_equal(order[:, r], np.argsort(-w[:, r, :r + 1], axis=-1, kind="stable")[:, :7])
