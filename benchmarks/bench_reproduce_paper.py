@@ -131,6 +131,8 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "reproduce_paper.json"))
     ap.add_argument("--text", default=str(CORPUS), help="the corpus (default: ../shared/corpus/war_and_peace.txt)")
     args = ap.parse_args()
+    if args.repeats < 1:
+        ap.error(f"--repeats: must be >= 1, got {args.repeats}")
     corpus = Path(args.text)
     assert corpus.is_file(), f"corpus missing: {corpus}"
     py = sys.executable
@@ -176,7 +178,7 @@ def main() -> None:
                            model_load_seconds=fres["timing"]["model_load_seconds"], paper_table=fres["paper_table"])
                 run["metric_over_forward"] = run["metric_seconds"] / run["forward_seconds"]
                 runs.append(run)
-            full = dict(sorted(runs, key=lambda r: r["metric_over_forward"])[len(runs) // 2])  # the median run
+            full = dict(sorted(runs, key=lambda r: r["metric_over_forward"])[(len(runs) - 1) // 2])  # the median (lower) run
             full["repeats"] = [{k: r[k] for k in ("wall_seconds", "cpu_seconds", "peak_rss_mib", "forward_seconds",
                                                   "metric_seconds", "metric_over_forward", "loadavg_before", "loadavg_after")}
                                for r in runs]

@@ -5,7 +5,7 @@ to 1024, one window, the default tiling), what the row engine
 (:func:`attnbounds.empirical.fused.row_metrics`) must compute whatever its implementation:
 
 * square roots: D_i = ‖α_i x_i − s_N‖ at every key a checkpoint N leaves out (at every key for
-  N < 16, E4's N, or N < t/4, where the engine takes them all), and every N's T1(ii) main term
+  N < 16, E4's N, or N < 3t/4, where the engine takes them all), and every N's T1(ii) main term
   over all of a row's keys;
 * flops of the products x_i · s_N (64-dimensional) of the direct checkpoints (N ≥ 16) and of
   the row's context c;
@@ -65,7 +65,7 @@ def count(bisection: dict) -> dict:
             tot["row_keys"] += t * copies
             products = 1  # c
             for n, s, m in act:
-                if n < GRAM or s or 4 * n < t:
+                if n < GRAM or s or 4 * n < 3 * t:
                     tot["sqrt"] += t * copies
                     products += n >= GRAM
                 else:  # d̃ over the keys N leaves out, their product only

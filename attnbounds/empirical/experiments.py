@@ -640,18 +640,19 @@ def torch_single_thread():
     import torch
 
     global _TORCH_THREADS
-    before = torch.get_num_threads()
+    before, outer = torch.get_num_threads(), _TORCH_THREADS
     if before != 1:
         _TORCH_THREADS = before
         torch.set_num_threads(1)
     try:
         yield
     finally:
+        _TORCH_THREADS = outer
         if before != 1:
             torch.set_num_threads(before)
 
 
-_TORCH_THREADS = None  # torch's thread count outside torch_single_thread
+_TORCH_THREADS = None  # inside torch_single_thread: torch's thread count outside it (else None)
 
 
 @contextlib.contextmanager
@@ -663,7 +664,7 @@ def torch_all_threads():
     import torch
 
     before = torch.get_num_threads()
-    want = _TORCH_THREADS or before
+    want = _TORCH_THREADS or before  # outside torch_single_thread: unchanged
     if want != before:
         torch.set_num_threads(want)
     try:
@@ -1391,16 +1392,16 @@ class PairTable:
                 room = min(self._STEP_ROOM, K)
                 keys = np.arange(B)[:, None] * K + np.arange(K + 1)[None, :]  # (b, j) -> b * K + j
                 first = keys * room
-                count = self._work("pair-step-count", (B, K), np.int64)
-                at = self._work("pair-step-at", (B * K * room,), np.int64)
-                top = self._work("pair-step-top", (B * K * room,))
+                count = np.empty((B, K), dtype=np.int64)  # the table's own arrays (they live as long as it)
+                at = np.empty(B * K * room, dtype=np.int64)
+                top = np.empty(B * K * room)
                 xsq = self.xsq.numpy()
                 fz.pair_row_steps(self.gram_array, xsq, first, count, at, top)
                 if count.min() > 0 and count.max() > room:  # again, each key with the room it needs
                     ends = np.concatenate([[0], np.cumsum(count.ravel())])
                     first = ends[keys]
-                    at = self._work("pair-step-at", (ends[-1],), np.int64)
-                    top = self._work("pair-step-top", (ends[-1],))
+                    at = np.empty(ends[-1], dtype=np.int64)
+                    top = np.empty(ends[-1])
                     fz.pair_row_steps(self.gram_array, xsq, first, count, at, top)
                 if count.min() > 0:
                     self._steps = (first, count, at, top)

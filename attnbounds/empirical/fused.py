@@ -4,16 +4,20 @@ The torch path of ``position_metrics`` makes about a dozen passes over a (heads,
 float64 block per N and re-reads the block for each N. Here each row (b, r) is handled by one
 compiled loop, :func:`row_metrics`, for every N at once:
 
-* the row's order (largest weight first, equal weights in index order) by a radix sort
-  (:func:`sort_row`);
+* rows in groups of 16 of one head: each row's softmax from its float32 logits (the code of
+  :func:`softmax_rows`), and the group's contexts c = Σ_i α_i x_i and products x_i · c by two
+  matrix products (BLAS) of a shape fixed by the block;
+* the row's order (largest weight first, equal weights in index order): by insertion for
+  short rows, by selection of the first ranks when no checkpoint reads beyond them, else by a
+  radix sort (:func:`sort_row`); which keys lie outside I_N comes from each key's rank;
 * the **Gram checkpoints**, N < ``gram_gap`` (a rule per N, so that a value does not
   depend on the other N asked): the products P_i = x_i · s_N with s_N = Σ_{m<N} α_{o_m} x_{o_m} are
   running sums of rows of the Gram matrix G = X Xᵀ, P += α_j G[j, ·] for each key j that
   joins the top set (one pass over the row's keys per key, no product of length d), and
   ‖s_N‖² = ‖s_{N−1}‖² + 2α_j P_j + α_j² G[j, j];
 * the **direct checkpoints**, the other N: s_N by running sums along the order, then one
-  matrix product (BLAS) of all their s_N, and of the row's context c = Σ_i α_i x_i, with
-  the row's x gives every x_i · s_N and x_i · c;
+  matrix product (BLAS) of all their s_N with the row's x gives every x_i · s_N (an N ≥ 3t/4
+  that needs only the keys it leaves out takes those key by key, :func:`_low_distance_sums`);
 * at each N, D_i = ‖α_i x_i − s_N‖ = (α_i²‖x_i‖² − 2α_i x_i·s_N + ‖s_N‖²)^{1/2} over the
   row's visible keys, d̃ = Σ_{i∉I_N} D_i, ᾱ_N and R = max_{j∈I_N}‖x_j‖, d_1 = max_{i∉I_N}‖x_i‖,
   E4's r = min_{i∉I_N} D_i with N_s = #{j ∈ I_N : D_j < r} and Theorem 2's two sides
@@ -86,10 +90,9 @@ def _kth_by_heap(row, k):  # pragma: no cover - compiled
 @nb.njit(parallel=True, cache=True)
 def top_k_rows(w, k, out):  # pragma: no cover - compiled
     """out[b, r] = the first k indices of row (b, r) by weight, largest first, ties to the lower
-    index (the first k of a stable sort of −w), by selection. The k-th
-    largest weight θ is found by a min-heap of the k largest (small k) or ``np.partition``;
-    the keys above θ and the lowest-index keys at θ (as many as fit) are collected in index
-    order, then sorted stably by weight. With 2k ≥ K a full stable sort is cheaper."""
+    index (the first k of a stable sort of −w), by the row engine's selection
+    (:func:`_top_order`: the k-th largest weight by a min-heap, then the keys above it and the
+    lowest-index keys at it, in order). With 2k ≥ K a full stable sort is cheaper."""
     B, R, K = w.shape
     for p in nb.prange(B * R):
         b = p // R
@@ -99,29 +102,10 @@ def top_k_rows(w, k, out):  # pragma: no cover - compiled
             for m in range(k):
                 out[b, r, m] = idx[m]
             continue
-        if k <= 16:  # measured on (4, 512, 1024) rows: 5x faster than np.partition at k = 5
-            theta = _kth_by_heap(w[b, r], k)
-        else:  # np.partition (a copy of the row) is within 20% of a hand-written quickselect here
-            theta = np.partition(w[b, r], K - k)[K - k]
-        above = 0
-        for i in range(K):
-            if w[b, r, i] > theta:
-                above += 1
-        at = k - above  # keys at θ that belong to the top k (the lowest indices)
-        sel = np.empty(k, np.int64)
-        vals = np.empty(k)
-        m = 0
-        for i in range(K):
-            v = w[b, r, i]
-            if v > theta or (v == theta and at > 0):
-                if v == theta:
-                    at -= 1
-                sel[m] = i
-                vals[m] = -v
-                m += 1
-        pos = np.argsort(vals, kind="mergesort")  # stable: ties keep index order
-        for q in range(k):
-            out[b, r, q] = sel[pos[q]]
+        a = np.empty(K, np.int64)
+        _top_order(w[b, r], 0, K, k, a)
+        for m in range(k):
+            out[b, r, m] = a[m]
 
 
 @nb.njit(cache=True, inline="always")
@@ -507,6 +491,19 @@ FLAG_SEP = 8  # E4: r, N_s/N and Theorem 2's sides
 _RUN_SORT = 32  # a run of equal float32 keys longer than this is re-sorted by np.argsort, not by insertion
 
 
+@nb.njit(inline="always")
+def _insert_stable(a, first, q, wr):  # pragma: no cover - compiled
+    """Move the key a[q] into its place in a[first:q] (ordered by weight ``wr``, largest first):
+    only a strictly lighter key moves down, so equal weights keep their order."""
+    v = a[q]
+    wv = wr[v]
+    z = q - 1
+    while z >= first and wr[a[z]] < wv:
+        a[z + 1] = a[z]
+        z -= 1
+    a[z + 1] = v
+
+
 @nb.njit(cache=True)
 def sort_row(wr, lo, hi, a, b, ka, kb, cnt):  # pragma: no cover - compiled
     """a[:t] = the keys lo … hi − 1 (t = hi − lo) by weight ``wr``, largest first, equal weights
@@ -518,6 +515,8 @@ def sort_row(wr, lo, hi, a, b, ka, kb, cnt):  # pragma: no cover - compiled
     whose float32 weights are equal are then ordered by their float64 weights, stably. ``b``,
     ``ka``, ``kb`` (t,) and ``cnt`` (1024,) are work arrays."""
     t = hi - lo
+    if t <= 0:
+        return
     for j in range(1024):
         cnt[j] = 0
     for i in range(t):
@@ -574,20 +573,25 @@ def sort_row(wr, lo, hi, a, b, ka, kb, cnt):  # pragma: no cover - compiled
                 a[q] = b[q]
         elif j - i > 1:
             for q in range(i + 1, j):
-                v = a[q]
-                wv = wr[v]
-                z = q - 1
-                while z >= i and wr[a[z]] < wv:
-                    a[z + 1] = a[z]
-                    z -= 1
-                a[z + 1] = v
+                _insert_stable(a, i, q, wr)
         i = j
 
 
-@nb.njit(inline="always")
-def _join(bj, nj, msum, sq, rm):  # pragma: no cover - compiled
-    """A key of weight α_j = ``bj`` and norm ``nj`` joins I_N: ᾱ_N, Σ_{I_N} α² and R = max_{I_N} ‖x‖ updated."""
-    return msum + bj, sq + bj * bj, nj if nj > rm else rm
+@nb.njit(cache=True, fastmath={"nsz"})
+def _join_keys(a, wr, norms, m0, m1, msum, sq, rm):  # pragma: no cover - compiled
+    """The keys a[m0:m1] join I_N, one after the other: ᾱ_N, Σ_{I_N} α² and R = max_{I_N} ‖x‖
+    updated. With fastmath flags of its own (a callee without them takes its caller's
+    reassociation), the sums are key by key: the values at N do not depend on where the joins
+    stopped before, i.e. on the other N asked."""
+    for m in range(m0, m1):
+        j = a[m]
+        bj = wr[j]
+        msum += bj
+        sq += bj * bj
+        nj = norms[j]
+        if nj > rm:
+            rm = nj
+    return msum, sq, rm
 
 
 @nb.njit(cache=True, fastmath={"reassoc"})
@@ -596,7 +600,7 @@ def _separability(wr, a, n, D, lo, sq, rmin, b, cc, r, radius, ns_over_n, lower,
     (strictly inside), and Theorem 2's sides with ξ_j read as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2}:
     lower = 1 − (1/N) Σ_j ξ_j / r (Markov), upper = (1/N) Σ_j exp(−((ξ_j − r)₊)²/(2σ_j²))
     (McDiarmid, M = 1; a term is e^{-0} = 1 where ξ_j ≤ r; the exponential by
-    :func:`exp_nonpositive`, vectorized, within one ulp). ``sq`` = Σ_{j∈I_N} α_j²."""
+    :func:`exp_nonpositive`, branch-free). ``sq`` = Σ_{j∈I_N} α_j²."""
     inside = 0
     xs = 0.0
     ts = 0.0
@@ -615,10 +619,9 @@ def _separability(wr, a, n, D, lo, sq, rmin, b, cc, r, radius, ns_over_n, lower,
     upper[b, cc, r] = ts / n
 
 
-@nb.njit(inline="always", fastmath={"nnan", "nsz"})
+@nb.njit(inline="always")
 def _outside_min(v, rank, n, t):  # pragma: no cover - compiled
-    """min_i v_i over the keys outside I_N (rank_i ≥ N; +inf when none), as a vectorized
-    reduction (the values are finite: no NaN to order)."""
+    """min_i v_i over the keys outside I_N (rank_i ≥ N; +inf when none), without a branch per key."""
     m = np.inf
     for i in range(t):
         vi = v[i] if rank[i] >= n else np.inf
@@ -626,9 +629,9 @@ def _outside_min(v, rank, n, t):  # pragma: no cover - compiled
     return m
 
 
-@nb.njit(inline="always", fastmath={"nnan", "nsz"})
+@nb.njit(inline="always")
 def _outside_max(v, rank, n, t):  # pragma: no cover - compiled
-    """max_i v_i over the keys outside I_N (−inf when none), vectorized as :func:`_outside_min`."""
+    """max_i v_i over the keys outside I_N (−inf when none), as :func:`_outside_min`."""
     m = -np.inf
     for i in range(t):
         vi = v[i] if rank[i] >= n else -np.inf
@@ -666,6 +669,19 @@ def _accumulate(acc, x, wr, a, m0, m1):  # pragma: no cover - compiled
             acc[e] += bj * xj[e]
 
 
+@nb.njit(inline="always")
+def _distance_sum(aw, ww, p, off, ss, rank, n, t, D):  # pragma: no cover - compiled
+    """D_i = ‖α_i x_i − s_N‖ = (α_i²‖x_i‖² − 2α_i p_{off+i} + ‖s_N‖²)^{1/2} over the row's t keys
+    (p: the products x_i · s_N), and returns d̃ = Σ D_i over the keys outside I_N (rank ≥ N),
+    summed as the caller's flags allow (its reassociation: a vectorized sum, fixed by t)."""
+    tot = 0.0
+    for i in range(t):
+        dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * p[off + i] + ss, 0.0))
+        D[i] = dv
+        tot += dv if rank[i] >= n else 0.0
+    return tot
+
+
 _TOP_ONLY = 16  # a row whose checkpoints read only its first ranks (up to this many) takes them by
 # selection (:func:`_top_order`), not a full sort
 
@@ -689,11 +705,8 @@ def _top_order(wr, lo, hi, k, a):  # pragma: no cover - compiled
         if v > theta or (v == theta and at > 0):
             if v == theta:
                 at -= 1
-            q = m  # insertion into a[:m], stable: only a strictly lighter key moves down
-            while q > 0 and wr[a[q - 1]] < v:
-                a[q] = a[q - 1]
-                q -= 1
-            a[q] = i
+            a[m] = i
+            _insert_stable(a, 0, m, wr)
             m += 1
         else:
             a[rest] = i
@@ -712,13 +725,7 @@ def _insertion_order(wr, lo, hi, a):  # pragma: no cover - compiled
     for i in range(t):
         a[i] = lo + i
     for q in range(1, t):
-        v = a[q]
-        wv = wr[v]
-        z = q - 1
-        while z >= 0 and wr[a[z]] < wv:
-            a[z + 1] = a[z]
-            z -= 1
-        a[z + 1] = v
+        _insert_stable(a, 0, q, wr)
 
 
 @nb.njit(cache=True, fastmath={"reassoc"})
@@ -745,12 +752,12 @@ def _low_distance_sums(S, xb, aw, ww, a, lo, t, first, ns_low, ss, tot):  # prag
 
 
 @nb.njit(cache=True, fastmath={"reassoc"})
-def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flags, limit, gram_gap, k_order,
+def _row_metrics_row(b, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flags, limit, gram_gap, k_order,
                      order_out, d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper, main,
                      buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_rank, buf_D, buf_P, buf_S,
                      buf_acc, buf_low, buf_row, buf_Sa, buf_prod, buf_bw, buf_nl, buf_ssl,
                      buf_totl):  # pragma: no cover - compiled
-    """Row r of head b (output column ``ro``), visible keys lo … hi − 1, weights ``wr`` (absolute
+    """A row of head b (output column ``ro``), visible keys lo … hi − 1, weights ``wr`` (absolute
     key index), context c = Σ_i α_i x_i and its products pc[i] = x_i · c (given by the row's
     group, :func:`row_metrics`, where the row needs them); work arrays ``buf_*`` of its chunk."""
     K = xT.shape[2]
@@ -808,6 +815,7 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
         for z in range(ng):
             cc = here[z]
             n = ns[cc]
+            msum, sq, rm = _join_keys(a, wr, norms[b], m, n, msum, sq, rm)
             while m < n:
                 j = a[m]
                 bj = wr[j]
@@ -815,13 +823,8 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
                 ss += 2.0 * bj * P[j - lo] + bj * bj * g[j]
                 for i in range(t):
                     P[i] += bj * g[lo + i]
-                msum, sq, rm = _join(bj, norms[b, j], msum, sq, rm)
                 m += 1
-            tot = 0.0
-            for i in range(t):
-                dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * P[i] + ss, 0.0))
-                D[i] = dv
-                tot += dv if rank[i] >= n else 0.0
+            tot = _distance_sum(aw, ww, P, 0, ss, rank, n, t, D)
             _finish(flags[cc], wr, a, n, D, rank, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
                     d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
     nd = na - ng
@@ -850,10 +853,11 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
         mm = n - 1
         for e in range(d):
             S[u, e] = c[e] - acc[e]
-    # a direct N ≥ 3t/4 that asks for nothing but d̃ (and ᾱ_N, R) needs x_i · s_N at the few
-    # keys outside I_N only: those products are taken key by key in rank order from N_u on
-    # (:func:`_low_distance_sums`, about 5 GFLOP/s); the others by one matrix product over
-    # every key of the block (BLAS, about 20): a rule per N and t, as above
+    # d̃ of a direct N ≥ 3t/4 needs x_i · s_N at the few keys outside I_N only (unless N asks
+    # for E4's radius or d_1's norm form, which read every key's distance): those products are
+    # taken key by key in rank order from N on (:func:`_low_distance_sums`, about 5 GFLOP/s);
+    # the others by one matrix product over every key of the block (BLAS, about 20): a rule
+    # per N and t, as above (the main term reads x_i · c, not these products)
     low = buf_low[:nd]
     n_low = 0
     for u in range(nd):
@@ -906,10 +910,9 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
     for z in range(ng, na):
         cc = here[z]
         n = ns[cc]
-        while m < min(n, join_to):
-            j = a[m]
-            msum, sq, rm = _join(wr[j], norms[b, j], msum, sq, rm)
-            m += 1
+        if m < min(n, join_to):
+            msum, sq, rm = _join_keys(a, wr, norms[b], m, min(n, join_to), msum, sq, rm)
+            m = min(n, join_to)
         u = z - ng
         if low[u]:
             d_tilde[b, cc, ro] = buf_totl[row_of[u]]
@@ -922,11 +925,7 @@ def _row_metrics_row(b, r, ro, lo, hi, wr, c, pc, G, x, xT, xsq, norms, ns, flag
         ss = 0.0
         for e in range(d):
             ss += Sa[ua, e] * Sa[ua, e]
-        tot = 0.0
-        for i in range(t):
-            dv = math.sqrt(max(aw[i] - 2.0 * ww[i] * pz[lo + i] + ss, 0.0))
-            D[i] = dv
-            tot += dv if rank[i] >= n else 0.0
+        tot = _distance_sum(aw, ww, pz, lo, ss, rank, n, t, D)
         _finish(flags[cc], wr, a, n, D, rank, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
                 d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
     if not any_main:
@@ -1017,12 +1016,12 @@ def row_metrics(w, lg, from_logits, G, x, xT, xsq, norms, starts, ends, ns, flag
         buf_rank = np.empty(K, np.int64)
         buf_D = np.empty(K)
         buf_P = np.empty(K)
-        buf_S = np.empty((nN + 1, d))
+        buf_S = np.empty((nN, d))
         buf_acc = np.empty(d)
         buf_low = np.empty(nN, np.bool_)
-        buf_row = np.empty(nN + 1, np.int64)
-        buf_Sa = np.empty((nN + 2, d))
-        buf_prod = np.empty((nN + 2) * K)
+        buf_row = np.empty(nN, np.int64)
+        buf_Sa = np.empty((max(nN, 2), d))
+        buf_prod = np.empty(max(nN, 2) * K)
         buf_bw = np.empty(K)
         buf_nl = np.empty(nN, np.int64)
         buf_ssl = np.empty(nN)
@@ -1062,7 +1061,7 @@ def row_metrics(w, lg, from_logits, G, x, xT, xsq, norms, starts, ends, ns, flag
                 np.dot(W, x[b, :Kg], C)
                 np.dot(C, xT[b], PC)
             for r in range(ra, rb):
-                _row_metrics_row(b, r, r0 + r, starts[r], ends[r] + 1, W[r - ra], C[r - ra], PC[r - ra], G, x, xT,
+                _row_metrics_row(b, r0 + r, starts[r], ends[r] + 1, W[r - ra], C[r - ra], PC[r - ra], G, x, xT,
                                  xsq, norms, ns, flags, limit, gram_gap, k_order, order_out, d_tilde, mass, rmax,
                                  d1n, radius, ns_over_n, lower, upper, main,
                                  buf_app, buf_a, buf_work, buf_ka, buf_kb, buf_cnt, buf_aw, buf_ww, buf_rank, buf_D,
@@ -1529,7 +1528,8 @@ def _softmax_range(row, lo, hi, e, out):  # pragma: no cover - compiled
 @nb.njit(parallel=True, cache=True, fastmath={"reassoc"})
 def softmax_rows(lg, starts, ends, w):  # pragma: no cover - compiled
     """w[b, r] = the softmax of the float32 logits lg[b, r] over the keys starts[r] … ends[r] in
-    float64 (0 at the other keys), by :func:`_softmax_range` (the row engine's own softmax)."""
+    float64 (0 at the other keys), by :func:`_softmax_range`: the weights the row engine computes
+    for itself, row by row (this array form is the tests' window on it)."""
     B, R, K = lg.shape
     for q in nb.prange(B * R):
         b = q // R

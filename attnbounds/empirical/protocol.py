@@ -417,9 +417,8 @@ def _torch(a):
 
 
 def _sums(rows: np.ndarray, L: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-head (sum, count) over the rows t ≤ L that were not skipped."""
-    part = rows[..., :L]
-    return np.nansum(part, -1), np.isfinite(part).sum(-1)
+    """Per-head (sum, count) over the rows t ≤ L that were not skipped (:func:`_sums_upto`'s)."""
+    return _sums_upto(rows, [L])[L]
 
 
 def _sums_upto(rows: np.ndarray, lengths) -> dict:

@@ -42,9 +42,10 @@ def test_search_keeps_sums_per_length_not_rows():
     for L in (32, 64, 128):
         sd, cd, sm, cm = got[L]
         np.testing.assert_array_equal(sd, _running(d, L))
-        np.testing.assert_allclose(sd, np.nansum(d[:, :L], -1), rtol=1e-14)
-        np.testing.assert_array_equal(cd, np.isfinite(d[:, :L]).sum(-1))
         np.testing.assert_array_equal(sm, _running(m, L))
+        np.testing.assert_allclose(sd, np.nansum(d[:, :L], -1), rtol=1e-14)  # the rows t <= L, whatever order
+        np.testing.assert_allclose(sm, np.nansum(m[:, :L], -1), rtol=1e-14)
+        np.testing.assert_array_equal(cd, np.isfinite(d[:, :L]).sum(-1))
         np.testing.assert_array_equal(cm, np.isfinite(m[:, :L]).sum(-1))
     assert all(isinstance(v, np.ndarray) and v.shape == (4,) for L in got for v in got[L])
 
@@ -59,6 +60,7 @@ def test_search_is_seeded_by_the_windows_own_rows_only():
     ks.seed(0, 5, main_d, main_m)
     ks.seed(0, 5, tile_d, tile_m)
     np.testing.assert_array_equal(ks.rows[5][0][64][0], _running(main_d, 64))
+    np.testing.assert_allclose(ks.rows[5][0][64][0], main_d[:, :64].sum(-1), rtol=1e-14)
     fresh = protocol._KSSearch((64, 128), _Config, prefix=True, window=0)
     fresh.seed(0, 5, tile_d, tile_m)
     assert 5 not in fresh.rows

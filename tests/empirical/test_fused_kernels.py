@@ -618,15 +618,26 @@ def test_row_engine_values_do_not_depend_on_the_other_n_asked():
         out = plan.outputs(B, L)
         ex.row_engine(lg, keys, plan, ranges, out, from_logits=True)
         res = plan.results(out, set().union(*what.values()), ns)
-        return {n: {k: v[:, ns.index(n)].copy() for k, v in res.items()} for n in ns}
+        return {n: ({k: v[:, ns.index(n)].copy() for k, v in res.items()}, what[n]) for n in ns}
 
     alone = {n: run({n: {"main"}})[n] for n in (3, 30, 120, 170)}
+    alone[64] = run({64: {"main", "mass"}})[64]
+    alone[5] = run({5: {"separability"}})[5]
+    alone[40] = run({40: {"separability", "mass"}})[40]
     together = run({3: {"main"}, 5: {"separability"}, 30: {"main"}, 64: {"main", "mass"}, 120: {"main"},
                     150: {"main"}, 170: {"main"}, 190: {"main"}}, limits={190: 100})
-    for n, got in alone.items():
-        for k in ("d_tilde", "main"):
-            np.testing.assert_array_equal(together[n][k], got[k], err_msg=f"N={n} {k}")
+    # a dozen N on the all-keys product at once (a larger BLAS product than N alone)
+    many = run({**{n: {"main"} for n in range(16, 100, 8)}, 40: {"separability", "mass"}, 30: {"main"}})
+    compared = 0
+    for n, (got, asked) in alone.items():
+        for other in (together, many):
+            if n in other and other[n][1] == asked:  # the same N asking the same quantities
+                for k in got:
+                    np.testing.assert_array_equal(other[n][0][k], got[k], err_msg=f"N={n} {k}")
+                    compared += 1
         assert np.isfinite(got["d_tilde"][:, n + 1:]).all()
+    assert compared >= 14  # d̃, main, ᾱ_N, R and E4's four quantities among them
+    assert np.isfinite(many[40][0]["ns_over_n"][:, 41:]).all() and np.isfinite(together[64][0]["mass"][:, 65:]).all()
 
 
 def test_row_engine_small_n_alone_takes_the_top_by_selection():
@@ -652,5 +663,8 @@ def test_row_engine_small_n_alone_takes_the_top_by_selection():
     got = plan.results(out, {"main", "mass", "separability"}, [5])
     for k in ref:
         np.testing.assert_allclose(got[k], ref[k], rtol=1e-12, atol=1e-12 if k == "t2_lower" else 0.0, err_msg=k)
+    tied = 0
     for r in range(49, L):
         np.testing.assert_array_equal(order[:, r], np.argsort(-w[:, r, :r + 1], axis=-1, kind="stable")[:, :7])
+        tied += int(np.sum(np.isin(order[:, r], [10, 40]).sum(-1) == 2))
+    assert tied > 0  # the equal weights of keys 10 and 40 were both among the first 7 somewhere
