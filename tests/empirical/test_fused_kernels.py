@@ -17,6 +17,16 @@ def _tied_rows(rng, B, R, K, digits):
     return w
 
 
+def _causal_weights(rng, B, K, scale):
+    """Softmax weights (B, K, K) of normal logits times ``scale`` over each causal prefix, and the mask."""
+    lg = rng.standard_normal((B, K, K)) * scale
+    vis = np.tril(np.ones((K, K), dtype=bool))
+    lg[:, ~vis] = -np.inf
+    w = np.exp(lg - lg.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    return w, vis
+
+
 @pytest.mark.parametrize("K", [7, 40, 300])
 def test_top_k_rows_is_the_stable_descending_order(K):
     """Every regime (heap k <= 16, quickselect, full sort when 2k >= K) gives the first k of a
@@ -272,11 +282,7 @@ def test_distance_max_equals_the_lookup_in_the_blocks_maxima(case, monkeypatch):
         gram[1, 20, 33] = np.nan
     if case == "little room":
         monkeypatch.setattr(ex.PairTable, "_STEP_ROOM", 2)
-    lg = rng.standard_normal((B, K, K)) * 2
-    vis = np.tril(np.ones((K, K), dtype=bool))
-    lg[:, ~vis] = -np.inf
-    w = np.exp(lg - lg.max(-1, keepdims=True))
-    w /= w.sum(-1, keepdims=True)
+    w, vis = _causal_weights(rng, B, K, 2.0)
     order = ex.top_order(w, 12)
     g = None if case == "no gram" else gram
     direct, blocks = ex.PairTable(x, gram=g), ex.PairTable(x, gram=g)
@@ -446,11 +452,7 @@ def test_pair_distance_max_of_several_n_equals_one_call_per_n():
     rng = np.random.default_rng(2)
     B, K = 2, 40
     x = ex.to_sphere(rng.standard_normal((B, K, 4)))
-    lg = rng.standard_normal((B, K, K))
-    vis = np.tril(np.ones((K, K), dtype=bool))
-    lg[:, ~vis] = -np.inf
-    w = np.exp(lg - lg.max(-1, keepdims=True))
-    w /= w.sum(-1, keepdims=True)
+    w, vis = _causal_weights(rng, B, K, 1.0)
     order = ex.top_order(w, 12)
     maxima = ex.PairTable(x).rows(0, K)
     many = ex.pair_distance_max(x, order, [1, 5, 12], vis, maxima=maxima)
@@ -497,11 +499,7 @@ def test_pair_table_from_the_gram_matrix_equals_the_direct_distances(ties):
     if ties:
         x[:, 9] = x[:, 4]
     gram = np.matmul(x, x.transpose(0, 2, 1))
-    lg = rng.standard_normal((B, K, K)) * 2
-    vis = np.tril(np.ones((K, K), dtype=bool))
-    lg[:, ~vis] = -np.inf
-    w = np.exp(lg - lg.max(-1, keepdims=True))
-    w /= w.sum(-1, keepdims=True)
+    w, vis = _causal_weights(rng, B, K, 2.0)
     order = ex.top_order(w, 12)
     plain, from_gram = ex.PairTable(x), ex.PairTable(x, gram=gram)
     for r0, r1 in ((0, 30), (30, 64), (64, 70)):
@@ -668,3 +666,20 @@ def test_row_engine_small_n_alone_takes_the_top_by_selection():
         np.testing.assert_array_equal(order[:, r], np.argsort(-w[:, r, :r + 1], axis=-1, kind="stable")[:, :7])
         tied += int(np.sum(np.isin(order[:, r], [10, 40]).sum(-1) == 2))
     assert tied > 0  # the equal weights of keys 10 and 40 were both among the first 7 somewhere
+
+
+def test_row_engine_from_logits_names_the_bad_argument():
+    """Logits that are not (B, R, K) name ``w``; logits that do not match the keys name ``keys``."""
+    rng = np.random.default_rng(34)
+    B, R, K = 2, 4, 10
+    lg = rng.standard_normal((B, R, K)).astype(np.float32)
+    x = ex.to_sphere(rng.standard_normal((B, K, 3)))
+    plan = ex.EnginePlan([1], {1: {"main"}})
+    ranges = ex._visible_ranges(None, R, K)
+    with pytest.raises(ValueError, match=r"w: expected logits of shape \(B, R, K\)"):
+        ex.row_engine(lg[0], ex.RowKeys(x), plan, ranges, plan.outputs(B, R), from_logits=True)
+    with pytest.raises(ValueError, match="keys: shape"):
+        ex.row_engine(lg, ex.RowKeys(x[:, :5]), plan, ranges, plan.outputs(B, R), from_logits=True)
+    out = plan.outputs(B, R)
+    ex.row_engine(lg, ex.RowKeys(x), plan, ranges, out, from_logits=True)  # well formed: runs
+    assert np.isfinite(out["main"][:, 0]).all()
