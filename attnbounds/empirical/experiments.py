@@ -1044,14 +1044,8 @@ def blas_single_thread():
             _BLAS = False
         else:
             _BLAS = ThreadpoolController()
-    if not _BLAS or _BLAS_HELD:
-        _BLAS_HELD += 1
-        try:
-            yield
-        finally:
-            _BLAS_HELD -= 1
-        return
-    with _BLAS.limit(limits=1, user_api="blas"):
+    limit = _BLAS.limit(limits=1, user_api="blas") if _BLAS and not _BLAS_HELD else contextlib.nullcontext()
+    with limit:
         _BLAS_HELD += 1
         try:
             yield
