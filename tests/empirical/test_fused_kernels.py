@@ -683,3 +683,45 @@ def test_row_engine_from_logits_names_the_bad_argument():
     out = plan.outputs(B, R)
     ex.row_engine(lg, ex.RowKeys(x), plan, ranges, out, from_logits=True)  # well formed: runs
     assert np.isfinite(out["main"][:, 0]).all()
+
+
+
+_LOAD_CHILD = """
+import json
+import numpy as np
+from attnbounds.empirical import experiments as ex
+from attnbounds.empirical import fused as fz
+
+k = fz.exp_nonpositive_array
+n = ex.load_kernels()  # what the cache holds, before any call
+before = len(k.overloads)
+hits = sum(k._cache_hits.values())
+out = np.empty(2)
+k(np.array([-1.0, 0.0]), out)  # compiled here (and cached) when it was not loaded
+print(json.dumps({"loaded": n, "overloads": before, "hits": hits, "after_call": len(k.overloads), "value": out.tolist()}))
+"""
+
+
+def _load_child(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    p = subprocess.run([sys.executable, "-c", _LOAD_CHILD], env=env, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_load_kernels_takes_the_cached_signatures_before_any_call(tmp_path):
+    """A run loads the kernels before its first forward pass (run.py: kernel_load_seconds).
+    With an empty cache nothing is loaded or compiled; once a call has cached a kernel, a new
+    process has it loaded from the cache (a cache hit, not a compilation) before calling it,
+    and the call adds no signature."""
+    empty = _load_child(tmp_path)
+    assert (empty["loaded"], empty["overloads"], empty["hits"], empty["after_call"]) == (0, 0, 0, 1)
+    got = _load_child(tmp_path)
+    assert got["loaded"] >= 1
+    assert (got["overloads"], got["after_call"]) == (1, 1) and got["hits"] >= 1
+    assert np.allclose(got["value"], [np.exp(-1.0), 1.0], rtol=1e-14, atol=0)
