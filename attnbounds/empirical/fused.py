@@ -1556,7 +1556,9 @@ def load_cached() -> int:
 
     The signatures come from numba's cache index, which is not a public interface: where it
     cannot be read, nothing is loaded here and each kernel loads on its first call, as before.
-    A signature that is not cached is compiled on its first call, not here."""
+    A signature the index lists but whose compiled code numba cannot read is compiled here (as
+    its first call would); one that fails to compile is left to that call. A signature that is
+    not cached at all is compiled on its first call, not here."""
     from numba.core.dispatcher import Dispatcher
 
     loaded = 0
@@ -1570,7 +1572,10 @@ def load_cached() -> int:
             continue
         for sig in sigs:
             if sig not in obj.overloads:
-                obj.compile(sig)
+                try:
+                    obj.compile(sig)
+                except Exception:  # noqa: BLE001 - a preload only: the first call loads or compiles it
+                    continue
             loaded += 1
     nb.get_num_threads()  # starts the threading layer
     return loaded

@@ -41,6 +41,7 @@ Rows with t ≤ N keys (no token left out) are skipped. The metrics (kernels in
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -65,6 +66,9 @@ HEADS_COLUMNS = ["experiment", "layer", "head", "window", "L", "N", "T", "epsilo
 _RNG_E5 = 5
 _BLOCK = 128  # query rows per block (a causal prefix block takes the keys up to its last row)
 _KS_AHEAD = 3  # E3's bisection computes the rows of its next 3 steps' possible midpoints (7 N) in one pass
+_KS_GUESS = 3  # its first pass: the midpoints on the paths to the grid positions within 3 of the guessed
+# crossing (None: the next _KS_AHEAD steps' instead)
+_KS_GUESS_MAX = 14  # at most this many N in that pass (else the next _KS_AHEAD steps'): a pass costs about nine N
 
 
 class PaperSettings:
@@ -1054,6 +1058,7 @@ class _KSSearch:
         self.rows: dict = {}
         self.done: dict = {}  # L -> (N_crit or None, {N: (statistic, p, mean d̃, mean expectation)})
         self.extra: dict = {}  # (L, N) -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
+        self._sizes: dict = {}  # L -> per-head means in each of the KS test's samples
         self._keys: dict = {}  # id of a kept layer's vectors -> their RowKeys without a Gram matrix (‖x_i‖², ‖x_i‖),
         # one per layer for all of E3's passes (a pass with an N < GRAM_GAP makes its own, with the Gram matrix)
 
@@ -1163,6 +1168,7 @@ class _KSSearch:
             keep = np.isfinite(a_s) & np.isfinite(b_s)
             st, p = ex.ks_two_sample(a_s[keep], b_s[keep])
             tested[n] = (float(st), float(p), float(np.mean(a_s[keep])), float(np.mean(b_s[keep])))
+            self._sizes[L] = int(keep.sum())
 
     def _ready(self, kept, L, n, sub) -> bool:
         """Whether the sums of N at L (and of the tiling windows) are computed."""
@@ -1182,6 +1188,51 @@ class _KSSearch:
             level = nxt
         return out
 
+    @staticmethod
+    def _paths(lo: int, hi: int, targets) -> list:
+        """The grid positions the bisection from the bracket (lo, hi) visits on its way to each
+        of ``targets`` (a target j: the first position whose test does not reject), in order."""
+        out: list = []
+        for j in targets:
+            a, b = lo, hi
+            while b - a > 1:
+                mid = (a + b) // 2
+                if mid not in out:
+                    out.append(mid)
+                if mid >= j:
+                    b = mid
+                else:
+                    a = mid
+        return out
+
+    def _guess(self, lo: int, hi: int, grid, tested, L):
+        """Where the bisection from (lo, hi) will end, guessed from the two bracketing tests: the
+        position where the KS statistic, linear in N between them, crosses its critical value at
+        level α (the asymptotic c(α)·√(2/n) for two samples of n per-head means). None without
+        a guess (no rejecting end, or a statistic that does not fall across the bracket)."""
+        n = self._sizes.get(L, 0)
+        if lo < 0 or n < 1:
+            return None
+        d_lo, d_hi = tested[int(grid[lo])][0], tested[int(grid[hi])][0]
+        crit = math.sqrt(-math.log(self.alpha / 2.0) / 2.0) * math.sqrt(2.0 / n)
+        if not d_lo > crit >= d_hi:
+            return None
+        return lo + (d_lo - crit) / (d_lo - d_hi) * (hi - lo)
+
+    def _first_pass(self, lo: int, hi: int, grid, tested, L) -> list:
+        """The grid positions of the bisection's first pass: the midpoints on its paths to the
+        positions within ``_KS_GUESS`` of :meth:`_guess` (one pass then serves the whole search
+        when the guess is that close and the tests fall monotonely), or the next ``_KS_AHEAD``
+        steps' midpoints without a guess or when those paths take more than ``_KS_GUESS_MAX`` N.
+        Which N are computed changes nothing in which N are tested."""
+        guess = None if _KS_GUESS is None else self._guess(lo, hi, grid, tested, L)
+        if guess is not None:
+            c = int(round(guess))
+            got = self._paths(lo, hi, range(max(lo + 1, c - _KS_GUESS), min(hi, c + _KS_GUESS) + 1))
+            if got and len(got) <= _KS_GUESS_MAX:
+                return got
+        return self._ahead(lo, hi, _KS_AHEAD)
+
     def _search(self, kept, L, stage, sub=None):
         tested: dict = {}
         grid = ks_grid(L)
@@ -1198,14 +1249,18 @@ class _KSSearch:
             lo = int(i)
         n_crit = None
         if hi is not None:
+            first = True
             while hi - lo > 1:
-                # when the next midpoint is not computed yet: the rows of the midpoints the next
-                # _KS_AHEAD steps may visit, in one pass (one softmax and one sort of each block
-                # serve them all); only the midpoints the bisection actually visits are tested
-                # (and recorded in ks_scan.csv)
+                # when the next midpoint is not computed yet: the rows of several midpoints in one
+                # pass (one softmax, one sort and one context of each row serve them all): first
+                # those on the paths to the guessed end (_first_pass), then those the next
+                # _KS_AHEAD steps may visit; only the midpoints the bisection actually visits are
+                # tested (and recorded in ks_scan.csv)
                 mid = (lo + hi) // 2
                 if not self._ready(kept, L, int(grid[mid]), sub):
-                    self._compute(kept, L, [int(grid[i]) for i in self._ahead(lo, hi, _KS_AHEAD)], stage, sub)
+                    pos = self._first_pass(lo, hi, grid, tested, L) if first else self._ahead(lo, hi, _KS_AHEAD)
+                    first = False
+                    self._compute(kept, L, [int(grid[i]) for i in pos], stage, sub)
                 self._test(kept, L, [int(grid[mid])], tested, stage, sub)
                 if tested[int(grid[mid])][1] >= self.alpha:
                     hi = mid

@@ -484,22 +484,32 @@ def test_report_says_which_rows_a_mean_counts():
 
 
 def test_e3_look_ahead_tests_exactly_the_sequential_bisection(corpus, tmp_path, monkeypatch):
-    """E3's bisection computes the rows of its next steps' possible midpoints in one pass;
-    it must test (and record in ks_scan.csv) exactly the N the step-by-step bisection tests,
-    with the same statistics and the same N_crit."""
+    """E3's bisection computes the rows of several midpoints in one pass (first those on the
+    paths to its guessed end, then its next steps' possible midpoints); it must test (and
+    record in ks_scan.csv) exactly the N the step-by-step bisection tests, with the same
+    statistics and the same N_crit."""
     from attnbounds.empirical.models import load_model
 
     shape = dict(n_layer=4, n_embd=64, n_head=8)  # 32 per-head means: the KS test can reject, so E3 bisects
     handle = load_model("gpt2-random", seed=0, **shape)
-    out = {}
-    for ahead in (0, 3):
+    out, passes = {}, {}
+    compute = protocol._KSSearch._compute
+    for ahead, guess in ((0, None), (3, None), (3, 3), (0, 0)):
         monkeypatch.setattr(protocol, "_KS_AHEAD", ahead)
+        monkeypatch.setattr(protocol, "_KS_GUESS", guess)
+        calls = []
+        monkeypatch.setattr(protocol._KSSearch, "_compute",
+                            lambda self, kept, L, ns, *a, **k: (calls.append((L, sorted(ns))), compute(self, kept, L, ns, *a, **k))[1])
         cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=(64, 128), windows=1, experiments=("E3",),
                                   model_overrides=shape)
-        run.run_reproduce(cfg, tmp_path / str(ahead), progress=False, handle=handle)
-        out[ahead] = (_heads(tmp_path / str(ahead) / "critical_n.csv"), _heads(tmp_path / str(ahead) / "ks_scan.csv"))
-    assert out[0] == out[3]
-    crit, scan = out[3]
+        key = (ahead, guess)
+        run.run_reproduce(cfg, tmp_path / f"{ahead}-{guess}", progress=False, handle=handle)
+        out[key] = (_heads(tmp_path / f"{ahead}-{guess}" / "critical_n.csv"), _heads(tmp_path / f"{ahead}-{guess}" / "ks_scan.csv"))
+        passes[key] = calls
+    assert out[(0, None)] == out[(3, None)] == out[(3, 3)] == out[(0, 0)]
+    # the passes differ: with a guess, the first bisection pass is the paths' union, not the next steps'
+    assert passes[(3, 3)] != passes[(3, None)]
+    crit, scan = out[(3, 3)]
     bisected = 0
     for r in crit:
         L = int(r["L"])
@@ -568,3 +578,43 @@ def test_ks_scan_points_are_the_searchs_scan_and_check_L():
         assert pts == sorted(set(pts)) and pts[0] == 1 and pts[-1] == int(grid[-1]) and len(pts) <= 10
     with pytest.raises(ValueError, match="L: must be >= 2"):
         protocol.ks_scan_points(1)
+
+
+class _KSConfig:
+    class settings:
+        ks_alpha = 0.01
+
+
+def test_e3_first_pass_holds_the_bisection_path_to_each_position_near_the_guess():
+    """The first bisection pass (``_first_pass``) computes every midpoint the step-by-step
+    bisection visits on its way to any end within ``_KS_GUESS`` of the guessed crossing, and
+    the guess is where the bracket's statistic, linear in N, meets the KS critical value."""
+    from scipy.stats import kstwobign
+
+    ks = protocol._KSSearch((1024,), _KSConfig, prefix=True, window=0)
+    grid = protocol.ks_grid(1024)
+    lo, hi = 61, 99
+    for j in range(lo + 1, hi + 1):  # a monotone sequence of tests: reject below j
+        a, b, visited = lo, hi, []
+        while b - a > 1:
+            mid = (a + b) // 2
+            visited.append(mid)
+            a, b = (a, mid) if mid >= j else (mid, b)
+        assert protocol._KSSearch._paths(lo, hi, [j]) == visited
+        assert b == j
+    n = 144
+    ks._sizes[1024] = n
+    tested = {int(grid[lo]): (0.375, 1e-9, 0.0, 0.0), int(grid[hi]): (0.028, 0.99, 0.0, 0.0)}
+    guess = ks._guess(lo, hi, grid, tested, 1024)
+    crit = 0.375 - (guess - lo) / (hi - lo) * (0.375 - 0.028)  # the statistic's line at the guess
+    assert kstwobign.sf(crit * np.sqrt(n / 2)) == pytest.approx(_KSConfig.settings.ks_alpha, rel=1e-3)
+    first = ks._first_pass(lo, hi, grid, tested, 1024)
+    c = int(round(guess))
+    for j in range(c - protocol._KS_GUESS, c + protocol._KS_GUESS + 1):
+        assert set(protocol._KSSearch._paths(lo, hi, [j])) <= set(first)
+    assert len(first) <= protocol._KS_GUESS_MAX
+    # no guess without a rejecting end, or when the statistic does not fall across the critical value
+    assert ks._guess(-1, hi, grid, tested, 1024) is None
+    flat = {int(grid[lo]): (0.1, 0.5, 0.0, 0.0), int(grid[hi]): (0.05, 0.9, 0.0, 0.0)}
+    assert ks._guess(lo, hi, grid, flat, 1024) is None
+    assert ks._first_pass(lo, hi, grid, flat, 1024) == protocol._KSSearch._ahead(lo, hi, protocol._KS_AHEAD)
