@@ -95,8 +95,11 @@ def _markdown(result: dict) -> str:
             t = e1["targets"]
             lines += [f"| peer | {p['wall_seconds']:.1f} | {p['cpu_seconds']:.1f} | {p['peak_rss_mib']:.0f} | "
                       f"{p['forward_seconds']:.1f} | {p['metric_seconds']:.1f} | {p['loadavg_before'][0]:.2f} → {p['loadavg_after'][0]:.2f} |",
-                      "", f"- speed-up (wall): **{t['speedup']:.1f}×** (target ≥ 10×: {_met(t['speedup_met'])}); CPU: {t['cpu_speedup']:.1f}×",
-                      f"- memory: **{t['memory_ratio']:.2f}×** the peer's peak (target ≤ 0.5×: {_met(t['memory_met'])})",
+                      "", f"- ours: the median by wall of {len(o.get('repeats_wall_seconds', [1]))} runs (walls "
+                      f"{', '.join(f'{w:.1f}' for w in o.get('repeats_wall_seconds', [o['wall_seconds']]))} s); the peer: one run",
+                      f"- speed-up (wall): **{t['speedup']:.1f}×** (target ≥ 10×: {_met(t['speedup_met'])}); CPU: {t['cpu_speedup']:.1f}×",
+                      f"- memory: **{t['memory_ratio']:.2f}×** the peer's peak, ours the largest of its runs "
+                      f"(target ≤ 0.5×: {_met(t['memory_met'])})",
                       f"- metric / forward (ours): {o['metric_seconds'] / o['forward_seconds']:.2f}",
                       f"- agreement with the peer: {e1['compared_values']} per-head means, largest relative difference "
                       f"{e1['max_relative_difference']:.1e}", ""]
@@ -107,10 +110,9 @@ def _markdown(result: dict) -> str:
         lines += ["## The full paper-scale run (E1–E5, L ≤ 1024, one window)", "",
                   f"- wall **{f['wall_seconds']:.0f} s** (target ≤ 300 s: {_met(t['wall_met'])}), CPU {f['cpu_seconds']:.0f} s, "
                   f"peak RSS **{f['peak_rss_mib']:.0f} MiB** (target ≤ 2048 MiB: {_met(t['memory_met'])})",
-                  f"- model load {f['model_load_seconds']:.1f} s, compiled kernels loaded from numba's cache "
-                  f"{f.get('kernel_load_seconds', float('nan')):.1f} s (before the forward, not in the metric time), "
-                  f"forward {f['forward_seconds']:.1f} s, metrics {f['metric_seconds']:.1f} s (metric / forward "
-                  f"{t['metric_over_forward']:.2f}; target ≤ 1: {_met(t['metric_met'])})",
+                  f"- model load {f['model_load_seconds']:.1f} s, forward {f['forward_seconds']:.1f} s, metrics "
+                  f"{f['metric_seconds']:.1f} s (metric / forward {t['metric_over_forward']:.2f}; target ≤ 1: "
+                  f"{_met(t['metric_met'])})",
                   f"- load average (1 min) {f['loadavg_before'][0]:.2f} → {f['loadavg_after'][0]:.2f}", ""]
         if len(f.get("repeats", [])) > 1:
             lines += [f"The median of {len(f['repeats'])} runs by metric / forward; every run:", "",
@@ -128,7 +130,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--skip-full", action="store_true")
-    ap.add_argument("--repeats", type=int, default=3, help="full runs; the median metric/forward run is reported")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="runs of ours (E1: the median by wall; the full run: the median by metric/forward)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "reproduce_paper.json"))
     ap.add_argument("--text", default=str(CORPUS), help="the corpus (default: ../shared/corpus/war_and_peace.txt)")
     args = ap.parse_args()
@@ -145,25 +148,31 @@ def main() -> None:
         result["warmup"] = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(corpus),
                                  "--lengths", "32,64", "--windows", "1", "--out", str(tmp / "warm"), "--no-progress"],
                                 tmp / "warm.log")
-        ours = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(corpus),
-                      "--experiments", "E1", "--lengths", E1_LENGTHS, "--windows", "1", "--no-tile", "--out", str(tmp / "ours"),
-                      "--no-progress"], tmp / "ours.log")
-        res = json.loads((tmp / "ours" / "results.json").read_text())
-        ours.update(forward_seconds=res["timing"]["forward_seconds"], metric_seconds=res["timing"]["metric_seconds"],
-                    model_load_seconds=res["timing"]["model_load_seconds"])
+        e1_runs = []
+        for k in range(args.repeats):  # ours is short (about 16 s, most of it fixed costs): the median of the repeats
+            run = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(corpus),
+                        "--experiments", "E1", "--lengths", E1_LENGTHS, "--windows", "1", "--no-tile", "--out",
+                        str(tmp / f"ours{k}"), "--no-progress"], tmp / f"ours{k}.log")
+            res = json.loads((tmp / f"ours{k}" / "results.json").read_text())
+            run.update(forward_seconds=res["timing"]["forward_seconds"], metric_seconds=res["timing"]["metric_seconds"],
+                       model_load_seconds=res["timing"]["model_load_seconds"], out=f"ours{k}")
+            e1_runs.append(run)
+        ours = dict(sorted(e1_runs, key=lambda r: r["wall_seconds"])[(len(e1_runs) - 1) // 2])  # the median (lower) run
+        ours["repeats_wall_seconds"] = [r["wall_seconds"] for r in e1_runs]
+        ours["repeats_peak_rss_mib"] = [r["peak_rss_mib"] for r in e1_runs]
         result["e1"] = {"lengths": E1_LENGTHS, "N": 5, "ours": ours}
         if not args.skip_peer:
             peer = _run([py, str(ROOT / "benchmarks" / "naive_listings.py"), "--text", str(corpus), "--lengths", E1_LENGTHS,
                           "--top-n", "5", "--out", str(tmp / "peer.json")], tmp / "peer.log")
             pres = json.loads((tmp / "peer.json").read_text())
             peer.update(forward_seconds=pres["forward_seconds"], metric_seconds=pres["metric_seconds"])
-            mine = _ours_e1(tmp / "ours" / "heads.csv")
+            mine = _ours_e1(tmp / ours["out"] / "heads.csv")
             rel = [abs(mine[k] - v) / max(abs(v), 1e-300) for k, v in pres["values"].items() if k in mine]
             result["e1"]["peer"] = peer
             result["e1"]["compared_values"] = len(rel)
             result["e1"]["max_relative_difference"] = max(rel) if rel else None
             speed = peer["wall_seconds"] / ours["wall_seconds"]
-            mem = ours["peak_rss_mib"] / peer["peak_rss_mib"]
+            mem = max(ours["repeats_peak_rss_mib"]) / peer["peak_rss_mib"]  # the largest of ours
             result["e1"]["targets"] = {"speedup": speed, "speedup_target": 10, "speedup_met": speed >= 10,
                                        "cpu_speedup": peer["cpu_seconds"] / ours["cpu_seconds"],
                                        "metric_over_forward": ours["metric_seconds"] / ours["forward_seconds"],
@@ -176,8 +185,7 @@ def main() -> None:
                             "--windows", "1", "--out", str(tmp / f"full{k}"), "--no-progress"], tmp / f"full{k}.log")
                 fres = json.loads((tmp / f"full{k}" / "results.json").read_text())
                 run.update(forward_seconds=fres["timing"]["forward_seconds"], metric_seconds=fres["timing"]["metric_seconds"],
-                           model_load_seconds=fres["timing"]["model_load_seconds"],
-                           kernel_load_seconds=fres["timing"].get("kernel_load_seconds"), paper_table=fres["paper_table"])
+                           model_load_seconds=fres["timing"]["model_load_seconds"], paper_table=fres["paper_table"])
                 run["metric_over_forward"] = run["metric_seconds"] / run["forward_seconds"]
                 runs.append(run)
             full = dict(sorted(runs, key=lambda r: r["metric_over_forward"])[(len(runs) - 1) // 2])  # the median (lower) run

@@ -999,13 +999,6 @@ def _fused_kernels():
     return _FUSED or None
 
 
-def load_kernels() -> int | None:
-    """Load the compiled kernels from numba's on-disk cache now (:func:`attnbounds.empirical.fused.load_cached`):
-    the number of signatures loaded, or None without numba."""
-    fz = _fused_kernels()
-    return None if fz is None else fz.load_cached()
-
-
 GRAM_GAP = 16  # N below this go through the Gram matrix (a key costs about 0.3 ns per visible key there, a
 # direct N about 2 ns: its share of the running sums and of the BLAS product; gpt2-random rows, L = 1024).
 # The rule is per N, not per set of N, so that every value is computed the same way whatever else is asked.

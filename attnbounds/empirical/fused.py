@@ -48,8 +48,7 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
 
 __all__ = ["row_metrics", "sort_row", "softmax_rows", "exp_nonpositive", "pair_maxima",
            "top_k_rows", "running_pair_maxima", "pair_gather", "pair_row_steps", "pair_step_lookup",
-           "perturbation_rows", "h1_heads", "h1_universe", "load_cached", "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN",
-           "FLAG_SEP"]
+           "perturbation_rows", "h1_heads", "h1_universe", "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP"]
 
 
 @nb.njit(cache=True)
@@ -1543,39 +1542,3 @@ def softmax_rows(lg, starts, ends, w):  # pragma: no cover - compiled
             out[i] = 0.0
         for i in range(hi, K):
             out[i] = 0.0
-
-
-# --- loading -----------------------------------------------------------------------------
-
-
-def load_cached() -> int:
-    """Load every kernel of this module that numba's on-disk cache holds, for each signature
-    it holds for this machine (as a first call would), and start numba's worker threads; a run
-    calls this once before its first forward pass, so that no row block pays for it (about
-    0.6 s on this project's machine with a warm cache). Returns the number of signatures loaded.
-
-    The signatures come from numba's cache index, which is not a public interface: where it
-    cannot be read, nothing is loaded here and each kernel loads on its first call, as before.
-    A signature the index lists but whose compiled code numba cannot read is compiled here (as
-    its first call would); one that fails to compile is left to that call. A signature that is
-    not cached at all is compiled on its first call, not here."""
-    from numba.core.dispatcher import Dispatcher
-
-    loaded = 0
-    for obj in list(globals().values()):
-        if not isinstance(obj, Dispatcher):
-            continue
-        try:
-            magic = obj.targetctx.codegen().magic_tuple()
-            sigs = [key[0] for key in obj._cache._cache_file._load_index() if key[1] == magic]
-        except (AttributeError, OSError, TypeError, ValueError, IndexError):
-            continue
-        for sig in sigs:
-            if sig not in obj.overloads:
-                try:
-                    obj.compile(sig)
-                except Exception:  # noqa: BLE001 - a preload only: the first call loads or compiles it
-                    continue
-            loaded += 1
-    nb.get_num_threads()  # starts the threading layer
-    return loaded

@@ -441,9 +441,6 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
     if handle is None:
         handle = _load_model_checked(load_model, config, progress)
     load_seconds = time.perf_counter() - t_start
-    t_kernels = time.perf_counter()
-    ex.load_kernels()  # numba's compiled kernels from its disk cache: not in the first window's metric time
-    kernel_seconds = time.perf_counter() - t_kernels
     config = config.resolve_lengths(int(handle.max_positions))
     text_sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     try:
@@ -495,7 +492,7 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
                   "max_positions": int(handle.max_positions), "n_layers": int(handle.n_layers),
                   "n_heads": int(handle.n_heads), "provenance": handle.provenance},
         "text": {"source": config.text, "sha256": text_sha, "characters": len(text)},
-        "timing": {"model_load_seconds": load_seconds, "kernel_load_seconds": kernel_seconds,
+        "timing": {"model_load_seconds": load_seconds,
                    "forward_seconds": float(sum(t["forward_seconds"] for t in timings)),
                    "metric_seconds": float(sum(t["metric_seconds"] for t in timings)),
                    "per_window": timings, "cached_windows": cached},
