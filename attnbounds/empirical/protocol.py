@@ -1208,13 +1208,16 @@ class _KSSearch:
     def _guess(self, lo: int, hi: int, grid, tested, L):
         """Where the bisection from (lo, hi) will end, guessed from the two bracketing tests: the
         position where the KS statistic, linear in N between them, crosses its critical value at
-        level α (the asymptotic c(α)·√(2/n) for two samples of n per-head means). None without
-        a guess (no rejecting end, or a statistic that does not fall across the bracket)."""
+        level α (the asymptotic c(α)·√(2/n) for two samples of n per-head means, c(α) from
+        scipy's Kolmogorov distribution). None without a guess (no rejecting end, or a
+        statistic that does not fall across the bracket)."""
+        from scipy.stats import kstwobign
+
         n = self._sizes.get(L, 0)
         if lo < 0 or n < 1:
             return None
         d_lo, d_hi = tested[int(grid[lo])][0], tested[int(grid[hi])][0]
-        crit = math.sqrt(-math.log(self.alpha / 2.0) / 2.0) * math.sqrt(2.0 / n)
+        crit = float(kstwobign.isf(self.alpha)) * math.sqrt(2.0 / n)
         if not d_lo > crit >= d_hi:
             return None
         return lo + (d_lo - crit) / (d_lo - d_hi) * (hi - lo)
