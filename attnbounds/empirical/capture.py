@@ -160,16 +160,20 @@ def _record_rows(query, key, value, attention_mask, scaling, rows, fields=("logi
         scaling = dh**-0.5
     k = torch.repeat_interleave(key, groups, dim=1) if groups > 1 else key  # (B, H, L, dh), as repeat_kv
     v = torch.repeat_interleave(value, groups, dim=1) if groups > 1 else value  # (B, H, L, dh)
-    q = query[:, :, rows, :]  # (B, H, Q, dh)
-    logits = torch.matmul(q.float(), k.float().transpose(-1, -2)) * scaling  # (B, H, Q, L): l = q·k · scaling
+    every = rows.numel() == L and bool(torch.equal(rows, torch.arange(L, device=rows.device)))
+    q = query if every else query[:, :, rows, :]  # (B, H, Q, dh); every row: no gathered copy
+    # in place after the product: the same values as l = (q·k) · scaling, + mask, masked_fill,
+    # without three more (B, H, Q, L) arrays (each a fresh mapping at L = 1024: its pages faulted in)
+    logits = torch.matmul(q.float(), k.float().transpose(-1, -2))  # (B, H, Q, L)
+    logits.mul_(scaling)  # l = q·k · scaling
     if attention_mask is not None:
-        mask = attention_mask[..., rows, :]  # (B, 1, Q, L)
+        mask = attention_mask if every else attention_mask[..., rows, :]  # (B, 1, Q, L)
         if mask.dtype == torch.bool:
             visible = mask  # True = attend
         else:
-            logits = logits + mask.float()  # additive mask, 0 where visible
+            logits.add_(mask.float())  # additive mask, 0 where visible
             visible = mask > torch.finfo(mask.dtype).min / 2  # min(dtype) where hidden
-        logits = logits.masked_fill(~visible, float("-inf"))  # (B, H, Q, L), hidden = -inf
+        logits.masked_fill_(~visible, float("-inf"))  # (B, H, Q, L), hidden = -inf
     weights = torch.softmax(logits, dim=-1) if "weights" in fields else None  # (B, H, Q, L): α = softmax(l)
     return {
         "logits": first(logits) if "logits" in fields else None,  # (H, Q, L)

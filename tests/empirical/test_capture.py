@@ -98,6 +98,21 @@ def test_gpt2_capture_equals_eager_weights_on_every_row(tiny_gpt2):
     assert tiny_gpt2.model.config._attn_implementation == "eager"  # switched back
 
 
+def test_gpt2_every_row_and_some_rows_record_the_same(tiny_gpt2):
+    """Every row (recorded without a gathered copy, masked in place) against a few rows (gathered):
+    the same rows, and the forward itself untouched (its hidden states the same bit for bit)."""
+    L, some = 32, [0, 7, 31]
+    ids = _ids(tiny_gpt2, L, seed=3)
+    every = capture_attention(tiny_gpt2, ids, query_positions=np.arange(L))
+    part = capture_attention(tiny_gpt2, ids, query_positions=some)
+    for name in ("logits", "weights", "queries"):
+        a, b = getattr(every, name)[:, :, some], getattr(part, name)
+        assert (np.isneginf(a) == np.isneginf(b)).all(), name
+        np.testing.assert_allclose(a[np.isfinite(a)], b[np.isfinite(b)], rtol=1e-6, atol=1e-7, err_msg=name)
+    for name in ("hidden", "keys", "values"):
+        np.testing.assert_array_equal(getattr(every, name), getattr(part, name), err_msg=name)
+
+
 def test_gpt2_keys_values_hidden_follow_from_the_layer_input(tiny_gpt2):
     """k, v = split(c_attn(ln_1(h))) recomputed from the captured layer input h."""
     import torch
