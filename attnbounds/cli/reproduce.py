@@ -14,7 +14,10 @@ def _int_list(text: str | None, option: str):
     if text is None:
         return None
     try:
-        values = [int(v) for v in text.replace(" ", "").split(",") if v]
+        items = text.replace(" ", "").split(",")
+        if "" in items and items != [""]:
+            raise ValueError
+        values = [int(v) for v in items if v]
     except ValueError:
         raise UsageError(f"{option}: expected comma-separated integers, got {text!r}") from None
     if not values:
@@ -77,15 +80,15 @@ def _verify(directory: str) -> None:
                    "Face cache (downloaded only when online; an id without owner, e.g. distilgpt2, only when cached).  [required]")
 @click.option("--text", "text", default=None, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).  [required]")
 @click.option("--lengths", default=None, help="Comma-separated L values [default: 32,64,128,256,512,1024 capped at the model's positions].")
-@click.option("--top-n", default=None, help="--protocol last-query: comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20]. The paper protocol uses the listings' N (E1: 5; E2: 1,5,10,20,100; E4: 1,2,4,…,64; E3: a grid of step ⌊L/100⌋) and refuses this option.")
+@click.option("--top-n", default=None, help="--protocol last-query: comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20]. The paper protocol uses the listings' N (E1: 5; E2: 1,5,10,20,100; E4: 1,2,4,…,64; E3: a grid of step max(1, ⌊L/100⌋)) and refuses this option.")
 @click.option("--windows", type=int, default=None, help="Number of text windows [default: 4; --quick: 1].")
 @click.option("--experiments", default="E1,E2,E3,E4,E5", show_default=True, help="Comma-separated subset of E1..E5.")
-@click.option("--vectors", default="values", show_default=True, help="x_i: per-head values, keys, or the layer's input hidden states.")
+@click.option("--vectors", default="values", show_default=True, help="x_i: values, keys or hidden (each head's value vectors, its key vectors, or the layer's input hidden states).")
 @click.option("--no-sphere", is_flag=True, help="Do not project x_i to the unit sphere.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random draw (and of gpt2-random's weights).")
 @click.option("--device", default="cpu", show_default=True, help="cpu or cuda.")
 @click.option("--out", "out_dir", default="runs/reproduce", show_default=True, help="Output directory (also holds the resume cache).")
-@click.option("--quick", is_flag=True, help="Small run: 1 window, L in 32,64,128, N in 1,5,10,20, fewer samples and temperatures.")
+@click.option("--quick", is_flag=True, help="Small run: 1 window, L in 32,64,128; under --protocol last-query also N in 1,5,10,20 and fewer samples and temperatures (the paper protocol keeps the listings' N and temperatures).")
 @click.option("--normalizers", default=None, help="What-if: recompute E1/E2 from the captured logits under these normalizers (comma-separated).")
 @click.option("--mc-samples", type=int, default=None, help="--protocol last-query: random subsets per (L, N) for E_S[d̃] [default: 16; --quick: 8].")
 @click.option("--ks-grid", type=int, default=None, help="--protocol last-query: E3 grid points of N (0: every N in 1..L-1) [default: 24; --quick: 16].")
@@ -114,6 +117,11 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
     from dataclasses import replace
 
     if verify_dir is not None:
+        source = click.get_current_context().get_parameter_source
+        extra = [p.opts[0] for p in reproduce.params
+                 if p.name not in ("verify_dir", "no_progress") and source(p.name) == click.core.ParameterSource.COMMANDLINE]
+        if extra:
+            raise UsageError(f"--verify: checks DIR and runs nothing; drop {', '.join(extra)}")
         _verify(verify_dir)
         return
     for flag, value in (("--model", model), ("--text", text)):
@@ -131,6 +139,13 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         for flag, instead in _LAST_QUERY_ONLY.items():
             if given[flag] is not None:
                 raise UsageError(f"{flag}: used by --protocol last-query only; the paper protocol {instead}")
+    else:  # an explicit --rows (even its default) or --tile is refused too, not ignored
+        source = click.get_current_context().get_parameter_source
+        for param, flag in (("rows", "--rows"), ("tile", "--tile" if tile else "--no-tile")):
+            if source(param) == click.core.ParameterSource.COMMANDLINE:
+                from attnbounds.empirical.run import PAPER_ONLY
+
+                raise UsageError(f"{flag}: used by --protocol paper only; {PAPER_ONLY.get(flag, PAPER_ONLY['--no-tile'])}")
     from attnbounds.empirical import experiments as ex
     from attnbounds.empirical import run
 

@@ -495,6 +495,8 @@ def _counted_rows(results: dict) -> str:
 
 
 def _report(out: Path, results: dict, summary: dict, figures: list, positions=None, multihead=None) -> None:
+    from attnbounds.empirical.report import timing_note
+
     cfg = results["config"]
     t = results["timing"]
     names = {"d_tilde_slope": "log-log slope of d̃ in L (E1, N = 5)", "e2_plateau_n": "N where E2 plateaus",
@@ -509,16 +511,23 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
              f"- text `{results['text']['source']}`; lengths {cfg['lengths']}, windows {cfg['windows']}, rows `{results['protocol']['rows']}`,"
              f" vectors {cfg['vectors']} ({'unit sphere' if cfg['sphere'] else 'raw'}), seed {cfg['seed']}, KS α {results['protocol']['ks_alpha']}",
              f"- every metric at every query position t, averaged over t per head; claim forms used: {results['protocol']['claim_forms']}",
-             f"- forward {t['forward_seconds']:.1f} s, metrics {t['metric_seconds']:.1f} s", "",
+             f"- forward {t['forward_seconds']:.1f} s, metrics {t['metric_seconds']:.1f} s" + timing_note(t), "",
              "## Against the paper", "", "| quantity | measured | paper |", "|---|---|---|"]
     for k, v in results["paper_table"].items():
         why = results.get("paper_table_notes", {}).get(k)
         lines.append(f"| {names[k]} | {_fmt(v)}{f' ({why})' if why else ''} | {PAPER_COLUMN[k]} |")
     n = len(summary["layer"])
     sat = int(sum("saturated" in f for f in summary["flags"]))
+    if n and int(summary["ns_N"][0]) >= 0:
+        capacity = (f"N_s/N at N = {summary['ns_N'][0]}; a head at or below {SATURATION:.2f} has saturated its "
+                    f"geometric capacity (paper: 70–80%). {sat} of {n} heads are flagged saturated.")
+    elif n:
+        capacity = ("N_s/N: E4 was not run, so no head is flagged saturated (`heads_summary.csv` has N_s/N NaN "
+                    "and ns_N = -1).")
+    else:
+        capacity = "No per-head experiment was run."
     lines += ["", "## Per-head capacity (the paper's practical diagnostics)", "",
-              f"N_s/N at N = {summary['ns_N'][0] if n else '—'}; a head at or below {SATURATION:.2f} has saturated its "
-              f"geometric capacity (paper: 70–80%). {sat} of {n} heads are flagged saturated. g at T = 0.1 (ε = 1e-3) is flagged "
+              f"{capacity} g at T = 0.1 (ε = 1e-3) is flagged "
               "when it reaches half of min{1/(4T), √2}. The full table is `heads_summary.csv`.", "",
               "| layer | head | N_s/N | g(T=0.1) | d̃ / expectation | flags |", "|---|---|---|---|---|---|"]
     order = np.argsort(np.nan_to_num(summary["ns_over_n"], nan=2.0))

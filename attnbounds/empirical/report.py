@@ -268,6 +268,16 @@ def _whatif_summary(d, c, s, g, config, summ) -> dict:
     return out
 
 
+def timing_note(timing: dict) -> str:
+    """What the report's forward and metric seconds are, when some windows came from the cache."""
+    cached = list(timing.get("cached_windows") or [])
+    if not cached:
+        return ""
+    total = len(timing.get("per_window") or []) or len(cached)
+    return (f" ({len(cached)} of {total} windows from the cache: their seconds are those of the run that "
+            "computed them)")
+
+
 def write_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     """Write CSVs, figures, results.json and report.md into ``out``; return results.json's dict."""
     from attnbounds.jsonio import write_json
@@ -290,6 +300,7 @@ def write_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
         "model": meta["model"],
         "text": meta["text"],
         "seed": config.seed,
+        "protocol": {"name": "last-query"},
         "timing": meta["timing"],
         "experiments": summary["experiments"],
         "headline": summary["headline"],
@@ -482,7 +493,10 @@ def _report_md(out: Path, results: dict, figures: list) -> None:
               f"- model sha256: {str(results['model']['sha256'])[:16]}…",
               f"- lengths {cfg['lengths']}, N {cfg['top_n']}, windows {cfg['windows']}, vectors {cfg['vectors']}"
               f" ({'unit sphere' if cfg['sphere'] else 'raw'}), seed {cfg['seed']}, experiments {','.join(cfg['experiments'])}",
-              f"- forward {results['timing']['forward_seconds']:.1f} s, metrics {results['timing']['metric_seconds']:.1f} s",
+              "- protocol `last-query`: the last query row of each window only (`--protocol paper`, the default "
+              "without `--normalizers`, averages every metric over every query position)",
+              f"- forward {results['timing']['forward_seconds']:.1f} s, metrics {results['timing']['metric_seconds']:.1f} s"
+              + timing_note(results["timing"]),
               "", "## Headline numbers against the paper", "",
               "Measured on this model and text; not tuned toward the paper.", "",
               "| quantity | measured | paper |", "|---|---|---|"]

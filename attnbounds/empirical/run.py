@@ -62,6 +62,14 @@ _RNG_MC, _RNG_KS = 1, 3
 WHATIF_GRADIENT_MAX_L = 256  # the what-if gradient forms (Y, H, L, L) Jacobians: L is capped
 
 
+#: The paper protocol's own options, with what --protocol last-query does instead (it refuses them).
+PAPER_ONLY = {
+    "--rows": "--protocol last-query reads each window's last query row, which sees every key",
+    "--e5-length": "--protocol last-query runs E5 at the largest L",
+    "--no-tile": "--protocol last-query takes each window's last row at each L and tiles nothing",
+}
+
+
 class ConfigError(ValueError):
     """A bad reproduce setting; the CLI prints it as a one-line usage error."""
 
@@ -129,6 +137,15 @@ class ReproduceConfig:
         if self.e5_length is not None and (isinstance(self.e5_length, bool) or not isinstance(self.e5_length, int)
                                            or self.e5_length < 2):
             raise ConfigError(f"--e5-length: must be an integer >= 2, got {self.e5_length!r}")
+        if protocol == "last-query":  # the paper protocol's own settings: refused, not silently ignored
+            for flag, used in (("--rows", self.rows != "prefix"), ("--e5-length", self.e5_length is not None),
+                               ("--no-tile", not self.tile)):
+                if used:
+                    raise ConfigError(f"{flag}: used by --protocol paper only; {PAPER_ONLY[flag]}")
+        if self.e5_length is not None:  # before the model loads (the cap at its positions comes after)
+            candidates = lengths if lengths is not None else (QUICK_LENGTHS if self.quick else DEFAULT_LENGTHS)
+            if self.e5_length not in candidates:
+                raise ConfigError(f"--e5-length: must be one of the lengths {list(candidates)}, got {self.e5_length}")
         if self.device not in ("cpu", "cuda") and not str(self.device).startswith("cuda:"):
             raise ConfigError(f"--device: must be cpu or cuda, got {self.device!r}")
         if str(self.device).startswith("cuda"):
@@ -375,8 +392,11 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
                   after_window=None, log=None, before_swap=None) -> dict:
     """Run the experiments and write every output into ``out_dir``; returns results.json's dict.
 
-    Every argument is checked before the model is loaded (``--out`` writable, the model
-    name one the loader can find, the text readable and long enough, the normalizers usable). The run holds a lock on ``out_dir``
+    Every argument that does not need the model is checked before the model is loaded
+    (``--out`` writable, the model name one the loader can find, the text readable and at
+    least windows × L bytes long, the normalizers usable); L against the model's positions and
+    the text's length in tokens right after it loads (a directory the run created is then
+    removed again). The run holds a lock on ``out_dir``
     (:class:`~attnbounds.empirical.store.OutputLocked` if another run holds it) and
     replaces the results in one step, with a ``manifest.json``.
     ``after_window(index)`` is called after each window's cache is written and
@@ -403,9 +423,15 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
     _check_text_length(text, config)
     for name in config.normalizers:
         _resolve_normalizer(name)
-    with store.RunLock(out):
-        return _run_locked(config, out, text, progress, handle, after_window, before_swap,
-                           report, capture_attention, load_model, token_windows)
+    created = not out.exists()
+    with store.RunLock(out) as lock:
+        try:
+            return _run_locked(config, out, text, progress, handle, after_window, before_swap,
+                               report, capture_attention, load_model, token_windows)
+        except BaseException:
+            if created:  # nothing written yet (a setting found bad after the model loaded): no directory left behind
+                lock.discard()
+            raise
 
 
 def _check_text_length(text: str, config: "ReproduceConfig") -> None:

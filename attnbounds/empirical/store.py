@@ -199,20 +199,27 @@ class RunLock:
     def acquire(self) -> "RunLock":
         import fcntl
 
-        self.out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as err:
-            if err.errno not in (errno.EAGAIN, errno.EACCES):
+        while True:
+            self.out.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as err:
+                if err.errno not in (errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    raise
+                holder = _read_holder(fd)
                 os.close(fd)
-                raise
-            holder = _read_holder(fd)
+                pid = holder.get("pid", "unknown")
+                started = holder.get("started", "unknown time")
+                raise OutputLocked(f"{self.flag}: {str(self.out)!r} is in use by another reproduce run "
+                                   f"(PID {pid}, started {started})") from None
+            if _same_file(fd, self.out / LOCK):
+                break
+            # the lock file was removed (:meth:`discard`) between the open and the lock: this
+            # lock guards nothing; take the one now at the path
+            fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
-            pid = holder.get("pid", "unknown")
-            started = holder.get("started", "unknown time")
-            raise OutputLocked(f"{self.flag}: {str(self.out)!r} is in use by another reproduce run "
-                               f"(PID {pid}, started {started})") from None
         previous = _read_holder(fd)
         if previous.get("pid") not in (None, os.getpid()):
             state = "no longer running" if not _pid_alive(int(previous["pid"])) else "no longer holding it"
@@ -226,6 +233,23 @@ class RunLock:
         self._fd = fd
         _remove_leftovers(self.out)  # staging dirs of killed runs (only the lock holder may)
         return self
+
+    def discard(self) -> bool:
+        """Remove ``out`` while the lock is held, if it holds nothing but the lock file (a run
+        that created it and stopped before writing anything, e.g. on a setting found bad after
+        the model loaded); then release. Returns whether it was removed."""
+        if self._fd is None:
+            return False
+        try:
+            if {p.name for p in self.out.iterdir()} != {LOCK}:
+                return False
+            (self.out / LOCK).unlink()
+            self.out.rmdir()  # fails, harmlessly, if something appeared meanwhile
+            return True
+        except OSError:
+            return False
+        finally:
+            self.release()
 
     def release(self) -> None:
         if self._fd is None:
@@ -245,6 +269,15 @@ class RunLock:
     def __exit__(self, *exc) -> bool:
         self.release()
         return False
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether the open ``fd`` is the file now at ``path``."""
+    try:
+        a, b = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def _read_holder(fd: int) -> dict:

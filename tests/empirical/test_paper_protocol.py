@@ -112,6 +112,20 @@ def test_heads_csv_matches_per_token_listings(corpus, tiny, tmp_path, rows):
             assert float(r["value"]) <= b * (1 + 1e-9)
 
 
+def test_paper_report_without_e4_flags_no_head_and_says_why(corpus, tiny, tmp_path):
+    cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=(16, 32), windows=1, experiments=("E1",),
+                              model_overrides=TINY)
+    run.run_reproduce(cfg, tmp_path, progress=False, handle=tiny)
+    text = (tmp_path / "report.md").read_text()
+    assert "E4 was not run, so no head is flagged saturated" in text and "N_s/N at N = -1" not in text
+    summary = _heads(tmp_path / "heads_summary.csv")
+    assert {r["ns_N"] for r in summary} == {"-1"} and all(r["flags"] == "ok" for r in summary)
+    again = run.run_reproduce(cfg, tmp_path, progress=False, handle=tiny)  # every window from the cache
+    assert again["timing"]["cached_windows"] == [0]
+    assert "(1 of 1 windows from the cache: their seconds are those of the run that computed them)" in \
+        (tmp_path / "report.md").read_text()
+
+
 def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, tiny, tmp_path):
     cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=(16, 32), windows=1, model_overrides=TINY)
     res = run.run_reproduce(cfg, tmp_path, progress=False, handle=tiny)
@@ -249,6 +263,13 @@ def test_ks_grid_resolves_one_percent_of_L():
     (dict(rows="middle"), "--rows: must be one of"),
     (dict(protocol="paper", normalizers=("sparsemax",)), "--normalizers: the what-if normalizers run under --protocol last-query"),
     (dict(e5_length=1), "--e5-length: must be an integer >= 2"),
+    (dict(lengths=(32, 64), e5_length=48), r"--e5-length: must be one of the lengths \[32, 64\], got 48"),
+    (dict(e5_length=48), r"--e5-length: must be one of the lengths \[32, 64, 128, 256, 512, 1024\]"),
+    (dict(quick=True, e5_length=256), r"--e5-length: must be one of the lengths \[32, 64, 128\]"),
+    (dict(protocol="last-query", rows="full"), "--rows: used by --protocol paper only"),
+    (dict(protocol="last-query", e5_length=32), "--e5-length: used by --protocol paper only"),
+    (dict(protocol="last-query", tile=False), "--no-tile: used by --protocol paper only"),
+    (dict(normalizers=("sparsemax",), rows="full"), "--rows: used by --protocol paper only"),
 ])
 def test_protocol_settings_are_checked(kw, message):
     with pytest.raises(run.ConfigError, match=message):

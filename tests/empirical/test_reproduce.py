@@ -138,6 +138,11 @@ def test_resume_after_interrupt_is_identical(corpus, tiny_handle, tmp_path, monk
     again = run.run_reproduce(cfg, part, progress=False, handle=tiny_handle)
     assert len(calls) == 1  # only window 2 was recomputed (one causal forward)
     assert again["timing"]["cached_windows"] == [0, 1]
+    report = (part / "report.md").read_text()
+    assert "(2 of 3 windows from the cache: their seconds are those of the run that computed them)" in report
+    assert "- protocol `last-query`: the last query row of each window only" in report
+    assert again["protocol"] == {"name": "last-query"}
+    assert "windows from the cache" not in (full / "report.md").read_text()
     assert _outputs(part) == _outputs(full)
     assert again["numbers_sha256"] == ref["numbers_sha256"]
     # a different seed changes the random columns: the cache is keyed on the settings
@@ -191,6 +196,11 @@ def test_cli_usage_errors_are_one_line(corpus, tmp_path, args, message):
 def test_errors_that_need_the_model(corpus, tiny_handle, tmp_path):
     with pytest.raises(run.ConfigError, match="--lengths: L = 2048 exceeds the model's 1024 positions"):
         run.run_reproduce(_config(corpus, lengths=(32, 2048)), tmp_path, progress=False, handle=tiny_handle)
+    assert tmp_path.is_dir()  # it existed before the run: kept
+    fresh = tmp_path / "fresh"
+    with pytest.raises(run.ConfigError, match="--lengths: L = 2048 exceeds the model's 1024 positions"):
+        run.run_reproduce(_config(corpus, lengths=(32, 2048)), fresh, progress=False, handle=tiny_handle)
+    assert not fresh.exists()  # created for the run and left empty: removed again, lock file and all
     short = tmp_path.parent / f"{tmp_path.name}-short.txt"  # not in --out: a run replaces --out whole
     short.write_text("Only a few words here.")
     with pytest.raises(run.ConfigError, match="--text: text too short"):
@@ -199,6 +209,31 @@ def test_errors_that_need_the_model(corpus, tiny_handle, tmp_path):
         run.run_reproduce(_config(str(tmp_path / "missing.txt")), tmp_path, progress=False, handle=tiny_handle)
     with pytest.raises(run.ConfigError, match="--normalizers"):
         run.run_reproduce(_config(corpus, normalizers=("nope",)), tmp_path, progress=False, handle=tiny_handle)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--protocol", "last-query", "--rows", "prefix"], "--rows: used by --protocol paper only"),
+    (["--protocol", "last-query", "--tile"], "--tile: used by --protocol paper only"),
+    (["--protocol", "last-query", "--no-tile"], "--no-tile: used by --protocol paper only"),
+    (["--normalizers", "sparsemax", "--e5-length", "32"], "--e5-length: used by --protocol paper only"),
+    (["--lengths", "32,64", "--e5-length", "48"], "--e5-length: must be one of the lengths [32, 64], got 48"),
+])
+def test_cli_paper_only_options_are_refused_before_the_model_loads(corpus, tmp_path, args, message):
+    out = tmp_path / "out"
+    r = CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text", corpus, "--out", str(out),
+                                  "--no-progress", *args])
+    assert r.exit_code == 2
+    lines = [line for line in r.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0], r.output
+    assert not out.exists()  # refused before the lock: nothing created
+
+
+def test_cli_list_options_refuse_empty_items_and_verify_refuses_run_options(corpus, tmp_path):
+    r = CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text", corpus, "--lengths", "32,,64",
+                                  "--out", str(tmp_path / "out"), "--no-progress"])
+    assert r.exit_code == 2 and "Error: --lengths: expected comma-separated integers, got '32,,64'" in r.output
+    r = CliRunner().invoke(main, ["reproduce", "--verify", str(tmp_path), "--model", "gpt2-random", "--lengths", "32"])
+    assert r.exit_code == 2 and "Error: --verify: checks DIR and runs nothing; drop --model, --lengths" in r.output
 
 
 def test_cli_error_above_model_positions(corpus, tmp_path):

@@ -408,3 +408,43 @@ def test_a_kill_between_the_two_renames_loses_no_results(tmp_path, capsys):
     assert (out / "cache" / "entry0").read_text() == "kept"
     assert store.verify(out) == [] and not list(tmp_path.glob(".out.staging-*"))
 
+
+
+def test_discard_removes_only_a_directory_that_holds_nothing_but_the_lock(tmp_path):
+    out = tmp_path / "out"
+    lock = store.RunLock(out).acquire()
+    assert lock.discard() and not out.exists()
+    with store.RunLock(out):  # the path is free again
+        pass
+    (out / "cache").mkdir()
+    lock = store.RunLock(out).acquire()
+    assert not lock.discard() and (out / "cache").is_dir() and (out / store.LOCK).exists()
+    with store.RunLock(out):  # released all the same
+        pass
+
+
+def test_a_lock_on_a_removed_lock_file_is_taken_again(tmp_path, monkeypatch):
+    """A run that opened the lock file just before another run's discard removed it must not
+    hold a lock on the removed file: it takes the one now at the path."""
+    import fcntl
+
+    out = tmp_path / "out"
+    real = fcntl.flock
+    calls = []
+
+    def flock(fd, op):
+        if op & fcntl.LOCK_EX and not calls:  # the other run's discard, between this open and lock
+            calls.append(fd)
+            (out / store.LOCK).unlink()
+            out.rmdir()
+        return real(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    lock = store.RunLock(out).acquire()
+    try:
+        assert calls, "the simulated discard did not run"
+        assert os.fstat(lock._fd).st_ino == os.stat(out / store.LOCK).st_ino
+        with pytest.raises(store.OutputLocked):
+            store.RunLock(out).acquire()  # the lock at the path is held
+    finally:
+        lock.release()
