@@ -457,6 +457,7 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
         "positions": None if positions is None else {f"{e}/L={L}/N={N}": int(v) for e, L, N, v in zip(
             positions["experiment"].tolist(), positions["L"].tolist(), positions["N"].tolist(), positions["positions"].tolist())},
         "multihead": None if multihead is None else {k: np.asarray(v).tolist() for k, v in multihead.items()},
+        "e4_sides": e4_sides(h),
         "paper_table_notes": notes,
         "headline": {k: {"measured": _fmt(v), "paper": PAPER_COLUMN[k], **({"why": notes[k]} if k in notes else {})}
                      for k, v in table.items()},
@@ -467,6 +468,37 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     write_json(results, str(out / "results.json"))
     _report(out, results, summary, figures, positions, multihead)
     return results
+
+
+def e4_sides(h: dict) -> dict | None:
+    """E4's per-head means (heads.csv rows: layer, head, window, N) against Theorem 2's two sides
+    in the same rows: how many N_s/N fall below the lower (Markov) side or above the upper
+    (McDiarmid) side, and the largest gap below. None when E4 did not run.
+
+    >>> h = {k: np.array(v) for k, v in dict(experiment=["E4"] * 6, metric=["ns_over_n", "lower_bound", "upper_bound"] * 2,
+    ...      layer=[0] * 6, head=[0, 0, 0, 1, 1, 1], window=[0] * 6, L=[8] * 6, N=[2] * 6,
+    ...      value=[0.5, 0.6, 0.9, 1.0, 0.2, 0.95]).items()}
+    >>> e4_sides(h)["below_lower"], e4_sides(h)["above_upper"], e4_sides(h)["largest_gap_below"]["layer"]
+    (1, 1, 0)
+    """
+    m = h["experiment"] == "E4"
+    if not m.any():
+        return None
+    rows: dict = {}
+    for layer, head, window, L, N, metric, value in zip(h["layer"][m].tolist(), h["head"][m].tolist(),
+                                                        h["window"][m].tolist(), h["L"][m].tolist(), h["N"][m].tolist(),
+                                                        h["metric"][m].tolist(), h["value"][m].tolist()):
+        rows.setdefault((layer, head, window, L, N), {})[metric] = value
+    full = [(k, r) for k, r in rows.items()
+            if all(np.isfinite(r.get(q, np.nan)) for q in ("ns_over_n", "lower_bound", "upper_bound"))]
+    below = [(r["lower_bound"] - r["ns_over_n"], k, r) for k, r in full if r["ns_over_n"] < r["lower_bound"]]
+    above = [k for k, r in full if r["ns_over_n"] > r["upper_bound"]]
+    worst = None
+    if below:
+        gap, (layer, head, window, L, N), r = max(below)
+        worst = {"layer": layer, "head": head, "window": window, "L": L, "N": N, "ns_over_n": r["ns_over_n"],
+                 "lower_bound": r["lower_bound"]}
+    return {"means": len(full), "below_lower": len(below), "above_upper": len(above), "largest_gap_below": worst}
 
 
 def windows_needed(positions, windows: int) -> int | None:
@@ -536,6 +568,17 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
                      f"{_fmt(float(summary['g_T0.1'][i]))} | {_fmt(float(summary['d_tilde_over_expectation'][i]))} | {summary['flags'][i]} |")
     if n > 24:
         lines.append(f"| … | {n - 24} more heads in `heads_summary.csv` | | | | |")
+    sides = results.get("e4_sides")
+    if sides:
+        w = sides["largest_gap_below"]
+        gap = ("" if w is None else f" (the largest gap: layer {w['layer']}, head {w['head']}, window {w['window']}, "
+               f"N = {w['N']}: {_fmt(w['ns_over_n'])} against {_fmt(w['lower_bound'])})")
+        lines += ["", f"E4 against Theorem 2's sides (`lower_bound`, `upper_bound` in `heads.csv`): N_s/N is below the "
+                  f"lower (Markov) side in {sides['below_lower']} of {sides['means']} per-head means{gap}, and above "
+                  f"the upper (McDiarmid) side in {sides['above_upper']}. The sides bound E[N_s]/N under the theorem's "
+                  "random model, with ξ_j read as σ_j = (Σ_{k∈I_N∖j} α_k²)^{1/2}; a per-head mean over a model's "
+                  "query positions is not that expectation, so a mean outside them is a measurement on this model, "
+                  "not a counterexample to the claim (whose readings are checked on its own page, T2)."]
     if positions is not None:
         few = int(np.sum(positions["positions"] < MIN_POSITIONS))
         if few:

@@ -131,6 +131,15 @@ def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, ti
     res = run.run_reproduce(cfg, tmp_path, progress=False, handle=tiny)
     names = {p.name for p in tmp_path.iterdir()}
     assert {"heads.csv", "critical_n.csv", "ks_scan.csv", "heads_summary.csv", "report.md", "results.json"} <= names
+    heads = _heads(tmp_path / "heads.csv")  # E4 against Theorem 2's sides, recounted from heads.csv
+    e4 = [r for r in heads if r["experiment"] == "E4" and r["metric"] == "ns_over_n"]
+    side = {s: {(r["layer"], r["head"], r["window"], r["N"]): float(r["value"]) for r in heads
+                if r["experiment"] == "E4" and r["metric"] == s} for s in ("lower_bound", "upper_bound")}
+    below = sum(float(r["value"]) < side["lower_bound"][(r["layer"], r["head"], r["window"], r["N"])] for r in e4)
+    above = sum(float(r["value"]) > side["upper_bound"][(r["layer"], r["head"], r["window"], r["N"])] for r in e4)
+    got = res["e4_sides"]
+    assert (got["means"], got["below_lower"], got["above_upper"]) == (len(e4), below, above) and len(e4) > 0
+    assert f"N_s/N is below the lower (Markov) side in {below} of {len(e4)} per-head means" in (tmp_path / "report.md").read_text()
     for stem in ("e1_e2_distance", "e3_critical_n", "e4_separability", "e5_gradient"):
         assert f"{stem}.png" in names
     crit = _heads(tmp_path / "critical_n.csv")
