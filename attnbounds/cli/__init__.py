@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 
 import click
 
@@ -28,6 +29,10 @@ class _LazyGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("Interrupted (rerun the same command to resume from what was saved).", err=True)
             ctx.exit(130)
+        except BrokenPipeError:  # the reader went away (`| head`): quiet, as a process ended by SIGPIPE
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # the exit's own flush of stdout has nowhere to fail
+            ctx.exit(141)
         except click.UsageError as exc:  # click's own (bad option values): one line too, not usage + hint
             from attnbounds.cli.common import UsageError
 

@@ -171,3 +171,14 @@ def test_last_query_options_are_refused_under_the_paper_protocol(tmp_path, no_mo
     line = _one_line_error(_reproduce(tmp_path, flag, value), f"{flag}: used by --protocol last-query only")
     assert instead in line
     _one_line_error(_reproduce(tmp_path, "--protocol", "paper", flag, value), f"{flag}: used by --protocol last-query only")
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly():
+    """`attnbounds claims | head`: the reader closes the pipe before the command writes; the
+    command ends as a process killed by SIGPIPE would (141), with nothing on stderr."""
+    proc = subprocess.Popen([sys.executable, "-m", "attnbounds", "claims"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=REPO)
+    proc.stdout.close()  # before the child's imports are done: its first write finds no reader
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 141, err
+    assert err == "", err
