@@ -29,9 +29,15 @@ class _LazyGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("Interrupted (rerun the same command to resume from what was saved).", err=True)
             ctx.exit(130)
-        except BrokenPipeError:  # the reader went away (`| head`): quiet, as a process ended by SIGPIPE
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())  # the exit's own flush of stdout has nowhere to fail
+        except BrokenPipeError:
+            fd = _stdout_without_reader()
+            if fd is None:  # another pipe (a download, a subprocess): an error like any other
+                if _debug(ctx):
+                    raise
+                click.echo("Error: BrokenPipeError: a pipe closed (rerun with --debug for the traceback)", err=True)
+                ctx.exit(1)
+            # stdout's reader went away (`| head`): quiet, as a process ended by SIGPIPE
+            os.dup2(os.open(os.devnull, os.O_WRONLY), fd)  # the exit's own flush of stdout has nowhere to fail
             ctx.exit(141)
         except click.UsageError as exc:  # click's own (bad option values): one line too, not usage + hint
             from attnbounds.cli.common import UsageError
@@ -56,6 +62,21 @@ class _LazyGroup(click.Group):
             return None
         mod, attr = _COMMANDS[name]
         return getattr(importlib.import_module(mod), attr)
+
+
+def _stdout_without_reader() -> int | None:
+    """stdout's file descriptor when it is a pipe whose reader has gone (poll reports an error
+    on its write end), else None."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+        poll = select.poll()
+        poll.register(fd, select.POLLOUT)
+        gone = any(event & select.POLLERR for _, event in poll.poll(0))
+    except (AttributeError, OSError, ValueError):  # no real stdout (captured output), or no poll
+        return None
+    return fd if gone else None
 
 
 def _debug(ctx) -> bool:

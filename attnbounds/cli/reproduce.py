@@ -118,7 +118,7 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
 
     if verify_dir is not None:
         source = click.get_current_context().get_parameter_source
-        extra = [p.opts[0] for p in reproduce.params
+        extra = [("--tile" if tile else "--no-tile") if p.name == "tile" else p.opts[0] for p in reproduce.params
                  if p.name not in ("verify_dir", "no_progress") and source(p.name) == click.core.ParameterSource.COMMANDLINE]
         if extra:
             raise UsageError(f"--verify: checks DIR and runs nothing; drop {', '.join(extra)}")

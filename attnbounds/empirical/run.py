@@ -395,7 +395,7 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
     Every argument that does not need the model is checked before the model is loaded
     (``--out`` writable, the model name one the loader can find, the text readable and at
     least windows × L bytes long, the normalizers usable); L against the model's positions and
-    the text's length in tokens right after it loads (a directory the run created is then
+    the text's length in tokens right after it loads (the directories the run created are then
     removed again). The run holds a lock on ``out_dir``
     (:class:`~attnbounds.empirical.store.OutputLocked` if another run holds it) and
     replaces the results in one step, with a ``manifest.json``.
@@ -423,14 +423,22 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
     _check_text_length(text, config)
     for name in config.normalizers:
         _resolve_normalizer(name)
-    created = not out.exists()
+    created = [out]  # the directories this run creates: --out and its missing parents, deepest first
+    while not created[-1].exists():
+        created.append(created[-1].parent)
+    created.pop()
     with store.RunLock(out) as lock:
         try:
             return _run_locked(config, out, text, progress, handle, after_window, before_swap,
                                report, capture_attention, load_model, token_windows)
         except BaseException:
-            if created:  # nothing written yet (a setting found bad after the model loaded): no directory left behind
-                lock.discard()
+            # nothing written yet (a setting found bad after the model loaded): no directory left behind
+            if created and lock.discard():
+                for parent in created[1:]:
+                    try:
+                        parent.rmdir()  # only while empty
+                    except OSError:
+                        break
             raise
 
 

@@ -199,9 +199,12 @@ class RunLock:
     def acquire(self) -> "RunLock":
         import fcntl
 
-        while True:
+        for _ in range(100):  # another run's discard may remove the directory under us: take it again
             self.out.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fd = os.open(self.out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+            except FileNotFoundError:  # removed between the mkdir and the open
+                continue
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as err:
@@ -220,6 +223,9 @@ class RunLock:
             # lock guards nothing; take the one now at the path
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
+        else:
+            raise OutputLocked(f"{self.flag}: {str(self.out)!r}: its lock file kept being removed by other runs; "
+                               "try again")
         previous = _read_holder(fd)
         if previous.get("pid") not in (None, os.getpid()):
             state = "no longer running" if not _pid_alive(int(previous["pid"])) else "no longer holding it"

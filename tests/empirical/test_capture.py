@@ -98,9 +98,42 @@ def test_gpt2_capture_equals_eager_weights_on_every_row(tiny_gpt2):
     assert tiny_gpt2.model.config._attn_implementation == "eager"  # switched back
 
 
+@pytest.mark.parametrize("mask_kind", ["additive", "bool", "none"])
+@pytest.mark.parametrize("groups", [1, 3])
+def test_record_rows_masks_in_place_without_touching_its_inputs(mask_kind, groups):
+    """The kept rows' logits, scaled, masked and filled in place, equal the out-of-place
+    (q·kᵀ)·scaling + mask, −inf where hidden, for every row and for a few gathered rows; the
+    model's own query, key, value and mask are left as they were."""
+    import torch
+
+    from attnbounds.empirical.capture import _record_rows
+
+    gen = torch.Generator().manual_seed(0)
+    B, H, L, dh = 1, 6, 12, 8
+    query = torch.randn(B, H, L, dh, generator=gen)
+    key = torch.randn(B, H // groups, L, dh, generator=gen)
+    value = torch.randn(B, H // groups, L, dh, generator=gen)
+    hidden = torch.ones(L, L, dtype=torch.bool).triu(1)  # causal: keys after the row
+    mask = {"additive": torch.zeros(L, L).masked_fill(hidden, torch.finfo(torch.float32).min)[None, None],
+            "bool": (~hidden)[None, None], "none": None}[mask_kind]
+    before = [t.clone() for t in (query, key, value) + (() if mask is None else (mask,))]
+    k = torch.repeat_interleave(key, groups, dim=1)
+    for rows in (torch.arange(L), torch.tensor([0, 5, 11])):
+        got = _record_rows(query, key, value, mask, 0.3, rows, ("logits", "weights", "queries"))
+        want = torch.matmul(query[:, :, rows], k.transpose(-1, -2)) * 0.3
+        if mask_kind == "additive":
+            want = (want + mask[..., rows, :]).masked_fill(hidden[rows][None, None], float("-inf"))
+        elif mask_kind == "bool":
+            want = want.masked_fill(hidden[rows][None, None], float("-inf"))
+        np.testing.assert_array_equal(got["logits"], want[0].numpy())
+        np.testing.assert_array_equal(got["weights"], torch.softmax(want, -1)[0].numpy())
+        np.testing.assert_array_equal(got["queries"], query[0][:, rows].numpy())
+    for a, b in zip(before, (query, key, value) + (() if mask is None else (mask,))):
+        assert torch.equal(a, b)
+
+
 def test_gpt2_every_row_and_some_rows_record_the_same(tiny_gpt2):
-    """Every row (recorded without a gathered copy, masked in place) against a few rows (gathered):
-    the same rows, and the forward itself untouched (its hidden states the same bit for bit)."""
+    """Every row (recorded without a gathered copy) against a few rows (gathered): the same rows."""
     L, some = 32, [0, 7, 31]
     ids = _ids(tiny_gpt2, L, seed=3)
     every = capture_attention(tiny_gpt2, ids, query_positions=np.arange(L))

@@ -197,10 +197,10 @@ def test_errors_that_need_the_model(corpus, tiny_handle, tmp_path):
     with pytest.raises(run.ConfigError, match="--lengths: L = 2048 exceeds the model's 1024 positions"):
         run.run_reproduce(_config(corpus, lengths=(32, 2048)), tmp_path, progress=False, handle=tiny_handle)
     assert tmp_path.is_dir()  # it existed before the run: kept
-    fresh = tmp_path / "fresh"
+    fresh = tmp_path / "new" / "fresh"
     with pytest.raises(run.ConfigError, match="--lengths: L = 2048 exceeds the model's 1024 positions"):
         run.run_reproduce(_config(corpus, lengths=(32, 2048)), fresh, progress=False, handle=tiny_handle)
-    assert not fresh.exists()  # created for the run and left empty: removed again, lock file and all
+    assert not (tmp_path / "new").exists()  # created for the run and left empty: removed again, parents and all
     short = tmp_path.parent / f"{tmp_path.name}-short.txt"  # not in --out: a run replaces --out whole
     short.write_text("Only a few words here.")
     with pytest.raises(run.ConfigError, match="--text: text too short"):
@@ -234,6 +234,17 @@ def test_cli_list_options_refuse_empty_items_and_verify_refuses_run_options(corp
     assert r.exit_code == 2 and "Error: --lengths: expected comma-separated integers, got '32,,64'" in r.output
     r = CliRunner().invoke(main, ["reproduce", "--verify", str(tmp_path), "--model", "gpt2-random", "--lengths", "32"])
     assert r.exit_code == 2 and "Error: --verify: checks DIR and runs nothing; drop --model, --lengths" in r.output
+    r = CliRunner().invoke(main, ["reproduce", "--verify", str(tmp_path), "--no-tile"])
+    assert r.exit_code == 2 and "drop --no-tile" in r.output
+
+
+def test_a_broken_pipe_that_is_not_stdout_is_an_error(corpus, tmp_path, monkeypatch):
+    def broken(*a, **k):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(run, "run_reproduce", broken)
+    r = CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text", corpus, "--out", str(tmp_path / "o")])
+    assert r.exit_code == 1 and "Error: BrokenPipeError: a pipe closed" in r.output
 
 
 def test_cli_error_above_model_positions(corpus, tmp_path):

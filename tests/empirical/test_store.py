@@ -448,3 +448,22 @@ def test_a_lock_on_a_removed_lock_file_is_taken_again(tmp_path, monkeypatch):
             store.RunLock(out).acquire()  # the lock at the path is held
     finally:
         lock.release()
+
+
+def test_a_directory_removed_before_the_lock_file_is_opened_is_made_again(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    real = os.open
+    calls = []
+
+    def opening(path, *a, **k):
+        if str(path).endswith(store.LOCK) and not calls:  # another run's discard, between the mkdir and the open
+            calls.append(path)
+            out.rmdir()
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(os, "open", opening)
+    lock = store.RunLock(out).acquire()
+    try:
+        assert calls and (out / store.LOCK).exists()
+    finally:
+        lock.release()
