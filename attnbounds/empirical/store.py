@@ -95,8 +95,16 @@ def new_run_id() -> str:
 # --------------------------------------------------------------------------------------
 
 
+_PROBE = ".attnbounds-probe-"  # :func:`_can_write`'s test directory, there for an instant (another run's too)
+
+
+def _entries(directory: Path) -> list[Path]:
+    """The entries of ``directory``, without the write probes of runs checking it at the same moment."""
+    return [p for p in directory.iterdir() if not p.name.startswith(_PROBE)]
+
+
 def _looks_like_output(directory: Path) -> bool:
-    names = {p.name for p in directory.iterdir()}
+    names = {p.name for p in _entries(directory)}
     return bool(names & {MANIFEST, "results.json", CACHE, LOCK})
 
 
@@ -110,9 +118,9 @@ def _foreign_entries(directory: Path) -> list[str]:
     except (OSError, ValueError, KeyError, TypeError):
         listed = set()
     top = {Path(rel).parts[0] for rel in listed}
-    return sorted(p.name for p in directory.iterdir()
-                  if p.name not in top and p.name not in (*_KEEP, MANIFEST)
-                  and not (p.is_file() and p.name.endswith(_OUTPUT_SUFFIXES)))
+    return sorted(p.name for p in _entries(directory)
+                  if p.name not in top and p.name not in (*_KEEP, MANIFEST) and os.path.lexists(p)
+                  and not (p.is_file() and p.name.endswith(_OUTPUT_SUFFIXES)))  # (an entry gone meanwhile is no one's file)
 
 
 def check_output_dir(path, flag: str = "--out") -> Path:
@@ -134,7 +142,7 @@ def check_output_dir(path, flag: str = "--out") -> Path:
     if out.exists():
         if not _can_write(out):
             raise OutputDirError(f"{flag}: {str(path)!r} is not writable")
-        if any(out.iterdir()) and not _looks_like_output(out):
+        if _entries(out) and not _looks_like_output(out):
             raise OutputDirError(f"{flag}: {str(path)!r} is not empty and holds no reproduce results; "
                                  "choose a new or empty directory")
         foreign = _foreign_entries(out)
@@ -156,7 +164,7 @@ def check_output_dir(path, flag: str = "--out") -> Path:
 def _can_write(directory: Path) -> bool:
     """Try it: permission bits do not tell (root, read-only mounts, /proc)."""
     try:
-        probe = tempfile.mkdtemp(dir=directory, prefix=".attnbounds-probe-")
+        probe = tempfile.mkdtemp(dir=directory, prefix=_PROBE)
     except OSError:
         return False
     os.rmdir(probe)

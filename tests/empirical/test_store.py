@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -467,3 +468,18 @@ def test_a_directory_removed_before_the_lock_file_is_opened_is_made_again(tmp_pa
         assert calls and (out / store.LOCK).exists()
     finally:
         lock.release()
+
+
+@pytest.mark.parametrize("beside", [[], [store.LOCK], [store.LOCK, "cache"]])
+def test_another_runs_write_probe_is_not_a_foreign_file(tmp_path, beside):
+    """Two runs checking --out at the same moment: one sees the other's write probe (there for an
+    instant); it is neither someone's file nor a sign that the directory holds other things."""
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in beside:
+        (out / name).mkdir() if name == "cache" else (out / name).touch()
+    tempfile.mkdtemp(dir=out, prefix=store._PROBE)
+    assert store.check_output_dir(out) == out.resolve()
+    (out / "notes.txt").touch()  # a real foreign file is still refused
+    with pytest.raises(store.OutputDirError, match="notes.txt|not empty"):
+        store.check_output_dir(out)
