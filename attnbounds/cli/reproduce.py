@@ -145,7 +145,7 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
             if source(param) == click.core.ParameterSource.COMMANDLINE:
                 from attnbounds.empirical.run import PAPER_ONLY
 
-                raise UsageError(f"{flag}: used by --protocol paper only; {PAPER_ONLY.get(flag, PAPER_ONLY['--no-tile'])}")
+                raise UsageError(f"{flag}: used by --protocol paper only; {PAPER_ONLY[flag]}")
     from attnbounds.empirical import experiments as ex
     from attnbounds.empirical import run
 

@@ -484,21 +484,24 @@ def e4_sides(h: dict) -> dict | None:
     m = h["experiment"] == "E4"
     if not m.any():
         return None
-    rows: dict = {}
-    for layer, head, window, L, N, metric, value in zip(h["layer"][m].tolist(), h["head"][m].tolist(),
-                                                        h["window"][m].tolist(), h["L"][m].tolist(), h["N"][m].tolist(),
-                                                        h["metric"][m].tolist(), h["value"][m].tolist()):
-        rows.setdefault((layer, head, window, L, N), {})[metric] = value
-    full = [(k, r) for k, r in rows.items()
-            if all(np.isfinite(r.get(q, np.nan)) for q in ("ns_over_n", "lower_bound", "upper_bound"))]
-    below = [(r["lower_bound"] - r["ns_over_n"], k, r) for k, r in full if r["ns_over_n"] < r["lower_bound"]]
-    above = [k for k, r in full if r["ns_over_n"] > r["upper_bound"]]
+    keys = ("layer", "head", "window", "L", "N")
+    rows, vals = [], []
+    for metric in ("ns_over_n", "lower_bound", "upper_bound"):  # each metric's rows in one order of the keys
+        s = m & (h["metric"] == metric)
+        order = np.lexsort(tuple(h[k][s] for k in reversed(keys)))
+        rows.append(np.stack([h[k][s][order] for k in keys]))
+        vals.append(h["value"][s][order].astype(float))
+    if not (rows[0].shape == rows[1].shape == rows[2].shape and (rows[0] == rows[1]).all() and (rows[0] == rows[2]).all()):
+        raise ValueError("heads: E4's N_s/N and Theorem 2's sides are not in the same rows")
+    ns, lo, up = vals
+    ok = np.isfinite(ns) & np.isfinite(lo) & np.isfinite(up)
+    below, above = ok & (ns < lo), ok & (ns > up)
     worst = None
-    if below:
-        gap, (layer, head, window, L, N), r = max(below)
-        worst = {"layer": layer, "head": head, "window": window, "L": L, "N": N, "ns_over_n": r["ns_over_n"],
-                 "lower_bound": r["lower_bound"]}
-    return {"means": len(full), "below_lower": len(below), "above_upper": len(above), "largest_gap_below": worst}
+    if below.any():
+        i = int(np.argmax(np.where(below, lo - ns, -np.inf)))
+        worst = {**{k: int(v) for k, v in zip(keys, rows[0][:, i])}, "ns_over_n": float(ns[i]), "lower_bound": float(lo[i])}
+    return {"means": int(ok.sum()), "below_lower": int(below.sum()), "above_upper": int(above.sum()),
+            "largest_gap_below": worst}
 
 
 def windows_needed(positions, windows: int) -> int | None:

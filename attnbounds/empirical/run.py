@@ -68,6 +68,7 @@ PAPER_ONLY = {
     "--e5-length": "--protocol last-query runs E5 at the largest L",
     "--no-tile": "--protocol last-query takes each window's last row at each L and tiles nothing",
 }
+PAPER_ONLY["--tile"] = PAPER_ONLY["--no-tile"]
 
 
 class ConfigError(ValueError):
