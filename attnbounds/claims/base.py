@@ -101,10 +101,14 @@ class Proof:
     @classmethod
     def from_chain(cls, chain, detail: str) -> "Proof":
         """``status=True`` when every step is checked and the chain reaches the goal, else
-        None with the detail marked "argued" and the first unchecked step named."""
+        None with the detail marked "argued", the premises its context assumes
+        (:class:`~attnbounds.theory.proof.Assumed`, argued in prose) and the first unchecked
+        step named."""
         if chain.complete:
             return cls(True, f"{detail} [{chain.summary()}]", chain=chain)
-        return cls(None, f"argued: {detail} [{chain.summary()}; {chain.first_failure}]", chain=chain)
+        assumed = getattr(chain, "assumed", {})
+        premises = f"; assumed, not checked: {', '.join(assumed)}" if assumed else ""
+        return cls(None, f"argued: {detail} [{chain.summary()}{premises}; {chain.first_failure}]", chain=chain)
 
     @property
     def steps(self) -> int:
@@ -162,14 +166,21 @@ class Hypothesis:
     ``admits`` decides it for a whole normalizer (see :meth:`holds_for`).
     ``names`` are the names this hypothesis has in the contexts of the proof chains (e.g.
     ``"t>0"`` for r < ξ_i), so that the mutation tests judge dropping it there by ``drop``.
+    ``readings`` are the readings it is a hypothesis of (empty: every reading of the claim);
+    a row under a normalizer reports it broken only for those.
     """
 
     name: str
     statement: str
     check: Callable[[Instance], Any] | None = None
     drop: Callable[[], Proof] | None = None
-    admits: Callable[[Any], bool] | None = None
+    admits: Callable[[Any], bool | None] | None = None
     names: tuple[str, ...] = ()
+    readings: tuple[str, ...] = ()
+
+    def applies_to(self, reading: str) -> bool:
+        """Whether this is a hypothesis of ``reading`` (every reading when ``readings`` is empty)."""
+        return not self.readings or reading in self.readings
 
     def holds_for(self, normalizer) -> bool | None:
         """Whether every output of ``normalizer`` satisfies this hypothesis (None: unknown).
@@ -179,7 +190,8 @@ class Hypothesis:
         """
         if self.admits is None:
             return None
-        return bool(self.admits(normalizer))
+        got = self.admits(normalizer)
+        return None if got is None else bool(got)
 
 
 class MissingKeyError(KeyError):
@@ -373,6 +385,10 @@ class Claim:
                 raise ValueError(f"claim {self.id}: missing the {needed!r} reading")
         if len(set(names)) != len(names):
             raise ValueError(f"claim {self.id}: duplicate reading names {names}")
+        for h in self.hypotheses:
+            unknown = sorted(set(h.readings) - set(names))
+            if unknown:
+                raise ValueError(f"claim {self.id}: hypothesis {h.name!r} names no reading {unknown}; readings: {names}")
         if not isinstance(self.id, str) or not self.id or ":" in self.id:
             raise ValueError(f"id: a claim id is a non-empty string without ':', got {self.id!r}")
         if self.paper is not None and (not isinstance(self.paper, str) or not self.paper or ":" in self.paper):

@@ -88,7 +88,7 @@ is fixed, and it tends to $0$ like $1/(\rho L)$ when $N = \rho L$.
 | `paper-i-ratio` | (new) | falsified | the same wording read as a ratio tending to 1 |
 | `transcribed` (linear growth) | falsified | falsified | unchanged; the experiments section's "grows linearly" is this reading |
 | `reconstructed` | proved | proved, a checked chain | the sandwich is a chain of 6 checked steps (reverse triangle per token, the triangle inequality over the sum, termwise bounds); the norm bound is now written $\rho_{\mathrm{out}}$, not $d_1$, since the paper's $d_1$ is a distance |
-| `collapse` | proved | proved, a checked chain | the per-token bound $\big|D_i-\|s\|\big| \le \alpha_i\|x_i\|$ is one reverse-triangle step |
+| `collapse` | proved | proved, a checked chain | the per-token bound $\big|D_i-\|s\|\big| \le \alpha_i\|x_i\|$ is one reverse-triangle step; the verdict is about that bound, and the limit of the relative spread is argued from it above |
 
 ## The checked chains of `bounded` and `paper-i-difference`
 
@@ -716,8 +716,9 @@ CLAIM = Claim(
         ),
         Reading(
             "collapse",
-            "(ii) corrected: |D_i - |s|| <= alpha_i |x_i| for every token, so the relative spread of the D_i "
-            "around |s| is <= C_2 R/(L|s|) -> 0 when N = rho L (L|s| -> oo)",
+            "(ii) corrected: |D_i - |s|| <= alpha_i |x_i| for every token (the checked statement); with Lemma 1's "
+            "alpha_i <= C_2/L the relative spread of the D_i around |s| is then <= C_2 R/(L|s|) -> 0 when "
+            "L|s| -> oo (a consequence argued on the page, not part of the verdict)",
             r"\max_i\big(|D_i-\|s\||-\alpha_i\|x_i\|\big) \le 0",
             relation="<=",
             symbolic=_symbolic_spread,

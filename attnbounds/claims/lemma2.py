@@ -653,13 +653,15 @@ CLAIM = Claim(
         Hypothesis(
             "differentiable-positive-F",
             "F > 0 and differentiable, G = sup|(log F)'| finite",
-            admits=lambda N: N.sympy_F is not None and bool(N.positive),
+            # a callable without a SymPy F: not known (None), rather than "not met"
+            admits=lambda N: None if N.sympy_F is None else bool(N.positive),
         ),
         Hypothesis(
             "softmax",
             "the 1/(4T) readings (transcribed, entry, row, spectral, frobenius) take F = exp(l/T), so G = 1/T; "
             "the generic readings need only the hypothesis above",
             admits=is_softmax,
+            readings=("transcribed", "entry", "row", "spectral", "frobenius"),
         ),
     ),
     readings=(

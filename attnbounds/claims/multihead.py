@@ -25,7 +25,13 @@ which is $1 - (1-p)^H$ when all $p_h = p$. Equivalently, by inclusion–exclusio
 $\sum_{\emptyset\ne A\subseteq[H]}(-1)^{|A|+1}\prod_{h\in A}p_h = 1 - \prod_h(1-p_h)$, an identity
 checked exactly for $H \le 5$. The numeric check enumerates all $2^{HN}$ membership patterns
 with their probabilities, so it never uses the closed form. With $p = 0.8$, $H = 3$:
-$1 - 0.2^3 = 0.992 \ge 0.99$ (reading `paper-numbers`).
+$1 - 0.2^3 = 0.992 \ge 0.99$ (reading `paper-numbers`, proved).
+
+The chain of `reconstructed` checks the independence step and the final identity, but its first
+step, $\mathbb{E}[c] = \frac1N\sum_i (1 - \Pr(i \text{ missed}))$, is linearity of expectation over
+the tokens' indicators, which no rule of the kernel checks yet (an indicator's mean is its
+event's probability). That step is argued here (`Assumed` in the chain's context), so the
+reading **holds** on the exhaustive enumeration above, not proved.
 
 ## Without independence: the union bound and the worst case
 
@@ -193,7 +199,7 @@ def _symbolic_paper_numbers() -> Proof:
 
 CLAIM = Claim(
     id="H1",
-    title="H1: multi-head coverage 1 - (1 - p)^H (Discussion)",
+    title="Multi-head coverage 1 - (1 - p)^H (Discussion)",
     source="arXiv 2508.17821, Discussion (full text): independent heads each separating a fraction p",
     statement=(
         "If each of H heads separates each token of the top set independently with probability p, the expected "

@@ -79,7 +79,8 @@ def resolve(normalizer):
     from attnbounds.numerics import normalizers as nz
 
     N = nz.get(normalizer)
-    _POSED[N.name] = N
+    _POSED[N.spec] = N  # by its spec: ssmax(s=2.0) and ssmax are two normalizers
+    _POSED[N.name] = N  # and by name, for a ratio family ("family" names it; "param" carries its searched parameter)
     return N
 
 
@@ -172,17 +173,17 @@ def reweigh(instance: dict, normalizer, *, draws: bool = False) -> dict:
             w = np.asarray(instance["weights"], dtype=float)
             with np.errstate(divide="ignore"):
                 logits = np.maximum(np.log(w), _LOG_FLOOR)
-        return {**instance, "logits": logits, "weights": N.weights(logits), "normalizer": N.name}
+        return {**instance, "logits": logits, "weights": N.weights(logits), "normalizer": N.spec}
     if "family" in instance:
         if N.sympy_F is None:
             raise NotApplicable(
                 f"{N.name!r} has no ratio form F(l_i)/sum_j F(l_j), which the reading's ratio-family instances need"
             )
-        return {**instance, "family": N.name, "param": float(N.params[N.search_param or "T"]), "normalizer": N.name}
+        return {**instance, "family": N.name, "param": float(N.params[N.search_param or "T"]), "normalizer": N.spec}
     if is_default_softmax(N):
         return instance
     if draws:
-        return {**instance, "normalizer": N.name}
+        return {**instance, "normalizer": N.spec}
     keys = ", ".join(instance)
     raise NotApplicable(
         f"the reading's instances (keys {keys}) fix softmax: no 'weights' or ratio-form 'family' to draw through {N.name!r}"
@@ -259,5 +260,5 @@ def under(reading, normalizer):
         montecarlo=None,
         strategy=strategy,
         sweep=sweep,
-        normalizer=N.name,
+        normalizer=N.spec,
     )

@@ -40,6 +40,22 @@ $\alpha_i x_i - s = -\big(\alpha_i d_1 + (\bar\alpha_N - \alpha_i)R\big)\,e$, so
 equals its bound and $\tilde d = B$. No bound in $\alpha, N, d_1, R$ can be smaller. With
 $d_1 = 2$ and $R = 1$ the witness lies on the unit sphere ($x_i = -e$).
 
+## The checked chain
+
+The kernel checks this proof for every $N$ and $L$ (`t1i_chains` in
+{py:mod}`attnbounds.theory.distance`). With $w_j = \alpha_j/\bar\alpha_N$ and the weighted mean
+$c = \sum_{j\in I_N} w_j x_j$ (so $s = \bar\alpha_N c$), the ball lemma $\|c\| \le R$ and
+$\|x_i - c\| \le d_1$ is a chain over the $N$ selected terms (rules `triangle-sum`, `termwise`,
+with $\sum_j w_j = 1$, $\|x_j\| \le R$ and $\|x_i - x_j\| \le d_1$). The per-token bound uses the
+two as lemmas: $\|\alpha_i x_i - \bar\alpha_N c\| \le \alpha_i\|x_i - c\| + (\bar\alpha_N - \alpha_i)\|c\|$.
+The sum takes each $D_i = \|\alpha_i x_i - \bar\alpha_N c\|$ as an instance of that theorem (rule
+`instance`: $\alpha_i \to a(i)$, $\bar\alpha_N - \alpha_i \ge 0$ discharged by the top-$N$ hypothesis,
+$x_i \to X(i)$, its premises discharged by the hypotheses at token $i$). The witness sum takes
+each token's equality the same way. The only hypotheses are the definitions ($c$, $D_i$, $R$,
+$d_1$) and the statement's ($\sum_i \alpha_i = 1$, $\alpha \ge 0$, top-$N$); dropping any one
+breaks the chain. (Before, the ball lemma was checked with $N = 3$ explicit embeddings and the
+per-token bound entered the sum as a hypothesis.)
+
 ## The trailing term, and when the transcription is true
 
 $B$ carries a trailing term $-R\,(1-\bar\alpha_N)$, so

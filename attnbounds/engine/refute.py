@@ -591,7 +591,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         # lies in the setting the chains speak of; the second half lets them take any sign
         nonneg = sp.Dummy(nonnegative=True) if b < batches // 2 else None
         for h in _ordered(heads):  # a function's own assumptions (e.g. sigma2 positive) come first
-            if isinstance(h, sp.IndexedBase) and h.label.is_commutative is False:  # indexed vectors
+            if (h.label.is_commutative is False if isinstance(h, sp.IndexedBase) else _is_vector_head(h)):  # indexed vectors
                 env.values[h] = np.stack([_vector(rng, batch, common) for _ in range(INT_MAX + 2)], axis=1)
                 continue
             kind = _head_kind(h)
@@ -623,6 +623,12 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
                     _widen(r, env, ranges)
         # P(A(i)) = p for an indicator event A(i): the law is reweighted first, as the means below depend on it
         rest = [r for r in filters if not _fix_probability(r, env, rng, ranges)]
+        rest = [r for r in rest if not _normalize_sum(r, env, heads)]  # Σ_t w[t] = expr: rescale w
+        for s, v in derived:  # the solved symbols (c = Σ_t w_t y_t) before the equations that read them
+            try:
+                env.values[s] = _eval(v, env)
+            except (NoNumericForm, ZeroDivisionError):
+                pass
         for r in rest:  # an equation per index, f(i) = expr: assign f at every index
             if not (_center(r, env, ranges) or _assign_given(r, env, ranges)):  # E[X(i)] = expr: shift X(i)
                 _assign(r, env, heads, ranges)
@@ -742,6 +748,42 @@ def _assign(eq, env, heads, ranges):
             pass
         env.ints.pop(i, None)
         return
+
+
+def _normalize_sum(eq, env, heads) -> bool:
+    """Make ``Σ_{t=lo}^{hi} f(t) = expr`` hold by rescaling the sampled values f(lo..hi) of an
+    index head f (a function or an indexed base) by expr / (their sum), where both are
+    non-negative (weights); True when ``eq`` has that form."""
+    if not isinstance(eq, sp.Eq):
+        return False
+    for side, other in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+        if not (isinstance(side, sp.Sum) and len(side.limits) == 1):
+            continue
+        t, lo, hi = side.limits[0]
+        f = side.function
+        if isinstance(f, AppliedUndef) and f.args == (t,):
+            head = f.func
+        elif isinstance(f, sp.Indexed) and f.indices == (t,):
+            head = f.base
+        else:
+            continue
+        if head not in heads or head not in env.values or np.ndim(env.values[head]) != 2 or other.has(head):
+            continue
+        try:
+            lo_v, hi_v = (int(round(float(_eval(b, env)[0]))) for b in (lo, hi))
+            target = _eval(other, env)
+        except (NoNumericForm, ZeroDivisionError):
+            return False
+        table = env.values[head]
+        cols = list(range(max(lo_v, 1), min(hi_v, table.shape[1] - 1) + 1))
+        if not cols:
+            return False
+        total = table[:, cols].sum(axis=1)
+        good = (total > 0) & (target >= 0) & np.all(table[:, cols] >= 0, axis=1)
+        with np.errstate(all="ignore"):
+            table[:, cols] *= np.where(good, target / np.where(total > 0, total, 1.0), 1.0)[:, None]
+        return True
+    return False
 
 
 def _is_vector_head(h) -> bool:
@@ -913,8 +955,13 @@ def _head_kind(h):
 
 
 def _tighten(r, env, rng, free, heads, ranges):
+    from attnbounds.theory.proof import Norm
+
     for atom, other in ((r.lhs, r.rhs), (r.rhs, r.lhs)):
         below = (atom is r.lhs) == isinstance(r, (sp.Le, sp.Lt))  # the hypothesis says atom <= other
+        if below and isinstance(atom, Norm) and _indexed_vector(atom.args[0], env, ranges):
+            _tighten_norm(atom.args[0], other, env, rng, ranges)
+            return
         if isinstance(atom, sp.Symbol) and atom in free and atom.is_commutative:
             cols = [None]
         elif isinstance(atom, AppliedUndef) and atom.func in heads and len(atom.args) == 1 and atom.args[0] in ranges:
@@ -934,13 +981,61 @@ def _tighten(r, env, rng, free, heads, ranges):
                     env.ints[i] = k
                     table[:, k] = _near(_eval(other, env), below, rng, table[:, k])
             else:
-                env.values[atom] = _near(_eval(other, env), below, rng, env.values[atom])
+                env.values[atom] = _near(_extreme(other, below, env, ranges), below, rng, env.values[atom])
         except NoNumericForm:
             pass
         finally:
             if cols == "index":
                 env.ints.pop(atom.args[0], None)
         return
+
+
+def _extreme(e, below, env, ranges):
+    """``e``'s value; with free summation indices, its minimum (``below``: a symbol <= e at
+    every index) or maximum over every combination of their values."""
+    import itertools
+
+    free = sorted((i for i in sp.sympify(e).free_symbols if i in ranges and i not in env.ints), key=str)
+    if not free:
+        return _eval(e, env)
+    out = None
+    try:
+        for ks in itertools.product(*(_index_range(i, env, ranges) for i in free)):
+            env.ints.update(zip(free, ks))
+            v = _eval(e, env)
+            out = v if out is None else (np.minimum(out, v) if below else np.maximum(out, v))
+    finally:
+        for i in free:
+            env.ints.pop(i, None)
+    if out is None:
+        raise NoNumericForm(f"an empty index range in {e}")
+    return out
+
+
+def _indexed_vector(v, env, ranges) -> bool:
+    """Whether ``v`` is a sampled indexed vector y[t] with t a summation index of the goal."""
+    return (isinstance(v, sp.Indexed) and len(v.indices) == 1 and v.indices[0] in ranges
+            and v.base in env.values and np.ndim(env.values[v.base]) == 3)
+
+
+def _tighten_norm(v, other, env, rng, ranges):
+    """Rescale an indexed vector y[t] so that ‖y[k]‖ lies on its bound ``other`` or strictly
+    inside, at every k of t's range (for ``Norm(y[t]) <= other``); checked afterwards all the same."""
+    table = env.values[v.base]
+    (i,) = v.indices
+    try:
+        for k in _index_range(i, env, ranges):
+            if k > table.shape[1] - 1:
+                continue
+            env.ints[i] = k
+            norm = np.linalg.norm(table[:, k], axis=-1)
+            target = np.maximum(_near(_eval(other, env), True, rng, norm), 0.0)
+            with np.errstate(all="ignore"):
+                table[:, k] *= np.where(norm > 0, target / norm, 0.0)[:, None]
+    except NoNumericForm:
+        pass
+    finally:
+        env.ints.pop(i, None)
 
 
 def _multi_indexed(e, env):

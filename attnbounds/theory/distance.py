@@ -502,44 +502,51 @@ def derive_corollary2() -> dict[str, Result]:
 # ----------------------------------------------------------------------------- checked chains (Theorem 1 (i))
 
 
+def _selected():
+    """The selected tokens of Theorem 1 (i)'s chains, for any N: their index t = 1..N, weights
+    w_t ≥ 0 normalized among them (w_t = α_t/ᾱ_N, Σ_t w_t = 1) and embeddings y_t, the weighted
+    mean c = Σ_t w_t y_t (so s = ᾱ_N c), and the stated bounds ‖y_t‖ ≤ R (R's definition) and
+    ‖x − y_t‖ ≤ d_1 for a non-selected x (d_1's definition)."""
+    from attnbounds.theory.proof import Norm, vector
+
+    t = sp.Symbol("t", integer=True, positive=True)
+    N = sp.Symbol("N", integer=True, positive=True)
+    w = sp.IndexedBase("w", nonnegative=True)
+    y = sp.IndexedBase("y", commutative=False)
+    xi, c = vector("x_i c")
+    mean = sp.Sum(w[t] * y[t], (t, 1, N))
+    hyps = {"mean": sp.Eq(c, mean), "normalized-selected": sp.Eq(sp.Sum(w[t], (t, 1, N)), 1),
+            "R": sp.Le(Norm(y[t]), R), "d_1": sp.Le(Norm(xi - y[t]), d_1)}
+    return {"t": t, "N": N, "w": w, "y": y, "x_i": xi, "c": c, "mean": mean, "hyps": hyps}
+
+
 def _centroid_chains():
-    """The ball lemma, checked with N = 3 explicit selected embeddings y_j and weights w_j (Σ w_j = 1):
-    ‖c‖ ≤ R and ‖x_i − c‖ ≤ d_1 for the weighted mean c = Σ w_j y_j (Jensen for the norm)."""
-    from attnbounds.theory.proof import Chain, Context, Norm, by, vector
+    """The ball lemma for any N: ‖c‖ ≤ R and ‖x_i − c‖ ≤ d_1 for the weighted mean
+    c = Σ_t w_t y_t of the selected embeddings (triangle inequality over the N terms, then
+    ‖y_t‖ ≤ R and ‖x_i − y_t‖ ≤ d_1 term by term, and Σ_t w_t = 1)."""
+    from attnbounds.theory.proof import Chain, Context, Norm, by
 
-    y = vector("y1 y2 y3")
-    xi = vector("x_i")[0] if isinstance(vector("x_i"), tuple) else vector("x_i")
-    b = sp.symbols("b1:4", positive=True)  # the selected weights; w_j = b_j / Σ b sum to 1 exactly
-    w = [bj / sum(b) for bj in b]
-    c = sum(wj * yj for wj, yj in zip(w, y))
-
-    def terms(small, big, hyp):
-        # one chain per term, each under its own hypothesis ‖·‖ ≤ bound
-        return [
-            Chain(wj * small[j], Context({f"h{j}": sp.Le(small[j], big)})).le(wj * big, by.algebra())
-            for j, wj in enumerate(w)
-        ]
-
-    norms_y = [Norm(yj) for yj in y]
-    dists = [Norm(xi - yj) for yj in y]
-    # the lemma's hypotheses (‖y_j‖ ≤ R, ‖x_i − y_j‖ ≤ d_1) stand in each chain's context, so
-    # the termwise steps' term chains, which run under the step's context, can use them
-    ctx_R = Context({f"h{j}": sp.Le(n, R) for j, n in enumerate(norms_y)})
-    ctx_d = Context({f"h{j}": sp.Le(n, d_1) for j, n in enumerate(dists)})
+    S = _selected()
+    t, N, w, y, xi, c, mean = (S[k] for k in ("t", "N", "w", "y", "x_i", "c", "mean"))
+    ctx = Context(S["hyps"])
+    total = sp.Sum(w[t], (t, 1, N))
     norm_c = (
-        Chain(Norm(c), ctx_R)
-        .le(sum(wj * n for wj, n in zip(w, norms_y)), by.jensen(Norm, weights=w, points=list(y)))
-        .le(sum(wj * R for wj in w), by.termwise(pairs=[(wj * n, wj * R) for wj, n in zip(w, norms_y)],
-                                                 term=terms(norms_y, R, "R")))
-        .eq(R, by.identity())
+        Chain(Norm(c), ctx)
+        .eq(Norm(mean), by.hypothesis("mean"))
+        .le(sp.Sum(Norm(w[t] * y[t]), (t, 1, N)), by.triangle_sum(t, 1, N))
+        .le(sp.Sum(w[t] * R, (t, 1, N)), by.termwise(t, 1, N))
+        .eq(R * total, by.identity())
+        .eq(R, by.hypothesis("normalized-selected"))
     ).prove(Norm(c), "<=", R)
     dist = (
-        Chain(Norm(xi - c), ctx_d)
-        .eq(Norm(sum(wj * (xi - yj) for wj, yj in zip(w, y))), by.identity())
-        .le(sum(wj * n for wj, n in zip(w, dists)), by.jensen(Norm, weights=w, points=[xi - yj for yj in y]))
-        .le(sum(wj * d_1 for wj in w), by.termwise(pairs=[(wj * n, wj * d_1) for wj, n in zip(w, dists)],
-                                                   term=terms(dists, d_1, "d")))
-        .eq(d_1, by.identity())
+        Chain(Norm(xi - c), ctx)
+        .eq(Norm(xi - mean), by.hypothesis("mean"))
+        .eq(Norm(total * xi - mean), by.hypothesis("normalized-selected"))
+        .eq(Norm(sp.Sum(w[t] * (xi - y[t]), (t, 1, N))), by.identity())
+        .le(sp.Sum(Norm(w[t] * (xi - y[t])), (t, 1, N)), by.triangle_sum(t, 1, N))
+        .le(sp.Sum(w[t] * d_1, (t, 1, N)), by.termwise(t, 1, N))
+        .eq(d_1 * total, by.identity())
+        .eq(d_1, by.hypothesis("normalized-selected"))
     ).prove(Norm(xi - c), "<=", d_1)
     return norm_c, dist
 
@@ -568,36 +575,54 @@ def t1i_chains() -> dict:
     >>> all(c.complete for c in t1i_chains().values())
     True
     """
-    from attnbounds.theory.proof import Chain, Context, Norm, by, vector
+    from attnbounds.theory.proof import Chain, Context, Lemma, Norm, by, vector
 
+    S = _selected()
+    xi, c = S["x_i"], S["c"]
     a_i, delta = sp.symbols("alpha_i delta", nonnegative=True)
-    xi, c, e = vector("x_i c e")
+    e = vector("e")
     B = a_i + delta  # ᾱ_N = α_i + δ with δ ≥ 0: I_N holds the largest weights
-    ctx = Context({"centroid-distance": sp.Le(Norm(xi - c), d_1), "centroid-norm": sp.Le(Norm(c), R)})
+    norm_c, dist = _centroid_chains()
+    ctx = Context({**S["hyps"], "centroid-distance": Lemma(dist.chain, Norm(xi - c), "<=", d_1),
+                   "centroid-norm": Lemma(norm_c.chain, Norm(c), "<=", R)})
     lhs = Norm(a_i * xi - B * c)
-    per_token = (
+    per_token_chain = (
         Chain(lhs, ctx)
         .eq(Norm(a_i * (xi - c) - delta * c), by.identity())
         .le(Norm(a_i * (xi - c)) + Norm(-delta * c), by.triangle(a_i * (xi - c), -delta * c))
         .eq(a_i * Norm(xi - c) + delta * Norm(c), by.identity())
         .le(a_i * d_1 + delta * R, by.algebra())
-    ).prove(lhs, "<=", a_i * d_1 + delta * R)
+    )
+    per_token = per_token_chain.prove(lhs, "<=", a_i * d_1 + delta * R)
 
+    # summed over the K = L − N non-selected tokens i, each an instance of the per-token theorem
+    # (rule instance: α_i → a(i), δ → ᾱ_N − a(i) ≥ 0 by top-N, x_i → X(i)), D(i) = ‖a(i) X(i) − ᾱ_N c‖
     i = sp.Symbol("i", integer=True, positive=True)
     K = sp.Symbol("K", integer=True, positive=True)  # K = L − N non-selected tokens
-    a, D = sp.Function("a"), sp.Function("D")
+    a, D = sp.Function("a", real=True), sp.Function("D")
+    X = sp.Function("X", commutative=False)  # the non-selected embeddings
     m = sp.Symbol("m", nonnegative=True)  # the non-selected mass 1 − ᾱ_N
     Bs = alpha_N
+    sigma = {a_i: a(i), delta: Bs - a(i), xi: X(i)}
+    hyps = S["hyps"]
     sum_ctx = Context(
         {
-            "per-token": sp.Le(D(i), a(i) * d_1 + (Bs - a(i)) * R),
+            "distance": sp.Eq(D(i), Norm(a(i) * X(i) - Bs * c)),  # D_i = ‖α_i x_i − s‖, s = ᾱ_N c
+            "weights": sp.Ge(a(i), 0),
+            "top-N": sp.Ge(Bs, a(i)),  # ᾱ_N ≥ (a selected weight) ≥ α_i for i ∉ I_N
+            "mean": hyps["mean"], "normalized-selected": hyps["normalized-selected"], "R": hyps["R"],
+            "d_1": sp.Le(Norm(X(i) - S["y"][S["t"]]), d_1),
             "normalized": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - Bs),
         }
     )
+    per_token_thm = Lemma(per_token_chain, lhs, "<=", a_i * d_1 + delta * R)
+    bound_i = a(i) * d_1 + (Bs - a(i)) * R
+    term = (Chain(D(i), sum_ctx).eq(Norm(a(i) * X(i) - Bs * c), by.hypothesis("distance"))
+            .le(bound_i, by.instance(per_token_thm, sigma)))
     goal = (1 - Bs) * d_1 + R * (K * Bs - (1 - Bs))
     summed = (
         Chain(sp.Sum(D(i), (i, 1, K)), sum_ctx)
-        .le(sp.Sum(a(i) * d_1 + (Bs - a(i)) * R, (i, 1, K)), by.termwise(i, 1, K))
+        .le(sp.Sum(bound_i, (i, 1, K)), by.termwise(i, 1, K, term=term))
         .eq(d_1 * sp.Sum(a(i), (i, 1, K)) + R * (K * Bs - sp.Sum(a(i), (i, 1, K))), by.identity())
         .eq(d_1 * (1 - Bs) + R * (K * Bs - (1 - Bs)), by.hypothesis("normalized"))
     )
@@ -619,42 +644,54 @@ def t1i_chains() -> dict:
 
     w_ctx = Context({"unit": sp.Eq(Norm(e), 1)})
     w_lhs = Norm((a_i * (R - d_1) - B * R) * e)  # α_i x_i − s with x_i = (R − d_1)e, s = ᾱ_N R e
-    witness = (
+    witness_chain = (
         Chain(w_lhs, w_ctx)
         .eq((a_i * d_1 + delta * R) * Norm(e), by.identity())
         .eq(a_i * d_1 + delta * R, by.hypothesis("unit"))
-    ).prove(w_lhs, "==", a_i * d_1 + delta * R)
+    )
+    witness = witness_chain.prove(w_lhs, "==", a_i * d_1 + delta * R)
 
-    # the witness summed: every D(i) equals its bound, so d~ equals B (needs sum alpha = 1 - alpha_N)
-    ws_ctx = Context({"witness": sp.Eq(D(i), a(i) * d_1 + (Bs - a(i)) * R),
+    # the witness summed: every D(i) equals its bound (an instance of the witness), so d~ equals
+    # B (needs sum alpha = 1 - alpha_N)
+    witness_thm = Lemma(witness_chain, w_lhs, "==", a_i * d_1 + delta * R)
+    ws_ctx = Context({"witness": sp.Eq(D(i), Norm((a(i) * (R - d_1) - Bs * R) * e)),  # x_i = (R − d_1)e, s = ᾱ_N R e
+                      "weights": sp.Ge(a(i), 0), "top-N": sp.Ge(Bs, a(i)), "unit": sp.Eq(Norm(e), 1),
                       "normalized": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - Bs)})
-    ws_term = Chain(D(i), ws_ctx).eq(a(i) * d_1 + (Bs - a(i)) * R, by.hypothesis("witness"))
+    ws_term = (Chain(D(i), ws_ctx).eq(Norm((a(i) * (R - d_1) - Bs * R) * e), by.hypothesis("witness"))
+               .eq(bound_i, by.instance(witness_thm, {a_i: a(i), delta: Bs - a(i)})))
     witness_sum = (
         Chain(sp.Sum(D(i), (i, 1, K)), ws_ctx)
-        .eq(sp.Sum(a(i) * d_1 + (Bs - a(i)) * R, (i, 1, K)), by.termwise(i, 1, K, term=ws_term))
+        .eq(sp.Sum(bound_i, (i, 1, K)), by.termwise(i, 1, K, term=ws_term))
         .eq(d_1 * sp.Sum(a(i), (i, 1, K)) + R * (K * Bs - sp.Sum(a(i), (i, 1, K))), by.identity())
         .eq(d_1 * (1 - Bs) + R * (K * Bs - (1 - Bs)), by.hypothesis("normalized"))
     ).prove(sp.Sum(D(i), (i, 1, K)), "==", goal)
 
-    s = vector("s")[0] if isinstance(vector("s"), tuple) else vector("s")
-    old_ctx = Context({"d1-norm": sp.Le(Norm(xi), d_1), "context-norm": sp.Le(Norm(s), Bs * R)})
-    old = (
-        Chain(Norm(a_i * xi - s), old_ctx)
-        .le(Norm(a_i * xi) + Norm(-s), by.triangle(a_i * xi, -s))
-        .eq(a_i * Norm(xi) + Norm(s), by.identity())
-        .le(a_i * d_1 + Bs * R, by.termwise(pairs=[(a_i * Norm(xi), a_i * d_1), (Norm(s), Bs * R)]))
-    ).prove(Norm(a_i * xi - s), "<=", a_i * d_1 + Bs * R)
-    # the old reading summed over the K non-selected tokens
-    os_ctx = Context({"per-token": sp.Le(D(i), a(i) * d_1 + Bs * R),
-                      "normalized": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - Bs)})
+    # the old reading d_1 = max_{i∉I_N} ‖x_i‖ (not the pairwise distance): with s = ᾱ_N c,
+    # ‖α_i x_i − s‖ ≤ α_i‖x_i‖ + ᾱ_N‖c‖ ≤ α_i d_1 + ᾱ_N R (‖c‖ ≤ R: the ball lemma's centroid-norm)
+    old_hyps = {k: v for k, v in hyps.items() if k != "d_1"}
+    old_ctx = Context({**old_hyps, "d1-norm": sp.Le(Norm(xi), d_1),
+                       "centroid-norm": Lemma(norm_c.chain, Norm(c), "<=", R)})
+    old_lhs = Norm(a_i * xi - Bs * c)
+    old_chain = (
+        Chain(old_lhs, old_ctx)
+        .le(Norm(a_i * xi) + Norm(-Bs * c), by.triangle(a_i * xi, -Bs * c))
+        .eq(a_i * Norm(xi) + Bs * Norm(c), by.identity())
+        .le(a_i * d_1 + Bs * R, by.termwise(pairs=[(a_i * Norm(xi), a_i * d_1), (Bs * Norm(c), Bs * R)]))
+    )
+    old = old_chain.prove(old_lhs, "<=", a_i * d_1 + Bs * R)
+    # the old reading summed over the K non-selected tokens, each an instance (α_i → a(i), x_i → X(i))
+    old_thm = Lemma(old_chain, old_lhs, "<=", a_i * d_1 + Bs * R)
+    os_ctx = Context({"distance": sp.Eq(D(i), Norm(a(i) * X(i) - Bs * c)), "weights": sp.Ge(a(i), 0), **old_hyps,
+                      "d1-norm": sp.Le(Norm(X(i)), d_1), "normalized": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - Bs)})
+    os_term = (Chain(D(i), os_ctx).eq(Norm(a(i) * X(i) - Bs * c), by.hypothesis("distance"))
+               .le(a(i) * d_1 + Bs * R, by.instance(old_thm, {a_i: a(i), xi: X(i)})))
     old_goal = (1 - Bs) * d_1 + K * Bs * R
     old_sum = (
         Chain(sp.Sum(D(i), (i, 1, K)), os_ctx)
-        .le(sp.Sum(a(i) * d_1 + Bs * R, (i, 1, K)), by.termwise(i, 1, K))
+        .le(sp.Sum(a(i) * d_1 + Bs * R, (i, 1, K)), by.termwise(i, 1, K, term=os_term))
         .eq(d_1 * sp.Sum(a(i), (i, 1, K)) + K * Bs * R, by.identity())
         .eq(d_1 * (1 - Bs) + K * Bs * R, by.hypothesis("normalized"))
     ).prove(sp.Sum(D(i), (i, 1, K)), "<=", old_goal)
-    norm_c, dist = _centroid_chains()
     return {
         "per_token": per_token,
         "centroid_norm": norm_c,

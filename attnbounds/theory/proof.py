@@ -61,6 +61,7 @@ __all__ = [
     "vector",
     "Context",
     "BoundedDifferences",
+    "Assumed",
     "Lemma",
     "AllOf",
     "By",
@@ -226,6 +227,24 @@ class BoundedDifferences:
     sum_c2: Any
 
 
+@dataclass(frozen=True)
+class Assumed:
+    """A premise argued in prose, not checked: a consequence of the statement's hypotheses (or of
+    its definitions) that no checked chain derives yet. It is kept in the context for the record,
+    but no rule may use it: the ``hypothesis`` rule and McDiarmid's refuse it, and the sign oracle
+    never sees it. A chain that needs it is therefore never complete, and a reading it backs is
+    at most ``holds`` (``Proof.from_chain`` marks it argued and names the premise).
+
+    >>> x = sp.Symbol("x")
+    >>> ctx = Context({"x<=1": Assumed(sp.Le(x, 1), "argued on the page")})
+    >>> ctx.relations(), ctx.assumed()
+    ([], {'x<=1': 'argued on the page'})
+    """
+
+    fact: Any  # a SymPy relation, a tuple of them, or a BoundedDifferences fact
+    why: str
+
+
 @dataclass(frozen=True, eq=False)
 class Lemma:
     """A hypothesis that is itself proved: ``chain`` must take ``lhs`` to ``rhs`` by
@@ -267,10 +286,14 @@ class Context:
             cleaned[name] = h
         object.__setattr__(self, "hypotheses", cleaned)
         for name, h in self.hypotheses.items():
-            ok = isinstance(h, (BoundedDifferences, Lemma) + rel_types) or (
-                isinstance(h, tuple) and h and all(isinstance(r, rel_types) for r in h))
+            fact = h.fact if isinstance(h, Assumed) else h
+            ok = isinstance(fact, (BoundedDifferences,) + rel_types) or (not isinstance(h, Assumed) and isinstance(h, Lemma)) or (
+                isinstance(fact, tuple) and fact and all(isinstance(r, rel_types) for r in fact))
+            if isinstance(h, Assumed) and not (isinstance(h.why, str) and h.why.strip()):
+                raise TypeError(f"hypotheses[{name!r}]: an Assumed premise needs a non-empty why")
             if not ok:
-                raise TypeError(f"hypotheses[{name!r}]: expected a SymPy relation (or a tuple of them), Lemma or BoundedDifferences, got {h!r}")
+                raise TypeError(f"hypotheses[{name!r}]: expected a SymPy relation (or a tuple of them), Lemma, BoundedDifferences "
+                                f"or Assumed, got {h!r}")
         object.__setattr__(self, "hypotheses", dict(self.hypotheses))
 
     def without(self, name: str) -> "Context":
@@ -296,11 +319,15 @@ class Context:
         """Hypothesis ``name`` as a tuple of SymPy relations; empty for a fact or a lemma
         whose chain does not check here."""
         h = self.hypotheses[name]
-        if isinstance(h, BoundedDifferences):
+        if isinstance(h, (BoundedDifferences, Assumed)):
             return ()
         if isinstance(h, Lemma):
             return (h.relation_expr(),) if _lemma_holds(h, self.without_lemmas()) else ()
         return h if isinstance(h, tuple) else (h,)
+
+    def assumed(self) -> dict:
+        """{name: why} of the premises assumed (argued in prose), which no rule uses."""
+        return {k: h.why for k, h in self.hypotheses.items() if isinstance(h, Assumed)}
 
     def without_lemmas(self) -> "Context":
         """The stated hypotheses only: no lemmas, and none of the local ones a rule adds
@@ -716,6 +743,11 @@ def _need(cond: bool, message: str):
         raise _Fail(message)
 
 
+def _not_assumed(ctx: Context, name: str, what: str):
+    h = ctx.hypotheses.get(name)
+    _need(not isinstance(h, Assumed), f"{what}: {name!r} is assumed, not checked ({h.why if isinstance(h, Assumed) else ''})")
+
+
 def _same(a, b, what: str):
     _need(is_identity(a, b), f"{what}: {sp.sstr(a)} is not {sp.sstr(b)}")
 
@@ -749,6 +781,7 @@ def _algebra(lhs, rel, rhs, p, ctx):
 def _hypothesis(lhs, rel, rhs, p, ctx):
     name = p["name"]
     _need(name in ctx.hypotheses, f"hypothesis: {name!r} is not a hypothesis of this context")
+    _not_assumed(ctx, name, "hypothesis")
     hs = ctx.relation(name)
     _need(bool(hs), f"hypothesis: {name!r} is not a relation, or a lemma whose chain does not check here")
     failures = []
@@ -942,6 +975,7 @@ def _mcdiarmid(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "mcdiarmid: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     f, t, name = sp.sympify(p["f"]), sp.sympify(p["t"]), p["hypothesis"]
+    _not_assumed(ctx, name, "mcdiarmid")
     h = ctx.hypotheses.get(name)
     _need(isinstance(h, BoundedDifferences), f"mcdiarmid: no BoundedDifferences hypothesis {name!r} in the context")
     _same(h.f, f, "mcdiarmid: the hypothesis is about another function")
@@ -1628,6 +1662,7 @@ class ChainCheck:
     reaches_goal: bool
     goal_reason: str
     lemma_rules: tuple[str, ...] = ()  # rules of the lemmas of the context that check
+    assumed_premises: tuple = ()  # (name, why) of the context's Assumed premises
 
     @property
     def steps(self) -> int:
@@ -1652,6 +1687,12 @@ class ChainCheck:
         row and fact chains, a cited theorem's chain and the chains that discharge its
         premises): each was checked inside its step, which checks only when they all do."""
         return sum(_carried_steps(st) for st, sc in zip(self.chain.steps, self.step_checks) if sc.checked)
+
+    @property
+    def assumed(self) -> dict:
+        """{name: why} of the premises its context assumes (:class:`Assumed`): argued in prose,
+        usable by no rule, so a chain that needs one is not complete."""
+        return dict(self.assumed_premises)
 
     @property
     def first_failure(self) -> str:
@@ -1739,6 +1780,11 @@ class AllOf:
     @property
     def substeps(self) -> int:
         return sum(p.substeps for p in self.parts)
+
+    @property
+    def assumed(self) -> dict:
+        """{name: why} of the premises the parts' contexts assume."""
+        return {k: v for p in self.parts for k, v in p.assumed.items()}
 
     @property
     def first_failure(self) -> str:
@@ -1838,7 +1884,7 @@ class Chain:
             r for h in ctx.hypotheses.values() if isinstance(h, Lemma) and _lemma_holds(h, base)
             for r in _lemma_check(h, base).rules
         )
-        return ChainCheck((lhs, relation, rhs), self, checks, ok, why, lemma_rules)
+        return ChainCheck((lhs, relation, rhs), self, checks, ok, why, lemma_rules, tuple(ctx.assumed().items()))
 
 
 # ----------------------------------------------------------------------------- matrices and indices (proofjac)
@@ -1988,6 +2034,7 @@ def _definitions(ctx: Context, defs) -> list:
     out = []
     for name in (defs if isinstance(defs, (tuple, list)) else (defs,)) if defs else ():
         _need(name in ctx.hypotheses, f"definitions: {name!r} is not a hypothesis of this context")
+        _not_assumed(ctx, name, "definitions")
         for h in ctx.relation(name):
             if not isinstance(h, sp.Eq):
                 continue

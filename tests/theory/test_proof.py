@@ -327,3 +327,42 @@ def test_lemma_is_rechecked_under_the_using_context():
     assert not chain.prove(*goal, ctx=ctx.without("f>=m")).complete
     both = AllOf((chain.prove(*goal), Chain(x).le(x + 1, by.argued("why not")).prove(x, "<=", x + 1)))
     assert (both.steps, both.checked, both.complete) == (2, 1, False)
+
+
+def test_an_assumed_premise_is_used_by_no_rule():
+    """A premise argued in prose (Assumed) is kept for the record but never backs a checked step."""
+    import pytest
+
+    from attnbounds.theory.proof import Assumed, BoundedDifferences, Chain, Context, Expect, Prob, by
+
+    x, M = sp.symbols("x M", positive=True)
+    checked = Chain(x, Context({"x<=M": x <= M})).le(M, by.hypothesis("x<=M")).prove(x, "<=", M)
+    assumed = Chain(x, Context({"x<=M": Assumed(x <= M, "argued on the page")})).le(M, by.hypothesis("x<=M"))
+    res = assumed.prove(x, "<=", M)
+    assert checked.complete and not checked.assumed
+    assert not res.complete and res.assumed == {"x<=M": "argued on the page"}
+    assert "'x<=M' is assumed, not checked (argued on the page)" in res.first_failure
+    # nor does the sign oracle see it
+    alg = Chain(2 * x, Context({"x<=M": Assumed(x <= M, "argued")})).le(2 * M, by.algebra()).prove(2 * x, "<=", 2 * M)
+    assert not alg.complete
+    # nor McDiarmid's bounded differences
+    f, t = sp.Function("f")(sp.Symbol("i")), sp.Symbol("t", positive=True)
+    tail = Prob(sp.Le(f - Expect(f), -t))
+    for fact, ok in ((BoundedDifferences(f, 4), True), (Assumed(BoundedDifferences(f, 4), "argued"), False)):
+        step = Chain(tail, Context({"bd": fact})).le(sp.exp(-2 * t**2 / 4), by.mcdiarmid(f, t, "bd"))
+        assert step.prove(tail, "<=", sp.exp(-2 * t**2 / 4)).complete is ok
+    with pytest.raises(TypeError, match="non-empty why"):
+        Context({"x<=M": Assumed(x <= M, " ")})
+    with pytest.raises(TypeError, match="Assumed"):
+        Context({"x": Assumed("not a relation", "why")})
+
+
+def test_from_chain_names_the_assumed_premises():
+    from attnbounds.claims.base import Proof
+    from attnbounds.theory.proof import Assumed, Chain, Context, by
+
+    x, M = sp.symbols("x M", positive=True)
+    res = Chain(x, Context({"x<=M": Assumed(x <= M, "argued")})).le(M, by.hypothesis("x<=M")).prove(x, "<=", M)
+    proof = Proof.from_chain(res, "x below M")
+    assert proof.status is None and proof.argued
+    assert proof.detail.startswith("argued: x below M [0/1 steps checked (hypothesis); assumed, not checked: x<=M;")
