@@ -94,14 +94,20 @@ def plot_matrix(matrix: dict, path) -> str:
     ax.set_yticks(range(len(names)), names, fontsize=8)
     rows = matrix.get("rows") if isinstance(matrix.get("rows"), dict) else {}
     broken = {(n, r.get("id")) for n, rs in rows.items() for r in rs if r.get("error") or r.get("conflict")}
+    # "*": the normalizer does not meet a hypothesis of the reading's claim, as in the text matrix
+    outside = {(n, r.get("id")) for n, rs in rows.items() for r in rs if r.get("hypotheses_broken")}
     for (i, j), v in np.ndenumerate(grid):
         # readable without colour; "E": an error or a conflict, not a verdict
         mark = "E" if (names[i], ids[j]) in broken else order[v][0].upper()
+        if (names[i], ids[j]) in outside and mark != "E":
+            mark += "*"
         ax.text(j, i, mark, ha="center", va="center", fontsize=7, fontweight="bold" if mark == "E" else "normal")
     ax.set_title("claim conclusions under each normalizer", fontsize=9)
     handles = [Patch(color=_COLORS[v], label=v) for v in order]
     if broken:
         handles.append(Patch(color="white", label="E: error or conflict"))
+    if outside:
+        handles.append(Patch(color="white", label="*: a hypothesis of the claim not met\n(not a counterexample to it)"))
     ax.legend(handles=handles, loc="upper left",
               bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

@@ -78,7 +78,9 @@ def atomic_write(path, mode: str = "w", *, encoding: str | None = "utf-8", newli
     Parameters
     ----------
     path : str or path-like
-        The file to write. Its directory must exist.
+        The file to write. Its directory must exist. A symlink is written through (its target
+        is replaced, the link stays); a path that exists and is not a regular file (a
+        directory, a device, a FIFO) is refused with ``ValueError``.
     mode : str
         ``"w"`` (text) or ``"wb"`` (binary).
     encoding : str or None
@@ -88,7 +90,9 @@ def atomic_write(path, mode: str = "w", *, encoding: str | None = "utf-8", newli
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"mode: must be 'w' or 'wb', got {mode!r}")
-    path = Path(path)
+    path = Path(os.path.realpath(path))  # through a symlink to its target (the link stays a link)
+    if path.exists() and not path.is_file():
+        raise ValueError(f"path: {str(path)!r} is not a regular file; an atomic write replaces files only")
     directory = path.parent
     if not directory.is_dir():
         raise FileNotFoundError(f"path: directory {str(directory)!r} of {str(path)!r} does not exist")

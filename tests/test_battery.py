@@ -142,3 +142,42 @@ def test_a_plugin_normalizer_with_a_ratio_form():
     N = nz.from_sympy(nz.LOGIT**2 + 1, nz.LOGIT, name="quadratic_plus_one")
     row = engine.check(["L1:reconstructed"], budget=SMALL, normalizer=N)[0]
     assert row.verdict == "holds" and row.normalizer == "quadratic_plus_one"
+
+
+def test_matrix_plot_marks_a_hypothesis_not_met(tmp_path, monkeypatch):
+    # the text matrix marks such cells "*" (not counterexamples to the claim); the figure did not
+    import matplotlib.axes
+
+    m = battery.run_matrix(["softmax", "ssmax"], ["L1:reconstructed"], quick=True)
+    broken = {n: [r["id"] for r in rows if r.get("hypotheses_broken")] for n, rows in m["rows"].items()}
+    assert broken == {"softmax": [], "ssmax": ["L1:reconstructed"]}, broken
+    texts = []
+    real = matplotlib.axes.Axes.text
+
+    def spy(self, x, y, s, *args, **kwargs):
+        texts.append(s)
+        return real(self, x, y, s, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "text", spy)
+    battery.plot_matrix(m, tmp_path / "m.png")
+    assert sorted(texts) == ["F*", "H"], texts
+
+
+def test_a_hypothesis_of_some_readings_is_reported_for_those_only():
+    # L2's "softmax" hypothesis is a hypothesis of its 1/(4T) readings; the generic readings
+    # need only a positive differentiable F, which a SymPy plug-in meets
+    N = nz.from_sympy((nz.LOGIT**2 + 1) ** 2, nz.LOGIT, name="even_square_plus_one")
+    rows = {r.reading: r for r in engine.check(["L2:spectral", "L2:log-form"], budget=SMALL, normalizer=N)}
+    assert rows["spectral"].hypotheses_broken == ["softmax"]
+    assert rows["log-form"].hypotheses_broken == []
+    # a numpy callable has no SymPy F: whether F is positive and differentiable is not known, not "not met"
+    tsm = nz.from_callable(lambda z, tau=2.0: nz.get("softmax").weights(z / tau), name="tsm", params={"tau": 2.0})
+    row = engine.check(["L2:log-form"], budget=SMALL, normalizer=tsm)[0]
+    assert "differentiable-positive-F" not in (row.hypotheses_broken or [])
+    from dataclasses import replace
+
+    from attnbounds.claims import registry
+    from attnbounds.claims.base import Hypothesis
+
+    with pytest.raises(ValueError, match="names no reading"):
+        replace(registry.get("L2"), hypotheses=(Hypothesis("h", "-", readings=("nosuch",)),))

@@ -131,3 +131,21 @@ def test_a_downloaded_book_is_cached_through_the_helper(tmp_path, monkeypatch):
     path = text._gutenberg_file("gutenberg:2600")
     assert path == tmp_path / "gutenberg" / "pg2600.txt" and path.read_bytes() == b"the book"
     assert [f.name for f in path.parent.iterdir()] == ["pg2600.txt"]
+
+
+def test_atomic_write_goes_through_a_symlink_and_refuses_special_files(tmp_path):
+    from attnbounds.fileio import atomic_write
+
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    with atomic_write(link) as fh:
+        fh.write("new")
+    assert link.is_symlink() and target.read_text() == "new"  # the link stays a link
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="not a regular file"):
+        with atomic_write(fifo) as fh:
+            fh.write("x")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # untouched

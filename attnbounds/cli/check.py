@@ -50,7 +50,7 @@ _LABEL = {"symbolic": "sym", "certify": "cert", "strategy": "hyp", "sweep": "swe
 def _console(stderr: bool):
     from rich.console import Console
 
-    console = Console(stderr=stderr, soft_wrap=False)
+    console = Console(stderr=stderr, soft_wrap=False, emoji=False)  # ids such as my-notes:TV:x print literally
     if not console.is_terminal and console.width < 140 and not _columns_set():
         console.width = 140  # logs and pipes: room for the evidence column, unless COLUMNS says otherwise
     return console
@@ -183,7 +183,7 @@ def render_table(rows: list[dict], console) -> None:
     for row in rows:
         methods = ",".join(_LABEL.get(m, m) for m in row.get("methods") or []) or "-"
         table.add_row(
-            str(row["id"]), methods, _verdict_markup(row), _escape(proof_cell(row.get("proof"))),
+            _escape(str(row["id"])), methods, _verdict_markup(row), _escape(proof_cell(row.get("proof"))),
             _escape(_evidence(row)), f"{row.get('seconds', 0):.1f}",
         )
     console.print(table)
@@ -446,9 +446,9 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path
     Narrower than 120 columns (a terminal, or the COLUMNS environment variable; a file or a
     pipe is 140 columns wide unless COLUMNS is set), the table is compact: one line per row
     (id, verdict, proof, seconds) and its evidence on up to two lines below, cut with "…"
-    (--json has it in full). Its proof column reads "k/n +m": k of the chain's n top-level
-    steps checked, plus m sub-steps; "k/n argued": a step is argued, not checked; "exact
-    cex": an exact counterexample; "-": no symbolic proof.
+    (--json has it in full in each row's "detail"). Its proof column reads "k/n +m": k of
+    the chain's n top-level steps checked, plus m sub-steps; "k/n argued": a step is argued,
+    not checked; "exact cex": an exact counterexample; "-": no symbolic proof.
     """
     from attnbounds.engine.budget import PRESET, budget_for
 
@@ -589,7 +589,7 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: b
         table.add_column(col, overflow="fold", no_wrap=col != "reason")
     for r in report.rows:
         style = "bold magenta" if r.defect else _STYLE.get(r.verdict, "")
-        table.add_row(r.reading, r.mutant, f"[{style}]{r.verdict}[/]", _escape(r.reason))
+        table.add_row(_escape(r.reading), _escape(r.mutant), f"[{style}]{r.verdict}[/]", _escape(r.reason))
     console.print(table)
     summary = report.summary()
     rate = summary["kill_rate"]
@@ -691,6 +691,9 @@ def _unknown_ids_text(exc: ValueError, ids, user_claims=None) -> str:
             bad.append(repr(w))
     if not bad:  # cannot happen (the ids failed together), but never hide the engine's message
         return text
+    if all(any(n.startswith(f"ambiguous claim id {w!r}") for n in notes) for w in ids if f"{w!r}" in " ".join(bad)):
+        # known, but in several papers: say so, not "unknown"
+        return "ids: " + "; ".join(notes) + " (qualify the id with its paper, as listed)"
     out = f"ids: unknown id{'s' if len(bad) > 1 else ''} {', '.join(bad)}"
     out += "".join(f"; {n}" for n in notes)
     if any("," in str(w) for w in ids):

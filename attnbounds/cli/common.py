@@ -31,8 +31,12 @@ def check_writable_file(path: str | None, flag: str, *, suffixes: tuple = ()) ->
     p = Path(os.path.abspath(os.path.expanduser(str(path))))
     if suffixes and not p.name.lower().endswith(suffixes):
         raise UsageError(f"{flag}: must end in {', '.join(suffixes)}, got {str(path)!r}")
+    p = Path(os.path.realpath(p))  # a symlink is written through: its target is the file
     if p.is_dir():
         raise UsageError(f"{flag}: {str(path)!r} is a directory")
+    if p.exists() and not p.is_file():  # a device, a FIFO or a socket: the output is a replaced file
+        raise UsageError(f"{flag}: {str(path)!r} is not a regular file (the output replaces a file atomically; "
+                         "use '-' for stdout)")
     ancestor = p.parent
     if not ancestor.exists():
         missing = ancestor

@@ -191,21 +191,22 @@ def judge_under(
     except NotApplicable as exc:
         instances = [exc.instance] if exc.instance is not None else []
         row = Row(f"{cid}:{reading.name}", cid, reading.name, "reading",
-                  evidence=_short(f"not applicable under {N.name}: {exc}"), detail={"under": str(exc)})
+                  evidence=_short(f"not applicable under {N.spec}: {exc}"), detail={"under": str(exc)})
     else:
         row = judge_reading(claim, posed, budget=budget, seed=seed, progress=progress, claim_id=cid)
-    row.normalizer = N.name
+    row.normalizer = N.spec
     instance = (row.counterexample or {}).get("instance")
-    row.hypotheses_broken = _hypotheses_broken(claim, N, instances + ([instance] if instance else []))
+    row.hypotheses_broken = _hypotheses_broken(claim, N, instances + ([instance] if instance else []), reading.name)
     return row
 
 
-def _hypotheses_broken(claim: Claim, N, instances: list) -> list[str]:
-    """The claim's hypotheses ``N`` breaks: by its metadata, or at one of ``instances`` (a
-    sample drawn through ``N`` and the counterexample)."""
-    out = [h.name for h in claim.hypotheses if h.holds_for(N) is False]
+def _hypotheses_broken(claim: Claim, N, instances: list, reading: str | None = None) -> list[str]:
+    """The claim's hypotheses ``N`` breaks (those of ``reading`` only, when given): by its
+    metadata, or at one of ``instances`` (a sample drawn through ``N`` and the counterexample)."""
+    hyps = [h for h in claim.hypotheses if reading is None or h.applies_to(reading)]
+    out = [h.name for h in hyps if h.holds_for(N) is False]
     for instance in instances:
-        for h in claim.hypotheses:
+        for h in hyps:
             if h.check is None or h.name in out:
                 continue
             try:

@@ -458,6 +458,9 @@ class Normalizer:
     positive: bool | None = None
     roles: frozenset = frozenset({"attention"})
     search_param: str | None = None
+    #: the parameters it was made with (kept by :meth:`with_params`), so :attr:`spec` can name
+    #: the ones set since
+    base_params: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -469,6 +472,8 @@ class Normalizer:
         params = dict(self.params)
         params.setdefault("T", 1.0)
         object.__setattr__(self, "params", params)
+        if self.base_params is None:
+            object.__setattr__(self, "base_params", dict(params))
         checks = dict(self.checks)
         checks.setdefault("T", lambda v: check_temperature(v, "T"))
         object.__setattr__(self, "checks", checks)
@@ -504,6 +509,23 @@ class Normalizer:
         """
         resolved = self._resolve(params)
         return replace(self, params={**self.params, **{k: resolved[k] for k in params}})
+
+    @property
+    def spec(self) -> str:
+        """The name with the parameters set since it was made, as :func:`get` reads it back
+        (the bare name when there are none): rows and counterexamples record it, so that a
+        counterexample found under ``ssmax(s=2)`` replays under s = 2.
+
+        >>> get("ssmax(s=2)").spec, get("ssmax").spec, get("softmax", T=0.5).spec
+        ('ssmax(s=2.0)', 'ssmax', 'softmax(T=0.5)')
+        >>> get(get("entmax(alpha=2)").spec).params["alpha"]
+        2.0
+        """
+        base = self.base_params or {}
+        changed = {k: v for k, v in self.params.items() if k not in base or not _same_value(base[k], v)}
+        if not changed:
+            return self.name
+        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in sorted(changed.items()))})"
 
     def _prepare(self, logits, params):
         z = as_float_array(logits, "logits")
@@ -883,6 +905,13 @@ def _entry_point(name: str):
     return None
 
 
+def _same_value(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 -- arrays and other values without a plain ==
+        return a is b
+
+
 def get(name_or_spec, **params) -> Normalizer:
     """Resolve a normalizer: a registered name, ``"package.module:object"`` (also found from
     the current directory), ``"path/to/file.py:object"``, an entry point in the group
@@ -934,7 +963,9 @@ def resolve(spec, *, flag: str = "name_or_spec") -> Normalizer:
     except Exception as exc:  # noqa: BLE001 - a plug-in may raise anything while importing
         text = " ".join(str(exc.args[0] if exc.args else exc).split())
         text = text.removeprefix("name_or_spec: ")
-        if isinstance(exc, TypeError):
+        if isinstance(exc, TypeError) and "unknown parameter" in text:  # "q: unknown parameter for ...": name q
+            text = f"{spec!r}: {text.replace(': unknown parameter', ' is an unknown parameter', 1)}"
+        elif isinstance(exc, TypeError):
             text = f"{spec!r} is not a normalizer: {text.split(': ', 1)[-1]}"
         raise ValueError(f"{flag}: {text}") from exc
     try:

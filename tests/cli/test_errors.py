@@ -182,3 +182,61 @@ def test_a_reader_that_goes_away_ends_the_command_quietly():
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 141, err
     assert err == "", err
+
+
+def test_json_to_a_fifo_or_through_a_symlink(tmp_path):
+    # a FIFO is refused at once (the writability probe used to block on opening it); a symlink
+    # is written through, so the link survives and its target holds the rows
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    res = CliRunner().invoke(main, ["check", "L2:entry", "--quick", "--json", str(fifo)])
+    assert res.exit_code == 2 and "--json" in res.output and "not a regular file" in res.output, res.output
+    target = tmp_path / "real.json"
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    res = CliRunner().invoke(main, ["check", "L2:entry", "--quick", "--json", str(link)])
+    assert res.exit_code == 0, res.output
+    assert link.is_symlink() and '"rows"' in target.read_text()
+
+
+def test_claim_ids_print_literally_without_emoji(tmp_path):
+    # rich read ":TV:" in "my-notes:TV:transcribed" as an emoji code (📺)
+    src = Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_claim.py"
+    other = tmp_path / "my_claim2.py"
+    other.write_text(src.read_text().replace('paper="my-notes"', 'paper="other-notes"'))
+    assert other.read_text() != src.read_text()
+    res = CliRunner().invoke(main, ["check", "--quick", "--claims", str(src), "--claims", str(other)],
+                             env={"COLUMNS": "200"})
+    assert res.exit_code in (0, 1), res.output
+    assert "📺" not in res.output and "my-notes:TV:transcribed" in res.output, res.output
+
+
+def test_a_counterexample_under_a_parametrized_normalizer_replays(tmp_path):
+    # rows and instances used to record "ssmax" for ssmax(s=2): the recorded counterexample
+    # then replayed under s = 1 and was no counterexample
+    import json
+
+    import numpy as np
+
+    from attnbounds.claims import registry
+
+    out = tmp_path / "rows.json"
+    res = CliRunner().invoke(main, ["check", "--quick", "--normalizer", "ssmax(s=2)", "L2:entry", "--json", str(out)])
+    assert res.exit_code in (0, 1), res.output
+    row = json.loads(out.read_text())["rows"][0]
+    assert row["normalizer"] == "ssmax(s=2.0)" and row["verdict"] == "falsified", row
+    inst = {k: (np.array(v) if isinstance(v, list) else v) for k, v in row["counterexample"]["instance"].items()}
+    assert inst["normalizer"] == "ssmax(s=2.0)"
+    sides = registry.get("L2").reading("entry").sides(inst)
+    assert np.max(sides.lhs) > np.max(sides.rhs)
+
+
+def test_an_ambiguous_id_is_not_called_unknown_and_a_bad_parameter_is_named(tmp_path):
+    src = Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_claim.py"
+    other = tmp_path / "my_claim2.py"
+    other.write_text(src.read_text().replace('paper="my-notes"', 'paper="other-notes"'))
+    res = CliRunner().invoke(main, ["check", "--quick", "--claims", str(src), "--claims", str(other), "TV"])
+    assert res.exit_code == 2 and "unknown" not in res.output, res.output
+    assert "ambiguous claim id 'TV': my-notes:TV, other-notes:TV" in res.output
+    res = CliRunner().invoke(main, ["check", "--quick", "--normalizer", "ssmax(q=1)", "L2:entry"])
+    assert res.exit_code == 2 and "q is an unknown parameter for normalizer 'ssmax'" in res.output, res.output

@@ -206,3 +206,19 @@ def test_known_suprema_at_uniform_two_tokens():
 def test_error_paths_name_the_argument(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+@pytest.mark.parametrize("scheme", ["central", "forward", "backward"])
+def test_finite_differences_divide_by_the_stored_step(scheme):
+    # at |l| = 1e4 a step of 1e-6 is stored to about 1.8e-12: dividing by ε itself gave a
+    # relative error of 3.4e-7 (a user's callable plug-in was "falsified" on L2's sharp bound)
+    from attnbounds.numerics.attention import softmax
+    from attnbounds.numerics.jacobian import finite_difference_jacobian
+
+    for z in ([-1e4, -1e4], [1e4, 1e4 - 0.3, 1e4 + 0.2]):
+        z = np.asarray(z)
+        a = softmax(z)
+        exact = np.diag(a) - np.outer(a, a)
+        got = finite_difference_jacobian(softmax, z, scheme=scheme)
+        tol = 1e-9 if scheme == "central" else 1e-5  # one-sided: O(ε) truncation
+        assert np.allclose(got, exact, rtol=0, atol=tol * np.abs(exact).max()), (z, got, exact)
