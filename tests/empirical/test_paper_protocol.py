@@ -144,6 +144,10 @@ def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, ti
         assert f"{stem}.png" in names
     crit = _heads(tmp_path / "critical_n.csv")
     assert list(crit[0]) == ["window", "L", "N_crit", "statistic", "p_value"]
+    assert all(r["N_crit"] == "nan" or r["N_crit"].isdigit() for r in crit)  # a grid point, written 31 (not 31.0)
+    # results.json's config: the settings this protocol reads, not last-query's top_n or Monte Carlo settings
+    assert "top_n" not in res["config"] and "normalizers" not in res["config"]
+    assert res["config"]["settings"] == {"ks_alpha": 0.01} and list(res["config"]["lengths"]) == [16, 32]
     scan = _heads(tmp_path / "ks_scan.csv")
     for r in crit:  # N_crit is a tested N whose p-value is at least α, and every smaller tested N... was scanned
         if r["N_crit"] != "nan":
