@@ -122,3 +122,20 @@ def test_no_checked_chain_of_the_package_is_refuted():
         searched += 1
         assert found.assignment is None, f"{name}: {found.text()}"
     assert searched >= 15
+
+
+def test_a_solved_symbol_follows_a_rescaled_vector():
+    # c = 2e with |e| = 1: c was solved before e was rescaled and never checked again, so the
+    # search "refuted" |c| <= 2 at a point where c != 2e (a false counterexample)
+    import sympy as sp
+
+    from attnbounds.theory.proof import Assumed, Context, Norm, vector
+
+    c, e = vector("c e")
+    ctx = Context({"def": sp.Eq(c, 2 * e), "unit": sp.Eq(Norm(e), 1)})
+    ok = refute(Norm(c), "<=", 2, ctx, seed=0)
+    assert ok.assignment is None and ok.tried > 0, ok.text()
+    found = refute(Norm(c), "<=", sp.Rational(3, 2), ctx, seed=0)
+    assert found.assignment is not None and abs(found.lhs - 2) < 1e-9
+    with pytest.raises(NoNumericForm, match="assumed"):
+        refute(Norm(c), "<=", 2, ctx.extended({"a": Assumed(Norm(c) <= 2, "argued")}), seed=0)

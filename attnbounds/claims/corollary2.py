@@ -576,8 +576,9 @@ def _symbolic_spread() -> Proof:
     res = derive_corollary2()
     return Proof.from_chain(
         c2_chains()["spread"],
-        "| D_i - |s| | <= a_i |x_i| for every token (reverse triangle), so the relative spread is <= C_2 R/(L|s|) -> 0 "
-        f"when L|s| -> oo; antiparallel family: {res['spread_fixed'].expr} (N fixed) vs -> "
+        "| D_i - |s| | <= a_i |x_i| for every token (reverse triangle; the checked statement); the relative spread "
+        "<= C_2 R/(L|s|) -> 0 when L|s| -> oo follows with Lemma 1 (argued on the page); antiparallel family: "
+        f"{res['spread_fixed'].expr} (N fixed) vs -> "
         f"{res['limit_spread_proportional'].expr} (N = rho L)",
     )
 

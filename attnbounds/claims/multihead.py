@@ -25,7 +25,7 @@ which is $1 - (1-p)^H$ when all $p_h = p$. Equivalently, by inclusion–exclusio
 $\sum_{\emptyset\ne A\subseteq[H]}(-1)^{|A|+1}\prod_{h\in A}p_h = 1 - \prod_h(1-p_h)$, an identity
 checked exactly for $H \le 5$. The numeric check enumerates all $2^{HN}$ membership patterns
 with their probabilities, so it never uses the closed form. With $p = 0.8$, $H = 3$:
-$1 - 0.2^3 = 0.992 \ge 0.99$ (reading `paper-numbers`, proved).
+$1 - 0.2^3 = 0.992 \ge 0.99$ (reading `paper-numbers`, proved: the arithmetic only).
 
 The chain of `reconstructed` checks the independence step and the final identity, but its first
 step, $\mathbb{E}[c] = \frac1N\sum_i (1 - \Pr(i \text{ missed}))$, is linearity of expectation over
@@ -255,7 +255,8 @@ CLAIM = Claim(
         ),
         Reading(
             "paper-numbers",
-            "p = 0.8, H = 3 under independence: 1 - 0.2^3 = 0.992 >= 0.99",
+            "the example's arithmetic: 1 - (1 - 0.8)^3 = 0.992 >= 0.99 (the value 1 - (1 - p)^H itself is the "
+            "reconstructed reading)",
             r"1 - (1 - 0.8)^3 \ge 0.99",
             relation=">=",
             symbolic=_symbolic_paper_numbers,

@@ -49,12 +49,16 @@ $\|x_i - c\| \le d_1$ is a chain over the $N$ selected terms (rules `triangle-su
 with $\sum_j w_j = 1$, $\|x_j\| \le R$ and $\|x_i - x_j\| \le d_1$). The per-token bound uses the
 two as lemmas: $\|\alpha_i x_i - \bar\alpha_N c\| \le \alpha_i\|x_i - c\| + (\bar\alpha_N - \alpha_i)\|c\|$.
 The sum takes each $D_i = \|\alpha_i x_i - \bar\alpha_N c\|$ as an instance of that theorem (rule
-`instance`: $\alpha_i \to a(i)$, $\bar\alpha_N - \alpha_i \ge 0$ discharged by the top-$N$ hypothesis,
-$x_i \to X(i)$, its premises discharged by the hypotheses at token $i$). The witness sum takes
-each token's equality the same way. The only hypotheses are the definitions ($c$, $D_i$, $R$,
-$d_1$) and the statement's ($\sum_i \alpha_i = 1$, $\alpha \ge 0$, top-$N$); dropping any one
-breaks the chain. (Before, the ball lemma was checked with $N = 3$ explicit embeddings and the
-per-token bound entered the sum as a hypothesis.)
+`instance`: $\alpha_i \to a(i)$, $x_i \to X(i)$ and $\delta \to \bar\alpha_N - \alpha_i$, whose sign is
+a lemma from top-$N$ itself: $\alpha_i \le \alpha_t$ for every selected $t$, so
+$\alpha_i \le N\alpha_i = \sum_t \alpha_i \le \sum_t \alpha_t = \bar\alpha_N$; the theorem's premises are
+discharged by the hypotheses at token $i$). The witness sum takes each token's equality the same
+way, and two more chains check that the witness has the stated $R$ and $d_1$. The only hypotheses
+are the definitions ($w_t = \alpha_t/\bar\alpha_N$ and $c$, $D_i$, $R$ and $d_1$ as bounds on every
+norm and distance) and the statement's ($\sum_i \alpha_i = 1$, $\alpha_i \ge 0$, top-$N$); dropping any
+one of the context's entries breaks the chain ($w_t \ge 0$ is an assumption of the symbol). (Before,
+the ball lemma was checked with $N = 3$ explicit embeddings, and the per-token bound and
+$\bar\alpha_N \ge \alpha_i$ entered the sum as hypotheses.)
 
 ## The trailing term, and when the transcription is true
 
@@ -423,7 +427,7 @@ def _symbolic_reconstructed() -> Proof:
 
 def _symbolic_sharp() -> Proof:
     derive_t1_fixed()
-    return _chained("witness_sum", ("witness",),
+    return _chained("witness_sum", ("witness", "witness_R", "witness_d1"),
                     "witness x_j = R e on I_N, x_i = (R - d_1) e: every D_i equals its bound, and summed "
                     "(sum of the non-selected weights = 1 - alpha_N) d~ equals the bound")
 

@@ -54,7 +54,7 @@ $\mathbb{E}[N_s]/N = 1 > e^{-1/256}$.
 
 $D_i \ge 0$, so Markov gives $\Pr(D_i > r) \le \xi_i/r$ for $r>0$, hence
 $\mathbb{E}[N_s^{\mathrm{sel}}]/N \ge 1 - \frac{1}{rN}\sum_i\xi_i$ (reading
-`transcribed_lower-selected-only`, proved). With the paper's definition this fails: with
+`transcribed_lower-selected-only`; it holds, see below). With the paper's definition this fails: with
 $\alpha = (\tfrac12,\tfrac12)$, $N = 1$, $M = r = 1$, the non-selected
 $D_2 = \tfrac12\|x_2 - x_1\| \le 1 = r$ always lies inside the ball, so $N_s = 0$ while the
 Markov side is $1 - 0 = 1$. What holds (reading `lower_reconstructed`) subtracts the chance that
@@ -81,9 +81,11 @@ with $\mathbb{E}[N_s^{\mathrm{sel}}] = \sum_i \Pr(D_i \le r)$ (the count's defin
 linearity over indicators); the bounded differences $c_j = 2M\alpha_j$ (reverse triangle
 inequality); $\sigma_i^2 \le 1$; and $D_i \in [0, 2M]$. Until a rule checks them, the readings
 `hoeffding`, `reconstructed`, `upper_if_r_le_xi`, `lower_reconstructed` and
-`reconstructed-selected-only` **hold** on numeric evidence; only Markov's side for
-$N_s^{\mathrm{sel}}$ (`transcribed_lower-selected-only`, which needs nothing beyond $D_i \ge 0$ and
-$r > 0$) is proved.
+`reconstructed-selected-only` **hold** on numeric evidence. So does Markov's side for
+$N_s^{\mathrm{sel}}$ (`transcribed_lower-selected-only`): its chain checks
+$1 - \frac{1}{rN}\sum_i\xi_i \le \frac1N\sum_i(1 - \Pr(D_i > r))$ from $D_i \ge 0$ and $r > 0$ alone,
+but reading the right side as $\mathbb{E}[N_s^{\mathrm{sel}}]/N$ is linearity over the indicators
+again. No reading of Theorem 2 is proved until a rule takes the mean of an indicator.
 
 ## Exact case used for checking: $d=3$, $N\le 2$
 
@@ -106,11 +108,12 @@ $[0, 2M]$ and Markov with Cauchy–Schwarz.
 |---|---|---|---|
 | `transcribed` | falsified ($\alpha=(\tfrac12,\tfrac12)$, $r=1$) | falsified ($\alpha=(\tfrac34,\tfrac14)$, $r=\tfrac14$) | the old instance has $N_s = 0$ under the paper's definition; a new one is needed |
 | `transcribed_lower` | proved | falsified | a non-selected token inside the ball makes $N_s = 0$ |
+| `transcribed_lower-selected-only` | proved | holds (Markov checked; $\mathbb{E}[N_s^{\mathrm{sel}}]$ as a sum of probabilities argued) | linearity over indicators |
 | `upper_if_r_le_xi` | proved | holds (chain: McDiarmid, monotone, termwise; premises argued) | $N_s \le N_s^{\mathrm{sel}}$ |
 | `reconstructed` | proved | holds (premises argued) | $N_s \le N_s^{\mathrm{sel}}$ |
 | `hoeffding` | (new) | holds (premises argued) | the paper's own constant, $2M^2$ from the range $[0, 2M]$ |
 | `lower_reconstructed` | (new) | holds (chain: Markov, termwise, union bound; the count's step argued) | Markov plus the union bound over the non-selected tokens |
-| `*-selected-only` | were `transcribed`, `transcribed_lower`, `reconstructed` | unchanged | our earlier reading, kept as alternatives |
+| `*-selected-only` | were `transcribed`, `transcribed_lower`, `reconstructed` | kept as alternatives; the last two now hold (argued steps, above) | our earlier reading |
 """
 
 from __future__ import annotations

@@ -462,11 +462,15 @@ def _random_heads(exprs, rels):
 
 
 def _relations(ctx, drop):
-    from attnbounds.theory.proof import BoundedDifferences, Lemma
+    from attnbounds.theory.proof import Assumed, BoundedDifferences, Lemma
 
     kept = ctx.without(drop) if drop is not None and drop in ctx.hypotheses else ctx
     rels = []
     for name, h in kept.hypotheses.items():
+        if isinstance(h, Assumed):
+            # argued, not checked: a chain resting on it is not proved, so there is no statement
+            # of the kernel to refute with it; the search does not pretend to know it
+            raise NoNumericForm(f"hypothesis {name!r} is assumed, not checked")
         if isinstance(h, BoundedDifferences):
             rels.append(h)
         elif isinstance(h, Lemma):
@@ -644,7 +648,15 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
                 cur = np.linalg.norm(env.values[s], axis=-1)
                 unit = np.where(cur[:, None] > 0, env.values[s] / np.where(cur > 0, cur, 1)[:, None], common)
                 env.values[s] = unit * target[:, None]
+            for s, v in derived:  # again: a solved symbol may depend on a rescaled vector
+                env.values[s] = _eval(v, env)
             ok = np.ones(batch, dtype=bool)
+            # a rescaled vector may be one a solved symbol depends on (c = 2e with |e| = 1):
+            # every solved equation and every rescaling must still hold at the final values
+            for s, v in derived:
+                ok &= _close(env.values[s], _eval(v, env))
+            for s, v in rescale:
+                ok &= _close(np.linalg.norm(env.values[s], axis=-1), _eval(v, env))
             for s, _ in derived:  # a solved symbol must still respect its assumptions
                 if s.is_commutative and env.values[s].ndim == 1:
                     if s.is_positive:
@@ -748,6 +760,14 @@ def _assign(eq, env, heads, ranges):
             pass
         env.ints.pop(i, None)
         return
+
+
+def _close(a, b) -> np.ndarray:
+    """Per batch element, whether two values (scalars (n,) or vectors (n, DIM)) agree to rounding."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(all="ignore"):
+        same = np.isclose(a, b, rtol=1e-9, atol=1e-12)
+    return same.reshape(same.shape[0], -1).all(axis=1) if same.ndim > 1 else same
 
 
 def _normalize_sum(eq, env, heads) -> bool:

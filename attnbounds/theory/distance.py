@@ -555,20 +555,25 @@ def _centroid_chains():
 def t1i_chains() -> dict:
     """Checked chains (:mod:`attnbounds.theory.proof`) behind Theorem 1 (i).
 
-    * ``"per_token"``: for a non-selected token with weight α_i and δ = ᾱ_N − α_i ≥ 0 (top-N),
-      with c = s/ᾱ_N the weighted mean of the selected embeddings:
-      ‖α_i x_i − ᾱ_N c‖ ≤ α_i d_1 + δ R, from ‖x_i − c‖ ≤ d_1 and ‖c‖ ≤ R (valid for every N);
-    * ``"centroid_norm"``, ``"centroid_distance"``: those two facts (Jensen for the norm), checked
-      with N = 3 explicit selected embeddings;
-    * ``"sum"``: d̃ = Σ_{i=1}^{K} D(i) ≤ (1 − ᾱ_N) d_1 + R(K ᾱ_N − (1 − ᾱ_N)), K = L − N, from the
-      per-token bound and Σ α(i) = 1 − ᾱ_N (any K);
+    * ``"per_token"``: for a non-selected token with weight α_i and δ ≥ 0, with
+      c = Σ_t w_t y_t the weighted mean of the selected embeddings (w_t = α_t/ᾱ_N):
+      ‖α_i x_i − (α_i + δ) c‖ ≤ α_i d_1 + δ R, from the lemmas ‖x_i − c‖ ≤ d_1 and ‖c‖ ≤ R;
+    * ``"centroid_norm"``, ``"centroid_distance"``: those two lemmas for any N (the triangle
+      inequality over the N terms, ‖y_t‖ ≤ R and ‖x_i − y_t‖ ≤ d_1 term by term, Σ_t w_t = 1);
+    * ``"sum"``: d̃ = Σ_{i=1}^{K} D(i) ≤ (1 − ᾱ_N) d_1 + R(K ᾱ_N − (1 − ᾱ_N)), K = L − N, each
+      D(i) = ‖a(i) X(i) − ᾱ_N c‖ an instance of ``"per_token"`` (δ = ᾱ_N − a(i) ≥ 0 by the lemma
+      a(i) ≤ N a(i) = Σ_t a(i) ≤ Σ_t ᾱ_N w_t = ᾱ_N from top-N, a(i) ≤ α_t for every selected t),
+      and Σ a(i) = 1 − ᾱ_N (any K and N);
     * ``"sphere"``: with R = 1 the same sum is the transcribed formula;
     * ``"R_ge_1"``: the sharp bound is at most the transcribed formula when R ≥ 1 (with the
       non-selected mass m = 1 − ᾱ_N ≥ 0, the gap is (R − 1) m);
     * ``"witness"``: x_i = (R − d_1) e, c = R e, ‖e‖ = 1 give ‖α_i x_i − ᾱ_N c‖ = α_i d_1 + δ R exactly;
-    * ``"witness_sum"``: every D(i) equal to its bound makes d̃ equal to the sharp bound (Σ α(i) = 1 − ᾱ_N);
-    * ``"d1_norm"``: the old reading, ‖α_i x_i − s‖ ≤ α_i‖x_i‖ + ‖s‖ ≤ α_i d_1 + ᾱ_N R;
-    * ``"d1_norm_sum"``: summed, d̃ ≤ (1 − ᾱ_N) d_1 + K ᾱ_N R.
+    * ``"witness_R"``, ``"witness_d1"``: the witness has the stated R and d_1 (‖R e‖ = R,
+      ‖(R − d_1)e − R e‖ = d_1);
+    * ``"witness_sum"``: every D(i) equal to its bound (an instance of ``"witness"``) makes d̃
+      equal to the sharp bound (Σ α(i) = 1 − ᾱ_N);
+    * ``"d1_norm"``: the old reading, ‖α_i x_i − ᾱ_N c‖ ≤ α_i‖x_i‖ + ᾱ_N‖c‖ ≤ α_i d_1 + ᾱ_N R;
+    * ``"d1_norm_sum"``: summed (each term an instance), d̃ ≤ (1 − ᾱ_N) d_1 + K ᾱ_N R.
 
     Every value is a :class:`~attnbounds.theory.proof.ChainCheck`.
 
@@ -605,11 +610,23 @@ def t1i_chains() -> dict:
     Bs = alpha_N
     sigma = {a_i: a(i), delta: Bs - a(i), xi: X(i)}
     hyps = S["hyps"]
+    t, N, w = S["t"], S["N"], S["w"]
+    # top-N: every non-selected weight is at most every selected one, α_i ≤ α_t = ᾱ_N w_t; so
+    # α_i ≤ N α_i = Σ_t α_i ≤ Σ_t ᾱ_N w_t = ᾱ_N (N ≥ 1, α_i ≥ 0): the lemma δ = ᾱ_N − α_i ≥ 0
+    top_n = {"weights": sp.Ge(a(i), 0), "top-N": sp.Le(a(i), Bs * w[t]),
+             "normalized-selected": hyps["normalized-selected"]}
+    below = (Chain(a(i), Context(top_n))
+             .le(N * a(i), by.algebra())
+             .eq(sp.Sum(a(i), (t, 1, N)), by.identity())
+             .le(sp.Sum(Bs * w[t], (t, 1, N)), by.termwise(t, 1, N))
+             .eq(Bs * sp.Sum(w[t], (t, 1, N)), by.identity())
+             .eq(Bs, by.hypothesis("normalized-selected")))
+    delta_lemma = Lemma(below, a(i), "<=", Bs)
     sum_ctx = Context(
         {
             "distance": sp.Eq(D(i), Norm(a(i) * X(i) - Bs * c)),  # D_i = ‖α_i x_i − s‖, s = ᾱ_N c
-            "weights": sp.Ge(a(i), 0),
-            "top-N": sp.Ge(Bs, a(i)),  # ᾱ_N ≥ (a selected weight) ≥ α_i for i ∉ I_N
+            **top_n,
+            "top-N-mass": delta_lemma,
             "mean": hyps["mean"], "normalized-selected": hyps["normalized-selected"], "R": hyps["R"],
             "d_1": sp.Le(Norm(X(i) - S["y"][S["t"]]), d_1),
             "normalized": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - Bs),
@@ -650,12 +667,17 @@ def t1i_chains() -> dict:
         .eq(a_i * d_1 + delta * R, by.hypothesis("unit"))
     )
     witness = witness_chain.prove(w_lhs, "==", a_i * d_1 + delta * R)
+    # the witness has the stated R and d_1: ‖x_j‖ = ‖R e‖ = R on I_N and ‖x_i − x_j‖ = ‖(R − d_1)e − R e‖ = d_1
+    witness_R = (Chain(Norm(R * e), w_ctx).eq(R * Norm(e), by.identity()).eq(R, by.hypothesis("unit"))
+                 ).prove(Norm(R * e), "==", R)
+    witness_d1 = (Chain(Norm((R - d_1) * e - R * e), w_ctx).eq(d_1 * Norm(e), by.identity())
+                  .eq(d_1, by.hypothesis("unit"))).prove(Norm((R - d_1) * e - R * e), "==", d_1)
 
     # the witness summed: every D(i) equals its bound (an instance of the witness), so d~ equals
     # B (needs sum alpha = 1 - alpha_N)
     witness_thm = Lemma(witness_chain, w_lhs, "==", a_i * d_1 + delta * R)
     ws_ctx = Context({"witness": sp.Eq(D(i), Norm((a(i) * (R - d_1) - Bs * R) * e)),  # x_i = (R − d_1)e, s = ᾱ_N R e
-                      "weights": sp.Ge(a(i), 0), "top-N": sp.Ge(Bs, a(i)), "unit": sp.Eq(Norm(e), 1),
+                      **top_n, "top-N-mass": delta_lemma, "unit": sp.Eq(Norm(e), 1),
                       "normalized": sp.Eq(sp.Sum(a(i), (i, 1, K)), 1 - Bs)})
     ws_term = (Chain(D(i), ws_ctx).eq(Norm((a(i) * (R - d_1) - Bs * R) * e), by.hypothesis("witness"))
                .eq(bound_i, by.instance(witness_thm, {a_i: a(i), delta: Bs - a(i)})))
@@ -700,6 +722,8 @@ def t1i_chains() -> dict:
         "sphere": sphere_check,
         "R_ge_1": r_check,
         "witness": witness,
+        "witness_R": witness_R,
+        "witness_d1": witness_d1,
         "witness_sum": witness_sum,
         "d1_norm": old,
         "d1_norm_sum": old_sum,

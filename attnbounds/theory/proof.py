@@ -326,7 +326,7 @@ class Context:
         return h if isinstance(h, tuple) else (h,)
 
     def assumed(self) -> dict:
-        """{name: why} of the premises assumed (argued in prose), which no rule uses."""
+        """The premises assumed (argued in prose), which no rule uses: a dict, name to why."""
         return {k: h.why for k, h in self.hypotheses.items() if isinstance(h, Assumed)}
 
     def without_lemmas(self) -> "Context":
@@ -559,6 +559,10 @@ def _xreplace(value, mapping):
         return value.xreplace(mapping)
     if isinstance(value, Lemma):
         return Lemma(value.chain.xreplace(mapping), _xreplace(value.lhs, mapping), value.relation, _xreplace(value.rhs, mapping))
+    if isinstance(value, Assumed):
+        return Assumed(_xreplace(value.fact, mapping), value.why)
+    if isinstance(value, BoundedDifferences):
+        return BoundedDifferences(_xreplace(value.f, mapping), _xreplace(value.sum_c2, mapping))
     return value
 
 
@@ -1217,6 +1221,8 @@ def _bare_symbols(e) -> set:
 
 
 def _sides(h) -> list:
+    if isinstance(h, Assumed):  # usable by no rule: it speaks of nothing a rule may read
+        return []
     if isinstance(h, BoundedDifferences):
         return [h.f, h.sum_c2]
     if isinstance(h, Lemma):
@@ -1690,8 +1696,9 @@ class ChainCheck:
 
     @property
     def assumed(self) -> dict:
-        """{name: why} of the premises its context assumes (:class:`Assumed`): argued in prose,
-        usable by no rule, so a chain that needs one is not complete."""
+        """The premises its context assumes (:class:`Assumed`), a dict name to why: argued in prose,
+        usable by no rule, so a chain that needs one is not complete. Only this chain's own
+        context is listed: a lemma or a cited theorem that rests on one does not check at all."""
         return dict(self.assumed_premises)
 
     @property
@@ -1783,7 +1790,7 @@ class AllOf:
 
     @property
     def assumed(self) -> dict:
-        """{name: why} of the premises the parts' contexts assume."""
+        """The premises the parts' contexts assume, a dict name to why."""
         return {k: v for p in self.parts for k, v in p.assumed.items()}
 
     @property

@@ -166,13 +166,15 @@ _BOUNDED_WHY = ("bounded differences c_j = 2 M alpha_j: replacing x_j by x_j' ch
                 "alpha_j |x_j - x_j'| <= 2 M alpha_j (reverse triangle inequality), so sum_j c_j^2 = 4 M^2 sigma_i^2")
 _SIGMA_WHY = "sigma_i^2 = sum_{j != i} alpha_j^2 <= (sum_j alpha_j)^2 <= 1 for weights on the simplex"
 _RANGE_WHY = "D_i lies in [0, 2M] (a norm of weighted points of the sphere of radius M, weights summing to at most 1)"
+_SELECTED_WHY = ("E[N_s^sel]/N = (1/N) sum_i P(D_i <= r) = (1/N) sum_i (1 - P(D_i > r)): linearity of expectation over "
+                 "the selected tokens' indicators, and P(D_i <= r) = 1 - P(D_i > r)")
 _UNION_WHY = ("N_s >= N_s^sel - N 1[some non-selected D'_j <= r] (N_s = N_s^sel when every D'_j > r, else 0, and "
               "N_s^sel <= N), in expectation, with E[N_s^sel] = sum_i P(D_i <= r) by linearity over indicators")
 
 
 @functools.lru_cache(maxsize=1)
 def t2_chains() -> dict:
-    """Checked chains (:mod:`attnbounds.theory.proof`) behind Theorem 2's proved readings.
+    """Chains (:mod:`attnbounds.theory.proof`) behind Theorem 2's readings.
 
     Per token, t_i = ξ_i − r > 0 and P(D_i ≤ r) = P(D_i − ξ_i ≤ −t_i):
 
@@ -180,7 +182,9 @@ def t2_chains() -> dict:
       and N_s ≤ N_s^sel (averaged with ``termwise``);
     * ``"conditioned"``: the same with 16M², since exp(−t²/(2M²v)) increases in v and σ_i² ≤ 1 ≤ 8;
     * ``"hoeffding"``: the same with 2M², from Hoeffding for one variable with range [0, 2M];
-    * ``"markov"``: 1 − Σ_i ξ_i/(rN) ≤ (1/N) Σ_i (1 − P(D_i > r)), from Markov per token;
+    * ``"markov_terms"``: 1 − Σ_i ξ_i/(rN) ≤ (1/N) Σ_i (1 − P(D_i > r)), from Markov per token
+      (complete), and ``"markov"``: the same ≤ E[N_s^sel]/N, whose last step (linearity over the
+      selected tokens' indicators) is argued;
     * ``"trivial"``: P(D_i ≤ r) ≤ 1 (the case r ≥ ξ_i of the (ξ_i − r)₊ forms);
     * ``"union"``: with the paper's N_s, 1 − Σ_i ξ_i/(rN) − Σ_{j=1}^{K} P(D'_j ≤ r) ≤ E[N_s]/N for the
       K = L − N non-selected distances D'_j, from Markov per selected token (as ``"markov"``), the
@@ -190,11 +194,13 @@ def t2_chains() -> dict:
 
     Every step is checked except the uses of the premises the claim's page argues in prose
     (:class:`~attnbounds.theory.proof.Assumed`): N_s ≤ N_s^sel and its expectation, McDiarmid's
-    bounded differences, σ_i² ≤ 1, the range [0, 2M], and the union chain's count identity. So
-    ``"markov"`` and ``"trivial"`` are complete and the other chains are argued:
+    bounded differences, σ_i² ≤ 1, the range [0, 2M], the union chain's count identity and
+    E[N_s^sel]/N as a sum of probabilities. So only ``"trivial"`` and ``"markov_terms"`` are
+    complete:
 
-    >>> {k: c.complete for k, c in t2_chains().items()}
-    {'trivial': True, 'union': False, 'mcdiarmid': False, 'conditioned': False, 'hoeffding': False, 'markov': True}
+    >>> {k: c.complete for k, c in t2_chains().items()}  # doctest: +NORMALIZE_WHITESPACE
+    {'trivial': True, 'union': False, 'mcdiarmid': False, 'conditioned': False, 'hoeffding': False,
+     'markov': False, 'markov_terms': True}
     >>> sorted(t2_chains()["hoeffding"].assumed)
     ['N_s<=N_s^sel', 'range-2M']
     """
@@ -264,12 +270,17 @@ def t2_chains() -> dict:
              .le(sel - some_in, by.monotone_chain(u, sel - u, p_out, some_in,
                                                   term=Chain(some_in, uctx).le(p_out, by.union_bound())))
              .le(EN, by.hypothesis("N_s>=N_s^sel-N*1[some D'_j<=r]")))
+    # the selected-only count in expectation: E[N_s^sel]/N = (1/N) Σ_i P(D_i ≤ r), argued (linearity over indicators)
+    EN_sel = sp.Symbol("E_Ns_sel_over_N")
+    sel_ctx = mctx.extended({"E[N_s^sel]/N": Assumed(sp.Eq(EN_sel, goal), _SELECTED_WHY)})
+    selected = type(lower)(lower.start, sel_ctx, lower.steps).eq(EN_sel, by.hypothesis("E[N_s^sel]/N"))
     return {
         "trivial": trivial,
         "union": union.prove(union_start, "<=", EN),
         "mcdiarmid": average(mc_bound, base, mc, "per-token"),
         "conditioned": average(loose_bound, loose_ctx, loose, "per-token"),
         "hoeffding": average(h_bound, h_ctx, hoeff, "per-token"),
-        "markov": lower.prove(start, "<=", goal),
+        "markov": selected.prove(start, "<=", EN_sel),
+        "markov_terms": lower.prove(start, "<=", goal),
     }
 

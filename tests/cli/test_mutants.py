@@ -124,7 +124,7 @@ def test_dropped_proof_hypotheses_are_refuted_on_the_proofs_symbols():
 
 
 @pytest.mark.parametrize("reading", ["L1:reconstructed", "T1i:reconstructed", "T1i:reconstructed-d1-norm",
-                                     "T2:transcribed_lower-selected-only", "H1:union-bound"])
+                                     "C1:reconstructed", "H1:union-bound"])
 def test_real_reading_quick(reading):
     report = run_mutants([reading], budget=Budget(examples=10, sweep=3_000, mc_samples=100))
     assert report.readings == [reading] and not report.defects
