@@ -79,8 +79,7 @@ def resolve(normalizer):
     from attnbounds.numerics import normalizers as nz
 
     N = nz.get(normalizer)
-    _POSED[N.spec] = N  # by its spec: ssmax(s=2.0) and ssmax are two normalizers
-    _POSED[N.name] = N  # and by name, for a ratio family ("family" names it; "param" carries its searched parameter)
+    _POSED[N.spec] = N  # by its spec: ssmax(s=2.0) and ssmax are two normalizers (an instance names the spec)
     return N
 
 
@@ -179,7 +178,7 @@ def reweigh(instance: dict, normalizer, *, draws: bool = False) -> dict:
             raise NotApplicable(
                 f"{N.name!r} has no ratio form F(l_i)/sum_j F(l_j), which the reading's ratio-family instances need"
             )
-        return {**instance, "family": N.name, "param": float(N.params[N.search_param or "T"]), "normalizer": N.spec}
+        return {**instance, "family": N.spec, "param": float(N.params[N.search_param or "T"]), "normalizer": N.spec}
     if is_default_softmax(N):
         return instance
     if draws:

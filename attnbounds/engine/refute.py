@@ -628,11 +628,19 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         # P(A(i)) = p for an indicator event A(i): the law is reweighted first, as the means below depend on it
         rest = [r for r in filters if not _fix_probability(r, env, rng, ranges)]
         rest = [r for r in rest if not _normalize_sum(r, env, heads)]  # Σ_t w[t] = expr: rescale w
-        for s, v in derived:  # the solved symbols (c = Σ_t w_t y_t) before the equations that read them
-            try:
-                env.values[s] = _eval(v, env)
-            except (NoNumericForm, ZeroDivisionError):
-                pass
+        # the solved symbols (c = Σ_t w_t y_t) and the rescaled vectors (|e| = 1) before the
+        # equations that read them (D(i) = |a(i) c − e|), in that order, then the solved ones again
+        for stage in (derived, rescale, derived):
+            for s, v in stage:
+                try:
+                    value = _eval(v, env)
+                except (NoNumericForm, ZeroDivisionError):
+                    continue
+                if stage is rescale:
+                    cur = np.linalg.norm(env.values[s], axis=-1)
+                    unit = np.where(cur[:, None] > 0, env.values[s] / np.where(cur > 0, cur, 1)[:, None], common)
+                    value = unit * value[:, None]
+                env.values[s] = value
         for r in rest:  # an equation per index, f(i) = expr: assign f at every index
             if not (_center(r, env, ranges) or _assign_given(r, env, ranges)):  # E[X(i)] = expr: shift X(i)
                 _assign(r, env, heads, ranges)

@@ -531,7 +531,7 @@ def _centroid_chains():
     ctx = Context(S["hyps"])
     total = sp.Sum(w[t], (t, 1, N))
     norm_c = (
-        Chain(Norm(c), ctx)
+        Chain(Norm(c), Context({k: v for k, v in S["hyps"].items() if k != "d_1"}))  # (it needs no d_1)
         .eq(Norm(mean), by.hypothesis("mean"))
         .le(sp.Sum(Norm(w[t] * y[t]), (t, 1, N)), by.triangle_sum(t, 1, N))
         .le(sp.Sum(w[t] * R, (t, 1, N)), by.termwise(t, 1, N))
