@@ -311,6 +311,10 @@ class Reading:
         The exact methods and Monte Carlo are dropped: they are about the claim's own
         normalizer. Raises :class:`~attnbounds.claims.normalized.NotApplicable` when the
         reading's instances do not say where the weights come from.
+
+        ``sides`` itself evaluates an instance as given: one made by hand, which names no
+        normalizer, is judged under softmax. Map it first with
+        :func:`attnbounds.claims.normalized.reweigh` (as ``strategy`` and ``sweep`` do).
         """
         from attnbounds.claims.normalized import under
 

@@ -261,7 +261,8 @@ def proof_cell(proof: dict | None) -> str:
     if proof.get("status") == "refuted":
         return "exact counterexample"
     sub = proof.get("substeps") or 0
-    text = f"{proof['checked']}/{proof['steps']} steps{f' (+{sub} sub-steps)' if sub else ''} checked"
+    plural = "s" if sub != 1 else ""
+    text = f"{proof['checked']}/{proof['steps']} steps{f' (+{sub} sub-step{plural})' if sub else ''} checked"
     if proof.get("status") == "argued":
         text += " (argued)"
     rules = [r for r in proof.get("rules") or [] if r != "argued"]

@@ -14,6 +14,8 @@ from attnbounds.cli.common import UsageError, did_you_mean, write_json
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 def claims(claim_id, latex, as_json):
     """List the claims, or print claim CLAIM_ID in full."""
+    if latex and as_json:  # the JSON carries both forms (transcription_latex, each reading's latex)
+        raise UsageError("--latex: not with --json, whose output has both the plain and the LaTeX forms")
     if claim_id is None:
         items = registry.all_claims()
         if as_json:

@@ -240,3 +240,12 @@ def test_an_ambiguous_id_is_not_called_unknown_and_a_bad_parameter_is_named(tmp_
     assert "ambiguous claim id 'TV': my-notes:TV, other-notes:TV" in res.output
     res = CliRunner().invoke(main, ["check", "--quick", "--normalizer", "ssmax(q=1)", "L2:entry"])
     assert res.exit_code == 2 and "q is an unknown parameter for normalizer 'ssmax'" in res.output, res.output
+
+
+def test_claims_latex_with_json_is_refused_and_one_substep_is_singular():
+    res = CliRunner().invoke(main, ["claims", "L2", "--json", "--latex"])
+    assert res.exit_code == 2 and "--latex: not with --json" in res.output, res.output
+    from attnbounds.cli.check import proof_cell
+
+    assert proof_cell({"checked": 2, "steps": 2, "substeps": 1, "rules": ["termwise"], "status": "checked"}).startswith(
+        "2/2 steps (+1 sub-step) checked")
