@@ -849,7 +849,7 @@ def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N, *, fused: bool | No
     heads' top-N sets. :func:`attnbounds.numerics.coverage.head_overlap` gives the covered
     fraction |∪ S_h|/|U|, the union bound, the worst case and the Jaccard overlap, and the
     Discussion's 1 − Π(1 − p_h) with p_h = |S_h|/|U| is the right side of the claim reading
-    ``H1:transcribed`` (the claim's own formula). Returns per-layer sums over rows
+    ``H1:any-heads`` (the claim's formula, evaluated on the heads' observed sets). Returns per-layer sums over rows
     (``rows`` counts them; ``jaccard`` is summed over rows where it is defined, counted in
     ``jaccard_rows``).
 
@@ -870,7 +870,7 @@ def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N, *, fused: bool | No
     from attnbounds import claims
     from attnbounds.numerics.coverage import head_overlap
 
-    _, reading = claims.reading("H1:transcribed")
+    _, reading = claims.reading("H1:any-heads")
     w_all = _softmax64(logits[:, :L, :L]).numpy()  # (H, L, L)
     H = w_all.shape[0]
     out = {k: 0.0 for k in H1_COLUMNS[4:]}
@@ -951,7 +951,7 @@ def _h1_layer_rows(logits, x, causal: bool, L: int, n: int = H1_N) -> dict:
     from attnbounds.numerics.attention import per_token_distance, top_n_mask
     from attnbounds.numerics.coverage import head_overlap
 
-    _, reading = claims.reading("H1:transcribed")
+    _, reading = claims.reading("H1:any-heads")
     w_all = _softmax64(logits[:, :L, :L]).numpy()  # (H, L, L)
     H = w_all.shape[0]
     xs = np.broadcast_to(x[:, :L], (H, L, x.shape[-1]))  # hidden states: one set shared by the heads

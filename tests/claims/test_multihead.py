@@ -1,4 +1,4 @@
-"""H1 claim object: independence, union bound, worst case, the transcription as a guarantee."""
+"""H1 claim object: the paper's formula under independence, union bound, worst case, the formula read for any heads."""
 
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ from attnbounds.engine import Budget, judge_reading
 from attnbounds.theory import derivation
 
 SMALL = Budget(examples=25, sweep=3000, mc_samples=200)
-EXPECTED = {"transcribed": "falsified", "reconstructed": "holds", "union-bound": "proved",
+EXPECTED = {"transcribed": "holds", "any-heads": "falsified", "reconstructed": "holds", "union-bound": "proved",
             "worst-case": "proved", "paper-numbers": "proved"}
 
 
@@ -21,8 +21,8 @@ def test_registry_structure_and_probe():
     assert "What the full text changed" in CLAIM.proof
 
 
-def test_identical_heads_violate_the_transcription_and_attain_the_worst_case():
-    s = CLAIM.reading("transcribed").sides(IDENTICAL_HEADS)
+def test_identical_heads_violate_the_any_heads_reading_and_attain_the_worst_case():
+    s = CLAIM.reading("any-heads").sides(IDENTICAL_HEADS)
     assert (float(s.lhs), float(s.rhs)) == (0.5, 0.75)
     w = CLAIM.reading("worst-case").sides(IDENTICAL_HEADS)
     assert float(w.lhs) == float(w.rhs) == 0.5
@@ -43,11 +43,23 @@ def test_chained_readings_are_proved():
         assert proof.status is True and proof.chain is not None and proof.chain.complete
 
 
-def test_reconstructed_is_argued_at_linearity_of_expectation():
-    proof = CLAIM.reading("reconstructed").symbolic()
+@pytest.mark.parametrize("name", ["transcribed", "reconstructed"])
+def test_the_independent_readings_are_argued_at_linearity_of_expectation(name):
+    proof = CLAIM.reading(name).symbolic()
     assert proof.status is None and proof.argued and set(proof.chain.assumed) == {"linearity"}
     assert "assumed, not checked: linearity" in proof.detail
     assert proof.chain.first_failure.startswith("step 1 (hypothesis)")
+
+
+def test_the_paper_reading_is_its_statement_with_equal_p():
+    # the claim's transcription conditions on independence; the reading must too (it used to
+    # judge the formula for any heads and so showed the paper's statement as falsified)
+    assert "independent" in CLAIM.transcription and "independently" in CLAIM.reading("transcribed").statement
+    rng = np.random.default_rng(0)
+    inst = CLAIM.reading("transcribed").sweep(rng, 50)
+    assert np.all(inst["p"] == inst["p"][:, :1])
+    s = CLAIM.reading("transcribed").sides({"p": np.array([0.8, 0.8, 0.8]), "n": 3})
+    assert float(s.lhs) == pytest.approx(0.992, abs=1e-12) and float(s.rhs) == pytest.approx(0.992, abs=1e-12)
 
 
 def test_verdicts_and_numeric_search():
@@ -58,6 +70,6 @@ def test_verdicts_and_numeric_search():
         assert row["conflict"] is None and row["error"] is None, row
         if EXPECTED[name] in ("proved", "holds") and CLAIM.reading(name).sweep is not None:
             assert "no counterexample" in row["detail"]["sweep"], row
-    cex = rows["transcribed"]["counterexample"]
-    s = CLAIM.reading("transcribed").sides({"masks": np.array(cex["instance"]["masks"], dtype=bool)})
+    cex = rows["any-heads"]["counterexample"]
+    s = CLAIM.reading("any-heads").sides({"masks": np.array(cex["instance"]["masks"], dtype=bool)})
     assert not holds_relation(s, ">=")
