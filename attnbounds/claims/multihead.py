@@ -170,22 +170,19 @@ def _symbolic_any_heads() -> Proof:
     )
 
 
-def _symbolic_independent() -> Proof:
+def _independent_proof(detail: str) -> Proof:
     derive_coverage()
-    return Proof.from_chain(
-        h1_chains()["independent"],
-        "P(i missed) = prod_h (1 - p_h) by independence; linearity of expectation over the N tokens "
-        "(inclusion-exclusion identity also checked for H <= 5)",
-    )
+    return Proof.from_chain(h1_chains()["independent"], detail)
+
+
+def _symbolic_independent() -> Proof:
+    return _independent_proof("P(i missed) = prod_h (1 - p_h) by independence; linearity of expectation over the "
+                              "N tokens (inclusion-exclusion identity also checked for H <= 5)")
 
 
 def _symbolic_paper() -> Proof:
-    derive_coverage()
-    return Proof.from_chain(
-        h1_chains()["independent"],
-        "the Discussion's setting is reconstructed's with every p_h = p: P(i missed) = (1 - p)^H by independence; "
-        "linearity of expectation over the N tokens",
-    )
+    return _independent_proof("the Discussion's setting is reconstructed's with every p_h = p: P(i missed) = (1 - p)^H "
+                              "by independence; linearity of expectation over the N tokens")
 
 
 def _equal_p(instance: dict) -> dict:

@@ -628,19 +628,8 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         # P(A(i)) = p for an indicator event A(i): the law is reweighted first, as the means below depend on it
         rest = [r for r in filters if not _fix_probability(r, env, rng, ranges)]
         rest = [r for r in rest if not _normalize_sum(r, env, heads)]  # Σ_t w[t] = expr: rescale w
-        # the solved symbols (c = Σ_t w_t y_t) and the rescaled vectors (|e| = 1) before the
-        # equations that read them (D(i) = |a(i) c − e|), in that order, then the solved ones again
-        for stage in (derived, rescale, derived):
-            for s, v in stage:
-                try:
-                    value = _eval(v, env)
-                except (NoNumericForm, ZeroDivisionError):
-                    continue
-                if stage is rescale:
-                    cur = np.linalg.norm(env.values[s], axis=-1)
-                    unit = np.where(cur[:, None] > 0, env.values[s] / np.where(cur > 0, cur, 1)[:, None], common)
-                    value = unit * value[:, None]
-                env.values[s] = value
+        # the solved symbols and rescaled vectors before the equations that read them (D(i) = |a(i) c − e|)
+        _place(derived, rescale, env, common, tolerant=True)
         for r in rest:  # an equation per index, f(i) = expr: assign f at every index
             if not (_center(r, env, ranges) or _assign_given(r, env, ranges)):  # E[X(i)] = expr: shift X(i)
                 _assign(r, env, heads, ranges)
@@ -649,15 +638,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         env.ints.update(sampled_ints)
         env.atom = None
         try:
-            for s, v in derived:
-                env.values[s] = _eval(v, env)
-            for s, v in rescale:
-                target = _eval(v, env)
-                cur = np.linalg.norm(env.values[s], axis=-1)
-                unit = np.where(cur[:, None] > 0, env.values[s] / np.where(cur > 0, cur, 1)[:, None], common)
-                env.values[s] = unit * target[:, None]
-            for s, v in derived:  # again: a solved symbol may depend on a rescaled vector
-                env.values[s] = _eval(v, env)
+            _place(derived, rescale, env, common)
             ok = np.ones(batch, dtype=bool)
             # a rescaled vector may be one a solved symbol depends on (c = 2e with |e| = 1):
             # every solved equation and every rescaling must still hold at the final values
@@ -768,6 +749,25 @@ def _assign(eq, env, heads, ranges):
             pass
         env.ints.pop(i, None)
         return
+
+
+def _place(derived, rescale, env, common, tolerant: bool = False) -> None:
+    """Set the solved symbols (c = Σ_t w_t y_t), then rescale the vectors of ``Eq(Norm(v), c)``
+    (|e| = 1), then the solved symbols again (one may depend on a rescaled vector: c = 2e).
+    ``tolerant``: a value that cannot be computed yet is left as it is."""
+    for stage in (derived, rescale, derived):
+        for s, v in stage:
+            try:
+                value = _eval(v, env)
+            except (NoNumericForm, ZeroDivisionError):
+                if tolerant:
+                    continue
+                raise
+            if stage is rescale:
+                cur = np.linalg.norm(env.values[s], axis=-1)
+                unit = np.where(cur[:, None] > 0, env.values[s] / np.where(cur > 0, cur, 1)[:, None], common)
+                value = unit * value[:, None]
+            env.values[s] = value
 
 
 def _close(a, b) -> np.ndarray:
