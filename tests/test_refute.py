@@ -139,3 +139,12 @@ def test_a_solved_symbol_follows_a_rescaled_vector():
     assert found.assignment is not None and abs(found.lhs - 2) < 1e-9
     with pytest.raises(NoNumericForm, match="assumed"):
         refute(Norm(c), "<=", 2, ctx.extended({"a": Assumed(Norm(c) <= 2, "argued")}), seed=0)
+
+
+def test_a_negative_zero_prints_as_zero():
+    # a counterexample read "alpha_j=-0" (a rescaled zero weight); it prints as 0, other signs stay
+    from attnbounds.engine import rows
+    from attnbounds.engine.refute import _fmt
+
+    assert _fmt(-0.0, 4) == "0" and _fmt([-0.0, -1.5], 4) == "[0, -1.5]"
+    assert rows._fmt(-0.0) == "0" and rows._instance_text({"a": -0.0, "b": -2.0}) == "a=0, b=-2"

@@ -42,6 +42,13 @@ $\Sigma_{\mathrm{out}} := \sum_{i\notin I_N}\|\alpha_i x_i\|$. Two precise readi
 So the paper's (i) is true as "the difference stays bounded", and says nothing about growth:
 both quantities stay bounded under Lemma 1.
 
+The full text words (i) for the *expected* distance. Both readings are checked for every
+configuration, which covers the expectation: a bound that holds at every draw holds for the
+mean over any distribution of the draws, so `paper-i-difference` bounds
+$|\mathbb{E}\tilde d - \mathbb{E}\Sigma_{\mathrm{out}}|$ by the same constant. The ratio's
+counterexample is one deterministic family, i.e. a distribution concentrated on it, so the
+expected ratio is $0$ there too.
+
 ## (i) read as linear growth: Lemma 1 forbids it
 
 Under Lemma 1, $\bar\alpha_N \le NC_2/L$, hence $\|s\| \le \bar\alpha_N R \le NC_2R/L$. The
@@ -80,12 +87,30 @@ from the context vector. Distance to $s$ then cannot tell the top-$N$ tokens fro
 For the antiparallel family the relative spread is exactly $1/N$: it stays at $1/N$ when $N$
 is fixed, and it tends to $0$ like $1/(\rho L)$ when $N = \rho L$.
 
+## (ii) In the paper's words: the distance goes to $0$ as $N \to L$
+
+The full text states (ii) as: as $N \to L$ the distance goes to $0$, because no token is left
+outside the top set. At $N = L$ the sum $\tilde d$ is empty. Reading `paper-ii` (proved, a
+checked chain) bounds how fast it gets there, for every configuration with $1 \le N < L$
+and $R = \max_i\|x_i\|$:
+
+$$\tilde d = \sum_{i\notin I_N}\|\alpha_i x_i - s\| \le \sum_{i\notin I_N}\big(\alpha_i R + \bar\alpha_N R\big)
+= R(1-\bar\alpha_N) + (L-N)\,R\,\bar\alpha_N \le (L-N)\,R .$$
+
+The first step is the triangle inequality with $\|s\| \le \bar\alpha_N R$ (the triangle inequality
+over the selected tokens); the last uses $\bar\alpha_N \le 1$ and $L - N \ge 1$. The bound is
+sharp for every $N$: with every $x_i$ the same vector of norm $R$ and the $L - N$ left-out
+weights tending to $0$, each left-out $D_i \to R$. So the worst-case distance falls linearly in
+$L - N$ and reaches $0$ only at $N = L$: the distance need not be small while one token is
+still left out. This is not the summary's (ii) (`transcribed_ii`, $N = \rho L$), which is false.
+
 ## What the full text changed
 
 | reading | before | now | why |
 |---|---|---|---|
 | `paper-i-difference` | (new) | proved, a checked chain | the paper's wording, "dominated by $\sum_{i\notin I_N}\|\alpha_i x_i\|$", read as a bounded difference |
 | `paper-i-ratio` | (new) | falsified | the same wording read as a ratio tending to 1 |
+| `paper-ii` | (new) | proved, a checked chain | the paper's (ii), "as $N \to L$ the distance goes to 0": $\tilde d \le (L-N)\max_i\|x_i\|$, sharp for every $N$ |
 | `transcribed` (linear growth) | falsified | falsified | unchanged; the experiments section's "grows linearly" is this reading |
 | `reconstructed` | proved | proved, a checked chain | the sandwich is a chain of 6 checked steps (reverse triangle per token, the triangle inequality over the sum, termwise bounds); the norm bound is now written $\rho_{\mathrm{out}}$, not $d_1$, since the paper's $d_1$ is a distance |
 | `collapse` | proved | proved, a checked chain | the per-token bound $\big|D_i-\|s\|\big| \le \alpha_i\|x_i\|$ is one reverse-triangle step; the verdict is about that bound, and the limit of the relative spread is argued from it above |
@@ -159,6 +184,7 @@ __all__ = [
     "sides_bounded",
     "sides_dominated",
     "sides_spread",
+    "sides_vanishing",
 ]
 
 #: Sequence lengths of the Monte Carlo fits.
@@ -263,6 +289,35 @@ def sides_spread(instance: dict) -> Sides:
     s_norm = np.linalg.norm(context_vector(w, x, n), axis=-1)[..., None]
     excess = np.abs(D - s_norm) - w * np.linalg.norm(x, axis=-1)
     return Sides(excess.max(axis=-1), np.zeros(excess.shape[:-1]))
+
+
+def sides_vanishing(instance: dict) -> Sides:
+    """d̃ ≤ (L − N) max_i ‖x_i‖ for 1 ≤ N < L: the paper's (ii), the distance goes to 0 as N → L.
+
+    >>> s = sides_vanishing({"weights": np.array([0.5, 0.3, 0.2]), "x": np.ones((3, 1)), "n": 2})
+    >>> round(float(s.lhs), 12), float(s.rhs)  # the one left-out token: |0.2 - 0.8|
+    (0.6, 1.0)
+    """
+    w, x, n = _wxn(instance)
+    L = w.shape[-1]
+    R = np.linalg.norm(x, axis=-1).max(axis=-1)
+    return Sides(cumulative_distance(w, x, n), (L - n) * R)
+
+
+def _sweep_vanishing(rng: np.random.Generator, size: int) -> dict:
+    """N close to L (the last 1 to 3 tokens left out). Half the batch: every x_i the same vector
+    and the left-out weights small (sharp logits), where d̃ approaches (L − N) R."""
+    L = int(rng.integers(2, 13))
+    d = int(rng.integers(1, 5))
+    n = int(rng.integers(max(1, L - 3), L))
+    T = np.exp(rng.uniform(np.log(0.05), np.log(20.0), size=(size, 1)))
+    z = rng.standard_normal((size, L))
+    x = rng.standard_normal((size, L, d))
+    h = size // 2
+    if h:
+        z[:h, n:] -= rng.uniform(5.0, 40.0, size=(h, 1))  # left-out logits far below: their weights → 0
+        x[:h] = rng.uniform(0.1, 3.0, size=(h, 1, 1)) * sphere_points(rng, h, 1, d)
+    return {"weights": softmax(z, T), "x": x, "n": n}
 
 
 def _bounded_parts(instance: dict):
@@ -404,7 +459,9 @@ def c2_chains() -> dict:
       |Σ_i ‖α_i x_i − s‖ − K‖s‖| = |Σ_i (‖α_i x_i − s‖ − ‖s‖)| ≤ Σ_i |‖α_i x_i − s‖ − ‖s‖|
       ≤ Σ_i ‖α_i x_i‖ (reverse triangle) ≤ ρ_out Σ_i α_i = (1 − ᾱ_N) ρ_out;
     * ``"spread"`` (``collapse``): for one token with weight α ≥ 0 and any s,
-      |‖αx − s‖ − ‖s‖| − α‖x‖ ≤ ‖αx‖ − α‖x‖ = 0.
+      |‖αx − s‖ − ‖s‖| − α‖x‖ ≤ ‖αx‖ − α‖x‖ = 0;
+    * ``"vanishing"`` (``paper-ii``): Σ_i ‖α_i x_i − s‖ ≤ (L − N) R with s = Σ_t β_t y_t over the
+      selected tokens, every norm ≤ R and the weights summing to 1 (:func:`_vanishing_chain`).
 
     >>> all(c.complete for c in c2_chains().values())
     True
@@ -439,7 +496,51 @@ def c2_chains() -> dict:
     return {
         "sandwich": sandwich.prove(lhs, "<=", (1 - aN) * rho),
         "spread": spread.prove(own - al * Norm(xv), "<=", 0),
+        "vanishing": _vanishing_chain(),
     }
+
+
+def _vanishing_chain():
+    """``paper-ii``: with the K = L − N non-selected tokens i (weights α_i ≥ 0 summing to
+    1 − ᾱ_N) and the N selected tokens t (weights β_t ≥ 0, ᾱ_N = Σ_t β_t, s = Σ_t β_t y_t),
+    every ‖x_i‖, ‖y_t‖ ≤ R: Σ_i ‖α_i x_i − s‖ ≤ Σ_i (α_i R + R ᾱ_N) (triangle; the lemma
+    ``context-norm``, ‖s‖ ≤ R ᾱ_N) = R(1 − ᾱ_N) + K R ᾱ_N ≤ K R (K ≥ 1 and the lemma
+    ``mass``, ᾱ_N = 1 − Σ_i α_i ≤ 1)."""
+    from attnbounds.theory.proof import Chain, Context, Lemma, Norm, by
+
+    i = sp.Symbol("i", integer=True, positive=True)
+    t = sp.Symbol("t", integer=True, positive=True)
+    K = sp.Symbol("K", integer=True, positive=True)  # the L - N non-selected tokens (N < L)
+    N = sp.Symbol("N", integer=True, positive=True)
+    R = sp.Symbol("R", nonnegative=True)
+    aN = sp.Symbol("alpha_N", nonnegative=True)
+    al = sp.IndexedBase("alpha", nonnegative=True)
+    be = sp.IndexedBase("beta", nonnegative=True)
+    x = sp.IndexedBase("x", commutative=False)
+    y = sp.IndexedBase("y", commutative=False)
+    s = sp.Sum(be[t] * y[t], (t, 1, N))
+    norm_s = (Chain(Norm(s)).le(sp.Sum(Norm(be[t] * y[t]), (t, 1, N)), by.triangle_sum(t, 1, N))
+              .le(sp.Sum(be[t] * R, (t, 1, N)), by.termwise(t, 1, N))
+              .eq(R * sp.Sum(be[t], (t, 1, N)), by.identity())
+              .eq(R * aN, by.hypothesis("definition")))
+    mass = Chain(aN).eq(1 - sp.Sum(al[i], (i, 1, K)), by.hypothesis("normalized")).le(1, by.algebra())
+    ctx = Context({"bounded_norms": (Norm(x[i]) <= R, Norm(y[t]) <= R),
+                   "definition": sp.Eq(aN, sp.Sum(be[t], (t, 1, N))),
+                   "normalized": sp.Eq(sp.Sum(al[i], (i, 1, K)), 1 - aN),
+                   "context-norm": Lemma(norm_s, Norm(s), "<=", R * aN),
+                   "mass": Lemma(mass, aN, "<=", 1)})
+    D = Norm(al[i] * x[i] - s)
+    per_token = (Chain(D).le(Norm(al[i] * x[i]) + Norm(s), by.triangle(al[i] * x[i], -s))
+                 .le(al[i] * R + Norm(s), by.algebra())
+                 .le(al[i] * R + R * aN, by.termwise(pairs=[(al[i] * R, al[i] * R), (Norm(s), R * aN)],
+                                                     term=[None, Chain(Norm(s)).le(R * aN, by.hypothesis("context-norm"))])))
+    lhs = sp.Sum(D, (i, 1, K))
+    chain = (Chain(lhs, ctx)
+             .le(sp.Sum(al[i] * R + R * aN, (i, 1, K)), by.termwise(i, 1, K, term=per_token))
+             .eq(R * sp.Sum(al[i], (i, 1, K)) + K * R * aN, by.identity())
+             .eq(R * (1 - aN) + K * R * aN, by.hypothesis("normalized"))
+             .le(K * R, by.algebra()))
+    return chain.prove(lhs, "<=", K * R)
 
 
 def _softmax_setting():
@@ -593,6 +694,15 @@ def _symbolic_dominated() -> Proof:
     )
 
 
+def _symbolic_vanishing() -> Proof:
+    return Proof.from_chain(
+        c2_chains()["vanishing"],
+        "|a_i x_i - s| <= a_i |x_i| + |s| (triangle) <= a_i R + alpha_N R (|s| <= alpha_N R, triangle over the "
+        "selected tokens); summed over the L - N left-out tokens: R(1 - alpha_N) + (L - N) R alpha_N <= (L - N) R "
+        "(alpha_N <= 1, L - N >= 1): the bound falls linearly to 0 as N -> L (at N = L no token is left out)",
+    )
+
+
 @lru_cache(maxsize=1)  # exact and deterministic: compute once
 def _bounded_chains() -> dict:
     return bounded_chains()
@@ -646,6 +756,8 @@ CLAIM = Claim(
             "C_1/L <= alpha_i <= C_2/L with C_1, C_2 independent of L (e.g. softmax of logits in [-a, a])",
             drop=_drop_lemma1,
             admits=lambda N: N.sympy_F is not None and bool(N.positive) and not N.depends_on_length,
+            # the sandwich and paper-ii hold for every configuration
+            readings=("transcribed", "transcribed_ii", "paper-i-difference", "paper-i-ratio", "bounded", "collapse"),
         ),
         Hypothesis("bounded_norms", "|x_i| <= R for every i, R independent of L"),
         Hypothesis(
@@ -653,6 +765,7 @@ CLAIM = Claim(
             "the bounded and paper-i-difference readings use softmax's constant C_2 = e^{2a/T} "
             "(Corollary 1 with Delta = a)",
             admits=is_softmax,
+            readings=("bounded", "paper-i-difference"),
         ),
     ),
     readings=(
@@ -693,6 +806,19 @@ CLAIM = Claim(
             relation="==",
             symbolic=_symbolic_ratio,
             note="false: both sides are O(1) and the ratio can be 0",
+        ),
+        Reading(
+            "paper-ii",
+            "(ii) as the paper words it: as N -> L the distance goes to 0, because no token is left outside the "
+            "top set: d~ <= (L - N) max_i |x_i| for every configuration with 1 <= N < L (sharp for every N), "
+            "a bound that falls linearly to 0 at N = L",
+            r"\tilde d \le (L-N)\max_i\|x_i\| \xrightarrow[N\to L]{} 0",
+            relation="<=",
+            symbolic=_symbolic_vanishing,
+            strategy=_configs,
+            sides=sides_vanishing,
+            sweep=_sweep_vanishing,
+            atol=1e-10,
         ),
         Reading(
             "reconstructed",

@@ -166,9 +166,10 @@ def finite_difference_sides(transcribed: bool):
     return sides
 
 
+_E12 = np.array([1.0, -1.0]) / math.sqrt(2.0)  # the unit direction (e_1 - e_2)/√2, as a counterexample prints it
 _FD_EXAMPLES = [
-    {"logits": np.array([0.0, 0.0]), "T": 1.0, "v": np.array([1.0, -1.0]), "eps": 1e-3},
-    {"logits": np.array([-20.0, 20.0]), "T": 1.0, "v": np.array([1.0, -1.0]), "eps": 100.0},
+    {"logits": np.array([0.0, 0.0]), "T": 1.0, "v": _E12, "eps": 1e-3},
+    {"logits": np.array([-20.0, 20.0]), "T": 1.0, "v": _E12, "eps": 100.0},
 ]
 
 

@@ -87,16 +87,20 @@ $1 - \frac{1}{rN}\sum_i\xi_i \le \frac1N\sum_i(1 - \Pr(D_i > r))$ from $D_i \ge 
 but reading the right side as $\mathbb{E}[N_s^{\mathrm{sel}}]/N$ is linearity over the indicators
 again. No reading of Theorem 2 is proved until a rule takes the mean of an indicator.
 
-## Exact case used for checking: $d=3$, $N\le 2$
+## Exact cases used for checking: $d=3$ or $d=1$, $N\le 2$
 
 In $\mathbb{R}^3$ the cosine between two independent uniform directions is uniform on
 $[-1,1]$, so $\Pr(\|a u - s\| \le r \mid \|s\| = \rho) = \mathrm{clip}\big((r^2-(a-\rho)^2)/(4a\rho), 0, 1\big)$.
 For $N = 1$, $D_1 = 0$ and, given $x_1$, the non-selected $D_j$ are independent, so
 $\mathbb{E}[N_s] = \prod_j(1 - \Pr(D_j \le r))$. For $N = 2$, $D_1 = \alpha_2 M$ and
 $D_2 = \alpha_1 M$ are constants, $\|s\|^2$ is uniform on $[(\alpha_1-\alpha_2)^2M^2, (\alpha_1+\alpha_2)^2M^2]$,
-and the product is integrated over it by Gauss–Legendre quadrature between its kinks. The
-sweep and the Hypothesis search evaluate both sides with these formulas; Monte Carlo with
-99% intervals checks $L = 16$, $N = 5$, $d = 8$.
+and the product is integrated over it by Gauss–Legendre quadrature between its kinks. In
+$\mathbb{R}^1$ the sphere is the two points $\pm M$: $\Pr(|a u - s| \le r \mid |s| = \rho)$ is the
+mean of $1[|a-\rho| \le r]$ and $1[a+\rho \le r]$, and for $N = 2$, $\rho = |\alpha_1 \pm \alpha_2|M$
+with probability $\tfrac12$ each (tested against the enumeration of all $2^L$ sign patterns).
+The sweep and the Hypothesis search evaluate both sides with these formulas, in $d = 1$
+and $d = 3$; Monte Carlo with 99% intervals checks $L = 16$, $N = 5$, $d = 8$. The
+counterexamples below are in $d = 1$, the smallest dimension where they fail.
 
 ## What the full text changed
 
@@ -277,8 +281,15 @@ def _p_inside(a, rho, r):
     return np.where(both, smooth, np.where(a > 0, (a <= r), (rho <= r)).astype(float))
 
 
+def _p_inside_line(a, rho, r):
+    """P(|a·u − s| ≤ r) for u uniform on {−1, 1} (the unit sphere of R¹) and |s| = ρ: the mean of
+    1[|a − ρ| ≤ r] and 1[a + ρ ≤ r] (broadcast)."""
+    a, rho, r = np.broadcast_arrays(np.asarray(a, float), np.asarray(rho, float), np.asarray(r, float))
+    return ((np.abs(a - rho) <= r).astype(float) + (a + rho <= r).astype(float)) / 2
+
+
 def exact_paper_terms(instance: dict) -> dict:
-    """Exact terms of Theorem 2 with the paper's definition of N_s, d = 3, N ≤ 2.
+    """Exact terms of Theorem 2 with the paper's definition of N_s, d = 3 or d = 1, N ≤ 2.
 
     N_s counts the selected i with D_i ≤ r, and only when every non-selected D_j > r. Returns
     ``{"frac", "xi", "sigma2", "p_sel", "sum_p_out", "M", "r"}``: E[N_s]/N, ξ_i = E[D_i], σ_i²,
@@ -290,6 +301,9 @@ def exact_paper_terms(instance: dict) -> dict:
       [(α_1 − α_2)² M², (α_1 + α_2)² M²]) the non-selected D_j are independent, so
       E[N_s] = #{i: D_i ≤ r} · E_ρ[Π_j (1 − P(D_j ≤ r | ρ))], integrated by Gauss–Legendre on the
       pieces between the kinks ρ ∈ {|α_j M − r|, α_j M + r}.
+    * d = 1: the sphere is {−M, M}, so P(D_j ≤ r | ρ) = (1[|α_j M − ρ| ≤ r] + 1[α_j M + ρ ≤ r])/2,
+      and with N = 2, ρ = |α_1 ± α_2| M with probability 1/2 each (a mean of two terms, no
+      quadrature).
 
     >>> t = exact_paper_terms({"weights": np.array([0.75, 0.25]), "n": 1, "M": 1.0, "r": 0.25, "d": 3})
     >>> float(t["frac"]), float(t["sum_p_out"])
@@ -301,8 +315,9 @@ def exact_paper_terms(instance: dict) -> dict:
         raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
     w = np.asarray(instance["weights"], dtype=np.float64)
     n = int(instance["n"])
-    if int(instance.get("d", 3)) != 3:
-        raise ValueError(f"d: exact evaluation of the paper's N_s needs d = 3, got {instance.get('d')}")
+    d = int(instance.get("d", 3))
+    if d not in (1, 3):
+        raise ValueError(f"d: exact evaluation of the paper's N_s needs d = 1 or 3, got {instance.get('d')}")
     if n not in (1, 2):
         raise ValueError(f"n: exact evaluation of the paper's N_s needs n <= 2, got {n}; use the Monte Carlo method")
     if w.shape[-1] <= n:
@@ -317,13 +332,22 @@ def exact_paper_terms(instance: dict) -> dict:
     sel = np.take_along_axis(w, order[..., :n], axis=-1)  # (…, n)
     out = np.take_along_axis(w, order[..., n:], axis=-1) * M[..., None]  # (…, K): a_j = α_j M
     rr = r[..., None]
+    inside = _p_inside if d == 3 else _p_inside_line
     if n == 1:
-        p_out = _p_inside(out, sel * M[..., None], rr)  # ρ = ‖α_1 x_1‖ = α_1 M
+        p_out = inside(out, sel * M[..., None], rr)  # ρ = ‖α_1 x_1‖ = α_1 M
         frac = np.prod(1 - p_out, axis=-1)
         xi = np.zeros(sel.shape)
         sigma2 = np.zeros(sel.shape)
         p_sel = np.ones(sel.shape)
         sum_p_out = p_out.sum(axis=-1)
+    elif d == 1:  # ρ = |α_1 ± α_2| M, each with probability 1/2
+        other = sel[..., ::-1] * M[..., None]
+        xi, sigma2 = other, sel[..., ::-1] ** 2
+        p_sel = (other <= rr).astype(float)
+        rhos = np.stack([np.abs(sel[..., 0] - sel[..., 1]), sel[..., 0] + sel[..., 1]], axis=-1) * M[..., None]  # (…, 2)
+        p_j = _p_inside_line(out[..., None, :], rhos[..., None], rr[..., None])  # (…, 2, K)
+        frac = p_sel.mean(axis=-1) * np.prod(1 - p_j, axis=-1).mean(axis=-1)
+        sum_p_out = p_j.mean(axis=-2).sum(axis=-1)
     else:
         other = sel[..., ::-1] * M[..., None]  # D_1 = α_2 M, D_2 = α_1 M
         xi, sigma2 = other, sel[..., ::-1] ** 2
@@ -361,7 +385,7 @@ def _mean_exp(t: dict, denom, plus: bool):
 
 
 def paper_sides(kind: str):
-    """``sides`` of the T2 readings with the paper's N_s (exact, d = 3, N ≤ 2).
+    """``sides`` of the T2 readings with the paper's N_s (exact, d = 1 or 3, N ≤ 2).
 
     ``kind``: ``transcribed`` (E[N_s]/N ≤ mean exp(−(r − ξ)²/(16M²))), ``lower`` (Markov side),
     ``conditioned`` (upper side at r = u·min ξ), ``hoeffding`` (exp(−((ξ − r)₊)²/(2M²))),
@@ -409,7 +433,7 @@ def _paper_strategy(draw, r_key: str = "r", positive_r: bool = False):
     w = w / w.sum()
     n = draw(st.integers(1, min(2, w.size - 1)))
     M = draw(st.floats(0.25, 4.0, allow_nan=False, allow_infinity=False))
-    inst = {"weights": w, "n": n, "M": M, "d": 3}
+    inst = {"weights": w, "n": n, "M": M, "d": draw(st.sampled_from([1, 3]))}  # the exact cases: R¹ and R³
     if r_key == "u":
         inst["u"] = draw(st.floats(0.0, 1.0, allow_nan=False))
     else:
@@ -418,7 +442,9 @@ def _paper_strategy(draw, r_key: str = "r", positive_r: bool = False):
 
 
 def _paper_sweep(rng: np.random.Generator, size: int, r_key: str = "r", positive_r: bool = False) -> dict:
-    return _exact_sweep(rng, size, r_key=r_key, positive_r=positive_r, max_n=2)  # N <= 2
+    inst = _exact_sweep(rng, size, r_key=r_key, positive_r=positive_r, max_n=2)  # N <= 2
+    inst["d"] = int(rng.choice([1, 3]))  # the exact cases: R¹ and R³
+    return inst
 
 
 # ----------------------------------------------------------------------------- Monte Carlo
@@ -537,9 +563,9 @@ def _mc_lower(definition: str = "paper", union: bool = False):
 #: Old minimal counterexample (selected-only count): L = 2, N = 1, r = M = 1.
 _CEX = {"weights": np.array([0.5, 0.5]), "n": 1, "M": 1.0, "r": 1.0, "d": 1}
 #: Paper's definition, upper side: the non-selected token stays outside a small ball.
-CEX_UPPER = {"weights": np.array([0.75, 0.25]), "n": 1, "M": 1.0, "r": 0.25, "d": 3}
+CEX_UPPER = {"weights": np.array([0.75, 0.25]), "n": 1, "M": 1.0, "r": 0.25, "d": 1}
 #: Paper's definition, Markov side: the non-selected token is always inside the ball.
-CEX_LOWER = {"weights": np.array([0.5, 0.5]), "n": 1, "M": 1.0, "r": 1.0, "d": 3}
+CEX_LOWER = {"weights": np.array([0.5, 0.5]), "n": 1, "M": 1.0, "r": 1.0, "d": 1}
 
 
 def _symbolic_transcribed() -> Proof:

@@ -1,4 +1,4 @@
-"""``attnbounds claims [ID] [--latex] [--json]``."""
+"""``attnbounds claims [ID] [--latex] [--json] [--claims SPEC]``."""
 
 from __future__ import annotations
 
@@ -12,12 +12,20 @@ from attnbounds.cli.common import UsageError, did_you_mean, write_json
 @click.argument("claim_id", required=False)
 @click.option("--latex", is_flag=True, help="Print LaTeX forms instead of plain text.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
-def claims(claim_id, latex, as_json):
+@click.option("--claims", "claim_specs", multiple=True, metavar="SPEC",
+              help="Show your own claims instead of the package's: a file 'path/to/my_claim.py' or "
+                   "'module:object' (repeatable), as `check --claims` takes them.")
+def claims(claim_id, latex, as_json, claim_specs):
     """List the claims, or print claim CLAIM_ID in full."""
     if latex and as_json:  # the JSON carries both forms (transcription_latex, each reading's latex)
         raise UsageError("--latex: not with --json, whose output has both the plain and the LaTeX forms")
+    user = None
+    if claim_specs:
+        from attnbounds.cli.check import _load_user_claims
+
+        user = _load_user_claims(claim_specs)
     if claim_id is None:
-        items = registry.all_claims()
+        items = registry.all_claims() if user is None else user
         if as_json:
             write_json([c.to_dict() for c in items], None)
             return
@@ -25,10 +33,13 @@ def claims(claim_id, latex, as_json):
             text = c.transcription_latex if latex else c.statement
             click.echo(f"{c.id:<5} {c.title}\n      {text}")
         return
-    try:
-        c = registry.get(claim_id)
-    except KeyError as exc:
-        raise UsageError(_unknown_claim_text(claim_id, str(exc.args[0]))) from None
+    if user is not None:
+        c = _user_claim(claim_id, user)
+    else:
+        try:
+            c = registry.get(claim_id)
+        except KeyError as exc:
+            raise UsageError(_unknown_claim_text(claim_id, str(exc.args[0]))) from None
     if as_json:
         write_json(c.to_dict(), None)
         return
@@ -47,6 +58,31 @@ def claims(claim_id, latex, as_json):
         click.echo(f"      methods: {', '.join(r.methods) or 'none'}")
     if c.derivations:
         click.echo(f"Derivations: {', '.join(c.derivations)} (attnbounds derive NAME)")
+
+
+def _user_claim(claim_id: str, user: list):
+    """The claim CLAIM_ID among the ``--claims`` claims (its id, or ``<paper>:<id>``), else a usage error."""
+    found = [c for c in user if claim_id in (c.id, f"{c.paper or 'user'}:{c.id}")]
+    if len(found) == 1:
+        return found[0]
+    ids = [c.id for c in user]
+    if found:
+        return found[0] if len({id(c) for c in found}) == 1 else _ambiguous(claim_id, found)
+    head, _, part = claim_id.partition(":")
+    if part and head in ids:
+        return _not_a_claim(claim_id, next(c for c in user if c.id == head))
+    raise UsageError(f"CLAIM_ID: unknown claim {claim_id!r}{did_you_mean(claim_id, ids)}; the --claims files define "
+                     f"{', '.join(ids)}")
+
+
+def _ambiguous(claim_id: str, found: list):
+    names = ", ".join(f"{c.paper or 'user'}:{c.id}" for c in found)
+    raise UsageError(f"CLAIM_ID: {claim_id!r} is ambiguous among the --claims files: {names}")
+
+
+def _not_a_claim(claim_id: str, claim):
+    raise UsageError(f"CLAIM_ID: {claim_id!r} is a reading id of claim {claim.id}, not a claim id; "
+                     f"`attnbounds claims {claim.id} --claims ...` prints the claim with its readings")
 
 
 def _unknown_claim_text(claim_id: str, text: str) -> str:

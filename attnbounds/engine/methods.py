@@ -514,7 +514,7 @@ def run_sweep(
             )
         cex = _counterexample(instance, lhs1, rhs1, "sweep", violations=violations, of=done)
         text = (
-            f"sweep: {violations} of {done} instance(s) violate; smallest: "
+            f"sweep: {violations} of {done} instance(s) violate; the one with the fewest entries: "
             f"lhs={_fmt(lhs1)} {_FLIP[reading.relation]} rhs={_fmt(rhs1)}"
         )
         if timed_out:

@@ -417,9 +417,10 @@ def mutate_reading(claim: Claim, reading: Reading, rid: str, budget: Budget, see
                 continue
             out.append(_judge(row, kernel, numeric, "the part has no numeric form"))
 
-    # dropped hypotheses: those of the proof's context, and the claim's own
-    drops = {h.name: h for h in claim.hypotheses if h.drop is not None}
-    aliases = {n: h for h in claim.hypotheses if h.drop is not None for n in getattr(h, "names", ())}
+    # dropped hypotheses: those of the proof's context, and the claim's own that are hypotheses of this reading
+    mine = [h for h in claim.hypotheses if h.drop is not None and h.applies_to(reading.name)]
+    drops = {h.name: h for h in mine}
+    aliases = {n: h for h in mine for n in getattr(h, "names", ())}
     names = []
     for part in parts:
         names += [n for n, h in part.chain.ctx.hypotheses.items() if not isinstance(h, Lemma) and not n.startswith("definition")]

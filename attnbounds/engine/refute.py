@@ -92,7 +92,7 @@ def _ordered(items) -> list:
 def _fmt(v, digits):
     a = np.asarray(v, dtype=float)
     if a.ndim == 0:
-        return f"{float(a):.{digits}g}"
+        return f"{float(a) + 0.0:.{digits}g}"  # + 0.0: a negative zero prints as 0
     return "[" + ", ".join(_fmt(t, digits) for t in a) + "]"
 
 

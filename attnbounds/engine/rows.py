@@ -180,7 +180,7 @@ def _fmt(x: Any) -> str:
         v = float(x)
     except (TypeError, ValueError):
         return str(x)
-    return f"{v:.6g}"
+    return f"{v + 0.0:.6g}"  # + 0.0: a negative zero prints as 0
 
 
 def _instance_text(instance: dict | None, width: int = 90) -> str:
@@ -189,7 +189,7 @@ def _instance_text(instance: dict | None, width: int = 90) -> str:
     parts = []
     for k, v in jsonable(instance).items():
         if isinstance(v, float):
-            parts.append(f"{k}={v:.6g}")
+            parts.append(f"{k}={v + 0.0:.6g}")
         else:
             parts.append(f"{k}={v}")
     return _short(", ".join(parts), width)

@@ -133,7 +133,8 @@ def _proof_text(proof) -> str:
     if proof.get("status") == "refuted":
         return "\n\nexact counterexample"
     sub = proof.get("substeps") or 0  # sub-chain steps, checked inside their step
-    text = f"{proof.get('checked')}/{proof.get('steps')} steps{f' (+{sub} sub-steps)' if sub else ''} checked"
+    plural = "" if sub == 1 else "s"  # as the CLI's proof cell: "(+1 sub-step)"
+    text = f"{proof.get('checked')}/{proof.get('steps')} steps{f' (+{sub} sub-step{plural})' if sub else ''} checked"
     if proof.get("status") == "argued":
         text += " (argued)"
     rules = [r for r in proof.get("rules") or [] if r != "argued"]

@@ -91,7 +91,7 @@ def test_verdicts():
     assert rows["transcribed"]["verdict"] == "falsified"
     assert rows["transcribed_ii"]["verdict"] == "falsified"
     assert rows["paper-i-ratio"]["verdict"] == "falsified"
-    for name in ("reconstructed", "bounded", "collapse", "paper-i-difference"):
+    for name in ("reconstructed", "bounded", "collapse", "paper-i-difference", "paper-ii"):
         # proved once the proof is a fully checked chain; an argued proof holds
         want = "proved" if rows[name]["proof"]["status"] == "checked" else "holds"
         assert rows[name]["verdict"] == want, rows[name]
@@ -125,3 +125,43 @@ def test_dominated_sides_against_a_naive_evaluator_and_the_ratio_family():
         assert float(sd.lhs) <= float(sd.rhs) + 1e-12
     proof = CLAIM.reading("paper-i-ratio").symbolic()
     assert proof.status is False and all(v == 0.0 for v in proof.counterexample["d_tilde"])
+
+
+def test_paper_ii_against_a_naive_evaluator_and_sharp_for_every_n():
+    rng = np.random.default_rng(11)
+    for _ in range(30):
+        L = int(rng.integers(2, 12))
+        n = int(rng.integers(1, L))
+        w = rng.dirichlet(np.ones(L))
+        x = rng.normal(size=(L, 3))
+        top = sorted(range(L), key=lambda i: (-w[i], i))[:n]
+        s = sum(w[j] * x[j] for j in top)
+        d = sum(np.linalg.norm(w[i] * x[i] - s) for i in range(L) if i not in top)
+        got = c2.sides_vanishing({"weights": w, "x": x, "n": n})
+        assert float(got.lhs) == pytest.approx(d, rel=1e-12)
+        assert float(got.rhs) == pytest.approx((L - n) * np.linalg.norm(x, axis=1).max(), rel=1e-12)
+        assert float(got.lhs) <= float(got.rhs)
+    # sharp: equal vectors of norm R, the L - N left-out weights -> 0: d~ -> (L - N) R
+    for L, n in [(3, 1), (6, 4), (9, 8)]:
+        for eps in (1e-3, 1e-6):
+            w = np.r_[np.full(n, (1 - (L - n) * eps) / n), np.full(L - n, eps)]
+            x = np.tile([[0.0, 2.0]], (L, 1))
+            got = c2.sides_vanishing({"weights": w, "x": x, "n": n})
+            assert float(got.rhs) == pytest.approx(2.0 * (L - n))
+            # each left-out D_i = |2 eps - 2 (1 - (L - N) eps)| = 2 (1 - (L - N + 1) eps)
+            assert float(got.rhs) - float(got.lhs) == pytest.approx(2.0 * (L - n) * (L - n + 1) * eps, rel=1e-6)
+
+
+def test_paper_ii_chain_needs_every_entry_of_its_context():
+    chain = c2.c2_chains()["vanishing"]
+    assert chain.complete
+    for name in chain.chain.ctx.hypotheses:
+        assert not chain.chain.prove(chain.goal[0], "<=", chain.goal[2], ctx=chain.chain.ctx.without(name)).complete, name
+
+
+def test_only_the_readings_that_use_them_name_lemma1_and_softmax():
+    lemma1, _, softmax_h = CLAIM.hypotheses
+    for name in ("reconstructed", "paper-ii"):
+        assert not lemma1.applies_to(name) and not softmax_h.applies_to(name)
+    assert lemma1.applies_to("bounded") and softmax_h.applies_to("bounded")
+    assert softmax_h.applies_to("paper-i-difference") and not softmax_h.applies_to("collapse")

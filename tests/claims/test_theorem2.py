@@ -71,6 +71,32 @@ def test_exact_paper_terms_against_monte_carlo(n):
         assert lo - 1e-12 <= float(exact["sum_p_out"]) <= hi + 1e-12
 
 
+def test_exact_paper_terms_in_one_dimension_against_every_sign_pattern():
+    # R¹: the sphere of radius M is {-M, M}; the mean over all 2^L sign patterns is exact
+    rng = np.random.default_rng(21)
+    for _ in range(60):
+        L = int(rng.integers(2, 7))
+        n = int(rng.integers(1, min(2, L - 1) + 1))
+        w = rng.dirichlet(np.ones(L))
+        M, r = float(rng.uniform(0.3, 3.0)), float(rng.uniform(0.0, 2.0))
+        r *= M
+        signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * L, indexing="ij")).reshape(L, -1).T  # (2^L, L)
+        x = (signs * M)[..., None]
+        ws = np.broadcast_to(w, signs.shape)
+        exact = t2.exact_paper_terms({"weights": w, "n": n, "M": M, "r": r, "d": 1})
+        assert float(exact["frac"]) == pytest.approx((distinguishable_mask(ws, x, n, r).sum(-1) / n).mean(), abs=1e-12)
+        out = ((per_token_distance(ws, x, n) <= r) & ~top_n_mask(ws, n)).sum(-1).mean()
+        assert float(exact["sum_p_out"]) == pytest.approx(out, abs=1e-12)
+
+
+def test_the_paper_definitions_counterexamples_are_one_dimensional():
+    for name in ("transcribed", "transcribed_lower"):
+        proof = CLAIM.reading(name).symbolic()
+        assert proof.status is False and proof.counterexample["d"] == 1
+        s = CLAIM.reading(name).sides(proof.counterexample)
+        assert float(s.lhs) > float(s.rhs)
+
+
 def test_non_degenerate_violation_when_r_exceeds_xi():
     # N = 3, d = 3, r = ᾱ_N M: every D_i ≤ M Σ_{j≠i} α_j < r, so E[N_s^sel]/N = 1 > transcribed side.
     inst = {"weights": np.array([0.4, 0.3, 0.2, 0.1]), "n": 3, "M": 1.0, "r": 0.9, "d": 3}
@@ -118,7 +144,7 @@ def test_exact_paper_terms_validates():
     with pytest.raises(ValueError, match="n: exact evaluation"):
         t2.exact_paper_terms({"weights": np.ones(6) / 6, "n": 3, "M": 1.0, "r": 0.1, "d": 3})
     with pytest.raises(ValueError, match="d: exact evaluation"):
-        t2.exact_paper_terms({"weights": np.ones(6) / 6, "n": 1, "M": 1.0, "r": 0.1, "d": 4})
+        t2.exact_paper_terms({"weights": np.ones(6) / 6, "n": 1, "M": 1.0, "r": 0.1, "d": 2})
     with pytest.raises(ValueError, match="r: must be"):
         t2.exact_paper_terms({"weights": np.ones(6) / 6, "n": 2, "M": 1.0, "r": -0.1, "d": 3})
 

@@ -57,6 +57,26 @@ def test_a_reading_id_given_to_the_claims_command_points_to_its_claim():
     assert result.exit_code == 2 and "claim L1 has no reading 'transcribd' (did you mean 'transcribed'?)" in result.stderr
 
 
+def test_the_claims_command_shows_the_claims_of_a_claims_file():
+    from pathlib import Path
+    import json
+
+    spec = str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_claim.py")
+    listed = _invoke("claims", "--claims", spec)
+    assert listed.exit_code == 0 and listed.output.startswith("TV ") and "L1 " not in listed.output
+    data = json.loads(_invoke("claims", "--claims", spec, "--json").output)
+    assert [c["id"] for c in data] == ["TV"]
+    full = _invoke("claims", "TV", "--claims", spec)
+    assert full.exit_code == 0 and "TV:transcribed" in full.output and "Hypotheses:" in full.output
+    assert _invoke("claims", "my-notes:TV", "--claims", spec).output == full.output  # its paper:id
+    bad = _invoke("claims", "TX", "--claims", spec)
+    assert bad.exit_code == 2 and "unknown claim 'TX' (did you mean 'TV'?); the --claims files define TV" in bad.stderr
+    reading = _invoke("claims", "TV:transcribed", "--claims", spec)
+    assert reading.exit_code == 2 and "is a reading id of claim TV" in reading.stderr
+    missing = _invoke("claims", "--claims", "no_such_file.py")
+    assert missing.exit_code == 2 and missing.stderr.strip().startswith("Error: --claims:")
+
+
 # --- 2. reproduce --text DIR: a directory, not a missing file ---------------------------------------
 
 
