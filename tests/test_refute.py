@@ -148,3 +148,4 @@ def test_a_negative_zero_prints_as_zero():
 
     assert _fmt(-0.0, 4) == "0" and _fmt([-0.0, -1.5], 4) == "[0, -1.5]"
     assert rows._fmt(-0.0) == "0" and rows._instance_text({"a": -0.0, "b": -2.0}) == "a=0, b=-2"
+    assert rows._instance_text({"x": np.array([[-0.0, 1.0], [-3.0, 0.0]])}) == "x=[[0.0, 1.0], [-3.0, 0.0]]"

@@ -42,12 +42,16 @@ $\Sigma_{\mathrm{out}} := \sum_{i\notin I_N}\|\alpha_i x_i\|$. Two precise readi
 So the paper's (i) is true as "the difference stays bounded", and says nothing about growth:
 both quantities stay bounded under Lemma 1.
 
-The full text words (i) for the *expected* distance. Both readings are checked for every
-configuration, which covers the expectation: a bound that holds at every draw holds for the
-mean over any distribution of the draws, so `paper-i-difference` bounds
+The full text words (i) for the *expected* distance. `paper-i-difference` is checked for
+every configuration, which covers the expectation: a bound that holds at every draw holds
+for the mean over any distribution of the draws, so it bounds
 $|\mathbb{E}\tilde d - \mathbb{E}\Sigma_{\mathrm{out}}|$ by the same constant. The ratio's
-counterexample is one deterministic family, i.e. a distribution concentrated on it, so the
-expected ratio is $0$ there too.
+counterexample above is a configuration, not a draw of the paper's Assumption 1 ($x_i$
+uniform on the sphere). Under Assumption 1 the expected ratio does not tend to $1$ either:
+with uniform weights, $N = 1$ and $x_i$ uniform on the unit sphere of $\mathbb{R}^3$,
+$D_i = \|x_i - x_1\|/L$, whose mean is $\tfrac43/L$ (the mean chord of the sphere), so
+$\mathbb{E}\tilde d = \tfrac43\,\Sigma_{\mathrm{out}}$ for every $L$ (Monte Carlo: 1.3335 at
+$L = 8$, 1.3331 at $L = 64$).
 
 ## (i) read as linear growth: Lemma 1 forbids it
 
@@ -99,10 +103,17 @@ $$\tilde d = \sum_{i\notin I_N}\|\alpha_i x_i - s\| \le \sum_{i\notin I_N}\big(\
 
 The first step is the triangle inequality with $\|s\| \le \bar\alpha_N R$ (the triangle inequality
 over the selected tokens); the last uses $\bar\alpha_N \le 1$ and $L - N \ge 1$. The bound is
-sharp for every $N$: with every $x_i$ the same vector of norm $R$ and the $L - N$ left-out
-weights tending to $0$, each left-out $D_i \to R$. So the worst-case distance falls linearly in
-$L - N$ and reaches $0$ only at $N = L$: the distance need not be small while one token is
-still left out. This is not the summary's (ii) (`transcribed_ii`, $N = \rho L$), which is false.
+sharp for every $N$ as a supremum: with every $x_i$ the same vector of norm $R$ and the
+$L - N$ left-out weights tending to $0$, each left-out $D_i \to R$. So the worst-case distance
+falls linearly in $L - N$ and reaches $0$ only at $N = L$: the distance need not be small
+while one token is still left out. This bound on the rate is our reading; the paper's own
+words cover only the endpoint, where the sum is empty.
+
+Read asymptotically, "$N/L \to 1$ makes $\tilde d \to 0$" (reading `paper-ii-asymptotic`) is
+**false**: with uniform weights, every $x_i = e$ and $N = L - 1$, the one left-out token has
+$D = |1/L - (L-1)/L| = (L-2)/L$, so $\tilde d \to 1$ while $N/L \to 1$ (and
+$\tilde d = K(L-K-1)/L \to K$ with $K = L - N$ tokens left out). Neither is the summary's (ii)
+(`transcribed_ii`, $N = \rho L$), which is false too.
 
 ## What the full text changed
 
@@ -110,7 +121,8 @@ still left out. This is not the summary's (ii) (`transcribed_ii`, $N = \rho L$),
 |---|---|---|---|
 | `paper-i-difference` | (new) | proved, a checked chain | the paper's wording, "dominated by $\sum_{i\notin I_N}\|\alpha_i x_i\|$", read as a bounded difference |
 | `paper-i-ratio` | (new) | falsified | the same wording read as a ratio tending to 1 |
-| `paper-ii` | (new) | proved, a checked chain | the paper's (ii), "as $N \to L$ the distance goes to 0": $\tilde d \le (L-N)\max_i\|x_i\|$, sharp for every $N$ |
+| `paper-ii` | (new) | proved, a checked chain | the paper's (ii), "as $N \to L$ the distance goes to 0", read as the rate $\tilde d \le (L-N)\max_i\|x_i\|$, sharp for every $N$ |
+| `paper-ii-asymptotic` | (new) | falsified | the same words read as $N/L \to 1 \Rightarrow \tilde d \to 0$: $N = L - 1$, uniform weights, equal embeddings give $\tilde d \to 1$ |
 | `transcribed` (linear growth) | falsified | falsified | unchanged; the experiments section's "grows linearly" is this reading |
 | `reconstructed` | proved | proved, a checked chain | the sandwich is a chain of 6 checked steps (reverse triangle per token, the triangle inequality over the sum, termwise bounds); the norm bound is now written $\rho_{\mathrm{out}}$, not $d_1$, since the paper's $d_1$ is a distance |
 | `collapse` | proved | proved, a checked chain | the per-token bound $\big|D_i-\|s\|\big| \le \alpha_i\|x_i\|$ is one reverse-triangle step; the verdict is about that bound, and the limit of the relative spread is argued from it above |
@@ -694,6 +706,20 @@ def _symbolic_dominated() -> Proof:
     )
 
 
+def _symbolic_asymptotic() -> Proof:
+    res = derive_corollary2()
+    Ls = [4, 16, 64, 256]
+    d = _family_equal(Ls, lambda L: L - 1)
+    return Proof(
+        False,
+        f"N = L - 1, uniform weights, x_i = e: d~ = {res['family_last_out'].expr} -> {res['limit_family_last_out'].expr} "
+        "while N/L -> 1, so the distance does not go to 0",
+        counterexample={"family": "uniform weights, x_i = e_1, N = L - 1", "L": Ls, "d_tilde": d},
+        lhs=d[-1],
+        rhs=0.0,
+    )
+
+
 def _symbolic_vanishing() -> Proof:
     return Proof.from_chain(
         c2_chains()["vanishing"],
@@ -756,8 +782,10 @@ CLAIM = Claim(
             "C_1/L <= alpha_i <= C_2/L with C_1, C_2 independent of L (e.g. softmax of logits in [-a, a])",
             drop=_drop_lemma1,
             admits=lambda N: N.sympy_F is not None and bool(N.positive) and not N.depends_on_length,
-            # the sandwich and paper-ii hold for every configuration
-            readings=("transcribed", "transcribed_ii", "paper-i-difference", "paper-i-ratio", "bounded", "collapse"),
+            # the sandwich, paper-ii and collapse's checked per-token bound hold for every configuration
+            # (collapse uses Lemma 1 only in the consequence argued on the page)
+            readings=("transcribed", "transcribed_ii", "paper-i-difference", "paper-i-ratio", "paper-ii-asymptotic",
+                      "bounded"),
         ),
         Hypothesis("bounded_norms", "|x_i| <= R for every i, R independent of L"),
         Hypothesis(
@@ -812,13 +840,21 @@ CLAIM = Claim(
             "(ii) as the paper words it: as N -> L the distance goes to 0, because no token is left outside the "
             "top set: d~ <= (L - N) max_i |x_i| for every configuration with 1 <= N < L (sharp for every N), "
             "a bound that falls linearly to 0 at N = L",
-            r"\tilde d \le (L-N)\max_i\|x_i\| \xrightarrow[N\to L]{} 0",
+            r"\tilde d \le (L-N)\max_i\|x_i\| \quad (1 \le N < L)",
             relation="<=",
             symbolic=_symbolic_vanishing,
             strategy=_configs,
             sides=sides_vanishing,
             sweep=_sweep_vanishing,
             atol=1e-10,
+        ),
+        Reading(
+            "paper-ii-asymptotic",
+            "(ii) as the paper words it, read asymptotically: N/L -> 1 makes d~ -> 0 (under Lemma 1)",
+            r"N/L \to 1 \Rightarrow \tilde d \to 0",
+            relation="<=",
+            symbolic=_symbolic_asymptotic,
+            note="false: N = L - 1 with uniform weights and equal embeddings gives d~ -> 1",
         ),
         Reading(
             "reconstructed",

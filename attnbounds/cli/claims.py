@@ -61,28 +61,35 @@ def claims(claim_id, latex, as_json, claim_specs):
 
 
 def _user_claim(claim_id: str, user: list):
-    """The claim CLAIM_ID among the ``--claims`` claims (its id, or ``<paper>:<id>``), else a usage error."""
-    found = [c for c in user if claim_id in (c.id, f"{c.paper or 'user'}:{c.id}")]
-    if len(found) == 1:
+    """The claim CLAIM_ID among the ``--claims`` claims (its id, or ``<paper>:<id>``), else a usage
+    error: a reading id names its claim, an unknown one the close matches."""
+    def paper(c):
+        return c.paper or "user"
+
+    found = [c for c in user if claim_id in (c.id, f"{paper(c)}:{c.id}")]
+    if len({id(c) for c in found}) == 1:
         return found[0]
-    ids = [c.id for c in user]
     if found:
-        return found[0] if len({id(c) for c in found}) == 1 else _ambiguous(claim_id, found)
-    head, _, part = claim_id.partition(":")
-    if part and head in ids:
-        return _not_a_claim(claim_id, next(c for c in user if c.id == head))
+        names = ", ".join(f"{paper(c)}:{c.id}" for c in found)
+        raise UsageError(f"CLAIM_ID: {claim_id!r} is ambiguous among the --claims files: {names}")
+    head, _, rest = claim_id.partition(":")
+    if rest and head in {paper(c) for c in user}:  # qualified: paper:claim[:reading]
+        cid, _, part = rest.partition(":")
+        mine = [c for c in user if paper(c) == head and c.id == cid]
+    else:
+        cid, part = head, rest
+        mine = [c for c in user if c.id == cid]
+    if mine and part:
+        claim = mine[0]
+        names = [r.name for r in claim.readings] + [f"without-{h.name}" for h in claim.hypotheses if h.drop is not None]
+        if part in names:
+            raise UsageError(f"CLAIM_ID: {claim_id!r} is a reading (or hypothesis-drop) id of claim {claim.id}, not a "
+                             f"claim id; `attnbounds claims {claim.id} --claims ...` prints the claim with its readings")
+        raise UsageError(f"CLAIM_ID: unknown claim {claim_id!r}: claim {claim.id} has no reading {part!r}"
+                         f"{did_you_mean(part, names)}; `attnbounds claims {claim.id} --claims ...` lists its readings")
+    ids = [c.id for c in user]
     raise UsageError(f"CLAIM_ID: unknown claim {claim_id!r}{did_you_mean(claim_id, ids)}; the --claims files define "
                      f"{', '.join(ids)}")
-
-
-def _ambiguous(claim_id: str, found: list):
-    names = ", ".join(f"{c.paper or 'user'}:{c.id}" for c in found)
-    raise UsageError(f"CLAIM_ID: {claim_id!r} is ambiguous among the --claims files: {names}")
-
-
-def _not_a_claim(claim_id: str, claim):
-    raise UsageError(f"CLAIM_ID: {claim_id!r} is a reading id of claim {claim.id}, not a claim id; "
-                     f"`attnbounds claims {claim.id} --claims ...` prints the claim with its readings")
 
 
 def _unknown_claim_text(claim_id: str, text: str) -> str:

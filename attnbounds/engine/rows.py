@@ -183,15 +183,24 @@ def _fmt(x: Any) -> str:
     return f"{v + 0.0:.6g}"  # + 0.0: a negative zero prints as 0
 
 
+def _positive_zeros(v):
+    """``v`` (JSON-able) with every negative zero made 0.0, in nested lists too."""
+    if isinstance(v, float):
+        return v + 0.0
+    if isinstance(v, list):
+        return [_positive_zeros(t) for t in v]
+    return v
+
+
 def _instance_text(instance: dict | None, width: int = 90) -> str:
     if not instance:
         return "{}"
     parts = []
     for k, v in jsonable(instance).items():
         if isinstance(v, float):
-            parts.append(f"{k}={v + 0.0:.6g}")
+            parts.append(f"{k}={v + 0.0:.6g}")  # + 0.0: a negative zero prints as 0
         else:
-            parts.append(f"{k}={v}")
+            parts.append(f"{k}={_positive_zeros(v)}")
     return _short(", ".join(parts), width)
 
 

@@ -471,6 +471,8 @@ def derive_corollary2() -> dict[str, Result]:
       d̃ = O(1), so d̃ / L → 0 and no linear growth follows (nor can occur).
     * With N = ρL, uniform weights and equal embeddings give d̃ / L → ρ(1 − ρ) > 0: the total
       distance does not collapse.
+    * With N = L − 1 (N/L → 1), the same family gives d̃ = (L − 2)/L → 1: the distance does
+      not go to 0 as N/L → 1.
     * What collapses with N = ρL is the spread of the per-token distances around ‖s‖:
       |D_i − ‖s‖| ≤ α_i ‖x_i‖ ≤ C_2 R / L, so max_i |D_i/‖s‖ − 1| → 0 whenever L‖s‖ → ∞;
       for the antiparallel family it is 1/(ρL) → 0, versus 1/N with N fixed.
@@ -480,6 +482,7 @@ def derive_corollary2() -> dict[str, Result]:
     lim_bound_over_L = sp.limit(f["bound_L1"] / L, L, sp.oo)
     lim_prop_over_L = sp.limit(f["family_equal_proportional"] / L, L, sp.oo)
     lim_spread_prop = sp.limit(f["spread_proportional"], L, sp.oo)
+    last_out = sp.simplify(f["family_equal"].subs(N, L - 1).subs(sp.Abs(L - 2), L - 2))  # L >= 2
     T1_prop = t1_fixed_bounds()["d1_norm"].subs({N: rho * L, alpha_N: rho * C_2, d_1: R})
     return {
         "sandwich": Result(
@@ -491,6 +494,8 @@ def derive_corollary2() -> dict[str, Result]:
         "limit_bound_L1_over_L": Result(lim_bound_over_L, note="no linear growth under Lemma 1"),
         "family_equal_fixed_N1": Result(f["family_equal"].subs(N, 1), note="d~ = 0 for every L"),
         "limit_family_proportional_over_L": Result(lim_prop_over_L, note="d~/L -> rho(1-rho): no collapse"),
+        "family_last_out": Result(last_out, note="d~ with N = L - 1 (one token left out), uniform weights, x_i = e"),
+        "limit_family_last_out": Result(sp.limit(last_out, L, sp.oo), note="N/L -> 1 but d~ -> 1, not 0"),
         "T1_bound_proportional_over_L": Result(
             sp.limit(T1_prop / L, L, sp.oo), note="T1 bound with N = rho L, alpha_N = rho C_2: linear"
         ),

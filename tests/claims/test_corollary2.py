@@ -91,6 +91,7 @@ def test_verdicts():
     assert rows["transcribed"]["verdict"] == "falsified"
     assert rows["transcribed_ii"]["verdict"] == "falsified"
     assert rows["paper-i-ratio"]["verdict"] == "falsified"
+    assert rows["paper-ii-asymptotic"]["verdict"] == "falsified"
     for name in ("reconstructed", "bounded", "collapse", "paper-i-difference", "paper-ii"):
         # proved once the proof is a fully checked chain; an argued proof holds
         want = "proved" if rows[name]["proof"]["status"] == "checked" else "holds"
@@ -161,7 +162,17 @@ def test_paper_ii_chain_needs_every_entry_of_its_context():
 
 def test_only_the_readings_that_use_them_name_lemma1_and_softmax():
     lemma1, _, softmax_h = CLAIM.hypotheses
-    for name in ("reconstructed", "paper-ii"):
+    for name in ("reconstructed", "paper-ii", "collapse"):  # checked for every configuration
         assert not lemma1.applies_to(name) and not softmax_h.applies_to(name)
     assert lemma1.applies_to("bounded") and softmax_h.applies_to("bounded")
     assert softmax_h.applies_to("paper-i-difference") and not softmax_h.applies_to("collapse")
+
+
+def test_paper_ii_read_asymptotically_fails_with_one_token_left_out():
+    proof = CLAIM.reading("paper-ii-asymptotic").symbolic()
+    assert proof.status is False
+    for L, d in zip(proof.counterexample["L"], proof.counterexample["d_tilde"]):
+        w = np.full(L, 1.0 / L)
+        assert d == pytest.approx(float(cumulative_distance(w, np.ones((L, 1)), L - 1)), rel=1e-12)
+        assert d == pytest.approx((L - 2) / L, rel=1e-12)
+    assert proof.counterexample["d_tilde"][-1] > 0.99  # d~ -> 1 while N/L -> 1

@@ -71,8 +71,11 @@ def test_the_claims_command_shows_the_claims_of_a_claims_file():
     assert _invoke("claims", "my-notes:TV", "--claims", spec).output == full.output  # its paper:id
     bad = _invoke("claims", "TX", "--claims", spec)
     assert bad.exit_code == 2 and "unknown claim 'TX' (did you mean 'TV'?); the --claims files define TV" in bad.stderr
-    reading = _invoke("claims", "TV:transcribed", "--claims", spec)
-    assert reading.exit_code == 2 and "is a reading id of claim TV" in reading.stderr
+    for rid in ("TV:transcribed", "my-notes:TV:transcribed"):
+        reading = _invoke("claims", rid, "--claims", spec)
+        assert reading.exit_code == 2 and "is a reading (or hypothesis-drop) id of claim TV" in reading.stderr
+    typo = _invoke("claims", "TV:transcribd", "--claims", spec)
+    assert typo.exit_code == 2 and "claim TV has no reading 'transcribd' (did you mean 'transcribed'?)" in typo.stderr
     missing = _invoke("claims", "--claims", "no_such_file.py")
     assert missing.exit_code == 2 and missing.stderr.strip().startswith("Error: --claims:")
 
