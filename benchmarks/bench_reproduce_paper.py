@@ -12,6 +12,9 @@ random weights, the shared corpus, one window:
    also takes the windows of length L that tile the window): ≤ 5 min and ≤ 2 GB; metric time
    ≤ forward time. It runs ``--repeats`` times (default 3; the forward's time varies by about
    ±20% from run to run here) and the run with the median metric / forward is reported.
+   Each repeat is followed by the same run without E3 (``--experiments E1,E2,E4,E5``): the
+   difference is E3's share of the metric time (its scan, its bisection passes over the kept
+   logits and its tiling windows' rows), where the target's gap lies.
 
 Before them, one short run (every experiment, L ∈ {32, 64}) fills numba's cache of compiled
 kernels (``cache=True``, in the checkout's ``__pycache__``): a fresh checkout, or one whose
@@ -115,14 +118,23 @@ def _markdown(result: dict) -> str:
                   f"{_met(t['metric_met'])})",
                   f"- load average (1 min) {f['loadavg_before'][0]:.2f} → {f['loadavg_after'][0]:.2f}", ""]
         if len(f.get("repeats", [])) > 1:
-            lines += [f"The median of {len(f['repeats'])} runs by metric / forward; every run:", "",
-                      "| run | wall s | CPU s | peak RSS MiB | forward s | metric s | metric / forward |",
-                      "|---|---|---|---|---|---|---|"]
+            lines += [f"The median of {len(f['repeats'])} runs by metric / forward; every run, and the same run "
+                      "without E3 after it:", "",
+                      "| run | wall s | CPU s | peak RSS MiB | forward s | metric s | metric / forward | "
+                      "without E3: forward s | metric s | metric / forward |",
+                      "|---|---|---|---|---|---|---|---|---|---|"]
             lines += [f"| {k + 1} | {r['wall_seconds']:.1f} | {r['cpu_seconds']:.1f} | {r['peak_rss_mib']:.0f} | "
-                      f"{r['forward_seconds']:.1f} | {r['metric_seconds']:.1f} | {r['metric_over_forward']:.2f} |"
+                      f"{r['forward_seconds']:.1f} | {r['metric_seconds']:.1f} | {r['metric_over_forward']:.2f} | "
+                      f"{r['without_e3']['forward_seconds']:.1f} | {r['without_e3']['metric_seconds']:.1f} | "
+                      f"{r['without_e3']['metric_over_forward']:.2f} |"
                       for k, r in enumerate(f["repeats"])]
-            lines += [""]
-        lines += ["Command:", "", f"    {f['command']}", ""]
+            share = [r["metric_seconds"] - r["without_e3"]["metric_seconds"] for r in f["repeats"]]
+            lines += ["", f"E3's share of the metric time (the difference): {min(share):.1f}–{max(share):.1f} s. "
+                      "Without E3 metric / forward is "
+                      f"{min(r['without_e3']['metric_over_forward'] for r in f['repeats']):.2f}–"
+                      f"{max(r['without_e3']['metric_over_forward'] for r in f['repeats']):.2f}.", ""]
+        lines += (["Commands:", "", f"    {f['command']}"]
+                  + ([f"    {f['without_e3']['command']}"] if "without_e3" in f else []) + [""])
     return "\n".join(lines)
 
 
@@ -187,10 +199,19 @@ def main() -> None:
                 run.update(forward_seconds=fres["timing"]["forward_seconds"], metric_seconds=fres["timing"]["metric_seconds"],
                            model_load_seconds=fres["timing"]["model_load_seconds"], paper_table=fres["paper_table"])
                 run["metric_over_forward"] = run["metric_seconds"] / run["forward_seconds"]
+                without = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(corpus),
+                                "--windows", "1", "--experiments", "E1,E2,E4,E5", "--out", str(tmp / f"noe3{k}"),
+                                "--no-progress"], tmp / f"noe3{k}.log")
+                nres = json.loads((tmp / f"noe3{k}" / "results.json").read_text())["timing"]
+                run["without_e3"] = {"wall_seconds": without["wall_seconds"], "forward_seconds": nres["forward_seconds"],
+                                     "metric_seconds": nres["metric_seconds"],
+                                     "metric_over_forward": nres["metric_seconds"] / nres["forward_seconds"],
+                                     "command": without["command"]}
                 runs.append(run)
             full = dict(sorted(runs, key=lambda r: r["metric_over_forward"])[(len(runs) - 1) // 2])  # the median (lower) run
             full["repeats"] = [{k: r[k] for k in ("wall_seconds", "cpu_seconds", "peak_rss_mib", "forward_seconds",
-                                                  "metric_seconds", "metric_over_forward", "loadavg_before", "loadavg_after")}
+                                                  "metric_seconds", "metric_over_forward", "loadavg_before", "loadavg_after",
+                                                  "without_e3")}
                                for r in runs]
             full["targets"] = {"wall_target_s": 300, "wall_met": max(r["wall_seconds"] for r in runs) <= 300,
                                "memory_target_mib": 2048, "memory_met": max(r["peak_rss_mib"] for r in runs) <= 2048,
