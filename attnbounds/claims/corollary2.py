@@ -520,26 +520,15 @@ def _vanishing_chain():
     ``mass``, ᾱ_N = 1 − Σ_i α_i ≤ 1)."""
     from attnbounds.theory.proof import Chain, Context, Lemma, Norm, by
 
-    i = sp.Symbol("i", integer=True, positive=True)
-    t = sp.Symbol("t", integer=True, positive=True)
+    S = _softmax_setting()  # its tokens, weights and context vector (no softmax is used here)
+    i, t, N, R, aN = (S[k] for k in ("i", "t", "N", "R", "alpha_N"))
+    al, be, x, y, s = (S[k] for k in ("alpha", "beta", "x", "y", "s"))
     K = sp.Symbol("K", integer=True, positive=True)  # the L - N non-selected tokens (N < L)
-    N = sp.Symbol("N", integer=True, positive=True)
-    R = sp.Symbol("R", nonnegative=True)
-    aN = sp.Symbol("alpha_N", nonnegative=True)
-    al = sp.IndexedBase("alpha", nonnegative=True)
-    be = sp.IndexedBase("beta", nonnegative=True)
-    x = sp.IndexedBase("x", commutative=False)
-    y = sp.IndexedBase("y", commutative=False)
-    s = sp.Sum(be[t] * y[t], (t, 1, N))
-    norm_s = (Chain(Norm(s)).le(sp.Sum(Norm(be[t] * y[t]), (t, 1, N)), by.triangle_sum(t, 1, N))
-              .le(sp.Sum(be[t] * R, (t, 1, N)), by.termwise(t, 1, N))
-              .eq(R * sp.Sum(be[t], (t, 1, N)), by.identity())
-              .eq(R * aN, by.hypothesis("definition")))
     mass = Chain(aN).eq(1 - sp.Sum(al[i], (i, 1, K)), by.hypothesis("normalized")).le(1, by.algebra())
     ctx = Context({"bounded_norms": (Norm(x[i]) <= R, Norm(y[t]) <= R),
                    "definition": sp.Eq(aN, sp.Sum(be[t], (t, 1, N))),
                    "normalized": sp.Eq(sp.Sum(al[i], (i, 1, K)), 1 - aN),
-                   "context-norm": Lemma(norm_s, Norm(s), "<=", R * aN),
+                   "context-norm": _context_norm(S),
                    "mass": Lemma(mass, aN, "<=", 1)})
     D = Norm(al[i] * x[i] - s)
     per_token = (Chain(D).le(Norm(al[i] * x[i]) + Norm(s), by.triangle(al[i] * x[i], -s))
@@ -585,6 +574,19 @@ def _softmax_setting():
     return S
 
 
+def _context_norm(S):
+    """The lemma ``context-norm`` of the setting ``S`` (:func:`_softmax_setting`): ‖s‖ = ‖Σ_t β_t y_t‖
+    ≤ Σ_t β_t ‖y_t‖ ≤ R ᾱ_N, from ‖y_t‖ ≤ R and the hypothesis ``definition`` (ᾱ_N = Σ_t β_t)."""
+    from attnbounds.theory.proof import Chain, Lemma, Norm, by
+
+    t, N, R, aN, be, y, s = (S[k] for k in ("t", "N", "R", "alpha_N", "beta", "y", "s"))
+    chain = (Chain(Norm(s)).le(sp.Sum(Norm(be[t] * y[t]), (t, 1, N)), by.triangle_sum(t, 1, N))
+             .le(sp.Sum(be[t] * R, (t, 1, N)), by.termwise(t, 1, N))
+             .eq(R * sp.Sum(be[t], (t, 1, N)), by.identity())
+             .eq(R * aN, by.hypothesis("definition")))
+    return Lemma(chain, Norm(s), "<=", R * aN)
+
+
 def bounded_chains() -> dict:
     """The checked chains of ``bounded`` and ``paper-i-difference`` (:mod:`attnbounds.theory.proof`).
 
@@ -623,11 +625,7 @@ def bounded_chains() -> dict:
     mass = (Chain(aN).eq(sp.Sum(be[t], (t, 1, N)), by.hypothesis("definition"))
             .le(sp.Sum(C2 / L, (t, 1, N)), by.termwise(t, 1, N, term=Chain(be[t]).le(C2 / L, by.instance(c1_upper, sigma))))
             .eq(N * C2 / L, by.identity()))
-    norm_s = (Chain(Norm(s)).le(sp.Sum(Norm(be[t] * y[t]), (t, 1, N)), by.triangle_sum(t, 1, N))
-              .le(sp.Sum(be[t] * R, (t, 1, N)), by.termwise(t, 1, N))
-              .eq(R * sp.Sum(be[t], (t, 1, N)), by.identity())
-              .eq(R * aN, by.hypothesis("definition")))
-    lemmas = {"selected-mass": Lemma(mass, aN, "<=", N * C2 / L), "context-norm": Lemma(norm_s, Norm(s), "<=", R * aN)}
+    lemmas = {"selected-mass": Lemma(mass, aN, "<=", N * C2 / L), "context-norm": _context_norm(S)}
     # ||s|| <= R alpha_N <= R N C_2/L (a lemma, then monotonicity in alpha_N)
     s_bound = (Chain(Norm(s)).le(R * aN, by.hypothesis("context-norm"))
                .le(R * N * C2 / L, by.monotone(aN, R * aN, aN, N * C2 / L)))

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import click
 
-from attnbounds.cli.common import UsageError, check_writable_file, did_you_mean, write_json
+from attnbounds.cli.common import UsageError, check_writable_file, did_you_mean, load_user_claims, write_json
 
 _STYLE = {
     "proved": "bold green",
@@ -459,7 +459,7 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path
     check_writable_file(json_path, "--json")  # before the claims run, not after
     expected, recorded_meta = _read_expected(expect_path, mutants or matrix, json_path)
     check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
-    user_claims = _load_user_claims(claim_specs)
+    user_claims = load_user_claims(claim_specs)
     console = _console(stderr=json_path == "-")
     from attnbounds.engine.meta import check_document, run_meta
 
@@ -628,29 +628,6 @@ def _interrupted(rows: list[dict], json_path: str | None, meta: dict | None = No
 def _partial_note(rows: list[dict]) -> str:
     cut = [r["id"] for r in rows if r.get("error") == "interrupted"]
     return f" ({', '.join(cut)} cut short, marked undecided)" if cut else ""
-
-
-def _load_user_claims(specs) -> list | None:
-    """The claims named by ``--claims`` specs (None when there are none), as a usage error if bad."""
-    if not specs:
-        return None
-    from attnbounds import claims as registry
-    from attnbounds.plugins import PluginError, PluginNotFound
-
-    found = []
-    for spec in specs:
-        try:
-            found.extend(c for c in registry.load_claims(spec) if c not in found)
-        except (ValueError, TypeError, PluginNotFound) as exc:
-            raise UsageError(_claims_text(exc)) from None
-        except PluginError as exc:
-            raise click.ClickException(_claims_text(exc)) from None
-    return found
-
-
-def _claims_text(exc: Exception) -> str:
-    text = str(exc.args[0] if exc.args else exc)
-    return "--" + text if text.startswith("claims: ") else f"--claims: {text}"
 
 
 #: Up to this many valid ids, an unknown id's error lists them all (a --claims file's few ids);

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from attnbounds import claims as registry
-from attnbounds.cli.common import UsageError, did_you_mean, write_json
+from attnbounds.cli.common import UsageError, did_you_mean, load_user_claims, write_json
 
 
 @click.command()
@@ -21,9 +21,7 @@ def claims(claim_id, latex, as_json, claim_specs):
         raise UsageError("--latex: not with --json, whose output has both the plain and the LaTeX forms")
     user = None
     if claim_specs:
-        from attnbounds.cli.check import _load_user_claims
-
-        user = _load_user_claims(claim_specs)
+        user = load_user_claims(claim_specs)
     if claim_id is None:
         items = registry.all_claims() if user is None else user
         if as_json:
@@ -80,16 +78,22 @@ def _user_claim(claim_id: str, user: list):
         cid, part = head, rest
         mine = [c for c in user if c.id == cid]
     if mine and part:
-        claim = mine[0]
-        names = [r.name for r in claim.readings] + [f"without-{h.name}" for h in claim.hypotheses if h.drop is not None]
-        if part in names:
-            raise UsageError(f"CLAIM_ID: {claim_id!r} is a reading (or hypothesis-drop) id of claim {claim.id}, not a "
-                             f"claim id; `attnbounds claims {claim.id} --claims ...` prints the claim with its readings")
-        raise UsageError(f"CLAIM_ID: unknown claim {claim_id!r}: claim {claim.id} has no reading {part!r}"
-                         f"{did_you_mean(part, names)}; `attnbounds claims {claim.id} --claims ...` lists its readings")
+        raise UsageError(_reading_part_text(claim_id, mine[0], part, f"attnbounds claims {mine[0].id} --claims ..."))
     ids = [c.id for c in user]
     raise UsageError(f"CLAIM_ID: unknown claim {claim_id!r}{did_you_mean(claim_id, ids)}; the --claims files define "
                      f"{', '.join(ids)}")
+
+
+def _reading_part_text(claim_id: str, claim, part: str, command: str) -> str:
+    """The error for a CLAIM_ID ``<claim>:<part>``: a reading (or hypothesis-drop) id of the claim,
+    or an unknown one with the close matches; ``command`` prints the claim."""
+    # the hypothesis-drop ids that `check` runs: the hypotheses with a drop demonstration
+    names = [r.name for r in claim.readings] + [f"without-{h.name}" for h in claim.hypotheses if h.drop is not None]
+    if part in names:
+        return (f"CLAIM_ID: {claim_id!r} is a reading (or hypothesis-drop) id of claim {claim.id}, not a "
+                f"claim id; `{command}` prints the claim with its readings")
+    return (f"CLAIM_ID: unknown claim {claim_id!r}: claim {claim.id} has no reading {part!r}"
+            f"{did_you_mean(part, names)}; `{command}` lists its readings")
 
 
 def _unknown_claim_text(claim_id: str, text: str) -> str:
@@ -103,13 +107,7 @@ def _unknown_claim_text(claim_id: str, text: str) -> str:
     except (KeyError, ValueError):
         claim, part = None, ""
     if claim is not None and part:
-        # the hypothesis-drop ids that `check` runs: the hypotheses with a drop demonstration
-        names = [r.name for r in claim.readings] + [f"without-{h.name}" for h in claim.hypotheses if h.drop is not None]
-        if part in names:
-            return (f"CLAIM_ID: {claim_id!r} is a reading (or hypothesis-drop) id of claim {claim.id}, not a "
-                    f"claim id; `attnbounds claims {claim.id}` prints the claim with its readings")
-        return (f"CLAIM_ID: unknown claim {claim_id!r}: claim {claim.id} has no reading {part!r}"
-                f"{did_you_mean(part, names)}; `attnbounds claims {claim.id}` lists its readings")
+        return _reading_part_text(claim_id, claim, part, f"attnbounds claims {claim.id}")
     broken = text.partition(" (claim modules that failed to load")[2]
     broken = f" (claim modules that failed to load{broken}" if broken else ""
     return (f"CLAIM_ID: unknown claim {claim_id!r}{did_you_mean(claim_id, ids)}; "

@@ -57,3 +57,27 @@ def check_writable_file(path: str | None, flag: str, *, suffixes: tuple = ()) ->
             os.unlink(probe)
     except OSError as err:
         raise UsageError(f"{flag}: cannot write {str(path)!r}: {err.strerror or err}") from None
+
+
+def load_user_claims(specs) -> list | None:
+    """The claims named by ``--claims`` specs (None when there are none), as a usage error if bad
+    (``check --claims`` and ``claims --claims``)."""
+    if not specs:
+        return None
+    from attnbounds import claims as registry
+    from attnbounds.plugins import PluginError, PluginNotFound
+
+    found = []
+    for spec in specs:
+        try:
+            found.extend(c for c in registry.load_claims(spec) if c not in found)
+        except (ValueError, TypeError, PluginNotFound) as exc:
+            raise UsageError(_claims_text(exc)) from None
+        except PluginError as exc:
+            raise click.ClickException(_claims_text(exc)) from None
+    return found
+
+
+def _claims_text(exc: Exception) -> str:
+    text = str(exc.args[0] if exc.args else exc)
+    return "--" + text if text.startswith("claims: ") else f"--claims: {text}"
