@@ -34,7 +34,7 @@ install-gemma: install
 # cold numba kernel cache and 14 s warm (model load included).
 run: install
 	mkdir -p $(OUT)
-	@echo "make run: 1/2 attnbounds check --quick: every claim (about 20 s on two cores)"
+	@echo "make run: 1/2 attnbounds check --quick: every claim (about 15 s on two cores)"
 	$(BIN)/attnbounds check --quick --json $(OUT)/check.json
 	@echo "make run: 2/2 a short reproduction on SmolLM2 (about 15 s on two cores, 50 s more the first time; a progress line every 30 s)"
 	$(BIN)/attnbounds reproduce --model smollm2 --text $(TEXT) --quick --out $(OUT)/smollm2

@@ -240,11 +240,20 @@ def _temperature_positive(instance):
     return T > 0
 
 
+#: The Jacobian norm each reading of the secondary form measures, in LaTeX (as Lemma 2's readings).
+_NORM_LATEX = {
+    "entry": r"\max_{i,j}\left|\frac{\partial\alpha_i}{\partial l_j}\right|",
+    "row": r"\max_i \|\nabla_l \alpha_i\|_2",
+    "spectral": r"\|J\|_2",
+    "frobenius": r"\|J\|_F",
+}
+
+
 def _secondary_reading(name, kind, statement, note):
     return Reading(
         name,
         statement,
-        r"\|\nabla_l\alpha\| \le \min\{\tfrac{1}{4T}, \sqrt2\}",
+        _NORM_LATEX[kind] + r" \le \min\{\tfrac{1}{4T}, \sqrt2\}",
         symbolic=_symbolic_secondary(kind),
         certify=lambda: certify_counterexample(kind, secondary=True),
         strategy=softmax_instances,

@@ -27,11 +27,14 @@ checked exactly for $H \le 5$. The numeric check enumerates all $2^{HN}$ members
 with their probabilities, so it never uses the closed form. With $p = 0.8$, $H = 3$:
 $1 - 0.2^3 = 0.992 \ge 0.99$ (reading `paper-numbers`, proved: the arithmetic only).
 
-The chain of `reconstructed` checks the independence step and the final identity, but its first
-step, $\mathbb{E}[c] = \frac1N\sum_i (1 - \Pr(i \text{ missed}))$, is linearity of expectation over
-the tokens' indicators, which no rule of the kernel checks yet (an indicator's mean is its
-event's probability). That step is argued here (`Assumed` in the chain's context), so the
-reading **holds** on the exhaustive enumeration above, not proved.
+The chain of `reconstructed` starts from $c$ by its definition,
+$c = \frac1N\sum_i \mathbf 1[i \text{ not missed}]$, and checks every step: the mean of the
+finite sum is the sum of the means (rule `expect-sum`), an indicator's mean is its event's
+probability (rule `indicator-mean`), $\Pr(\text{not missed}) = 1 - \Pr(\text{missed})$ (rule
+`indicator-algebra`, which compares the two sides as 0/1 polynomials in the event), then the
+independence hypothesis and the final identity. So `reconstructed` and `transcribed` are
+**proved**, for any $N$ and $H$. (Before the kernel had these indicator rules, the first step was
+argued in prose, and both readings only held, on the exhaustive enumeration above.)
 
 ## Without independence: the union bound and the worst case
 
@@ -170,19 +173,19 @@ def _symbolic_any_heads() -> Proof:
     )
 
 
-def _independent_proof(detail: str) -> Proof:
+def _independent_proof(chain: str, detail: str) -> Proof:
     derive_coverage()
-    return Proof.from_chain(h1_chains()["independent"], detail)
+    return Proof.from_chain(h1_chains()[chain], detail)
 
 
 def _symbolic_independent() -> Proof:
-    return _independent_proof("P(i missed) = prod_h (1 - p_h) by independence; linearity of expectation over the "
-                              "N tokens (inclusion-exclusion identity also checked for H <= 5)")
+    return _independent_proof("independent", "P(i missed) = prod_h (1 - p_h) by independence; linearity of expectation "
+                              "over the N tokens (inclusion-exclusion identity also checked for H <= 5)")
 
 
 def _symbolic_paper() -> Proof:
-    return _independent_proof("the Discussion's setting is reconstructed's with every p_h = p: P(i missed) = (1 - p)^H "
-                              "by independence; linearity of expectation over the N tokens")
+    return _independent_proof("independent_equal_p", "the Discussion's setting, every p_h = p: P(i missed) = "
+                              "prod_h (1 - p) = (1 - p)^H by independence; linearity of expectation over the N tokens")
 
 
 def _equal_p(instance: dict) -> dict:
@@ -234,7 +237,7 @@ CLAIM = Claim(
     transcription_latex=r"c = 1 - (1-p)^H",
     hypotheses=(
         Hypothesis("independent-heads", "token memberships are independent across heads (`transcribed` and "
-                   "`reconstructed`)"),
+                   "`reconstructed`)", names=("independence",), readings=("transcribed", "reconstructed")),
     ),
     readings=(
         Reading(

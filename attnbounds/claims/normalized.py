@@ -184,9 +184,19 @@ def reweigh(instance: dict, normalizer, *, draws: bool = False) -> dict:
     if draws:
         return {**instance, "normalizer": N.spec}
     keys = ", ".join(instance)
+    if not set(instance) & _ATTENTION_KEYS:  # H1's head masks or fractions: no attention weights at all
+        raise NotApplicable(
+            f"the reading's instances (keys {keys}) hold no logits or weights: the reading is not about the "
+            f"normalizer, so there is nothing to draw through {N.name!r}"
+        )
     raise NotApplicable(
         f"the reading's instances (keys {keys}) fix softmax: no 'weights' or ratio-form 'family' to draw through {N.name!r}"
     )
+
+
+#: Instance keys that carry attention logits, weights or their temperature (an instance with none of
+#: them does not involve the normalizer).
+_ATTENTION_KEYS = frozenset({"logits", "weights", "family", "T", "q", "keys"})
 
 
 def probe(reading, normalizer) -> dict | None:

@@ -54,7 +54,7 @@ $\mathbb{E}[N_s]/N = 1 > e^{-1/256}$.
 
 $D_i \ge 0$, so Markov gives $\Pr(D_i > r) \le \xi_i/r$ for $r>0$, hence
 $\mathbb{E}[N_s^{\mathrm{sel}}]/N \ge 1 - \frac{1}{rN}\sum_i\xi_i$ (reading
-`transcribed_lower-selected-only`; it holds, see below). With the paper's definition this fails: with
+`transcribed_lower-selected-only`, proved: see below). With the paper's definition this fails: with
 $\alpha = (\tfrac12,\tfrac12)$, $N = 1$, $M = r = 1$, the non-selected
 $D_2 = \tfrac12\|x_2 - x_1\| \le 1 = r$ always lies inside the ball, so $N_s = 0$ while the
 Markov side is $1 - 0 = 1$. What holds (reading `lower_reconstructed`) subtracts the chance that
@@ -65,27 +65,39 @@ $$\frac{\mathbb{E}[N_s]}{N} \ge 1 - \frac{1}{rN}\sum_{i\in I_N}\xi_i - \sum_{j\n
 because $N_s \ge N_s^{\mathrm{sel}} - N\,\mathbf 1[\exists j\notin I_N: D_j\le r]$ (if some $D_j \le r$
 then $N_s = 0 \ge N_s^{\mathrm{sel}} - N$, else $N_s = N_s^{\mathrm{sel}}$) and the union bound
 $\Pr(\exists j\notin I_N: D_j\le r) \le \sum_{j\notin I_N}\Pr(D_j\le r)$. The chain checks, for any
-$N$ and $L$, Markov per selected token summed (rules `markov`, `termwise`) and the union bound
-(rule `union-bound`, used through `monotone-chain` since it enters with a minus sign). Its last
-step, the count's definition in expectation,
-$\mathbb{E}[N_s]/N \ge \mathbb{E}[N_s^{\mathrm{sel}}]/N - \Pr(\exists j: D_j \le r)$, is argued
-here, not checked (no rule takes the mean of an indicator yet), so the reading **holds** (by the
-sweep, the search and Monte Carlo), not proved.
+$N < L$ (at $N = L$ no token is left out and $N_s = N_s^{\mathrm{sel}}$), Markov per selected token summed (rules `markov`, `termwise`), the union bound
+(rule `union-bound`, used through `monotone-chain` since it enters with a minus sign), and the
+count's definition in expectation. Writing $A_i = \{D_i \le r\}$ and
+$B = \{\exists j\notin I_N: D_j \le r\}$, so that $N_s = \sum_i \mathbf 1[A_i \wedge \neg B]$:
+
+* $\mathbf 1[A_i \wedge \neg B] \ge \mathbf 1[A_i] - \mathbf 1[B]$ at every outcome (rule
+  `indicator-order`: both sides as 0/1 polynomials in the two events, compared at all four
+  values), summed over $i$ (`termwise`) and averaged (`expect-monotone`);
+* $\mathbb{E}\big[\frac1N\sum_i(\mathbf 1[A_i] - \mathbf 1[B])\big] = \frac1N\sum_i\Pr(A_i) - \Pr(B)$
+  (rules `expect-sum` and `indicator-mean`: an indicator's mean is its event's probability);
+* $\Pr(D_i > r) = 1 - \Pr(D_i \le r)$ (rule `indicator-algebra`).
+
+So `lower_reconstructed` is **proved**. The same three rules take Markov's side for
+$N_s^{\mathrm{sel}} = \sum_i \mathbf 1[A_i]$ to its expectation, so
+`transcribed_lower-selected-only` is **proved** too.
 
 ## Which steps are argued, not checked
 
 The upper sides' chains check McDiarmid's and Hoeffding's inequalities, the monotonicity in
 $\sigma_i^2$ and the averaging over $i$, but they rest on premises argued on this page
-(`Assumed` in the chain's context, named in the verdict's evidence): $N_s \le N_s^{\mathrm{sel}}$
-with $\mathbb{E}[N_s^{\mathrm{sel}}] = \sum_i \Pr(D_i \le r)$ (the count's definition and
-linearity over indicators); the bounded differences $c_j = 2M\alpha_j$ (reverse triangle
-inequality); $\sigma_i^2 \le 1$; and $D_i \in [0, 2M]$. Until a rule checks them, the readings
-`hoeffding`, `reconstructed`, `upper_if_r_le_xi`, `lower_reconstructed` and
-`reconstructed-selected-only` **hold** on numeric evidence. So does Markov's side for
-$N_s^{\mathrm{sel}}$ (`transcribed_lower-selected-only`): its chain checks
-$1 - \frac{1}{rN}\sum_i\xi_i \le \frac1N\sum_i(1 - \Pr(D_i > r))$ from $D_i \ge 0$ and $r > 0$ alone,
-but reading the right side as $\mathbb{E}[N_s^{\mathrm{sel}}]/N$ is linearity over the indicators
-again. No reading of Theorem 2 is proved until a rule takes the mean of an indicator.
+(`Assumed` in the chain's context, named in the verdict's evidence):
+
+* $\mathbb{E}[N_s] \le \mathbb{E}[N_s^{\mathrm{sel}}] = \sum_i \Pr(D_i \le r)$. The rules above check
+  this step for the lower sides, but the upper chains write the tail as
+  $\Pr(D_i - \xi_i \le -t_i)$ with $t_i$ a function of its own, and nothing yet links it to
+  $\Pr(D_i \le r)$;
+* the bounded differences $c_j = 2M\alpha_j$ (reverse triangle inequality);
+* $\sigma_i^2 \le 1$;
+* $D_i \in [0, 2M]$.
+
+No rule derives a bounded-differences fact from a function's definition. Until one does, the
+readings `hoeffding`, `reconstructed`, `upper_if_r_le_xi` and `reconstructed-selected-only`
+**hold** on numeric evidence.
 
 ## Exact cases used for checking: $d=3$ or $d=1$, $N\le 2$
 
@@ -112,12 +124,12 @@ $[0, 2M]$ and Markov with Cauchy–Schwarz.
 |---|---|---|---|
 | `transcribed` | falsified ($\alpha=(\tfrac12,\tfrac12)$, $r=1$) | falsified ($\alpha=(\tfrac34,\tfrac14)$, $r=\tfrac14$) | the old instance has $N_s = 0$ under the paper's definition; a new one is needed |
 | `transcribed_lower` | proved | falsified | a non-selected token inside the ball makes $N_s = 0$ |
-| `transcribed_lower-selected-only` | proved | holds (Markov checked; $\mathbb{E}[N_s^{\mathrm{sel}}]$ as a sum of probabilities argued) | linearity over indicators |
+| `transcribed_lower-selected-only` | proved | proved (Markov, and $\mathbb{E}[N_s^{\mathrm{sel}}]$ as a sum of probabilities by the indicator rules) | the chain now checks linearity over the indicators |
 | `upper_if_r_le_xi` | proved | holds (chain: McDiarmid, monotone, termwise; premises argued) | $N_s \le N_s^{\mathrm{sel}}$ |
 | `reconstructed` | proved | holds (premises argued) | $N_s \le N_s^{\mathrm{sel}}$ |
 | `hoeffding` | (new) | holds (premises argued) | the paper's own constant, $2M^2$ from the range $[0, 2M]$ |
-| `lower_reconstructed` | (new) | holds (chain: Markov, termwise, union bound; the count's step argued) | Markov plus the union bound over the non-selected tokens |
-| `*-selected-only` | were `transcribed`, `transcribed_lower`, `reconstructed` | kept as alternatives; the last two now hold (argued steps, above) | our earlier reading |
+| `lower_reconstructed` | (new) | proved (chain: Markov, termwise, union bound, the count's step by the indicator rules) | Markov plus the union bound over the non-selected tokens |
+| `*-selected-only` | were `transcribed`, `transcribed_lower`, `reconstructed` | kept as alternatives; `transcribed_lower-selected-only` is proved, `reconstructed-selected-only` holds (argued steps, above) | our earlier reading |
 """
 
 from __future__ import annotations
@@ -570,7 +582,7 @@ CEX_LOWER = {"weights": np.array([0.5, 0.5]), "n": 1, "M": 1.0, "r": 1.0, "d": 1
 
 def _symbolic_transcribed() -> Proof:
     t = exact_paper_terms(CEX_UPPER)
-    rhs = float(np.exp(-1 / 256))
+    rhs = float(derive_separability()["counterexample_rhs"].expr)  # exp(-1/256)
     return Proof(
         False,
         "N = 1: D_1 = 0 = xi_1, so the right side is exp(-r^2/(16M^2)) < 1; weights (3/4, 1/4), M = 1, r = 1/4: "
@@ -612,7 +624,7 @@ def _symbolic_conditioned() -> Proof:
     return Proof.from_chain(
         t2_chains()["conditioned"],
         f"N_s <= N_s^sel; McDiarmid lower tail, c_j = {res['bounded_difference'].expr}: exponent "
-        f"{res['mcdiarmid_exponent'].expr}; 16M^2 / (2M^2 sigma2) = {res['denominator_ratio'].expr} >= 8, so 16M^2 "
+        f"{res['mcdiarmid_exponent'].expr}; 16M^2 / (2M^2 sigma_i^2) = {res['denominator_ratio'].expr} >= 8, so 16M^2 "
         "is valid when r <= xi_i",
     )
 
@@ -638,7 +650,7 @@ def _symbolic_reconstructed() -> Proof:
 
 def _symbolic_transcribed_selected() -> Proof:
     res = derive_separability()
-    rhs = float(res["counterexample_rhs"].expr)
+    rhs = float(res["counterexample_rhs_selected"].expr)
     return Proof(
         False,
         "selected-only count: L=2, N=1, M=1, r=1: D = 0, xi = 0, "
@@ -695,9 +707,11 @@ CLAIM = Claim(
     ),
     hypotheses=(
         Hypothesis("sphere_iid", "x_i i.i.d. uniform on the sphere of radius M in R^d, independent of alpha"),
-        Hypothesis("r_positive", "r > 0 (Markov side)"),
+        Hypothesis("r_positive", "r > 0 (Markov side)",
+                   readings=("transcribed_lower", "lower_reconstructed", "transcribed_lower-selected-only")),
         Hypothesis("r_le_xi", "r <= xi_i for every i in I_N (upper side with (r - xi_i)^2)", drop=_drop_condition,
-                   names=("t>0",)),  # the chains' t_i = xi_i - r > 0
+                   names=("t>0",),  # the chains' t_i = xi_i - r > 0
+                   readings=("upper_if_r_le_xi",)),  # the (xi_i - r)_+ forms hold for every r >= 0
     ),
     readings=(
         _reading(

@@ -377,7 +377,7 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 
 @click.command()
 @click.argument("ids", nargs=-1)
-@click.option("--quick", is_flag=True, help="Fewer examples and a smaller sweep (all claims in about a minute).")
+@click.option("--quick", is_flag=True, help="Fewer examples and a smaller sweep (all claims in about 15 s on two cores).")
 @click.option(
     "--examples", type=click.IntRange(min=1), default=None, metavar="K",
     help="Hypothesis examples per reading (default 200; 30 with --quick).",
@@ -403,7 +403,8 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
               help="Exit 1 if a row's verdict differs from the one recorded in PATH (check --json output; "
                    "docs/_generated/verdicts.json holds the package's verdicts at the default budget and seed 0), "
                    "or a row is not in PATH: a regression gate. Rows of PATH that this run did not select are not "
-                   "compared; where PATH's meta records another budget, seed or normalizer, a note says so. PATH "
+                   "compared; where PATH's meta records another budget, seed or normalizer, or PATH has no meta, a note "
+                   "says so. PATH "
                    "must be a finished run's output, and not --json's own PATH.")
 @click.option("--normalizer", default=None, metavar="NAME",
               help="Judge the readings under normalizer NAME: a registered name (an unknown one lists them), "
@@ -494,6 +495,10 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path
         changed = _expect_failures(rows, expected)
         for line in changed:
             click.echo(f"--expect: {line}", err=True)
+        if recorded_meta is None:  # a bare list of rows: nothing says which budget made them
+            click.echo(f"--expect: note: {expect_path} is a list of rows without meta, so its budget, seed and "
+                       "normalizer are unknown and not compared (docs/_generated/verdicts.json: the default budget, "
+                       "seed 0, softmax)", err=True)
         for line in _setting_differences(recorded_meta, meta):
             click.echo(f"--expect: note: {line}", err=True)
         click.echo(f"--expect: {len(rows) - len(changed)} of {len(rows)} row(s) as recorded in {expect_path}", err=True)

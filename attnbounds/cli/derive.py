@@ -35,7 +35,11 @@ def derive(name, latex, as_json):
     try:
         data = derivation.to_json(name)
     except KeyError as exc:
-        raise UsageError(f"{exc.args[0]} (or a claim id such as L2, for its derivations)") from None
+        from attnbounds.claims.registry import ids
+        from attnbounds.suggest import did_you_mean
+
+        hint = did_you_mean(name, [*derivation.names(), *ids()])
+        raise UsageError(f"{exc.args[0]} (or a claim id such as L2, for its derivations){hint}") from None
     if as_json:
         write_json(data, None)
         return

@@ -130,7 +130,7 @@ def paper_table(h: dict, crit: dict | None) -> dict:
         v = v[np.isfinite(v)]
         res["n_crit_over_L"] = float(np.median(v)) if v.size else None
     e4 = _curve(h, "N", experiment="E4", metric="ns_over_n")
-    if e4:
+    if len(e4) >= 2:  # one N has a level but nothing it saturates from
         ns = sorted(e4)
         level = e4[ns[-1]]
         res["ns_saturation"] = level
@@ -182,7 +182,9 @@ def table_notes(h: dict, crit: dict | None, table: dict) -> dict:
                                       "the grid (N_crit undefined; see critical_n.csv and ks_scan.csv)")
     for key in ("ns_saturation", "ns_saturation_n"):
         if table.get(key) is None:
-            notes[key] = "E4 was not run" if not ran("E4") else "E4 gave no finite per-head N_s/N"
+            e4 = _curve(h, "N", experiment="E4", metric="ns_over_n")
+            notes[key] = ("E4 was not run" if not ran("E4") else "E4 gave no finite per-head N_s/N" if not e4 else
+                          f"a saturation needs E4 at two or more N below the largest L (got N = {[int(n) for n in sorted(e4)]})")
     for key in ("e5_slope", "e5_ratio"):
         if table.get(key) is None:
             if not ran("E5"):
@@ -552,6 +554,23 @@ def _counted_rows(results: dict) -> str:
     return "the rows t > N: a causal row t sees t keys"
 
 
+
+#: What the kernel's names of the claim forms a run used stand for (:func:`attnbounds.empirical.protocol.claim_forms`).
+_FORM_TEXT = {
+    ("T1i", "d1_pair"): "E1/E2's bound is `T1i:reconstructed`'s right side with d_1 = max_{i∉I_N, j∈I_N} ‖x_i − x_j‖",
+    ("T1i", "d1_norm"): "E1/E2's bound is `T1i:reconstructed`'s right side with d_1 = max_{i∉I_N} ‖x_i‖",
+    ("T1ii", "main"): "the expectation is `T1ii:reconstructed`'s right side",
+}
+
+
+def _forms_text(forms: dict) -> str:
+    """The claim forms a run used, in words (checked on the run's own rows)."""
+    if not forms:
+        return "no claim form was needed"
+    parts = [_FORM_TEXT.get((k, v), f"{k}: form {v!r}") for k, v in sorted(forms.items())]
+    return "; ".join(parts) + " (each checked on rows of this run)"
+
+
 def _report(out: Path, results: dict, summary: dict, figures: list, positions=None, multihead=None) -> None:
     from attnbounds.empirical.report import timing_note
 
@@ -568,7 +587,7 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
                if name == "gpt2-random" else []),
              f"- text `{results['text']['source']}`; lengths {cfg['lengths']}, windows {cfg['windows']}, rows `{results['protocol']['rows']}`,"
              f" vectors {cfg['vectors']} ({'unit sphere' if cfg['sphere'] else 'raw'}), seed {cfg['seed']}, KS α {results['protocol']['ks_alpha']}",
-             f"- every metric at every query position t, averaged over t per head; claim forms used: {results['protocol']['claim_forms']}",
+             f"- every metric at every query position t, averaged over t per head; {_forms_text(results['protocol']['claim_forms'])}",
              f"- forward {t['forward_seconds']:.1f} s, metrics {t['metric_seconds']:.1f} s" + timing_note(t), "",
              "## Against the paper", "", "| quantity | measured | paper |", "|---|---|---|"]
     for k, v in results["paper_table"].items():
@@ -586,7 +605,9 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
         capacity = "No per-head experiment was run."
     lines += ["", "## Per-head capacity (the paper's practical diagnostics)", "",
               f"{capacity} g at T = 0.1 (ε = 1e-3) is flagged "
-              "when it reaches half of min{1/(4T), √2}. The full table is `heads_summary.csv`.", "",
+              "when it reaches half of the paper's guideline min{1/(4T), √2} = 1.41 (Corollary 3 as the paper "
+              "states it; `attnbounds check C3` falsifies it as a bound, and the finite-difference cap that holds, "
+              "`C3:reconstructed`, is min{1/(2T), √2/ε} = 5 here). The full table is `heads_summary.csv`.", "",
               "| layer | head | N_s/N | g(T=0.1) | d̃ / expectation | flags |", "|---|---|---|---|---|---|"]
     order = np.argsort(np.nan_to_num(summary["ns_over_n"], nan=2.0))
     for i in order[:24]:

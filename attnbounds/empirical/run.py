@@ -574,7 +574,7 @@ def _check_model_name(name: str) -> None:
 def _load_model_checked(load_model, config, progress: bool = True):
     name = config.model
     _check_model_name(name)
-    if not progress:
+    if not progress or not _stderr_is_terminal():  # a log gets the plain progress lines, not tqdm's bars
         _quiet_loading()
     try:
         return load_model(name, device=config.device, seed=config.seed, **config.model_overrides)
@@ -582,8 +582,17 @@ def _load_model_checked(load_model, config, progress: bool = True):
         raise ConfigError(f"--model: {' '.join(str(err).split())}") from err
 
 
+def _stderr_is_terminal() -> bool:
+    import sys
+
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed
+        return False
+
+
 def _quiet_loading() -> None:
-    """No progress bars while loading weights (``--no-progress``)."""
+    """No progress bars while loading weights (``--no-progress``, or stderr not a terminal)."""
     try:
         from transformers.utils import logging as hf_logging
 

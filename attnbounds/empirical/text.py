@@ -239,7 +239,7 @@ def _gutenberg_file(src: str) -> Path:
     except (urllib.error.URLError, OSError, TimeoutError) as err:
         raise FileNotFoundError(
             f"could not download Project Gutenberg #{book} from {url} ({err}); without network access, "
-            f"pass a local copy of the e-book with --text PATH (load_text(PATH))"
+            f"pass a local copy of the e-book with --text PATH (from Python: load_text(PATH))"
         ) from err
     cache.mkdir(parents=True, exist_ok=True)
     write_bytes(path, data)

@@ -117,7 +117,7 @@ class _Env:
 
 
 def _eval(e, env: _Env):
-    from attnbounds.theory.proof import Cond, Cup, Expect, Inner, Norm, Prob
+    from attnbounds.theory.proof import Cond, Cup, Expect, Indicator, Inner, Norm, Prob
 
     if isinstance(e, Inner):
         raise NoNumericForm("Inner has no numeric form")
@@ -154,6 +154,10 @@ def _eval(e, env: _Env):
                 mass = np.where(mass > 0, mass, np.nan)
                 out = out / (mass[:, None] if out.ndim == 2 else mass)
         return out
+    if isinstance(e, Indicator):  # 1_A at the current atom
+        if env.atom is None:
+            raise NoNumericForm(f"indicator {e} outside an expectation")
+        return _event_value(e.args[0], env)
     if isinstance(e, Cond):  # inside an expectation that is reweighted by the event
         if env.atom is None:
             raise NoNumericForm(f"conditioned {e} outside an expectation")
@@ -435,7 +439,7 @@ def _sides_of(r):
 def _random_heads(exprs, rels):
     """The index functions that are random variables (they are averaged by Expect, are the
     functions of bounded differences, or are events ``Prob(g(i))``), and the events."""
-    from attnbounds.theory.proof import BoundedDifferences, Cond, Cup, Expect, Prob
+    from attnbounds.theory.proof import BoundedDifferences, Cond, Cup, Expect, Indicator, Prob
 
     random, indicators = set(), set()
     for e in exprs:  # inside an event, a function that is never averaged is a threshold (t(i))
@@ -444,6 +448,10 @@ def _random_heads(exprs, rels):
                 random.add(f.func)
         for atom in e.atoms(Prob):
             heads = _event_heads(atom.args[0])  # an indicator event, or Not / And / Or of them
+            random |= heads
+            indicators |= heads
+        for atom in e.atoms(Indicator):  # the indicator of an event, inside an expectation
+            heads = _event_heads(atom.args[0])
             random |= heads
             indicators |= heads
         for atom in e.atoms(Cond):  # the event an expectation is conditioned on

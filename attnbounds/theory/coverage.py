@@ -16,7 +16,7 @@ import itertools
 import sympy as sp
 
 from attnbounds.theory.derivation import Result, is_identity, register
-from attnbounds.theory.proof import Assumed, Chain, Context, Cup, Prob, by
+from attnbounds.theory.proof import Chain, Context, Cup, Expect, Indicator, Prob, by
 
 __all__ = ["derive_coverage", "h1_chains"]
 
@@ -53,11 +53,6 @@ def derive_coverage() -> dict[str, Result]:
     }
 
 
-#: Why H1's first step is argued (:class:`~attnbounds.theory.proof.Assumed`).
-LINEARITY_WHY = ("c = (1/N) sum_i 1[token i is in some head's set], so E[c] = (1/N) sum_i (1 - P(i missed)) "
-                 "by linearity of expectation over the indicators")
-
-
 @functools.lru_cache(maxsize=1)
 def h1_chains() -> dict:
     """Checked chains behind H1: ``"independent"`` (E[c] = 1 − Π_h (1 − p_h) from linearity of
@@ -71,30 +66,39 @@ def h1_chains() -> dict:
     c ≤ Σ_h p_h (the union bound: subadditivity of counting), and S_g ⊆ ⋃_h S_h gives
     c ≥ p_g (monotonicity; g must be one of the heads, 1 ≤ g ≤ H).
 
-    ``"independent"`` is argued: its first step, E[c] = (1/N) Σ_i (1 − P(i missed)), is linearity
-    of expectation over the tokens' indicators, which the page argues and no rule checks
-    (:class:`~attnbounds.theory.proof.Assumed`); the other chains are complete.
+    ``"independent"`` starts from c by its definition, c = (1/N) Σ_i 1[token i is in some
+    head's set]: the mean of the finite sum is the sum of the means (``expect-sum``), an
+    indicator's mean is its event's probability (``indicator-mean``), P(not missed) = 1 − P(missed)
+    (``indicator-algebra``), then independence, P(i missed) = Π_h (1 − p_h), a hypothesis.
 
-    >>> {k: c.complete for k, c in h1_chains().items()}
-    {'independent': False, 'paper_numbers': True, 'union': True, 'worst': True}
+    ``"independent_equal_p"`` is the same with p_h = p for every head, ending at 1 − (1 − p)^H.
+
+    >>> {k: c.complete for k, c in h1_chains().items()}  # doctest: +NORMALIZE_WHITESPACE
+    {'independent': True, 'independent_equal_p': True, 'paper_numbers': True, 'union': True,
+     'worst': True}
     """
     i = sp.Symbol("i", integer=True, positive=True)
     h = sp.Symbol("h", integer=True, positive=True)
     N, H = sp.symbols("N H", integer=True, positive=True)
     p = sp.Function("p")
     missed = sp.Function("missed")  # the event "token i is in no head's set"
-    Ec = sp.Symbol("E_c")
+    covered = sp.Sum(Indicator(sp.Not(missed(i))) / N, (i, 1, N))  # c = (1/N) Σ_i 1[token i in some head's set]
+
+    def independent(p_h):
+        """E[c] = 1 − Π_h (1 − p_h) for head fractions ``p_h`` (p(h), or one p for every head)."""
+        prod = sp.Product(1 - p_h, (h, 1, H))
+        ctx = Context({"independence": sp.Eq(Prob(missed(i)), prod)})
+        return (Chain(Expect(covered), ctx)
+                .eq(sp.Sum(Expect(Indicator(sp.Not(missed(i))) / N), (i, 1, N)), by.expect_sum())
+                .eq(sp.Sum(Prob(sp.Not(missed(i))) / N, (i, 1, N)), by.indicator_mean())
+                .eq(sp.Sum((1 - Prob(missed(i))) / N, (i, 1, N)), by.indicator_algebra())
+                .eq(sp.Sum((1 - prod) / N, (i, 1, N)), by.hypothesis("independence"))
+                .eq(1 - prod, by.identity()))
+
     prod = sp.Product(1 - p(h), (h, 1, H))
-    ctx = Context({
-        # c = (1/N) Σ_i 1[token i in some head's set]; its expectation by linearity over the
-        # indicators, E 1[i covered] = 1 − P(i missed): argued, no rule takes an indicator's mean yet
-        "linearity": Assumed(sp.Eq(Ec, sp.Sum((1 - Prob(missed(i))) / N, (i, 1, N))), LINEARITY_WHY),
-        "independence": sp.Eq(Prob(missed(i)), prod),
-    })
-    ind = (Chain(Ec, ctx)
-           .eq(sp.Sum((1 - Prob(missed(i))) / N, (i, 1, N)), by.hypothesis("linearity"))
-           .eq(sp.Sum((1 - prod) / N, (i, 1, N)), by.hypothesis("independence"))
-           .eq(1 - prod, by.identity()))
+    ind = independent(p(h))
+    q = sp.Symbol("p", positive=True)  # the Discussion's setting: every head separates a fraction p
+    equal = independent(q).eq(1 - (1 - q) ** H, by.identity())  # Π_{h=1}^{H} (1 − p) = (1 − p)^H
     paper = Chain(1 - (1 - sp.Rational(4, 5)) ** 3).ge(sp.Rational(99, 100), by.algebra())
     S = sp.Function("S")  # head h's separated set, as the event "U in S_h"
     c = Prob(Cup(S(h), (h, 1, H)))  # the covered fraction |S_1 u ... u S_H| / N
@@ -103,7 +107,8 @@ def h1_chains() -> dict:
                                                       Chain(c).le(total, by.union_bound())]))
     g = sp.Symbol("g", integer=True, positive=True)  # any one head
     worst = Chain(c, Context({"g<=H": sp.Le(g, H)})).ge(Prob(S(g)), by.union_contains(g))
-    return {"independent": ind.prove(Ec, "==", 1 - prod),
+    return {"independent": ind.prove(Expect(covered), "==", 1 - prod),
+            "independent_equal_p": equal.prove(Expect(covered), "==", 1 - (1 - q) ** H),
             "paper_numbers": paper.prove(1 - (1 - sp.Rational(4, 5)) ** 3, ">=", sp.Rational(99, 100)),
             "union": union.prove(c, "<=", sp.Min(1, total)),
             "worst": worst.prove(c, ">=", Prob(S(g)))}

@@ -41,6 +41,7 @@ False
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
@@ -58,6 +59,7 @@ __all__ = [
     "Prob",
     "Cup",
     "Cond",
+    "Indicator",
     "vector",
     "Context",
     "BoundedDifferences",
@@ -204,6 +206,22 @@ class Cond(sp.Function):
 
     def _eval_is_extended_nonnegative(self):
         return self.args[0].is_nonnegative
+
+
+class Indicator(_NonnegativeScalar):
+    r"""The indicator $\mathbf 1_A$ of an event A: 1 on the outcomes where A holds, 0 elsewhere.
+    A is written as for :class:`Prob` (a relation such as ``D(i) <= r``, an applied undefined
+    function read as an indicator event, a :class:`Cup`, or Not / And / Or of these). It is a
+    random variable when A has one; only the rules ``indicator-mean``, ``indicator-algebra``
+    and ``indicator-order`` know about it.
+
+    >>> i = sp.Symbol("i", integer=True)
+    >>> e = Indicator(sp.Not(sp.Function("missed")(i)))
+    >>> e.is_nonnegative, e.is_commutative
+    (True, True)
+    """
+
+    nargs = 1
 
 
 def vector(names: str):
@@ -1373,16 +1391,24 @@ def _instance(lhs, rel, rhs, p, ctx):
 # land11 (issue 11): the law of total expectation, conditioning on an event, E of a finite sum
 
 
-def _event_poly(ev, atoms: dict):
+def _event_poly(ev, atoms: dict, indexed: bool = False):
     """The indicator of the event ``ev`` as a polynomial in the indicators of its atomic events
     (fresh symbols in ``atoms``, keyed by the atomic event): Not(A) is 1 − A, And a product, Or
     1 − Π(1 − ·). A strict relation is the complement of the non-strict one (a < b iff not
     b <= a) when a − b is known to be real; otherwise it is an atom of its own (sound, as an
-    unrelated event)."""
+    unrelated event). A union (:class:`Cup`) is an atom of its own too.
+
+    ``indexed``: each atom is a fresh function of the atomic event's free symbols instead of a
+    fresh symbol, so that an event under a sum, ``D(i) <= r`` summed over i, keeps its index
+    (the same event under another index name is another atom: sound, never more identities)."""
 
     def atom(key):
         if key not in atoms:
-            atoms[key] = sp.Dummy(f"e{len(atoms)}")
+            if indexed:
+                free = sorted(key[1].free_symbols, key=sp.default_sort_key)
+                atoms[key] = sp.Function(f"_e{len(atoms)}")(*free) if free else sp.Dummy(f"e{len(atoms)}")
+            else:
+                atoms[key] = sp.Dummy(f"e{len(atoms)}")
         return atoms[key]
 
     if ev is sp.true:
@@ -1390,14 +1416,16 @@ def _event_poly(ev, atoms: dict):
     if ev is sp.false:
         return sp.Integer(0)
     if isinstance(ev, sp.Not):
-        return 1 - _event_poly(ev.args[0], atoms)
+        return 1 - _event_poly(ev.args[0], atoms, indexed)
     if isinstance(ev, sp.And):
-        return sp.Mul(*[_event_poly(a, atoms) for a in ev.args])
+        return sp.Mul(*[_event_poly(a, atoms, indexed) for a in ev.args])
     if isinstance(ev, sp.Or):
-        return 1 - sp.Mul(*[1 - _event_poly(a, atoms) for a in ev.args])
+        return 1 - sp.Mul(*[1 - _event_poly(a, atoms, indexed) for a in ev.args])
     if isinstance(ev, AppliedUndef):
         _need(ev.is_commutative is not False, f"an event {sp.sstr(ev)} must be a scalar indicator")
         return atom(("ind", ev))
+    if isinstance(ev, Cup):
+        return atom(("cup", ev))
     if isinstance(ev, (sp.Le, sp.Ge, sp.Lt, sp.Gt)):
         small, big = (ev.lhs, ev.rhs) if isinstance(ev, (sp.Le, sp.Lt)) else (ev.rhs, ev.lhs)
         d = sp.expand(small - big)  # the event is d <= 0 (d < 0 when strict)
@@ -1518,6 +1546,110 @@ def _expect_sum(lhs, rel, rhs, p, ctx):
     raise _Fail("expect-sum: neither side is E[Σ_i X_i] with one index")
 
 
+# the indicators of events (T2's counts, H1's coverage): an indicator's mean is its event's
+# probability; linear identities and orders between indicators are checked at every 0/1 value
+# of the events' atoms
+
+
+def _indicator_means(e):
+    """``e`` with every E[X] expanded by linearity (as the rule ``linearity`` expands it), then
+    every E[1_A] written P(A)."""
+    return _linear_expect(e).replace(lambda a: isinstance(a, Expect) and isinstance(a.args[0], Indicator),
+                                     lambda a: Prob(a.args[0].args[0]))
+
+
+@_rule("indicator-mean", "E[Σ_k c_k 1_{A_k} + d] = Σ_k c_k P(A_k) + d for constants c_k and d", "linearity of expectation (expanded as the rule linearity expands it) and E[1_A] = P(A), a probability being the mean of its event's indicator; the two sides must agree exactly once every such mean is written as a probability")
+def _indicator_mean(lhs, rel, rhs, p, ctx):
+    _need(rel == "=", "indicator-mean: only for '=' steps")
+    means = [a for a in (lhs.atoms(Expect) | rhs.atoms(Expect)) if a.has(Indicator)]
+    _need(bool(means), "indicator-mean: the step has no expectation of an indicator")
+    a, b = _indicator_means(lhs), _indicator_means(rhs)
+    _need(is_identity(a, b), f"indicator-mean: {sp.sstr(a)} is not {sp.sstr(b)}")
+    return "the mean of an indicator is its event's probability"
+
+
+def _outermost(e, cls) -> list:
+    """The subexpressions of ``e`` of type ``cls`` that lie inside no other one."""
+    out: list = []
+
+    def walk(x):
+        if isinstance(x, cls):
+            out.append(x)
+        elif isinstance(x, sp.Basic):
+            for a in x.args:
+                walk(a)
+
+    walk(e)
+    return out
+
+
+def _prob_linear(e) -> bool:
+    """Whether ``e`` is linear in its probabilities: a sum of terms, each free of P or a factor
+    free of P times one probability (also under a finite sum whose limits are free of P)."""
+    if not isinstance(e, sp.Basic) or not e.has(Prob) or isinstance(e, Prob):
+        return True
+    if e.is_Add:
+        return all(_prob_linear(a) for a in e.args)
+    if e.is_Mul:
+        with_p = [a for a in e.args if a.has(Prob)]
+        return len(with_p) == 1 and _prob_linear(with_p[0])
+    if isinstance(e, sp.Sum):
+        return not any(b.has(Prob) for lim in e.limits for b in lim) and _prob_linear(e.function)
+    return False
+
+
+def _multilinear(e, atoms: dict):
+    """``e`` expanded, with every power x^k (k >= 1) of an atom's indicator reduced to x (x is 0
+    or 1)."""
+    syms = set(atoms.values())
+    return sp.expand(sp.expand(e).replace(
+        lambda a: a.is_Pow and a.base in syms and a.exp.is_Integer and a.exp > 1, lambda a: a.base))
+
+
+@_rule("indicator-algebra", "Σ_k c_k P(A_k) + d = Σ_m c'_m P(B_m) + d' when Σ_k c_k 1_{A_k} + d = Σ_m c'_m 1_{B_m} + d' at every outcome (e.g. P(not A) = 1 − P(A))", "P(A) = E[1_A] and linearity of expectation: each side must be linear in its probabilities with non-random coefficients, and the identity of the indicators is checked exactly, as polynomials in the 0/1 indicators of the events' atoms (an atom keeps its event's free indices, so an event under a sum is checked term by term); only the outermost probabilities are rewritten, an event being an atom's key as written")
+def _indicator_algebra(lhs, rel, rhs, p, ctx):
+    _need(rel == "=", "indicator-algebra: only for '=' steps")
+    _need(lhs.has(Prob) or rhs.has(Prob), "indicator-algebra: the step has no probability")
+    for side in (lhs, rhs):
+        _need(_prob_linear(side), f"indicator-algebra: {sp.sstr(side)} is not linear in its probabilities")
+        _need(not _random_part(side), f"indicator-algebra: {sp.sstr(side)} has a random coefficient")
+    atoms: dict = {}
+    # only the outermost probabilities: an event is an atom's key as written (a probability inside
+    # an event is a number there, not an indicator to rewrite)
+    a, b = (side.xreplace({q: _event_poly(q.args[0], atoms, indexed=True) for q in _outermost(side, Prob)})
+            for side in (lhs, rhs))
+    _need(is_identity(_multilinear(a, atoms), _multilinear(b, atoms)),
+          "indicator-algebra: the two sides' indicators differ for some value of the events' atoms")
+    return f"probabilities as means of indicators ({len(atoms)} atomic events)"
+
+
+#: Most atomic events the rule indicator-order enumerates (2^n sign checks).
+_INDICATOR_ATOMS = 10
+
+
+@_rule("indicator-order", "X <= Y at every outcome when X and Y are expressions in indicators 1_A of events with non-random coefficients, no indicator under a sum or product or inside an expectation or probability", "exhaustive: each indicator is written as a 0/1 polynomial in its events' atoms, and Y − X is proved non-negative by the sign oracle, under the hypotheses, at each of the 2^n values of the n atoms (n <= 10); every outcome gives the atoms one of these values (an indicator under a sum would stand for a family of events, one per index, so sums are refused: termwise sums the terms)")
+def _indicator_order(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "indicator-order: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    _need(small.has(Indicator) or big.has(Indicator), "indicator-order: the step has no indicator")
+    # an outcome fixes the indicators outside every mean; inside E or P they are averaged, not fixed
+    _need(not any(a.has(Indicator) for a in (small - big).atoms(Expect, Prob, Cond)),
+          "indicator-order: an indicator inside an expectation or a probability is not a value at an outcome")
+    # under a sum (a product, a union) one atom would stand for a whole family of events, one per
+    # index value: the rule compares single terms, and termwise sums them
+    _need(not any(a.has(Indicator) for a in (small - big).atoms(ExprWithLimits)),
+          "indicator-order: an indicator under a sum or product (compare the terms, then sum them with termwise)")
+    atoms: dict = {}
+    d = (big - small).xreplace({x: _event_poly(x.args[0], atoms) for x in _outermost(big - small, Indicator)})
+    _need(not _random_part(d), f"indicator-order: {sp.sstr(big - small)} has a random part besides indicators")
+    _need(len(atoms) <= _INDICATOR_ATOMS, f"indicator-order: {len(atoms)} atomic events (at most {_INDICATOR_ATOMS})")
+    syms = list(atoms.values())
+    d = _multilinear(d, atoms)
+    for bits in itertools.product((0, 1), repeat=len(syms)):
+        _nonneg(d.xreplace(dict(zip(syms, map(sp.Integer, bits)))), ctx, f"indicator-order: at the atoms' values {bits}")
+    return f"indicators compared at all {2 ** len(syms)} values of {len(syms)} atomic events"
+
+
 # ----------------------------------------------------------------------------- steps and chains
 
 
@@ -1616,6 +1748,15 @@ class _ByFactory:
 
     def expect_sum(self, text=""):
         return By("expect-sum", {}, text)
+
+    def indicator_mean(self, text=""):
+        return By("indicator-mean", {}, text)
+
+    def indicator_algebra(self, text=""):
+        return By("indicator-algebra", {}, text)
+
+    def indicator_order(self, text=""):
+        return By("indicator-order", {}, text)
 
     def argued(self, text):
         if not isinstance(text, str) or not text.strip():

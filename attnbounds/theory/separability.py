@@ -36,7 +36,7 @@ import numbers
 import sympy as sp
 
 from attnbounds.theory.derivation import Result, is_identity, register
-from attnbounds.theory.proof import Assumed, BoundedDifferences, Chain, Context, Cup, Expect, Lemma, Prob, by
+from attnbounds.theory.proof import Assumed, BoundedDifferences, Chain, Context, Cup, Expect, Indicator, Lemma, Prob, by
 
 __all__ = [
     "M",
@@ -53,7 +53,7 @@ M = sp.Symbol("M", positive=True)
 r = sp.Symbol("r", positive=True)
 t = sp.Symbol("t", nonnegative=True)
 xi = sp.Symbol("xi", nonnegative=True)
-sigma2 = sp.Symbol("sigma2", nonnegative=True)  # σ_i² = Σ_{j∈I_N∖{i}} α_j²
+sigma2 = sp.Symbol("sigma_i^2", nonnegative=True)  # σ_i² = Σ_{j∈I_N∖{i}} α_j² (LaTeX \sigma^{2}_{i})
 
 
 def markov_lower(n_selected: int | sp.Symbol = sp.Symbol("N", positive=True, integer=True)):
@@ -74,7 +74,7 @@ def mcdiarmid_exponent() -> sp.Expr:
     """The lower-tail exponent of P(D_i ≤ ξ_i − t): −2t²/Σ_j (2Mα_j)² = −t²/(2M²σ_i²).
 
     >>> mcdiarmid_exponent()
-    -t**2/(2*M**2*sigma2)
+    -t**2/(2*M**2*sigma_i^2)
     """
     return -(t**2) / (2 * M**2 * sigma2)
 
@@ -119,7 +119,9 @@ def derive_separability() -> dict[str, Result]:
     * the upper side needs r ≤ ξ_i (t = ξ_i − r ≥ 0); the corrected term is
       exp(−((ξ_i − r)₊)²/(2M²σ_i²));
     * the exact d = 3 mean ξ = M((a+b)³ − (a−b)³)/(6ab) (a ≥ b) from ∫_{−1}^{1} √(a²+b²+2abt) dt/2;
-    * the counterexample N = 1: D = 0, ξ = 0, E[N_s]/N = 1 > exp(−r²/(16M²)) at r = M = 1.
+    * the counterexamples N = 1: D = 0, ξ = 0, E[N_s]/N = 1 > exp(−r²/(16M²)) with the paper's
+      count at weights (3/4, 1/4), r = 1/4, M = 1, and with the selected-only count at weights
+      (1/2, 1/2), r = M = 1.
     """
     alphas = sp.symbols("alpha_1:4", nonnegative=True)
     c = [2 * M * a for a in alphas]
@@ -142,7 +144,13 @@ def derive_separability() -> dict[str, Result]:
     xi_exact = M * ((a + b) ** 3 - (a - b) ** 3) / (6 * a * b)
     if not is_identity(sp.numer(sp.together(xi_exact - M * (3 * a**2 + b**2) / (3 * a)))):
         raise AssertionError("T2: exact mean")
-    cx_rhs = sp.exp(transcribed_exponent().subs({r: 1, xi: 0, M: 1}))
+    # the paper's count: N = 1 (D_1 = xi_1 = 0), weights (3/4, 1/4), M = 1, r = 1/4: the non-selected
+    # D_2 = |x_2/4 - 3 x_1/4| >= 1/2 > r surely, so E[N_s]/N = 1; the selected-only count: weights
+    # (1/2, 1/2), r = M = 1, where E[N_s^sel]/N = 1 too (D_1 = 0 <= r)
+    cx_rhs = sp.exp(transcribed_exponent().subs({r: sp.Rational(1, 4), xi: 0, M: 1}))
+    cx_rhs_sel = sp.exp(transcribed_exponent().subs({r: 1, xi: 0, M: 1}))
+    if not (cx_rhs < 1 and cx_rhs_sel < 1):
+        raise AssertionError("T2: the counterexamples' right sides")
     return {
         "bounded_difference": Result(2 * M * sp.Symbol("alpha_j"), note="|D_i(x) - D_i(x')| <= alpha_j |x_j - x_j'|"),
         "mcdiarmid_exponent": Result(mcdiarmid_exponent(), note="lower tail, t = xi_i - r >= 0"),
@@ -154,22 +162,24 @@ def derive_separability() -> dict[str, Result]:
             sp.exp(-(sp.Max(xi - r, 0) ** 2) / (2 * M**2 * sigma2)), note="valid for every r >= 0"
         ),
         "exact_xi_sphere3": Result(xi_exact, note="d = 3, two other selected weights a >= b > 0"),
-        "counterexample_rhs": Result(cx_rhs, maximizer={"L": 2, "N": 1, "d": 1, "M": 1, "r": 1}, note="< 1 = E[N_s]/N"),
+        "counterexample_rhs": Result(cx_rhs, maximizer={"weights": "(3/4, 1/4)", "N": 1, "d": 1, "M": 1, "r": "1/4"},
+                                     note="< 1 = E[N_s]/N (the paper's N_s: the non-selected token stays outside)"),
+        "counterexample_rhs_selected": Result(cx_rhs_sel, maximizer={"weights": "(1/2, 1/2)", "N": 1, "d": 1, "M": 1,
+                                                                     "r": 1},
+                                              note="< 1 = E[N_s^sel]/N (the selected-only count)"),
     }
 
 
 #: The premises of Theorem 2's chains that are argued on the claim's page, not checked by a rule
 #: (:class:`~attnbounds.theory.proof.Assumed`): a chain that uses one is argued, so its reading is at most ``holds``.
 _COUNT_WHY = ("E[N_s] <= E[N_s^sel] = sum_i P(D_i <= r): N_s counts a subset of the selected tokens N_s^sel counts "
-              "(the definition), and linearity of expectation over their indicators (with t_i = xi_i - r)")
+              "(the definition), and linearity of expectation over their indicators (with t_i = xi_i - r; the Markov "
+              "and union chains check these steps for P(D_i <= r), but this chain writes the tail with t_i as a "
+              "function of its own, so nothing links the two)")
 _BOUNDED_WHY = ("bounded differences c_j = 2 M alpha_j: replacing x_j by x_j' changes D_i by at most "
                 "alpha_j |x_j - x_j'| <= 2 M alpha_j (reverse triangle inequality), so sum_j c_j^2 = 4 M^2 sigma_i^2")
 _SIGMA_WHY = "sigma_i^2 = sum_{j != i} alpha_j^2 <= (sum_j alpha_j)^2 <= 1 for weights on the simplex"
 _RANGE_WHY = "D_i lies in [0, 2M] (a norm of weighted points of the sphere of radius M, weights summing to at most 1)"
-_SELECTED_WHY = ("E[N_s^sel]/N = (1/N) sum_i P(D_i <= r) = (1/N) sum_i (1 - P(D_i > r)): linearity of expectation over "
-                 "the selected tokens' indicators, and P(D_i <= r) = 1 - P(D_i > r)")
-_UNION_WHY = ("N_s >= N_s^sel - N 1[some non-selected D'_j <= r] (N_s = N_s^sel when every D'_j > r, else 0, and "
-              "N_s^sel <= N), in expectation, with E[N_s^sel] = sum_i P(D_i <= r) by linearity over indicators")
 
 
 @functools.lru_cache(maxsize=1)
@@ -182,25 +192,26 @@ def t2_chains() -> dict:
       and N_s ≤ N_s^sel (averaged with ``termwise``);
     * ``"conditioned"``: the same with 16M², since exp(−t²/(2M²v)) increases in v and σ_i² ≤ 1 ≤ 8;
     * ``"hoeffding"``: the same with 2M², from Hoeffding for one variable with range [0, 2M];
-    * ``"markov_terms"``: 1 − Σ_i ξ_i/(rN) ≤ (1/N) Σ_i (1 − P(D_i > r)), from Markov per token
-      (complete), and ``"markov"``: the same ≤ E[N_s^sel]/N, whose last step (linearity over the
-      selected tokens' indicators) is argued;
+    * ``"markov_terms"``: 1 − Σ_i ξ_i/(rN) ≤ (1/N) Σ_i (1 − P(D_i > r)), from Markov per token,
+      and ``"markov"``: the same ≤ E[N_s^sel]/N, with N_s^sel = Σ_i 1[D_i ≤ r] by its definition:
+      P(D_i > r) = 1 − P(D_i ≤ r) (``indicator-algebra``), an indicator's mean is its event's
+      probability (``indicator-mean``), the mean of a finite sum (``expect-sum``);
     * ``"trivial"``: P(D_i ≤ r) ≤ 1 (the case r ≥ ξ_i of the (ξ_i − r)₊ forms);
-    * ``"union"``: with the paper's N_s, 1 − Σ_i ξ_i/(rN) − Σ_{j=1}^{K} P(D'_j ≤ r) ≤ E[N_s]/N for the
-      K = L − N non-selected distances D'_j, from Markov per selected token (as ``"markov"``), the
-      union bound P(∃j: D'_j ≤ r) ≤ Σ_j P(D'_j ≤ r), and the count's definition in expectation:
-      N_s = N_s^sel when every D'_j > r and 0 otherwise, and N_s^sel ≤ N, so
-      N_s ≥ N_s^sel − N·1[∃j: D'_j ≤ r] and E[N_s]/N ≥ E[N_s^sel]/N − P(∃j: D'_j ≤ r).
+    * ``"union"``: with the paper's N_s = Σ_i 1[D_i ≤ r and no non-selected D'_j ≤ r], 1 − Σ_i
+      ξ_i/(rN) − Σ_{j=1}^{K} P(D'_j ≤ r) ≤ E[N_s]/N for the K = L − N non-selected distances
+      D'_j, from Markov per selected token (as ``"markov"``), the union bound P(∃j: D'_j ≤ r) ≤
+      Σ_j P(D'_j ≤ r), and the count in expectation: 1[A_i and not B] ≥ 1[A_i] − 1[B] at every
+      outcome (``indicator-order``), summed over i and averaged (``expect-monotone``), with
+      E[(1/N) Σ_i (1[A_i] − 1[B])] = (1/N) Σ_i P(D_i ≤ r) − P(B) (``expect-sum``,
+      ``indicator-mean``).
 
-    Every step is checked except the uses of the premises the claim's page argues in prose
-    (:class:`~attnbounds.theory.proof.Assumed`): N_s ≤ N_s^sel and its expectation, McDiarmid's
-    bounded differences, σ_i² ≤ 1, the range [0, 2M], the union chain's count identity and
-    E[N_s^sel]/N as a sum of probabilities. So only ``"trivial"`` and ``"markov_terms"`` are
-    complete:
+    The McDiarmid and Hoeffding chains use premises the claim's page argues in prose
+    (:class:`~attnbounds.theory.proof.Assumed`): N_s ≤ N_s^sel in expectation, McDiarmid's
+    bounded differences, σ_i² ≤ 1 and the range [0, 2M]. The other chains are complete:
 
     >>> {k: c.complete for k, c in t2_chains().items()}  # doctest: +NORMALIZE_WHITESPACE
-    {'trivial': True, 'union': False, 'mcdiarmid': False, 'conditioned': False, 'hoeffding': False,
-     'markov': False, 'markov_terms': True}
+    {'trivial': True, 'union': True, 'mcdiarmid': False, 'conditioned': False, 'hoeffding': False,
+     'markov': True, 'markov_terms': True}
     >>> sorted(t2_chains()["hoeffding"].assumed)
     ['N_s<=N_s^sel', 'range-2M']
     """
@@ -208,7 +219,7 @@ def t2_chains() -> dict:
     N = sp.Symbol("N", integer=True, positive=True)
     M, r = sp.symbols("M r", positive=True)
     u, v = sp.symbols("u v", positive=True)
-    D, t, s2 = sp.Function("D"), sp.Function("t", real=True), sp.Function("sigma2", positive=True)
+    D, t, s2 = sp.Function("D", real=True), sp.Function("t", real=True), sp.Function("sigma2", positive=True)
     xi = Expect(D(i))
     tail = Prob(sp.Le(D(i) - xi, -t(i)))  # P(D_i <= xi_i - t_i) = P(D_i <= r) with t_i = xi_i - r
     EN = sp.Symbol("E_Ns_over_N")
@@ -259,28 +270,42 @@ def t2_chains() -> dict:
     Dout = sp.Function("D_out")  # their distances D'_j = |alpha_j x_j - s|
     p_out = sp.Sum(Prob(sp.Le(Dout(j), r)), (j, 1, K))
     some_in = Prob(Cup(sp.Le(Dout(j), r), (j, 1, K)))  # P(some non-selected D'_j <= r)
-    sel = goal  # E[N_s^sel]/N = (1/N) sum_i P(D_i <= r) = (1/N) sum_i (1 - P(D_i > r))
-    uctx = mctx.extended({"N_s>=N_s^sel-N*1[some D'_j<=r]": Assumed(sp.Ge(EN, sel - some_in), _UNION_WHY)})
-    markov_sum = Chain(sp.Sum((1 - xi / r) / N, (i, 1, N)), uctx).le(goal, by.termwise(i, 1, N, term=term))
+    sel = goal  # E[N_s^sel]/N = (1/N) sum_i P(D_i <= r) = (1/N) sum_i (1 - P(D_i > r)), checked below
+    inside = sp.Le(D(i), r)  # selected token i inside the ball
+    some = Cup(sp.Le(Dout(j), r), (j, 1, K))  # some non-selected token inside
+    # the counts by their definitions, over N: N_s^sel/N = (1/N) Σ_i 1[D_i <= r] and N_s/N =
+    # (1/N) Σ_i 1[D_i <= r and no non-selected D'_j <= r]
+    count_sel = sp.Sum(Indicator(inside) / N, (i, 1, N))
+    count = sp.Sum(Indicator(sp.And(inside, sp.Not(some))) / N, (i, 1, N))
+    in_probs = sp.Sum(Prob(inside) / N, (i, 1, N))
+    # pointwise, 1[A_i and not B] >= 1[A_i] - 1[B] (at every value of the two events), summed over i
+    lose = sp.Sum((Indicator(inside) - Indicator(some)) / N, (i, 1, N))
+    per_token = Chain((Indicator(inside) - Indicator(some)) / N).le(Indicator(sp.And(inside, sp.Not(some))) / N,
+                                                                      by.indicator_order())
+    markov_sum = Chain(sp.Sum((1 - xi / r) / N, (i, 1, N)), mctx).le(goal, by.termwise(i, 1, N, term=term))
     union_start = start - p_out
-    union = (Chain(union_start, uctx)
+    union = (Chain(union_start, mctx)
              .eq(sp.Sum((1 - xi / r) / N, (i, 1, N)) - p_out, by.identity())
              .le(sel - p_out, by.termwise(pairs=[(sp.Sum((1 - xi / r) / N, (i, 1, N)), sel), (-p_out, -p_out)],
                                           term=[markov_sum, None]))
              .le(sel - some_in, by.monotone_chain(u, sel - u, p_out, some_in,
-                                                  term=Chain(some_in, uctx).le(p_out, by.union_bound())))
-             .le(EN, by.hypothesis("N_s>=N_s^sel-N*1[some D'_j<=r]")))
-    # the selected-only count in expectation: E[N_s^sel]/N = (1/N) Σ_i P(D_i ≤ r), argued (linearity over indicators)
-    EN_sel = sp.Symbol("E_Ns_sel_over_N")
-    sel_ctx = mctx.extended({"E[N_s^sel]/N": Assumed(sp.Eq(EN_sel, goal), _SELECTED_WHY)})
-    selected = type(lower)(lower.start, sel_ctx, lower.steps).eq(EN_sel, by.hypothesis("E[N_s^sel]/N"))
+                                                  term=Chain(some_in, mctx).le(p_out, by.union_bound())))
+             .eq(in_probs - some_in, by.indicator_algebra())
+             .eq(sp.Sum(Expect((Indicator(inside) - Indicator(some)) / N), (i, 1, N)), by.indicator_mean())
+             .eq(Expect(lose), by.expect_sum())
+             .le(Expect(count), by.expect_monotone(Chain(lose, mctx).le(count, by.termwise(i, 1, N, term=per_token)))))
+    # the selected-only count in expectation: E[N_s^sel]/N = (1/N) Σ_i P(D_i <= r)
+    selected = (type(lower)(lower.start, mctx, lower.steps)
+                .eq(in_probs, by.indicator_algebra())
+                .eq(sp.Sum(Expect(Indicator(inside) / N), (i, 1, N)), by.indicator_mean())
+                .eq(Expect(count_sel), by.expect_sum()))
     return {
         "trivial": trivial,
-        "union": union.prove(union_start, "<=", EN),
+        "union": union.prove(union_start, "<=", Expect(count)),
         "mcdiarmid": average(mc_bound, base, mc, "per-token"),
         "conditioned": average(loose_bound, loose_ctx, loose, "per-token"),
         "hoeffding": average(h_bound, h_ctx, hoeff, "per-token"),
-        "markov": selected.prove(start, "<=", EN_sel),
+        "markov": selected.prove(start, "<=", Expect(count_sel)),
         "markov_terms": lower.prove(start, "<=", goal),
     }
 

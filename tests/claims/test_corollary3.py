@@ -93,3 +93,11 @@ def test_verdicts_and_counterexamples_reevaluated():
             assert not holds_relation(s, "<=")
         else:
             assert "no counterexample" in row["detail"]["sweep"]
+
+
+def test_each_norm_reading_shows_its_norm_in_latex():
+    # entry, row, spectral and frobenius showed one and the same formula, |grad_l alpha| <= ...
+    forms = {k: CLAIM.reading(k).latex for k in ("entry", "row", "spectral", "frobenius")}
+    assert len(set(forms.values())) == 4
+    assert r"\|J\|_F" in forms["frobenius"] and r"\|J\|_2" in forms["spectral"] and r"\max_{i,j}" in forms["entry"]
+    assert CLAIM.reading("transcribed").latex == forms["spectral"]  # the transcription read in the 2-norm

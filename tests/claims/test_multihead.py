@@ -10,7 +10,7 @@ from attnbounds.engine import Budget, judge_reading
 from attnbounds.theory import derivation
 
 SMALL = Budget(examples=25, sweep=3000, mc_samples=200)
-EXPECTED = {"transcribed": "holds", "any-heads": "falsified", "reconstructed": "holds", "union-bound": "proved",
+EXPECTED = {"transcribed": "proved", "any-heads": "falsified", "reconstructed": "proved", "union-bound": "proved",
             "worst-case": "proved", "paper-numbers": "proved"}
 
 
@@ -44,11 +44,22 @@ def test_chained_readings_are_proved():
 
 
 @pytest.mark.parametrize("name", ["transcribed", "reconstructed"])
-def test_the_independent_readings_are_argued_at_linearity_of_expectation(name):
+def test_the_independent_readings_are_proved_from_the_coverage_definition(name):
+    import sympy as sp
+
+    from attnbounds.theory.proof import Expect, Indicator
+
     proof = CLAIM.reading(name).symbolic()
-    assert proof.status is None and proof.argued and set(proof.chain.assumed) == {"linearity"}
-    assert "assumed, not checked: linearity" in proof.detail
-    assert proof.chain.first_failure.startswith("step 1 (hypothesis)")
+    assert proof.status is True and not proof.argued and not proof.chain.assumed
+    assert proof.rules == ("expect-sum", "indicator-mean", "indicator-algebra", "hypothesis", "identity")
+    if name == "transcribed":  # the Discussion's p_h = p: the chain ends at 1 - (1 - p)^H itself
+        p, H = sp.Symbol("p", positive=True), sp.Symbol("H", integer=True, positive=True)
+        assert proof.chain.goal[2] == 1 - (1 - p) ** H
+    start, rel, end = proof.chain.goal  # E[(1/N) Σ_i 1[i not missed]]: c by its definition
+    assert isinstance(start, Expect) and isinstance(start.args[0], sp.Sum) and start.atoms(Indicator)
+    # without independence the chain breaks at the step that uses it
+    dropped = proof.chain.chain.prove(start, rel, end, ctx=proof.chain.chain.ctx.without("independence"))
+    assert not dropped.complete and dropped.first_failure.startswith("step 4 (hypothesis)")
 
 
 def test_the_paper_reading_is_its_statement_with_equal_p():

@@ -156,9 +156,9 @@ EXPECTED = {
     "upper_if_r_le_xi": "holds",
     "hoeffding": "holds",
     "reconstructed": "holds",
-    "lower_reconstructed": "holds",
+    "lower_reconstructed": "proved",  # the count's step by the indicator rules
     "transcribed-selected-only": "falsified",
-    "transcribed_lower-selected-only": "holds",
+    "transcribed_lower-selected-only": "proved",
     "reconstructed-selected-only": "holds",
 }
 
@@ -167,9 +167,7 @@ ASSUMED = {
     "upper_if_r_le_xi": {"bounded-differences", "sigma2<=1", "N_s<=N_s^sel"},
     "hoeffding": {"range-2M", "N_s<=N_s^sel"},
     "reconstructed": {"bounded-differences", "N_s<=N_s^sel"},
-    "lower_reconstructed": {"N_s>=N_s^sel-N*1[some D'_j<=r]"},
     "reconstructed-selected-only": {"bounded-differences", "N_s<=N_s^sel"},
-    "transcribed_lower-selected-only": {"E[N_s^sel]/N"},
 }
 
 
@@ -183,6 +181,25 @@ def test_argued_readings_name_their_assumed_premises():
 
     terms = t2_chains()["markov_terms"]  # Markov's side up to the sum of probabilities: checked
     assert terms.complete and not terms.assumed
+
+
+@pytest.mark.parametrize("name, chain", [("lower_reconstructed", "union"), ("transcribed_lower-selected-only", "markov")])
+def test_lower_sides_are_proved_through_the_counts_definitions(name, chain):
+    # the count N_s (N_s^sel) enters by its definition, a sum of indicators, and the indicator
+    # rules take it to probabilities: no premise is assumed
+    import sympy as sp
+
+    from attnbounds.theory.proof import Expect, Indicator
+    from attnbounds.theory.separability import t2_chains
+
+    proof = CLAIM.reading(name).symbolic()
+    assert proof.status is True and not proof.argued and not proof.chain.assumed
+    assert {"indicator-mean", "indicator-algebra"} <= set(proof.rules)
+    end = t2_chains()[chain].goal[2]
+    assert isinstance(end, Expect) and isinstance(end.args[0], sp.Sum) and end.atoms(Indicator)
+    if chain == "union":  # N_s counts a selected token only when no non-selected one is inside
+        (ind,) = end.atoms(Indicator)
+        assert isinstance(ind.args[0], sp.And) and "indicator-order" in proof.rules
 
 
 def test_verdicts():

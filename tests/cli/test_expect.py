@@ -77,6 +77,12 @@ def test_expect_notes_settings_that_differ_from_the_record(tmp_path):
     assert "budget differs" not in r.output and "normalizer differs" not in r.output
     same = _check("--expect", str(base))
     assert "note:" not in same.output
+    # a bare list of rows (as docs/_generated/verdicts.json) records no settings: the note says
+    # that nothing was compared, where it used to say nothing at all
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(json.loads(base.read_text())["rows"]))
+    r = _check("--expect", str(bare), "--seed", "1")
+    assert r.exit_code == 0 and "is a list of rows without meta" in r.output and "not compared" in r.output, r.output
 
 
 def test_strict_says_why_each_row_fails():

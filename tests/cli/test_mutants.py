@@ -124,7 +124,8 @@ def test_dropped_proof_hypotheses_are_refuted_on_the_proofs_symbols():
 
 
 @pytest.mark.parametrize("reading", ["L1:reconstructed", "T1i:reconstructed", "T1i:reconstructed-d1-norm",
-                                     "C1:reconstructed", "H1:union-bound"])
+                                     "C1:reconstructed", "H1:union-bound", "H1:reconstructed",
+                                     "T2:lower_reconstructed"])
 def test_real_reading_quick(reading):
     report = run_mutants([reading], budget=Budget(examples=10, sweep=3_000, mc_samples=100))
     assert report.readings == [reading] and not report.defects
@@ -134,7 +135,7 @@ def test_real_reading_quick(reading):
             "statement still true" in r.reason or "is not a counterexample to this reading" in r.reason)), r
 
 
-@pytest.mark.parametrize("reading", ["T2:reconstructed", "H1:reconstructed"])
+@pytest.mark.parametrize("reading", ["T2:reconstructed", "T2:hoeffding"])
 def test_argued_readings_get_no_mutants(reading):
     # mutants test the kernel on proved readings; an argued chain (an Assumed premise) is not one
     report = run_mutants([reading], budget=Budget(examples=10, sweep=3_000, mc_samples=100))

@@ -65,6 +65,7 @@ def test_derive_accepts_a_claim_id():
         mine = [n for n in derivation.names() if n.startswith(claim + "-")]
         assert mine and all(n in r.output for n in mine), r.output
     _one_line_error(CliRunner().invoke(main, ["derive", "nonsense"]), "unknown derivation 'nonsense'")
+    _one_line_error(CliRunner().invoke(main, ["derive", "L2-sofmax"]), "(did you mean 'L2-softmax'?)")
 
 
 def test_derive_t1i_defines_every_free_symbol_it_prints():

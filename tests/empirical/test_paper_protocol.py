@@ -168,6 +168,11 @@ def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, ti
     least = min(int(r["positions"]) for r in _heads(tmp_path / "positions.csv") if int(r["positions"]) > 0)
     assert least < 1024 and f"about --windows {-(-1024 // least)} would bring every row to 1024" in report
     assert "random weights: the control" in report
+    # the claim forms in words, with the readings' ids (the dict of internal names was printed as is)
+    assert "`T1i:reconstructed`'s right side with d_1 = max_{i∉I_N, j∈I_N}" in report and "{'T1i'" not in report
+    assert "`T1ii:reconstructed`'s right side" in report
+    # the gradient flag names the paper's guideline and the cap that holds
+    assert "the paper's guideline min{1/(4T), √2}" in report and "`C3:reconstructed`" in report
 
 
 def _synthetic_heads(rows):
@@ -195,6 +200,17 @@ def test_missing_cross_model_numbers_say_why():
     h2["layer"], h2["head"] = h2["layer"].astype(int), h2["head"].astype(int)
     t2 = paper_table(h2, None)
     assert t2["e2_plateau_n"] == 1 and "e2_plateau_n" not in table_notes(h2, None, t2)
+    # E4 at one N (reproduce --lengths 2): a level, but nothing it saturates from; it was shown as
+    # "ns_saturation: 1" beside the paper's 0.70-0.85
+    one = _synthetic_heads([("E4", 1, 2, np.nan, np.nan, "ns_over_n", 1.0)])
+    one["layer"], one["head"] = one["layer"].astype(int), one["head"].astype(int)
+    t3 = paper_table(one, None)
+    n3 = table_notes(one, None, t3)
+    assert t3["ns_saturation"] is None and t3["ns_saturation_n"] is None
+    assert "two or more N" in n3["ns_saturation"] and "N = [1]" in n3["ns_saturation_n"]
+    two = _synthetic_heads([("E4", n, 64, np.nan, np.nan, "ns_over_n", v) for n, v in ((1, 1.0), (2, 0.98))])
+    two["layer"], two["head"] = two["layer"].astype(int), two["head"].astype(int)
+    assert paper_table(two, None)["ns_saturation"] == 0.98 and paper_table(two, None)["ns_saturation_n"] == 1
 
 
 def test_claim_forms_follow_the_claim(monkeypatch):

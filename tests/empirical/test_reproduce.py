@@ -270,3 +270,24 @@ def test_last_query_report_shows_only_the_experiments_asked(corpus, tiny_handle,
     report = (tmp_path / "report.md").read_text()
     assert "E4" in res["experiments"] and "E1" not in res["experiments"] and "E2" not in res["experiments"]
     assert "distance_vs_L" not in res["headline"] and "## E1/E2" not in report and "## E4" in report
+
+
+def test_model_loading_draws_no_tqdm_bars_into_a_log(monkeypatch):
+    # with progress on but stderr not a terminal (a log, CI), the loaders' own tqdm bars are
+    # switched off: the log gets attnbounds' plain progress lines only
+    import io
+    import sys
+    from types import SimpleNamespace
+
+    from transformers.utils import logging as hf_logging
+
+    from attnbounds.empirical import run as run_mod
+
+    hf_logging.enable_progress_bar()
+    try:
+        monkeypatch.setattr(sys, "stderr", io.StringIO())
+        config = SimpleNamespace(model="gpt2-random", device="cpu", seed=0, model_overrides={})
+        got = run_mod._load_model_checked(lambda name, **kw: ("loaded", name), config, progress=True)
+        assert got == ("loaded", "gpt2-random") and not hf_logging.is_progress_bar_enabled()
+    finally:
+        hf_logging.disable_progress_bar()  # as every other test's --no-progress leaves it

@@ -62,8 +62,16 @@ def test_bounded_difference_constant_holds_on_random_swaps():
 def test_derivation_t2():
     res = derivation.get("T2").compute()
     assert res["denominator_ratio"].expr == 8 / ts.sigma2
-    assert sp.simplify(res["counterexample_rhs"].expr - sp.exp(sp.Rational(-1, 16))) == 0
-    assert float(res["counterexample_rhs"].expr) < 1
+    # the paper's count at weights (3/4, 1/4), r = 1/4: e^{-1/256} < 1 = E[N_s]/N (exact evaluator)
+    assert sp.simplify(res["counterexample_rhs"].expr - sp.exp(sp.Rational(-1, 256))) == 0
+    from attnbounds.claims.theorem2 import CEX_UPPER, exact_paper_terms
+
+    assert float(exact_paper_terms(CEX_UPPER)["frac"]) == 1.0 > float(res["counterexample_rhs"].expr)
+    assert res["counterexample_rhs"].maximizer["r"] == "1/4" and float(CEX_UPPER["r"]) == 0.25
+    # the selected-only count at weights (1/2, 1/2), r = 1: e^{-1/16}
+    assert sp.simplify(res["counterexample_rhs_selected"].expr - sp.exp(sp.Rational(-1, 16))) == 0
+    # sigma_i^2 prints as such in LaTeX (it printed as sigma with subscript 2)
+    assert r"\sigma^{2}_{i}" in sp.latex(res["mcdiarmid_exponent"].expr)
     a, b = sp.symbols("a b", positive=True)
     val = res["exact_xi_sphere3"].expr.subs({a: sp.Rational(7, 10), b: sp.Rational(1, 5), ts.M: 1})
     assert float(val) == pytest.approx(float(exact_sphere3(0.7, 0.2, 1.0, 0.0)[0]), rel=1e-12)
