@@ -83,14 +83,14 @@ $N_s^{\mathrm{sel}} = \sum_i \mathbf 1[A_i]$ to its expectation, so
 
 ## Which steps are argued, not checked
 
-The upper sides' chains check McDiarmid's and Hoeffding's inequalities, the monotonicity in
-$\sigma_i^2$ and the averaging over $i$, but they rest on premises argued on this page
+The upper sides' chains also start from the counts by their definitions. They check
+$N_s \le N_s^{\mathrm{sel}}$ at every outcome (`indicator-order`, summed and averaged),
+$\mathbb{E}[N_s^{\mathrm{sel}}]/N = \frac1N\sum_i \Pr(D_i \le r)$ (`expect-sum`, `indicator-mean`),
+and $\Pr(D_i \le r) = \Pr(D_i - \xi_i \le -t_i)$ with $t_i = \xi_i - r$ (`indicator-algebra`).
+They also check McDiarmid's and Hoeffding's inequalities, the monotonicity in $\sigma_i^2$ and
+the averaging over $i$. But the per-token tail bounds rest on premises argued on this page
 (`Assumed` in the chain's context, named in the verdict's evidence):
 
-* $\mathbb{E}[N_s] \le \mathbb{E}[N_s^{\mathrm{sel}}] = \sum_i \Pr(D_i \le r)$. The rules above check
-  this step for the lower sides, but the upper chains write the tail as
-  $\Pr(D_i - \xi_i \le -t_i)$ with $t_i$ a function of its own, and nothing yet links it to
-  $\Pr(D_i \le r)$;
 * the bounded differences $c_j = 2M\alpha_j$ (reverse triangle inequality);
 * $\sigma_i^2 \le 1$;
 * $D_i \in [0, 2M]$.
@@ -648,6 +648,16 @@ def _symbolic_reconstructed() -> Proof:
     )
 
 
+def _symbolic_reconstructed_selected() -> Proof:
+    res = derive_separability()
+    c = t2_chains()
+    return Proof.from_chain(
+        AllOf((c["mcdiarmid_selected"], c["trivial"])),
+        f"E[N_s^sel]/N = (1/N) sum_i P(D_i <= r); term {res['corrected_upper_term'].expr}: McDiarmid for xi_i > r, "
+        "trivial bound 1 otherwise",
+    )
+
+
 def _symbolic_transcribed_selected() -> Proof:
     res = derive_separability()
     rhs = float(res["counterexample_rhs_selected"].expr)
@@ -780,7 +790,7 @@ CLAIM = Claim(
             "old reading N_s = #{i in I_N: D_i <= r}: E[N_s]/N <= (1/N) sum exp(-((xi_i - r)_+)^2/(2 M^2 sigma_i^2))",
             r"\frac{\mathbb{E}[N_s^{\mathrm{sel}}]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2\sigma_i^2}\Big)",
             relation="<=",
-            symbolic=_symbolic_reconstructed,
+            symbolic=_symbolic_reconstructed_selected,
             strategy=_exact_strategy,
             sides=_sides_reconstructed,
             sweep=_exact_sweep,

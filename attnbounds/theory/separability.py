@@ -172,10 +172,6 @@ def derive_separability() -> dict[str, Result]:
 
 #: The premises of Theorem 2's chains that are argued on the claim's page, not checked by a rule
 #: (:class:`~attnbounds.theory.proof.Assumed`): a chain that uses one is argued, so its reading is at most ``holds``.
-_COUNT_WHY = ("E[N_s] <= E[N_s^sel] = sum_i P(D_i <= r): N_s counts a subset of the selected tokens N_s^sel counts "
-              "(the definition), and linearity of expectation over their indicators (with t_i = xi_i - r; the Markov "
-              "and union chains check these steps for P(D_i <= r), but this chain writes the tail with t_i as a "
-              "function of its own, so nothing links the two)")
 _BOUNDED_WHY = ("bounded differences c_j = 2 M alpha_j: replacing x_j by x_j' changes D_i by at most "
                 "alpha_j |x_j - x_j'| <= 2 M alpha_j (reverse triangle inequality), so sum_j c_j^2 = 4 M^2 sigma_i^2")
 _SIGMA_WHY = "sigma_i^2 = sum_{j != i} alpha_j^2 <= (sum_j alpha_j)^2 <= 1 for weights on the simplex"
@@ -189,7 +185,7 @@ def t2_chains() -> dict:
     Per token, t_i = ξ_i − r > 0 and P(D_i ≤ r) = P(D_i − ξ_i ≤ −t_i):
 
     * ``"mcdiarmid"``: E[N_s]/N ≤ (1/N) Σ_i exp(−t_i²/(2M²σ_i²)), from McDiarmid with Σ_j c_j² = 4M²σ_i²
-      and N_s ≤ N_s^sel (averaged with ``termwise``);
+      and N_s ≤ N_s^sel (averaged with ``termwise``; below);
     * ``"conditioned"``: the same with 16M², since exp(−t²/(2M²v)) increases in v and σ_i² ≤ 1 ≤ 8;
     * ``"hoeffding"``: the same with 2M², from Hoeffding for one variable with range [0, 2M];
     * ``"markov_terms"``: 1 − Σ_i ξ_i/(rN) ≤ (1/N) Σ_i (1 − P(D_i > r)), from Markov per token,
@@ -205,15 +201,19 @@ def t2_chains() -> dict:
       E[(1/N) Σ_i (1[A_i] − 1[B])] = (1/N) Σ_i P(D_i ≤ r) − P(B) (``expect-sum``,
       ``indicator-mean``).
 
-    The McDiarmid and Hoeffding chains use premises the claim's page argues in prose
-    (:class:`~attnbounds.theory.proof.Assumed`): N_s ≤ N_s^sel in expectation, McDiarmid's
+    The McDiarmid and Hoeffding chains start from the counts by their definitions too: N_s ≤
+    N_s^sel at every outcome (``indicator-order``, ``termwise``, ``expect-monotone``), E[N_s^sel]/N
+    = (1/N) Σ_i P(D_i ≤ r) (``expect-sum``, ``indicator-mean``), and P(D_i ≤ r) = P(D_i − ξ_i ≤ −t_i)
+    with the definition t_i = ξ_i − r (``indicator-algebra``, ``hypothesis``);
+    ``"mcdiarmid_selected"`` is the selected-only count's. Their per-token tail bounds use premises
+    the claim's page argues in prose (:class:`~attnbounds.theory.proof.Assumed`): McDiarmid's
     bounded differences, σ_i² ≤ 1 and the range [0, 2M]. The other chains are complete:
 
     >>> {k: c.complete for k, c in t2_chains().items()}  # doctest: +NORMALIZE_WHITESPACE
-    {'trivial': True, 'union': True, 'mcdiarmid': False, 'conditioned': False, 'hoeffding': False,
-     'markov': True, 'markov_terms': True}
+    {'trivial': True, 'union': True, 'mcdiarmid': False, 'mcdiarmid_selected': False,
+     'conditioned': False, 'hoeffding': False, 'markov': True, 'markov_terms': True}
     >>> sorted(t2_chains()["hoeffding"].assumed)
-    ['N_s<=N_s^sel', 'range-2M']
+    ['range-2M']
     """
     i = sp.Symbol("i", integer=True, positive=True)
     N = sp.Symbol("N", integer=True, positive=True)
@@ -222,17 +222,37 @@ def t2_chains() -> dict:
     D, t, s2 = sp.Function("D", real=True), sp.Function("t", real=True), sp.Function("sigma2", positive=True)
     xi = Expect(D(i))
     tail = Prob(sp.Le(D(i) - xi, -t(i)))  # P(D_i <= xi_i - t_i) = P(D_i <= r) with t_i = xi_i - r
-    EN = sp.Symbol("E_Ns_over_N")
+    j = sp.Symbol("j", integer=True, positive=True)
+    K = sp.Symbol("K", integer=True, positive=True)  # K = L - N non-selected tokens
+    Dout = sp.Function("D_out")  # their distances D'_j = |alpha_j x_j - s|
+    inside = sp.Le(D(i), r)  # selected token i inside the ball
+    some = Cup(sp.Le(Dout(j), r), (j, 1, K))  # some non-selected token inside
+    # the counts by their definitions, over N: N_s^sel/N = (1/N) Σ_i 1[D_i <= r] and N_s/N =
+    # (1/N) Σ_i 1[D_i <= r and no non-selected D'_j <= r]
+    count_sel = sp.Sum(Indicator(inside) / N, (i, 1, N))
+    count = sp.Sum(Indicator(sp.And(inside, sp.Not(some))) / N, (i, 1, N))
+    in_probs = sp.Sum(Prob(inside) / N, (i, 1, N))
+    # N_s <= N_s^sel at every outcome: 1[A_i and not B] <= 1[A_i], term by term
+    fewer = Chain(Indicator(sp.And(inside, sp.Not(some))) / N).le(Indicator(inside) / N, by.indicator_order())
 
-    def average(bound, per_token_ctx, per_token_chain, name):
+    def average(bound, per_token_ctx, per_token_chain, name, selected=False):
+        """E[N_s]/N (E[N_s^sel]/N with ``selected``) <= (1/N) Σ_i bound_i, from the per-token bound
+        on the tail P(D_i <= ξ_i − t_i) with t_i = ξ_i − r (a definition in the context)."""
         lemma = Lemma(per_token_chain, tail, "<=", bound)
-        ctx = Context({**per_token_ctx, name: lemma,
-                       "N_s<=N_s^sel": Assumed(sp.Le(EN, sp.Sum(tail / N, (i, 1, N))), _COUNT_WHY)})
+        ctx = Context({**per_token_ctx, name: lemma, "t=xi-r": sp.Eq(t(i), xi - r)})
         term = Chain(tail / N, ctx).le(bound / N, by.monotone(u, u / N, tail, bound))
-        chain = (Chain(EN, ctx)
-                 .le(sp.Sum(tail / N, (i, 1, N)), by.hypothesis("N_s<=N_s^sel"))
+        start = Expect(count_sel if selected else count)
+        chain = Chain(start, ctx)
+        if not selected:  # N_s <= N_s^sel at every outcome, so in expectation
+            chain = chain.le(Expect(count_sel), by.expect_monotone(
+                Chain(count, ctx).le(count_sel, by.termwise(i, 1, N, term=fewer))))
+        chain = (chain
+                 .eq(sp.Sum(Expect(Indicator(inside) / N), (i, 1, N)), by.expect_sum())
+                 .eq(in_probs, by.indicator_mean())
+                 .eq(sp.Sum(Prob(sp.Le(D(i) - xi, -(xi - r))) / N, (i, 1, N)), by.indicator_algebra())
+                 .eq(sp.Sum(tail / N, (i, 1, N)), by.hypothesis("t=xi-r"))
                  .le(sp.Sum(bound / N, (i, 1, N)), by.termwise(i, 1, N, term=term)))
-        return chain.prove(EN, "<=", sp.Sum(bound / N, (i, 1, N)))
+        return chain.prove(start, "<=", sp.Sum(bound / N, (i, 1, N)))
 
     # McDiarmid: c_j = 2 M alpha_j, sum c_j^2 = 4 M^2 sigma_i^2
     base = {"bounded-differences": Assumed(BoundedDifferences(D(i), 4 * M**2 * s2(i)), _BOUNDED_WHY),
@@ -265,19 +285,9 @@ def t2_chains() -> dict:
              .le(goal, by.termwise(i, 1, N, term=term)))
     trivial = Chain(Prob(sp.Le(D(i), r))).le(1, by.probability()).prove(Prob(sp.Le(D(i), r)), "<=", 1)
     # the paper's N_s: minus the chance that some non-selected token falls inside the ball
-    j = sp.Symbol("j", integer=True, positive=True)
-    K = sp.Symbol("K", integer=True, positive=True)  # K = L - N non-selected tokens
-    Dout = sp.Function("D_out")  # their distances D'_j = |alpha_j x_j - s|
     p_out = sp.Sum(Prob(sp.Le(Dout(j), r)), (j, 1, K))
     some_in = Prob(Cup(sp.Le(Dout(j), r), (j, 1, K)))  # P(some non-selected D'_j <= r)
     sel = goal  # E[N_s^sel]/N = (1/N) sum_i P(D_i <= r) = (1/N) sum_i (1 - P(D_i > r)), checked below
-    inside = sp.Le(D(i), r)  # selected token i inside the ball
-    some = Cup(sp.Le(Dout(j), r), (j, 1, K))  # some non-selected token inside
-    # the counts by their definitions, over N: N_s^sel/N = (1/N) Σ_i 1[D_i <= r] and N_s/N =
-    # (1/N) Σ_i 1[D_i <= r and no non-selected D'_j <= r]
-    count_sel = sp.Sum(Indicator(inside) / N, (i, 1, N))
-    count = sp.Sum(Indicator(sp.And(inside, sp.Not(some))) / N, (i, 1, N))
-    in_probs = sp.Sum(Prob(inside) / N, (i, 1, N))
     # pointwise, 1[A_i and not B] >= 1[A_i] - 1[B] (at every value of the two events), summed over i
     lose = sp.Sum((Indicator(inside) - Indicator(some)) / N, (i, 1, N))
     per_token = Chain((Indicator(inside) - Indicator(some)) / N).le(Indicator(sp.And(inside, sp.Not(some))) / N,
@@ -303,6 +313,7 @@ def t2_chains() -> dict:
         "trivial": trivial,
         "union": union.prove(union_start, "<=", Expect(count)),
         "mcdiarmid": average(mc_bound, base, mc, "per-token"),
+        "mcdiarmid_selected": average(mc_bound, base, mc, "per-token", selected=True),
         "conditioned": average(loose_bound, loose_ctx, loose, "per-token"),
         "hoeffding": average(h_bound, h_ctx, hoeff, "per-token"),
         "markov": selected.prove(start, "<=", Expect(count_sel)),

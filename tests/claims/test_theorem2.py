@@ -163,11 +163,11 @@ EXPECTED = {
 }
 
 #: The premises each argued reading's chain assumes (named in its proof's detail).
-ASSUMED = {
-    "upper_if_r_le_xi": {"bounded-differences", "sigma2<=1", "N_s<=N_s^sel"},
-    "hoeffding": {"range-2M", "N_s<=N_s^sel"},
-    "reconstructed": {"bounded-differences", "N_s<=N_s^sel"},
-    "reconstructed-selected-only": {"bounded-differences", "N_s<=N_s^sel"},
+ASSUMED = {  # (N_s <= N_s^sel in expectation was one too, until the indicator rules checked it)
+    "upper_if_r_le_xi": {"bounded-differences", "sigma2<=1"},
+    "hoeffding": {"range-2M"},
+    "reconstructed": {"bounded-differences"},
+    "reconstructed-selected-only": {"bounded-differences"},
 }
 
 
@@ -181,6 +181,11 @@ def test_argued_readings_name_their_assumed_premises():
 
     terms = t2_chains()["markov_terms"]  # Markov's side up to the sum of probabilities: checked
     assert terms.complete and not terms.assumed
+    # the upper chains check every step up to the per-token tail bound, which rests on the premises
+    for name in ("mcdiarmid", "mcdiarmid_selected", "conditioned", "hoeffding"):
+        chain = t2_chains()[name]
+        assert chain.checked == chain.steps - 1 and chain.first_failure.startswith(f"step {chain.steps} (termwise)"), name
+    assert "indicator-order" in t2_chains()["mcdiarmid"].rules and "indicator-order" not in t2_chains()["mcdiarmid_selected"].rules
 
 
 @pytest.mark.parametrize("name, chain", [("lower_reconstructed", "union"), ("transcribed_lower-selected-only", "markov")])
