@@ -180,9 +180,9 @@ def table_notes(h: dict, crit: dict | None, table: dict) -> dict:
         else:
             notes["n_crit_over_L"] = (f"at the largest L = {int(np.max(crit['L']))} no window's KS test accepted any N of "
                                       "the grid (N_crit undefined; see critical_n.csv and ks_scan.csv)")
+    e4 = _curve(h, "N", experiment="E4", metric="ns_over_n")
     for key in ("ns_saturation", "ns_saturation_n"):
         if table.get(key) is None:
-            e4 = _curve(h, "N", experiment="E4", metric="ns_over_n")
             notes[key] = ("E4 was not run" if not ran("E4") else "E4 gave no finite per-head N_s/N" if not e4 else
                           f"a saturation needs E4 at two or more N below the largest L (got N = {[int(n) for n in sorted(e4)]})")
     for key in ("e5_slope", "e5_ratio"):
@@ -552,7 +552,6 @@ def _counted_rows(results: dict) -> str:
     if results["protocol"]["rows"] == "full":
         return "every row, the masked keys with weight 0"
     return "the rows t > N: a causal row t sees t keys"
-
 
 
 #: What the kernel's names of the claim forms a run used stand for (:func:`attnbounds.empirical.protocol.claim_forms`).

@@ -446,12 +446,8 @@ def _random_heads(exprs, rels):
         for atom in e.atoms(Expect):
             for f in atom.args[0].atoms(AppliedUndef):
                 random.add(f.func)
-        for atom in e.atoms(Prob):
+        for atom in e.atoms(Prob, Indicator):  # the event of a probability or of an indicator (inside a mean)
             heads = _event_heads(atom.args[0])  # an indicator event, or Not / And / Or of them
-            random |= heads
-            indicators |= heads
-        for atom in e.atoms(Indicator):  # the indicator of an event, inside an expectation
-            heads = _event_heads(atom.args[0])
             random |= heads
             indicators |= heads
         for atom in e.atoms(Cond):  # the event an expectation is conditioned on

@@ -1441,14 +1441,19 @@ def _event_poly(ev, atoms: dict, indexed: bool = False):
     raise _Fail(f"{sp.sstr(ev)} is not an event (a relation, an indicator function, or Not/And/Or of them)")
 
 
+def _multilinear(e, atoms: dict):
+    """``e`` expanded, with every power x^k (k >= 1) of an atom's indicator reduced to x (x is 0
+    or 1)."""
+    syms = set(atoms.values())
+    return sp.expand(sp.expand(e).replace(
+        lambda a: a.is_Pow and a.base in syms and a.exp.is_Integer and a.exp > 1, lambda a: a.base))
+
+
 def _multilinear_zero(poly, atoms: dict) -> bool:
     """Whether a polynomial in 0/1 indicators vanishes for every value of them: with every power
     x^k (k >= 1) reduced to x it is multilinear, and a multilinear polynomial vanishes on the
     whole cube {0, 1}^n exactly when all its coefficients are 0."""
-    syms = set(atoms.values())
-    e = sp.expand(poly)
-    e = e.replace(lambda a: a.is_Pow and a.base in syms and a.exp.is_Integer and a.exp > 1, lambda a: a.base)
-    return sp.expand(e) == 0
+    return _multilinear(poly, atoms) == 0
 
 
 def _partition(events) -> None:
@@ -1596,14 +1601,6 @@ def _prob_linear(e) -> bool:
     if isinstance(e, sp.Sum):
         return not any(b.has(Prob) for lim in e.limits for b in lim) and _prob_linear(e.function)
     return False
-
-
-def _multilinear(e, atoms: dict):
-    """``e`` expanded, with every power x^k (k >= 1) of an atom's indicator reduced to x (x is 0
-    or 1)."""
-    syms = set(atoms.values())
-    return sp.expand(sp.expand(e).replace(
-        lambda a: a.is_Pow and a.base in syms and a.exp.is_Integer and a.exp > 1, lambda a: a.base))
 
 
 @_rule("indicator-algebra", "Σ_k c_k P(A_k) + d = Σ_m c'_m P(B_m) + d' when Σ_k c_k 1_{A_k} + d = Σ_m c'_m 1_{B_m} + d' at every outcome (e.g. P(not A) = 1 − P(A))", "P(A) = E[1_A] and linearity of expectation: each side must be linear in its probabilities with non-random coefficients, and the identity of the indicators is checked exactly, as polynomials in the 0/1 indicators of the events' atoms (an atom keeps its event's free indices, so an event under a sum is checked term by term); only the outermost probabilities are rewritten, an event being an atom's key as written")

@@ -286,7 +286,7 @@ def t2_chains() -> dict:
     trivial = Chain(Prob(sp.Le(D(i), r))).le(1, by.probability()).prove(Prob(sp.Le(D(i), r)), "<=", 1)
     # the paper's N_s: minus the chance that some non-selected token falls inside the ball
     p_out = sp.Sum(Prob(sp.Le(Dout(j), r)), (j, 1, K))
-    some_in = Prob(Cup(sp.Le(Dout(j), r), (j, 1, K)))  # P(some non-selected D'_j <= r)
+    some_in = Prob(some)  # P(some non-selected D'_j <= r)
     sel = goal  # E[N_s^sel]/N = (1/N) sum_i P(D_i <= r) = (1/N) sum_i (1 - P(D_i > r)), checked below
     # pointwise, 1[A_i and not B] >= 1[A_i] - 1[B] (at every value of the two events), summed over i
     lose = sp.Sum((Indicator(inside) - Indicator(some)) / N, (i, 1, N))
@@ -305,7 +305,7 @@ def t2_chains() -> dict:
              .eq(Expect(lose), by.expect_sum())
              .le(Expect(count), by.expect_monotone(Chain(lose, mctx).le(count, by.termwise(i, 1, N, term=per_token)))))
     # the selected-only count in expectation: E[N_s^sel]/N = (1/N) Σ_i P(D_i <= r)
-    selected = (type(lower)(lower.start, mctx, lower.steps)
+    selected = (lower
                 .eq(in_probs, by.indicator_algebra())
                 .eq(sp.Sum(Expect(Indicator(inside) / N), (i, 1, N)), by.indicator_mean())
                 .eq(Expect(count_sel), by.expect_sum()))
