@@ -184,8 +184,8 @@ def logits(
     lo, hi = _check_value_range(min_value, max_value)
     if not isinstance(allow_ties, bool):
         raise InvalidArgument(f"allow_ties: must be a bool, got {allow_ties!r}")
-    if not allow_ties and lo == hi and min_size > 1:
-        raise InvalidArgument(f"allow_ties: False needs min_value < max_value when min_size > 1 (both are {lo})")
+    if not allow_ties and lo == hi and max_size > 1:  # only length 1 could be drawn, silently
+        raise InvalidArgument(f"allow_ties: False needs min_value < max_value when max_size > 1 (both are {lo})")
     return _logits(min_size, max_size, lo, hi, allow_ties)
 
 

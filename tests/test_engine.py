@@ -218,7 +218,35 @@ def test_symbolic_refutation_is_falsified_and_confirmed_numerically():
 def test_certify_pass_is_certified():
     r = Reading("transcribed", "-", "-", certify=lambda: Proof(True, "arb enclosure"))
     row = engine.judge_reading(make_claim("TOYC", r), r, budget=SMALL)
-    assert row["verdict"] == "certified"
+    # nothing but the certificate: nothing ties it to the reading's sides
+    assert row["verdict"] == "undecided" and "not cross-checked" in row["evidence"], row
+    r = Reading("transcribed", "-", "-", certify=lambda: Proof(True, "arb enclosure"),
+                sides=lambda i: Sides(np.zeros_like(i["x"]), np.ones_like(i["x"])),
+                sweep=lambda rng, k: {"x": rng.uniform(size=k)})
+    row = engine.judge_reading(make_claim("TOYC", r), r, budget=SMALL)
+    assert row["verdict"] == "certified", row
+
+
+def test_a_proof_of_another_statement_is_caught_by_the_numeric_sides():
+    """The chain's goal is its author's: a checked proof of 1 <= 2 attached to a false reading is
+    a conflict when a numeric method evaluates the reading, and undecided without one."""
+    one = sp.Integer(1)
+    unrelated = lambda: Proof.from_chain(Chain(one).le(2, by.algebra()).prove(one, "<=", 2), "1 <= 2")  # noqa: E731
+    false_sides = dict(sides=lambda i: Sides(2 * np.ones_like(i["x"]), np.ones_like(i["x"])),
+                       sweep=lambda rng, k: {"x": rng.uniform(size=k)})
+    r = Reading("transcribed", "2 <= 1", "-", symbolic=unrelated, **false_sides)
+    row = engine.judge_reading(make_claim("TOYX", r), r, budget=SMALL)
+    assert row["verdict"] == "undecided" and row["conflict"], row
+    bare = Reading("transcribed", "2 <= 1", "-", symbolic=unrelated)
+    row = engine.judge_reading(make_claim("TOYX", bare), bare, budget=SMALL)
+    assert row["verdict"] == "undecided" and "not cross-checked" in row["evidence"], row
+    # a numeric method that ran but checked nothing does not count (the second review's cases)
+    sym = MethodOutcome("symbolic", "pass", "chain")
+    for numeric in (MethodOutcome("strategy", "incomplete", "every example discarded", count=0),
+                    MethodOutcome("sweep", "incomplete", "cut short", count=0),
+                    MethodOutcome("montecarlo", "unknown", "timed out")):
+        j = combine(bare, [sym, numeric], SMALL)
+        assert j.verdict == "undecided" and "not cross-checked" in j.evidence, (numeric, j)
 
 
 # --------------------------------------------------------------------------- Monte Carlo

@@ -74,6 +74,25 @@ def test_bounded_differences_are_realised_soundly():
     assert (atoms.max() - atoms.min()) ** 2 > found.assignment["c2"]  # only the range can break it
 
 
+def test_a_weighted_norm_is_realised_soundly():
+    """WeightedNorm(D, R, l1, l2) is realised by D = sqrt(l2) |X_1|, |X_1| <= R: every world the
+    search keeps has 0 <= D <= R sqrt(l2) <= R l1, so the true range bound is never refuted and
+    a bound below it is."""
+    from attnbounds.theory.proof import WeightedNorm
+
+    l1, l2 = sp.Function("l1", nonnegative=True), sp.Function("l2", nonnegative=True)
+    ctx = Context({"norm": WeightedNorm(D(1), R, l1(1), l2(1))})
+    assert refute(Expect(D(1)), "<=", R * l1(1), ctx, seed=0, batches=40).assignment is None
+    assert refute(Prob(sp.Le(D(1) - Expect(D(1)), -t)), "<=", sp.exp(-2 * t**2 / (4 * R**2 * l2(1))), ctx,
+                  seed=0, batches=40).assignment is None  # McDiarmid with c_j = 2 R w_j
+    found = refute(Expect(D(1)), "<=", R * l1(1) / 2, ctx, seed=0, batches=40)
+    assert found.assignment is not None
+    a = found.assignment
+    d, l1v, l2v = np.array(a["D(1..)[atoms]"][0]), a["l1(1..)"][0], a["l2(1..)"][0]
+    assert d.min() >= 0 and l2v <= l1v**2 and d.max() <= a["R"] * np.sqrt(l2v) + 1e-12  # realisable
+    assert d @ np.array(a["P(atoms)"]) > a["R"] * l1v / 2  # and a counterexample
+
+
 def test_opaque_parts_have_no_numeric_form():
     u, v = vector("u v")
     with pytest.raises(NoNumericForm):

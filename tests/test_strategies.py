@@ -169,6 +169,8 @@ def test_normalizer_families_are_positive_and_consistent(fam, v):
         (lambda: logits(min_value=1.0, max_value=0.0), "max_value"),
         (lambda: logits(allow_ties="yes"), "allow_ties"),
         (lambda: logits(min_size=2, min_value=1.0, max_value=1.0, allow_ties=False), "allow_ties"),
+        # min_size 1 but max_size 3: only length 1 could be drawn, which once happened silently
+        (lambda: logits(max_size=3, min_value=1.0, max_value=1.0, allow_ties=False), "allow_ties"),
         (lambda: temperatures(min_value=0.0), "min_value"),
         (lambda: temperatures(min_value=-1.0), "min_value"),
         (lambda: temperatures(min_value=2.0, max_value=1.0), "max_value"),

@@ -160,12 +160,14 @@ class Estimate:
 class Hypothesis:
     """A named hypothesis of a claim.
 
-    ``check`` decides it on an instance (or returns a boolean array on a batch).
+    ``check`` decides it on an instance (or returns a boolean array on a batch). It is used
+    under ``--normalizer`` and for the drop rows; it does not filter the instances a
+    reading's methods draw (``Reading.assume`` does).
     ``drop`` exhibits why it is needed: a counterexample to the claim's conclusion in a
     setting where only this hypothesis fails (a :class:`Proof` with ``status=False``).
     ``admits`` decides it for a whole normalizer (see :meth:`holds_for`).
     ``names`` are the names this hypothesis has in the contexts of the proof chains (e.g.
-    ``"t>0"`` for r < ξ_i), so that the mutation tests judge dropping it there by ``drop``.
+    ``"r<=xi"`` for Theorem 2's r <= ξ_i), so that the mutation tests judge dropping it there by ``drop``.
     ``readings`` are the readings it is a hypothesis of (empty: every reading of the claim);
     a row under a normalizer reports it broken only for those.
     """

@@ -218,6 +218,16 @@ def _symbolic_worst() -> Proof:
     )
 
 
+#: The Discussion's example: three heads, each separating 80% of the top set, against 99%.
+PAPER_EXAMPLE = {"p": 0.8, "H": 3, "target": 0.99}
+
+
+def _paper_numbers_sides(instance: dict) -> Sides:
+    """1 − (1 − p)^H against the target, in floats (the proof's arithmetic, evaluated apart)."""
+    p, H = np.asarray(instance["p"], dtype=np.float64), np.asarray(instance["H"], dtype=np.float64)
+    return Sides(1 - (1 - p) ** H, np.asarray(instance["target"], dtype=np.float64))
+
+
 def _symbolic_paper_numbers() -> Proof:
     res = derive_coverage()
     value = res["paper_example"].expr
@@ -299,6 +309,8 @@ CLAIM = Claim(
             r"1 - (1 - 0.8)^3 \ge 0.99",
             relation=">=",
             symbolic=_symbolic_paper_numbers,
+            sides=_paper_numbers_sides,
+            sweep=lambda rng, size: dict(PAPER_EXAMPLE),  # the example's one instance, evaluated in floats
         ),
     ),
     proof=__doc__,

@@ -29,9 +29,11 @@ Each :class:`~attnbounds.claims.base.Reading` carries up to five methods (see
 
 Every public name of the submodules is importable from :mod:`attnbounds.engine`.
 
-A symbolic proof is ``proved`` only when the proof kernel checked every step of its chain;
-a bare ``Proof(True, ...)`` is an argued proof, and the verdict falls back to the other
-evidence (here none, so ``undecided``):
+A symbolic proof is ``proved`` only when the proof kernel checked every step of its chain
+and a numeric method evaluated the reading's sides without a counterexample (here a sweep:
+the chain's goal is its author's, and only the sides tie it to the reading); a bare
+``Proof(True, ...)`` is an argued proof, and the verdict falls back to the other evidence
+(here none, so ``undecided``):
 
 >>> import sympy as sp
 >>> from attnbounds.claims.base import Proof, Reading
@@ -40,8 +42,11 @@ evidence (here none, so ``undecided``):
 >>> chain = Chain(sp.Rational(1, 4) - p * (1 - p)).eq((p - sp.Rational(1, 2)) ** 2, by.identity())
 >>> goal = (sp.Rational(1, 4) - p * (1 - p), "==", (p - sp.Rational(1, 2)) ** 2)
 >>> r = Reading("t", "t", "t", symbolic=lambda: Proof.from_chain(chain.prove(*goal), "expand"))
->>> combine(r, [run_exact(r, "symbolic", Budget())], Budget()).verdict
+>>> sweep = MethodOutcome("sweep", "pass", "no counterexample", count=4000)
+>>> combine(r, [run_exact(r, "symbolic", Budget()), sweep], Budget()).verdict
 'proved'
+>>> combine(r, [run_exact(r, "symbolic", Budget())], Budget()).verdict  # nothing ties it to the reading
+'undecided'
 >>> bare = Reading("t", "t", "t", symbolic=lambda: Proof(True, "expand(...) == 0"))
 >>> outcome = run_exact(bare, "symbolic", Budget())
 >>> outcome.proof, combine(bare, [outcome], Budget()).verdict

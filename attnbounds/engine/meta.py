@@ -18,7 +18,7 @@
         "complete": true,                        false while running, or when interrupted
         "versions": {"python": "3.12.3", "numpy": "…", "sympy": "…", "scipy": "…", "hypothesis": "…"},
         "elapsed_seconds": 104.2,                seconds from the start of the run to this write
-        "counts": {"reading": {"proved": 31, "holds": 4, "falsified": 22}, "hypothesis": {…}}
+        "counts": {"reading": {"proved": 35, "falsified": 22}, "hypothesis": {…}}
                                                  the rows so far by kind, then verdict
       },
       "rows": [ {row}, … ]                       the rows, as before (attnbounds.engine.rows)

@@ -254,10 +254,10 @@ def _implied(ctx, name: str) -> str | None:
     """How hypothesis ``name`` follows from the others of ``ctx`` (their equations used as
     substitutions, their inequalities by the kernel's exact sign prover), or None."""
     from attnbounds.engine.refute import _solve_equations
-    from attnbounds.theory.proof import BoundedDifferences, Lemma, _nonneg_form, prove_nonnegative
+    from attnbounds.theory.proof import FACTS, Lemma, _nonneg_form, prove_nonnegative
 
     h = ctx.hypotheses.get(name)
-    if h is None or isinstance(h, (BoundedDifferences, Lemma)):
+    if h is None or isinstance(h, FACTS + (Lemma,)):
         return None
     kept = ctx.without(name)
     rels = [r for k in kept.hypotheses for r in kept.relation(k)]

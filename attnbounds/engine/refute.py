@@ -318,15 +318,21 @@ def _holds(rel, env: _Env, indices) -> np.ndarray:
     """Where relation ``rel`` holds (exactly, in floats); a relation with a free summation
     index must hold at every value of it, and one about a random variable (outside
     Expect / Prob) at every atom of its space (almost surely)."""
-    from attnbounds.theory.proof import BoundedDifferences
+    from attnbounds.theory.proof import FACTS, BoundedDifferences
 
-    if isinstance(rel, BoundedDifferences):
-        # realised by f = X, a function of the one variable X, whose c_1 is X's range:
-        # (max X - min X)^2 <= sum c^2 (McDiarmid's hypothesis then holds exactly)
+    if isinstance(rel, FACTS):
+        # BoundedDifferences: realised by f = X, a function of the one variable X, whose c_1 is
+        # X's range: (max X - min X)^2 <= sum c^2 (McDiarmid's hypothesis then holds exactly).
+        # WeightedNorm(f, R, l1, l2): when l2 > 0 and l1 >= sqrt(l2), take one random X_1 with
+        # weight a and k equal weights (l1 - a)/k on constant vectors (constants are
+        # independent), with k so large that a^2 + (l1 - a)^2/k = l2 has a root a in
+        # [sqrt(l2)/2, sqrt(l2)]; the constants sum to a vector v of norm R (sqrt(l2) - a)
+        # <= R (l1 - a), and X_1 = s v/|v| with s in [-R, R] makes f = |a s + |v||, which takes
+        # every value in [0, R sqrt(l2)] (a >= |v|/R); l2 = 0 forces every weight, l1 and f to 0
         f = rel.f
         if not (isinstance(f, AppliedUndef) and f.func in env.random):
-            raise NoNumericForm("bounded differences of a non-random function")
-        free = [i for i in indices if i in f.free_symbols and i not in env.ints]
+            raise NoNumericForm(f"a {type(rel).__name__} fact about a non-random function")
+        free = [i for i in indices if i in sp.Tuple(*_sides_of(rel)).free_symbols and i not in env.ints]
         if free:
             return _at_every_index(rel, env, indices, free[0])
         vals = []
@@ -335,7 +341,13 @@ def _holds(rel, env: _Env, indices) -> np.ndarray:
             vals.append(_eval(f, env))
         env.atom = None
         vals = np.stack(vals, axis=-1)
-        return (vals.max(-1) - vals.min(-1)) ** 2 <= _eval(rel.sum_c2, env)
+        if isinstance(rel, BoundedDifferences):
+            return (vals.max(-1) - vals.min(-1)) ** 2 <= _eval(rel.sum_c2, env)
+        R, l1, l2 = (_eval(x, env) for x in (rel.radius, rel.l1, rel.l2))
+        with np.errstate(invalid="ignore"):
+            root = np.sqrt(np.maximum(l2, 0.0))
+            weights = (l2 >= 0) & (l1 >= root) & ((l2 > 0) | (l1 == 0))
+            return (R >= 0) & weights & (vals.min(-1) >= 0) & (vals.max(-1) <= R * root)
     free = [i for i in indices if i in rel.free_symbols and i not in env.ints]
     if free:
         return _at_every_index(rel, env, indices, free[0])
@@ -431,15 +443,15 @@ def _atoms(exprs):
 
 
 def _sides_of(r):
-    from attnbounds.theory.proof import BoundedDifferences
+    from attnbounds.theory.proof import FACTS, _fact_sides
 
-    return (r.f, r.sum_c2) if isinstance(r, BoundedDifferences) else (r.lhs, r.rhs)
+    return tuple(_fact_sides(r)) if isinstance(r, FACTS) else (r.lhs, r.rhs)
 
 
 def _random_heads(exprs, rels):
     """The index functions that are random variables (they are averaged by Expect, are the
     functions of bounded differences, or are events ``Prob(g(i))``), and the events."""
-    from attnbounds.theory.proof import BoundedDifferences, Cond, Cup, Expect, Indicator, Prob
+    from attnbounds.theory.proof import FACTS, Cond, Cup, Expect, Indicator, Prob
 
     random, indicators = set(), set()
     for e in exprs:  # inside an event, a function that is never averaged is a threshold (t(i))
@@ -459,14 +471,14 @@ def _random_heads(exprs, rels):
                 random.add(atom.function.func)
                 indicators.add(atom.function.func)
     for r in rels:
-        if isinstance(r, BoundedDifferences):
+        if isinstance(r, FACTS):  # the function a fact speaks of is random (its constants are not)
             for f in sp.sympify(r.f).atoms(AppliedUndef):
                 random.add(f.func)
     return random, indicators
 
 
 def _relations(ctx, drop):
-    from attnbounds.theory.proof import Assumed, BoundedDifferences, Lemma
+    from attnbounds.theory.proof import FACTS, Assumed, Lemma
 
     kept = ctx.without(drop) if drop is not None and drop in ctx.hypotheses else ctx
     rels = []
@@ -475,7 +487,7 @@ def _relations(ctx, drop):
             # argued, not checked: a chain resting on it is not proved, so there is no statement
             # of the kernel to refute with it; the search does not pretend to know it
             raise NoNumericForm(f"hypothesis {name!r} is assumed, not checked")
-        if isinstance(h, BoundedDifferences):
+        if isinstance(h, FACTS):
             rels.append(h)
         elif isinstance(h, Lemma):
             # a lemma is a fact only where its chain checks without the dropped hypothesis
@@ -552,7 +564,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
     ``dropped_violated`` says whether the dropped hypothesis fails at the counterexample
     (it must: otherwise the original statement is false, a conflict the caller reports).
     """
-    from attnbounds.theory.proof import BoundedDifferences
+    from attnbounds.theory.proof import FACTS
 
     if relation not in ("<=", ">=", "==", "="):
         raise ValueError(f"relation: must be <=, >= or ==, got {relation!r}")
@@ -570,7 +582,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
     arity = {f.base: len(f.indices) for e in exprs for f in e.atoms(sp.Indexed)}
     random, indicators = _random_heads(exprs, rels + dropped)
     heads -= random
-    ineqs = [r for r in ineqs if not isinstance(r, BoundedDifferences)] + [r for r in ineqs if isinstance(r, BoundedDifferences)]
+    ineqs = [r for r in ineqs if not isinstance(r, FACTS)] + [r for r in ineqs if isinstance(r, FACTS)]
     derived, filters = _solve_equations(eqs, syms, idx)
     rescale, filters = _norm_rescales(filters)
     derived_syms = {s for s, _ in derived}
@@ -625,7 +637,7 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
             for r in ineqs:
                 if rng.uniform() < 0.3:
                     continue
-                if not isinstance(r, BoundedDifferences):
+                if not isinstance(r, FACTS):
                     _tighten(r, env, rng, free, heads, ranges)
                 else:
                     _widen(r, env, ranges)
@@ -952,8 +964,11 @@ def _event_at(ev, env, atom) -> np.ndarray:
 
 
 def _widen(bd, env, ranges):
-    """Give a random variable of bounded differences the largest range they allow (the
-    heaviest tails), at every index."""
+    """Give the random variable of a fact the largest range it allows (the heaviest tails), at
+    every index: width √Σc² for bounded differences, [0, R√l2] for a weighted norm."""
+    from attnbounds.theory.proof import WeightedNorm
+
+    norm = isinstance(bd, WeightedNorm)
     f = bd.f
     if not (isinstance(f, AppliedUndef) and f.func in env.random and len(f.args) == 1):
         return
@@ -963,10 +978,14 @@ def _widen(bd, env, ranges):
         for k in idx:
             if i in ranges:
                 env.ints[i] = k
-            c = np.sqrt(np.maximum(_eval(bd.sum_c2, env), 0.0))
+            if norm:
+                c = np.maximum(_eval(bd.radius, env), 0.0) * np.sqrt(np.maximum(_eval(bd.l2, env), 0.0))
+            else:
+                c = np.sqrt(np.maximum(_eval(bd.sum_c2, env), 0.0))
             v = env.random[f.func][:, k, :]
             lo, width = v.min(axis=-1, keepdims=True), np.ptp(v, axis=-1, keepdims=True)
-            env.random[f.func][:, k, :] = lo + np.where(width > 0, (v - lo) / np.where(width > 0, width, 1), 0.0) * c[:, None]
+            base = 0.0 if norm else lo  # a norm's range starts at 0
+            env.random[f.func][:, k, :] = base + np.where(width > 0, (v - lo) / np.where(width > 0, width, 1), 0.0) * c[:, None]
     except (NoNumericForm, ValueError):
         pass
     env.ints.pop(i, None)
@@ -1220,9 +1239,9 @@ def _name_function_values(lhs, rhs, rels):
         return e
 
     def rewrite_rel(r):
-        from attnbounds.theory.proof import BoundedDifferences
+        from attnbounds.theory.proof import FACTS
 
-        if isinstance(r, BoundedDifferences):
+        if isinstance(r, FACTS):
             return r
         return r.func(rewrite(r.lhs), rewrite(r.rhs))
 

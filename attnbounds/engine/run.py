@@ -310,9 +310,10 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
         try:
             claim, name = reg.split_id(w)
         except KeyError as exc:
-            unknown.append(w)
             if str(exc.args[0]).startswith("ambiguous"):
                 notes.append(exc.args[0])
+            else:
+                unknown.append(w)
             continue
         cid = reg.display_id(claim)
         sel = chosen.setdefault(cid, _Selection(cid, readings=[], drops=[], claim=claim))
@@ -329,6 +330,8 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
                 sel.drops.append(name)
         else:
             unknown.append(w)
+    if notes and not unknown:  # known, but in more than one paper: the qualified ids are the choice
+        raise ValueError(f"ids: {'; '.join(notes)} (qualify it with its paper, as paper:ID)")
     if unknown:
         broken = reg.load_errors()
         extra = "".join(f"; {n}" for n in notes)

@@ -6,9 +6,14 @@ the strongest verdict the evidence supports:
 ``proved``
     ``reading.symbolic()`` returned ``Proof(status=True)`` whose chain of steps the proof
     kernel (:mod:`attnbounds.theory.proof`) checked completely; a proof with an unchecked
-    (argued) step, or with no chain, gets the verdict its other evidence supports;
+    (argued) step, or with no chain, gets the verdict its other evidence supports. The chain's
+    goal is the one its author passed to ``Chain.prove``, so a numeric method (Hypothesis,
+    sweep or Monte Carlo) must also have passed on at least one instance of the reading's own
+    sides: a proof of another statement then shows as a conflict where that statement is false
+    (a proof of another *true* statement cannot be told apart). Without one the verdict is
+    ``undecided`` ("not cross-checked");
 ``certified``
-    ``reading.certify()`` returned ``Proof(status=True)``;
+    ``reading.certify()`` returned ``Proof(status=True)``, cross-checked in the same way;
 ``holds``
     no counterexample in ``K`` Hypothesis examples *and* none in a batched numpy sweep of at
     least the budget's instance count (both methods must be set and must finish). A reading
@@ -41,8 +46,11 @@ disagree.
 >>> from attnbounds.engine.budget import Budget
 >>> from attnbounds.engine.methods import MethodOutcome
 >>> r = Reading("t", "t", "t", symbolic=lambda: None)
->>> combine(r, [MethodOutcome("symbolic", "pass", "expand(...) == 0")], Budget()).verdict
+>>> sweep = MethodOutcome("sweep", "pass", "no counterexample", count=10)
+>>> combine(r, [MethodOutcome("symbolic", "pass", "expand(...) == 0"), sweep], Budget()).verdict
 'proved'
+>>> combine(r, [MethodOutcome("symbolic", "pass", "expand(...) == 0")], Budget()).evidence[:50]
+'symbolic passes, but not cross-checked: no numeric'
 """
 
 from __future__ import annotations
@@ -58,6 +66,9 @@ from attnbounds.engine.methods import _CEX_ORDER, _EXACT, _METHOD_LABEL, MethodO
 from attnbounds.engine.rows import _FLIP, _counterexample, _error_text, _fmt, _instance_text, _short
 
 __all__ = ["Judgement", "combine", "judge_drop"]
+
+#: The methods that evaluate a reading's own sides on instances.
+_NUMERIC = ("strategy", "sweep", "montecarlo")
 
 
 @dataclass(frozen=True)
@@ -137,6 +148,15 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         if f.method == "sweep":
             ev += f" ({c.get('violations')} of {c.get('of')} violate)"
         return Judgement("falsified", _short(ev, 200), cex)
+    exact = [m for m in _EXACT if m in by and by[m].outcome == "pass"]
+    if exact and not any(by[m].outcome == "pass" and (by[m].count or 0) > 0 for m in _NUMERIC if m in by):
+        # the proof's goal is the one its author gave Chain.prove (a certificate's, the function
+        # it bounds): only a method that evaluates the reading's own sides ties it to the
+        # reading, and shows a proof of another statement as a conflict
+        return Judgement("undecided", _short(
+            f"{_METHOD_LABEL[exact[0]]} passes, but not cross-checked: no numeric method (Hypothesis, sweep, Monte "
+            f"Carlo) evaluated this reading's sides and passed, so nothing ties the proof's goal to the reading "
+            f"[{by[exact[0]].detail}]", 300))
     if "symbolic" in by and by["symbolic"].outcome == "pass":
         return Judgement("proved", _short(f"symbolic: {by['symbolic'].detail}"))
     if "certify" in by and by["certify"].outcome == "pass":
@@ -152,7 +172,7 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
     if searching:
         st, sw = by.get("strategy"), by.get("sweep")
         if st is None or sw is None:
-            missing = "a sweep" if sw is None else "a Hypothesis strategy"
+            missing = "sweep" if sw is None else "Hypothesis strategy"
             reasons.append(f"holds needs both Hypothesis and a sweep; the reading has no {missing}")
         for o in (st, sw):
             if o is not None and o.outcome != "pass":

@@ -63,6 +63,7 @@ __all__ = [
     "vector",
     "Context",
     "BoundedDifferences",
+    "WeightedNorm",
     "Assumed",
     "Lemma",
     "AllOf",
@@ -75,6 +76,7 @@ __all__ = [
     "is_identity",
     "prove_nonnegative",
     "certify_nonnegative",
+    "is_constant",
 ]
 
 REL = ("=", "<=", ">=")
@@ -246,6 +248,41 @@ class BoundedDifferences:
 
 
 @dataclass(frozen=True)
+class WeightedNorm:
+    """A definition, the setting of a concentration bound: ``f`` = ‖Σ_{j∈J} w_j X_j‖ over a finite
+    index set J, the X_j independent random vectors with ‖X_j‖ ≤ ``radius`` surely, the weights
+    w_j fixed (not random), ``l1`` = Σ_j |w_j| and ``l2`` = Σ_j w_j².
+
+    Three rules read it: ``mcdiarmid`` (replacing X_j moves f by at most |w_j| ‖X_j − X_j'‖ ≤
+    2·radius·|w_j|, so Σ_j c_j² = 4·radius²·l2) and ``weighted-norm`` (0 ≤ f ≤ radius·l1, and
+    l2 ≤ l1²).
+
+    >>> D = sp.Function("D")  # random; the radius and the weights' sums are numbers
+    >>> a1, s2 = sp.Function("a1", deterministic=True), sp.Function("s2", deterministic=True)
+    >>> i, M = sp.Symbol("i"), sp.Symbol("M", positive=True)
+    >>> ctx = Context({"setting": WeightedNorm(D(i), M, a1(i), s2(i))})
+    >>> Chain(D(i), ctx).le(M * a1(i), by.weighted_norm("setting")).prove(D(i), "<=", M * a1(i)).complete
+    True
+    """
+
+    f: Any
+    radius: Any
+    l1: Any
+    l2: Any
+
+
+#: The context's facts that are not relations: no sign oracle reads them, named rules do.
+FACTS = (BoundedDifferences, WeightedNorm)
+
+
+def _fact_sides(h) -> list:
+    """The expressions a fact speaks of."""
+    if isinstance(h, BoundedDifferences):
+        return [h.f, h.sum_c2]
+    return [h.f, h.radius, h.l1, h.l2]
+
+
+@dataclass(frozen=True)
 class Assumed:
     """A premise argued in prose, not checked: a consequence of the statement's hypotheses (or of
     its definitions) that no checked chain derives yet. It is kept in the context for the record,
@@ -259,7 +296,7 @@ class Assumed:
     ([], {'x<=1': 'argued on the page'})
     """
 
-    fact: Any  # a SymPy relation, a tuple of them, or a BoundedDifferences fact
+    fact: Any  # a SymPy relation, a tuple of them, or a fact (BoundedDifferences, WeightedNorm)
     why: str
 
 
@@ -281,7 +318,7 @@ class Lemma:
 @dataclass(frozen=True)
 class Context:
     """The named hypotheses a chain may use: relations (``x <= M``, ``a == b``) and facts
-    such as :class:`BoundedDifferences`.
+    such as :class:`BoundedDifferences` and :class:`WeightedNorm`.
 
     >>> Context({"pos": sp.Symbol("t") > 0}).without("pos").hypotheses
     {}
@@ -304,14 +341,17 @@ class Context:
             cleaned[name] = h
         object.__setattr__(self, "hypotheses", cleaned)
         for name, h in self.hypotheses.items():
+            if h is sp.false or (isinstance(h, tuple) and any(r is sp.false for r in h)):
+                raise TypeError(f"hypotheses[{name!r}]: SymPy decides it False from its symbols' assumptions "
+                                "(a contradictory hypothesis: check how the symbols were declared)")
             fact = h.fact if isinstance(h, Assumed) else h
-            ok = isinstance(fact, (BoundedDifferences,) + rel_types) or (not isinstance(h, Assumed) and isinstance(h, Lemma)) or (
+            ok = isinstance(fact, FACTS + rel_types) or (not isinstance(h, Assumed) and isinstance(h, Lemma)) or (
                 isinstance(fact, tuple) and fact and all(isinstance(r, rel_types) for r in fact))
             if isinstance(h, Assumed) and not (isinstance(h.why, str) and h.why.strip()):
                 raise TypeError(f"hypotheses[{name!r}]: an Assumed premise needs a non-empty why")
             if not ok:
-                raise TypeError(f"hypotheses[{name!r}]: expected a SymPy relation (or a tuple of them), Lemma, BoundedDifferences "
-                                f"or Assumed, got {h!r}")
+                raise TypeError(f"hypotheses[{name!r}]: expected a SymPy relation (or a tuple of them), Lemma, BoundedDifferences, "
+                                f"WeightedNorm or Assumed, got {h!r}")
         object.__setattr__(self, "hypotheses", dict(self.hypotheses))
 
     def without(self, name: str) -> "Context":
@@ -337,7 +377,7 @@ class Context:
         """Hypothesis ``name`` as a tuple of SymPy relations; empty for a fact or a lemma
         whose chain does not check here."""
         h = self.hypotheses[name]
-        if isinstance(h, (BoundedDifferences, Assumed)):
+        if isinstance(h, FACTS + (Assumed,)):
             return ()
         if isinstance(h, Lemma):
             return (h.relation_expr(),) if _lemma_holds(h, self.without_lemmas()) else ()
@@ -579,8 +619,8 @@ def _xreplace(value, mapping):
         return Lemma(value.chain.xreplace(mapping), _xreplace(value.lhs, mapping), value.relation, _xreplace(value.rhs, mapping))
     if isinstance(value, Assumed):
         return Assumed(_xreplace(value.fact, mapping), value.why)
-    if isinstance(value, BoundedDifferences):
-        return BoundedDifferences(_xreplace(value.f, mapping), _xreplace(value.sum_c2, mapping))
+    if isinstance(value, FACTS):
+        return type(value)(*[_xreplace(v, mapping) for v in _fact_sides(value)])
     return value
 
 
@@ -770,8 +810,53 @@ def _not_assumed(ctx: Context, name: str, what: str):
     _need(not isinstance(h, Assumed), f"{what}: {name!r} is assumed, not checked ({h.why if isinstance(h, Assumed) else ''})")
 
 
+def _assumption_clash(*exprs) -> str:
+    """Where expressions print alike but hold different symbols of one name (``Symbol("a",
+    positive=True)`` against ``Symbol("a")``): a note naming them, else ""."""
+    seen: dict = {}
+    for e in exprs:
+        if isinstance(e, sp.Basic):
+            for x in e.free_symbols:
+                seen.setdefault(x.name, set()).add(x)
+    clash = {n: xs for n, xs in seen.items() if len(xs) > 1}
+    if not clash:
+        return ""
+    def given(x):  # the assumptions the symbol was made with, not all those SymPy derives
+        got = dict(getattr(x, "_assumptions_orig", None) or x.assumptions0)
+        if got.get("commutative") is True:
+            got.pop("commutative")
+        return ", ".join(f"{k}={v}" for k, v in sorted(got.items())) or "none"
+
+    parts = [f"{n!r} ({' / '.join(sorted(given(x) for x in xs))})" for n, xs in sorted(clash.items())]
+    return " [different symbols share a name, with different assumptions: " + ", ".join(parts) + "]"
+
+
 def _same(a, b, what: str):
-    _need(is_identity(a, b), f"{what}: {sp.sstr(a)} is not {sp.sstr(b)}")
+    _need(is_identity(a, b), f"{what}: {sp.sstr(a)} is not {sp.sstr(b)}{_assumption_clash(a, b)}")
+
+
+def is_constant(e) -> bool:
+    """Whether ``e`` is non-random: no random variable outside every E and P. Symbols and
+    indexed symbols are constants; an applied function (``D(i)``) is a random variable unless
+    its function was made with ``deterministic=True`` (``sp.Function("t", real=True,
+    deterministic=True)``), as a threshold t_i or a weight's sum is.
+
+    >>> i = sp.Symbol("i")
+    >>> D, t = sp.Function("D"), sp.Function("t", deterministic=True)
+    >>> is_constant(t(i) + Expect(D(i))), is_constant(D(i)), is_constant(Indicator(sp.Le(D(i), 1)))
+    (True, False, False)
+    """
+    if not isinstance(e, sp.Basic) or isinstance(e, (Expect, Prob)):
+        return True
+    if isinstance(e, AppliedUndef) and getattr(e.func, "deterministic", False) is not True:
+        return False
+    return all(is_constant(a) for a in e.args)
+
+
+def _constant(e, what: str):
+    """A rule's parameter that its statement needs fixed (a threshold, a range, a radius)."""
+    _need(is_constant(e), f"{what} must be non-random: {sp.sstr(e)} has a random variable outside E and P "
+                          "(a function made with sp.Function(name, deterministic=True) is not one)")
 
 
 def _nonneg(e, ctx: Context, what: str, strict=False, max_tries=None):
@@ -824,7 +909,7 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
         small, big = _orient(lhs, rel, rhs)
         if is_identity(big - small, g):
             return f"is hypothesis {name}"
-        failures.append(f"the step {sp.sstr(small)} <= {sp.sstr(big)} is not {sp.sstr(h)}")
+        failures.append(f"the step {sp.sstr(small)} <= {sp.sstr(big)} is not {sp.sstr(h)}{_assumption_clash(small, big, h)}")
     raise _Fail("hypothesis: " + "; ".join(failures))
 
 
@@ -849,8 +934,9 @@ def _monotone(lhs, rel, rhs, p, ctx):
                 _nonneg(hi - lo, ctx, "monotone: the order of a and b", max_tries=tries)
                 return _monotone_sign(var, t, lo, hi, sign, dg, p.get("box"), ctx, tries) + (" (increasing)" if increasing else " (decreasing)")
             except _Fail as exc:
-                if tries is None:
-                    failures.append(str(exc))
+                if tries is None:  # in the caller's variable, not the kernel's dummy
+                    way = "increasing (a <= b, g' >= 0)" if increasing else "decreasing (a >= b, g' <= 0)"
+                    failures.append(f"as {way}: " + str(exc).replace(sp.sstr(t), sp.sstr(var)))
     raise _Fail(" / ".join(failures))
 
 
@@ -969,9 +1055,9 @@ def _jensen(lhs, rel, rhs, p, ctx):
         v = phi.variables[0]
         for k, x in enumerate([X] if "X" in p else xs):
             if v.is_positive or v.is_negative:
-                _nonneg(x if v.is_positive else -x, ctx, f"jensen: point {k} in the domain of phi", strict=True)
+                _nonneg(x if v.is_positive else -x, ctx, f"jensen: point #{k} ({sp.sstr(x)}) in the domain of phi", strict=True)
             elif v.is_nonnegative or v.is_nonpositive:
-                _nonneg(x if v.is_nonnegative else -x, ctx, f"jensen: point {k} in the domain of phi")
+                _nonneg(x if v.is_nonnegative else -x, ctx, f"jensen: point #{k} ({sp.sstr(x)}) in the domain of phi")
     if concave:
         inside, outside = outside, inside
     _same(small, inside, "jensen: the small side")
@@ -987,26 +1073,74 @@ def _markov(lhs, rel, rhs, p, ctx):
     ok = any(small == Prob(ev) for ev in (sp.Ge(X, r), sp.Gt(X, r)))
     _need(ok, f"markov: the small side {sp.sstr(small)} is not P(X >= r) or P(X > r)")
     _same(big, Expect(X) / r, "markov: the big side is not E[X]/r")
+    _constant(r, "markov: r")
     _nonneg(X, ctx, "markov: X >= 0")
     _nonneg(r, ctx, "markov: r > 0", strict=True)
     return "Markov"
 
 
-@_rule("mcdiarmid", "P(f − E f <= −t) <= exp(−2t²/Σc_j²) (and the upper tail) for t > 0 and bounded differences c_j", "McDiarmid's inequality (Hoeffding's for sums); the bounded-difference hypothesis must be in the context with the same f and Σc_j², and t > 0 is proved")
+def _tail_events(f, t) -> tuple:
+    """The four one-sided tails of f about its mean at distance t."""
+    return (sp.Le(f - Expect(f), -t), sp.Lt(f - Expect(f), -t), sp.Ge(f - Expect(f), t), sp.Gt(f - Expect(f), t))
+
+
+@_rule("mcdiarmid", "P(f − E f <= −t) <= exp(−2t²/Σc_j²) (and the upper tail) for t > 0 and bounded differences c_j", "McDiarmid's inequality (Hoeffding's for sums); the bounded-difference hypothesis must be in the context with the same f and Σc_j², and t > 0 is proved. A WeightedNorm definition f = ‖Σ_j w_j X_j‖ (independent X_j, ‖X_j‖ <= R) gives c_j = 2R|w_j|: replacing X_j moves f by at most |w_j| ‖X_j − X_j'‖ (reverse triangle inequality), so Σc_j² = 4R²·Σ_j w_j²")
 def _mcdiarmid(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "mcdiarmid: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     f, t, name = sp.sympify(p["f"]), sp.sympify(p["t"]), p["hypothesis"]
     _not_assumed(ctx, name, "mcdiarmid")
     h = ctx.hypotheses.get(name)
-    _need(isinstance(h, BoundedDifferences), f"mcdiarmid: no BoundedDifferences hypothesis {name!r} in the context")
+    _need(isinstance(h, FACTS), f"mcdiarmid: no BoundedDifferences or WeightedNorm hypothesis {name!r} in the context")
     _same(h.f, f, "mcdiarmid: the hypothesis is about another function")
-    events = (sp.Le(f - Expect(f), -t), sp.Lt(f - Expect(f), -t), sp.Ge(f - Expect(f), t), sp.Gt(f - Expect(f), t))
-    _need(any(small == Prob(ev) for ev in events), f"mcdiarmid: small side {sp.sstr(small)} is not a tail P(f - E f <= -t)")
-    _same(big, sp.exp(-2 * t**2 / h.sum_c2), "mcdiarmid: big side is not exp(-2 t^2 / sum c^2)")
+    sum_c2 = h.sum_c2 if isinstance(h, BoundedDifferences) else 4 * h.radius**2 * h.l2
+    _constant(t, "mcdiarmid: t")
+    _constant(sum_c2, "mcdiarmid: sum c^2 (the bounded differences, or the weighted norm's radius and l2)")
+    _need(any(small == Prob(ev) for ev in _tail_events(f, t)), f"mcdiarmid: small side {sp.sstr(small)} is not a tail P(f - E f <= -t)")
+    _same(big, sp.exp(-2 * t**2 / sum_c2), f"mcdiarmid: big side is not exp(-2 t^2 / sum c^2) with sum c^2 = {sp.sstr(sum_c2)}")
     _nonneg(t, ctx, "mcdiarmid: t > 0", strict=True)
-    _nonneg(h.sum_c2, ctx, "mcdiarmid: sum c^2 > 0", strict=True)
-    return "McDiarmid"
+    _nonneg(sum_c2, ctx, "mcdiarmid: sum c^2 > 0", strict=True)
+    return "McDiarmid" if isinstance(h, BoundedDifferences) else "McDiarmid, c_j = 2R|w_j| from the weighted norm"
+
+
+@_rule("hoeffding", "P(X − E X <= −t) <= exp(−2t²/(b − a)²) (and the upper tail) for t > 0 and a <= X <= b surely", "Hoeffding's inequality for one bounded variable; a <= X and X <= b at every outcome (from the hypotheses, or each by a checked sub-chain under the step's hypotheses), t > 0 and b > a are proved")
+def _hoeffding(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "hoeffding: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    X, t, a, b = (sp.sympify(p[k]) for k in ("X", "t", "a", "b"))
+    _need(not X.has(Expect, Prob, Cond), f"hoeffding: X = {sp.sstr(X)} must be a random variable, not a mean or a probability")
+    for name, v in (("t", t), ("a", a), ("b", b)):
+        _constant(v, f"hoeffding: {name}")
+    _need(any(small == Prob(ev) for ev in _tail_events(X, t)), f"hoeffding: small side {sp.sstr(small)} is not a tail P(X - E X <= -t)")
+    _same(big, sp.exp(-2 * t**2 / (b - a) ** 2), "hoeffding: big side is not exp(-2 t^2 / (b - a)^2)")
+    for sub, rel_, end, what in ((p.get("low"), ">=", a, "X >= a"), (p.get("high"), "<=", b, "X <= b")):
+        if sub is None:  # from the hypotheses directly
+            _nonneg(X - a if rel_ == ">=" else b - X, ctx, f"hoeffding: {what}")
+        else:  # by a checked sub-chain under this step's hypotheses
+            res = _sub_chain(sub, ctx, X, rel_, end, "hoeffding")
+            _need(res.complete, f"hoeffding: the sub-chain for {what} does not check: {res.first_failure}")
+    _nonneg(t, ctx, "hoeffding: t > 0", strict=True)
+    _nonneg(b - a, ctx, "hoeffding: b > a", strict=True)
+    return "Hoeffding, one variable in [a, b]"
+
+
+@_rule("weighted-norm", "for f = ‖Σ_j w_j X_j‖ with ‖X_j‖ <= R (a WeightedNorm definition, l1 = Σ|w_j|, l2 = Σw_j²): 0 <= f <= R·l1, l2 <= l1², 0 <= l1 and 0 <= l2", "the triangle inequality and homogeneity of the norm (‖Σ_j w_j X_j‖ <= Σ_j |w_j| ‖X_j‖ <= R Σ_j |w_j|), Σ_j w_j² <= (Σ_j |w_j|)² (the cross terms are >= 0), and norms, absolute values and squares are >= 0; the definition must be in the context, not assumed")
+def _weighted_norm(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">="), "weighted-norm: only for '<=' / '>=' steps")
+    small, big = _orient(lhs, rel, rhs)
+    name = p["hypothesis"]
+    _not_assumed(ctx, name, "weighted-norm")
+    h = ctx.hypotheses.get(name)
+    _need(isinstance(h, WeightedNorm), f"weighted-norm: no WeightedNorm hypothesis {name!r} in the context")
+    for label, v in (("radius", h.radius), ("l1", h.l1), ("l2", h.l2)):
+        _constant(v, f"weighted-norm: the {label}")
+    forms = {"f <= R*l1": (h.f, h.radius * h.l1), "0 <= f": (0, h.f), "l2 <= l1^2": (h.l2, h.l1**2),
+             "0 <= l1": (0, h.l1), "0 <= l2": (0, h.l2)}
+    for label, (a, b) in forms.items():
+        if is_identity(small, a) and is_identity(big, b):
+            return f"weighted norm: {label}"
+    _need(False, f"weighted-norm: {sp.sstr(small)} <= {sp.sstr(big)} is none of f <= R*l1 ({sp.sstr(h.f)} <= "
+                 f"{sp.sstr(h.radius * h.l1)}), l2 <= l1^2 ({sp.sstr(h.l2)} <= {sp.sstr(h.l1**2)}), 0 <= f, 0 <= l1, 0 <= l2")
 
 
 @_rule("probability", "0 <= P(event) <= 1", "an axiom of probability")
@@ -1116,6 +1250,71 @@ def _sub_chain(sub, ctx, lhs, relation, rhs, what):
     # the sub-chain runs under this step's context, so that a dropped hypothesis is dropped there too
     res = replace(sub, ctx=ctx).prove(lhs, relation, rhs)
     return res
+
+
+def _case_value(e, split, positive: bool):
+    """``e`` with every Max(split, 0) and Min(split, 0) replaced by its value in the case
+    split > 0 (``positive``) or split <= 0."""
+    def value(m):
+        args = m.args
+        if len(args) == 2 and any(is_identity(a, 0) for a in args) and any(is_identity(a, split) for a in args):
+            big = split if positive else sp.Integer(0)
+            small = sp.Integer(0) if positive else split
+            return big if isinstance(m, sp.Max) else small
+        return m
+
+    return e.replace(lambda x: isinstance(x, (sp.Max, sp.Min)), value) if isinstance(e, sp.Basic) else e
+
+
+def _chain_exprs(chain, seen=None) -> list:
+    """Every expression a chain and its sub-chains (in its steps' parameters) write down."""
+    seen = set() if seen is None else seen
+    if id(chain) in seen:
+        return []
+    seen.add(id(chain))
+    out = [chain.start]
+    for step in chain.steps:
+        out.append(step.rhs)
+        stack = list(step.by.params.values())
+        while stack:
+            v = stack.pop()
+            if isinstance(v, Chain):
+                out += _chain_exprs(v, seen)
+            elif isinstance(v, (list, tuple)):
+                stack += list(v)
+    return out
+
+
+def _binder_variables(exprs) -> set:
+    """The symbols some sum, product, integral, union or Lambda binds in ``exprs``."""
+    out = set()
+    for e in exprs:
+        if isinstance(e, sp.Basic):
+            for b in e.atoms(ExprWithLimits, sp.Lambda):
+                out |= set(b.variables)
+    return out
+
+
+@_rule("cases", "lhs rel rhs when it holds in both cases e > 0 and e <= 0 of a non-random real e, each by a checked sub-chain; in each case the sides' Max(e, 0) and Min(e, 0) take their value there", "excluded middle (a real e is > 0 or <= 0); each sub-chain is checked under the step's hypotheses plus its case, which holds surely because e is non-random; Max(e, 0) = e when e > 0 and 0 when e <= 0 by definition (Min(e, 0) the other way)")
+def _cases(lhs, rel, rhs, p, ctx):
+    _need(rel in ("<=", ">=", "="), "cases: bad relation")
+    e = sp.sympify(p["split"])
+    _constant(e, "cases: the split")
+    _need(e.is_extended_real is True, f"cases: the split {sp.sstr(e)} is not known to be real")
+    # the case is about one value of the split's symbols: where a sum (or a sub-chain's termwise)
+    # binds one of them, the case would be read for every index, so such a split is refused
+    subs = [c for c in (p.get("pos"), p.get("nonpos")) if isinstance(c, Chain)]
+    bound = _binder_variables([lhs, rhs] + [x for c in subs for x in _chain_exprs(c)]) & e.free_symbols
+    _need(not bound, f"cases: the split {sp.sstr(e)} uses {sorted(map(str, bound))}, which a sum or "
+                     "sub-chain binds as an index; split inside the sum (termwise) instead")
+    for positive, key, case in ((True, "pos", sp.Gt(e, 0)), (False, "nonpos", sp.Le(e, 0))):
+        sub = p.get(key)
+        _need(sub is not None, f"cases: no sub-chain for the case {sp.sstr(case)} ({key}=)")
+        _need(case not in (sp.true, sp.false), f"cases: the case {sp.sstr(case)} is decided by the symbols' assumptions; no split is needed")
+        local = ctx.extended({"__case__": case})
+        res = _sub_chain(sub, local, _case_value(lhs, e, positive), rel if rel != "=" else "==", _case_value(rhs, e, positive), "cases")
+        _need(res.complete, f"cases: the case {sp.sstr(case)} does not check: {res.first_failure}")
+    return f"both cases of {sp.sstr(e)} > 0 are checked chains"
 
 
 @_rule("min-max", "X <= min(b_1, …, b_k) when X <= b_j for every j; max(a_1, …, a_k) <= X when a_j <= X for every j", "the definition of min and max; every bound X <= b_j (a_j <= X) is itself a checked chain under the step's hypotheses")
@@ -1241,8 +1440,8 @@ def _bare_symbols(e) -> set:
 def _sides(h) -> list:
     if isinstance(h, Assumed):  # usable by no rule: it speaks of nothing a rule may read
         return []
-    if isinstance(h, BoundedDifferences):
-        return [h.f, h.sum_c2]
+    if isinstance(h, FACTS):
+        return _fact_sides(h)
     if isinstance(h, Lemma):
         return [h.lhs, h.rhs]
     return [a for r in (h if isinstance(h, tuple) else (h,)) for a in (r.lhs, r.rhs)]
@@ -1352,7 +1551,7 @@ def _instance(lhs, rel, rhs, p, ctx):
     base = Context({n: h for n, h in own.hypotheses.items() if not isinstance(h, Lemma)})
     premises = [(name, k, r) for name in base.hypotheses for k, r in enumerate(base.relation(name))]
     for name, h in base.hypotheses.items():
-        _need(not isinstance(h, BoundedDifferences), f"instance: premise {name!r} is a bounded-differences fact, which cannot be instantiated")
+        _need(not isinstance(h, FACTS), f"instance: premise {name!r} is a fact ({type(h).__name__}), which cannot be instantiated")
     bound = _bound_symbols([thm.lhs, thm.rhs] + [a for _, _, r in premises for a in (r.lhs, r.rhs)])
     for name, k, r in premises:
         bare = (_bare_symbols(r.lhs) | _bare_symbols(r.rhs)) & bound
@@ -1361,6 +1560,16 @@ def _instance(lhs, rel, rhs, p, ctx):
               for ix in sp.sympify(e).atoms(sp.Indexed)}
     _need(not (set(p["subs"]) & labels), "instance: a symbol of subs is the label of an indexed base; substitute the base by a Lambda")
     sigma = _Instantiation(p["subs"], bound)
+    # a theorem about means and probabilities holds for constant symbols: a random value for one
+    # (a threshold t := X) would put the variable inside its own event; a pointwise theorem may
+    # take random values, since it holds at every outcome
+    stated = [thm.lhs, thm.rhs] + [a for _, _, r in premises for a in (r.lhs, r.rhs)] + [
+        x for h in own.hypotheses.values() if isinstance(h, FACTS) for x in _fact_sides(h)]
+    if any(sp.sympify(e).has(Expect, Prob, Indicator, Cond) for e in stated if isinstance(e, sp.Basic)):
+        for k, v in sigma.symbols.items():
+            _constant(v, f"instance: the value of {k} in a theorem about means and probabilities")
+        for b, lam in sigma.bases.items():
+            _constant(lam.expr, f"instance: the value of {b} in a theorem about means and probabilities")
     for k, v in sigma.symbols.items():
         _keeps_assumptions(k, v, ctx)
     for b, lam in sigma.bases.items():
@@ -1703,6 +1912,15 @@ class _ByFactory:
     def mcdiarmid(self, f, t, hypothesis, text=""):
         return By("mcdiarmid", {"f": f, "t": t, "hypothesis": hypothesis}, text)
 
+    def cases(self, split, *, pos, nonpos, text=""):
+        return By("cases", {"split": split, "pos": pos, "nonpos": nonpos}, text)
+
+    def hoeffding(self, X, t, a, b, *, low=None, high=None, text=""):
+        return By("hoeffding", {"X": X, "t": t, "a": a, "b": b, "low": low, "high": high}, text)
+
+    def weighted_norm(self, hypothesis, text=""):
+        return By("weighted-norm", {"hypothesis": hypothesis}, text)
+
     def probability(self, text=""):
         return By("probability", {}, text)
 
@@ -2016,9 +2234,11 @@ class Chain:
         if not self.steps:
             ok, why = False, "the chain has no steps"
         elif not is_identity(self.start, lhs):
-            ok, why = False, f"the chain starts at {sp.sstr(self.start)}, not at the goal's lhs {sp.sstr(lhs)}"
+            ok, why = False, (f"the chain starts at {sp.sstr(self.start)}, not at the goal's lhs {sp.sstr(lhs)}"
+                              f"{_assumption_clash(self.start, lhs)}")
         elif not is_identity(self.end, rhs):
-            ok, why = False, f"the chain ends at {sp.sstr(self.end)}, not at the goal's rhs {sp.sstr(rhs)}"
+            ok, why = False, (f"the chain ends at {sp.sstr(self.end)}, not at the goal's rhs {sp.sstr(rhs)}"
+                              f"{_assumption_clash(self.end, rhs)}")
         else:
             bad = [s.relation for s in self.steps if s.relation not in _COMPOSE[relation]]
             ok = not bad

@@ -36,7 +36,7 @@ import numbers
 import sympy as sp
 
 from attnbounds.theory.derivation import Result, is_identity, register
-from attnbounds.theory.proof import Assumed, BoundedDifferences, Chain, Context, Cup, Expect, Indicator, Lemma, Prob, by
+from attnbounds.theory.proof import Chain, Context, Cup, Expect, Indicator, Lemma, Prob, WeightedNorm, by
 
 __all__ = [
     "M",
@@ -170,29 +170,35 @@ def derive_separability() -> dict[str, Result]:
     }
 
 
-#: The premises of Theorem 2's chains that are argued on the claim's page, not checked by a rule
-#: (:class:`~attnbounds.theory.proof.Assumed`): a chain that uses one is argued, so its reading is at most ``holds``.
-_BOUNDED_WHY = ("bounded differences c_j = 2 M alpha_j: replacing x_j by x_j' changes D_i by at most "
-                "alpha_j |x_j - x_j'| <= 2 M alpha_j (reverse triangle inequality), so sum_j c_j^2 = 4 M^2 sigma_i^2")
-_SIGMA_WHY = "sigma_i^2 = sum_{j != i} alpha_j^2 <= (sum_j alpha_j)^2 <= 1 for weights on the simplex"
-_RANGE_WHY = "D_i lies in [0, 2M] (a norm of weighted points of the sphere of radius M, weights summing to at most 1)"
-
-
 @functools.lru_cache(maxsize=1)
 def t2_chains() -> dict:
     """Chains (:mod:`attnbounds.theory.proof`) behind Theorem 2's readings.
 
-    Per token, t_i = ξ_i − r > 0 and P(D_i ≤ r) = P(D_i − ξ_i ≤ −t_i):
+    The upper sides, for every r ≥ 0, with the (ξ_i − r)₊ forms:
 
-    * ``"mcdiarmid"``: E[N_s]/N ≤ (1/N) Σ_i exp(−t_i²/(2M²σ_i²)), from McDiarmid with Σ_j c_j² = 4M²σ_i²
-      and N_s ≤ N_s^sel (averaged with ``termwise``; below);
-    * ``"conditioned"``: the same with 16M², since exp(−t²/(2M²v)) increases in v and σ_i² ≤ 1 ≤ 8;
-    * ``"hoeffding"``: the same with 2M², from Hoeffding for one variable with range [0, 2M];
+    * ``"mcdiarmid"``: E[N_s]/N ≤ (1/N) Σ_i exp(−((ξ_i − r)₊)²/(2M²σ_i²)), from McDiarmid with
+      Σ_j c_j² = 4M²σ_i²; ``"mcdiarmid_selected"``: the same for E[N_s^sel]/N;
+    * ``"hoeffding"``: the same with 2M², from Hoeffding for one variable with range [0, 2M].
+
+    They start from the counts by their definitions: N_s ≤ N_s^sel at every outcome
+    (``indicator-order``, ``termwise``, ``expect-monotone``), E[N_s^sel]/N = (1/N) Σ_i P(D_i ≤ r)
+    (``expect-sum``, ``indicator-mean``). Each token's term is a case split on ξ_i − r (rule
+    ``cases``): when ξ_i > r, P(D_i ≤ r) = P(D_i − ξ_i ≤ −(ξ_i − r)) (``indicator-algebra``) and the
+    tail bound with t = ξ_i − r; when ξ_i ≤ r, the term is exp(0) = 1 ≥ P(D_i ≤ r) (``probability``).
+    The tail bounds read the setting, stated as a :class:`~attnbounds.theory.proof.WeightedNorm`
+    (``sphere_iid``: D_i = ‖Σ_{j∈I_N∖{i}} α_j x_j‖, x_j independent with ‖x_j‖ = M, σ1_i = Σ_{j≠i} α_j,
+    σ_i² = Σ_{j≠i} α_j²) and the weights' total (``weights``: σ1_i ≤ 1): McDiarmid's c_j = 2Mα_j
+    come from the rule ``mcdiarmid`` on the weighted norm (whose form divides by σ_i², declared
+    positive there), 0 ≤ D_i ≤ Mσ1_i ≤ 2M from the rule ``weighted-norm`` (Hoeffding's chains
+    declare σ_i² only non-negative: they cover N = 1).
+
+    * ``"conditioned"``: E[N_s]/N ≤ (1/N) Σ_i exp(−(r − ξ_i)²/(16M²)) when 0 ≤ r ≤ ξ_i for every i
+      (the hypothesis ``r<=xi``): where ξ_i > r, Hoeffding as above and 2M² ≤ 16M² (the exponent
+      increases in its denominator); where ξ_i = r, the term is exp(0) = 1;
     * ``"markov_terms"``: 1 − Σ_i ξ_i/(rN) ≤ (1/N) Σ_i (1 − P(D_i > r)), from Markov per token,
       and ``"markov"``: the same ≤ E[N_s^sel]/N, with N_s^sel = Σ_i 1[D_i ≤ r] by its definition:
       P(D_i > r) = 1 − P(D_i ≤ r) (``indicator-algebra``), an indicator's mean is its event's
       probability (``indicator-mean``), the mean of a finite sum (``expect-sum``);
-    * ``"trivial"``: P(D_i ≤ r) ≤ 1 (the case r ≥ ξ_i of the (ξ_i − r)₊ forms);
     * ``"union"``: with the paper's N_s = Σ_i 1[D_i ≤ r and no non-selected D'_j ≤ r], 1 − Σ_i
       ξ_i/(rN) − Σ_{j=1}^{K} P(D'_j ≤ r) ≤ E[N_s]/N for the K = L − N non-selected distances
       D'_j, from Markov per selected token (as ``"markov"``), the union bound P(∃j: D'_j ≤ r) ≤
@@ -201,27 +207,24 @@ def t2_chains() -> dict:
       E[(1/N) Σ_i (1[A_i] − 1[B])] = (1/N) Σ_i P(D_i ≤ r) − P(B) (``expect-sum``,
       ``indicator-mean``).
 
-    The McDiarmid and Hoeffding chains start from the counts by their definitions too: N_s ≤
-    N_s^sel at every outcome (``indicator-order``, ``termwise``, ``expect-monotone``), E[N_s^sel]/N
-    = (1/N) Σ_i P(D_i ≤ r) (``expect-sum``, ``indicator-mean``), and P(D_i ≤ r) = P(D_i − ξ_i ≤ −t_i)
-    with the definition t_i = ξ_i − r (``indicator-algebra``, ``hypothesis``);
-    ``"mcdiarmid_selected"`` is the selected-only count's. Their per-token tail bounds use premises
-    the claim's page argues in prose (:class:`~attnbounds.theory.proof.Assumed`): McDiarmid's
-    bounded differences, σ_i² ≤ 1 and the range [0, 2M]. The other chains are complete:
+    Every chain is complete, and none assumes a premise:
 
     >>> {k: c.complete for k, c in t2_chains().items()}  # doctest: +NORMALIZE_WHITESPACE
-    {'trivial': True, 'union': True, 'mcdiarmid': False, 'mcdiarmid_selected': False,
-     'conditioned': False, 'hoeffding': False, 'markov': True, 'markov_terms': True}
-    >>> sorted(t2_chains()["hoeffding"].assumed)
-    ['range-2M']
+    {'mcdiarmid': True, 'mcdiarmid_selected': True, 'hoeffding': True, 'union': True,
+     'conditioned': True, 'markov': True, 'markov_terms': True}
+    >>> [k for k, c in t2_chains().items() if c.assumed]
+    []
     """
     i = sp.Symbol("i", integer=True, positive=True)
     N = sp.Symbol("N", integer=True, positive=True)
     M, r = sp.symbols("M r", positive=True)
     u, v = sp.symbols("u v", positive=True)
-    D, t, s2 = sp.Function("D", real=True), sp.Function("t", real=True), sp.Function("sigma2", positive=True)
+    # D_i is random; t_i, σ1_i = Σ_{j∈I_N∖{i}} α_j and σ_i² are numbers indexed by the token
+    D = sp.Function("D", real=True)
+    t = sp.Function("t", real=True, deterministic=True)
+    s2 = sp.Function("sigma2", positive=True, deterministic=True)
+    s1 = sp.Function("sigma1", nonnegative=True, deterministic=True)
     xi = Expect(D(i))
-    tail = Prob(sp.Le(D(i) - xi, -t(i)))  # P(D_i <= xi_i - t_i) = P(D_i <= r) with t_i = xi_i - r
     j = sp.Symbol("j", integer=True, positive=True)
     K = sp.Symbol("K", integer=True, positive=True)  # K = L - N non-selected tokens
     Dout = sp.Function("D_out")  # their distances D'_j = |alpha_j x_j - s|
@@ -232,46 +235,16 @@ def t2_chains() -> dict:
     count_sel = sp.Sum(Indicator(inside) / N, (i, 1, N))
     count = sp.Sum(Indicator(sp.And(inside, sp.Not(some))) / N, (i, 1, N))
     in_probs = sp.Sum(Prob(inside) / N, (i, 1, N))
-    # N_s <= N_s^sel at every outcome: 1[A_i and not B] <= 1[A_i], term by term
-    fewer = Chain(Indicator(sp.And(inside, sp.Not(some))) / N).le(Indicator(inside) / N, by.indicator_order())
-
-    def average(bound, per_token_ctx, per_token_chain, name, selected=False):
-        """E[N_s]/N (E[N_s^sel]/N with ``selected``) <= (1/N) Σ_i bound_i, from the per-token bound
-        on the tail P(D_i <= ξ_i − t_i) with t_i = ξ_i − r (a definition in the context)."""
-        lemma = Lemma(per_token_chain, tail, "<=", bound)
-        ctx = Context({**per_token_ctx, name: lemma, "t=xi-r": sp.Eq(t(i), xi - r)})
-        term = Chain(tail / N, ctx).le(bound / N, by.monotone(u, u / N, tail, bound))
-        start = Expect(count_sel if selected else count)
-        chain = Chain(start, ctx)
-        if not selected:  # N_s <= N_s^sel at every outcome, so in expectation
-            chain = chain.le(Expect(count_sel), by.expect_monotone(
-                Chain(count, ctx).le(count_sel, by.termwise(i, 1, N, term=fewer))))
-        chain = (chain
-                 .eq(sp.Sum(Expect(Indicator(inside) / N), (i, 1, N)), by.expect_sum())
-                 .eq(in_probs, by.indicator_mean())
-                 .eq(sp.Sum(Prob(sp.Le(D(i) - xi, -(xi - r))) / N, (i, 1, N)), by.indicator_algebra())
-                 .eq(sp.Sum(tail / N, (i, 1, N)), by.hypothesis("t=xi-r"))
-                 .le(sp.Sum(bound / N, (i, 1, N)), by.termwise(i, 1, N, term=term)))
-        return chain.prove(start, "<=", sp.Sum(bound / N, (i, 1, N)))
-
-    # McDiarmid: c_j = 2 M alpha_j, sum c_j^2 = 4 M^2 sigma_i^2
-    base = {"bounded-differences": Assumed(BoundedDifferences(D(i), 4 * M**2 * s2(i)), _BOUNDED_WHY),
-            "t>0": sp.Gt(t(i), 0)}
-    mc_bound = sp.exp(-t(i) ** 2 / (2 * M**2 * s2(i)))
-    mc = (Chain(tail, Context(base))
-          .le(sp.exp(-2 * t(i) ** 2 / (4 * M**2 * s2(i))), by.mcdiarmid(D(i), t(i), "bounded-differences"))
-          .eq(mc_bound, by.identity()))
-    loose_ctx = {**base, "sigma2<=1": Assumed(sp.Le(s2(i), 1), _SIGMA_WHY)}
-    loose_bound = sp.exp(-t(i) ** 2 / (16 * M**2))
-    g = sp.exp(-t(i) ** 2 / (2 * M**2 * v))  # increasing in v > 0
-    loose = (type(mc)(mc.start, Context(loose_ctx), mc.steps).le(g.subs(v, 1), by.monotone(v, g, s2(i), 1))
-             .le(loose_bound, by.monotone(v, g, 1, 8)))
-    # Hoeffding: one variable with range [0, 2M]
-    h_ctx = {"range-2M": Assumed(BoundedDifferences(D(i), 4 * M**2), _RANGE_WHY), "t>0": sp.Gt(t(i), 0)}
-    h_bound = sp.exp(-t(i) ** 2 / (2 * M**2))
-    hoeff = (Chain(tail, Context(h_ctx))
-             .le(sp.exp(-2 * t(i) ** 2 / (4 * M**2)), by.mcdiarmid(D(i), t(i), "range-2M"))
-             .eq(h_bound, by.identity()))
+    # the setting: D_i = ‖Σ_{j∈I_N∖{i}} α_j x_j‖, x_j independent with ‖x_j‖ = M, α fixed; the
+    # weights sum to 1, so the other selected ones to at most 1
+    # McDiarmid's form divides by σ_i², so its reading needs σ_i² > 0 (s2 positive); Hoeffding's do
+    # not, and their setting lets σ_i² be 0 (N = 1, or the other selected weights 0)
+    setting = {"sphere_iid": WeightedNorm(D(i), M, s1(i), s2(i)), "weights": sp.Le(s1(i), 1)}
+    s2_any = sp.Function("sigma2", nonnegative=True, deterministic=True)
+    setting_any = {"sphere_iid": WeightedNorm(D(i), M, s1(i), s2_any(i)), "weights": sp.Le(s1(i), 1)}
+    # Hoeffding: one variable with range [0, 2M] (weighted-norm: 0 <= D_i <= M sigma1_i <= M <= 2M)
+    low = Chain(D(i)).ge(0, by.weighted_norm("sphere_iid"))
+    high = Chain(D(i)).le(M * s1(i), by.weighted_norm("sphere_iid")).le(M, by.algebra()).le(2 * M, by.algebra())
     # Markov, selected-only count
     mk_ctx = Context({"D>=0": sp.Ge(D(i), 0)})
     markov = Chain(Prob(sp.Gt(D(i), r)), mk_ctx).le(xi / r, by.markov(D(i), r))
@@ -283,7 +256,6 @@ def t2_chains() -> dict:
     lower = (Chain(start, mctx)
              .eq(sp.Sum((1 - xi / r) / N, (i, 1, N)), by.identity())
              .le(goal, by.termwise(i, 1, N, term=term)))
-    trivial = Chain(Prob(sp.Le(D(i), r))).le(1, by.probability()).prove(Prob(sp.Le(D(i), r)), "<=", 1)
     # the paper's N_s: minus the chance that some non-selected token falls inside the ball
     p_out = sp.Sum(Prob(sp.Le(Dout(j), r)), (j, 1, K))
     some_in = Prob(some)  # P(some non-selected D'_j <= r)
@@ -309,13 +281,86 @@ def t2_chains() -> dict:
                 .eq(in_probs, by.indicator_algebra())
                 .eq(sp.Sum(Expect(Indicator(inside) / N), (i, 1, N)), by.indicator_mean())
                 .eq(Expect(count_sel), by.expect_sum()))
+    # the (ξ_i − r)₊ forms, for every r >= 0: per token, a case split on ξ_i − r (rule cases): when
+    # ξ_i > r, McDiarmid (Hoeffding) with t = ξ_i − r; when ξ_i <= r, the term is exp(0) = 1 >= P(D_i <= r)
+    rn = sp.Symbol("r", nonnegative=True)
+    gap = xi - rn  # ξ_i − r, non-random
+    inside_n = sp.Le(D(i), rn)
+    some_n = Cup(sp.Le(Dout(j), rn), (j, 1, K))
+    count_sel_n = sp.Sum(Indicator(inside_n) / N, (i, 1, N))
+    count_n = sp.Sum(Indicator(sp.And(inside_n, sp.Not(some_n))) / N, (i, 1, N))
+    fewer_n = Chain(Indicator(sp.And(inside_n, sp.Not(some_n))) / N).le(Indicator(inside_n) / N, by.indicator_order())
+
+    def positive_part(denominator, tail_step, ctx, selected=False):
+        """E[N_s]/N (E[N_s^sel]/N) <= (1/N) Σ_i exp(−((ξ_i − r)₊)²/denominator_i), every r >= 0;
+        ``tail_step``: the By of P(D_i − ξ_i <= −(ξ_i − r)) <= exp(−2(ξ_i − r)²/(2·denominator_i))."""
+        P = Prob(inside_n)
+        tail_n = Prob(sp.Le(D(i) - xi, -gap))
+        raw = sp.exp(-2 * gap**2 / (2 * denominator))
+        target = sp.exp(-sp.Max(gap, 0) ** 2 / denominator) / N
+        pos = (Chain(P / N)
+               .eq(tail_n / N, by.indicator_algebra())
+               .le(raw / N, by.monotone_chain(u, u / N, tail_n, raw, term=Chain(tail_n).le(raw, tail_step)))
+               .eq(sp.exp(-gap**2 / denominator) / N, by.identity()))
+        nonpos = Chain(P / N).le(1 / N, by.monotone_chain(u, u / N, P, 1, term=Chain(P).le(1, by.probability())))
+        term = Chain(P / N).le(target, by.cases(gap, pos=pos, nonpos=nonpos))
+        start = Expect(count_sel_n if selected else count_n)
+        chain = Chain(start, Context(ctx))
+        if not selected:  # N_s <= N_s^sel at every outcome, so in expectation
+            chain = chain.le(Expect(count_sel_n), by.expect_monotone(
+                Chain(count_n).le(count_sel_n, by.termwise(i, 1, N, term=fewer_n))))
+        end = sp.Sum(target, (i, 1, N))
+        chain = (chain
+                 .eq(sp.Sum(Expect(Indicator(inside_n) / N), (i, 1, N)), by.expect_sum())
+                 .eq(sp.Sum(P / N, (i, 1, N)), by.indicator_mean())
+                 .le(end, by.termwise(i, 1, N, term=term)))
+        return chain.prove(start, "<=", end)
+
+    def transcribed_form():
+        """E[N_s]/N <= (1/N) Σ_i exp(−(r − ξ_i)²/(16M²)) when r <= ξ_i for every i (``r<=xi``), r >= 0:
+        per token, a case split on ξ_i − r: when ξ_i > r, Hoeffding on [0, 2M], exp(−t²/(2M²)), then
+        2M² <= 16M² (the exponent increases in its denominator; no σ_i² is involved, so σ_i² = 0
+        is covered); when ξ_i <= r, the hypothesis makes ξ_i = r and the term exp(0) = 1 (rule
+        monotone between 0 and ξ_i − r, where w <= 0 and r <= ξ_i leave only w = 0)."""
+        P = Prob(inside_n)
+        tail_n = Prob(sp.Le(D(i) - xi, -gap))
+        raw = sp.exp(-2 * gap**2 / (2 * M) ** 2)
+        w = sp.Symbol("w", real=True)
+        # in v > 0, exp(−t_i²/(v M²)) increases; t_i = ξ_i − r names the gap as a real number (E[D_i]
+        # is only known to be extended real, and t_i² >= 0 needs a real t_i)
+        g_v = sp.exp(-t(i) ** 2 / (v * M**2)) / N
+        g_w = sp.exp(-w**2 / (16 * M**2)) / N  # increasing in w <= 0
+        target = sp.exp(-(rn - xi) ** 2 / (16 * M**2)) / N
+        pos = (Chain(P / N)
+               .eq(tail_n / N, by.indicator_algebra())
+               .le(raw / N, by.monotone_chain(u, u / N, tail_n, raw, term=Chain(tail_n).le(raw, plus_h)))
+               .eq(g_v.subs(v, 2), by.hypothesis("definition:t=xi-r"))
+               .le(g_v.subs(v, 16), by.monotone(v, g_v, 2, 16))
+               .eq(target, by.hypothesis("definition:t=xi-r")))
+        nonpos = (Chain(P / N)
+                  .le(1 / N, by.monotone_chain(u, u / N, P, 1, term=Chain(P).le(1, by.probability())))
+                  .le(g_w.subs(w, gap), by.monotone(w, g_w, 0, gap))
+                  .eq(target, by.identity()))
+        term = Chain(P / N).le(target, by.cases(gap, pos=pos, nonpos=nonpos))
+        ctx = Context({**setting_any, "r<=xi": sp.Le(rn, xi), "definition:t=xi-r": sp.Eq(t(i), gap)})
+        start = Expect(count_n)
+        end = sp.Sum(target, (i, 1, N))
+        chain = (Chain(start, ctx)
+                 .le(Expect(count_sel_n), by.expect_monotone(Chain(count_n).le(count_sel_n, by.termwise(i, 1, N, term=fewer_n))))
+                 .eq(sp.Sum(Expect(Indicator(inside_n) / N), (i, 1, N)), by.expect_sum())
+                 .eq(sp.Sum(P / N, (i, 1, N)), by.indicator_mean())
+                 .le(end, by.termwise(i, 1, N, term=term)))
+        return chain.prove(start, "<=", end)
+
+    wn = {"sphere_iid": setting["sphere_iid"]}  # McDiarmid's needs neither the weights' total nor the range
+    plus_mc = by.mcdiarmid(D(i), gap, "sphere_iid")
+    plus_h = by.hoeffding(D(i), gap, 0, 2 * M, low=low, high=high)
     return {
-        "trivial": trivial,
+        "mcdiarmid": positive_part(2 * M**2 * s2(i), plus_mc, wn),
+        "mcdiarmid_selected": positive_part(2 * M**2 * s2(i), plus_mc, wn, selected=True),
+        "hoeffding": positive_part(2 * M**2, plus_h, setting_any),
         "union": union.prove(union_start, "<=", Expect(count)),
-        "mcdiarmid": average(mc_bound, base, mc, "per-token"),
-        "mcdiarmid_selected": average(mc_bound, base, mc, "per-token", selected=True),
-        "conditioned": average(loose_bound, loose_ctx, loose, "per-token"),
-        "hoeffding": average(h_bound, h_ctx, hoeff, "per-token"),
+        "conditioned": transcribed_form(),
         "markov": selected.prove(start, "<=", Expect(count_sel)),
         "markov_terms": lower.prove(start, "<=", goal),
     }

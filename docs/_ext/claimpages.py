@@ -431,7 +431,18 @@ def proof_rules(argument: str, env):
     """The trusted rule set of the proof kernel, one row per rule, from :data:`RULES`."""
     import attnbounds.theory.proof as kernel
 
-    body = [[f"`{escape(r.name)}`", escape(r.statement), escape(r.why)] for r in kernel.RULES.values()]
+    import inspect
+
+    def call(name):
+        # how a chain cites the rule: by.<name with _ for ->(<its parameters>); text= is every rule's note
+        method = getattr(kernel.by, name.replace("-", "_"), None)
+        if method is None:
+            return ""
+        sig = inspect.signature(method)
+        sig = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "text"])
+        return "\n\n`by." + name.replace("-", "_") + str(sig) + "`"
+
+    body = [[f"`{escape(r.name)}`{call(r.name)}", escape(r.statement), escape(r.why)] for r in kernel.RULES.values()]
     # not a kernel rule: the name a row's proof object gives to a refutation (engine.methods.proof_summary)
     body.append([
         "`counterexample`",
@@ -439,7 +450,7 @@ def proof_rules(argument: str, env):
         "exact evaluation of the statement at the instance (SymPy, exact numbers); the engine re-evaluates it "
         "with the reading's numeric sides where it has them, and a disagreement is a CONFLICT, not a verdict",
     ])
-    md = _list_table(["Rule", "What a step may claim", "Why it is trusted"], body, "16 42 42")
+    md = _list_table(["Rule (and how a chain cites it)", "What a step may claim", "Why it is trusted"], body, "26 37 37")
     return md, [Path(kernel.__file__)]
 
 

@@ -152,40 +152,52 @@ def test_exact_paper_terms_validates():
 EXPECTED = {
     "transcribed": "falsified",
     "transcribed_lower": "falsified",
-    # argued: their chains rest on premises the page argues (Assumed), so numeric evidence only
-    "upper_if_r_le_xi": "holds",
-    "hoeffding": "holds",
-    "reconstructed": "holds",
+    # the setting is a WeightedNorm: McDiarmid's c_j, sigma_i^2 <= 1 and the range [0, 2M] are
+    # checked, and each token's term is a checked case split on xi_i - r
+    "upper_if_r_le_xi": "proved",
+    "hoeffding": "proved",
+    "reconstructed": "proved",
     "lower_reconstructed": "proved",  # the count's step by the indicator rules
     "transcribed-selected-only": "falsified",
     "transcribed_lower-selected-only": "proved",
-    "reconstructed-selected-only": "holds",
+    "reconstructed-selected-only": "proved",
 }
 
-#: The premises each argued reading's chain assumes (named in its proof's detail).
-ASSUMED = {  # (N_s <= N_s^sel in expectation was one too, until the indicator rules checked it)
-    "upper_if_r_le_xi": {"bounded-differences", "sigma2<=1"},
-    "hoeffding": {"range-2M"},
-    "reconstructed": {"bounded-differences"},
-    "reconstructed-selected-only": {"bounded-differences"},
+#: The rules that carry each upper reading's per-token term from the setting.
+TAIL_RULES = {
+    "upper_if_r_le_xi": {"cases", "hoeffding", "weighted-norm", "monotone-chain", "monotone"},
+    "hoeffding": {"cases", "hoeffding", "weighted-norm", "probability"},
+    "reconstructed": {"cases", "mcdiarmid", "probability"},
+    "reconstructed-selected-only": {"cases", "mcdiarmid", "probability"},
 }
 
 
-def test_argued_readings_name_their_assumed_premises():
-    for name, premises in ASSUMED.items():
-        proof = CLAIM.reading(name).symbolic()
-        assert proof.status is None and proof.argued, name
-        assert set(proof.chain.assumed) == premises, name
-        assert proof.detail.startswith("argued: ") and all(p in proof.detail for p in premises), proof.detail
+def test_upper_readings_are_proved_from_the_setting_for_every_r():
+    """Once argued (bounded differences, sigma_i^2 <= 1 and the range [0, 2M] were Assumed, and
+    the tokens with xi_i <= r were joined in prose), the upper readings' chains read the tail
+    bounds off the WeightedNorm setting and split each token's term into its two cases."""
+    import sympy as sp
+
+    from attnbounds.theory.proof import WeightedNorm
     from attnbounds.theory.separability import t2_chains
 
-    terms = t2_chains()["markov_terms"]  # Markov's side up to the sum of probabilities: checked
-    assert terms.complete and not terms.assumed
-    # the upper chains check every step up to the per-token tail bound, which rests on the premises
+    for name, rules in TAIL_RULES.items():
+        proof = CLAIM.reading(name).symbolic()
+        assert proof.status is True and not proof.argued and not proof.chain.assumed, (name, proof.detail)
+        assert rules <= set(proof.rules), (name, proof.rules)
     for name in ("mcdiarmid", "mcdiarmid_selected", "conditioned", "hoeffding"):
         chain = t2_chains()[name]
-        assert chain.checked == chain.steps - 1 and chain.first_failure.startswith(f"step {chain.steps} (termwise)"), name
+        assert chain.complete and not chain.assumed, name
+        assert isinstance(chain.chain.ctx.hypotheses["sphere_iid"], WeightedNorm), name
+        (r,) = [x for x in chain.goal[2].free_symbols if x.name == "r"]
+        assert r.is_nonnegative and not r.is_positive, name  # r = 0 is covered
+    # the (xi_i - r)_+ forms end at Max(xi_i - r, 0); the transcribed form at (r - xi_i)^2
+    assert t2_chains()["mcdiarmid"].goal[2].has(sp.Max) and not t2_chains()["conditioned"].goal[2].has(sp.Max)
     assert "indicator-order" in t2_chains()["mcdiarmid"].rules and "indicator-order" not in t2_chains()["mcdiarmid_selected"].rules
+    # only McDiarmid's form divides by sigma_i^2: Hoeffding's chains cover sigma_i^2 = 0 (N = 1)
+    for name, positive in (("mcdiarmid", True), ("hoeffding", False), ("conditioned", False)):
+        l2 = t2_chains()[name].chain.ctx.hypotheses["sphere_iid"].l2
+        assert bool(l2.is_positive) is positive and l2.is_nonnegative, name
 
 
 @pytest.mark.parametrize("name, chain", [("lower_reconstructed", "union"), ("transcribed_lower-selected-only", "markov")])

@@ -45,18 +45,26 @@ def _checked(detail):
     return Proof.from_chain(Chain(one).le(2, by.algebra()).prove(one, "<=", 2), detail)
 
 
+def _one_two(inst):
+    # 1 <= 2 at every instance: the numeric side of the toys' proved readings (a proof counts
+    # only when a numeric method evaluates the reading's own sides too)
+    n = np.asarray(inst["n"], dtype=float)
+    return Sides(np.ones_like(n), 2 * np.ones_like(n))
+
+
 def _claim(cid, transcribed, reconstructed=None):
     return Claim(
         id=cid, title=f"toy {cid}", source="tests", statement="toy", transcription="toy",
         transcription_latex="toy", hypotheses=(),
         readings=(transcribed, reconstructed or Reading("reconstructed", "-", "-",
-                                                        symbolic=lambda: _checked("exact"))),
+                                                        symbolic=lambda: _checked("exact"), sides=_one_two,
+                                                        sweep=_sweep_ints)),
         proof="toy",
     )
 
 
 FALSE = Reading("transcribed", "n² <= 10n", "-", strategy=_ints, sides=_int_sides, sweep=_sweep_ints)
-TRUE = Reading("transcribed", "1 <= 2", "-", symbolic=lambda: _checked("1 <= 2"))
+TRUE = Reading("transcribed", "1 <= 2", "-", symbolic=lambda: _checked("1 <= 2"), sides=_one_two, sweep=_sweep_ints)
 
 
 @pytest.fixture
@@ -111,7 +119,8 @@ def _slow_checked():
 
 def test_time_limit_fires_visibly_in_the_table_the_json_and_strict(monkeypatch, tmp_path):
     monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
-    registry.register(_claim("SLOW", Reading("transcribed", "1 <= 2", "-", symbolic=_slow_checked)))
+    registry.register(_claim("SLOW", Reading("transcribed", "1 <= 2", "-", symbolic=_slow_checked, sides=_one_two,
+                                             sweep=_sweep_ints)))
     out = tmp_path / "rows.json"
     result = run("SLOW:transcribed", "--time-limit", "0.3", "--json", str(out))
     assert result.exit_code == 0, result.output

@@ -49,6 +49,7 @@ def test_rule_set_is_small_and_documented():
         "linearity", "expect-monotone", "moment",  # proofprob
         "total-expectation", "condition", "expect-sum",  # land11 (tests/theory/test_rules_land11.py)
         "indicator-mean", "indicator-algebra", "indicator-order",  # tests/theory/test_rules_indicators.py
+        "weighted-norm", "hoeffding", "cases",  # tests/theory/test_rules_weighted_norm.py
     } | {  # proofjac: general-L matrices and indices (tests/theory/test_rules_proofjac.py)
         "index-identity", "entrywise", "submultiplicative", "diag-norm", "gershgorin-rows", "abs-bound",
         "sum-term", "extremum", "max-bound", "algebra-facts", "opnorm-triangle", "rank-one", "l2-l1",
