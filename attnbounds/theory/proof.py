@@ -2058,6 +2058,14 @@ class ChainCheck:
         return dict(self.assumed_premises)
 
     @property
+    def nonrandom(self) -> tuple[str, ...]:
+        """The functions this chain takes as non-random because they were declared so
+        (``sp.Function(name, deterministic=True)``): an assumption of its author, like a
+        hypothesis, so the summary names them."""
+        return _declared_nonrandom(_chain_exprs(self.chain) + [
+            x for h in self.chain.ctx.hypotheses.values() for x in _sides(h)])
+
+    @property
     def first_failure(self) -> str:
         for k, s in enumerate(self.step_checks):
             if not s.checked:
@@ -2065,10 +2073,23 @@ class ChainCheck:
         return "" if self.reaches_goal else f"chaining: {self.goal_reason}"
 
     def summary(self) -> str:
-        return f"{self.checked}/{self.steps} steps checked ({', '.join(self.rules)})"
+        return f"{self.checked}/{self.steps} steps checked ({', '.join(self.rules)}){_nonrandom_note(self.nonrandom)}"
 
     def to_dict(self) -> dict:
         return {"steps": self.steps, "checked": self.checked, "substeps": self.substeps, "rules": list(self.rules)}
+
+
+def _declared_nonrandom(exprs) -> tuple[str, ...]:
+    """The names of the applied functions in ``exprs`` declared ``deterministic=True``."""
+    names = set()
+    for e in exprs:
+        if isinstance(e, sp.Basic):
+            names |= {f.func.__name__ for f in e.atoms(AppliedUndef) if getattr(f.func, "deterministic", False) is True}
+    return tuple(sorted(names))
+
+
+def _nonrandom_note(names) -> str:
+    return f"; non-random by declaration: {', '.join(names)}" if names else ""
 
 
 def _carried_steps(step) -> int:
@@ -2150,6 +2171,11 @@ class AllOf:
         return {k: v for p in self.parts for k, v in p.assumed.items()}
 
     @property
+    def nonrandom(self) -> tuple[str, ...]:
+        """The functions the parts take as non-random by declaration (see :class:`ChainCheck`)."""
+        return tuple(sorted({n for p in self.parts for n in p.nonrandom}))
+
+    @property
     def first_failure(self) -> str:
         for k, p in enumerate(self.parts):
             if not p.complete:
@@ -2157,7 +2183,7 @@ class AllOf:
         return ""
 
     def summary(self) -> str:
-        return f"{self.checked}/{self.steps} steps checked ({', '.join(self.rules)})"
+        return f"{self.checked}/{self.steps} steps checked ({', '.join(self.rules)}){_nonrandom_note(self.nonrandom)}"
 
     def to_dict(self) -> dict:
         return {"steps": self.steps, "checked": self.checked, "substeps": self.substeps, "rules": list(self.rules)}

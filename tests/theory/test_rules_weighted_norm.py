@@ -182,6 +182,16 @@ def test_deterministic_functions_are_constants():
     assert not is_constant(t(f))  # a fixed function of a random variable is random
 
 
+def test_a_proof_names_the_functions_it_takes_as_non_random():
+    """Declaring a function deterministic is an assumption of the chain's author: the summary says so."""
+    from attnbounds.theory.separability import t2_chains
+
+    chain = t2_chains()["conditioned"]
+    assert chain.nonrandom == ("sigma1", "sigma2", "t")
+    assert chain.summary().endswith("; non-random by declaration: sigma1, sigma2, t")
+    assert t2_chains()["markov"].nonrandom == () and "non-random" not in t2_chains()["markov"].summary()
+
+
 # ----------------------------------------------------------------------------- the facts on numbers
 
 
