@@ -93,6 +93,21 @@ def test_a_weighted_norm_is_realised_soundly():
     assert d @ np.array(a["P(atoms)"]) > a["R"] * l1v / 2  # and a counterexample
 
 
+def test_a_probability_hypothesis_is_met_world_by_world():
+    """P(missed(i)) = (1 - p)^H is met in every world of a batch where its value lies in (0, 1),
+    not only in batches where all of them do: H1's dropped-term mutant (E[c] = 1, false when
+    (1 - p)^H > 0) stayed undecided while one world with p > 1 spoiled each batch."""
+    from attnbounds.theory.coverage import h1_chains
+
+    chain = h1_chains()["independent_equal_p"]
+    lhs, _, rhs = chain.goal
+    found = refute(lhs, "==", sp.Integer(1), chain.chain.ctx, seed=0)
+    assert found.assignment is not None and abs(found.lhs - found.rhs) > 1e-6
+    p_, H_ = found.assignment["p"], found.assignment["H"]
+    assert abs(found.lhs - (1 - (1 - p_) ** H_)) < 1e-9  # the world meets the hypothesis
+    assert refute(lhs, "==", rhs, chain.chain.ctx, seed=0).assignment is None  # the true statement stands
+
+
 def test_opaque_parts_have_no_numeric_form():
     u, v = vector("u v")
     with pytest.raises(NoNumericForm):

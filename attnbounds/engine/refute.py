@@ -869,10 +869,15 @@ def _fix_probability(eq, env, rng, ranges) -> bool:
                 env.ints.pop(i, None)
         if not targets:
             return True
-        p = targets[0]
-        if not all(np.allclose(t, p, rtol=0, atol=0) for t in targets) or not np.all((p > 0) & (p < 1)):
-            return True
         n, atoms = env.prob.shape
+        p = np.broadcast_to(np.asarray(targets[0], dtype=float), (n,))
+        # world by world: where p lies in (0, 1) and is the same at every index (elsewhere the
+        # equation stays unmet, and the hypotheses, checked afterwards, reject the world)
+        ok = (p > 0) & (p < 1)
+        for t in targets[1:]:
+            ok &= np.broadcast_to(np.asarray(t, dtype=float), (n,)) == p
+        if not ok.any():
+            return True
         mask = rng.integers(0, 2, size=(n, atoms)).astype(float)
         mask[:, 0], mask[:, 1] = 1.0, 0.0
         env.random[f.func][:] = mask[:, None, :]
@@ -887,7 +892,9 @@ def _fix_probability(eq, env, rng, ranges) -> bool:
             env.ints.pop(i, None)
         q = env.prob
         pin = (q * inside).sum(axis=1)
-        env.prob = np.where(inside > 0, q * (p / pin)[:, None], q * ((1 - p) / (1 - pin))[:, None])
+        pp = np.where(ok, p, pin)  # a world left as it was keeps its law
+        fixed_law = np.where(inside > 0, q * (pp / pin)[:, None], q * ((1 - pp) / (1 - pin))[:, None])
+        env.prob = np.where(ok[:, None], fixed_law, q)
         return True
     return False
 
