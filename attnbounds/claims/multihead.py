@@ -88,7 +88,7 @@ from attnbounds.numerics.coverage import (
     expected_coverage_independent,
     head_fractions,
 )
-from attnbounds.theory.coverage import derive_coverage, h1_chains
+from attnbounds.theory.coverage import PAPER_EXAMPLE, derive_coverage, h1_chains
 
 __all__ = ["CLAIM", "mask_sides", "independent_sides"]
 
@@ -218,8 +218,10 @@ def _symbolic_worst() -> Proof:
     )
 
 
-#: The Discussion's example: three heads, each separating 80% of the top set, against 99%.
-PAPER_EXAMPLE = {"p": 0.8, "H": 3, "target": 0.99}
+def _paper_numbers_instance(rng, size) -> dict:
+    """The Discussion's example (theory's :data:`~attnbounds.theory.coverage.PAPER_EXAMPLE`) as
+    one float instance: the sweep evaluates its arithmetic apart from the proof."""
+    return {k: float(v) for k, v in PAPER_EXAMPLE.items()}
 
 
 def _paper_numbers_sides(instance: dict) -> Sides:
@@ -310,7 +312,7 @@ CLAIM = Claim(
             relation=">=",
             symbolic=_symbolic_paper_numbers,
             sides=_paper_numbers_sides,
-            sweep=lambda rng, size: dict(PAPER_EXAMPLE),  # the example's one instance, evaluated in floats
+            sweep=_paper_numbers_instance,
         ),
     ),
     proof=__doc__,

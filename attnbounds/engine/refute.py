@@ -892,9 +892,8 @@ def _fix_probability(eq, env, rng, ranges) -> bool:
             env.ints.pop(i, None)
         q = env.prob
         pin = (q * inside).sum(axis=1)
-        pp = np.where(ok, p, pin)  # a world left as it was keeps its law
-        fixed_law = np.where(inside > 0, q * (pp / pin)[:, None], q * ((1 - pp) / (1 - pin))[:, None])
-        env.prob = np.where(ok[:, None], fixed_law, q)
+        pp = np.where(ok, p, pin)  # a world left as it was keeps its law (the ratios are 1)
+        env.prob = np.where(inside > 0, q * (pp / pin)[:, None], q * ((1 - pp) / (1 - pin))[:, None])
         return True
     return False
 

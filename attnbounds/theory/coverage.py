@@ -18,7 +18,10 @@ import sympy as sp
 from attnbounds.theory.derivation import Result, is_identity, register
 from attnbounds.theory.proof import Chain, Context, Cup, Expect, Indicator, Prob, by
 
-__all__ = ["derive_coverage", "h1_chains"]
+__all__ = ["PAPER_EXAMPLE", "derive_coverage", "h1_chains"]
+
+#: The Discussion's example: H = 3 heads, each separating p = 4/5 of the top set, against 99%.
+PAPER_EXAMPLE = {"p": sp.Rational(4, 5), "H": 3, "target": sp.Rational(99, 100)}
 
 
 @register("H1", "Multi-head coverage: independence, union bound and worst case")
@@ -40,8 +43,8 @@ def derive_coverage() -> dict[str, Result]:
         if not is_identity(incl_excl, 1 - sp.Mul(*[1 - x for x in p])):
             raise AssertionError(f"H1: inclusion-exclusion, H = {H}")
     p_, H_ = sp.symbols("p H", positive=True)
-    paper = (1 - (1 - p_) ** H_).subs({p_: sp.Rational(4, 5), H_: 3})
-    if not paper - sp.Rational(99, 100) > 0:
+    paper = (1 - (1 - p_) ** H_).subs({p_: PAPER_EXAMPLE["p"], H_: PAPER_EXAMPLE["H"]})
+    if not paper - PAPER_EXAMPLE["target"] > 0:
         raise AssertionError("H1: the paper's example")
     return {
         "independent": Result(1 - (1 - p_) ** H_, note="E[coverage] for independent heads, each with fraction p"),
@@ -99,7 +102,8 @@ def h1_chains() -> dict:
     ind = independent(p(h))
     q = sp.Symbol("p", positive=True)  # the Discussion's setting: every head separates a fraction p
     equal = independent(q).eq(1 - (1 - q) ** H, by.identity())  # Π_{h=1}^{H} (1 − p) = (1 − p)^H
-    paper = Chain(1 - (1 - sp.Rational(4, 5)) ** 3).ge(sp.Rational(99, 100), by.algebra())
+    covered_example = 1 - (1 - PAPER_EXAMPLE["p"]) ** PAPER_EXAMPLE["H"]
+    paper = Chain(covered_example).ge(PAPER_EXAMPLE["target"], by.algebra())
     S = sp.Function("S")  # head h's separated set, as the event "U in S_h"
     c = Prob(Cup(S(h), (h, 1, H)))  # the covered fraction |S_1 u ... u S_H| / N
     total = sp.Sum(Prob(S(h)), (h, 1, H))  # sum_h p_h
@@ -109,6 +113,6 @@ def h1_chains() -> dict:
     worst = Chain(c, Context({"g<=H": sp.Le(g, H)})).ge(Prob(S(g)), by.union_contains(g))
     return {"independent": ind.prove(Expect(covered), "==", 1 - prod),
             "independent_equal_p": equal.prove(Expect(covered), "==", 1 - (1 - q) ** H),
-            "paper_numbers": paper.prove(1 - (1 - sp.Rational(4, 5)) ** 3, ">=", sp.Rational(99, 100)),
+            "paper_numbers": paper.prove(covered_example, ">=", PAPER_EXAMPLE["target"]),
             "union": union.prove(c, "<=", sp.Min(1, total)),
             "worst": worst.prove(c, ">=", Prob(S(g)))}

@@ -1266,22 +1266,26 @@ def _case_value(e, split, positive: bool):
     return e.replace(lambda x: isinstance(x, (sp.Max, sp.Min)), value) if isinstance(e, sp.Basic) else e
 
 
-def _chain_exprs(chain, seen=None) -> list:
-    """Every expression a chain and its sub-chains (in its steps' parameters) write down."""
-    seen = set() if seen is None else seen
-    if id(chain) in seen:
-        return []
-    seen.add(id(chain))
+def _sub_chains(step):
+    """The sub-chains one step carries: the chains among its parameters (or in a list of them),
+    and the chains that discharge a cited theorem's premises (not the theorem's own chain, which
+    is checked under its own hypotheses)."""
+    values = list(step.by.params.values())
+    if step.by.rule == "instance":
+        values += list((step.by.params.get("discharge") or {}).values())
+    for value in values:
+        for sub in (value if isinstance(value, (list, tuple)) else (value,)):
+            if isinstance(sub, Chain):
+                yield sub
+
+
+def _chain_exprs(chain) -> list:
+    """Every expression a chain and its sub-chains write down."""
     out = [chain.start]
     for step in chain.steps:
         out.append(step.rhs)
-        stack = list(step.by.params.values())
-        while stack:
-            v = stack.pop()
-            if isinstance(v, Chain):
-                out += _chain_exprs(v, seen)
-            elif isinstance(v, (list, tuple)):
-                stack += list(v)
+        for sub in _sub_chains(step):
+            out += _chain_exprs(sub)
     return out
 
 
@@ -2095,38 +2099,23 @@ def _nonrandom_note(names) -> str:
 def _carried_steps(step) -> int:
     """The number of steps of the sub-chains one step carries, recursively (the chains
     :func:`_term_rules` takes rules from)."""
-    n = 0
-    for value in step.by.params.values():
-        for sub in (value if isinstance(value, (list, tuple)) else (value,)):
-            if isinstance(sub, Chain):
-                n += len(sub.steps) + sum(_carried_steps(t) for t in sub.steps)
+    n = sum(len(sub.steps) + sum(_carried_steps(t) for t in sub.steps) for sub in _sub_chains(step))
     if step.by.rule == "instance" and isinstance(step.by.params.get("theorem"), Lemma):
         thm = step.by.params["theorem"].chain
         n += len(thm.steps) + sum(_carried_steps(t) for t in thm.steps)
-        for how in (step.by.params.get("discharge") or {}).values():
-            for sub in (how if isinstance(how, (list, tuple)) else (how,)):
-                if isinstance(sub, Chain):
-                    n += len(sub.steps) + sum(_carried_steps(t) for t in sub.steps)
     return n
 
 
 def _term_rules(chain) -> list:
     out = []
     for st in getattr(chain, "steps", ()):
-        # the sub-chains a step carries (termwise terms, and the term / row / fact chains of
-        # other rules) count among the rules used
-        for value in st.by.params.values():
-            for sub in (value if isinstance(value, (list, tuple)) else (value,)):
-                if isinstance(sub, Chain):
-                    out += [t.by.rule for t in sub.steps] + _term_rules(sub)
         if st.by.rule == "instance" and isinstance(st.by.params.get("theorem"), Lemma):
-            # the cited theorem's rules, and those of the chains that discharge its premises
-            thm = st.by.params["theorem"]
+            thm = st.by.params["theorem"]  # the cited theorem's rules
             out += list(_lemma_check(thm, thm.chain.ctx).rules)
-            for how in (st.by.params.get("discharge") or {}).values():
-                for sub in (how if isinstance(how, (list, tuple)) else (how,)):
-                    if isinstance(sub, Chain):
-                        out += [t.by.rule for t in sub.steps] + _term_rules(sub)
+        # the sub-chains a step carries (termwise terms, the term / row / fact chains of other
+        # rules, the chains that discharge a cited theorem's premises) count among the rules used
+        for sub in _sub_chains(st):
+            out += [t.by.rule for t in sub.steps] + _term_rules(sub)
     return out
 
 

@@ -228,20 +228,24 @@ def t2_chains() -> dict:
     j = sp.Symbol("j", integer=True, positive=True)
     K = sp.Symbol("K", integer=True, positive=True)  # K = L - N non-selected tokens
     Dout = sp.Function("D_out")  # their distances D'_j = |alpha_j x_j - s|
-    inside = sp.Le(D(i), r)  # selected token i inside the ball
-    some = Cup(sp.Le(Dout(j), r), (j, 1, K))  # some non-selected token inside
-    # the counts by their definitions, over N: N_s^sel/N = (1/N) Σ_i 1[D_i <= r] and N_s/N =
-    # (1/N) Σ_i 1[D_i <= r and no non-selected D'_j <= r]
-    count_sel = sp.Sum(Indicator(inside) / N, (i, 1, N))
-    count = sp.Sum(Indicator(sp.And(inside, sp.Not(some))) / N, (i, 1, N))
+    def counts(radius):
+        """The events and the counts by their definitions, over N, for a ball of ``radius``:
+        selected token i inside, some non-selected token inside, N_s^sel/N = (1/N) Σ_i 1[D_i <= r]
+        and N_s/N = (1/N) Σ_i 1[D_i <= r and no non-selected D'_j <= r]."""
+        ins = sp.Le(D(i), radius)
+        any_out = Cup(sp.Le(Dout(j), radius), (j, 1, K))
+        return (ins, any_out, sp.Sum(Indicator(ins) / N, (i, 1, N)),
+                sp.Sum(Indicator(sp.And(ins, sp.Not(any_out))) / N, (i, 1, N)))
+
+    inside, some, count_sel, count = counts(r)  # the Markov sides need r > 0
     in_probs = sp.Sum(Prob(inside) / N, (i, 1, N))
     # the setting: D_i = ‖Σ_{j∈I_N∖{i}} α_j x_j‖, x_j independent with ‖x_j‖ = M, α fixed; the
-    # weights sum to 1, so the other selected ones to at most 1
-    # McDiarmid's form divides by σ_i², so its reading needs σ_i² > 0 (s2 positive); Hoeffding's do
-    # not, and their setting lets σ_i² be 0 (N = 1, or the other selected weights 0)
-    setting = {"sphere_iid": WeightedNorm(D(i), M, s1(i), s2(i)), "weights": sp.Le(s1(i), 1)}
+    # weights sum to 1, so the other selected ones to at most 1. Hoeffding's chains let σ_i² be 0
+    # (N = 1, or the other selected weights 0); McDiarmid's form divides by σ_i², so its chain
+    # takes σ_i² > 0 (s2 positive) and needs neither the weights' total nor the range
     s2_any = sp.Function("sigma2", nonnegative=True, deterministic=True)
-    setting_any = {"sphere_iid": WeightedNorm(D(i), M, s1(i), s2_any(i)), "weights": sp.Le(s1(i), 1)}
+    setting = {"sphere_iid": WeightedNorm(D(i), M, s1(i), s2_any(i)), "weights": sp.Le(s1(i), 1)}
+    wn = {"sphere_iid": WeightedNorm(D(i), M, s1(i), s2(i))}
     # Hoeffding: one variable with range [0, 2M] (weighted-norm: 0 <= D_i <= M sigma1_i <= M <= 2M)
     low = Chain(D(i)).ge(0, by.weighted_norm("sphere_iid"))
     high = Chain(D(i)).le(M * s1(i), by.weighted_norm("sphere_iid")).le(M, by.algebra()).le(2 * M, by.algebra())
@@ -281,34 +285,28 @@ def t2_chains() -> dict:
                 .eq(in_probs, by.indicator_algebra())
                 .eq(sp.Sum(Expect(Indicator(inside) / N), (i, 1, N)), by.indicator_mean())
                 .eq(Expect(count_sel), by.expect_sum()))
-    # the (ξ_i − r)₊ forms, for every r >= 0: per token, a case split on ξ_i − r (rule cases): when
+    # the upper sides, for every r >= 0: per token, a case split on ξ_i − r (rule cases): when
     # ξ_i > r, McDiarmid (Hoeffding) with t = ξ_i − r; when ξ_i <= r, the term is exp(0) = 1 >= P(D_i <= r)
     rn = sp.Symbol("r", nonnegative=True)
     gap = xi - rn  # ξ_i − r, non-random
-    inside_n = sp.Le(D(i), rn)
-    some_n = Cup(sp.Le(Dout(j), rn), (j, 1, K))
-    count_sel_n = sp.Sum(Indicator(inside_n) / N, (i, 1, N))
-    count_n = sp.Sum(Indicator(sp.And(inside_n, sp.Not(some_n))) / N, (i, 1, N))
-    fewer_n = Chain(Indicator(sp.And(inside_n, sp.Not(some_n))) / N).le(Indicator(inside_n) / N, by.indicator_order())
+    inside_n, some_n, count_sel_n, count_n = counts(rn)
+    P = Prob(inside_n)
+    tail_n = Prob(sp.Le(D(i) - xi, -gap))  # = P, by indicator-algebra
+    # P/N <= 1/N, the case ξ_i <= r of every upper side
+    at_most_1 = Chain(P / N).le(1 / N, by.monotone_chain(u, u / N, P, 1, term=Chain(P).le(1, by.probability())))
 
-    def positive_part(denominator, tail_step, ctx, selected=False):
-        """E[N_s]/N (E[N_s^sel]/N) <= (1/N) Σ_i exp(−((ξ_i − r)₊)²/denominator_i), every r >= 0;
-        ``tail_step``: the By of P(D_i − ξ_i <= −(ξ_i − r)) <= exp(−2(ξ_i − r)²/(2·denominator_i))."""
-        P = Prob(inside_n)
-        tail_n = Prob(sp.Le(D(i) - xi, -gap))
-        raw = sp.exp(-2 * gap**2 / (2 * denominator))
-        target = sp.exp(-sp.Max(gap, 0) ** 2 / denominator) / N
-        pos = (Chain(P / N)
-               .eq(tail_n / N, by.indicator_algebra())
-               .le(raw / N, by.monotone_chain(u, u / N, tail_n, raw, term=Chain(tail_n).le(raw, tail_step)))
-               .eq(sp.exp(-gap**2 / denominator) / N, by.identity()))
-        nonpos = Chain(P / N).le(1 / N, by.monotone_chain(u, u / N, P, 1, term=Chain(P).le(1, by.probability())))
+    def averaged(target, pos, nonpos, ctx, selected=False):
+        """E[N_s]/N (E[N_s^sel]/N with ``selected``) <= Σ_i target_i, from the per-token cases
+        P(D_i <= r)/N <= target_i (``pos``: ξ_i > r, ``nonpos``: ξ_i <= r): N_s <= N_s^sel at every
+        outcome, E[N_s^sel]/N = (1/N) Σ_i P(D_i <= r), then termwise."""
         term = Chain(P / N).le(target, by.cases(gap, pos=pos, nonpos=nonpos))
         start = Expect(count_sel_n if selected else count_n)
         chain = Chain(start, Context(ctx))
         if not selected:  # N_s <= N_s^sel at every outcome, so in expectation
+            fewer = Chain(Indicator(sp.And(inside_n, sp.Not(some_n))) / N).le(Indicator(inside_n) / N,
+                                                                              by.indicator_order())
             chain = chain.le(Expect(count_sel_n), by.expect_monotone(
-                Chain(count_n).le(count_sel_n, by.termwise(i, 1, N, term=fewer_n))))
+                Chain(count_n).le(count_sel_n, by.termwise(i, 1, N, term=fewer))))
         end = sp.Sum(target, (i, 1, N))
         chain = (chain
                  .eq(sp.Sum(Expect(Indicator(inside_n) / N), (i, 1, N)), by.expect_sum())
@@ -316,49 +314,45 @@ def t2_chains() -> dict:
                  .le(end, by.termwise(i, 1, N, term=term)))
         return chain.prove(start, "<=", end)
 
+    def tail_to(raw, tail_step):
+        """P(D_i <= r)/N = P(D_i − ξ_i <= −(ξ_i − r))/N <= raw/N, the tail bound ``tail_step``."""
+        return (Chain(P / N)
+                .eq(tail_n / N, by.indicator_algebra())
+                .le(raw / N, by.monotone_chain(u, u / N, tail_n, raw, term=Chain(tail_n).le(raw, tail_step))))
+
+    def positive_part(denominator, tail_step, ctx, selected=False):
+        """The (ξ_i − r)₊ forms: E[N_s]/N (E[N_s^sel]/N) <= (1/N) Σ_i exp(−((ξ_i − r)₊)²/denominator_i);
+        ``tail_step``: the By of P(D_i − ξ_i <= −(ξ_i − r)) <= exp(−2(ξ_i − r)²/(2·denominator_i))."""
+        pos = (tail_to(sp.exp(-2 * gap**2 / (2 * denominator)), tail_step)
+               .eq(sp.exp(-gap**2 / denominator) / N, by.identity()))
+        return averaged(sp.exp(-sp.Max(gap, 0) ** 2 / denominator) / N, pos, at_most_1, ctx, selected)
+
     def transcribed_form():
         """E[N_s]/N <= (1/N) Σ_i exp(−(r − ξ_i)²/(16M²)) when r <= ξ_i for every i (``r<=xi``), r >= 0:
         per token, a case split on ξ_i − r: when ξ_i > r, Hoeffding on [0, 2M], exp(−t²/(2M²)), then
         2M² <= 16M² (the exponent increases in its denominator; no σ_i² is involved, so σ_i² = 0
         is covered); when ξ_i <= r, the hypothesis makes ξ_i = r and the term exp(0) = 1 (rule
         monotone between 0 and ξ_i − r, where w <= 0 and r <= ξ_i leave only w = 0)."""
-        P = Prob(inside_n)
-        tail_n = Prob(sp.Le(D(i) - xi, -gap))
-        raw = sp.exp(-2 * gap**2 / (2 * M) ** 2)
         w = sp.Symbol("w", real=True)
         # in v > 0, exp(−t_i²/(v M²)) increases; t_i = ξ_i − r names the gap as a real number (E[D_i]
         # is only known to be extended real, and t_i² >= 0 needs a real t_i)
         g_v = sp.exp(-t(i) ** 2 / (v * M**2)) / N
         g_w = sp.exp(-w**2 / (16 * M**2)) / N  # increasing in w <= 0
         target = sp.exp(-(rn - xi) ** 2 / (16 * M**2)) / N
-        pos = (Chain(P / N)
-               .eq(tail_n / N, by.indicator_algebra())
-               .le(raw / N, by.monotone_chain(u, u / N, tail_n, raw, term=Chain(tail_n).le(raw, plus_h)))
+        pos = (tail_to(sp.exp(-2 * gap**2 / (2 * M) ** 2), plus_h)
                .eq(g_v.subs(v, 2), by.hypothesis("definition:t=xi-r"))
                .le(g_v.subs(v, 16), by.monotone(v, g_v, 2, 16))
                .eq(target, by.hypothesis("definition:t=xi-r")))
-        nonpos = (Chain(P / N)
-                  .le(1 / N, by.monotone_chain(u, u / N, P, 1, term=Chain(P).le(1, by.probability())))
-                  .le(g_w.subs(w, gap), by.monotone(w, g_w, 0, gap))
-                  .eq(target, by.identity()))
-        term = Chain(P / N).le(target, by.cases(gap, pos=pos, nonpos=nonpos))
-        ctx = Context({**setting_any, "r<=xi": sp.Le(rn, xi), "definition:t=xi-r": sp.Eq(t(i), gap)})
-        start = Expect(count_n)
-        end = sp.Sum(target, (i, 1, N))
-        chain = (Chain(start, ctx)
-                 .le(Expect(count_sel_n), by.expect_monotone(Chain(count_n).le(count_sel_n, by.termwise(i, 1, N, term=fewer_n))))
-                 .eq(sp.Sum(Expect(Indicator(inside_n) / N), (i, 1, N)), by.expect_sum())
-                 .eq(sp.Sum(P / N, (i, 1, N)), by.indicator_mean())
-                 .le(end, by.termwise(i, 1, N, term=term)))
-        return chain.prove(start, "<=", end)
+        nonpos = at_most_1.le(g_w.subs(w, gap), by.monotone(w, g_w, 0, gap)).eq(target, by.identity())
+        ctx = {**setting, "r<=xi": sp.Le(rn, xi), "definition:t=xi-r": sp.Eq(t(i), gap)}
+        return averaged(target, pos, nonpos, ctx)
 
-    wn = {"sphere_iid": setting["sphere_iid"]}  # McDiarmid's needs neither the weights' total nor the range
     plus_mc = by.mcdiarmid(D(i), gap, "sphere_iid")
     plus_h = by.hoeffding(D(i), gap, 0, 2 * M, low=low, high=high)
     return {
         "mcdiarmid": positive_part(2 * M**2 * s2(i), plus_mc, wn),
         "mcdiarmid_selected": positive_part(2 * M**2 * s2(i), plus_mc, wn, selected=True),
-        "hoeffding": positive_part(2 * M**2, plus_h, setting_any),
+        "hoeffding": positive_part(2 * M**2, plus_h, setting),
         "union": union.prove(union_start, "<=", Expect(count)),
         "conditioned": transcribed_form(),
         "markov": selected.prove(start, "<=", Expect(count_sel)),
