@@ -7,7 +7,7 @@ CORPUS ?= ../shared/corpus/war_and_peace.txt
 TEXT   ?= $(if $(wildcard $(CORPUS)),$(CORPUS),gutenberg:2600)
 OUT    ?= runs
 
-.PHONY: install install-gemma run test docs linkcheck verdicts experiments-docs bench clean
+.PHONY: install install-gemma run test lint docs linkcheck verdicts experiments-docs bench clean
 
 install: $(VENV)/.installed
 
@@ -41,6 +41,9 @@ run: install
 
 test: install
 	$(BIN)/python -m pytest -q
+
+lint: install
+	$(BIN)/ruff check --no-cache .
 
 docs: install
 	rm -rf docs/_build

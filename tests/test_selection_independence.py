@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import sympy as sp
 
 from attnbounds import engine
 from attnbounds.engine import Budget

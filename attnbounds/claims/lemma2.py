@@ -152,7 +152,7 @@ $|f'_k|/f_k \le \max|f'|/f_k \le \max|f'|/\min f$.
 
 from __future__ import annotations
 
-import math
+import math  # noqa: F401 (the doctests below use it)
 from functools import lru_cache
 
 import numpy as np

@@ -115,7 +115,6 @@ from attnbounds.theory.distance import (
     any_subset_counterexample_t1i,
     derive_t1_fixed,
     sharpness_witness,
-    sharpness_witness_d1_norm,
     t1_fixed_bounds,
     t1i_chains,
     transcription_counterexample_d1_norm,

@@ -691,7 +691,6 @@ def _top_order(wr, lo, hi, k, a):  # pragma: no cover - compiled
     """a[:k] = the k heaviest keys of lo … hi − 1 in :func:`sort_row`'s order (largest first, equal
     weights in index order), a[k:] the other keys in index order: the k-th largest weight θ by
     a min-heap, then the keys above θ and the lowest-index keys at θ, sorted by insertion."""
-    t = hi - lo
     theta = _kth_by_heap(wr[lo:hi], k)
     above = 0
     for i in range(lo, hi):

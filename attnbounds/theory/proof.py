@@ -77,6 +77,7 @@ __all__ = [
     "prove_nonnegative",
     "certify_nonnegative",
     "is_constant",
+    "is_random_atom",
 ]
 
 REL = ("=", "<=", ">=")
@@ -836,27 +837,82 @@ def _same(a, b, what: str):
 
 
 def is_constant(e) -> bool:
-    """Whether ``e`` is non-random: no random variable outside every E and P. Symbols and
-    indexed symbols are constants; an applied function (``D(i)``) is a random variable unless
-    its function was made with ``deterministic=True`` (``sp.Function("t", real=True,
-    deterministic=True)``), as a threshold t_i or a weight's sum is.
+    """Whether ``e`` is non-random: no random variable outside every E and P
+    (:func:`is_random_atom`). A plain symbol, or an entry of a base whose label is not declared
+    random, is a constant; an applied function
+    (``D(i)``) is a random variable unless its function was declared ``deterministic=True``
+    (``sp.Function("t", real=True, deterministic=True)``), as a threshold t_i or a weight's sum is.
 
     >>> i = sp.Symbol("i")
     >>> D, t = sp.Function("D"), sp.Function("t", deterministic=True)
     >>> is_constant(t(i) + Expect(D(i))), is_constant(D(i)), is_constant(Indicator(sp.Le(D(i), 1)))
     (True, False, False)
+    >>> x = sp.IndexedBase(sp.Symbol("x", random=True))  # i.i.d. embeddings x_j, declared random
+    >>> is_constant(x[i]), is_constant(sp.IndexedBase("y")[i]), is_constant(sp.Symbol("Y", random=True))
+    (False, True, False)
     """
     if not isinstance(e, sp.Basic) or isinstance(e, (Expect, Prob)):
         return True
-    if isinstance(e, AppliedUndef) and getattr(e.func, "deterministic", False) is not True:
+    if is_random_atom(e):
         return False
     return all(is_constant(a) for a in e.args)
+
+
+def is_random_atom(e) -> bool:
+    """Whether ``e`` is a random variable by itself, not through its arguments. The kernel fails
+    closed: a random variable is
+
+    * an applied function not declared ``deterministic=True``: an undefined one
+      (``sp.Function("D")(i)``), or any object of a user's own class (a ``Function``, ``Expr`` or
+      ``Symbol`` subclass) unless the class says ``deterministic = True``: only SymPy's own
+      classes and this kernel's vocabulary (``Norm``, ``Expect``, …) are known;
+    * a symbol declared ``random=True`` (``sp.Symbol("Y", random=True)``; for indexed random
+      variables, the label of the base: ``sp.IndexedBase(sp.Symbol("x", random=True))``, as
+      SymPy drops ``random=True`` given to ``IndexedBase("x", ...)`` itself, silently);
+    * a ``sympy.stats`` random symbol (``Normal("X", 0, 1)``).
+    """
+    from sympy.stats.rv import RandomSymbol
+
+    if not isinstance(e, sp.Basic):
+        return False
+    if isinstance(e, RandomSymbol):
+        return True
+    if getattr(type(e), "deterministic", False) is True:
+        return False
+    if isinstance(e, AppliedUndef):
+        return True
+    module = type(e).__module__ or ""
+    if not (module == __name__ or module == "sympy" or module.startswith("sympy.")):
+        return True  # a user's own class (a Function, Expr or Symbol subclass): random unless declared
+    return isinstance(e, sp.Symbol) and e.assumptions0.get("random") is True
+
+
+def _point(x, term, what: str):
+    """A point put into a term that holds a mean or a probability (f(k) at k := x) must be
+    non-random: a random x would sit inside its own event (P(D = k) at k := D is P(D = D) = 1)."""
+    if sp.sympify(term).has(Expect, Prob, Cond):
+        _constant(x, what)
+
+
+def _fixed_range(what: str, *limits):
+    """The limits of a sum or union that a rule reads as a hypothesis on its index (lo <= i <= hi):
+    a random limit would make that hypothesis hold on part of the space only."""
+    for v in limits:
+        _constant(v, f"{what}: the limit {sp.sstr(v)}")
 
 
 def _constant(e, what: str):
     """A rule's parameter that its statement needs fixed (a threshold, a range, a radius)."""
     _need(is_constant(e), f"{what} must be non-random: {sp.sstr(e)} has a random variable outside E and P "
-                          "(a function made with sp.Function(name, deterministic=True) is not one)")
+                          "(random: an applied function not declared deterministic=True, a symbol declared random=True; "
+                          "see is_random_atom)")
+
+
+def _random(X, what: str):
+    """A rule's random variable: a step about a non-random X is a random quantity written as a
+    constant (a plain symbol or x[j]; declare it random: :func:`is_random_atom`)."""
+    _need(not is_constant(X), f"{what} = {sp.sstr(X)} must be a random variable: it has none outside E and P "
+                              "(write it as an applied function, or declare a symbol with random=True)")
 
 
 def _nonneg(e, ctx: Context, what: str, strict=False, max_tries=None):
@@ -1065,7 +1121,7 @@ def _jensen(lhs, rel, rhs, p, ctx):
     return f"Jensen ({why})"
 
 
-@_rule("markov", "P(X >= r) <= E[X]/r for X >= 0 and r > 0", "Markov's inequality; X >= 0 and r > 0 are proved from the hypotheses")
+@_rule("markov", "P(X >= r) <= E[X]/r for X >= 0 and r > 0", "Markov's inequality; X >= 0 and r > 0 are proved from the hypotheses, X has a random part and r has none")
 def _markov(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "markov: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -1073,6 +1129,7 @@ def _markov(lhs, rel, rhs, p, ctx):
     ok = any(small == Prob(ev) for ev in (sp.Ge(X, r), sp.Gt(X, r)))
     _need(ok, f"markov: the small side {sp.sstr(small)} is not P(X >= r) or P(X > r)")
     _same(big, Expect(X) / r, "markov: the big side is not E[X]/r")
+    _random(X, "markov: X")
     _constant(r, "markov: r")
     _nonneg(X, ctx, "markov: X >= 0")
     _nonneg(r, ctx, "markov: r > 0", strict=True)
@@ -1084,7 +1141,7 @@ def _tail_events(f, t) -> tuple:
     return (sp.Le(f - Expect(f), -t), sp.Lt(f - Expect(f), -t), sp.Ge(f - Expect(f), t), sp.Gt(f - Expect(f), t))
 
 
-@_rule("mcdiarmid", "P(f − E f <= −t) <= exp(−2t²/Σc_j²) (and the upper tail) for t > 0 and bounded differences c_j", "McDiarmid's inequality (Hoeffding's for sums); the bounded-difference hypothesis must be in the context with the same f and Σc_j², and t > 0 is proved. A WeightedNorm definition f = ‖Σ_j w_j X_j‖ (independent X_j, ‖X_j‖ <= R) gives c_j = 2R|w_j|: replacing X_j moves f by at most |w_j| ‖X_j − X_j'‖ (reverse triangle inequality), so Σc_j² = 4R²·Σ_j w_j²")
+@_rule("mcdiarmid", "P(f − E f <= −t) <= exp(−2t²/Σc_j²) (and the upper tail) for t > 0 and bounded differences c_j", "McDiarmid's inequality (Hoeffding's for sums); the bounded-difference hypothesis must be in the context with the same f and Σc_j², and t > 0 is proved. A WeightedNorm definition f = ‖Σ_j w_j X_j‖ (independent X_j, ‖X_j‖ <= R) gives c_j = 2R|w_j|: replacing X_j moves f by at most |w_j| ‖X_j − X_j'‖ (reverse triangle inequality), so Σc_j² = 4R²·Σ_j w_j²; f has a random part, t and Σc_j² have none")
 def _mcdiarmid(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "mcdiarmid: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -1094,6 +1151,7 @@ def _mcdiarmid(lhs, rel, rhs, p, ctx):
     _need(isinstance(h, FACTS), f"mcdiarmid: no BoundedDifferences or WeightedNorm hypothesis {name!r} in the context")
     _same(h.f, f, "mcdiarmid: the hypothesis is about another function")
     sum_c2 = h.sum_c2 if isinstance(h, BoundedDifferences) else 4 * h.radius**2 * h.l2
+    _random(f, "mcdiarmid: f")
     _constant(t, "mcdiarmid: t")
     _constant(sum_c2, "mcdiarmid: sum c^2 (the bounded differences, or the weighted norm's radius and l2)")
     _need(any(small == Prob(ev) for ev in _tail_events(f, t)), f"mcdiarmid: small side {sp.sstr(small)} is not a tail P(f - E f <= -t)")
@@ -1103,12 +1161,13 @@ def _mcdiarmid(lhs, rel, rhs, p, ctx):
     return "McDiarmid" if isinstance(h, BoundedDifferences) else "McDiarmid, c_j = 2R|w_j| from the weighted norm"
 
 
-@_rule("hoeffding", "P(X − E X <= −t) <= exp(−2t²/(b − a)²) (and the upper tail) for t > 0 and a <= X <= b surely", "Hoeffding's inequality for one bounded variable; a <= X and X <= b at every outcome (from the hypotheses, or each by a checked sub-chain under the step's hypotheses), t > 0 and b > a are proved")
+@_rule("hoeffding", "P(X − E X <= −t) <= exp(−2t²/(b − a)²) (and the upper tail) for t > 0 and a <= X <= b surely", "Hoeffding's inequality for one bounded variable; a <= X and X <= b at every outcome (from the hypotheses, or each by a checked sub-chain under the step's hypotheses), t > 0 and b > a are proved, X has a random part and t, a, b have none")
 def _hoeffding(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "hoeffding: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     X, t, a, b = (sp.sympify(p[k]) for k in ("X", "t", "a", "b"))
     _need(not X.has(Expect, Prob, Cond), f"hoeffding: X = {sp.sstr(X)} must be a random variable, not a mean or a probability")
+    _random(X, "hoeffding: X")
     for name, v in (("t", t), ("a", a), ("b", b)):
         _constant(v, f"hoeffding: {name}")
     _need(any(small == Prob(ev) for ev in _tail_events(X, t)), f"hoeffding: small side {sp.sstr(small)} is not a tail P(X - E X <= -t)")
@@ -1177,6 +1236,7 @@ def _termwise(lhs, rel, rhs, p, ctx):
         lo, hi = sp.sympify(p["lo"]), sp.sympify(p["hi"])
         _need(isinstance(small, sp.Sum) and isinstance(big, sp.Sum), "termwise: both sides must be sums")
         _need(small.limits == ((i, lo, hi),) and big.limits == ((i, lo, hi),), f"termwise: both sums must run over {i} = {lo}..{hi}")
+        _fixed_range("termwise", lo, hi)
         # SymPy reads a sum with hi < lo - 1 as minus a sum over hi+1..lo-1 (Karr's convention),
         # which flips the inequality: the range must not be reversed
         _nonneg(hi - lo + 1, ctx, "termwise: the index range is reversed (need hi >= lo - 1)")
@@ -1225,6 +1285,7 @@ def _union_bound(lhs, rel, rhs, p, ctx):
     A, h, lo, hi = parts
     _need(isinstance(big, sp.Sum) and big.limits == ((h, lo, hi),), f"union-bound: the big side must be a sum over {h} = {lo}..{hi}")
     _need(big.function == Prob(A), f"union-bound: the big side is not the sum of P({sp.sstr(A)})")
+    _fixed_range("union-bound", lo, hi)
     # a reversed range is minus a sum for SymPy (Karr's convention)
     _nonneg(hi - lo + 1, ctx, "union-bound: the index range is reversed (need hi >= lo - 1)")
     return "union bound (Boole)"
@@ -1240,6 +1301,7 @@ def _union_contains(lhs, rel, rhs, p, ctx):
     k = sp.sympify(p["k"])
     _need(k.is_integer is True, f"union-contains: k = {sp.sstr(k)} is not known to be an integer")
     _need(small == Prob(A.xreplace({h: k})), f"union-contains: the small side is not P(A_k) with k = {sp.sstr(k)}")
+    _point(k, A, "union-contains: k")
     _nonneg(k - lo, ctx, f"union-contains: {sp.sstr(k)} >= {sp.sstr(lo)}")
     _nonneg(hi - k, ctx, f"union-contains: {sp.sstr(k)} <= {sp.sstr(hi)}")
     return "an event is contained in the union"
@@ -1354,14 +1416,9 @@ def _monotone_chain(lhs, rel, rhs, p, ctx):
 
 
 def _random_part(e) -> bool:
-    """Whether ``e`` has a random variable outside every E and P: the random variables are the
-    applied undefined functions (``s(i)``, ``D(i)``); symbols, indexed constants (``y[i]``) and
-    expectations are constants."""
-    if isinstance(e, (Expect, Prob)) or not isinstance(e, sp.Basic):
-        return False
-    if isinstance(e, AppliedUndef):
-        return True
-    return any(_random_part(a) for a in e.args)
+    """Whether ``e`` has a random variable outside every E and P: ``not is_constant(e)`` (one
+    notion of what is random, so a function declared deterministic is a constant here too)."""
+    return not is_constant(e)
 
 
 def _linear_expect(e):
@@ -1383,7 +1440,7 @@ def _linear_expect(e):
     return e.func(*[_linear_expect(a) for a in e.args])
 
 
-@_rule("linearity", "E[Σ_k c_k X_k + d] = Σ_k c_k E[X_k] + d for constants c_k and d (also for vectors)", "linearity of expectation; the random variables are the applied functions (s(i), D(i)) outside every E and P, all else is a constant, and the two sides must agree exactly once every expectation is expanded")
+@_rule("linearity", "E[Σ_k c_k X_k + d] = Σ_k c_k E[X_k] + d for constants c_k and d (also for vectors)", "linearity of expectation; the random variables are those of is_random_atom (applied functions and objects of a user's own class unless declared deterministic, symbols declared random=True and the entries of a base so labelled, sympy.stats variables) outside every E and P, all else is a constant, and the two sides must agree exactly once every expectation is expanded")
 def _linearity(lhs, rel, rhs, p, ctx):
     _need(rel == "=", "linearity: only for '=' steps")
     _need(lhs.has(Expect) or rhs.has(Expect), "linearity: the step has no expectation")
@@ -1566,14 +1623,19 @@ def _instance(lhs, rel, rhs, p, ctx):
     sigma = _Instantiation(p["subs"], bound)
     # a theorem about means and probabilities holds for constant symbols: a random value for one
     # (a threshold t := X) would put the variable inside its own event; a pointwise theorem may
-    # take random values, since it holds at every outcome
+    # take random values, since it holds at every outcome. A symbol (or base) the theorem declares
+    # random stands for any random variable, as its proof could not take it out of E or P, so it
+    # may take a random value (the theorem's hypotheses about it are checked for that value)
     stated = [thm.lhs, thm.rhs] + [a for _, _, r in premises for a in (r.lhs, r.rhs)] + [
         x for h in own.hypotheses.values() if isinstance(h, FACTS) for x in _fact_sides(h)]
     if any(sp.sympify(e).has(Expect, Prob, Indicator, Cond) for e in stated if isinstance(e, sp.Basic)):
-        for k, v in sigma.symbols.items():
-            _constant(v, f"instance: the value of {k} in a theorem about means and probabilities")
-        for b, lam in sigma.bases.items():
-            _constant(lam.expr, f"instance: the value of {b} in a theorem about means and probabilities")
+        for k, v in list(sigma.symbols.items()) + [(b, lam.expr) for b, lam in sigma.bases.items()]:
+            if is_random_atom(k.label if isinstance(k, sp.IndexedBase) else k):
+                # a conditioned variable lives on another probability space (its own P and E)
+                _need(not v.has(Cond), f"instance: the value of {k} is conditioned ({sp.sstr(v)}): a random "
+                                       "symbol stands for a random variable of the theorem's space only")
+            else:
+                _constant(v, f"instance: the value of {k} in a theorem about means and probabilities")
     for k, v in sigma.symbols.items():
         _keeps_assumptions(k, v, ctx)
     for b, lam in sigma.bases.items():
@@ -1700,15 +1762,17 @@ def _total_expectation(lhs, rel, rhs, p, ctx):
 
 
 def _push_cond(X, A, atoms: dict):
-    """``X`` on the space conditioned on ``A``: every random atom R (an applied undefined
-    function outside E and P) becomes Cond(R, A), except an indicator that is an atomic event of
+    """``X`` on the space conditioned on ``A``: every random atom R outside E and P
+    (:func:`is_random_atom`; an entry x[k] of a random-labelled base whole) becomes Cond(R, A), except an indicator that is an atomic event of
     A's algebra and that A decides: 1 when A implies it, 0 when A excludes it."""
     pa = _event_poly(A, atoms)
 
     def walk(e):
         if not isinstance(e, sp.Basic) or isinstance(e, (Expect, Prob)) or not _random_part(e):
             return e
-        if isinstance(e, AppliedUndef):
+        if isinstance(e, sp.Indexed) and is_random_atom(e.base.label):
+            return Cond(e, A)
+        if is_random_atom(e):
             key = ("ind", e)
             if key in atoms and e.is_commutative is not False:
                 if _multilinear_zero(pa * atoms[key] - pa, atoms):
@@ -2084,11 +2148,11 @@ class ChainCheck:
 
 
 def _declared_nonrandom(exprs) -> tuple[str, ...]:
-    """The names of the applied functions in ``exprs`` declared ``deterministic=True``."""
+    """The names of the functions and classes in ``exprs`` declared ``deterministic=True``."""
     names = set()
     for e in exprs:
         if isinstance(e, sp.Basic):
-            names |= {f.func.__name__ for f in e.atoms(AppliedUndef) if getattr(f.func, "deterministic", False) is True}
+            names |= {type(a).__name__ for a in sp.preorder_traversal(e) if getattr(type(a), "deterministic", False) is True}
     return tuple(sorted(names))
 
 
@@ -2381,7 +2445,9 @@ def _collapse_deltas(e, rels):
             for d in _delta_factors(term):  # only a delta that multiplies the whole term
                 a, b = d.args
                 other = b if a == m else a if b == m else None
-                if other is not None and m not in other.free_symbols and _in_range(other, lo, hi, rels):
+                # a random point is not put into a mean or a probability (P(D = m) at m := D)
+                if (other is not None and m not in other.free_symbols and _in_range(other, lo, hi, rels)
+                        and (is_constant(other) or not term.has(Expect, Prob, Cond))):
                     x = other
                     break
             out.append(term.subs(m, x) if x is not None else sp.Sum(term, (m, lo, hi)))
@@ -2488,6 +2554,7 @@ def _index_same(a, b, rels, definitions=()) -> bool:
 
 
 def _ranged(ctx: Context, tag: str, n, *indices) -> Context:
+    _fixed_range(tag, n)
     extra = {}
     for k, x in enumerate(indices):
         extra[f"__{tag}{k}_lo__"] = sp.Ge(x, 1)
@@ -2633,6 +2700,8 @@ def _sum_term(lhs, rel, rhs, p, ctx):
     c = sp.sympify(p.get("c", 1))
     _same(small, c * f.subs(k, x), "sum-term: the small side is not c f(x)")
     _need(big == c * sp.Sum(f, (k, lo, hi)) or is_identity(big, c * sp.Sum(f, (k, lo, hi))), "sum-term: the big side is not c Σ f(k)")
+    _fixed_range("sum-term", lo, hi)
+    _point(x, f, "sum-term: the point x")
     _nonneg(c, ctx, "sum-term: c >= 0")
     _nonneg(x - lo, ctx, "sum-term: x >= lo")
     _nonneg(hi - x, ctx, "sum-term: x <= hi")
@@ -2647,6 +2716,7 @@ def _extremum(lhs, rel, rhs, p, ctx):
     x, c = sp.sympify(p["x"]), sp.sympify(p.get("c", 1))
     ext = p["of"]
     _need(isinstance(ext, (MaxOver, MinOver)), "extremum: 'of' must be MaxOver or MinOver")
+    _point(x, ext, "extremum: the point x")
     if isinstance(ext, MaxOver):
         _same(small, c * ext.term(x), "extremum: the small side is not c e(x)")
         _same(big, c * ext, "extremum: the big side is not c max e")

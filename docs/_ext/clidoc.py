@@ -86,7 +86,7 @@ def cli_reference(argument: str, env):
     from attnbounds.cli import main
 
     root = click.Context(main, info_name="attnbounds")
-    md = [f"```text\nUsage: attnbounds [OPTIONS] COMMAND [ARGS]...\n```", "", escape(inspect_help(main)), ""]
+    md = ["```text\nUsage: attnbounds [OPTIONS] COMMAND [ARGS]...\n```", "", escape(inspect_help(main)), ""]
     md += [_table([_param_row(p, root) for p in main.get_params(root)]), ""]
     names = main.list_commands(root)
     md += ["Commands: " + ", ".join(f"{{ref}}`{n} <cli-{n}>`" for n in names) + ".", ""]

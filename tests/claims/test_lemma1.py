@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from attnbounds.claims import get
 from attnbounds.claims.base import holds_relation
 from attnbounds.claims.lemma1 import (
     CLAIM,

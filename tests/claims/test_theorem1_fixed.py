@@ -176,7 +176,6 @@ def test_dropping_a_hypothesis_breaks_the_per_token_chain():
 
 
 def test_centroid_lemma_chains_check_and_need_their_hypotheses():
-    import sympy as sp
 
     from attnbounds.theory.distance import _centroid_chains
     from attnbounds.theory.proof import Chain, Context

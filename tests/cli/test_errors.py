@@ -85,7 +85,7 @@ def test_paper_protocol_settings_errors_name_the_flag(tmp_path, no_model_load, f
                                             ("numpy:exp", "rows must sum to 1"),
                                             ("nosuch", "unknown normalizer")])
 def test_reproduce_bad_normalizer_plugins(tmp_path, no_model_load, spec, fragment):
-    _one_line_error(_reproduce(tmp_path, "--normalizers", spec), f"--normalizers: ", fragment)
+    _one_line_error(_reproduce(tmp_path, "--normalizers", spec), "--normalizers: ", fragment)
 
 
 @pytest.mark.parametrize("spec, fragment", [("os:sep", "is not a normalizer"), ("numpy:exp", "rows must sum to 1")])

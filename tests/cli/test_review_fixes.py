@@ -101,7 +101,6 @@ def test_counterexamples_without_a_numeric_right_side_say_what_fails():
 
 
 def test_check_summary_keeps_readings_and_hypothesis_checks_apart(tmp_path):
-    import json
 
     out = tmp_path / "rows.json"
     r = CliRunner().invoke(main, ["check", "L1", "--quick", "--json", str(out)])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import doctest
 import json
-import shutil
 import sys
 from pathlib import Path
 

@@ -180,18 +180,22 @@ def test_jensen():
 
 
 def test_markov():
-    D = sp.Symbol("D", nonnegative=True)
+    D = sp.Symbol("D", nonnegative=True, random=True)
     ok(Prob(D >= r), "<=", Expect(D) / r, by.markov(D, r))
     ok(Prob(D > r), "<=", Expect(D) / r, by.markov(D, r))
     rs = sp.Symbol("rs", real=True)
     assert "r > 0" in rejected(Prob(D >= rs), "<=", Expect(D) / rs, by.markov(D, rs))  # side condition
-    Z = sp.Symbol("Z", real=True)
+    # a plain symbol is a constant: Markov on it is a random quantity written as a constant
+    # (linearity would then read E[Y] as Y, and P(Y >= r) <= Y/r would be "checked")
+    Y = sp.Symbol("D", nonnegative=True)
+    assert "must be a random variable" in rejected(Prob(Y >= r), "<=", Expect(Y) / r, by.markov(Y, r))
+    Z = sp.Symbol("Z", real=True, random=True)
     assert "X >= 0" in rejected(Prob(Z >= r), "<=", Expect(Z) / r, by.markov(Z, r))  # X may be negative
     rejected(Prob(D >= r), "<=", Expect(D) / (2 * r), by.markov(D, r))
 
 
 def test_mcdiarmid():
-    f = sp.Symbol("f", real=True)
+    f = sp.Symbol("f", real=True, random=True)
     ctx = Context({"bd": BoundedDifferences(f, 4 * M**2 * s2)})
     tail = Prob(f - Expect(f) <= -t)
     ok(tail, "<=", sp.exp(-2 * t**2 / (4 * M**2 * s2)), by.mcdiarmid(f, t, "bd"), ctx=ctx)

@@ -256,7 +256,7 @@ def test_finite_difference_chain_checks_for_general_L():
 def test_mean_value_rejects_wrong_instantiations():
     _, part_a, _ = _fd_parts()
     mv = part_a.steps[0].by
-    g, T_, eps, L_ = FD["g"], thj.T, FD["eps"], FD["L"]
+    g, eps, L_ = FD["g"], FD["eps"], FD["L"]
     km = sp.Symbol("k_mv", integer=True, positive=True)
     big = mv.params["bound"] * sp.sqrt(sp.Sum(FD["d"](km) ** 2, (km, 1, L_))) / eps
     ctx = Context({"unit": FD["unit"]})
@@ -279,7 +279,7 @@ def test_mean_value_rejects_wrong_instantiations():
 def test_simplex_diameter_and_min_bound_reject_wrong_instantiations():
     _, part_a, part_b = _fd_parts()
     sd = part_b.steps[0].by
-    g, eps, L_, q, x = FD["g"], FD["eps"], FD["L"], FD["q"], FD["x"]
+    g, eps, L_, q = FD["g"], FD["eps"], FD["L"], FD["q"]
     ctx = Context({"unit": FD["unit"]})
     ok(g, "<=", sp.sqrt(2) / eps, sd, ctx=ctx)
     rejected(g, "<=", 1 / eps, sd, ctx=ctx)  # the diameter is sqrt 2, not 1

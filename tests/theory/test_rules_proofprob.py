@@ -145,7 +145,7 @@ def test_refuter_evaluates_unions_of_events():
 
 # ----------------------------------------------------------------------------- linearity, expect-monotone, moment
 
-from attnbounds.theory.proof import Norm, vector  # noqa: E402
+from attnbounds.theory.proof import Norm  # noqa: E402
 
 i = sp.Symbol("i", integer=True, positive=True)
 c = sp.Symbol("c", real=True)
