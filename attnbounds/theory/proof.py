@@ -887,6 +887,28 @@ def is_random_atom(e) -> bool:
     return isinstance(e, sp.Symbol) and e.assumptions0.get("random") is True
 
 
+_JUMPS = (sp.Piecewise, sp.floor, sp.ceiling, sp.frac, sp.Mod, sp.KroneckerDelta, sp.Heaviside, sp.sign, sp.DiracDelta)
+
+
+def _no_jumps(expr, var, what: str):
+    """A map whose sign of g' (or g'') is to prove monotonicity (convexity) must be continuous (C¹) in
+    ``var``: SymPy differentiates a Piecewise branch by branch, and floor or an indicator to 0, so a
+    jump or a kink would pass unseen. Abs, Max and Min are allowed: their derivatives are exact."""
+    bad = [a for a in sp.preorder_traversal(sp.sympify(expr))
+           if isinstance(a, _JUMPS + (Indicator, sp.core.relational.Relational, sp.logic.boolalg.BooleanFunction)) and var in a.free_symbols]
+    _need(not bad, f"{what}: {sp.sstr(bad[0]) if bad else ''} may jump in {var}, so the sign of a derivative does not "
+                   "decide it (write the map without Piecewise, floor, indicators or steps)")
+
+
+def _generic_index(k, what: str, *exprs):
+    """The index of a "for every k" term proof: a non-random symbol not free in the step's sides
+    (a number, or a symbol the sides also use, would check one term in place of all)."""
+    _need(isinstance(k, sp.Symbol), f"{what}: the index {sp.sstr(k)} must be a symbol (the term proof is for every index)")
+    _constant(k, f"{what}: the index")
+    used = set().union(*(sp.sympify(e).free_symbols for e in exprs))
+    _need(k not in used, f"{what}: the index {k} is free in the step's sides, so the term proof would be for that value only")
+
+
 def _point(x, term, what: str):
     """A point put into a term that holds a mean or a probability (f(k) at k := x) must be
     non-random: a random x would sit inside its own event (P(D = k) at k := D is P(D = D) = 1)."""
@@ -969,12 +991,13 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
     raise _Fail("hypothesis: " + "; ".join(failures))
 
 
-@_rule("monotone", "g(a) <= g(b) when a <= b and g' >= 0 between them, or a >= b and g' <= 0 between them", "the mean value theorem; the sign of g' is proved by SymPy or certified by arb interval arithmetic on a box the hypotheses prove")
+@_rule("monotone", "g(a) <= g(b) when a <= b and g' >= 0 between them, or a >= b and g' <= 0 between them", "the mean value theorem; g is continuous in its variable (no Piecewise, floor, indicator or step), and the sign of g' is proved by SymPy or certified by arb interval arithmetic on a box the hypotheses prove")
 def _monotone(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "monotone: only for '<=' / '>=' steps")
     var, g, a, b = p["var"], sp.sympify(p["g"]), sp.sympify(p["a"]), sp.sympify(p["b"])
     _same(lhs, g.subs(var, a), "monotone: lhs is not g(a)")
     _same(rhs, g.subs(var, b), "monotone: rhs is not g(b)")
+    _no_jumps(g, var, "monotone")
     P, Q = (a, b) if rel == "<=" else (b, a)  # to show: g(P) <= g(Q)
     kind = dict(positive=True) if (a.is_positive and b.is_positive) else (
         dict(nonnegative=True) if (a.is_nonnegative and b.is_nonnegative) else dict(real=True))
@@ -1085,12 +1108,18 @@ def _convex(phi, ctx, concave=False) -> str:
         return "a norm is convex"
     _need(isinstance(phi, sp.Lambda) and len(phi.variables) == 1, "jensen: phi must be Norm, Abs or a one-variable sympy Lambda")
     v = phi.variables[0]
-    d2 = sp.diff(phi.expr, v, 2)
-    _need(prove_nonnegative(-d2 if concave else d2, ctx.relations()), f"jensen: cannot prove phi'' {'<=' if concave else '>='} 0 for phi'' = {d2}")
+    _no_jumps(phi.expr, v, "jensen")
+    # phi'' in a fresh variable with v's own domain: the hypotheses are about other symbols,
+    # even one that shares v's name (a hypothesis v >= 0 must not make v**3 convex)
+    kind = next(({k: True} for k in ("positive", "negative", "nonnegative", "nonpositive") if getattr(v, f"is_{k}")), {"real": True})
+    t = _fixed_dummy("phi_var", 0, **kind)
+    d2 = sp.diff(phi.expr.xreplace({v: t}), t, 2)
+    _need(prove_nonnegative(-d2 if concave else d2, ctx.relations()),
+          f"jensen: cannot prove phi'' {'<=' if concave else '>='} 0 for phi'' = {sp.sstr(d2.xreplace({t: v}))}")
     return f"phi'' = {sp.sstr(d2)} has the right sign"
 
 
-@_rule("jensen", "phi(Σ p_i x_i) <= Σ p_i phi(x_i) for p_i >= 0, Σ p_i = 1, phi convex; phi(E X) <= E phi(X)", "Jensen's inequality; convexity is the norm axioms or phi'' >= 0 proved by SymPy, the weights are checked to be a probability vector")
+@_rule("jensen", "phi(Σ p_i x_i) <= Σ p_i phi(x_i) for p_i >= 0, Σ p_i = 1, phi convex; phi(E X) <= E phi(X)", "Jensen's inequality; convexity is the norm axioms or phi'' >= 0 proved by SymPy in a fresh variable with phi's domain (phi has no Piecewise, floor, indicator or step), the weights are checked to be a probability vector")
 def _jensen(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "jensen: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -1213,14 +1242,21 @@ def _probability(lhs, rel, rhs, p, ctx):
     return "probability axiom"
 
 
-@_rule("gershgorin", "for a symmetric matrix A, |lambda| <= max_i Σ_j |A_ij| for every eigenvalue, so norm_2(A) <= that", "Gershgorin's circle theorem; symmetry is checked exactly, the row sums are computed from the entries")
+@_rule("gershgorin", "for a symmetric matrix A, |lambda| <= max_i Σ_j |A_ij| for every eigenvalue, so norm_2(A) <= that", "Gershgorin's circle theorem; the norm is opnorm(Mat) with A's entries, symmetry is checked exactly, the row sums are computed from the entries")
 def _gershgorin(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "gershgorin: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     A = sp.Matrix(p["A"])
     _need(A.is_square, "gershgorin: A must be square")
     _need(all(is_identity(A[i, j], A[j, i]) for i in range(A.rows) for j in range(i)), "gershgorin: A is not symmetric")
-    _same(small, p["norm"], "gershgorin: the small side is not the stated spectral norm")
+    norm = sp.sympify(p["norm"])
+    _need(isinstance(norm, OpNorm) and isinstance(norm.args[0], Mat), "gershgorin: the norm must be opnorm(Mat(...)) of A")
+    M = norm.args[0]
+    _same(M.size, A.rows, "gershgorin: the size of the matrix in the norm")
+    for i in range(A.rows):
+        for j in range(A.cols):
+            _same(M.entry(i + 1, j + 1), A[i, j], f"gershgorin: entry ({i + 1}, {j + 1}) of the matrix in the norm")
+    _same(small, norm, "gershgorin: the small side is not the spectral norm of A")
     rows = [sp.Add(*[sp.Abs(A[i, j]) for j in range(A.cols)]) for i in range(A.rows)]
     _same(big, sp.Max(*rows), "gershgorin: the big side is not max_i sum_j |A_ij|")
     return "Gershgorin"
@@ -1794,6 +1830,8 @@ def _conditioned(e):
     if isinstance(e, Expect) and isinstance(e.args[0], Cond):
         X, A = e.args[0].args
         _need(not _has_cond(X), "condition: a Cond inside a Cond")
+        caught = _binder_variables([X]) & A.free_symbols
+        _need(not caught, f"condition: the event {sp.sstr(A)} uses {sorted(map(str, caught))}, which X binds")
         Y = _push_cond(X, A, {})
         return Expect(Y) if _random_part(Y) else Y
     if isinstance(e, Expect):
@@ -2498,13 +2536,19 @@ def _apply_definitions(e, definitions):
     return e
 
 
+def _defined_at(rhs, k, x):
+    """A definition f[k] = rhs read at the index x (a random x is not put into a mean or a probability)."""
+    _point(x, rhs, "definitions: the index")
+    return rhs.subs(k, x)
+
+
 def _apply_definitions_once(e, definitions):
     for kind, head, k, rhs in definitions:
         if kind == "symbol":
             e = e.subs(head, rhs)
         else:
             e = e.replace(lambda x, h=head: isinstance(x, sp.Indexed) and x.base == h and len(x.indices) == 1,
-                          lambda x, k=k, rhs=rhs: rhs.subs(k, x.indices[0]))
+                          lambda x, k=k, rhs=rhs: _defined_at(rhs, k, x.indices[0]))
     return e
 
 
@@ -2530,6 +2574,8 @@ def _delta_normal(e):
             if old is None:
                 continue
             rest = sp.Mul(*[f for f in sp.Mul.make_args(term) if not (f == d or (isinstance(f, sp.Pow) and f.base == d))])
+            if rest.has(Expect, Prob, Cond) and not (is_constant(old) and is_constant(new)):
+                continue  # a = b at some outcomes only: not inside a mean or a probability
             term = d * rest.subs(old, new)
         out.append(term)
     return sp.Add(*out)
@@ -2645,6 +2691,7 @@ def _diag_norm(lhs, rel, rhs, p, ctx):
     _nonneg(M.size - 1, ctx, "diag-norm: n >= 1")
     k, bound = p["index"], sp.sympify(p["bound"])
     _same(big, scale * bound, "diag-norm: the big side is not c B")
+    _generic_index(k, "diag-norm", small, big)
     _term_proof(p["term"], sp.Abs(M.entry(k, k)), bound, _ranged(ctx, "diag", M.size, k), "diag-norm")
     return "spectral norm of a diagonal matrix"
 
@@ -2661,6 +2708,8 @@ def _gershgorin_rows(lhs, rel, rhs, p, ctx):
     _need(_index_same(A.entry(r, c), A.entry(c, r), local.relations()), "gershgorin-rows: A is not symmetric")
     _nonneg(A.size - 1, ctx, "gershgorin-rows: n >= 1")
     i, j = p["index"], p["col"]
+    _generic_index(i, "gershgorin-rows", small, big)
+    _need(isinstance(j, sp.Symbol) and j != i, "gershgorin-rows: the column index must be a symbol other than the row index")
     start = sp.Sum(sp.Abs(A.entry(i, j)), (j, 1, A.size))
     _term_proof(p["row"], start, big, _ranged(ctx, "row", A.size, i), "gershgorin-rows")
     return "Gershgorin (real symmetric)"
@@ -2683,6 +2732,10 @@ def _abs_bound(lhs, rel, rhs, p, ctx):
     if p.get("cases") is not None:
         a, b = p["cases"]
         _need(b.is_Symbol, "abs-bound: the second case variable must be a symbol")
+        # the case a = b holds at some outcomes only: b is not replaced inside a mean or a probability
+        whole = x + big + sp.Add(*[q.lhs - q.rhs for q in rels if isinstance(q, sp.core.relational.Relational)])
+        for v in (a, b):
+            _point(v, whole, "abs-bound: the case variable")
         zero = {sp.KroneckerDelta(a, b): 0, sp.KroneckerDelta(b, a): 0}
         cases = [(x.subs(b, a), big.subs(b, a), [q.subs(b, a) for q in rels]),
                  (x.xreplace(zero), big.xreplace(zero), rels)]
@@ -2729,7 +2782,7 @@ def _extremum(lhs, rel, rhs, p, ctx):
     return "a term of the max / min"
 
 
-@_rule("max-bound", "c MaxOver(e, n) <= c B when e(k) <= B for every k in 1..n (a checked term chain), c >= 0", "a max is attained at one of its terms")
+@_rule("max-bound", "c MaxOver(e, n) <= c B when e(k) <= B for every k in 1..n (a checked term chain), c >= 0", "a max is attained at one of its terms; the index k of the term chain is a non-random symbol not free in the step's sides")
 def _max_bound(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "max-bound: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -2739,6 +2792,7 @@ def _max_bound(lhs, rel, rhs, p, ctx):
     _same(big, c * B, "max-bound: the big side is not c B")
     _nonneg(c, ctx, "max-bound: c >= 0")
     _nonneg(ext.args[1] - 1, ctx, "max-bound: n >= 1")
+    _generic_index(k, "max-bound", small, big)
     _term_proof(p["term"], ext.term(k), B, _ranged(ctx, "max", ext.args[1], k), "max-bound")
     return "every term is bounded"
 

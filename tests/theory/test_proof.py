@@ -211,13 +211,27 @@ def test_probability_axiom():
     rejected(Prob(x >= r), "<=", sp.Rational(1, 2), by.probability())
 
 
+def _opnorm(A):
+    """opnorm(Mat) of the explicit matrix A (entries by Kronecker deltas)."""
+    from attnbounds.theory.proof import Mat, OpNorm
+
+    rr, cc = sp.symbols("rr cc", integer=True, positive=True)
+    entry = sp.Add(*[A[i, j] * sp.KroneckerDelta(rr, i + 1) * sp.KroneckerDelta(cc, j + 1)
+                     for i in range(A.rows) for j in range(A.cols)])
+    return OpNorm(Mat(sp.Lambda((rr, cc), entry), A.rows))
+
+
 def test_gershgorin():
     A = sp.Matrix([[a, b], [b, c]])
-    lam = sp.Symbol("lambda_max")
+    lam = _opnorm(A)
     rows = sp.Max(sp.Abs(a) + sp.Abs(b), sp.Abs(b) + sp.Abs(c))
     ok(lam, "<=", rows, by.gershgorin(A, lam))
-    assert "symmetric" in rejected(lam, "<=", sp.Max(sp.Abs(a) + sp.Abs(b), sp.Abs(c) + sp.Abs(c)), by.gershgorin(sp.Matrix([[a, b], [c, c]]), lam))
+    B = sp.Matrix([[a, b], [c, c]])
+    assert "symmetric" in rejected(_opnorm(B), "<=", sp.Max(sp.Abs(a) + sp.Abs(b), sp.Abs(c) + sp.Abs(c)), by.gershgorin(B, _opnorm(B)))
     rejected(lam, "<=", sp.Max(sp.Abs(a), sp.Abs(c)), by.gershgorin(A, lam))
+    # the norm must be A's: a review had 5 <= 0 checked with the "stated norm" 5 of the matrix [[0]]
+    assert "opnorm(Mat" in rejected(sp.Integer(5), "<=", 0, by.gershgorin(sp.Matrix([[0]]), 5))
+    assert "entry (1, 2)" in rejected(_opnorm(sp.Matrix([[a, 0], [0, c]])), "<=", rows, by.gershgorin(A, _opnorm(sp.Matrix([[a, 0], [0, c]]))))
 
 
 def test_termwise_over_an_index_set():
