@@ -887,17 +887,23 @@ def is_random_atom(e) -> bool:
     return isinstance(e, sp.Symbol) and e.assumptions0.get("random") is True
 
 
-_JUMPS = (sp.Piecewise, sp.floor, sp.ceiling, sp.frac, sp.Mod, sp.KroneckerDelta, sp.Heaviside, sp.sign, sp.DiracDelta)
+# the node types a monotone or Jensen map may build its variable's terms from: continuous and
+# piecewise C^1 on the reals (where defined), with derivatives SymPy computes exactly, kinks
+# included (Abs, Max, Min give sign, Heaviside, DiracDelta, which the sign prover does not
+# take as >= 0 unless it can). Anything else (Piecewise, floor, arg, atan2, acot, a user's class)
+# is refused: SymPy differentiates a Piecewise branch by branch, and arg or acot to 0 or a
+# smooth function, so a jump would pass unseen
+_CONTINUOUS = (sp.Symbol, sp.Indexed, sp.IndexedBase, sp.Number, sp.NumberSymbol, sp.Add, sp.Mul, sp.Pow, sp.exp,
+               sp.log, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.erf, sp.Abs, sp.Max, sp.Min, sp.Sum,
+               sp.Tuple, Expect, Prob, Norm)
 
 
 def _no_jumps(expr, var, what: str):
-    """A map whose sign of g' (or g'') is to prove monotonicity (convexity) must be continuous (C¹) in
-    ``var``: SymPy differentiates a Piecewise branch by branch, and floor or an indicator to 0, so a
-    jump or a kink would pass unseen. Abs, Max and Min are allowed: their derivatives are exact."""
-    bad = [a for a in sp.preorder_traversal(sp.sympify(expr))
-           if isinstance(a, _JUMPS + (Indicator, sp.core.relational.Relational, sp.logic.boolalg.BooleanFunction)) and var in a.free_symbols]
-    _need(not bad, f"{what}: {sp.sstr(bad[0]) if bad else ''} may jump in {var}, so the sign of a derivative does not "
-                   "decide it (write the map without Piecewise, floor, indicators or steps)")
+    """A map whose derivative's sign is to prove monotonicity (or convexity) must be continuous and
+    piecewise C¹ in ``var``: every node that holds ``var`` is one of :data:`_CONTINUOUS`."""
+    bad = [a for a in sp.preorder_traversal(sp.sympify(expr)) if a.has(var) and not isinstance(a, _CONTINUOUS)]
+    _need(not bad, f"{what}: {sp.sstr(bad[0]) if bad else ''} may jump in {sp.sstr(var)}, so the sign of a derivative "
+                   "does not decide it (build the map from +, *, powers, exp, log, sin, cos, Abs, Max, Min, sums)")
 
 
 def _generic_index(k, what: str, *exprs):
@@ -905,6 +911,11 @@ def _generic_index(k, what: str, *exprs):
     (a number, or a symbol the sides also use, would check one term in place of all)."""
     _need(isinstance(k, sp.Symbol), f"{what}: the index {sp.sstr(k)} must be a symbol (the term proof is for every index)")
     _constant(k, f"{what}: the index")
+    # the index stands for every k in 1..n: an assumption a positive integer need not have
+    # (odd, even, prime, integer=False, ...) would prove the term for some k only
+    generic = sp.Dummy("k", integer=True, positive=True).assumptions0
+    extra = sorted(a for a, v in k.assumptions0.items() if generic.get(a) != v)
+    _need(not extra, f"{what}: the index {k} has assumptions {extra} that not every k in 1..n has")
     used = set().union(*(sp.sympify(e).free_symbols for e in exprs))
     _need(k not in used, f"{what}: the index {k} is free in the step's sides, so the term proof would be for that value only")
 
@@ -991,7 +1002,7 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
     raise _Fail("hypothesis: " + "; ".join(failures))
 
 
-@_rule("monotone", "g(a) <= g(b) when a <= b and g' >= 0 between them, or a >= b and g' <= 0 between them", "the mean value theorem; g is continuous in its variable (no Piecewise, floor, indicator or step), and the sign of g' is proved by SymPy or certified by arb interval arithmetic on a box the hypotheses prove")
+@_rule("monotone", "g(a) <= g(b) when a <= b and g' >= 0 between them, or a >= b and g' <= 0 between them", "the mean value theorem; g is built from continuous pieces in its variable (+, ×, powers, exp, log, sin, cos, atan, Abs, Max, Min, sums: an allow-list), and the sign of g' is proved by SymPy or certified by arb interval arithmetic on a box the hypotheses prove")
 def _monotone(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "monotone: only for '<=' / '>=' steps")
     var, g, a, b = p["var"], sp.sympify(p["g"]), sp.sympify(p["a"]), sp.sympify(p["b"])
@@ -1119,7 +1130,7 @@ def _convex(phi, ctx, concave=False) -> str:
     return f"phi'' = {sp.sstr(d2)} has the right sign"
 
 
-@_rule("jensen", "phi(Σ p_i x_i) <= Σ p_i phi(x_i) for p_i >= 0, Σ p_i = 1, phi convex; phi(E X) <= E phi(X)", "Jensen's inequality; convexity is the norm axioms or phi'' >= 0 proved by SymPy in a fresh variable with phi's domain (phi has no Piecewise, floor, indicator or step), the weights are checked to be a probability vector")
+@_rule("jensen", "phi(Σ p_i x_i) <= Σ p_i phi(x_i) for p_i >= 0, Σ p_i = 1, phi convex; phi(E X) <= E phi(X)", "Jensen's inequality; convexity is the norm axioms or phi'' >= 0 proved by SymPy in a fresh variable with phi's domain (phi is built from the same continuous pieces as monotone's g), the weights are checked to be a probability vector")
 def _jensen(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "jensen: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -1844,7 +1855,7 @@ def _conditioned(e):
     return e.func(*[_conditioned(a) for a in e.args])
 
 
-@_rule("condition", "E[X | A] = E[X(R_1 | A, …, R_m | A)]: on the space conditioned on A every random atom R is conditioned on A, and an indicator that A implies (excludes) is 1 (0); E[c | A] = c for a constant c", "the definition of the conditional law given an event: X is the same function of its random atoms on the conditioned space, an indicator event is decided exactly by the 0/1 polynomials of A and of the event, and one expectation never mixes two conditioning events")
+@_rule("condition", "E[X | A] = E[X(R_1 | A, …, R_m | A)]: on the space conditioned on A every random atom R is conditioned on A, and an indicator that A implies (excludes) is 1 (0); E[c | A] = c for a constant c", "the definition of the conditional law given an event: X is the same function of its random atoms on the conditioned space, an indicator event is decided exactly by the 0/1 polynomials of A and of the event, and one expectation never mixes two conditioning events (nor conditions on an index that X binds)")
 def _condition(lhs, rel, rhs, p, ctx):
     _need(rel == "=", "condition: only for '=' steps")
     _need(_has_cond(lhs) or _has_cond(rhs), "condition: the step has no conditioned expectation")
@@ -2485,7 +2496,8 @@ def _collapse_deltas(e, rels):
                 other = b if a == m else a if b == m else None
                 # a random point is not put into a mean or a probability (P(D = m) at m := D)
                 if (other is not None and m not in other.free_symbols and _in_range(other, lo, hi, rels)
-                        and (is_constant(other) or not term.has(Expect, Prob, Cond))):
+                        and (is_constant(other) or not term.has(Expect, Prob, Cond))
+                        and not (other.free_symbols & _binder_variables([term]))):  # no capture by an inner sum
                     x = other
                     break
             out.append(term.subs(m, x) if x is not None else sp.Sum(term, (m, lo, hi)))
@@ -2539,6 +2551,8 @@ def _apply_definitions(e, definitions):
 def _defined_at(rhs, k, x):
     """A definition f[k] = rhs read at the index x (a random x is not put into a mean or a probability)."""
     _point(x, rhs, "definitions: the index")
+    caught = sp.sympify(x).free_symbols & _binder_variables([rhs])
+    _need(not caught, f"definitions: the index {sp.sstr(x)} would be captured by {sorted(map(str, caught))}, bound in {sp.sstr(rhs)}")
     return rhs.subs(k, x)
 
 
@@ -2576,6 +2590,8 @@ def _delta_normal(e):
             rest = sp.Mul(*[f for f in sp.Mul.make_args(term) if not (f == d or (isinstance(f, sp.Pow) and f.base == d))])
             if rest.has(Expect, Prob, Cond) and not (is_constant(old) and is_constant(new)):
                 continue  # a = b at some outcomes only: not inside a mean or a probability
+            if sp.sympify(new).free_symbols & _binder_variables([rest]):
+                continue  # new would be captured by a sum inside rest
             term = d * rest.subs(old, new)
         out.append(term)
     return sp.Add(*out)
@@ -2627,7 +2643,7 @@ def _with_facts(ctx: Context, facts) -> Context:
     return ctx.extended(extra)
 
 
-@_rule("index-identity", "lhs = rhs by exact index algebra: Σ_{m=lo}^{hi} δ_{mx} f(m) = f(x) for x proved in [lo, hi], a Piecewise branch whose condition is proved, named definitions f[k] = e(k) substituted, derivatives evaluated, sums split by linearity", "each transformation is an exact identity (the Kronecker sum only when the index is proved in range); the final difference must cancel to 0")
+@_rule("index-identity", "lhs = rhs by exact index algebra: Σ_{m=lo}^{hi} δ_{mx} f(m) = f(x) for x proved in [lo, hi], a Piecewise branch whose condition is proved, named definitions f[k] = e(k) substituted, derivatives evaluated, sums split by linearity", "each transformation is an exact identity (the Kronecker sum only when the index is proved in range; no random point is put into a mean or a probability, and no symbol under a sum that binds it); the final difference must cancel to 0")
 def _index_identity(lhs, rel, rhs, p, ctx):
     _need(rel == "=", "index-identity: only for '=' steps")
     definitions = _definitions(ctx, p.get("defs"))
@@ -2675,7 +2691,7 @@ def _term_proof(term, start, end, ctx, what):
     _need(res.complete, f"{what}: the term chain does not check: {res.first_failure}")
 
 
-@_rule("diag-norm", "c opnorm(M) <= c B (c >= 0) for a diagonal n×n M (M_rc = δ_rc M_cc) when |M_kk| <= B for every k in 1..n (a checked term chain), n >= 1", "the spectral norm of a diagonal matrix is max_k |M_kk|; diagonality is checked with symbolic indices")
+@_rule("diag-norm", "c opnorm(M) <= c B (c >= 0) for a diagonal n×n M (M_rc = δ_rc M_cc) when |M_kk| <= B for every k in 1..n (a checked term chain), n >= 1", "the spectral norm of a diagonal matrix is max_k |M_kk|; diagonality is checked with symbolic indices; the index k is a non-random symbol not free in the step's sides, with no assumption some k in 1..n lacks")
 def _diag_norm(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "diag-norm: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -2696,7 +2712,7 @@ def _diag_norm(lhs, rel, rhs, p, ctx):
     return "spectral norm of a diagonal matrix"
 
 
-@_rule("gershgorin-rows", "opnorm(A) <= B for a real symmetric n×n A when Σ_c |A_rc| <= B for every row r (a checked chain with r symbolic), n >= 1", "Gershgorin's circle theorem: every eigenvalue lies within Σ_c |A_rc| of 0 for some r, and a real symmetric matrix's spectral norm is its largest |eigenvalue|; symmetry and realness are checked with symbolic indices")
+@_rule("gershgorin-rows", "opnorm(A) <= B for a real symmetric n×n A when Σ_c |A_rc| <= B for every row r (a checked chain with r symbolic), n >= 1", "Gershgorin's circle theorem: every eigenvalue lies within Σ_c |A_rc| of 0 for some r, and a real symmetric matrix's spectral norm is its largest |eigenvalue|; symmetry and realness are checked with symbolic indices; the row index is a non-random symbol not free in the step's sides, with no assumption some row lacks, and the column index another symbol")
 def _gershgorin_rows(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "gershgorin-rows: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -2715,7 +2731,7 @@ def _gershgorin_rows(lhs, rel, rhs, p, ctx):
     return "Gershgorin (real symmetric)"
 
 
-@_rule("abs-bound", "|x| <= y when y - x >= 0 and y + x >= 0 are proved (a KroneckerDelta(a, b) is split into the cases a = b and a != b; optional facts, each a checked chain)", "-y <= x <= y is |x| <= y; the two cases of a Kronecker delta are exhaustive; each fact is proved under the same hypotheses")
+@_rule("abs-bound", "|x| <= y when y - x >= 0 and y + x >= 0 are proved (a KroneckerDelta(a, b) is split into the cases a = b and a != b; optional facts, each a checked chain)", "-y <= x <= y is |x| <= y; the two cases of a Kronecker delta are exhaustive (its variables are non-random where the step holds a mean or a probability); each fact is proved under the same hypotheses")
 def _abs_bound(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "abs-bound: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -2782,7 +2798,7 @@ def _extremum(lhs, rel, rhs, p, ctx):
     return "a term of the max / min"
 
 
-@_rule("max-bound", "c MaxOver(e, n) <= c B when e(k) <= B for every k in 1..n (a checked term chain), c >= 0", "a max is attained at one of its terms; the index k of the term chain is a non-random symbol not free in the step's sides")
+@_rule("max-bound", "c MaxOver(e, n) <= c B when e(k) <= B for every k in 1..n (a checked term chain), c >= 0", "a max is attained at one of its terms; the index k of the term chain is a non-random symbol not free in the step's sides, with no assumption some k in 1..n lacks")
 def _max_bound(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "max-bound: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
