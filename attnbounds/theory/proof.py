@@ -906,9 +906,41 @@ def _no_jumps(expr, var, what: str):
                    "does not decide it (build the map from +, *, powers, exp, log, sin, cos, Abs, Max, Min, sums)")
 
 
-def _generic_index(k, what: str, *exprs):
+def _defined(expr, var, rels, what: str, tries=None):
+    """Every power with a negative or fractional exponent, and every log, that holds ``var`` is
+    defined where ``rels`` put it: base > 0 (>= 0 for a positive fractional power), log's
+    argument > 0. A pole inside an allowed node (atan(1/t) across 0) hides its jump from the
+    derivative, which SymPy simplifies (d/dt atan(1/t) = -1/(1 + t^2))."""
+    kw = {} if tries is None else {"max_tries": tries}
+    for a in sp.preorder_traversal(sp.sympify(expr)):
+        if not a.has(var):
+            continue
+        if isinstance(a, sp.Pow) and not (a.exp.is_Integer and a.exp >= 0):
+            strict = not (a.exp.is_Rational and a.exp > 0)
+            _need(prove_nonnegative(a.base, tuple(rels), strict=strict, **kw),
+                  f"{what}: {sp.sstr(a)} is defined only where {sp.sstr(a.base)} {'>' if strict else '>='} 0, which is not proved")
+        elif isinstance(a, sp.log):
+            _need(prove_nonnegative(a.args[0], tuple(rels), strict=True, **kw),
+                  f"{what}: {sp.sstr(a)} is defined only where {sp.sstr(a.args[0])} > 0, which is not proved")
+
+
+def _bare(k, e) -> bool:
+    """Whether ``k`` occurs in ``e`` outside the subscripts of indexed values and the arguments of
+    undefined functions (x[k], D(k): a hypothesis about every entry, read for each k)."""
+    if not isinstance(e, sp.Basic) or k not in e.free_symbols:  # absent, or bound by a sum
+        return False
+    if e == k:
+        return True
+    if isinstance(e, (sp.Indexed, AppliedUndef)):
+        return False
+    return any(_bare(k, a) for a in e.args)
+
+
+def _generic_index(k, what: str, *exprs, ctx=None):
     """The index of a "for every k" term proof: a non-random symbol not free in the step's sides
-    (a number, or a symbol the sides also use, would check one term in place of all)."""
+    (a number, or a symbol the sides also use, would check one term in place of all). With
+    ``ctx``: no hypothesis may constrain k itself (k <= 1 would pin "every k" to one value); a
+    hypothesis about the k-th entries (|fp[k]/f[k]| <= G, D(k) >= 0) is read for every k."""
     _need(isinstance(k, sp.Symbol), f"{what}: the index {sp.sstr(k)} must be a symbol (the term proof is for every index)")
     _constant(k, f"{what}: the index")
     # the index stands for every k in 1..n: an assumption a positive integer need not have
@@ -918,6 +950,10 @@ def _generic_index(k, what: str, *exprs):
     _need(not extra, f"{what}: the index {k} has assumptions {extra} that not every k in 1..n has")
     used = set().union(*(sp.sympify(e).free_symbols for e in exprs))
     _need(k not in used, f"{what}: the index {k} is free in the step's sides, so the term proof would be for that value only")
+    if ctx is not None:
+        pinned = [sp.sstr(r) for r in ctx.relations() if _bare(k, r)]
+        _need(not pinned, f"{what}: the hypotheses {pinned} constrain the index {k} itself, so the term proof would "
+                          "not be for every k in 1..n")
 
 
 def _point(x, term, what: str):
@@ -1022,6 +1058,8 @@ def _monotone(lhs, rel, rhs, p, ctx):
             sign = dg if increasing else -dg
             try:
                 _nonneg(hi - lo, ctx, "monotone: the order of a and b", max_tries=tries)
+                _defined(g.subs(var, t), t, ctx.extended({"__lo__": sp.Ge(t, lo), "__hi__": sp.Le(t, hi)}).relations(),
+                         "monotone", tries)
                 return _monotone_sign(var, t, lo, hi, sign, dg, p.get("box"), ctx, tries) + (" (increasing)" if increasing else " (decreasing)")
             except _Fail as exc:
                 if tries is None:  # in the caller's variable, not the kernel's dummy
@@ -1124,6 +1162,7 @@ def _convex(phi, ctx, concave=False) -> str:
     # even one that shares v's name (a hypothesis v >= 0 must not make v**3 convex)
     kind = next(({k: True} for k in ("positive", "negative", "nonnegative", "nonpositive") if getattr(v, f"is_{k}")), {"real": True})
     t = _fixed_dummy("phi_var", 0, **kind)
+    _defined(phi.expr.xreplace({v: t}), t, ctx.relations(), "jensen")  # on phi's whole domain
     d2 = sp.diff(phi.expr.xreplace({v: t}), t, 2)
     _need(prove_nonnegative(-d2 if concave else d2, ctx.relations()),
           f"jensen: cannot prove phi'' {'<=' if concave else '>='} 0 for phi'' = {sp.sstr(d2.xreplace({t: v}))}")
@@ -2707,7 +2746,7 @@ def _diag_norm(lhs, rel, rhs, p, ctx):
     _nonneg(M.size - 1, ctx, "diag-norm: n >= 1")
     k, bound = p["index"], sp.sympify(p["bound"])
     _same(big, scale * bound, "diag-norm: the big side is not c B")
-    _generic_index(k, "diag-norm", small, big)
+    _generic_index(k, "diag-norm", small, big, ctx=ctx)
     _term_proof(p["term"], sp.Abs(M.entry(k, k)), bound, _ranged(ctx, "diag", M.size, k), "diag-norm")
     return "spectral norm of a diagonal matrix"
 
@@ -2724,7 +2763,7 @@ def _gershgorin_rows(lhs, rel, rhs, p, ctx):
     _need(_index_same(A.entry(r, c), A.entry(c, r), local.relations()), "gershgorin-rows: A is not symmetric")
     _nonneg(A.size - 1, ctx, "gershgorin-rows: n >= 1")
     i, j = p["index"], p["col"]
-    _generic_index(i, "gershgorin-rows", small, big)
+    _generic_index(i, "gershgorin-rows", small, big, ctx=ctx)
     _need(isinstance(j, sp.Symbol) and j != i, "gershgorin-rows: the column index must be a symbol other than the row index")
     start = sp.Sum(sp.Abs(A.entry(i, j)), (j, 1, A.size))
     _term_proof(p["row"], start, big, _ranged(ctx, "row", A.size, i), "gershgorin-rows")
@@ -2808,7 +2847,7 @@ def _max_bound(lhs, rel, rhs, p, ctx):
     _same(big, c * B, "max-bound: the big side is not c B")
     _nonneg(c, ctx, "max-bound: c >= 0")
     _nonneg(ext.args[1] - 1, ctx, "max-bound: n >= 1")
-    _generic_index(k, "max-bound", small, big)
+    _generic_index(k, "max-bound", small, big, ctx=ctx)
     _term_proof(p["term"], ext.term(k), B, _ranged(ctx, "max", ext.args[1], k), "max-bound")
     return "every term is bounded"
 
