@@ -1,5 +1,5 @@
 """A fourth review swept every rule for values put where a rule needs them fixed, and found
-eleven false statements checked; each is kept here as a regression (refused, with the reason),
+twelve false statements checked; each is kept here as a regression (refused, with the reason),
 beside a true variant that still checks.
 
 Random or conditioned values (D uniform on {1, 2}, so P(D = k) = 1/2 but P(D = D) = 1):
