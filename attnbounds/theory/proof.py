@@ -2533,10 +2533,8 @@ def _collapse_deltas(e, rels):
             for d in _delta_factors(term):  # only a delta that multiplies the whole term
                 a, b = d.args
                 other = b if a == m else a if b == m else None
-                # a random point is not put into a mean or a probability (P(D = m) at m := D)
                 if (other is not None and m not in other.free_symbols and _in_range(other, lo, hi, rels)
-                        and (is_constant(other) or not term.has(Expect, Prob, Cond))
-                        and not (other.free_symbols & _binder_variables([term]))):  # no capture by an inner sum
+                        and _may_substitute(term, m, other)):
                     x = other
                     break
             out.append(term.subs(m, x) if x is not None else sp.Sum(term, (m, lo, hi)))
@@ -2616,6 +2614,15 @@ def _canonical_sums(e, depth=0):
     return e.func(*[_canonical_sums(a, depth) for a in e.args])
 
 
+def _may_substitute(e, old, new) -> bool:
+    """Whether ``e.subs(old, new)`` is exact where old = new: not inside a mean or a probability
+    unless both are non-random (a random point would hold at some outcomes only: P(D = m) at
+    m := D), and no sum inside ``e`` binds a symbol of ``new`` (SymPy's subs does not rename)."""
+    if e.has(Expect, Prob, Cond) and not (is_constant(old) and is_constant(new)):
+        return False
+    return not (sp.sympify(new).free_symbols & _binder_variables([e]))
+
+
 def _delta_normal(e):
     """Each term δ_ab h(a, b) of the expanded ``e`` written δ_ab h(a, a) (exact: both are 0 when
     a != b)."""
@@ -2627,11 +2634,8 @@ def _delta_normal(e):
             if old is None:
                 continue
             rest = sp.Mul(*[f for f in sp.Mul.make_args(term) if not (f == d or (isinstance(f, sp.Pow) and f.base == d))])
-            if rest.has(Expect, Prob, Cond) and not (is_constant(old) and is_constant(new)):
-                continue  # a = b at some outcomes only: not inside a mean or a probability
-            if sp.sympify(new).free_symbols & _binder_variables([rest]):
-                continue  # new would be captured by a sum inside rest
-            term = d * rest.subs(old, new)
+            if _may_substitute(rest, old, new):
+                term = d * rest.subs(old, new)
         out.append(term)
     return sp.Add(*out)
 
