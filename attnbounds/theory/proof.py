@@ -42,6 +42,7 @@ False
 from __future__ import annotations
 
 import itertools
+import secrets
 from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
@@ -519,7 +520,9 @@ def prove_nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, 
     >>> prove_nonnegative(M - m)
     False
     """
-    return _prove_nonnegative(sp.sympify(expr), tuple(hypotheses), strict, max_tries)
+    raw = tuple(hypotheses)  # the same relations give a sum in a hypothesis and in the goal the same index
+    hyps = tuple(type(h)(_alpha(h.lhs, raw), _alpha(h.rhs, raw)) if isinstance(h, sp.core.relational.Relational) else h for h in raw)
+    return _prove_nonnegative(_alpha(sp.sympify(expr), raw), hyps, strict, max_tries)
 
 
 @lru_cache(maxsize=4096)
@@ -661,9 +664,12 @@ def _factorwise(e, hypotheses, strict) -> bool:
     return False
 
 
+_FIXED_BASE = 10_000_000 * (1 + secrets.randbelow(2 ** 40))  # per process: a caller cannot forge a kernel symbol by its index
+
+
 def _fixed_dummy(name: str, index: int, **assumptions):
-    # deterministic dummies, so that equal sign questions hit the cache
-    return sp.Dummy(f"{name}_", dummy_index=9_000_000 + index, **assumptions)
+    # deterministic dummies within a process, so that equal sign questions hit the cache
+    return sp.Dummy(f"{name}_", dummy_index=_FIXED_BASE + index, **assumptions)
 
 
 def _atoms(g):
@@ -936,24 +942,49 @@ def _bare(k, e) -> bool:
     return any(_bare(k, a) for a in e.args)
 
 
-def _generic_index(k, what: str, *exprs, ctx=None):
-    """The index of a "for every k" term proof: a non-random symbol not free in the step's sides
-    (a number, or a symbol the sides also use, would check one term in place of all). With
-    ``ctx``: no hypothesis may constrain k itself (k <= 1 would pin "every k" to one value); a
-    hypothesis about the k-th entries (|fp[k]/f[k]| <= G, D(k) >= 0) is read for every k."""
+_INDEX_PROFILES = (  # (assumptions, what every integer of lo..hi having them needs: gaps to prove >= 0)
+    # a range with hi < lo - 1 runs over hi + 1 .. lo - 1 in SymPy's (Karr's) reading, so a bound on
+    # one end needs the other end too: min(lo, hi + 1) >= 1 for positive, and so on
+    ({"positive": True}, lambda lo, hi: None if lo is None else [lo - 1] + ([] if hi is None else [hi])),
+    ({"nonnegative": True}, lambda lo, hi: None if lo is None else [lo] + ([] if hi is None else [hi + 1])),
+    ({"negative": True}, lambda lo, hi: None if lo is None or hi is None else [-1 - hi, -lo]),
+    ({"nonpositive": True}, lambda lo, hi: None if lo is None or hi is None else [-hi, 1 - lo]),
+    ({}, lambda lo, hi: []),
+)
+
+
+def _generic_index(k, what: str, *exprs, ctx=None, lo=1, hi=None):
+    """The index of a "for every k" term proof over the integers lo … hi (1 … n where ``hi`` is
+    None): a non-random symbol not free in the step's sides or the limits (a number, or a symbol
+    the sides also use, would check one term in place of all), with no assumption that some
+    integer of the range lacks (odd, prime, or positive over a range that holds 0, would prove
+    the term for some k only). With ``ctx``: no hypothesis may constrain k itself (k <= 1 would
+    pin "every k" to one value); a hypothesis about the k-th entries (|fp[k]/f[k]| <= G,
+    D(k) >= 0) is read for every k."""
     _need(isinstance(k, sp.Symbol), f"{what}: the index {sp.sstr(k)} must be a symbol (the term proof is for every index)")
     _constant(k, f"{what}: the index")
-    # the index stands for every k in 1..n: an assumption a positive integer need not have
-    # (odd, even, prime, integer=False, ...) would prove the term for some k only
-    generic = sp.Dummy("k", integer=True, positive=True).assumptions0
-    extra = sorted(a for a, v in k.assumptions0.items() if generic.get(a) != v)
-    _need(not extra, f"{what}: the index {k} has assumptions {extra} that not every k in 1..n has")
-    used = set().union(*(sp.sympify(e).free_symbols for e in exprs))
-    _need(k not in used, f"{what}: the index {k} is free in the step's sides, so the term proof would be for that value only")
+    lo = None if lo is None else sp.sympify(lo)
+    hi = None if hi is None else sp.sympify(hi)
+    used = set().union(*(sp.sympify(e).free_symbols for e in (*exprs, *(v for v in (lo, hi) if v is not None))))
+    _need(k not in used, f"{what}: the index {k} is free in the step's sides or limits, so the term proof would be for that value only")
+    have = k.assumptions0
+    rels = () if ctx is None else tuple(ctx.relations())
+    fits = []
+    for extra, need in _INDEX_PROFILES:
+        allowed = sp.Dummy("k", integer=True, **extra).assumptions0
+        if any(allowed.get(a) != v for a, v in have.items()):
+            continue
+        gaps = need(lo, hi)
+        if gaps is not None and all(prove_nonnegative(g, rels) for g in gaps):
+            fits.append(extra)
+    base = sp.Dummy("k", integer=True).assumptions0
+    extra = sorted(f"{a}={v}" for a, v in have.items() if base.get(a) != v)
+    _need(bool(fits), f"{what}: the index {k} has assumptions {extra} that not every "
+                      f"k in {sp.sstr(lo) if lo is not None else '?'}..{sp.sstr(hi) if hi is not None else 'n'} has")
     if ctx is not None:
         pinned = [sp.sstr(r) for r in ctx.relations() if _bare(k, r)]
         _need(not pinned, f"{what}: the hypotheses {pinned} constrain the index {k} itself, so the term proof would "
-                          "not be for every k in 1..n")
+                          "not be for every k of its range")
 
 
 def _point(x, term, what: str):
@@ -1009,7 +1040,7 @@ def _algebra(lhs, rel, rhs, p, ctx):
     return "the difference is proved non-negative"
 
 
-@_rule("hypothesis", "use a named hypothesis: the step is the hypothesis, or substitutes its '=' form", "the hypothesis is part of the statement being proved; the kernel only checks that the step is literally it")
+@_rule("hypothesis", "use a named hypothesis: the step is the hypothesis, or substitutes its '=' form", "the hypothesis is part of the statement being proved; the kernel only checks that the step is literally it, or the substitution, which no sum may capture unless the hypothesis has the captured symbol only as a subscript or argument (read for every value of it)")
 def _hypothesis(lhs, rel, rhs, p, ctx):
     name = p["name"]
     _need(name in ctx.hypotheses, f"hypothesis: {name!r} is not a hypothesis of this context")
@@ -1022,10 +1053,18 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
             if rel != "=":
                 failures.append(f"{sp.sstr(h)} is an equation; the step must be '='")
                 continue
+            caught = set()
             for a, b in ((h.lhs, h.rhs), (h.rhs, h.lhs)):
-                if is_identity(rhs, lhs.subs(a, b)) or is_identity(lhs, rhs.subs(a, b)):
-                    return f"substitutes {name}"
-            failures.append(f"the step is not a substitution of {sp.sstr(h)}")
+                for x, y in ((lhs, rhs), (rhs, lhs)):
+                    # a symbol the hypothesis has only as a subscript or argument (P(missed(i)) = …)
+                    # is read for every value of it; one it has bare (y = k) is one value
+                    # (the old side too: SymPy replaces D(i) under a sum over i, the sum's own i)
+                    got = {c for c in _captured(x, [a, b]) if _bare(c, h) or any(_bare(c, r) for r in ctx.relations())}
+                    caught |= got
+                    if not got and is_identity(y, x.subs(a, b)):
+                        return f"substitutes {name}"
+            failures.append(f"the step is not a substitution of {sp.sstr(h)}"
+                            + (f" ({sorted(map(str, caught))} would be captured by a sum that binds the same symbol)" if caught else ""))
             continue
         g, strict = _nonneg_form(h)  # g >= 0
         if rel not in ("<=", ">="):
@@ -1042,12 +1081,14 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
 def _monotone(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "monotone: only for '<=' / '>=' steps")
     var, g, a, b = p["var"], sp.sympify(p["g"]), sp.sympify(p["a"]), sp.sympify(p["b"])
+    _no_capture(g, [a, b], "monotone: g at a and b")
     _same(lhs, g.subs(var, a), "monotone: lhs is not g(a)")
     _same(rhs, g.subs(var, b), "monotone: rhs is not g(b)")
     _no_jumps(g, var, "monotone")
     P, Q = (a, b) if rel == "<=" else (b, a)  # to show: g(P) <= g(Q)
-    kind = dict(positive=True) if (a.is_positive and b.is_positive) else (
-        dict(nonnegative=True) if (a.is_nonnegative and b.is_nonnegative) else dict(real=True))
+    pa, pb = _alpha(a), _alpha(b)
+    kind = dict(positive=True) if (pa.is_positive and pb.is_positive) else (
+        dict(nonnegative=True) if (pa.is_nonnegative and pb.is_nonnegative) else dict(real=True))
     t = _fixed_dummy("v", 0, **kind)
     dg = sp.diff(g.subs(var, t), t)
     failures = []
@@ -1312,7 +1353,7 @@ def _gershgorin(lhs, rel, rhs, p, ctx):
     return "Gershgorin"
 
 
-@_rule("termwise", "Σ_i f_i <= Σ_i g_i when f_i <= g_i for every i of the index set", "summing inequalities; every term bound is itself a checked chain (or proved by algebra with the index's range as a hypothesis)")
+@_rule("termwise", "Σ_i f_i <= Σ_i g_i when f_i <= g_i for every i of the index set", "summing inequalities; every term bound is itself a checked chain (or proved by algebra with the index's range as a hypothesis); the index is a non-random symbol that no hypothesis constrains, with only the assumptions every integer of the range has")
 def _termwise(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">=", "="), "termwise: bad relation")
     small, big = (lhs, rhs) if rel in ("<=", "=") else (rhs, lhs)
@@ -1323,6 +1364,7 @@ def _termwise(lhs, rel, rhs, p, ctx):
         _need(isinstance(small, sp.Sum) and isinstance(big, sp.Sum), "termwise: both sides must be sums")
         _need(small.limits == ((i, lo, hi),) and big.limits == ((i, lo, hi),), f"termwise: both sums must run over {i} = {lo}..{hi}")
         _fixed_range("termwise", lo, hi)
+        _generic_index(i, "termwise", lo=lo, hi=hi, ctx=ctx)
         # SymPy reads a sum with hi < lo - 1 as minus a sum over hi+1..lo-1 (Karr's convention),
         # which flips the inequality: the range must not be reversed
         _nonneg(hi - lo + 1, ctx, "termwise: the index range is reversed (need hi >= lo - 1)")
@@ -1386,6 +1428,7 @@ def _union_contains(lhs, rel, rhs, p, ctx):
     A, h, lo, hi = parts
     k = sp.sympify(p["k"])
     _need(k.is_integer is True, f"union-contains: k = {sp.sstr(k)} is not known to be an integer")
+    _no_capture(A, [k], "union-contains: A at k")
     _need(small == Prob(A.xreplace({h: k})), f"union-contains: the small side is not P(A_k) with k = {sp.sstr(k)}")
     _point(k, A, "union-contains: k")
     _nonneg(k - lo, ctx, f"union-contains: {sp.sstr(k)} >= {sp.sstr(lo)}")
@@ -1442,7 +1485,7 @@ def _binder_variables(exprs) -> set:
     out = set()
     for e in exprs:
         if isinstance(e, sp.Basic):
-            for b in e.atoms(ExprWithLimits, sp.Lambda):
+            for b in e.atoms(ExprWithLimits, sp.Lambda, sp.Subs):
                 out |= set(b.variables)
     return out
 
@@ -1570,14 +1613,6 @@ def _plain_symbols(e) -> set:
     return {s for s in sp.sympify(e).free_symbols if isinstance(s, sp.Symbol)}
 
 
-def _bound_symbols(exprs) -> set:
-    out = set()
-    for e in exprs:
-        for s in sp.sympify(e).atoms(sp.Sum, sp.Product, sp.Integral, sp.Lambda):
-            out |= set(s.variables)
-    return out
-
-
 def _bare_symbols(e) -> set:
     """The free Symbols of ``e`` outside the subscripts of Indexed objects."""
     e = sp.sympify(e)
@@ -1627,8 +1662,13 @@ class _Instantiation:
         if self.bases:
             back = {h.label: b for b, h in self._holders.items()}
             e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base.label in back,
-                          lambda a: self.bases[back[a.base.label]](*a.indices))
+                          lambda a: self._call(self.bases[back[a.base.label]], a.indices))
         return e
+
+    @staticmethod
+    def _call(lam, indices):
+        _no_capture(lam.expr, indices, f"instance: the value {sp.sstr(lam)} at {sp.sstr(tuple(indices))}")
+        return lam(*indices)
 
     def relation(self, r):
         return type(r)(self(r.lhs), self(r.rhs))
@@ -1636,8 +1676,9 @@ class _Instantiation:
 
 def _keeps_assumptions(key, value, ctx):
     """``value`` has every assumption of ``key`` (SymPy decides it, or the sign is proved)."""
+    plain = _alpha(sp.sympify(value))  # a bound variable's own assumptions are not facts about the value
     for fact in _INSTANCE_FACTS:
-        if getattr(key, f"is_{fact}") is not True or getattr(value, f"is_{fact}") is True:
+        if getattr(key, f"is_{fact}") is not True or getattr(plain, f"is_{fact}") is True:
             continue
         if fact == "nonzero" and (key.is_positive or key.is_negative):
             continue  # follows from the strict sign, which is checked
@@ -1699,7 +1740,7 @@ def _instance(lhs, rel, rhs, p, ctx):
     premises = [(name, k, r) for name in base.hypotheses for k, r in enumerate(base.relation(name))]
     for name, h in base.hypotheses.items():
         _need(not isinstance(h, FACTS), f"instance: premise {name!r} is a fact ({type(h).__name__}), which cannot be instantiated")
-    bound = _bound_symbols([thm.lhs, thm.rhs] + [a for _, _, r in premises for a in (r.lhs, r.rhs)])
+    bound = _binder_variables([thm.lhs, thm.rhs] + [a for _, _, r in premises for a in (r.lhs, r.rhs)])
     for name, k, r in premises:
         bare = (_bare_symbols(r.lhs) | _bare_symbols(r.rhs)) & bound
         _need(not bare, f"instance: premise {name!r} uses the summation index {sorted(map(str, bare))} outside a subscript")
@@ -1847,7 +1888,53 @@ def _total_expectation(lhs, rel, rhs, p, ctx):
     raise _Fail("total-expectation: neither side is an expectation E[X]")
 
 
-def _push_cond(X, A, atoms: dict):
+_FACT_NAMES = tuple(sorted(sp.Dummy(real=True).assumptions0) + ["integer", "rational", "positive", "negative", "zero",
+                                                                  "nonzero", "nonnegative", "nonpositive", "even", "odd", "prime"])
+
+
+def _admits(e, v) -> bool:
+    """Whether the value ``v`` agrees with every assumption SymPy derives for ``e`` (an applied
+    function's come from its class, which ``assumptions0`` does not list)."""
+    for name in _FACT_NAMES:
+        have = getattr(e, f"is_{name}", None)
+        if have is not None and getattr(v, f"is_{name}", None) not in (None, have):
+            return False
+    return True
+
+
+def _indicator_like(e, ctx) -> bool:
+    """Whether an applied function that is an atomic event may be read as its 0/1 indicator where
+    it stands as a value: its assumptions admit 0 or 1, and no hypothesis speaks of it as a
+    value (D(i) >= 2, or D declared negative, with D also an event, would make E[D | D] = 1)."""
+    if not (_admits(e, sp.S.Zero) or _admits(e, sp.S.One)):
+        return False
+    for r in ctx.relations():
+        for side in (r.lhs, r.rhs) if isinstance(r, sp.core.relational.Relational) else ():
+            if _value_uses(side) & {e}:
+                return False
+    return True
+
+
+def _value_uses(e, event: bool = False) -> set:
+    """The applied functions that ``e`` uses as values. In an event (of Prob, Indicator, Cond's
+    second argument, a union) an applied function standing as the event itself, or under Not,
+    And or Or, is an event; inside a relation it is a value (P(D(i) >= 2) = 1 speaks of D's value)."""
+    if not isinstance(e, sp.Basic):
+        return set()
+    if isinstance(e, (Prob, Indicator)):
+        return set().union(*(_value_uses(a, True) for a in e.args))
+    if isinstance(e, Cond):
+        return _value_uses(e.args[0]) | _value_uses(e.args[1], True)
+    if isinstance(e, Cup):
+        return _value_uses(e.function, True) | set().union(*(_value_uses(a) for lim in e.limits for a in lim))
+    if event and isinstance(e, (sp.Not, sp.And, sp.Or)):
+        return set().union(*(_value_uses(a, True) for a in e.args))
+    if isinstance(e, AppliedUndef):
+        return ({e} if not event else set()) | set().union(*(_value_uses(a) for a in e.args))
+    return set().union(*(_value_uses(a) for a in e.args)) if e.args else set()
+
+
+def _push_cond(X, A, atoms: dict, ctx=None):
     """``X`` on the space conditioned on ``A``: every random atom R outside E and P
     (:func:`is_random_atom`; an entry x[k] of a random-labelled base whole) becomes Cond(R, A), except an indicator that is an atomic event of
     A's algebra and that A decides: 1 when A implies it, 0 when A excludes it."""
@@ -1860,7 +1947,7 @@ def _push_cond(X, A, atoms: dict):
             return Cond(e, A)
         if is_random_atom(e):
             key = ("ind", e)
-            if key in atoms and e.is_commutative is not False:
+            if key in atoms and e.is_commutative is not False and ctx is not None and _indicator_like(e, ctx):
                 if _multilinear_zero(pa * atoms[key] - pa, atoms):
                     return sp.Integer(1)
                 if _multilinear_zero(pa * atoms[key], atoms):
@@ -1872,7 +1959,7 @@ def _push_cond(X, A, atoms: dict):
     return walk(X)
 
 
-def _conditioned(e):
+def _conditioned(e, ctx=None):
     """``e`` with every E[Cond(X, A)] written as E[X on the space given A] (a constant when no
     random atom is left)."""
     if not isinstance(e, sp.Basic) or not e.args:
@@ -1882,7 +1969,7 @@ def _conditioned(e):
         _need(not _has_cond(X), "condition: a Cond inside a Cond")
         caught = _binder_variables([X]) & A.free_symbols
         _need(not caught, f"condition: the event {sp.sstr(A)} uses {sorted(map(str, caught))}, which X binds")
-        Y = _push_cond(X, A, {})
+        Y = _push_cond(X, A, {}, ctx)
         return Expect(Y) if _random_part(Y) else Y
     if isinstance(e, Expect):
         events = {c.args[1] for c in e.atoms(Cond)}
@@ -1891,14 +1978,14 @@ def _conditioned(e):
             _need(not _random_part(e.args[0].xreplace({c: sp.Dummy() for c in e.atoms(Cond)})),
                   "condition: one expectation mixes conditioned and unconditioned random atoms")
         return e
-    return e.func(*[_conditioned(a) for a in e.args])
+    return e.func(*[_conditioned(a, ctx) for a in e.args])
 
 
 @_rule("condition", "E[X | A] = E[X(R_1 | A, …, R_m | A)]: on the space conditioned on A every random atom R is conditioned on A, and an indicator that A implies (excludes) is 1 (0); E[c | A] = c for a constant c", "the definition of the conditional law given an event: X is the same function of its random atoms on the conditioned space, an indicator event is decided exactly by the 0/1 polynomials of A and of the event, and one expectation never mixes two conditioning events (nor conditions on an index that X binds)")
 def _condition(lhs, rel, rhs, p, ctx):
     _need(rel == "=", "condition: only for '=' steps")
     _need(_has_cond(lhs) or _has_cond(rhs), "condition: the step has no conditioned expectation")
-    a, b = _conditioned(lhs), _conditioned(rhs)
+    a, b = _conditioned(lhs, ctx), _conditioned(rhs, ctx)
     _need(is_identity(a, b), f"condition: {sp.sstr(a)} is not {sp.sstr(b)}")
     return "conditioning on an event"
 
@@ -2427,6 +2514,14 @@ class Chain:
 # *symbolic* indices, so a checked step holds for every n at once.
 
 
+def _call_check(lam, args, what: str):
+    """A Lambda called at ``args`` (SymPy's call is an xreplace): no binder in its body may capture them."""
+    caught = _captured(lam.expr, args)
+    if caught:
+        raise ValueError(f"{what}: {sorted(map(str, caught))} would be captured by a sum or binder in "
+                         f"{sp.sstr(lam.expr)} that binds the same symbol (rename the bound variable)")
+
+
 class Mat(sp.Function):
     """The n×n matrix ``Mat(Lambda((r, c), entry), n)`` (entries r, c = 1..n; non-commutative).
 
@@ -2447,6 +2542,7 @@ class Mat(sp.Function):
         return False
 
     def entry(self, r, c):
+        _call_check(self.args[0], (r, c), f"Mat: the entry ({sp.sstr(r)}, {sp.sstr(c)})")
         return self.args[0](r, c)
 
     @property
@@ -2475,19 +2571,25 @@ class _Extremum(sp.Function):
     def _eval_is_commutative(self):
         return True
 
+    def _generic_term(self):
+        """e(k) at a k that is only a positive integer (k runs over 1..n; the Lambda variable's own
+        assumptions are not facts about its range)."""
+        return self.args[0](_fixed_dummy("k_ext", 0, integer=True, positive=True))
+
     def _eval_is_extended_real(self):
-        return self.args[0].expr.is_extended_real
+        return self._generic_term().is_extended_real
 
     def _eval_is_extended_nonnegative(self):
-        return True if self.args[0].expr.is_extended_nonnegative else None
+        return True if self._generic_term().is_extended_nonnegative else None
 
     def _eval_is_extended_positive(self):
-        return True if self.args[0].expr.is_extended_positive else None
+        return True if self._generic_term().is_extended_positive else None
 
     def _eval_is_finite(self):
-        return True if self.args[0].expr.is_finite else None
+        return True if self._generic_term().is_finite else None
 
     def term(self, k):
+        _call_check(self.args[0], (k,), f"{type(self).__name__}: the term at {sp.sstr(k)}")
         return self.args[0](k)
 
 
@@ -2507,7 +2609,8 @@ def matmul(A: Mat, B: Mat) -> Mat:
 
 
 def _in_range(x, lo, hi, rels) -> bool:
-    return prove_nonnegative(x - lo, tuple(rels)) and prove_nonnegative(hi - x, tuple(rels))
+    """An integer x with lo <= x <= hi (δ(m, 3/2) is 0 for every integer m)."""
+    return sp.sympify(x).is_integer is True and prove_nonnegative(x - lo, tuple(rels)) and prove_nonnegative(hi - x, tuple(rels))
 
 
 def _delta_factors(term) -> list:
@@ -2528,7 +2631,9 @@ def _collapse_deltas(e, rels):
     if isinstance(e, sp.Sum) and len(e.limits) == 1:
         m, lo, hi = e.limits[0]
         out = []
-        for term in sp.Add.make_args(sp.expand(_collapse_deltas(e.function, rels))):
+        # m is a kernel symbol of its depth (_alpha); a reversed range (Karr) would give contradictory relations
+        inner = tuple(rels) + ((sp.Ge(m, lo), sp.Le(m, hi)) if prove_nonnegative(hi - lo + 1, tuple(rels), max_tries=20) else ())
+        for term in sp.Add.make_args(sp.expand(_collapse_deltas(e.function, inner))):
             x = None
             for d in _delta_factors(term):  # only a delta that multiplies the whole term
                 a, b = d.args
@@ -2603,15 +2708,80 @@ def _apply_definitions_once(e, definitions):
     return e
 
 
-def _canonical_sums(e, depth=0):
-    """Bound summation indices renamed by nesting depth (alpha-equivalent sums become equal)."""
-    if not isinstance(e, sp.Basic) or not e.args:
+def _range_profile(lo, hi, rels) -> dict:
+    """The sign every integer of lo … hi has (in SymPy's reading of a reversed range too), as
+    SymPy assumptions, proved from ``rels``."""
+    lo, hi = sp.sympify(lo), sp.sympify(hi)
+    for extra, need in _INDEX_PROFILES[:-1]:
+        gaps = need(lo, hi)
+        if all(g.is_number and g.is_nonnegative for g in gaps):
+            return extra
+    # relations without binders only: proving a limit's sign must not rename the relations' own sums again
+    rels = tuple(r for r in rels if not (isinstance(r, sp.Basic) and _binder_variables([r])))
+    for extra, need in _INDEX_PROFILES[:-1]:
+        gaps = need(lo, hi)
+        if all(not _binder_variables([g]) and prove_nonnegative(g, tuple(rels), max_tries=20) for g in gaps):
+            return extra
+    return {}
+
+
+def _alpha(e, rels=(), depth=0):
+    """``e`` with the variable of every sum, product and union (over lo … hi), every MaxOver and
+    MinOver (over 1 … n) and every Mat's entry indices (1 … n) renamed, by nesting depth, to a
+    kernel symbol that carries only what its range gives: an integer, positive where lo >= 1 is
+    proved, and so on. Alpha-equivalent sums become equal; a hypothesis about a free k no longer
+    reaches a bound k (Σ_k (a − k) >= 0 from a >= k), and a bound variable's own assumptions are
+    not read as facts about its range (k declared positive in Σ_{k=−3}^{−1} k)."""
+    if not isinstance(e, sp.Basic) or not e.args or not e.has(sp.Sum, sp.Product, Cup, _Extremum, Mat, sp.Integral, sp.Subs, sp.Lambda):
         return e
-    if isinstance(e, sp.Sum) and len(e.limits) == 1:
+    if isinstance(e, (sp.Sum, sp.Product, Cup)) and all(len(lim) == 3 for lim in e.limits):
+        if len(e.limits) > 1:  # Σ_{(k, ..), (m, ..)} f is Σ_m Σ_k f: the last limit is the outermost
+            e = e.func(e.func(e.function, *e.limits[:-1]), e.limits[-1])
         m, lo, hi = e.limits[0]
-        d = _fixed_dummy("idx", 800 + depth, integer=True)
-        return sp.Sum(_canonical_sums(e.function.xreplace({m: d}), depth + 1), (d, lo, hi))
-    return e.func(*[_canonical_sums(a, depth) for a in e.args])
+        lo, hi = _alpha(lo, rels, depth), _alpha(hi, rels, depth)
+        d = _fixed_dummy("idx", 800 + depth, integer=True, **_range_profile(lo, hi, rels))
+        return e.func(_alpha(e.function.xreplace({m: d}), rels, depth + 1), (d, lo, hi))
+    if isinstance(e, sp.Integral) and all(len(lim) == 3 for lim in e.limits):
+        if len(e.limits) > 1:
+            e = sp.Integral(sp.Integral(e.function, *e.limits[:-1]), e.limits[-1])
+        x, lo, hi = e.limits[0]
+        d = _fixed_dummy("idx", 800 + depth, real=True)  # a point of a real interval, whatever x was declared
+        return sp.Integral(_alpha(e.function.xreplace({x: d}), rels, depth + 1), (d, _alpha(lo, rels, depth), _alpha(hi, rels, depth)))
+    if isinstance(e, sp.Subs):
+        body, xs, pts = e.args
+        ds = tuple(_fixed_dummy("idx", 800 + depth + 50 * k, commutative=x.is_commutative) for k, x in enumerate(xs))
+        return sp.Subs(_alpha(body.xreplace(dict(zip(xs, ds))), rels, depth + 1), ds, tuple(_alpha(p, rels, depth) for p in pts))
+    if isinstance(e, sp.Lambda) and not isinstance(e.expr, sp.Basic):
+        return e
+    if isinstance(e, sp.Lambda):
+        ds = tuple(_fixed_dummy("idx", 800 + depth + 50 * k, commutative=x.is_commutative) for k, x in enumerate(e.variables))
+        return sp.Lambda(ds if len(ds) > 1 else ds[0], _alpha(e.expr.xreplace(dict(zip(e.variables, ds))), rels, depth + 1))
+    if isinstance(e, (_Extremum, Mat)):
+        lam, n = e.args
+        n = _alpha(n, rels, depth)
+        ds = tuple(_fixed_dummy("idx", 800 + depth + 50 * k, integer=True, positive=True) for k in range(len(lam.variables)))
+        body = lam.expr.xreplace(dict(zip(lam.variables, ds)))
+        return e.func(sp.Lambda(ds if len(ds) > 1 else ds[0], _alpha(body, rels, depth + 1)), n)
+    return e.func(*[_alpha(a, rels, depth) for a in e.args])
+
+
+def _captured(e, values) -> set:
+    """The symbols of ``values`` that a sum, union, Lambda or other binder inside ``e`` binds:
+    putting the values into ``e`` (subs, xreplace, a Lambda call) would let the binder capture
+    them, since SymPy does not rename bound variables (Σ_k y at y := k is Σ_k k)."""
+    free = set()
+    for v in values:
+        v = sp.sympify(v)
+        free |= {a for a in v.free_symbols if isinstance(a, sp.Symbol)}
+        free |= {a for i in v.atoms(sp.Indexed) for a in i.free_symbols if isinstance(a, sp.Symbol)}
+    return free & _binder_variables([e])
+
+
+def _no_capture(e, values, what: str):
+    """Putting ``values`` into ``e`` must be exact: no binder inside ``e`` captures them (:func:`_captured`)."""
+    caught = _captured(e, values)
+    _need(not caught, f"{what}: {sorted(map(str, caught))} would be captured by a sum or binder in {sp.sstr(e)} "
+                      "that binds the same symbol (rename the bound variable)")
 
 
 def _may_substitute(e, old, new) -> bool:
@@ -2641,20 +2811,20 @@ def _delta_normal(e):
 
 
 def _index_reduce(e, rels, definitions=()):
-    e = sp.sympify(e)
+    e = _alpha(sp.sympify(e), rels)  # a hypothesis about a free j does not reach a bound j
     e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
     e = _apply_definitions(e, definitions)
     e = _decide_piecewise(e, rels)
     e = _collapse_deltas(e, rels)
     e = _delta_normal(e)
-    return _canonical_sums(e)
+    return _alpha(e, rels)
 
 
 def _index_same(a, b, rels, definitions=()) -> bool:
     ra, rb = _index_reduce(a, rels, definitions), _index_reduce(b, rels, definitions)
     if is_identity(ra, rb):
         return True
-    la, lb = _canonical_sums(_sum_linear(ra)), _canonical_sums(_sum_linear(rb))
+    la, lb = _alpha(_sum_linear(ra)), _alpha(_sum_linear(rb))
     return is_identity(la, lb) or is_identity(la, lb, deep=True)
 
 
@@ -2795,6 +2965,8 @@ def _abs_bound(lhs, rel, rhs, p, ctx):
         whole = x + big + sp.Add(*[q.lhs - q.rhs for q in rels if isinstance(q, sp.core.relational.Relational)])
         for v in (a, b):
             _point(v, whole, "abs-bound: the case variable")
+        # the cases speak of the free a and b: a sum that binds either would take a case of its own variable
+        _no_capture(whole, [a, b], "abs-bound: the case variables")
         zero = {sp.KroneckerDelta(a, b): 0, sp.KroneckerDelta(b, a): 0}
         cases = [(x.subs(b, a), big.subs(b, a), [q.subs(b, a) for q in rels]),
                  (x.xreplace(zero), big.xreplace(zero), rels)]
@@ -2804,15 +2976,18 @@ def _abs_bound(lhs, rel, rhs, p, ctx):
     return "-y <= x <= y" + (" in both Kronecker cases" if len(cases) == 2 else "")
 
 
-@_rule("sum-term", "c f(x) <= c Σ_{k=lo}^{hi} f(k) when lo <= x <= hi, c >= 0 and f(k) >= 0 for every k of the range", "a sum of non-negative terms is at least any one of its terms")
+@_rule("sum-term", "c f(x) <= c Σ_{k=lo}^{hi} f(k) when lo <= x <= hi, c >= 0 and f(k) >= 0 for every k of the range", "a sum of non-negative terms is at least any one of its terms; x is an integer put into f without capture, and the index is a non-random symbol that no hypothesis constrains, with only the assumptions every integer of the range has")
 def _sum_term(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "sum-term: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     k, lo, hi, x, f = p["index"], sp.sympify(p["lo"]), sp.sympify(p["hi"]), sp.sympify(p["x"]), sp.sympify(p["f"])
     c = sp.sympify(p.get("c", 1))
+    _need(x.is_integer is True, f"sum-term: x = {sp.sstr(x)} is not known to be an integer")
+    _no_capture(f, [x], "sum-term: f at x")
     _same(small, c * f.subs(k, x), "sum-term: the small side is not c f(x)")
     _need(big == c * sp.Sum(f, (k, lo, hi)) or is_identity(big, c * sp.Sum(f, (k, lo, hi))), "sum-term: the big side is not c Σ f(k)")
     _fixed_range("sum-term", lo, hi)
+    _generic_index(k, "sum-term", small, big, lo=lo, hi=hi, ctx=ctx)
     _point(x, f, "sum-term: the point x")
     _nonneg(c, ctx, "sum-term: c >= 0")
     _nonneg(x - lo, ctx, "sum-term: x >= lo")
@@ -2821,7 +2996,7 @@ def _sum_term(lhs, rel, rhs, p, ctx):
     return "a term of a non-negative sum"
 
 
-@_rule("extremum", "c e(x) <= c MaxOver(e, n) and c MinOver(e, n) <= c e(x) for 1 <= x <= n, c >= 0", "the definition of max and min over 1..n")
+@_rule("extremum", "c e(x) <= c MaxOver(e, n) and c MinOver(e, n) <= c e(x) for 1 <= x <= n, c >= 0", "the definition of max and min over 1..n; x is an integer put into e without capture")
 def _extremum(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "extremum: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -2829,6 +3004,7 @@ def _extremum(lhs, rel, rhs, p, ctx):
     ext = p["of"]
     _need(isinstance(ext, (MaxOver, MinOver)), "extremum: 'of' must be MaxOver or MinOver")
     _point(x, ext, "extremum: the point x")
+    _need(x.is_integer is True, f"extremum: x = {sp.sstr(x)} is not known to be an integer")
     if isinstance(ext, MaxOver):
         _same(small, c * ext.term(x), "extremum: the small side is not c e(x)")
         _same(big, c * ext, "extremum: the big side is not c max e")
@@ -2894,6 +3070,8 @@ def _rank_one(lhs, rel, rhs, p, ctx):
     M = small.args[0]
     r, c = _entry_symbols()
     local = _ranged(ctx, "entry", M.size, r, c)
+    for v in (x, y):
+        _no_capture(v.expr, [k], "rank-one: the norms' terms")
     _need(x(r).is_extended_real is True and y(c).is_extended_real is True and scale.is_extended_real is True,
           "rank-one: x, y and c must be known to be real")
     _need(_index_same(M.entry(r, c), scale * x(r) * y(c), local.relations()), "rank-one: M is not c x y^T")
@@ -2940,12 +3118,21 @@ def _smooth(e, ctx) -> bool:
 
 def _same_sums(a, b, what):
     """``a`` = ``b`` up to the names of bound summation indices."""
-    _need(a == b or is_identity(_canonical_sums(a), _canonical_sums(b)), f"{what}: {sp.sstr(a)} is not {sp.sstr(b)}")
+    _need(a == b or is_identity(_alpha(a), _alpha(b)), f"{what}: {sp.sstr(a)} is not {sp.sstr(b)}")
 
 
 def _at(e, x, point):
     return e.replace(lambda t: isinstance(t, sp.Indexed) and t.base == x and len(t.indices) == 1,
                      lambda t: point(t.indices[0]))
+
+
+def _kernel_index(k, lambdas, what: str):
+    """The rule's own index k must be neither free nor bound in the caller's Lambdas (a Lambda
+    that uses k itself would be captured by the rule's sum over k)."""
+    for lam in lambdas:
+        _need(k not in lam.free_symbols and k not in _binder_variables([lam.expr]),
+              f"{what}: {sp.sstr(lam)} uses the rule's index {k}; rename it")
+        _no_capture(lam.expr, [k], what)
 
 
 @_rule("mean-value", "c sqrt(Σ_k (φ_k(a + d) − φ_k(a))²) <= c B sqrt(Σ_k d_k²) for a C¹ map φ of x = (x_1..x_n) when opnorm(∂φ/∂x at z) <= B at a free point z (a checked chain), c >= 0", "the mean value inequality: φ(a + d) − φ(a) = ∫_0^1 Jφ(a + t d) d dt; φ is C¹ because it is built from +, ×, exp, finite sums and powers of bases proved positive; z appears in no hypothesis, so the bound holds on the whole segment")
@@ -2957,6 +3144,10 @@ def _mean_value(lhs, rel, rhs, p, ctx):
     k = sp.Symbol("k_mv", integer=True, positive=True)
     _need(all(isinstance(t, sp.Lambda) and len(t.variables) == 1 for t in (phi, a, d)), "mean-value: phi, a, d must be one-variable Lambdas")
     _need(isinstance(x, sp.IndexedBase) and isinstance(z, sp.IndexedBase) and x != z, "mean-value: x and z must be distinct IndexedBases")
+    plain = sp.Dummy("z", real=True)
+    _need(all(getattr(z[k], f"is_{q}", None) in (None, getattr(plain, f"is_{q}", None)) for q in _FACT_NAMES),
+          f"mean-value: the point {z} may carry no assumption beyond real (it is any point of the segment)")
+    _kernel_index(k, (phi, a, d), "mean-value")
     moved = _at(phi(k), x, lambda m: a(m) + d(m))
     here = _at(phi(k), x, a)
     _same_sums(small, scale * sp.sqrt(sp.Sum((moved - here) ** 2, (k, 1, n))), "mean-value: the small side is not c |phi(a + d) - phi(a)|_2")
@@ -2986,6 +3177,7 @@ def _simplex_diameter(lhs, rel, rhs, p, ctx):
     small, big = _orient(lhs, rel, rhs)
     P, Q, n, scale = p["p"], p["q"], sp.sympify(p["n"]), sp.sympify(p.get("c", 1))
     k = sp.Symbol("k_sd", integer=True, positive=True)
+    _kernel_index(k, (P, Q), "simplex-diameter")
     _same_sums(small, scale * sp.sqrt(sp.Sum((P(k) - Q(k)) ** 2, (k, 1, n))), "simplex-diameter: the small side is not c |p - q|_2")
     _same(big, scale * sp.sqrt(2), "simplex-diameter: the big side is not c sqrt(2)")
     _nonneg(scale, ctx, "simplex-diameter: c >= 0")
