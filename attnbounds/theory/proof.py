@@ -423,6 +423,8 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
         d = sp.sympify(lhs) - sp.sympify(rhs)
         if d == 0 or sp.expand(d) == 0:
             return True
+        if _odd_limits(d):  # doit would evaluate a polynomial formula there, not a sum of terms
+            return False
         if d.has(sp.Sum):
             # linearity of finite sums first (cheap and exact), then what SymPy can evaluate
             if sp.expand(_sum_linear(d)) == 0:
@@ -435,9 +437,20 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
         if d.has(Norm) and sp.expand(_norm_canonical(d)) == 0:
             return True
         return deep and sp.simplify(d) == 0
-    except (sp.PolynomialError, NotImplementedError, TypeError, AttributeError, ValueError, sp.SympifyError):
-        # SymPy cannot handle the expression (e.g. a relation inside a Piecewise): not an identity
+    except (sp.PolynomialError, NotImplementedError, TypeError, AttributeError, ValueError, sp.SympifyError, RecursionError):
+        # SymPy cannot handle the expression (e.g. a relation inside a Piecewise, or a sum over
+        # an empty range with a fractional end, where it recurses without end): not an identity
         return False
+
+
+def _odd_limits(e) -> list:
+    """The limits of the sums, products and unions in ``e`` not known to be integers: SymPy's
+    doit evaluates Σ_{k=1}^{6/5} (k − 1)⁴ by the polynomial formula (−49/15625), while its
+    sign is read from the terms, so such a sum is no sum of terms the kernel can reason with."""
+    if not isinstance(e, sp.Basic):
+        return []
+    return [v for b in e.atoms(sp.Sum, sp.Product, Cup) for lim in b.limits for v in lim[1:]
+            if not _fact(v, "integer")]
 
 
 def _norm_canonical(e):
@@ -520,6 +533,8 @@ def prove_nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, 
     >>> prove_nonnegative(M - m)
     False
     """
+    if _odd_limits(sp.sympify(expr)):
+        return False
     raw = tuple(hypotheses)  # the same relations give a sum in a hypothesis and in the goal the same index
     hyps = tuple(type(h)(_alpha(h.lhs, raw), _alpha(h.rhs, raw)) if isinstance(h, sp.core.relational.Relational) else h for h in raw)
     return _prove_nonnegative(_alpha(sp.sympify(expr), raw), hyps, strict, max_tries)
@@ -1180,7 +1195,7 @@ def _cauchy_schwarz(lhs, rel, rhs, p, ctx):
     a, b = [sp.sympify(t) for t in p["a"]], [sp.sympify(t) for t in p["b"]]
     _need(len(a) == len(b) and a, "cauchy-schwarz: a and b must have the same positive length")
     for t in a + b:
-        _need(t.is_extended_real is True, f"cauchy-schwarz: {t} is not known to be real")
+        _need(_fact(t, "extended_real"), f"cauchy-schwarz: {t} is not known to be real")
     dot = sp.Add(*[x * y for x, y in zip(a, b)])
     sa, sb = sp.Add(*[x**2 for x in a]), sp.Add(*[y**2 for y in b])
     if p.get("squared"):
@@ -1229,6 +1244,8 @@ def _jensen(lhs, rel, rhs, p, ctx):
         inside, outside = phi(sp.Add(*[a * b for a, b in zip(w, xs)])), sp.Add(*[a * phi(b) for a, b in zip(w, xs)])
     if isinstance(phi, sp.Lambda):  # phi'' is proved on its variable's domain only: the points must lie in it
         v = phi.variables[0]
+        for k, x in enumerate([X] if "X" in p else xs):  # phi'' >= 0 is proved for a real variable (a norm is convex on vectors)
+            _need(_fact(x, "extended_real"), f"jensen: point #{k} ({sp.sstr(x)}) is not known to be real")
         for k, x in enumerate([X] if "X" in p else xs):
             if v.is_positive or v.is_negative:
                 _nonneg(x if v.is_positive else -x, ctx, f"jensen: point #{k} ({sp.sstr(x)}) in the domain of phi", strict=True)
@@ -1427,7 +1444,7 @@ def _union_contains(lhs, rel, rhs, p, ctx):
     _need(parts is not None, f"union-contains: the big side {sp.sstr(big)} is not P(Cup(A(h), (h, lo, hi)))")
     A, h, lo, hi = parts
     k = sp.sympify(p["k"])
-    _need(k.is_integer is True, f"union-contains: k = {sp.sstr(k)} is not known to be an integer")
+    _need(_fact(k, "integer"), f"union-contains: k = {sp.sstr(k)} is not known to be an integer")
     _no_capture(A, [k], "union-contains: A at k")
     _need(small == Prob(A.xreplace({h: k})), f"union-contains: the small side is not P(A_k) with k = {sp.sstr(k)}")
     _point(k, A, "union-contains: k")
@@ -1495,7 +1512,7 @@ def _cases(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">=", "="), "cases: bad relation")
     e = sp.sympify(p["split"])
     _constant(e, "cases: the split")
-    _need(e.is_extended_real is True, f"cases: the split {sp.sstr(e)} is not known to be real")
+    _need(_fact(e, "extended_real"), f"cases: the split {sp.sstr(e)} is not known to be real")
     # the case is about one value of the split's symbols: where a sum (or a sub-chain's termwise)
     # binds one of them, the case would be read for every index, so such a split is refused
     subs = [c for c in (p.get("pos"), p.get("nonpos")) if isinstance(c, Chain)]
@@ -1593,7 +1610,7 @@ def _moment(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "moment: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     Z = sp.sympify(p["Z"])
-    _need(Z.is_commutative is True and Z.is_extended_real is True, f"moment: Z = {sp.sstr(Z)} is not known to be a real scalar")
+    _need(Z.is_commutative is True and _fact(Z, "extended_real"), f"moment: Z = {sp.sstr(Z)} is not known to be a real scalar")
     _same(small, Expect(Z), "moment: the small side is not E[Z]")
     _same(big, sp.sqrt(Expect(Z**2)), "moment: the big side is not sqrt(E[Z^2])")
     return "E[Z] <= sqrt(E[Z^2])"
@@ -1832,7 +1849,7 @@ def _event_poly(ev, atoms: dict, indexed: bool = False):
         small, big = (ev.lhs, ev.rhs) if isinstance(ev, (sp.Le, sp.Lt)) else (ev.rhs, ev.lhs)
         d = sp.expand(small - big)  # the event is d <= 0 (d < 0 when strict)
         if isinstance(ev, (sp.Lt, sp.Gt)):
-            if d.is_extended_real is True:
+            if _fact(d, "extended_real"):
                 return 1 - atom(("le", sp.expand(-d)))  # d < 0 iff not -d <= 0
             return atom(("lt", d))
         return atom(("le", d))
@@ -2467,6 +2484,10 @@ class Chain:
         for s in self.steps:
             if s.by.rule == "argued":
                 out.append(StepCheck(lhs, s.relation, s.rhs, "argued", False, f"argued: {s.by.text}"))
+            elif _odd_limits(lhs) or _odd_limits(s.rhs):
+                odd = _odd_limits(lhs) or _odd_limits(s.rhs)
+                out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
+                                     f"{s.by.rule}: the limit {sp.sstr(odd[0])} of a sum, product or union is not known to be an integer"))
             else:
                 try:
                     reason = RULES[s.by.rule].check(lhs, s.relation, s.rhs, dict(s.by.params), ctx)
@@ -2610,7 +2631,7 @@ def matmul(A: Mat, B: Mat) -> Mat:
 
 def _in_range(x, lo, hi, rels) -> bool:
     """An integer x with lo <= x <= hi (δ(m, 3/2) is 0 for every integer m)."""
-    return sp.sympify(x).is_integer is True and prove_nonnegative(x - lo, tuple(rels)) and prove_nonnegative(hi - x, tuple(rels))
+    return _fact(x, "integer") and prove_nonnegative(x - lo, tuple(rels)) and prove_nonnegative(hi - x, tuple(rels))
 
 
 def _delta_factors(term) -> list:
@@ -2693,8 +2714,7 @@ def _apply_definitions(e, definitions):
 def _defined_at(rhs, k, x):
     """A definition f[k] = rhs read at the index x (a random x is not put into a mean or a probability)."""
     _point(x, rhs, "definitions: the index")
-    caught = sp.sympify(x).free_symbols & _binder_variables([rhs])
-    _need(not caught, f"definitions: the index {sp.sstr(x)} would be captured by {sorted(map(str, caught))}, bound in {sp.sstr(rhs)}")
+    _no_capture(rhs, [x], f"definitions: the index {sp.sstr(x)}")
     return rhs.subs(k, x)
 
 
@@ -2777,6 +2797,13 @@ def _captured(e, values) -> set:
     return free & _binder_variables([e])
 
 
+def _fact(e, name: str) -> bool:
+    """Whether SymPy derives ``is_<name>`` True for ``e`` with its bound variables renamed
+    (:func:`_alpha`): a bound variable's own assumptions are not facts about its range, so
+    Σ_{k=−1}^{−1} √k with k declared positive is not "real"."""
+    return getattr(_alpha(sp.sympify(e)), f"is_{name}", None) is True
+
+
 def _no_capture(e, values, what: str):
     """Putting ``values`` into ``e`` must be exact: no binder inside ``e`` captures them (:func:`_captured`)."""
     caught = _captured(e, values)
@@ -2790,7 +2817,7 @@ def _may_substitute(e, old, new) -> bool:
     m := D), and no sum inside ``e`` binds a symbol of ``new`` (SymPy's subs does not rename)."""
     if e.has(Expect, Prob, Cond) and not (is_constant(old) and is_constant(new)):
         return False
-    return not (sp.sympify(new).free_symbols & _binder_variables([e]))
+    return not _captured(e, [new])
 
 
 def _delta_normal(e):
@@ -2933,7 +2960,7 @@ def _gershgorin_rows(lhs, rel, rhs, p, ctx):
     A = small.args[0]
     r, c = _entry_symbols()
     local = _ranged(ctx, "entry", A.size, r, c)
-    _need(A.entry(r, c).is_extended_real is True, "gershgorin-rows: the entries are not known to be real")
+    _need(_fact(A.entry(r, c), "extended_real"), "gershgorin-rows: the entries are not known to be real")
     _need(_index_same(A.entry(r, c), A.entry(c, r), local.relations()), "gershgorin-rows: A is not symmetric")
     _nonneg(A.size - 1, ctx, "gershgorin-rows: n >= 1")
     i, j = p["index"], p["col"]
@@ -2982,7 +3009,7 @@ def _sum_term(lhs, rel, rhs, p, ctx):
     small, big = _orient(lhs, rel, rhs)
     k, lo, hi, x, f = p["index"], sp.sympify(p["lo"]), sp.sympify(p["hi"]), sp.sympify(p["x"]), sp.sympify(p["f"])
     c = sp.sympify(p.get("c", 1))
-    _need(x.is_integer is True, f"sum-term: x = {sp.sstr(x)} is not known to be an integer")
+    _need(_fact(x, "integer"), f"sum-term: x = {sp.sstr(x)} is not known to be an integer")
     _no_capture(f, [x], "sum-term: f at x")
     _same(small, c * f.subs(k, x), "sum-term: the small side is not c f(x)")
     _need(big == c * sp.Sum(f, (k, lo, hi)) or is_identity(big, c * sp.Sum(f, (k, lo, hi))), "sum-term: the big side is not c Σ f(k)")
@@ -3004,7 +3031,7 @@ def _extremum(lhs, rel, rhs, p, ctx):
     ext = p["of"]
     _need(isinstance(ext, (MaxOver, MinOver)), "extremum: 'of' must be MaxOver or MinOver")
     _point(x, ext, "extremum: the point x")
-    _need(x.is_integer is True, f"extremum: x = {sp.sstr(x)} is not known to be an integer")
+    _need(_fact(x, "integer"), f"extremum: x = {sp.sstr(x)} is not known to be an integer")
     if isinstance(ext, MaxOver):
         _same(small, c * ext.term(x), "extremum: the small side is not c e(x)")
         _same(big, c * ext, "extremum: the big side is not c max e")
@@ -3072,7 +3099,7 @@ def _rank_one(lhs, rel, rhs, p, ctx):
     local = _ranged(ctx, "entry", M.size, r, c)
     for v in (x, y):
         _no_capture(v.expr, [k], "rank-one: the norms' terms")
-    _need(x(r).is_extended_real is True and y(c).is_extended_real is True and scale.is_extended_real is True,
+    _need(_fact(x(r), "extended_real") and _fact(y(c), "extended_real") and _fact(scale, "extended_real"),
           "rank-one: x, y and c must be known to be real")
     _need(_index_same(M.entry(r, c), scale * x(r) * y(c), local.relations()), "rank-one: M is not c x y^T")
     n = M.size
@@ -3087,7 +3114,7 @@ def _l2_l1(lhs, rel, rhs, p, ctx):
     small, big = _orient(lhs, rel, rhs)
     k, lo, hi, x = p["index"], sp.sympify(p["lo"]), sp.sympify(p["hi"]), sp.sympify(p["x"])
     scale = sp.sympify(p.get("c", 1))
-    _need(x.is_extended_real is True, "l2-l1: x_k must be known to be real")
+    _need(_fact(x, "extended_real"), "l2-l1: x_k must be known to be real")
     _same(small, scale * sp.sqrt(sp.Sum(x ** 2, (k, lo, hi))), "l2-l1: the small side is not c |x|_2")
     _same(big, scale * sp.Sum(sp.Abs(x), (k, lo, hi)), "l2-l1: the big side is not c |x|_1")
     _nonneg(scale, ctx, "l2-l1: c >= 0")
@@ -3100,7 +3127,7 @@ def _smooth(e, ctx) -> bool:
     indexed values only, every negative power of a base proved > 0 (so e is C^1 in its
     real variables)."""
     if e.is_Atom or isinstance(e, sp.Indexed):
-        return bool(e.is_extended_real)
+        return _fact(e, "extended_real")
     if isinstance(e, (sp.Add, sp.Mul, sp.exp)):
         return all(_smooth(a, ctx) for a in e.args)
     if isinstance(e, sp.Sum):
@@ -3110,7 +3137,7 @@ def _smooth(e, ctx) -> bool:
         if not (ex.is_Integer or ex.is_Rational) or ex.free_symbols:
             return False
         if ex.is_negative or not ex.is_Integer:
-            if not (base.is_positive or prove_nonnegative(base, tuple(ctx.relations()), strict=True)):
+            if not (_fact(base, "positive") or prove_nonnegative(base, tuple(ctx.relations()), strict=True)):
                 return False
         return _smooth(base, ctx)
     return False
@@ -3154,7 +3181,7 @@ def _mean_value(lhs, rel, rhs, p, ctx):
     _same_sums(big, scale * B * sp.sqrt(sp.Sum(d(k) ** 2, (k, 1, n))), "mean-value: the big side is not c B |d|_2")
     _nonneg(scale, ctx, "mean-value: c >= 0")
     for e in (a(k), d(k)):
-        _need(e.is_extended_real is True, "mean-value: a and d must be real")
+        _need(_fact(e, "extended_real"), "mean-value: a and d must be real")
     _need(_smooth(_at(phi(k), x, lambda m: z[m]), ctx), "mean-value: phi is not built from smooth parts")
     uses_z = [name for name, h in ctx.hypotheses.items()
               if any(t.base == z for r in (ctx.relation(name) if not isinstance(h, Lemma) else (h.relation_expr(),))

@@ -168,10 +168,13 @@ def test_jensen():
     assert "weight" in rejected(Norm(p * u + (1 - p) * v), "<=", p * Norm(u) + (1 - p) * Norm(v), by.jensen(Norm, weights=[p, 1 - p], points=[u, v]))
     # weights that do not sum to 1
     rejected(Norm(p * u + p * v), "<=", p * Norm(u) + p * Norm(v), by.jensen(Norm, weights=[p, p], points=[u, v]), ctx=ctx)
-    X = sp.Symbol("X")
+    X = sp.Symbol("X", real=True)
     ok(Norm(Expect(u)), "<=", Expect(Norm(u)), by.jensen(Norm, X=u))
     sq = sp.Lambda(X, X**2)
     ok(Expect(X) ** 2, "<=", Expect(X**2), by.jensen(sq, X=X))
+    # phi'' >= 0 is about a real variable: a complex X (E[iY]^2 <= E[(iY)^2]) is refused
+    Z = sp.Symbol("Z")
+    assert "not known to be real" in rejected(Expect(Z) ** 2, "<=", Expect(Z**2), by.jensen(sq, X=Z))
     sqrt = sp.Lambda(x, sp.sqrt(x))
     ok(Expect(sp.sqrt(x)), "<=", sp.sqrt(Expect(x)), by.jensen(sqrt, X=x, concave=True))
     # sqrt is not convex: the convex form is refused
