@@ -665,9 +665,11 @@ def _factorwise(e, hypotheses, strict) -> bool:
     def sign_ok(factor, flip) -> bool:
         base, ex = factor.as_base_exp()
         if ex.is_Integer and int(ex) < 0:  # a divisor: must be non-zero with a known sign
+            if flip and int(ex) % 2 == 0:
+                return False  # base^(−2k) is never < 0, whatever the base's sign
             return _prove_nonnegative(-base if flip else base, hypotheses, True, 20)
-        if not flip and ex.is_Integer and int(ex) % 2 == 0 and not strict:
-            return True  # an even power is >= 0
+        if not flip and ex.is_Integer and int(ex) % 2 == 0 and not strict and _fact(base, "extended_real"):
+            return True  # an even power of a real base is >= 0
         return _prove_nonnegative(-factor if flip else factor, hypotheses, strict, 20)
 
     if coeff > 0:
@@ -1620,8 +1622,11 @@ def _moment(lhs, rel, rhs, p, ctx):
 
 
 #: The SymPy assumptions an instantiated symbol must keep (the cited proof may rely on any of them).
-_INSTANCE_FACTS = ("commutative", "integer", "rational", "real", "finite", "positive", "nonnegative",
-                   "negative", "nonpositive", "nonzero")
+_SYMPY_FACTS = frozenset((  # the assumptions SymPy documents ("Assumptions" in its core docs)
+    "algebraic", "antihermitian", "commutative", "complex", "composite", "even", "extended_negative",
+    "extended_nonnegative", "extended_nonpositive", "extended_nonzero", "extended_positive", "extended_real",
+    "finite", "hermitian", "imaginary", "infinite", "integer", "irrational", "negative", "noninteger", "nonnegative",
+    "nonpositive", "nonzero", "odd", "polar", "positive", "prime", "rational", "real", "transcendental", "zero"))
 _SIGN_FACTS = {"positive": (1, True), "nonnegative": (1, False), "negative": (-1, True), "nonpositive": (-1, False)}
 
 
@@ -1694,14 +1699,23 @@ class _Instantiation:
 def _keeps_assumptions(key, value, ctx):
     """``value`` has every assumption of ``key`` (SymPy decides it, or the sign is proved)."""
     plain = _alpha(sp.sympify(value))  # a bound variable's own assumptions are not facts about the value
-    for fact in _INSTANCE_FACTS:
-        if getattr(key, f"is_{fact}") is not True or getattr(plain, f"is_{fact}") is True:
+    signs = [f for f in _SIGN_FACTS if getattr(key, f"is_{f}") is True]
+    for fact in signs:  # proved from the hypotheses
+        if getattr(plain, f"is_{fact}") is not True:
+            sign, strict = _SIGN_FACTS[fact]
+            _nonneg(sign * value, ctx, f"instance: {sp.sstr(value)} must be {fact}, as {key} is", strict=strict)
+    follows = sp.Dummy(**{f: True for f in signs}).assumptions0 if signs else {}
+    # every other assumption the cited proof may have used (imaginary, prime, even, integer=False, …):
+    # each one SymPy derives True for the key, and each the key was declared with, the value must have
+    given = dict(getattr(key, "_assumptions_orig", None) or {})
+    # SymPy's facts (random=True is the kernel's own, checked above), the declared ones first
+    wanted = sorted(given.items()) + sorted((f, v) for f, v in key.assumptions0.items() if v is True and f not in given)
+    for fact, v in wanted:
+        if fact not in _SYMPY_FACTS:
             continue
-        if fact == "nonzero" and (key.is_positive or key.is_negative):
-            continue  # follows from the strict sign, which is checked
-        _need(fact in _SIGN_FACTS, f"instance: {sp.sstr(value)} is not known to be {fact}, as {key} is")
-        sign, strict = _SIGN_FACTS[fact]
-        _nonneg(sign * value, ctx, f"instance: {sp.sstr(value)} must be {fact}, as {key} is", strict=strict)
+        if follows.get(fact) == v or getattr(plain, f"is_{fact}", None) == v:
+            continue
+        _need(False, f"instance: {sp.sstr(value)} is not known to be {fact}={v}, as {key} is")
 
 
 def _literal_hypothesis(r, relations) -> bool:
