@@ -1919,14 +1919,10 @@ def _total_expectation(lhs, rel, rhs, p, ctx):
     raise _Fail("total-expectation: neither side is an expectation E[X]")
 
 
-_FACT_NAMES = tuple(sorted(sp.Dummy(real=True).assumptions0) + ["integer", "rational", "positive", "negative", "zero",
-                                                                  "nonzero", "nonnegative", "nonpositive", "even", "odd", "prime"])
-
-
 def _admits(e, v) -> bool:
     """Whether the value ``v`` agrees with every assumption SymPy derives for ``e`` (an applied
     function's come from its class, which ``assumptions0`` does not list)."""
-    for name in _FACT_NAMES:
+    for name in sorted(_SYMPY_FACTS):
         have = getattr(e, f"is_{name}", None)
         if have is not None and getattr(v, f"is_{name}", None) not in (None, have):
             return False
@@ -2498,8 +2494,7 @@ class Chain:
         for s in self.steps:
             if s.by.rule == "argued":
                 out.append(StepCheck(lhs, s.relation, s.rhs, "argued", False, f"argued: {s.by.text}"))
-            elif _odd_limits(lhs) or _odd_limits(s.rhs):
-                odd = _odd_limits(lhs) or _odd_limits(s.rhs)
+            elif odd := _odd_limits(lhs) + _odd_limits(s.rhs):
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: the limit {sp.sstr(odd[0])} of a sum, product or union is not known to be an integer"))
             else:
@@ -2550,11 +2545,12 @@ class Chain:
 
 
 def _call_check(lam, args, what: str):
-    """A Lambda called at ``args`` (SymPy's call is an xreplace): no binder in its body may capture them."""
-    caught = _captured(lam.expr, args)
-    if caught:
-        raise ValueError(f"{what}: {sorted(map(str, caught))} would be captured by a sum or binder in "
-                         f"{sp.sstr(lam.expr)} that binds the same symbol (rename the bound variable)")
+    """A Lambda called at ``args`` (SymPy's call is an xreplace): no binder in its body may capture
+    them; a ValueError outside a rule (a rule reports it as a bad instantiation)."""
+    try:
+        _no_capture(lam.expr, args, what)
+    except _Fail as exc:
+        raise ValueError(str(exc)) from None
 
 
 class Mat(sp.Function):
@@ -2785,8 +2781,6 @@ def _alpha(e, rels=(), depth=0):
         body, xs, pts = e.args
         ds = tuple(_fixed_dummy("idx", 800 + depth + 50 * k, commutative=x.is_commutative) for k, x in enumerate(xs))
         return sp.Subs(_alpha(body.xreplace(dict(zip(xs, ds))), rels, depth + 1), ds, tuple(_alpha(p, rels, depth) for p in pts))
-    if isinstance(e, sp.Lambda) and not isinstance(e.expr, sp.Basic):
-        return e
     if isinstance(e, sp.Lambda):
         ds = tuple(_fixed_dummy("idx", 800 + depth + 50 * k, commutative=x.is_commutative) for k, x in enumerate(e.variables))
         return sp.Lambda(ds if len(ds) > 1 else ds[0], _alpha(e.expr.xreplace(dict(zip(e.variables, ds))), rels, depth + 1))
@@ -3186,7 +3180,7 @@ def _mean_value(lhs, rel, rhs, p, ctx):
     _need(all(isinstance(t, sp.Lambda) and len(t.variables) == 1 for t in (phi, a, d)), "mean-value: phi, a, d must be one-variable Lambdas")
     _need(isinstance(x, sp.IndexedBase) and isinstance(z, sp.IndexedBase) and x != z, "mean-value: x and z must be distinct IndexedBases")
     plain = sp.Dummy("z", real=True)
-    _need(all(getattr(z[k], f"is_{q}", None) in (None, getattr(plain, f"is_{q}", None)) for q in _FACT_NAMES),
+    _need(all(getattr(z[k], f"is_{q}", None) in (None, getattr(plain, f"is_{q}", None)) for q in _SYMPY_FACTS),
           f"mean-value: the point {z} may carry no assumption beyond real (it is any point of the segment)")
     _kernel_index(k, (phi, a, d), "mean-value")
     moved = _at(phi(k), x, lambda m: a(m) + d(m))
