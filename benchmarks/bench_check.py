@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+
+from machine import machine  # benchmarks/machine.py: the script's own directory is on sys.path
 
 HERE = Path(__file__).resolve().parent
 
@@ -84,11 +84,7 @@ def main(argv=None) -> int:
         parser.error(f"--claims: unknown claim id(s) {', '.join(unknown)}; valid: {', '.join(registry.ids())}")
 
     result = {
-        "machine": {
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "cpus": os.cpu_count(),
-        },
+        "machine": machine(),
     }
     print("timing check --quick on all claims ...", file=sys.stderr)
     result["quick_all"] = time_quick_all()

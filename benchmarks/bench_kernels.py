@@ -22,8 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
-import sys
 import time
 from pathlib import Path
 
@@ -32,6 +30,8 @@ import numpy as np
 from attnbounds.numerics.attention import cumulative_distance, softmax, softmax_jacobian
 from attnbounds.numerics.jacobian import largest_eigenvalue_diag_minus_outer, softmax_jacobian_norms
 from attnbounds.numerics.selection import random_selection_expectation
+
+from machine import machine  # benchmarks/machine.py: the script's own directory is on sys.path
 
 TARGET_SOFTMAX_ROWS_PER_S = 1e6
 
@@ -112,10 +112,8 @@ def main(argv=None) -> int:
         "softmax_target_rows_per_s": TARGET_SOFTMAX_ROWS_PER_S,
         "softmax_target_met": meets,
         "machine": {
-            "python": sys.version.split()[0],
+            **machine(),
             "numpy": np.__version__,
-            "platform": platform.platform(),
-            "cpu_count": os.cpu_count(),
             "loadavg": load,
             "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),
         },

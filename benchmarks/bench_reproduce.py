@@ -14,12 +14,13 @@ import argparse
 import csv
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from machine import machine  # benchmarks/machine.py: the script's own directory is on sys.path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / ".." / "shared" / "corpus" / "war_and_peace.txt"
@@ -61,7 +62,7 @@ def main() -> None:
     args = ap.parse_args()
     assert CORPUS.is_file(), f"corpus missing: {CORPUS}"
     py = sys.executable
-    result = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg_start": os.getloadavg()},
+    result = {"machine": {**machine(), "loadavg_start": os.getloadavg()},
               "setup": {"model": "gpt2-random (GPT-2 small, 12×12 heads)", "lengths": "32..1024", "top_n": "1,5,10,20,100",
                         "windows": args.windows, "experiments": "E1", "mc_samples": 16}}
     with tempfile.TemporaryDirectory() as tmp:

@@ -36,7 +36,6 @@ import argparse
 import csv
 import json
 import os
-import platform
 import sys
 import tempfile
 from pathlib import Path
@@ -46,6 +45,7 @@ CORPUS = ROOT / ".." / "shared" / "corpus" / "war_and_peace.txt"
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_reproduce import timed  # noqa: E402
+from machine import describe, machine  # noqa: E402
 
 E1_LENGTHS = "64,128,256,512,1024"
 
@@ -80,7 +80,7 @@ def _met(ok) -> str:
 def _markdown(result: dict) -> str:
     e1 = result.get("e1", {})
     lines = ["# reproduce --protocol paper: benchmark", "",
-             f"Machine: {result['machine']['cpus']} CPUs, {result['machine']['platform']}; "
+             f"Machine: {describe(result['machine'])}; "
              f"scheduler autogroup of the benchmark: `{result['machine'].get('autogroup')}`.", ""]
     if "warmup" in result:
         w = result["warmup"]
@@ -152,8 +152,7 @@ def main() -> None:
     corpus = Path(args.text)
     assert corpus.is_file(), f"corpus missing: {corpus}"
     py = sys.executable
-    result = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "loadavg_start": os.getloadavg(),
-                          "autogroup": _autogroup()},
+    result = {"machine": {**machine(), "loadavg_start": os.getloadavg(), "autogroup": _autogroup()},
               "setup": {"model": "gpt2-random (GPT-2 small shape, 12 layers × 12 heads)", "windows": 1}}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

@@ -145,7 +145,7 @@ class Inner(sp.Function):
 
 
 class Expect(sp.Function):
-    """The expectation E[X] of a random expression; non-negative when X is; a vector (not
+    """The expectation E[X] of a random expression; real when X is, non-negative when X is; a vector (not
     commutative) when X is one."""
 
     nargs = 1
@@ -154,7 +154,7 @@ class Expect(sp.Function):
         return self.args[0].is_commutative is not False  # the expectation of a vector is a vector
 
     def _eval_is_extended_real(self):
-        return True
+        return self.args[0].is_extended_real  # E of a complex (or undeclared) X is not known real
 
     def _eval_is_extended_nonnegative(self):
         return self.args[0].is_nonnegative
@@ -260,7 +260,8 @@ class WeightedNorm:
     l2 ≤ l1²).
 
     >>> D = sp.Function("D")  # random; the radius and the weights' sums are numbers
-    >>> a1, s2 = sp.Function("a1", deterministic=True), sp.Function("s2", deterministic=True)
+    >>> a1 = sp.Function("a1", nonnegative=True, deterministic=True)  # R, l1, l2 must be >= 0
+    >>> s2 = sp.Function("s2", nonnegative=True, deterministic=True)
     >>> i, M = sp.Symbol("i"), sp.Symbol("M", positive=True)
     >>> ctx = Context({"setting": WeightedNorm(D(i), M, a1(i), s2(i))})
     >>> Chain(D(i), ctx).le(M * a1(i), by.weighted_norm("setting")).prove(D(i), "<=", M * a1(i)).complete
@@ -845,13 +846,7 @@ def _assumption_clash(*exprs) -> str:
     clash = {n: xs for n, xs in seen.items() if len(xs) > 1}
     if not clash:
         return ""
-    def given(x):  # the assumptions the symbol was made with, not all those SymPy derives
-        got = dict(getattr(x, "_assumptions_orig", None) or x.assumptions0)
-        if got.get("commutative") is True:
-            got.pop("commutative")
-        return ", ".join(f"{k}={v}" for k, v in sorted(got.items())) or "none"
-
-    parts = [f"{n!r} ({' / '.join(sorted(given(x) for x in xs))})" for n, xs in sorted(clash.items())]
+    parts = [f"{n!r} ({' / '.join(sorted(_declared(x) for x in xs))})" for n, xs in sorted(clash.items())]
     return " [different symbols share a name, with different assumptions: " + ", ".join(parts) + "]"
 
 
@@ -970,6 +965,26 @@ _INDEX_PROFILES = (  # (assumptions, what every integer of lo..hi having them ne
 )
 
 
+def _index_misfit(k, lo, hi, rels=()) -> list:
+    """The assumptions of the symbol ``k`` (as sorted ``name=value`` strings) that some integer of
+    lo … hi lacks, [] when every one has them all (an end that is None is unknown): the profile
+    check of a "for every k of the range" reading, whose gaps are proved from ``rels``."""
+    lo = None if lo is None else sp.sympify(lo)
+    hi = None if hi is None else sp.sympify(hi)
+    have = k.assumptions0
+    for extra, need in _INDEX_PROFILES:
+        allowed = sp.Dummy("k", integer=True, **extra).assumptions0
+        if any(allowed.get(a) != v for a, v in have.items()):
+            continue
+        gaps = need(lo, hi)
+        if gaps is not None and all(prove_nonnegative(g, tuple(rels)) for g in gaps):
+            return []
+    base = sp.Dummy("k", integer=True).assumptions0
+    extra = sorted(f"{a}={v}" for a, v in have.items() if base.get(a) != v)
+    given = {f"{a}={v}" for a, v in (getattr(k, "_assumptions_orig", None) or {}).items()}
+    return [x for x in extra if x in given] or extra  # those it was declared with, where they say it
+
+
 def _generic_index(k, what: str, *exprs, ctx=None, lo=1, hi=None):
     """The index of a "for every k" term proof over the integers lo … hi (1 … n where ``hi`` is
     None): a non-random symbol not free in the step's sides or the limits (a number, or a symbol
@@ -984,24 +999,64 @@ def _generic_index(k, what: str, *exprs, ctx=None, lo=1, hi=None):
     hi = None if hi is None else sp.sympify(hi)
     used = set().union(*(sp.sympify(e).free_symbols for e in (*exprs, *(v for v in (lo, hi) if v is not None))))
     _need(k not in used, f"{what}: the index {k} is free in the step's sides or limits, so the term proof would be for that value only")
-    have = k.assumptions0
     rels = () if ctx is None else tuple(ctx.relations())
-    fits = []
-    for extra, need in _INDEX_PROFILES:
-        allowed = sp.Dummy("k", integer=True, **extra).assumptions0
-        if any(allowed.get(a) != v for a, v in have.items()):
-            continue
-        gaps = need(lo, hi)
-        if gaps is not None and all(prove_nonnegative(g, rels) for g in gaps):
-            fits.append(extra)
-    base = sp.Dummy("k", integer=True).assumptions0
-    extra = sorted(f"{a}={v}" for a, v in have.items() if base.get(a) != v)
-    _need(bool(fits), f"{what}: the index {k} has assumptions {extra} that not every "
-                      f"k in {sp.sstr(lo) if lo is not None else '?'}..{sp.sstr(hi) if hi is not None else 'n'} has")
+    extra = _index_misfit(k, lo, hi, rels)
+    _need(not extra, f"{what}: the index {k} has assumptions {extra} that not every "
+                     f"k in {sp.sstr(lo) if lo is not None else '?'}..{sp.sstr(hi) if hi is not None else 'n'} has")
     if ctx is not None:
         pinned = [sp.sstr(r) for r in ctx.relations() if _bare(k, r)]
         _need(not pinned, f"{what}: the hypotheses {pinned} constrain the index {k} itself, so the term proof would "
                           "not be for every k of its range")
+
+
+def _binder_ranges(e, c) -> list:
+    """The ranges of the binders in ``e`` that bind the symbol ``c``: (lo, hi) for a sum, product or
+    union (the integers lo … hi), (1, n) for a Mat's or a MaxOver's / MinOver's Lambda, None for
+    one whose values are no range of integers (an integral, a bare Lambda, a Subs)."""
+    out = []
+
+    def walk(a):
+        if not isinstance(a, sp.Basic) or not a.args:
+            return
+        if isinstance(a, (Mat, _Extremum)):
+            lam, n = a.args
+            if c in lam.variables:
+                out.append((sp.Integer(1), n))
+            walk(lam.expr)
+            walk(n)
+            return
+        if isinstance(a, (sp.Sum, sp.Product, Cup)):
+            out.extend((lim[1], lim[2]) if len(lim) == 3 else None for lim in a.limits if lim[0] == c)
+        elif isinstance(a, (ExprWithLimits, sp.Lambda, sp.Subs)) and c in a.variables:
+            out.append(None)
+        for b in a.args:
+            walk(b)
+
+    walk(sp.sympify(e))
+    return out
+
+
+def _declared(x) -> str:
+    """The assumptions a symbol was made with (not all those SymPy derives), for messages."""
+    got = dict(getattr(x, "_assumptions_orig", None) or x.assumptions0)
+    if got.get("commutative") is True:
+        got.pop("commutative")
+    return ", ".join(f"{k}={v}" for k, v in sorted(got.items())) or "none"
+
+
+def _domain_misfit(c, e, rels) -> str:
+    """Where some value that a binder of ``c`` in ``e`` runs over lacks an assumption of ``c``: the
+    binder's range, in words ("" when every value has them all). A hypothesis read "for every
+    value of c" is about the values c's assumptions allow, so it reaches a sum over c only where
+    every integer of the sum's range has them (the profile check of :func:`_generic_index`)."""
+    plain = sp.Dummy().assumptions0
+    for rng in _binder_ranges(e, c):
+        if rng is None:  # not a range of integers: only a symbol without assumptions is read there
+            if any(plain.get(a) != v for a, v in c.assumptions0.items()):
+                return f"an integral, Lambda or Subs over {c}"
+        elif _index_misfit(c, rng[0], rng[1], rels):
+            return f"the sum (or other binder) over {c} = {sp.sstr(rng[0])}..{sp.sstr(rng[1])}"
+    return ""
 
 
 def _point(x, term, what: str):
@@ -1057,7 +1112,7 @@ def _algebra(lhs, rel, rhs, p, ctx):
     return "the difference is proved non-negative"
 
 
-@_rule("hypothesis", "use a named hypothesis: the step is the hypothesis, or substitutes its '=' form", "the hypothesis is part of the statement being proved; the kernel only checks that the step is literally it, or the substitution, which no sum may capture unless the hypothesis has the captured symbol only as a subscript or argument (read for every value of it)")
+@_rule("hypothesis", "use a named hypothesis: the step is the hypothesis, or substitutes its '=' form", "the hypothesis is part of the statement being proved; the kernel only checks that the step is literally it, or the substitution, which no sum may capture unless the hypothesis has the captured symbol only as a subscript or argument (read for every value of it that its assumptions allow, so the sum's whole range must have them, and no other hypothesis may pin it)")
 def _hypothesis(lhs, rel, rhs, p, ctx):
     name = p["name"]
     _need(name in ctx.hypotheses, f"hypothesis: {name!r} is not a hypothesis of this context")
@@ -1070,18 +1125,25 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
             if rel != "=":
                 failures.append(f"{sp.sstr(h)} is an equation; the step must be '='")
                 continue
-            caught = set()
+            caught, narrow = set(), {}
             for a, b in ((h.lhs, h.rhs), (h.rhs, h.lhs)):
                 for x, y in ((lhs, rhs), (rhs, lhs)):
                     # a symbol the hypothesis has only as a subscript or argument (P(missed(i)) = …)
                     # is read for every value of it; one it has bare (y = k) is one value
                     # (the old side too: SymPy replaces D(i) under a sum over i, the sum's own i)
                     got = {c for c in _captured(x, [a, b]) if _bare(c, h) or any(_bare(c, r) for r in ctx.relations())}
+                    # "every value" is every value the symbol's own assumptions allow: a hypothesis
+                    # about P(missed(i)) for i declared negative says nothing of the i = 1..N of a sum
+                    short = {c: _domain_misfit(c, x, ctx.relations()) for c in _captured(x, [a, b]) - got}
+                    short = {c: m for c, m in short.items() if m}
                     caught |= got
-                    if not got and is_identity(y, x.subs(a, b)):
+                    narrow.update(short)
+                    if not got and not short and is_identity(y, x.subs(a, b)):
                         return f"substitutes {name}"
             failures.append(f"the step is not a substitution of {sp.sstr(h)}"
-                            + (f" ({sorted(map(str, caught))} would be captured by a sum that binds the same symbol)" if caught else ""))
+                            + (f" ({sorted(map(str, caught))} would be captured by a sum that binds the same symbol)" if caught else "")
+                            + "".join(f" (it is about every {c} with {c}'s assumptions ({_declared(c)}), not about every {c} "
+                                      f"of {m}, which binds it)" for c, m in sorted(narrow.items(), key=str)))
             continue
         g, strict = _nonneg_form(h)  # g >= 0
         if rel not in ("<=", ">="):
@@ -1227,7 +1289,7 @@ def _convex(phi, ctx, concave=False) -> str:
     return f"phi'' = {sp.sstr(d2)} has the right sign"
 
 
-@_rule("jensen", "phi(Σ p_i x_i) <= Σ p_i phi(x_i) for p_i >= 0, Σ p_i = 1, phi convex; phi(E X) <= E phi(X)", "Jensen's inequality; convexity is the norm axioms or phi'' >= 0 proved by SymPy in a fresh variable with phi's domain (phi is built from the same continuous pieces as monotone's g), the weights are checked to be a probability vector")
+@_rule("jensen", "phi(Σ p_i x_i) <= Σ p_i phi(x_i) for p_i >= 0, Σ p_i = 1, phi convex; phi(E X) <= E phi(X) for a non-random phi", "Jensen's inequality; convexity is the norm axioms or phi'' >= 0 proved by SymPy in a fresh variable with phi's domain (phi is built from the same continuous pieces as monotone's g), the weights are checked to be a probability vector")
 def _jensen(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "jensen: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -1236,6 +1298,10 @@ def _jensen(lhs, rel, rhs, p, ctx):
     why = _convex(phi, ctx, concave)
     if "X" in p:
         X = p["X"]
+        # phi(E X) <= E phi(X) compares a number with a mean: a random phi (Lambda(v, Y)) would make
+        # the small side random, Y <= E[Y] at every outcome (the weights form holds outcome by outcome)
+        if isinstance(phi, sp.Lambda):
+            _constant(phi.expr, "jensen: with X (phi(E X) <= E phi(X)), phi's body")
         inside, outside = phi(Expect(X)), Expect(phi(X))
     else:
         w, xs = [sp.sympify(t) for t in p["weights"]], [sp.sympify(t) for t in p["points"]]
@@ -1322,7 +1388,7 @@ def _hoeffding(lhs, rel, rhs, p, ctx):
     return "Hoeffding, one variable in [a, b]"
 
 
-@_rule("weighted-norm", "for f = ‖Σ_j w_j X_j‖ with ‖X_j‖ <= R (a WeightedNorm definition, l1 = Σ|w_j|, l2 = Σw_j²): 0 <= f <= R·l1, l2 <= l1², 0 <= l1 and 0 <= l2", "the triangle inequality and homogeneity of the norm (‖Σ_j w_j X_j‖ <= Σ_j |w_j| ‖X_j‖ <= R Σ_j |w_j|), Σ_j w_j² <= (Σ_j |w_j|)² (the cross terms are >= 0), and norms, absolute values and squares are >= 0; the definition must be in the context, not assumed")
+@_rule("weighted-norm", "for f = ‖Σ_j w_j X_j‖ with ‖X_j‖ <= R (a WeightedNorm definition, l1 = Σ|w_j|, l2 = Σw_j²): 0 <= f <= R·l1, l2 <= l1², 0 <= l1 and 0 <= l2; R, l1 and l2 must be proved >= 0 and l2 > l1² must not be provable (a definition that cannot hold)", "the triangle inequality and homogeneity of the norm (‖Σ_j w_j X_j‖ <= Σ_j |w_j| ‖X_j‖ <= R Σ_j |w_j|), Σ_j w_j² <= (Σ_j |w_j|)² (the cross terms are >= 0), and norms, absolute values and squares are >= 0; the definition must be in the context, not assumed")
 def _weighted_norm(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "weighted-norm: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -1332,6 +1398,13 @@ def _weighted_norm(lhs, rel, rhs, p, ctx):
     _need(isinstance(h, WeightedNorm), f"weighted-norm: no WeightedNorm hypothesis {name!r} in the context")
     for label, v in (("radius", h.radius), ("l1", h.l1), ("l2", h.l2)):
         _constant(v, f"weighted-norm: the {label}")
+    # the definition must describe a setting that can exist: a bound on norms, a sum of |w_j| and
+    # one of w_j² are >= 0 (declared or from the hypotheses), and Σw_j² > (Σ|w_j|)² is impossible;
+    # from an impossible one (R = −1 with l1 = 1) every form below would give 0 <= −1
+    for label, v in (("radius", h.radius), ("l1", h.l1), ("l2", h.l2)):
+        _nonneg(v, ctx, f"weighted-norm: the definition's {label} must be >= 0 (declare it non-negative, or state it)")
+    _need(not prove_nonnegative(h.l2 - h.l1**2, ctx.relations(), strict=True),
+          f"weighted-norm: the definition is impossible: l2 = {sp.sstr(h.l2)} > l1^2 = {sp.sstr(h.l1**2)}")
     forms = {"f <= R*l1": (h.f, h.radius * h.l1), "0 <= f": (0, h.f), "l2 <= l1^2": (h.l2, h.l1**2),
              "0 <= l1": (0, h.l1), "0 <= l2": (0, h.l2)}
     for label, (a, b) in forms.items():
@@ -1674,13 +1747,35 @@ class _Instantiation:
         self._dummies = {k: sp.Dummy(str(k), commutative=k.is_commutative) for k in self.symbols}
         self._holders = {b: sp.IndexedBase(sp.Dummy(str(b.label))) for b in self.bases}
 
-    def __call__(self, e):
+    def _marked(self, e):
+        """``e`` with the symbols substituted and each substituted base replaced by its holder."""
         e = sp.sympify(e)
         if self.bases:  # mark the substituted bases first, so that their subscripts are renamed below
             e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base in self._holders,
                           lambda a: self._holders[a.base][a.indices])
         e = e.xreplace(self._dummies)
-        e = e.xreplace({d: self.symbols[k] for k, d in self._dummies.items()})
+        return e.xreplace({d: self.symbols[k] for k, d in self._dummies.items()})
+
+    def reads(self, exprs) -> dict:
+        """The subscripts at which σ(``exprs``) reads each substituted base, as {base: {indices:
+        free}}: the indices with every bound variable renamed to a kernel symbol that carries only
+        what its range gives (:func:`_alpha`: an integer for a sum's index, a real for an
+        integral's), and ``free`` whether they hold no bound variable at all."""
+        out: dict = {b: {} for b in self.bases}
+        back = {h.label: b for b, h in self._holders.items()}
+        for e in exprs:
+            if not isinstance(e, sp.Basic):
+                continue
+            whole = _alpha(self._marked(e))
+            free = whole.free_symbols
+            for ix in whole.atoms(sp.Indexed):
+                if ix.base.label in back:
+                    used = set().union(*(sp.sympify(i).free_symbols for i in ix.indices))
+                    out[back[ix.base.label]][tuple(ix.indices)] = used <= free
+        return out
+
+    def __call__(self, e):
+        e = self._marked(e)
         if self.bases:
             back = {h.label: b for b, h in self._holders.items()}
             e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base.label in back,
@@ -1696,14 +1791,18 @@ class _Instantiation:
         return type(r)(self(r.lhs), self(r.rhs))
 
 
-def _keeps_assumptions(key, value, ctx):
-    """``value`` has every assumption of ``key`` (SymPy decides it, or the sign is proved)."""
+def _keeps_assumptions(key, value, ctx, what: str = "instance"):
+    """``value`` has every assumption of ``key`` (SymPy decides it, or the sign is proved from the
+    relations of ``ctx``, a Context or a sequence of relations)."""
+    rels = tuple(ctx.relations()) if isinstance(ctx, Context) else tuple(ctx)
     plain = _alpha(sp.sympify(value))  # a bound variable's own assumptions are not facts about the value
     signs = [f for f in _SIGN_FACTS if getattr(key, f"is_{f}") is True]
     for fact in signs:  # proved from the hypotheses
         if getattr(plain, f"is_{fact}") is not True:
             sign, strict = _SIGN_FACTS[fact]
-            _nonneg(sign * value, ctx, f"instance: {sp.sstr(value)} must be {fact}, as {key} is", strict=strict)
+            _need(prove_nonnegative(sign * value, rels, strict=strict),
+                  f"{what}: {sp.sstr(value)} must be {fact}, as {sp.sstr(key)} is: cannot prove "
+                  f"{sp.sstr(sign * value)} {'>' if strict else '>='} 0")
     follows = sp.Dummy(**{f: True for f in signs}).assumptions0 if signs else {}
     # every other assumption the cited proof may have used (imaginary, prime, even, integer=False, …):
     # each one SymPy derives True for the key, and each the key was declared with, the value must have
@@ -1715,7 +1814,7 @@ def _keeps_assumptions(key, value, ctx):
             continue
         if follows.get(fact) == v or getattr(plain, f"is_{fact}", None) == v:
             continue
-        _need(False, f"instance: {sp.sstr(value)} is not known to be {fact}={v}, as {key} is")
+        _need(False, f"{what}: {sp.sstr(value)} is not known to be {fact}={v}, as {sp.sstr(key)} is")
 
 
 def _literal_hypothesis(r, relations) -> bool:
@@ -1757,7 +1856,7 @@ def _discharge(r, how, ctx, what):
     _nonneg(g, ctx, f"{what}: {sp.sstr(r)}", strict=strict)
 
 
-@_rule("instance", "an instance σ(lhs) rel σ(rhs) of a theorem lhs rel rhs whose chain checks, when every premise σ(h) of the theorem is proved", "modus ponens on a universally quantified theorem: the cited chain is re-checked under its own hypotheses, σ is a capture-free substitution that keeps every symbol's assumptions, and each substituted hypothesis is discharged by a checked chain, a literal hypothesis or the sign oracle")
+@_rule("instance", "an instance σ(lhs) rel σ(rhs) of a theorem lhs rel rhs whose chain checks, when every premise σ(h) of the theorem is proved", "modus ponens on a universally quantified theorem: the cited chain is re-checked under its own hypotheses, σ is a capture-free substitution that keeps every symbol's assumptions (a base's value at the integers and at every other subscript the theorem reads it at), and each substituted hypothesis is discharged by a checked chain, a literal hypothesis or the sign oracle")
 def _instance(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">=", "="), "instance: bad relation")
     thm = p["theorem"]
@@ -1796,10 +1895,23 @@ def _instance(lhs, rel, rhs, p, ctx):
                 _constant(v, f"instance: the value of {k} in a theorem about means and probabilities")
     for k, v in sigma.symbols.items():
         _keeps_assumptions(k, v, ctx)
+    reads = sigma.reads(stated)
     for b, lam in sigma.bases.items():
         dummies = [sp.Dummy(integer=True) for _ in lam.variables]
         _need(len(lam.variables) >= 1, f"instance: the Lambda for {b} takes no subscript")
         _keeps_assumptions(b[tuple(dummies)] if len(dummies) > 1 else b[dummies[0]], lam(*dummies), ctx)
+        # that covers the integer subscripts; the theorem may read its base elsewhere too (x[1/2], x[t]
+        # under an integral), where the value must keep the base's assumptions at that very subscript
+        for idx, free in reads[b].items():
+            if len(idx) == len(lam.variables) and all(_fact(i, "integer") for i in idx):
+                continue
+            _need(free, f"instance: the theorem reads {b} at the subscript {sp.sstr(idx if len(idx) > 1 else idx[0])}, "
+                        "which is not known to be an integer and is bound by an integral or another binder; "
+                        f"the value {sp.sstr(lam)} cannot be checked there")
+            _need(len(idx) == len(lam.variables), f"instance: the Lambda for {b} takes {len(lam.variables)} subscripts, "
+                                                  f"but the theorem reads {b}{list(idx)}")
+            _Instantiation._call(lam, idx)  # capture-free there
+            _keeps_assumptions(b[idx], lam(*idx), ctx)
     # the step is the instantiated goal, read either way round
     a, b = sigma(thm.lhs), sigma(thm.rhs)
     trel = "=" if thm.relation in ("=", "==") else thm.relation
@@ -2103,7 +2215,7 @@ def _indicator_algebra(lhs, rel, rhs, p, ctx):
 _INDICATOR_ATOMS = 10
 
 
-@_rule("indicator-order", "X <= Y at every outcome when X and Y are expressions in indicators 1_A of events with non-random coefficients, no indicator under a sum or product or inside an expectation or probability", "exhaustive: each indicator is written as a 0/1 polynomial in its events' atoms, and Y − X is proved non-negative by the sign oracle, under the hypotheses, at each of the 2^n values of the n atoms (n <= 10); every outcome gives the atoms one of these values (an indicator under a sum would stand for a family of events, one per index, so sums are refused: termwise sums the terms)")
+@_rule("indicator-order", "X <= Y at every outcome when X and Y are expressions in indicators 1_A of events with non-random coefficients, no indicator under a sum, product or other binder (MaxOver, MinOver, Lambda, Subs) or inside an expectation or probability", "exhaustive: each indicator is written as a 0/1 polynomial in its events' atoms, and Y − X is proved non-negative by the sign oracle, under the hypotheses, at each of the 2^n values of the n atoms (n <= 10); every outcome gives the atoms one of these values (an indicator under a sum would stand for a family of events, one per index, so sums are refused: termwise sums the terms)")
 def _indicator_order(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "indicator-order: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -2113,8 +2225,11 @@ def _indicator_order(lhs, rel, rhs, p, ctx):
           "indicator-order: an indicator inside an expectation or a probability is not a value at an outcome")
     # under a sum (a product, a union) one atom would stand for a whole family of events, one per
     # index value: the rule compares single terms, and termwise sums them
-    _need(not any(a.has(Indicator) for a in (small - big).atoms(ExprWithLimits)),
-          "indicator-order: an indicator under a sum or product (compare the terms, then sum them with termwise)")
+    # so under any binder: a MaxOver / MinOver / Mat (their Lambda), a Lambda or a Subs too, whose bound
+    # indicator 1_{D(k) >= 0} would share the free 1_{D(k) >= 0}'s atom although it ranges over every k
+    _need(not any(a.has(Indicator) for a in (small - big).atoms(ExprWithLimits, sp.Lambda, sp.Subs)),
+          "indicator-order: an indicator under a sum, product, maximum, Lambda or other binder (compare the "
+          "terms, then sum them with termwise)")
     atoms: dict = {}
     d = (big - small).xreplace({x: _event_poly(x.args[0], atoms) for x in _outermost(big - small, Indicator)})
     _need(not _random_part(d), f"indicator-order: {sp.sstr(big - small)} has a random part besides indicators")
@@ -2699,7 +2814,13 @@ def _decide_piecewise(e, rels):
 
 def _definitions(ctx: Context, defs) -> list:
     """(pattern, replacement) pairs from the equations of the named hypotheses: ``f[k] = e(k)``
-    (for every index) and ``s = e``."""
+    (for every index) and ``s = e``.
+
+    An indexed definition is read at every index, as the ``hypothesis`` rule reads a hypothesis
+    about the k-th entries: so no other hypothesis may hold its index k bare (k = 1 or k <= 1
+    would make it a definition at one index only), and it is read only at points that have
+    every assumption of k (:func:`_defined_at`: f[k] = 0 for k declared negative says nothing of
+    f[2])."""
     out = []
     for name in (defs if isinstance(defs, (tuple, list)) else (defs,)) if defs else ():
         _need(name in ctx.hypotheses, f"definitions: {name!r} is not a hypothesis of this context")
@@ -2709,32 +2830,43 @@ def _definitions(ctx: Context, defs) -> list:
                 continue
             lhs, rhs = h.lhs, h.rhs
             if isinstance(lhs, sp.Indexed) and len(lhs.indices) == 1 and isinstance(lhs.indices[0], sp.Symbol):
-                out.append(("indexed", lhs.base, lhs.indices[0], rhs))
+                k = lhs.indices[0]
+                pinned = [sp.sstr(r) for r in ctx.relations() if r != h and _bare(k, r)]
+                _need(not pinned, f"definitions: the hypotheses {pinned} constrain the index {k} of the definition "
+                                  f"{sp.sstr(h)}, so it is not a definition for every {k}")
+                out.append(("indexed", lhs.base, k, rhs))
             elif isinstance(lhs, sp.Symbol):
                 out.append(("symbol", lhs, None, rhs))
     return out
 
 
-def _apply_definitions(e, definitions):
+def _apply_definitions(e, definitions, rels=()):
     for _ in range(3):  # a definition may use another one (S = Σ f[k], f[k] = F(l[k]))
-        e = _apply_definitions_once(e, definitions)
+        e = _apply_definitions_once(e, definitions, rels)
     return e
 
 
-def _defined_at(rhs, k, x):
-    """A definition f[k] = rhs read at the index x (a random x is not put into a mean or a probability)."""
+def _defined_at(rhs, k, x, rels=(), head=None):
+    """A definition f[k] = rhs read at the index x (a random x is not put into a mean or a
+    probability), which must have every assumption of k (proved from ``rels`` for a sign): the
+    definition is about the k its assumptions allow."""
     _point(x, rhs, "definitions: the index")
     _no_capture(rhs, [x], f"definitions: the index {sp.sstr(x)}")
+    _keeps_assumptions(k, x, rels, f"definitions: {sp.sstr(head)}[{sp.sstr(k)}] = {sp.sstr(rhs)} read at {sp.sstr(x)}")
     return rhs.subs(k, x)
 
 
-def _apply_definitions_once(e, definitions):
+def _apply_definitions_once(e, definitions, rels=()):
     for kind, head, k, rhs in definitions:
         if kind == "symbol":
             e = e.subs(head, rhs)
         else:
             e = e.replace(lambda x, h=head: isinstance(x, sp.Indexed) and x.base == h and len(x.indices) == 1,
-                          lambda x, k=k, rhs=rhs: _defined_at(rhs, k, x.indices[0]))
+                          lambda x, k=k, rhs=rhs, h=head: _defined_at(rhs, k, x.indices[0], rels, h))
+        # the sums a definition brings in (S = Σ_k f[k]) are renamed at once, before another definition
+        # is read at their index or a hypothesis about a free k reaches it: their own k's assumptions
+        # are no facts about their range (k declared positive in Σ_{k=-3}^{-1} f[k])
+        e = _alpha(e, rels)
     return e
 
 
@@ -2848,7 +2980,7 @@ def _delta_normal(e):
 def _index_reduce(e, rels, definitions=()):
     e = _alpha(sp.sympify(e), rels)  # a hypothesis about a free j does not reach a bound j
     e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
-    e = _apply_definitions(e, definitions)
+    e = _apply_definitions(e, definitions, rels)  # renaming the sums the definitions bring in
     e = _decide_piecewise(e, rels)
     e = _collapse_deltas(e, rels)
     e = _delta_normal(e)
@@ -2891,7 +3023,7 @@ def _with_facts(ctx: Context, facts) -> Context:
     return ctx.extended(extra)
 
 
-@_rule("index-identity", "lhs = rhs by exact index algebra: Σ_{m=lo}^{hi} δ_{mx} f(m) = f(x) for x proved in [lo, hi], a Piecewise branch whose condition is proved, named definitions f[k] = e(k) substituted, derivatives evaluated, sums split by linearity", "each transformation is an exact identity (the Kronecker sum only when the index is proved in range; no random point is put into a mean or a probability, and no symbol under a sum that binds it); the final difference must cancel to 0")
+@_rule("index-identity", "lhs = rhs by exact index algebra: Σ_{m=lo}^{hi} δ_{mx} f(m) = f(x) for x proved in [lo, hi], a Piecewise branch whose condition is proved, named definitions f[k] = e(k) substituted (for every k, so no other hypothesis may hold k bare, at points that have k's assumptions), derivatives evaluated, sums split by linearity", "each transformation is an exact identity (the Kronecker sum only when the index is proved in range; no random point is put into a mean or a probability, and no symbol under a sum that binds it); the final difference must cancel to 0")
 def _index_identity(lhs, rel, rhs, p, ctx):
     _need(rel == "=", "index-identity: only for '=' steps")
     definitions = _definitions(ctx, p.get("defs"))
@@ -2960,7 +3092,7 @@ def _diag_norm(lhs, rel, rhs, p, ctx):
     return "spectral norm of a diagonal matrix"
 
 
-@_rule("gershgorin-rows", "opnorm(A) <= B for a real symmetric n×n A when Σ_c |A_rc| <= B for every row r (a checked chain with r symbolic), n >= 1", "Gershgorin's circle theorem: every eigenvalue lies within Σ_c |A_rc| of 0 for some r, and a real symmetric matrix's spectral norm is its largest |eigenvalue|; symmetry and realness are checked with symbolic indices; the row index is a non-random symbol not free in the step's sides, with no assumption some row lacks, and the column index another symbol")
+@_rule("gershgorin-rows", "opnorm(A) <= B for a real symmetric n×n A when Σ_c |A_rc| <= B for every row r (a checked chain with r symbolic), n >= 1", "Gershgorin's circle theorem: every eigenvalue lies within Σ_c |A_rc| of 0 for some r, and a real symmetric matrix's spectral norm is its largest |eigenvalue|; symmetry and realness are checked with symbolic indices; the row index is a non-random symbol not free in the step's sides, with no assumption some row lacks, and the column index another symbol with no assumption some column lacks, which no hypothesis constrains")
 def _gershgorin_rows(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "gershgorin-rows: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
@@ -2974,6 +3106,9 @@ def _gershgorin_rows(lhs, rel, rhs, p, ctx):
     i, j = p["index"], p["col"]
     _generic_index(i, "gershgorin-rows", small, big, ctx=ctx)
     _need(isinstance(j, sp.Symbol) and j != i, "gershgorin-rows: the column index must be a symbol other than the row index")
+    # the row sum's terms A.entry(i, j) are evaluated at the caller's j: its assumptions must hold at
+    # every column 1..n (j declared negative would evaluate them elsewhere), and no hypothesis may pin it
+    _generic_index(j, "gershgorin-rows: the column index", small, big, ctx=ctx, lo=1, hi=A.size)
     start = sp.Sum(sp.Abs(A.entry(i, j)), (j, 1, A.size))
     _term_proof(p["row"], start, big, _ranged(ctx, "row", A.size, i), "gershgorin-rows")
     return "Gershgorin (real symmetric)"
@@ -3094,7 +3229,7 @@ def _opnorm_triangle(lhs, rel, rhs, p, ctx):
     return "triangle inequality of the spectral norm"
 
 
-@_rule("rank-one", "opnorm(M) = |c| sqrt(Σ_k x_k²) sqrt(Σ_k y_k²) for M_rc = c x_r y_c (real x, y; k = 1..n)", "M z = c x (y·z), so |M z| <= |c||x||y||z| by Cauchy-Schwarz, with equality at z = y")
+@_rule("rank-one", "opnorm(M) = |c| sqrt(Σ_k x_k²) sqrt(Σ_k y_k²) for M_rc = c x_r y_c (real x, y; k = 1..n)", "M z = c x (y·z), so |M z| <= |c||x||y||z| by Cauchy-Schwarz, with equality at z = y; the norms' index k carries no assumption some k in 1..n lacks (x(k), y(k) are evaluated at it), and x, y do not use it")
 def _rank_one(lhs, rel, rhs, p, ctx):
     _need(rel in ("=", "<=", ">="), "rank-one: bad relation")
     small, big = (lhs, rhs) if rel in ("=", "<=") else (rhs, lhs)
@@ -3111,6 +3246,11 @@ def _rank_one(lhs, rel, rhs, p, ctx):
           "rank-one: x, y and c must be known to be real")
     _need(_index_same(M.entry(r, c), scale * x(r) * y(c), local.relations()), "rank-one: M is not c x y^T")
     n = M.size
+    # the norms' terms x(k), y(k) are evaluated at the caller's k: its assumptions must hold at every
+    # k = 1..n (x(k) = Max(k, 2) - 2 is 0 for k declared negative), and x, y must not use k itself
+    _need(not any(k in v.free_symbols for v in (x, y)),
+          f"rank-one: x or y uses the norms' index {sp.sstr(k)} itself, which the sums over {sp.sstr(k)} would capture (rename it)")
+    _generic_index(k, "rank-one: the norms' index", small, lo=1, hi=n)
     want = sp.Abs(scale) * sp.sqrt(sp.Sum(x(k) ** 2, (k, 1, n))) * sp.sqrt(sp.Sum(y(k) ** 2, (k, 1, n)))
     _same(big, want, "rank-one: the other side is not |c| |x|_2 |y|_2")
     return "spectral norm of a rank-one matrix"
@@ -3161,6 +3301,32 @@ def _at(e, x, point):
                      lambda t: point(t.indices[0]))
 
 
+def _reads_in_range(e, x, n, rels, what: str, depth: int = 0):
+    """Every x[s] in ``e`` has one subscript s, an integer proved in 1..n from ``rels`` and the
+    ranges of the sums around it (their variables renamed to kernel symbols, so that a hypothesis
+    about a free symbol of the same name does not reach them); x is in no sum's limits."""
+    if not isinstance(e, sp.Basic) or not e.args:
+        return
+    if isinstance(e, sp.Indexed) and e.base == x:
+        _need(len(e.indices) == 1 and _in_range(e.indices[0], 1, n, rels),
+              f"{what}: phi reads {sp.sstr(e)}, which is not proved to be one of {sp.sstr(x)}[1..{sp.sstr(n)}] "
+              "(the Jacobian and |d|_2 cover those coordinates only)")
+        return
+    if isinstance(e, (ExprWithLimits, sp.Lambda, sp.Subs)):
+        _need(isinstance(e, sp.Sum) and len(e.limits) == 1 and len(e.limits[0]) == 3,
+              f"{what}: phi may bind an index only in a one-limit sum, not in {sp.sstr(e)}")
+        m, lo, hi = e.limits[0]
+        _need(not (lo.has(x) or hi.has(x)), f"{what}: {sp.sstr(x)} is in the limits of {sp.sstr(e)}")
+        t = _fixed_dummy("m_mv", 750 + depth, integer=True)
+        inner = tuple(rels)
+        if prove_nonnegative(hi - lo + 1, inner, max_tries=20):  # a reversed range (Karr) runs elsewhere
+            inner += (sp.Ge(t, lo), sp.Le(t, hi))
+        _reads_in_range(e.function.xreplace({m: t}), x, n, inner, what, depth + 1)
+        return
+    for a in e.args:
+        _reads_in_range(a, x, n, rels, what, depth)
+
+
 def _kernel_index(k, lambdas, what: str):
     """The rule's own index k must be neither free nor bound in the caller's Lambdas (a Lambda
     that uses k itself would be captured by the rule's sum over k)."""
@@ -3170,13 +3336,15 @@ def _kernel_index(k, lambdas, what: str):
         _no_capture(lam.expr, [k], what)
 
 
-@_rule("mean-value", "c sqrt(Σ_k (φ_k(a + d) − φ_k(a))²) <= c B sqrt(Σ_k d_k²) for a C¹ map φ of x = (x_1..x_n) when opnorm(∂φ/∂x at z) <= B at a free point z (a checked chain), c >= 0", "the mean value inequality: φ(a + d) − φ(a) = ∫_0^1 Jφ(a + t d) d dt; φ is C¹ because it is built from +, ×, exp, finite sums and powers of bases proved positive; z appears in no hypothesis, so the bound holds on the whole segment")
+@_rule("mean-value", "c sqrt(Σ_k (φ_k(a + d) − φ_k(a))²) <= c B sqrt(Σ_k d_k²) for a C¹ map φ of x = (x_1..x_n) when opnorm(∂φ/∂x at z) <= B at a free point z (a checked chain), c >= 0", "the mean value inequality: φ(a + d) − φ(a) = ∫_0^1 Jφ(a + t d) d dt; φ is C¹ because it is built from +, ×, exp, finite sums and powers of bases proved positive; z appears in no hypothesis, so the bound holds on the whole segment; φ reads x_1..x_n only (proved in range), the coordinates the Jacobian and |d|_2 cover; the rule's own indices are kernel symbols, and the Jacobian chain's matrix is matched up to the names of its entry indices")
 def _mean_value(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "mean-value: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     phi, x, a, d, z, n = p["phi"], p["x"], p["a"], p["d"], p["z"], sp.sympify(p["n"])
     B, scale = sp.sympify(p["bound"]), sp.sympify(p.get("c", 1))
-    k = sp.Symbol("k_mv", integer=True, positive=True)
+    # the rule's own indices are kernel symbols: a caller's k_mv, u_mv or w_mv (free in phi, or in a
+    # hypothesis) is another symbol, so neither a Lambda call nor the sign oracle can capture it
+    k = _fixed_dummy("k_mv", 740, integer=True, positive=True)
     _need(all(isinstance(t, sp.Lambda) and len(t.variables) == 1 for t in (phi, a, d)), "mean-value: phi, a, d must be one-variable Lambdas")
     _need(isinstance(x, sp.IndexedBase) and isinstance(z, sp.IndexedBase) and x != z, "mean-value: x and z must be distinct IndexedBases")
     plain = sp.Dummy("z", real=True)
@@ -3191,27 +3359,32 @@ def _mean_value(lhs, rel, rhs, p, ctx):
     for e in (a(k), d(k)):
         _need(_fact(e, "extended_real"), "mean-value: a and d must be real")
     _need(_smooth(_at(phi(k), x, lambda m: z[m]), ctx), "mean-value: phi is not built from smooth parts")
+    # phi may read x_1..x_n only: the Jacobian and |d|_2 cover those, so a term in x_0 would move unseen
+    _reads_in_range(phi(k), x, n, ctx.extended({"__mv_lo__": sp.Ge(k, 1), "__mv_hi__": sp.Le(k, n)}).relations(),
+                    "mean-value")
     uses_z = [name for name, h in ctx.hypotheses.items()
               if any(t.base == z for r in (ctx.relation(name) if not isinstance(h, Lemma) else (h.relation_expr(),))
                      for t in sp.sympify(r).atoms(sp.Indexed))]
     _need(not uses_z and not any(t.base == z for t in (small - big).atoms(sp.Indexed)),
           f"mean-value: the point {z} must be free (it appears in {uses_z or 'the step'})")
-    u, w = sp.symbols("u_mv w_mv", integer=True, positive=True)
+    u, w = (_fixed_dummy(s, 741 + j, integer=True, positive=True) for j, s in enumerate(("u_mv", "w_mv")))
     Jz = Mat(sp.Lambda((u, w), sp.Derivative(_at(phi(u), x, lambda m: z[m]), z[w])), n)
     jac = p["jac"]
     _need(isinstance(jac, Chain), "mean-value: the Jacobian bound must be a Chain")
+    # the chain starts at the Jacobian up to the names of its entry indices (the Mat's bound variables)
+    _same_sums(jac.start, OpNorm(Jz), "mean-value: the Jacobian chain does not start at opnorm(d phi/d z)")
     lemmas = {name: h for name, h in jac.ctx.hypotheses.items() if isinstance(h, Lemma)}
-    res = replace(jac, ctx=ctx.extended(lemmas)).prove(OpNorm(Jz), "<=", B)
+    res = replace(jac, ctx=ctx.extended(lemmas)).prove(jac.start, "<=", B)
     _need(res.complete, f"mean-value: the Jacobian chain does not check: {res.first_failure}")
     return "mean value inequality"
 
 
-@_rule("simplex-diameter", "c sqrt(Σ_k (p_k − q_k)²) <= c sqrt(2) for p_k, q_k >= 0 with Σ p_k = Σ q_k = 1 (k = 1..n), c >= 0", "Σ(p − q)² <= Σp² + Σq² <= (Σp)² + (Σq)² = 2 for non-negative p, q; the signs and sums are checked (sums by index-identity)")
+@_rule("simplex-diameter", "c sqrt(Σ_k (p_k − q_k)²) <= c sqrt(2) for p_k, q_k >= 0 with Σ p_k = Σ q_k = 1 (k = 1..n), c >= 0", "Σ(p − q)² <= Σp² + Σq² <= (Σp)² + (Σq)² = 2 for non-negative p, q; the signs and sums are checked (sums by index-identity) at the rule's own index, a kernel symbol no hypothesis is about")
 def _simplex_diameter(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "simplex-diameter: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     P, Q, n, scale = p["p"], p["q"], sp.sympify(p["n"]), sp.sympify(p.get("c", 1))
-    k = sp.Symbol("k_sd", integer=True, positive=True)
+    k = _fixed_dummy("k_sd", 745, integer=True, positive=True)  # a kernel symbol: no hypothesis is about it
     _kernel_index(k, (P, Q), "simplex-diameter")
     _same_sums(small, scale * sp.sqrt(sp.Sum((P(k) - Q(k)) ** 2, (k, 1, n))), "simplex-diameter: the small side is not c |p - q|_2")
     _same(big, scale * sp.sqrt(2), "simplex-diameter: the big side is not c sqrt(2)")
