@@ -1027,7 +1027,7 @@ def _binder_ranges(e, c) -> list:
             return
         if isinstance(a, (sp.Sum, sp.Product, Cup)):
             out.extend((lim[1], lim[2]) if len(lim) == 3 else None for lim in a.limits if lim[0] == c)
-        elif isinstance(a, (ExprWithLimits, sp.Lambda, sp.Subs)) and c in a.variables:
+        elif c in _bound_here(a):  # an integral, a Lambda, a Subs, a Limit, …: no range of integers
             out.append(None)
         for b in a.args:
             walk(b)
@@ -1572,13 +1572,28 @@ def _chain_exprs(chain) -> list:
     return out
 
 
+_NEVER_BINDS = (sp.Add, sp.Mul, sp.Pow, sp.Indexed, AppliedUndef, sp.core.relational.Relational)
+
+
+def _bound_here(b) -> set:
+    """The symbols the node ``b`` itself binds: free in its arguments but not in it (a sum's,
+    integral's, Lambda's or Subs' variables, and a Limit's, an ImageSet's or any other binder
+    SymPy has, whether or not the kernel knows it), plus the variables of every sum, integral,
+    Lambda or Subs (an indefinite integral's too, conservatively)."""
+    if not isinstance(b, sp.Basic) or not b.args or isinstance(b, (sp.Atom, *_NEVER_BINDS)):
+        return set()
+    out = set(b.variables) if isinstance(b, (ExprWithLimits, sp.Lambda, sp.Subs)) else set()
+    inner = set().union(*(a.free_symbols for a in b.args if isinstance(a, sp.Basic)))
+    return out | {x for x in inner - b.free_symbols if isinstance(x, sp.Symbol)}
+
+
 def _binder_variables(exprs) -> set:
-    """The symbols some sum, product, integral, union or Lambda binds in ``exprs``."""
+    """The symbols some sum, product, integral, union, Lambda, Limit or other binder binds in ``exprs``."""
     out = set()
     for e in exprs:
         if isinstance(e, sp.Basic):
-            for b in e.atoms(ExprWithLimits, sp.Lambda, sp.Subs):
-                out |= set(b.variables)
+            for b in sp.preorder_traversal(e):
+                out |= _bound_here(b)
     return out
 
 
@@ -2227,7 +2242,7 @@ def _indicator_order(lhs, rel, rhs, p, ctx):
     # index value: the rule compares single terms, and termwise sums them
     # so under any binder: a MaxOver / MinOver / Mat (their Lambda), a Lambda or a Subs too, whose bound
     # indicator 1_{D(k) >= 0} would share the free 1_{D(k) >= 0}'s atom although it ranges over every k
-    _need(not any(a.has(Indicator) for a in (small - big).atoms(ExprWithLimits, sp.Lambda, sp.Subs)),
+    _need(not any(_bound_here(a) and a.has(Indicator) for a in sp.preorder_traversal(small - big)),
           "indicator-order: an indicator under a sum, product, maximum, Lambda or other binder (compare the "
           "terms, then sum them with termwise)")
     atoms: dict = {}
@@ -2859,6 +2874,10 @@ def _defined_at(rhs, k, x, rels=(), head=None):
 def _apply_definitions_once(e, definitions, rels=()):
     for kind, head, k, rhs in definitions:
         if kind == "symbol":
+            # s := rhs must be exact: no binder in e may capture a symbol of rhs (an integral over x
+            # with s = x), as for an indexed definition's point
+            if e.has(head):
+                _no_capture(e, [rhs], f"definitions: {sp.sstr(head)} = {sp.sstr(rhs)}")
             e = e.subs(head, rhs)
         else:
             e = e.replace(lambda x, h=head: isinstance(x, sp.Indexed) and x.base == h and len(x.indices) == 1,
@@ -2887,6 +2906,13 @@ def _range_profile(lo, hi, rels) -> dict:
     return {}
 
 
+def _bound_dummy(depth: int, position: int, **assumptions):
+    """The kernel symbol of the ``position``-th variable bound at nesting ``depth``: one name per
+    position, so that no two binders in scope of each other share one (an index 800 + depth + 50·k
+    made the second variable at depth 0 the first at depth 50, which an inner sum then captured)."""
+    return _fixed_dummy("idx" if position == 0 else f"idx{position}", 800 + depth, **assumptions)
+
+
 def _alpha(e, rels=(), depth=0):
     """``e`` with the variable of every sum, product and union (over lo … hi), every MaxOver and
     MinOver (over 1 … n) and every Mat's entry indices (1 … n) renamed, by nesting depth, to a
@@ -2894,32 +2920,42 @@ def _alpha(e, rels=(), depth=0):
     proved, and so on. Alpha-equivalent sums become equal; a hypothesis about a free k no longer
     reaches a bound k (Σ_k (a − k) >= 0 from a >= k), and a bound variable's own assumptions are
     not read as facts about its range (k declared positive in Σ_{k=−3}^{−1} k)."""
-    if not isinstance(e, sp.Basic) or not e.args or not e.has(sp.Sum, sp.Product, Cup, _Extremum, Mat, sp.Integral, sp.Subs, sp.Lambda):
+    if not isinstance(e, sp.Basic) or not e.args or not e.has(sp.Sum, sp.Product, Cup, _Extremum, Mat, sp.Integral, sp.Subs, sp.Lambda, sp.Limit):
         return e
-    if isinstance(e, (sp.Sum, sp.Product, Cup)) and all(len(lim) == 3 for lim in e.limits):
-        if len(e.limits) > 1:  # Σ_{(k, ..), (m, ..)} f is Σ_m Σ_k f: the last limit is the outermost
-            e = e.func(e.func(e.function, *e.limits[:-1]), e.limits[-1])
-        m, lo, hi = e.limits[0]
-        lo, hi = _alpha(lo, rels, depth), _alpha(hi, rels, depth)
-        d = _fixed_dummy("idx", 800 + depth, integer=True, **_range_profile(lo, hi, rels))
-        return e.func(_alpha(e.function.xreplace({m: d}), rels, depth + 1), (d, lo, hi))
-    if isinstance(e, sp.Integral) and all(len(lim) == 3 for lim in e.limits):
-        if len(e.limits) > 1:
-            e = sp.Integral(sp.Integral(e.function, *e.limits[:-1]), e.limits[-1])
-        x, lo, hi = e.limits[0]
-        d = _fixed_dummy("idx", 800 + depth, real=True)  # a point of a real interval, whatever x was declared
-        return sp.Integral(_alpha(e.function.xreplace({x: d}), rels, depth + 1), (d, _alpha(lo, rels, depth), _alpha(hi, rels, depth)))
+    if isinstance(e, sp.Integral) or (isinstance(e, (sp.Sum, sp.Product, Cup)) and all(len(lim) == 3 for lim in e.limits)):
+        # every limit renamed, in one pass (SymPy folds a nested Sum(Sum(f, a), b) back into
+        # Sum(f, a, b)): the last limit is the outermost, so it takes the smallest depth, and an
+        # inner limit's bounds may use the outer variables; an indefinite integral's variable is free
+        lims, ren, new = e.limits, {}, [None] * len(e.limits)
+        for pos in range(len(lims) - 1, -1, -1):
+            var, ends = lims[pos][0], [_alpha(b.xreplace(ren), rels, depth) for b in lims[pos][1:]]
+            if not ends:
+                new[pos] = (var,)
+                ren.pop(var, None)
+                continue
+            level = depth + len(lims) - 1 - pos
+            if isinstance(e, sp.Integral):  # a point of a real interval, whatever x was declared
+                d = _bound_dummy(level, 0, real=True)
+            else:
+                d = _bound_dummy(level, 0, integer=True, **_range_profile(ends[0], ends[1], rels))
+            new[pos] = (d, *ends)
+            ren[var] = d
+        return e.func(_alpha(e.function.xreplace(ren), rels, depth + len(lims)), *new)
+    if isinstance(e, sp.Limit):  # lim_{z -> z0}: z is bound; it keeps its own assumptions (the line it runs on)
+        f, z, z0, way = e.args
+        d = _bound_dummy(depth, 0, **{a: v for a, v in z.assumptions0.items()})
+        return sp.Limit(_alpha(f.xreplace({z: d}), rels, depth + 1), d, _alpha(z0, rels, depth), str(way))
     if isinstance(e, sp.Subs):
         body, xs, pts = e.args
-        ds = tuple(_fixed_dummy("idx", 800 + depth + 50 * k, commutative=x.is_commutative) for k, x in enumerate(xs))
+        ds = tuple(_bound_dummy(depth, k, commutative=x.is_commutative) for k, x in enumerate(xs))
         return sp.Subs(_alpha(body.xreplace(dict(zip(xs, ds))), rels, depth + 1), ds, tuple(_alpha(p, rels, depth) for p in pts))
     if isinstance(e, sp.Lambda):
-        ds = tuple(_fixed_dummy("idx", 800 + depth + 50 * k, commutative=x.is_commutative) for k, x in enumerate(e.variables))
+        ds = tuple(_bound_dummy(depth, k, commutative=x.is_commutative) for k, x in enumerate(e.variables))
         return sp.Lambda(ds if len(ds) > 1 else ds[0], _alpha(e.expr.xreplace(dict(zip(e.variables, ds))), rels, depth + 1))
     if isinstance(e, (_Extremum, Mat)):
         lam, n = e.args
         n = _alpha(n, rels, depth)
-        ds = tuple(_fixed_dummy("idx", 800 + depth + 50 * k, integer=True, positive=True) for k in range(len(lam.variables)))
+        ds = tuple(_bound_dummy(depth, k, integer=True, positive=True) for k in range(len(lam.variables)))
         body = lam.expr.xreplace(dict(zip(lam.variables, ds)))
         return e.func(sp.Lambda(ds if len(ds) > 1 else ds[0], _alpha(body, rels, depth + 1)), n)
     return e.func(*[_alpha(a, rels, depth) for a in e.args])
@@ -3312,7 +3348,7 @@ def _reads_in_range(e, x, n, rels, what: str, depth: int = 0):
               f"{what}: phi reads {sp.sstr(e)}, which is not proved to be one of {sp.sstr(x)}[1..{sp.sstr(n)}] "
               "(the Jacobian and |d|_2 cover those coordinates only)")
         return
-    if isinstance(e, (ExprWithLimits, sp.Lambda, sp.Subs)):
+    if isinstance(e, (ExprWithLimits, sp.Lambda, sp.Subs)) or _bound_here(e):
         _need(isinstance(e, sp.Sum) and len(e.limits) == 1 and len(e.limits[0]) == 3,
               f"{what}: phi may bind an index only in a one-limit sum, not in {sp.sstr(e)}")
         m, lo, hi = e.limits[0]
