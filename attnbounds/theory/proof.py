@@ -2928,14 +2928,18 @@ def _alpha(e, rels=(), depth=0):
         # inner limit's bounds may use the outer variables; an indefinite integral's variable is free
         lims, ren, new = e.limits, {}, [None] * len(e.limits)
         for pos in range(len(lims) - 1, -1, -1):
-            var, ends = lims[pos][0], [_alpha(b.xreplace(ren), rels, depth) for b in lims[pos][1:]]
-            if not ends:
-                new[pos] = (var,)
-                ren.pop(var, None)
-                continue
             level = depth + len(lims) - 1 - pos
-            if isinstance(e, sp.Integral):  # a point of a real interval, whatever x was declared
-                d = _bound_dummy(level, 0, real=True)
+            # a limit's bounds are in scope of the outer limits only, so a binder inside them is
+            # renamed at this limit's level, below none of the outer variables' kernel symbols
+            var, ends = lims[pos][0], [_alpha(b.xreplace(ren), rels, level) for b in lims[pos][1:]]
+            if not ends:  # an indefinite integral: its variable is free, or an outer limit's
+                new[pos] = (ren.get(var, var),)
+                continue
+            if isinstance(e, sp.Integral):
+                # a point of a real interval, whatever x was declared, where the ends are real;
+                # on a complex path it keeps its own assumptions (re(z) is not z there)
+                real = all(_fact(b, "extended_real") for b in ends)
+                d = _bound_dummy(level, 0, **({"real": True} if real else dict(var.assumptions0)))
             else:
                 d = _bound_dummy(level, 0, integer=True, **_range_profile(ends[0], ends[1], rels))
             new[pos] = (d, *ends)
