@@ -598,17 +598,21 @@ def test_row_engine_from_logits_equals_the_engine_on_their_weights():
         np.testing.assert_allclose(a[k], ref[k], rtol=1e-12, atol=1e-12 if k == "t2_lower" else 0.0, err_msg=k)
 
 
+def _engine_case(seed, B, L, d=64):
+    """Causal logits (B, L, L) of scale 2, the row engine's keys of unit vectors, the rows' ranges."""
+    rng = np.random.default_rng(seed)
+    lg = _causal_logits(rng, B, L, scale=2.0)
+    x = ex.to_sphere(rng.standard_normal((B, L, d)))
+    return lg, ex.RowKeys(x), ex._visible_ranges(np.isfinite(lg[0]), L, L)
+
+
 def test_row_engine_values_do_not_depend_on_the_other_n_asked():
     """A checkpoint's values are computed by a rule of its own N and the row's keys (Gram or
     direct, top or bottom running sums, the key-by-key products, the group's context), so the
     same N asked alone or beside others gives the same numbers bit for bit (E3's look-ahead
     passes and the forward passes compute the same N with different companions)."""
-    rng = np.random.default_rng(32)
-    B, L, d = 2, 200, 64
-    lg = _causal_logits(rng, B, L, scale=2.0)
-    x = ex.to_sphere(rng.standard_normal((B, L, d)))
-    ranges = ex._visible_ranges(np.isfinite(lg[0]), L, L)
-    keys = ex.RowKeys(x)
+    B, L = 2, 200
+    lg, keys, ranges = _engine_case(32, B, L)
 
     def run(what, limits=None):
         ns = sorted(what)
@@ -683,3 +687,69 @@ def test_row_engine_from_logits_names_the_bad_argument():
     out = plan.outputs(B, R)
     ex.row_engine(lg, ex.RowKeys(x), plan, ranges, out, from_logits=True)  # well formed: runs
     assert np.isfinite(out["main"][:, 0]).all()
+
+
+def _accumulate_one_key(acc, x, wr, a, m0, m1):
+    """The reference: one key per pass over ``acc`` (the code before four keys per pass)."""
+    step = 1 if m1 >= m0 else -1
+    for m in range(m0, m1, step):
+        j = a[m]
+        bj = wr[j]
+        xj = x[j]
+        for e in range(acc.shape[0]):
+            acc[e] += bj * xj[e]
+
+
+def test_accumulate_takes_the_keys_one_after_the_other():
+    """Four keys per pass give the one-key-per-pass sums bit for bit (each element takes the
+    products in key order, fused multiply-adds alike), upwards and downwards, for every
+    remainder of four, and wherever the running sum is split into checkpoints."""
+    import numba as nb
+
+    one = nb.njit(fastmath={"contract"})(_accumulate_one_key)
+    rng = np.random.default_rng(41)
+    K, d = 61, 64
+    x = rng.standard_normal((K, d)) * np.exp(rng.standard_normal((K, 1)) * 4)  # magnitudes that expose reordering
+    wr = rng.random(K) * np.exp(rng.standard_normal(K) * 3)
+    a = rng.permutation(K)
+    for m0, m1 in [(0, 0), (0, 1), (0, 3), (0, 4), (0, 5), (2, 9), (0, K), (K - 1, -1), (K - 1, 10), (20, 7)]:
+        got, want = np.zeros(d), np.zeros(d)
+        fz._accumulate(got, x, wr, a, m0, m1)
+        one(want, x, wr, a, m0, m1)
+        np.testing.assert_array_equal(got, want, err_msg=f"{m0}..{m1}")
+        step = 1 if m1 >= m0 else -1
+        np.testing.assert_allclose(got, (wr[a[m0:m1:step], None] * x[a[m0:m1:step]]).sum(0) if m1 >= 0 else
+                                   (wr[a[m0::-1], None] * x[a[m0::-1]]).sum(0), rtol=1e-9, atol=1e-9 * np.abs(x).max())
+    split = np.zeros(d)
+    for m0, m1 in [(0, 3), (3, 10), (10, 11), (11, 30), (30, K)]:  # checkpoints at 3, 10, 11, 30
+        fz._accumulate(split, x, wr, a, m0, m1)
+    whole = np.zeros(d)
+    fz._accumulate(whole, x, wr, a, 0, K)
+    np.testing.assert_array_equal(split, whole)
+    shifted = np.zeros(d)
+    fz._accumulate(shifted, x, wr, a, 0, 5)
+    one(whole := np.zeros(d), x, wr, a, 0, 5)
+    assert np.array_equal(shifted, whole) and not np.array_equal(shifted, np.zeros(d))
+
+
+def test_row_engine_rows_do_not_depend_on_the_other_rows_of_their_group():
+    """The direct checkpoints of a group of 16 rows share one matrix product; a row's values are
+    the same whether the rows beside it in its group ask for many N, few, or none (limits that
+    end inside a group), bit for bit."""
+    B, L = 2, 160
+    lg, keys, ranges = _engine_case(42, B, L)
+    ns = [16, 24, 40, 70, 90]
+
+    def run(limits):
+        what = {n: {"main", "mass"} for n in ns}
+        plan = ex.EnginePlan(ns, what, limits)
+        out = plan.outputs(B, L)
+        ex.row_engine(lg, keys, plan, ranges, out, from_logits=True)
+        return plan.results(out, {"main", "mass"}, ns)
+
+    every = run(None)
+    cut = run({24: 101, 40: 123, 70: 150, 90: 137})  # limits in the middle of groups (96–111, 112–127, 144–159, 128–143)
+    for k in ("d_tilde", "main", "mass"):
+        for a, (n, lim) in enumerate([(16, L), (24, 101), (40, 123), (70, 150), (90, 137)]):
+            np.testing.assert_array_equal(cut[k][:, a, :lim], every[k][:, a, :lim], err_msg=f"{k} N={n}")
+            assert np.isnan(cut[k][:, a, lim:]).all() and np.isfinite(every[k][:, a, n + 1:]).all()
