@@ -792,7 +792,8 @@ def _row_prepare(b, ro, lo, hi, wr, G, x, xsq, norms, ns, flags, limit, gram_gap
     d = x.shape[2]
     nN = ns.shape[0]
     t = hi - lo
-    st_i[3] = 0  # nothing left for _row_complete unless set below
+    st_i[0] = 0  # (na, ng) = (0, 0): nothing for _row_complete unless set below
+    st_i[1] = 0
     na = 0
     any_main = False
     for cc in range(nN):
@@ -856,16 +857,14 @@ def _row_prepare(b, ro, lo, hi, wr, G, x, xsq, norms, ns, flags, limit, gram_gap
             _finish(flags[cc], wr, a, n, D, rank, lo, t, norms, b, msum, rm, sq, tot, cc, ro,
                     d_tilde, mass, rmax, d1n, radius, ns_over_n, lower, upper)
     nd = na - ng
-    st_i[0] = na
+    st_i[0] = na  # the row's state for _row_complete: (na, ng, m) and (ᾱ_N, Σα², R) so far
     st_i[1] = ng
     st_i[2] = m
-    st_i[4] = 1 if any_main else 0
     st_f[0] = msum
     st_f[1] = sq
     st_f[2] = rm
     if nd == 0 and not any_main:
         return mg
-    st_i[3] = 1
     # s_N of the direct checkpoints: running sums from the top of the order where N ≤ t/2,
     # c minus running sums from the bottom above (fixed per N and t, as the Gram rule)
     split = 0
@@ -932,14 +931,17 @@ def _row_complete(b, ro, lo, hi, wr, c, pc, norms, ns, flags, d_tilde, mass, rma
     """The second half of a row (:func:`_row_prepare` took the first): its direct checkpoints
     from the group's products ``PG`` = x_i · s_N (row ``row_of[u]`` of the group's matrix, every
     key of the group) and the key-by-key low sums, and the T1(ii) main term from pc[i] = x_i · c."""
-    if st_i[3] == 0:
-        return
-    d = SG.shape[1]
-    t = hi - lo
     na = st_i[0]
     ng = st_i[1]
     m = st_i[2]
-    any_main = st_i[4] == 1
+    any_main = False
+    for z in range(na):
+        if flags[here[z]] & FLAG_MAIN:
+            any_main = True
+    if na == ng and not any_main:  # nothing left (or no checkpoint at all: na = 0)
+        return
+    d = SG.shape[1]
+    t = hi - lo
     msum = st_f[0]
     sq = st_f[1]
     rm = st_f[2]
@@ -1072,7 +1074,7 @@ def row_metrics(w, lg, from_logits, G, x, xT, xsq, norms, starts, ends, ns, flag
         g_low = np.empty((_GROUP, nN), np.bool_)
         g_row = np.empty((_GROUP, nN), np.int64)
         g_totl = np.empty((_GROUP, nN))
-        g_si = np.empty((_GROUP, 5), np.int64)
+        g_si = np.empty((_GROUP, 3), np.int64)
         g_sf = np.empty((_GROUP, 3))
         SG = np.empty((max(_GROUP * nN, 2), d))  # the s_N of the group's direct checkpoints
         buf_PG = np.empty(max(_GROUP * nN, 2) * K)

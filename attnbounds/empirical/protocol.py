@@ -45,6 +45,7 @@ import math
 import time
 
 import numpy as np
+from scipy import special  # already imported by experiments (not scipy.stats: about a second)
 
 from attnbounds.empirical import experiments as ex
 
@@ -1213,8 +1214,6 @@ class _KSSearch:
         ``scipy.stats.kstwobign.isf``'s value without importing scipy.stats, about a second).
         None without a guess (no rejecting end, or a statistic that does not fall across the
         bracket)."""
-        from scipy import special
-
         n = self._sizes.get(L, 0)
         if lo < 0 or n < 1:
             return None
