@@ -3352,7 +3352,7 @@ def _reads_in_range(e, x, n, rels, what: str, depth: int = 0):
               f"{what}: phi reads {sp.sstr(e)}, which is not proved to be one of {sp.sstr(x)}[1..{sp.sstr(n)}] "
               "(the Jacobian and |d|_2 cover those coordinates only)")
         return
-    if isinstance(e, (ExprWithLimits, sp.Lambda, sp.Subs)) or _bound_here(e):
+    if _bound_here(e):  # a sum, integral, Lambda, Subs, Limit or any other binder
         _need(isinstance(e, sp.Sum) and len(e.limits) == 1 and len(e.limits[0]) == 3,
               f"{what}: phi may bind an index only in a one-limit sum, not in {sp.sstr(e)}")
         m, lo, hi = e.limits[0]
