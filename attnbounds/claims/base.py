@@ -91,12 +91,14 @@ class Proof:
 
     def __post_init__(self):
         if self.chain is not None:
-            from attnbounds.theory.proof import AllOf, ChainCheck
+            from attnbounds.theory.proof import AllOf, ChainCheck, issued
 
             if not isinstance(self.chain, (ChainCheck, AllOf)):
                 raise TypeError(f"chain: expected a ChainCheck or AllOf, got {type(self.chain).__name__}")
             if self.status is True and not self.chain.complete:
                 raise ValueError(f"status: True needs a complete chain; {self.chain.first_failure}")
+            if self.status is True and not issued(self.chain):
+                raise ValueError("chain: not what Chain.prove returned (a ChainCheck built or altered by hand proves nothing)")
 
     @classmethod
     def from_chain(cls, chain, detail: str) -> "Proof":

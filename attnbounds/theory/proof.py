@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
+import weakref
 from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
@@ -318,6 +319,12 @@ class Lemma:
         return {"<=": sp.Le, ">=": sp.Ge, "==": sp.Eq, "=": sp.Eq}[self.relation](self.lhs, self.rhs, evaluate=False)
 
 
+class _Local(str):
+    """The name of a hypothesis that a rule adds for its sub-chains, never a stated one."""
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True)
 class Context:
     """The named hypotheses a chain may use: relations (``x <= M``, ``a == b``) and facts
@@ -348,6 +355,9 @@ class Context:
                 raise TypeError(f"hypotheses[{name!r}]: SymPy decides it False from its symbols' assumptions "
                                 "(a contradictory hypothesis: check how the symbols were declared)")
             fact = h.fact if isinstance(h, Assumed) else h
+            if any(_has_float(x) for x in _sides(h)):
+                raise TypeError(f"hypotheses[{name!r}]: a floating-point number (the kernel reads exact numbers only: "
+                                "write sp.Rational)")
             ok = isinstance(fact, FACTS + rel_types) or (not isinstance(h, Assumed) and isinstance(h, Lemma)) or (
                 isinstance(fact, tuple) and fact and all(isinstance(r, rel_types) for r in fact))
             if isinstance(h, Assumed) and not (isinstance(h.why, str) and h.why.strip()):
@@ -368,8 +378,27 @@ class Context:
         return Context({k: _xreplace(v, mapping) for k, v in self.hypotheses.items()})
 
     def extended(self, extra: Mapping[str, Any]) -> "Context":
-        """This context plus ``extra``; relations that SymPy already decides as true are left out."""
+        """This context plus ``extra``; relations that SymPy already decides as true are left out.
+        A name already used is refused: replacing a hypothesis would drop it."""
+        clash = sorted(k for k, h in extra.items() if k in self.hypotheses and self.hypotheses[k] is not h)
+        if clash:
+            raise ValueError(f"extra: the names {clash} are hypotheses of this context already")
         return Context({**self.hypotheses, **{k: h for k, h in extra.items() if h is not sp.true}})
+
+    def _local(self, extra: Mapping[str, Any]) -> "Context":
+        """This context plus the hypotheses a rule adds for its sub-chains (a variable's range, a
+        case): named as ``_Local``, so that :meth:`without_lemmas` tells them from the stated
+        ones, and renamed where the name is taken (a stated hypothesis, or an outer rule's)."""
+        out = dict(self.hypotheses)
+        for k, h in extra.items():
+            if h is sp.true:
+                continue
+            name, n = k, 1
+            while name in out:
+                n += 1
+                name = f"{k}{n}"
+            out[_Local(name)] = h
+        return Context(out)
 
     def relations(self) -> list:
         """The relations usable by the sign oracle: plain hypotheses, and every lemma whose
@@ -392,8 +421,8 @@ class Context:
 
     def without_lemmas(self) -> "Context":
         """The stated hypotheses only: no lemmas, and none of the local ones a rule adds
-        (names starting with ``__``, such as a variable's range)."""
-        return Context({k: v for k, v in self.hypotheses.items() if not isinstance(v, Lemma) and not k.startswith("__")})
+        (``_Local`` names, such as a variable's range; a stated name may start with ``__`` too)."""
+        return Context({k: v for k, v in self.hypotheses.items() if not isinstance(v, Lemma) and not isinstance(k, _Local)})
 
     def __hash__(self):
         return hash(tuple(sorted(self.hypotheses.items(), key=lambda kv: kv[0])))
@@ -411,6 +440,197 @@ def _lemma_holds(lemma: Lemma, ctx: "Context") -> bool:
     return _lemma_check(lemma, ctx).complete
 
 
+def _has_float(e) -> bool:
+    """Whether ``e`` holds a floating-point number (never trusted: SymPy rounds a difference with
+    one to its precision, so sp.Float(0.3125, 1) − 627/2000 is 0)."""
+    e = sp.sympify(e) if not isinstance(e, sp.Basic) else e
+    return isinstance(e, sp.Basic) and bool(e.atoms(sp.Float))
+
+
+def _holds_float(v) -> bool:
+    """Whether a rule's parameters hold a floating-point number (an instance's values, a bound, a
+    weight): sub-chains and cited theorems are checked step by step on their own."""
+    if isinstance(v, float):
+        return True
+    if isinstance(v, sp.Basic):
+        return bool(v.atoms(sp.Float))
+    if isinstance(v, Mapping):
+        return any(_holds_float(k) or _holds_float(x) for k, x in v.items())
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return any(_holds_float(x) for x in v)
+    return False
+
+
+# unevaluated operations: never evaluated by SymPy here (simplify would take a limit, dropping the
+# case a = 0 of lim 1/(ax + 1), or a transform), only by _exact_doit where it can
+_OPAQUE = (sp.Sum, sp.Product, sp.Integral, sp.Derivative, sp.Subs, sp.Limit,
+           sp.integrals.transforms.IntegralTransform)
+_OPAQUE_TAG = secrets.token_hex(8)  # the opaque functions' keyword: a caller cannot forge one by its name
+# a derivative is taken only of an expression built from these (and atoms): smooth where defined.
+# SymPy differentiates a Piecewise branch by branch (x[x = 0], the zero function, gets derivative 1
+# at 0), and reads a kink or a jump as a value (SingularityFunction, atan2, Abs, Max, floor, …)
+_SMOOTH = (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log, sp.sin, sp.cos, sp.tan, sp.sinh, sp.cosh, sp.tanh, sp.atan,
+           sp.asinh, sp.erf, sp.Sum, sp.KroneckerDelta, sp.Derivative, sp.Indexed, sp.Tuple, AppliedUndef)
+_TERMS_MAX = 2000  # a sum or product with numeric limits is written out up to this many terms
+
+
+def _polynomial_in(f, v) -> bool:
+    try:
+        sp.Poly(f, v)
+    except (sp.PolynomialError, sp.GeneratorsError, ValueError, TypeError):
+        return False
+    return True
+
+
+def _karr_range(lo, hi):
+    """(sign, first, last) of SymPy's (Karr's) reading of lo … hi over the integers: Σ_{lo}^{hi} =
+    sign Σ_{first}^{last}, with hi < lo − 1 read as −Σ_{hi+1}^{lo−1}."""
+    if hi >= lo - 1:
+        return 1, lo, hi
+    return -1, hi + 1, lo - 1
+
+
+def _sum_once(f, k, lo, hi):
+    """Σ_{k=lo}^{hi} f evaluated exactly, or None: term by term for numeric limits, (hi − lo + 1) f
+    for f free of k, and SymPy's polynomial summation for a polynomial in k (its Faulhaber
+    formula F(hi) − F(lo − 1) holds for all integer ends, Karr's reading included)."""
+    if k not in f.free_symbols:
+        return f * (hi - lo + 1)
+    if lo.is_Integer and hi.is_Integer:
+        sign, a, b = _karr_range(int(lo), int(hi))
+        if b - a + 1 > _TERMS_MAX:
+            return None
+        return sign * sp.Add(*[f.subs(k, v) for v in range(a, b + 1)])
+    if _polynomial_in(f, k) and _fact(lo, "integer") and _fact(hi, "integer"):
+        g, back = _opaque_map(f)  # its coefficients stay as they are (SymPy's doit would evaluate them)
+        return sp.Sum(g, (k, lo, hi)).doit(deep=False).xreplace(back)
+    return None
+
+
+def _product_once(f, k, lo, hi):
+    """Π_{k=lo}^{hi} f term by term for numeric limits (Karr's reading: 1/Π_{hi+1}^{lo−1} for
+    hi < lo − 1), f^(hi − lo + 1) for f free of k, else None."""
+    if k not in f.free_symbols:
+        return f ** (hi - lo + 1)
+    if not (lo.is_Integer and hi.is_Integer):
+        return None
+    sign, a, b = _karr_range(int(lo), int(hi))
+    if b - a + 1 > _TERMS_MAX:
+        return None
+    out = sp.Mul(*[f.subs(k, v) for v in range(a, b + 1)])
+    return out if sign > 0 else 1 / out
+
+
+def _integral_once(f, x, *ends):
+    """∫_lo^hi f dx for a polynomial f in x, by its antiderivative F (constant term 0), exactly;
+    SymPy's ∫^b f dx is F(b) and the indefinite ∫ f dx is F(x). Else None."""
+    if not _polynomial_in(f, x):
+        return None
+    g, back = _opaque_map(f)  # the coefficients as atoms (sp.integrate would evaluate a sum among them)
+    F = sp.Poly(g, x).integrate().as_expr().xreplace(back)
+    if not ends:
+        return F
+    if len(ends) == 1:
+        return F.subs(x, ends[0])
+    return F.subs(x, ends[1]) - F.subs(x, ends[0])
+
+
+def _smooth_node(n) -> bool:
+    """Whether the node ``n`` is a :data:`_SMOOTH` piece where it stands: a log of a positive
+    argument, a power with an integer exponent or a positive base, atan and asinh of a real one
+    (off their branch cuts), or an atom."""
+    if n.is_Atom or isinstance(n, (sp.IndexedBase, sp.Idx)):
+        return True
+    if not isinstance(n, _SMOOTH):
+        return False
+    if isinstance(n, sp.log):
+        return n.args[0].is_positive is True
+    if isinstance(n, sp.Pow):
+        return n.exp.is_integer is True or n.base.is_positive is True
+    if isinstance(n, (sp.atan, sp.asinh)):
+        return n.args[0].is_extended_real is True
+    return True
+
+
+def _exact_derivative(e):
+    """The derivative ``e`` evaluated where its expression is built from smooth pieces
+    (:func:`_smooth_node`) and no binder in it binds a symbol of the variables (SymPy
+    differentiates Σ_i X[i]/i by X[i] under the sum, the sum's i taken for the free one); else
+    ``e`` itself."""
+    if not all(_smooth_node(n) for n in sp.preorder_traversal(e.expr)):
+        return e
+    if _binder_variables([e.expr]) & set().union(*(sp.sympify(v).free_symbols for v in e.variables)):
+        return e
+    return e.doit(deep=False)
+
+
+def _opaque_map(e):
+    """(``e`` with each outermost opaque node (a sum, product, integral, derivative or substitution)
+    replaced by an undefined function of the node's free symbols, the way back). A function, not a
+    symbol: the node stays a function of a variable that a binder around it binds (the same node
+    inside Σ_k and outside it are different values)."""
+    nodes: list = []
+
+    def walk(a):
+        if isinstance(a, _OPAQUE):
+            if a not in nodes:
+                nodes.append(a)
+            return
+        for b in a.args if isinstance(a, sp.Basic) else ():
+            walk(b)
+
+    walk(e)
+    if not nodes:
+        return e, {}
+    mapping = {}
+    for q, a in enumerate(nodes):
+        free = sorted(a.free_symbols, key=sp.default_sort_key)
+        F = sp.Function(f"_opaque{q}", commutative=a.is_commutative is not False, kernel_opaque=_OPAQUE_TAG)
+        mapping[a] = F(*free) if free else F(sp.S.Zero)
+    return e.xreplace(mapping), {v: k for k, v in mapping.items()}
+def _exact_doit(e):
+    """``e`` with the sums, products, integrals, derivatives and substitutions that the kernel
+    evaluates exactly (inner ones first): :func:`_sum_once`, :func:`_product_once`,
+    :func:`_integral_once`, :func:`_exact_derivative`, a polynomial's ``Limit`` at a finite point,
+    and a ``Subs`` into an expression with no binder and nothing opaque left (every variable at
+    once). The others stay as they are."""
+    if not isinstance(e, sp.Basic) or not e.args or not e.has(*_OPAQUE):
+        return e
+    args = [_exact_doit(a) for a in e.args]
+    if any(a is not b for a, b in zip(args, e.args)):
+        e = e.func(*args)
+    if isinstance(e, (sp.Sum, sp.Product, sp.Integral)):
+        f = e.function
+        once = {sp.Sum: _sum_once, sp.Product: _product_once, sp.Integral: _integral_once}[type(e)]
+        for lim in e.limits:
+            if len(lim) != 3 and not isinstance(e, sp.Integral):
+                return e
+            f = once(f, *lim)
+            if f is None:
+                return e
+        return f
+    if isinstance(e, sp.Derivative):
+        return _exact_derivative(e)
+    if isinstance(e, sp.Limit):  # a polynomial's limit at a finite point is its value there
+        f, z, z0 = e.args[0], e.args[1], e.args[2]
+        if z0.is_finite and _polynomial_in(f, z) and not _binder_variables([f]) and not f.has(*_OPAQUE):
+            return f.xreplace({z: z0})
+        return e
+    if isinstance(e, sp.Subs) and not _binder_variables([e.expr]) and not e.expr.has(*_OPAQUE) and not (
+            e.expr.has(Expect, Prob, Cond, Indicator) and any(_random_part(v) for v in e.point)):
+        # (a random point is not put into a mean or a probability: P(D >= x) at x := D is not P(True))
+        # every variable at once (SymPy's doit substitutes one after the other: Subs(x, (x, y), (y, 1))
+        # is y, not 1), and only into an expression with no binder left that could capture a point
+        return e.expr.xreplace(dict(zip(e.variables, e.point)))
+    return e
+
+
+def _atomized(e):
+    """``e`` with each sum, product, integral, derivative and substitution left in it replaced by an
+    undefined function of its own (:func:`_opaque_map`): algebra on the rest cannot evaluate them."""
+    return _opaque_map(e)[0]
+
+
 def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
     """Exact check that ``lhs - rhs`` is zero: ``expand``, then ``cancel`` of the difference
     (rational functions), finite sums evaluated by ``doit``; with ``deep``, ``simplify`` as a
@@ -421,23 +641,32 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
     True
     """
     try:
+        if _has_float(lhs) or _has_float(rhs):  # Float − Rational is rounded to the Float's precision
+            return False
         d = sp.sympify(lhs) - sp.sympify(rhs)
         if d == 0 or sp.expand(d) == 0:
             return True
         if _odd_limits(d):  # doit would evaluate a polynomial formula there, not a sum of terms
             return False
-        if d.has(sp.Sum):
-            # linearity of finite sums first (cheap and exact), then what SymPy can evaluate
-            if sp.expand(_sum_linear(d)) == 0:
-                return True
-            d = d.doit()
+        if d.has(sp.Sum) and sp.expand(_sum_linear(d)) == 0:  # linearity of finite sums (cheap and exact)
+            return True
+        if d.has(*_OPAQUE):
+            # what the kernel evaluates exactly (:func:`_exact_doit`), not SymPy's doit: its closed
+            # forms drop conditions (Σ_{k=0}^{n} (−1)^k C(n, k) = 0 fails at n = 0), its integrals
+            # with parameters can be wrong, and it differentiates a Piecewise branch by branch
+            d = _exact_doit(_sum_linear(d) if d.has(sp.Sum) else d)
             if d == 0 or sp.expand(d) == 0:
                 return True
+            if d.has(Norm) and sp.expand(_norm_canonical(d)) == 0:
+                return True
+            d = _atomized(d)  # the rest are atoms to the algebra below (simplify would evaluate them)
         if sp.cancel(sp.together(d)) == 0:
             return True
         if d.has(Norm) and sp.expand(_norm_canonical(d)) == 0:
             return True
-        return deep and sp.simplify(d) == 0
+        # simplify folds a quotient into a Piecewise and cancels there (C/(x − 1) with C = (x − 1)[x = 1]
+        # "is" [x = 1], which is 0/0 at x = 1): not for a Piecewise
+        return deep and not d.has(sp.Piecewise) and sp.simplify(d) == 0
     except (sp.PolynomialError, NotImplementedError, TypeError, AttributeError, ValueError, sp.SympifyError, RecursionError):
         # SymPy cannot handle the expression (e.g. a relation inside a Piecewise, or a sum over
         # an empty range with a fractional end, where it recurses without end): not an identity
@@ -472,8 +701,8 @@ def _norm_canonical(e):
 
 def _sum_linear(e):
     """``e`` with every one-index sum split by linearity: Σ_i (c f_i + g_i) = c Σ_i f_i + Σ_i g_i
-    for c free of i, and Σ_{i=lo}^{hi} c = (hi − lo + 1) c (both exact for SymPy's sums, whatever
-    the range)."""
+    for c free of i (a vector factor free of i too, on the right), and Σ_{i=lo}^{hi} c = (hi − lo + 1) c
+    (both exact for SymPy's sums, whatever the range)."""
     if not isinstance(e, sp.Basic) or not e.args:
         return e
     if isinstance(e, sp.Sum) and len(e.limits) == 1:
@@ -482,12 +711,15 @@ def _sum_linear(e):
         for term in sp.Add.make_args(sp.expand(_sum_linear(e.function))):
             c, nc = term.args_cnc()
             coeff = [f for f in c if i not in f.free_symbols]
-            dep = [f for f in c if i in f.free_symbols] + nc
+            dep = [f for f in c if i in f.free_symbols]
             k = sp.Mul(*coeff)
+            right = sp.Mul(*nc)  # Σ_i c_i V = (Σ_i c_i) V for a vector V free of i (c_i scalars)
+            if i in right.free_symbols:
+                dep, right = dep + nc, sp.S.One
             if not dep:
-                out.append(k * (hi - lo + 1))
+                out.append(k * (hi - lo + 1) * right)
             else:
-                out.append(k * sp.Sum(sp.Mul(*dep), (i, lo, hi)))
+                out.append(k * sp.Sum(sp.Mul(*dep), (i, lo, hi)) * right)
         return sp.Add(*out)
     return e.func(*[_sum_linear(a) for a in e.args])
 
@@ -565,13 +797,16 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
     #    such an s is replaced by a symbol that carries the sign (sound: the claim is then
     #    proved for every value s can take under the hypotheses)
     rep: dict = {}
+    labels = {ix.base.label for x in [e] + [g for g, _ in forms] for ix in sp.sympify(x).atoms(sp.Indexed)}
     changed = True
     while changed:
         changed = False
         for g, g_strict in forms:
             g = sp.expand(g.xreplace(rep))
             for a in sorted(_atoms(g), key=str):
-                if a in rep.values() or a.is_positive:
+                # a symbol that is also an indexed base's label (x beside x[1]) is not renamed:
+                # xreplace would rename the label too, and x[1] would take the dummy's sign
+                if a in rep.values() or a.is_positive or a in labels:
                     continue
                 coef = _linear_coef(g, a)
                 if coef is None:
@@ -579,7 +814,9 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
                 lower = -(g - coef * a) / coef
                 pos = _sign_ok(lower, True) or (g_strict and _sign_ok(lower, False))
                 if pos or (_sign_ok(lower, False) and not a.is_nonnegative):
-                    rep[a] = _fixed_dummy(str(a), len(rep), positive=True) if pos else _fixed_dummy(str(a), len(rep), nonnegative=True)
+                    # names and indices of its own: a rule's variable (monotone's v_, jensen's phi_var_) is no sign dummy
+                    kind = {"positive": True} if pos else {"nonnegative": True}
+                    rep[a] = _fixed_dummy(f"sign_{a}", 5000 + len(rep), **kind)
                     changed = True
                     g = sp.expand(g.xreplace(rep))
     if rep:
@@ -954,6 +1191,32 @@ def _bare(k, e) -> bool:
     return any(_bare(k, a) for a in e.args)
 
 
+def _hypothesis_parts(ctx) -> list:
+    """Every hypothesis of ``ctx`` as (relation or fact, the expressions it speaks of): relations,
+    lemmas (whether or not they check here), facts, and assumed premises. For the checks that
+    read what the hypotheses do not say (an index no hypothesis pins, an event no hypothesis
+    uses as a value): a fact, a lemma or an assumed premise says as much as a relation."""
+    out = []
+    for h in ctx.hypotheses.values():
+        h = h.fact if isinstance(h, Assumed) else h
+        if isinstance(h, FACTS):
+            out.append((h, _fact_sides(h)))
+        elif isinstance(h, Lemma):
+            out.append((h.relation_expr(), [h.lhs, h.rhs]))
+        else:
+            out += [(r, [r.lhs, r.rhs]) for r in (h if isinstance(h, tuple) else (h,))]
+    return out
+
+
+def _pinning(k, ctx, skip=None) -> list:
+    """The hypotheses of ``ctx`` that hold ``k`` bare (k = 1, k <= 1, a weighted norm with
+    l1 = 2 − k): each makes k one value, so a hypothesis about the k-th entries is not about
+    every k. ``skip``: a relation left out (a definition f[k] = e(k) itself)."""
+    return [sp.sstr(r) if not isinstance(r, FACTS) else f"{type(r).__name__}({sp.sstr(sides[0])}, …)"
+            for r, sides in _hypothesis_parts(ctx)
+            if not (skip is not None and not isinstance(r, FACTS) and r == skip) and any(_bare(k, x) for x in sides)]
+
+
 _INDEX_PROFILES = (  # (assumptions, what every integer of lo..hi having them needs: gaps to prove >= 0)
     # a range with hi < lo - 1 runs over hi + 1 .. lo - 1 in SymPy's (Karr's) reading, so a bound on
     # one end needs the other end too: min(lo, hi + 1) >= 1 for positive, and so on
@@ -1004,7 +1267,7 @@ def _generic_index(k, what: str, *exprs, ctx=None, lo=1, hi=None):
     _need(not extra, f"{what}: the index {k} has assumptions {extra} that not every "
                      f"k in {sp.sstr(lo) if lo is not None else '?'}..{sp.sstr(hi) if hi is not None else 'n'} has")
     if ctx is not None:
-        pinned = [sp.sstr(r) for r in ctx.relations() if _bare(k, r)]
+        pinned = _pinning(k, ctx)
         _need(not pinned, f"{what}: the hypotheses {pinned} constrain the index {k} itself, so the term proof would "
                           "not be for every k of its range")
 
@@ -1125,23 +1388,31 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
             if rel != "=":
                 failures.append(f"{sp.sstr(h)} is an equation; the step must be '='")
                 continue
-            caught, narrow = set(), {}
+            caught, narrow, derivs = set(), {}, set()
             for a, b in ((h.lhs, h.rhs), (h.rhs, h.lhs)):
                 for x, y in ((lhs, rhs), (rhs, lhs)):
                     # a symbol the hypothesis has only as a subscript or argument (P(missed(i)) = …)
                     # is read for every value of it; one it has bare (y = k) is one value
                     # (the old side too: SymPy replaces D(i) under a sum over i, the sum's own i)
-                    got = {c for c in _captured(x, [a, b]) if _bare(c, h) or any(_bare(c, r) for r in ctx.relations())}
+                    got = {c for c in _captured(x, [a, b]) if _bare(c, h) or _pinning(c, ctx)}
                     # "every value" is every value the symbol's own assumptions allow: a hypothesis
                     # about P(missed(i)) for i declared negative says nothing of the i = 1..N of a sum
                     short = {c: _domain_misfit(c, x, ctx.relations()) for c in _captured(x, [a, b]) - got}
                     short = {c: m for c, m in short.items() if m}
                     caught |= got
                     narrow.update(short)
+                    # an equation at a point says nothing of a derivative, which reads its argument
+                    # near the point: x² = 9 does not make d/dx x² the derivative of 9
+                    moved = sorted({str(v) for dv in sp.preorder_traversal(x) if isinstance(dv, sp.Derivative)
+                                    for v in dv.variables if a.has(v) or b.has(v)})
+                    if moved:
+                        derivs.update(moved)
+                        continue
                     if not got and not short and is_identity(y, x.subs(a, b)):
                         return f"substitutes {name}"
             failures.append(f"the step is not a substitution of {sp.sstr(h)}"
                             + (f" ({sorted(map(str, caught))} would be captured by a sum that binds the same symbol)" if caught else "")
+                            + (f" (it would go under a derivative in {sorted(derivs)}, a variable of the equation)" if derivs else "")
                             + "".join(f" (it is about every {c} with {c}'s assumptions ({_declared(c)}), not about every {c} "
                                       f"of {m}, which binds it)" for c, m in sorted(narrow.items(), key=str)))
             continue
@@ -1178,7 +1449,7 @@ def _monotone(lhs, rel, rhs, p, ctx):
             sign = dg if increasing else -dg
             try:
                 _nonneg(hi - lo, ctx, "monotone: the order of a and b", max_tries=tries)
-                _defined(g.subs(var, t), t, ctx.extended({"__lo__": sp.Ge(t, lo), "__hi__": sp.Le(t, hi)}).relations(),
+                _defined(g.subs(var, t), t, ctx._local({"__lo__": sp.Ge(t, lo), "__hi__": sp.Le(t, hi)}).relations(),
                          "monotone", tries)
                 return _monotone_sign(var, t, lo, hi, sign, dg, p.get("box"), ctx, tries) + (" (increasing)" if increasing else " (decreasing)")
             except _Fail as exc:
@@ -1205,7 +1476,7 @@ def _monotone_sign(var, t, lo, hi, sign, dg, box, ctx, tries=None) -> str:
             b2[s] = (slo, shi)
         _need(certify_nonnegative(sign, b2), f"monotone: arb cannot certify the sign of g' = {sp.sstr(dg)} on the box")
         return f"g' = {sp.sstr(dg)} has the right sign on the box (arb)"
-    rng = ctx.extended({"__lo__": sp.Ge(t, lo), "__hi__": sp.Le(t, hi)})
+    rng = ctx._local({"__lo__": sp.Ge(t, lo), "__hi__": sp.Le(t, hi)})
     _nonneg(sign, rng, f"monotone: the sign of g' = {sp.sstr(dg)}", max_tries=tries)
     return f"g' = {sp.sstr(dg)} has the right sign between a and b"
 
@@ -1355,6 +1626,8 @@ def _mcdiarmid(lhs, rel, rhs, p, ctx):
     h = ctx.hypotheses.get(name)
     _need(isinstance(h, FACTS), f"mcdiarmid: no BoundedDifferences or WeightedNorm hypothesis {name!r} in the context")
     _same(h.f, f, "mcdiarmid: the hypothesis is about another function")
+    if isinstance(h, WeightedNorm):
+        _possible_weighted_norm(h, ctx, "mcdiarmid")
     sum_c2 = h.sum_c2 if isinstance(h, BoundedDifferences) else 4 * h.radius**2 * h.l2
     _random(f, "mcdiarmid: f")
     _constant(t, "mcdiarmid: t")
@@ -1388,6 +1661,23 @@ def _hoeffding(lhs, rel, rhs, p, ctx):
     return "Hoeffding, one variable in [a, b]"
 
 
+def _possible_weighted_norm(h, ctx, what: str) -> None:
+    """A WeightedNorm definition must describe a setting that can exist: a bound on norms, a sum of
+    |w_j| and one of w_j² are constants >= 0 (declared or from the hypotheses), Σw_j² > (Σ|w_j|)²
+    is impossible, and so is a norm f < 0. From an impossible one (R = −1 with l1 = 1, or
+    f = −1, or f > R l1) every form of the rule would give 0 <= −1."""
+    for label, v in (("radius", h.radius), ("l1", h.l1), ("l2", h.l2)):
+        _constant(v, f"{what}: the {label}")
+    for label, v in (("radius", h.radius), ("l1", h.l1), ("l2", h.l2)):
+        _nonneg(v, ctx, f"{what}: the definition's {label} must be >= 0 (declare it non-negative, or state it)")
+    _need(not prove_nonnegative(h.l2 - h.l1**2, ctx.relations(), strict=True),
+          f"{what}: the definition is impossible: l2 = {sp.sstr(h.l2)} > l1^2 = {sp.sstr(h.l1**2)}")
+    _need(not prove_nonnegative(-h.f, ctx.relations(), strict=True),
+          f"{what}: the definition is impossible: the norm {sp.sstr(h.f)} is negative")
+    _need(not prove_nonnegative(h.f - h.radius * h.l1, ctx.relations(), strict=True),
+          f"{what}: the definition is impossible: the norm {sp.sstr(h.f)} > R*l1 = {sp.sstr(h.radius * h.l1)}")
+
+
 @_rule("weighted-norm", "for f = ‖Σ_j w_j X_j‖ with ‖X_j‖ <= R (a WeightedNorm definition, l1 = Σ|w_j|, l2 = Σw_j²): 0 <= f <= R·l1, l2 <= l1², 0 <= l1 and 0 <= l2; R, l1 and l2 must be proved >= 0 and l2 > l1² must not be provable (a definition that cannot hold)", "the triangle inequality and homogeneity of the norm (‖Σ_j w_j X_j‖ <= Σ_j |w_j| ‖X_j‖ <= R Σ_j |w_j|), Σ_j w_j² <= (Σ_j |w_j|)² (the cross terms are >= 0), and norms, absolute values and squares are >= 0; the definition must be in the context, not assumed")
 def _weighted_norm(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "weighted-norm: only for '<=' / '>=' steps")
@@ -1396,15 +1686,7 @@ def _weighted_norm(lhs, rel, rhs, p, ctx):
     _not_assumed(ctx, name, "weighted-norm")
     h = ctx.hypotheses.get(name)
     _need(isinstance(h, WeightedNorm), f"weighted-norm: no WeightedNorm hypothesis {name!r} in the context")
-    for label, v in (("radius", h.radius), ("l1", h.l1), ("l2", h.l2)):
-        _constant(v, f"weighted-norm: the {label}")
-    # the definition must describe a setting that can exist: a bound on norms, a sum of |w_j| and
-    # one of w_j² are >= 0 (declared or from the hypotheses), and Σw_j² > (Σ|w_j|)² is impossible;
-    # from an impossible one (R = −1 with l1 = 1) every form below would give 0 <= −1
-    for label, v in (("radius", h.radius), ("l1", h.l1), ("l2", h.l2)):
-        _nonneg(v, ctx, f"weighted-norm: the definition's {label} must be >= 0 (declare it non-negative, or state it)")
-    _need(not prove_nonnegative(h.l2 - h.l1**2, ctx.relations(), strict=True),
-          f"weighted-norm: the definition is impossible: l2 = {sp.sstr(h.l2)} > l1^2 = {sp.sstr(h.l1**2)}")
+    _possible_weighted_norm(h, ctx, "weighted-norm")
     forms = {"f <= R*l1": (h.f, h.radius * h.l1), "0 <= f": (0, h.f), "l2 <= l1^2": (h.l2, h.l1**2),
              "0 <= l1": (0, h.l1), "0 <= l2": (0, h.l2)}
     for label, (a, b) in forms.items():
@@ -1461,7 +1743,7 @@ def _termwise(lhs, rel, rhs, p, ctx):
         # which flips the inequality: the range must not be reversed
         _nonneg(hi - lo + 1, ctx, "termwise: the index range is reversed (need hi >= lo - 1)")
         f, g = small.function, big.function
-        local = ctx.extended({"__index_lo__": sp.Ge(i, lo), "__index_hi__": sp.Le(i, hi)})
+        local = ctx._local({"__index_lo__": sp.Ge(i, lo), "__index_hi__": sp.Le(i, hi)})
         pairs = [(f, g)]
     else:
         pairs = [(sp.sympify(a), sp.sympify(b)) for a, b in p["pairs"]]
@@ -1613,7 +1895,7 @@ def _cases(lhs, rel, rhs, p, ctx):
         sub = p.get(key)
         _need(sub is not None, f"cases: no sub-chain for the case {sp.sstr(case)} ({key}=)")
         _need(case not in (sp.true, sp.false), f"cases: the case {sp.sstr(case)} is decided by the symbols' assumptions; no split is needed")
-        local = ctx.extended({"__case__": case})
+        local = ctx._local({"__case__": case})
         res = _sub_chain(sub, local, _case_value(lhs, e, positive), rel if rel != "=" else "==", _case_value(rhs, e, positive), "cases")
         _need(res.complete, f"cases: the case {sp.sstr(case)} does not check: {res.first_failure}")
     return f"both cases of {sp.sstr(e)} > 0 are checked chains"
@@ -1647,7 +1929,7 @@ def _monotone_chain(lhs, rel, rhs, p, ctx):
             order = sp.Le(x, y, evaluate=False)
             break
     _need(order is not None, "monotone-chain: the sub-chain proves neither a <= b nor b <= a")
-    local = ctx.extended({"__order__": order})
+    local = ctx._local({"__order__": order})
     return _monotone(lhs, rel, rhs, {k: v for k, v in p.items() if k != "term"}, local) + " (order by a checked chain)"
 
 
@@ -1871,6 +2153,96 @@ def _discharge(r, how, ctx, what):
     _nonneg(g, ctx, f"{what}: {sp.sstr(r)}", strict=strict)
 
 
+def _statement_exprs(chain, seen=None) -> list:
+    """Every expression a chain's statement and proof write down: its steps and sub-chains, its
+    hypotheses, and, recursively, the chains of its lemmas and of the theorems it cites."""
+    seen = set() if seen is None else seen
+    if id(chain) in seen:
+        return []
+    seen.add(id(chain))
+    out = list(_chain_exprs(chain))
+    for h in chain.ctx.hypotheses.values():
+        out += _sides(h)
+        if isinstance(h, Lemma):
+            out += _statement_exprs(h.chain, seen)
+
+    def walk(c):
+        nonlocal out
+        for st in c.steps:
+            thm = st.by.params.get("theorem") if st.by.rule == "instance" else None
+            if isinstance(thm, Lemma):
+                out += [thm.lhs, thm.rhs] + _statement_exprs(thm.chain, seen)
+            for sub in _sub_chains(st):
+                walk(sub)
+
+    walk(chain)
+    return out
+
+
+def _indicator_conflict(chain, goal, ctx) -> list:
+    """Why ``condition``'s indicator readings do not stand for this statement, or []: a function
+    that the proof (the chain, its lemmas and the theorems it cites) uses as an atomic event must
+    be one in the statement itself (the goal or the hypotheses): a proof cannot make E[D(i)] <= 1
+    true by splitting on the event D(i); and no function used as an event may have its values
+    compared in a relation (a hypothesis D(k) >= 2, or P(D(i) >= 2) anywhere)."""
+    parts = _hypothesis_parts(ctx)
+    stated = [x for x in list(goal) + [y for _, sides in parts for y in sides] if isinstance(x, sp.Basic)]
+    proof = [x for x in _statement_exprs(chain) if isinstance(x, sp.Basic)]
+    for h in ctx.hypotheses.values():
+        if isinstance(h, Lemma):
+            proof += [x for x in _statement_exprs(h.chain) if isinstance(x, sp.Basic)]
+    stated_events = {a.func for x in stated for a in _event_atoms(x)}
+    events = stated_events | {a.func for x in proof for a in _event_atoms(x)}
+    relations = [r for r, _ in parts if not isinstance(r, FACTS)]  # a hypothesis that is itself a relation
+    compared = {u.func for x in relations + stated + proof for r in sp.preorder_traversal(x)
+                if isinstance(r, sp.core.relational.Relational) for u in _value_uses(r.lhs) | _value_uses(r.rhs)}
+    compared |= {u.func for r, sides in parts if isinstance(r, FACTS) for y in sides for u in _value_uses(y)}
+    out = [f"{f} is an event of the proof only" for f in sorted(events - stated_events, key=str)]
+    out += [f"the values of {f} are compared in a relation" for f in sorted(events & compared, key=str)]
+    return out
+
+
+_GENERIC_INDEX_PARAMS = {"termwise": ("index",), "diag-norm": ("index",), "gershgorin-rows": ("index", "col"),
+                         "sum-term": ("index",), "max-bound": ("index",), "rank-one": ("index",)}
+
+
+def _every_reads(chain, seen=None) -> set:
+    """The symbols that ``chain`` may read "for every value" (a superset): the variables of every
+    binder it writes down (a hypothesis substituted under a sum is read at each of the sum's
+    values), the indices of its rules' term proofs (termwise, max-bound, …), the indices of its
+    definitions (``defs=``), and those of the lemmas of its context and of the theorems it cites
+    (whose premises its own hypotheses may discharge at a generic index)."""
+    seen = set() if seen is None else seen
+    if id(chain) in seen:
+        return set()
+    seen.add(id(chain))
+    out = set(_binder_variables(_chain_exprs(chain)))
+    hyps = chain.ctx.hypotheses
+    for h in hyps.values():
+        if isinstance(h, Lemma):
+            out |= _every_reads(h.chain, seen) | _binder_variables([h.lhs, h.rhs])
+
+    def walk(c):
+        for st in c.steps:
+            params = st.by.params
+            out.update(v for key in _GENERIC_INDEX_PARAMS.get(st.by.rule, ()) if isinstance(v := params.get(key), sp.Symbol))
+            defs = params.get("defs")
+            for name in (defs if isinstance(defs, (tuple, list)) else (defs,)) if defs else ():
+                h = hyps.get(name)
+                for r in (h if isinstance(h, tuple) else (h,)) if isinstance(h, sp.Eq) or isinstance(h, tuple) else ():
+                    if isinstance(r, sp.Eq) and isinstance(r.lhs, sp.Indexed):
+                        out.update(*(sp.sympify(i).free_symbols for i in r.lhs.indices))
+            thm = params.get("theorem") if st.by.rule == "instance" else None
+            if isinstance(thm, Lemma):
+                out.update(_every_reads(thm.chain, seen) | _binder_variables([thm.lhs, thm.rhs]))
+            for sub in _sub_chains(st):
+                walk(sub)
+
+    walk(chain)
+    return out
+
+
+
 @_rule("instance", "an instance σ(lhs) rel σ(rhs) of a theorem lhs rel rhs whose chain checks, when every premise σ(h) of the theorem is proved", "modus ponens on a universally quantified theorem: the cited chain is re-checked under its own hypotheses, σ is a capture-free substitution that keeps every symbol's assumptions (a base's value at the integers and at every other subscript the theorem reads it at), and each substituted hypothesis is discharged by a checked chain, a literal hypothesis or the sign oracle")
 def _instance(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">=", "="), "instance: bad relation")
@@ -1886,6 +2258,12 @@ def _instance(lhs, rel, rhs, p, ctx):
     for name, h in base.hypotheses.items():
         _need(not isinstance(h, FACTS), f"instance: premise {name!r} is a fact ({type(h).__name__}), which cannot be instantiated")
     bound = _binder_variables([thm.lhs, thm.rhs] + [a for _, _, r in premises for a in (r.lhs, r.rhs)])
+    # a symbol of a premise that the cited chain reads for every value (max-bound's index k in
+    # x_k <= B, a definition's index, a sum's variable in one of its steps) is bound by the premise
+    # too: the theorem is "x_k <= B for every k => …", so k is neither substituted nor captured,
+    # and a hypothesis that pins k cannot discharge the premise
+    in_premises = set().union(*(sp.sympify(a).free_symbols for _, _, r in premises for a in (r.lhs, r.rhs)))
+    bound |= _every_reads(thm.chain) & in_premises
     for name, k, r in premises:
         bare = (_bare_symbols(r.lhs) | _bare_symbols(r.rhs)) & bound
         _need(not bare, f"instance: premise {name!r} uses the summation index {sorted(map(str, bare))} outside a subscript")
@@ -1927,6 +2305,14 @@ def _instance(lhs, rel, rhs, p, ctx):
                                                   f"but the theorem reads {b}{list(idx)}")
             _Instantiation._call(lam, idx)  # capture-free there
             _keeps_assumptions(b[idx], lam(*idx), ctx)
+    # condition reads an event that no hypothesis uses as a value as its 0/1 indicator: the cited
+    # chain may have read one so under its own hypotheses, which the citing ones must not contradict
+    if "condition" in cited.rules:
+        for e0 in set().union(*(_event_atoms(sp.sympify(x)) for x in _chain_exprs(thm.chain) + stated)):
+            e = sigma(e0)
+            _need(not _indicator_like(e0, own) or _indicator_like(e, ctx),
+                  f"instance: the cited chain may read the event {sp.sstr(e0)} as its 0/1 indicator, but a "
+                  f"hypothesis here uses {sp.sstr(e)} as a value")
     # the step is the instantiated goal, read either way round
     a, b = sigma(thm.lhs), sigma(thm.rhs)
     trel = "=" if thm.relation in ("=", "==") else thm.relation
@@ -1936,7 +2322,11 @@ def _instance(lhs, rel, rhs, p, ctx):
     _need(ok, f"instance: the step is not the theorem's goal under σ, {sp.sstr(a)} {trel} {sp.sstr(b)}")
     # premises: a hypothesis of the current context in which a bound index of the theorem
     # occurs outside a subscript speaks of one index, not of every one: it may not be used
-    dctx = Context({n: h for n, h in ctx.hypotheses.items() if not (set().union(*map(_bare_symbols, _sides(h))) & bound)})
+    # (nor one about the k-th entries where another hypothesis pins k: y[k] = 0 beside k = 1 is about one k)
+    pinned = {c for c in bound if _pinning(c, ctx)}
+    dctx = Context({n: h for n, h in ctx.hypotheses.items()
+                    if not (set().union(*map(_bare_symbols, _sides(h))) & bound)
+                    and not (set().union(*(sp.sympify(a).free_symbols for a in _sides(h))) & pinned)})
     given = p.get("discharge") or {}
     _need(set(given) <= set(base.hypotheses), f"instance: discharge names no premise {sorted(set(given) - set(base.hypotheses))}")
     for name, k, r in premises:
@@ -2062,30 +2452,43 @@ def _indicator_like(e, ctx) -> bool:
     value (D(i) >= 2, or D declared negative, with D also an event, would make E[D | D] = 1)."""
     if not (_admits(e, sp.S.Zero) or _admits(e, sp.S.One)):
         return False
-    for r in ctx.relations():
-        for side in (r.lhs, r.rhs) if isinstance(r, sp.core.relational.Relational) else ():
-            if _value_uses(side) & {e}:
-                return False
+    for _, sides in _hypothesis_parts(ctx):  # facts and lemmas too (a weighted norm of D(i) is about its value)
+        # by the function: Σ_j D(j) >= 2n speaks of D(i)'s value too
+        if any(u.func == e.func for side in sides for u in _value_uses(side)):
+            return False
     return True
 
 
-def _value_uses(e, event: bool = False) -> set:
-    """The applied functions that ``e`` uses as values. In an event (of Prob, Indicator, Cond's
-    second argument, a union) an applied function standing as the event itself, or under Not,
-    And or Or, is an event; inside a relation it is a value (P(D(i) >= 2) = 1 speaks of D's value)."""
+def _uses(e, event: bool = False) -> tuple[set, set]:
+    """(values, events): the applied functions that ``e`` uses as values and as events. In an event
+    (of Prob, Indicator, Cond's second argument, a union) an applied function standing as the
+    event itself, or under Not, And or Or, is an event; inside a relation it is a value
+    (P(D(i) >= 2) = 1 speaks of D's value)."""
     if not isinstance(e, sp.Basic):
-        return set()
+        return set(), set()
     if isinstance(e, (Prob, Indicator)):
-        return set().union(*(_value_uses(a, True) for a in e.args))
-    if isinstance(e, Cond):
-        return _value_uses(e.args[0]) | _value_uses(e.args[1], True)
-    if isinstance(e, Cup):
-        return _value_uses(e.function, True) | set().union(*(_value_uses(a) for lim in e.limits for a in lim))
-    if event and isinstance(e, (sp.Not, sp.And, sp.Or)):
-        return set().union(*(_value_uses(a, True) for a in e.args))
-    if isinstance(e, AppliedUndef):
-        return ({e} if not event else set()) | set().union(*(_value_uses(a) for a in e.args))
-    return set().union(*(_value_uses(a) for a in e.args)) if e.args else set()
+        parts = [_uses(a, True) for a in e.args]
+    elif isinstance(e, Cond):
+        parts = [_uses(e.args[0]), _uses(e.args[1], True)]
+    elif isinstance(e, Cup):
+        parts = [_uses(e.function, True)] + [_uses(a) for lim in e.limits for a in lim]
+    elif event and isinstance(e, (sp.Not, sp.And, sp.Or)):
+        parts = [_uses(a, True) for a in e.args]
+    elif isinstance(e, AppliedUndef):
+        parts = [(set(), {e}) if event else ({e}, set())] + [_uses(a) for a in e.args]
+    else:
+        parts = [_uses(a) for a in e.args]
+    return set().union(*(v for v, _ in parts)), set().union(*(ev for _, ev in parts))
+
+
+def _value_uses(e, event: bool = False) -> set:
+    """The applied functions that ``e`` uses as values (:func:`_uses`)."""
+    return _uses(e, event)[0]
+
+
+def _event_atoms(e) -> set:
+    """The applied functions that ``e`` uses as events (:func:`_uses`)."""
+    return _uses(e)[1]
 
 
 def _push_cond(X, A, atoms: dict, ctx=None):
@@ -2411,6 +2814,24 @@ class StepCheck:
                 "rule": self.rule, "checked": self.checked, "reason": self.reason}
 
 
+_ISSUED: dict = {}  # id -> (weak reference, fingerprint) of every ChainCheck that Chain.prove returned
+
+
+def issued(check) -> bool:
+    """Whether ``check`` (a ChainCheck, or an AllOf of them) is what :meth:`Chain.prove` returned,
+    not an object built or altered by a caller (``dataclasses.replace(res, reaches_goal=True)``)."""
+    if isinstance(check, AllOf):
+        return all(issued(p) for p in check.parts)
+    got = _ISSUED.get(id(check))
+    # the object itself, as it was returned (object.__setattr__ can alter a frozen dataclass)
+    return got is not None and got[0]() is check and got[1] == _fingerprint(check)
+
+
+def _fingerprint(check) -> tuple:
+    """What decides whether ``check`` is complete, as values: compared by :func:`issued`."""
+    return (check.reaches_goal, check.goal_reason, tuple((s.rule, s.checked, s.reason) for s in check.step_checks),
+            len(check.step_checks), check.lemma_rules, check.assumed_premises)
+
 @dataclass(frozen=True)
 class ChainCheck:
     """A checked chain against a goal ``lhs <relation> rhs``.
@@ -2624,6 +3045,10 @@ class Chain:
         for s in self.steps:
             if s.by.rule == "argued":
                 out.append(StepCheck(lhs, s.relation, s.rhs, "argued", False, f"argued: {s.by.text}"))
+            elif _has_float(lhs) or _has_float(s.rhs) or _holds_float(s.by.params):
+                out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
+                                     f"{s.by.rule}: a floating-point number in the step or its instantiation (SymPy rounds to its precision "
+                                     "when it subtracts: write exact rationals, sp.Rational)"))
             elif odd := _odd_limits(lhs) + _odd_limits(s.rhs):
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: the limit {sp.sstr(odd[0])} of a sum, product or union is not known to be an integer"))
@@ -2663,7 +3088,18 @@ class Chain:
             r for h in ctx.hypotheses.values() if isinstance(h, Lemma) and _lemma_holds(h, base)
             for r in _lemma_check(h, base).rules
         )
-        return ChainCheck((lhs, relation, rhs), self, checks, ok, why, lemma_rules, tuple(ctx.assumed().items()))
+        res = ChainCheck((lhs, relation, rhs), self, checks, ok, why, lemma_rules, tuple(ctx.assumed().items()))
+        if ok and "condition" in res.rules:
+            # condition reads an event's atom as its 0/1 indicator: the statement may not also
+            # compare that function's values (P(D(i) >= 2) <= E[D(i)]/2 = P(D(i))/2 is about an
+            # indicator D, not about every D >= 0)
+            mixed = _indicator_conflict(self, (lhs, rhs), ctx)
+            if mixed:
+                res = replace(res, reaches_goal=False, goal_reason=(
+                    f"condition reads events' atoms as their 0/1 indicators, which this statement does not allow: "
+                    f"{'; '.join(mixed)}"))
+        _ISSUED[id(res)] = (weakref.ref(res, lambda _, key=id(res): _ISSUED.pop(key, None)), _fingerprint(res))
+        return res
 
 
 # ----------------------------------------------------------------------------- matrices and indices (proofjac)
@@ -2846,7 +3282,7 @@ def _definitions(ctx: Context, defs) -> list:
             lhs, rhs = h.lhs, h.rhs
             if isinstance(lhs, sp.Indexed) and len(lhs.indices) == 1 and isinstance(lhs.indices[0], sp.Symbol):
                 k = lhs.indices[0]
-                pinned = [sp.sstr(r) for r in ctx.relations() if r != h and _bare(k, r)]
+                pinned = _pinning(k, ctx, skip=h)
                 _need(not pinned, f"definitions: the hypotheses {pinned} constrain the index {k} of the definition "
                                   f"{sp.sstr(h)}, so it is not a definition for every {k}")
                 out.append(("indexed", lhs.base, k, rhs))
@@ -3019,7 +3455,7 @@ def _delta_normal(e):
 
 def _index_reduce(e, rels, definitions=()):
     e = _alpha(sp.sympify(e), rels)  # a hypothesis about a free j does not reach a bound j
-    e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit())
+    e = e.replace(lambda x: isinstance(x, sp.Derivative), _exact_derivative)  # not of a Piecewise
     e = _apply_definitions(e, definitions, rels)  # renaming the sums the definitions bring in
     e = _decide_piecewise(e, rels)
     e = _collapse_deltas(e, rels)
@@ -3031,6 +3467,8 @@ def _index_same(a, b, rels, definitions=()) -> bool:
     ra, rb = _index_reduce(a, rels, definitions), _index_reduce(b, rels, definitions)
     if is_identity(ra, rb):
         return True
+    if _odd_limits(ra) or _odd_limits(rb):  # a definition may bring in a sum over 3/2 … 5/2
+        return False
     la, lb = _alpha(_sum_linear(ra)), _alpha(_sum_linear(rb))
     return is_identity(la, lb) or is_identity(la, lb, deep=True)
 
@@ -3041,7 +3479,7 @@ def _ranged(ctx: Context, tag: str, n, *indices) -> Context:
     for k, x in enumerate(indices):
         extra[f"__{tag}{k}_lo__"] = sp.Ge(x, 1)
         extra[f"__{tag}{k}_hi__"] = sp.Le(x, n)
-    return ctx.extended(extra)
+    return ctx._local(extra)
 
 
 def _entry_symbols():
@@ -3060,7 +3498,7 @@ def _with_facts(ctx: Context, facts) -> Context:
         res = replace(fact, ctx=ctx).prove(fact.start, rel, fact.end)
         _need(res.complete, f"facts: fact {k + 1} does not check: {res.first_failure}")
         extra[f"__fact{k}__"] = {"=": sp.Eq, "<=": sp.Le, ">=": sp.Ge}[rel](fact.start, fact.end)
-    return ctx.extended(extra)
+    return ctx._local(extra)
 
 
 @_rule("index-identity", "lhs = rhs by exact index algebra: Σ_{m=lo}^{hi} δ_{mx} f(m) = f(x) for x proved in [lo, hi], a Piecewise branch whose condition is proved, named definitions f[k] = e(k) substituted (for every k, so no other hypothesis may hold k bare, at points that have k's assumptions), derivatives evaluated, sums split by linearity", "each transformation is an exact identity (the Kronecker sum only when the index is proved in range; no random point is put into a mean or a probability, and no symbol under a sum that binds it); the final difference must cancel to 0")
@@ -3202,7 +3640,7 @@ def _sum_term(lhs, rel, rhs, p, ctx):
     _nonneg(c, ctx, "sum-term: c >= 0")
     _nonneg(x - lo, ctx, "sum-term: x >= lo")
     _nonneg(hi - x, ctx, "sum-term: x <= hi")
-    _nonneg(f, ctx.extended({"__sum_lo__": sp.Ge(k, lo), "__sum_hi__": sp.Le(k, hi)}), "sum-term: f(k) >= 0")
+    _nonneg(f, ctx._local({"__sum_lo__": sp.Ge(k, lo), "__sum_hi__": sp.Le(k, hi)}), "sum-term: f(k) >= 0")
     return "a term of a non-negative sum"
 
 
@@ -3400,7 +3838,7 @@ def _mean_value(lhs, rel, rhs, p, ctx):
         _need(_fact(e, "extended_real"), "mean-value: a and d must be real")
     _need(_smooth(_at(phi(k), x, lambda m: z[m]), ctx), "mean-value: phi is not built from smooth parts")
     # phi may read x_1..x_n only: the Jacobian and |d|_2 cover those, so a term in x_0 would move unseen
-    _reads_in_range(phi(k), x, n, ctx.extended({"__mv_lo__": sp.Ge(k, 1), "__mv_hi__": sp.Le(k, n)}).relations(),
+    _reads_in_range(phi(k), x, n, ctx._local({"__mv_lo__": sp.Ge(k, 1), "__mv_hi__": sp.Le(k, n)}).relations(),
                     "mean-value")
     uses_z = [name for name, h in ctx.hypotheses.items()
               if any(t.base == z for r in (ctx.relation(name) if not isinstance(h, Lemma) else (h.relation_expr(),))
@@ -3414,6 +3852,8 @@ def _mean_value(lhs, rel, rhs, p, ctx):
     # the chain starts at the Jacobian up to the names of its entry indices (the Mat's bound variables)
     _same_sums(jac.start, OpNorm(Jz), "mean-value: the Jacobian chain does not start at opnorm(d phi/d z)")
     lemmas = {name: h for name, h in jac.ctx.hypotheses.items() if isinstance(h, Lemma)}
+    clash = sorted(k for k in lemmas if k in ctx.hypotheses and ctx.hypotheses[k] is not lemmas[k])
+    _need(not clash, f"mean-value: the Jacobian chain's lemmas {clash} take the names of hypotheses of this context")
     res = replace(jac, ctx=ctx.extended(lemmas)).prove(jac.start, "<=", B)
     _need(res.complete, f"mean-value: the Jacobian chain does not check: {res.first_failure}")
     return "mean value inequality"
