@@ -631,6 +631,47 @@ def _atomized(e):
     return _opaque_map(e)[0]
 
 
+def _same_poles(lhs, rhs) -> bool:
+    """Whether the two sides of an identity found by cancelling are undefined at the same points:
+    every factor of one side's denominator that the other's lacks is known to be non-zero.
+    Cancelling a removable 0/0 (δ(x, 1) = (x² − 1) δ(x, 1)/((x − 1)(x + 1))) would let a chain
+    pass through a point where its middle is undefined, and a later substitution of the
+    numerator by 0 would make δ(x, 1) = 0."""
+    def factors(e):
+        den = sp.fraction(sp.together(e))[1]
+        if den.is_number:
+            return set()
+        try:
+            return {f for f, _ in sp.factor_list(den)[1]}
+        except (sp.PolynomialError, NotImplementedError, TypeError, ValueError):
+            return {den}
+    fl, fr = factors(lhs), factors(rhs)
+    return all(f.is_nonzero or f.is_positive or f.is_negative for f in fl ^ fr)
+
+
+def _misdeclared(e) -> bool:
+    """Whether a sum, product or integral in ``e`` may have a variable declared with an assumption
+    that its range does not give (k positive in Σ_{k=−1}^{−1}, t positive in ∫_{−1}^{0}, or
+    not proved to give), which SymPy's algebra would read as a fact."""
+    if not isinstance(e, sp.Basic) or not e.has(sp.Sum, sp.Product, sp.Integral):
+        return False
+    for b in e.atoms(sp.Sum, sp.Product, sp.Integral):
+        for lim in b.limits:
+            if len(lim) != 3:
+                continue
+            v, lo, hi = lim
+            if isinstance(b, sp.Integral):
+                for fact, end_ok in (("positive", "nonnegative"), ("nonnegative", "nonnegative"),
+                                     ("negative", "nonpositive"), ("nonpositive", "nonpositive")):
+                    if getattr(v, f"is_{fact}") and not (_fact(lo, end_ok) and _fact(hi, end_ok)):
+                        return True
+                if v.is_integer:
+                    return True
+            elif _index_misfit(v, lo, hi):
+                return True
+    return False
+
+
 def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
     """Exact check that ``lhs - rhs`` is zero: ``expand``, then ``cancel`` of the difference
     (rational functions), finite sums evaluated by ``doit``; with ``deep``, ``simplify`` as a
@@ -643,7 +684,15 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
     try:
         if _has_float(lhs) or _has_float(rhs):  # Float − Rational is rounded to the Float's precision
             return False
-        d = sp.sympify(lhs) - sp.sympify(rhs)
+        lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+        if lhs == rhs:
+            return True
+        # a bound variable's own assumptions are no facts about its range: expand splits log(k x)
+        # for k declared positive, in Σ_{k=−1}^{−1} too. Where a range does not give them, each
+        # side's binders are renamed to kernel symbols that carry only what their ranges give
+        if _misdeclared(lhs) or _misdeclared(rhs):
+            lhs, rhs = _alpha(lhs), _alpha(rhs)
+        d = lhs - rhs
         if d == 0 or sp.expand(d) == 0:
             return True
         if _odd_limits(d):  # doit would evaluate a polynomial formula there, not a sum of terms
@@ -661,12 +710,12 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
                 return True
             d = _atomized(d)  # the rest are atoms to the algebra below (simplify would evaluate them)
         if sp.cancel(sp.together(d)) == 0:
-            return True
+            return _same_poles(lhs, rhs)
         if d.has(Norm) and sp.expand(_norm_canonical(d)) == 0:
             return True
         # simplify folds a quotient into a Piecewise and cancels there (C/(x − 1) with C = (x − 1)[x = 1]
         # "is" [x = 1], which is 0/0 at x = 1): not for a Piecewise
-        return deep and not d.has(sp.Piecewise) and sp.simplify(d) == 0
+        return deep and not d.has(sp.Piecewise) and sp.simplify(d) == 0 and _same_poles(lhs, rhs)
     except (sp.PolynomialError, NotImplementedError, TypeError, AttributeError, ValueError, sp.SympifyError, RecursionError):
         # SymPy cannot handle the expression (e.g. a relation inside a Piecewise, or a sum over
         # an empty range with a fractional end, where it recurses without end): not an identity
@@ -3475,6 +3524,9 @@ def _index_same(a, b, rels, definitions=()) -> bool:
 
 def _ranged(ctx: Context, tag: str, n, *indices) -> Context:
     _fixed_range(tag, n)
+    # a size n <= −1 would make every sum over 1..n run backwards (Karr) and the range 1 <= r <= n
+    # contradictory: n >= 0 is proved first
+    _nonneg(n, ctx, f"{tag}: the size {sp.sstr(n)} >= 0")
     extra = {}
     for k, x in enumerate(indices):
         extra[f"__{tag}{k}_lo__"] = sp.Ge(x, 1)
@@ -3517,6 +3569,10 @@ def _entrywise(lhs, rel, rhs, p, ctx):
     _need(is_identity(A.size, B.size), "entrywise: A and B have different sizes")
     _need(lhs.has(A), "entrywise: the lhs does not contain A")
     _need(rhs == lhs.xreplace({A: B}), "entrywise: the rhs is not the lhs with A replaced by B")
+    # the entries are compared with A's symbols free: not where a binder of the step binds one of
+    # them (Σ_{j=11}^{12} opnorm(A) with A's entries about j, read under hypotheses about a free j)
+    caught = _binder_variables([lhs, rhs]) & (A.free_symbols | B.free_symbols)
+    _need(not caught, f"entrywise: A or B stands under a binder of its own symbols {sorted(map(str, caught))}")
     r, c = _entry_symbols()
     local = _ranged(ctx, "entry", A.size, r, c)
     definitions = _definitions(ctx, p.get("defs"))
