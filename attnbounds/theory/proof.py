@@ -2202,30 +2202,35 @@ def _discharge(r, how, ctx, what):
     _nonneg(g, ctx, f"{what}: {sp.sstr(r)}", strict=strict)
 
 
-def _statement_exprs(chain, seen=None) -> list:
+def _steps_within(chain):
+    """The steps of ``chain`` and, recursively, of the sub-chains they carry."""
+    for st in chain.steps:
+        yield st
+        for sub in _sub_chains(st):
+            yield from _steps_within(sub)
+
+
+def _proofs_within(chain) -> list:
+    """``chain`` and, recursively, the chains of its context's lemmas and of the theorems its steps
+    cite, each once, as (chain, the sides of the statement it proves; [] for ``chain`` itself)."""
+    out, seen, todo = [], set(), [(chain, [])]
+    while todo:
+        c, sides = todo.pop()
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        out.append((c, sides))
+        todo += [(h.chain, [h.lhs, h.rhs]) for h in c.ctx.hypotheses.values() if isinstance(h, Lemma)]
+        todo += [(t.chain, [t.lhs, t.rhs]) for st in _steps_within(c) if st.by.rule == "instance"
+                 and isinstance(t := st.by.params.get("theorem"), Lemma)]
+    return out
+
+
+def _statement_exprs(chain) -> list:
     """Every expression a chain's statement and proof write down: its steps and sub-chains, its
     hypotheses, and, recursively, the chains of its lemmas and of the theorems it cites."""
-    seen = set() if seen is None else seen
-    if id(chain) in seen:
-        return []
-    seen.add(id(chain))
-    out = list(_chain_exprs(chain))
-    for h in chain.ctx.hypotheses.values():
-        out += _sides(h)
-        if isinstance(h, Lemma):
-            out += _statement_exprs(h.chain, seen)
-
-    def walk(c):
-        nonlocal out
-        for st in c.steps:
-            thm = st.by.params.get("theorem") if st.by.rule == "instance" else None
-            if isinstance(thm, Lemma):
-                out += [thm.lhs, thm.rhs] + _statement_exprs(thm.chain, seen)
-            for sub in _sub_chains(st):
-                walk(sub)
-
-    walk(chain)
-    return out
+    return [x for c, sides in _proofs_within(chain)
+            for x in _chain_exprs(c) + sides + [y for h in c.ctx.hypotheses.values() for y in _sides(h)]]
 
 
 def _indicator_conflict(chain, goal, ctx) -> list:
@@ -2255,41 +2260,26 @@ _GENERIC_INDEX_PARAMS = {"termwise": ("index",), "diag-norm": ("index",), "gersh
                          "sum-term": ("index",), "max-bound": ("index",), "rank-one": ("index",)}
 
 
-def _every_reads(chain, seen=None) -> set:
+def _every_reads(chain) -> set:
     """The symbols that ``chain`` may read "for every value" (a superset): the variables of every
     binder it writes down (a hypothesis substituted under a sum is read at each of the sum's
     values), the indices of its rules' term proofs (termwise, max-bound, …), the indices of its
     definitions (``defs=``), and those of the lemmas of its context and of the theorems it cites
     (whose premises its own hypotheses may discharge at a generic index)."""
-    seen = set() if seen is None else seen
-    if id(chain) in seen:
-        return set()
-    seen.add(id(chain))
-    out = set(_binder_variables(_chain_exprs(chain)))
-    hyps = chain.ctx.hypotheses
-    for h in hyps.values():
-        if isinstance(h, Lemma):
-            out |= _every_reads(h.chain, seen) | _binder_variables([h.lhs, h.rhs])
-
-    def walk(c):
-        for st in c.steps:
+    out: set = set()
+    for c, sides in _proofs_within(chain):
+        out |= _binder_variables(_chain_exprs(c) + sides)
+        hyps = c.ctx.hypotheses
+        for st in _steps_within(c):
             params = st.by.params
             out.update(v for key in _GENERIC_INDEX_PARAMS.get(st.by.rule, ()) if isinstance(v := params.get(key), sp.Symbol))
             defs = params.get("defs")
             for name in (defs if isinstance(defs, (tuple, list)) else (defs,)) if defs else ():
                 h = hyps.get(name)
-                for r in (h if isinstance(h, tuple) else (h,)) if isinstance(h, sp.Eq) or isinstance(h, tuple) else ():
+                for r in (h if isinstance(h, tuple) else (h,)):
                     if isinstance(r, sp.Eq) and isinstance(r.lhs, sp.Indexed):
                         out.update(*(sp.sympify(i).free_symbols for i in r.lhs.indices))
-            thm = params.get("theorem") if st.by.rule == "instance" else None
-            if isinstance(thm, Lemma):
-                out.update(_every_reads(thm.chain, seen) | _binder_variables([thm.lhs, thm.rhs]))
-            for sub in _sub_chains(st):
-                walk(sub)
-
-    walk(chain)
     return out
-
 
 
 @_rule("instance", "an instance σ(lhs) rel σ(rhs) of a theorem lhs rel rhs whose chain checks, when every premise σ(h) of the theorem is proved", "modus ponens on a universally quantified theorem: the cited chain is re-checked under its own hypotheses, σ is a capture-free substitution that keeps every symbol's assumptions (a base's value at the integers and at every other subscript the theorem reads it at), and each substituted hypothesis is discharged by a checked chain, a literal hypothesis or the sign oracle")

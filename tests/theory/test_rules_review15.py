@@ -218,3 +218,12 @@ def test_the_hypothesis_rule_does_not_substitute_under_a_derivative_in_a_variabl
     assert not chain.eq(2 * xr, by.identity()).prove(0, "=", 2 * xr).complete
     # outside a derivative the substitution stands
     assert Chain(xr**2 + 1, Context({"h": sp.Eq(xr**2, 9)})).eq(10, by.hypothesis("h")).prove(xr**2 + 1, "=", 10).complete
+
+
+def test_context_extended_refuses_a_name_in_use_and_names_the_argument():
+    import pytest
+
+    ctx = Context({"h": xr >= 0})
+    with pytest.raises(ValueError, match=r"extra: the names \['h'\]"):
+        ctx.extended({"h": xr >= 1})
+    assert set(ctx.extended({"g": xr >= 1}).hypotheses) == {"h", "g"}
