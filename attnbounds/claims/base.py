@@ -90,6 +90,13 @@ class Proof:
     chain: Any = None
 
     def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> "Proof":
+        """Raise unless the proof is what it says: a chain that is a ChainCheck or an AllOf,
+        complete and as :meth:`Chain.prove` returned it where the status is True. Run when the
+        proof is built, and again by the verdict layer when it reads the proof (a frozen
+        dataclass can still be altered with ``object.__setattr__``)."""
         if self.chain is not None:
             from attnbounds.theory.proof import AllOf, ChainCheck, issued
 
@@ -99,6 +106,7 @@ class Proof:
                 raise ValueError(f"status: True needs a complete chain; {self.chain.first_failure}")
             if self.status is True and not issued(self.chain):
                 raise ValueError("chain: not what Chain.prove returned (a ChainCheck built or altered by hand proves nothing)")
+        return self
 
     @classmethod
     def from_chain(cls, chain, detail: str) -> "Proof":

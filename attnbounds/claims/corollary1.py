@@ -338,7 +338,7 @@ def proof_chains(reading: str, ctx: Context | None = None) -> tuple[Chain, ...]:
     ctx = _context() if ctx is None else ctx
     subs, discharge = _lemma1_instance()
     out = []
-    for cited, goal in zip(l1.proof_chains(reading), l1.GOALS[reading]):
+    for cited, goal in zip(l1.proof_chains(reading), l1.GOALS[reading], strict=True):
         thm = Lemma(cited, *goal)
         mine = GOALS[reading][len(out)]
         step = by.instance(thm, subs, discharge)
@@ -349,9 +349,7 @@ def proof_chains(reading: str, ctx: Context | None = None) -> tuple[Chain, ...]:
 
 def check_proof(reading: str, ctx: Context | None = None, goals=None) -> AllOf:
     """Check the proof of ``reading`` against its goals (or mutated ``goals``)."""
-    chains = proof_chains(reading, ctx)
-    goals = GOALS[reading] if goals is None else goals
-    return AllOf(tuple(c.prove(*goal, ctx=ctx) for c, goal in zip(chains, goals)))
+    return AllOf.of(proof_chains(reading, ctx), GOALS[reading] if goals is None else goals, ctx)
 
 
 @lru_cache(maxsize=1)  # exact and deterministic: compute once

@@ -367,9 +367,7 @@ def proof_chains(reading: str, ctx: Context | None = None) -> tuple[Chain, ...]:
 
 def check_proof(reading: str, ctx: Context | None = None, goals=None) -> AllOf:
     """Check the proof of ``reading`` against its goals (or mutated ``goals``)."""
-    chains = proof_chains(reading, ctx)
-    goals = GOALS[reading] if goals is None else goals
-    return AllOf(tuple(c.prove(*goal, ctx=ctx) for c, goal in zip(chains, goals)))
+    return AllOf.of(proof_chains(reading, ctx), GOALS[reading] if goals is None else goals, ctx)
 
 
 @lru_cache(maxsize=1)  # exact and deterministic: compute once

@@ -231,6 +231,10 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
     seconds = time.perf_counter() - start
     if not isinstance(proof, Proof):
         return MethodOutcome(method, "error", f"{method}() returned {type(proof).__name__}, expected Proof", seconds)
+    try:
+        proof.validate()  # again: a Proof altered after it was built is no proof
+    except (TypeError, ValueError) as exc:
+        return MethodOutcome(method, "error", f"{method}() returned an altered Proof: {exc}", seconds)
     info = proof_summary(proof) if method == "symbolic" else None
     if proof.status is True and info is not None and info["status"] != "checked":
         # "proved" means every step machine-checked: an argued proof is not a proof
@@ -278,7 +282,10 @@ def proof_summary(proof: Proof) -> dict:
     'undecided'
     """
     if proof.chain is not None:
-        status = "checked" if proof.chain.complete else ("refuted" if proof.status is False else "argued")
+        from attnbounds.theory.proof import issued
+
+        checked = proof.chain.complete and issued(proof.chain)
+        status = "checked" if checked else ("refuted" if proof.status is False else "argued")
         return {"steps": proof.steps, "checked": proof.checked, "substeps": proof.substeps, "rules": list(proof.rules),
                 "status": status}
     if proof.status is True or (proof.status is None and proof.detail.startswith("argued")):

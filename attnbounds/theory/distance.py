@@ -220,7 +220,7 @@ def summed_t1_bound_checks(bound=None) -> bool:
     """
     from attnbounds.theory.proof import Chain, Context, by
 
-    i = sp.Symbol("i", integer=True, positive=True)
+    i = sp.Symbol("i", integer=True)  # K = L − N may be any integer (Karr's reading): no sign
     a = sp.IndexedBase("alpha", nonnegative=True)
     K = L - N
     mass = sp.Sum(a[i], (i, 1, K))

@@ -80,6 +80,8 @@ __all__ = [
     "certify_nonnegative",
     "is_constant",
     "is_random_atom",
+    "undefined_parts",
+    "surely_undefined",
 ]
 
 REL = ("=", "<=", ">=")
@@ -631,45 +633,265 @@ def _atomized(e):
     return _opaque_map(e)[0]
 
 
+# applications defined wherever their arguments are (no pole of their own); any other function
+# (tan, sec, gamma, zeta, …) is a place where an expression may be undefined that the kernel does
+# not read, so a chain may pass through it only where its ends have it too (:func:`undefined_parts`)
+_TOTAL = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.Abs, sp.re, sp.im, sp.sign, sp.conjugate, sp.Max, sp.Min,
+          sp.KroneckerDelta, sp.Heaviside, sp.floor, sp.ceiling, sp.frac, sp.erf, sp.erfc, sp.Piecewise, AppliedUndef)
+
+
+@lru_cache(maxsize=4096)
+def _zero_factors(b) -> frozenset:
+    """The factors whose zeros make ``b`` zero: the irreducible factors of its numerator over a
+    common denominator (its denominator's own zeros are read where they stand, as powers)."""
+    num = sp.fraction(sp.together(b))[0]
+    if num.is_number:
+        return frozenset() if num.is_zero is False else frozenset({sp.S.Zero})
+    try:
+        return frozenset(f for f, _ in sp.factor_list(num)[1] if not f.is_number)
+    except (sp.PolynomialError, NotImplementedError, TypeError, ValueError, sp.GeneratorsError):
+        return frozenset({num})
+
+
+@lru_cache(maxsize=4096)
+def undefined_parts(e) -> tuple[frozenset, frozenset]:
+    """Where ``e`` may be undefined, as ``(factors, partial)``: ``e`` is defined wherever no
+    expression of ``factors`` is 0 and every application in ``partial`` is.
+
+    ``factors`` are the zero factors (:func:`_zero_factors`) of the base of every power whose
+    exponent is not known >= 0, of every log's argument, and of the terms of every product whose
+    range may run backwards (Karr's reading divides by them: Π_{k=1}^{-1} y = 1/y); ``partial``
+    holds the applications of functions with poles of their own (tan, gamma, …: not among the
+    functions defined wherever their arguments are, ``_TOTAL``, logic, nor this package's own
+    vocabulary). Inside sums, integrals and arguments too.
+
+    >>> x = sp.Symbol("x", real=True)
+    >>> undefined_parts((x**2 - 1) / (x - 1)) == (frozenset({x - 1}), frozenset())
+    True
+    """
+    return _undefined_parts(sp.sympify(e), frozenset(), frozenset())
+
+
+def _undefined_parts(e, sure, bound) -> tuple[frozenset, frozenset]:
+    """:func:`undefined_parts` of ``e`` but for the sub-expressions in ``sure`` (each undefined
+    where something else already is), except under a binder of one of their own symbols
+    (``bound``: Σ_{k=1}^{1} 1/(x − k) is not the 1/(x − k) of a free k). A covered part's own
+    value still counts where the parts around it read it (1/n is undefined where n = 0)."""
+    factors, partial = set(), set()
+    todo = [(e, bound)]
+    while todo:
+        n, bd = todo.pop()
+        if n.is_Atom or not n.args:
+            continue
+        if sure and n in sure and not (n.free_symbols & bd):
+            continue
+        if isinstance(n, sp.Pow):
+            if n.exp.is_nonnegative is not True:
+                factors |= _zero_factors(n.base)
+        elif isinstance(n, sp.log):
+            factors |= _zero_factors(n.args[0])
+        elif isinstance(n, sp.Product):
+            if not all(len(lim) == 3 and _fact(lim[2] - lim[1] + 1, "nonnegative") for lim in n.limits):
+                for f in sp.Mul.make_args(n.function):
+                    factors |= _zero_factors(f)
+        elif isinstance(n, sp.core.function.Application) and not _total_application(n):
+            partial.add(n)
+        inner = bd | _bound_here(n) if sure else bd
+        todo += [(a, inner) for a in n.args if isinstance(a, sp.Basic)]
+    return frozenset(factors), frozenset(partial)
+
+
+def _total_application(n) -> bool:
+    """Whether the application ``n`` has no pole of its own: a :data:`_TOTAL` function, logic,
+    this package's own vocabulary, C(n, k) with k an integer (a polynomial in n), or n! of a
+    non-negative integer."""
+    if isinstance(n, _TOTAL + (sp.logic.boolalg.Boolean,)) or type(n).__module__.startswith("attnbounds."):
+        return True
+    if isinstance(n, sp.binomial):
+        return n.args[1].is_integer is True
+    if isinstance(n, sp.factorial):
+        return n.args[0].is_integer is True and n.args[0].is_nonnegative is True
+    return False
+
+
+def _nonzero(f, rels=()) -> bool:
+    """Whether ``f`` is proved non-zero (from its assumptions, and the relations ``rels``)."""
+    return (f.is_nonzero is True or prove_nonnegative(f, tuple(rels), strict=True)
+            or prove_nonnegative(-f, tuple(rels), strict=True))
+
+
+# the nodes through which an expression is surely undefined where a part of it is: sums, products
+# and powers of it, and the functions of one argument that keep an undefined argument undefined
+_SKELETON = (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.Abs, sp.re, sp.im, sp.conjugate,
+             sp.log, Norm, Inner)
+
+
+@lru_cache(maxsize=4096)
+def surely_undefined(e) -> tuple[frozenset, frozenset]:
+    """Where ``e`` is surely undefined, as ``(factors, partial)`` like :func:`undefined_parts`, but
+    a lower bound: read only through sums, products, powers and the functions that keep an
+    undefined argument undefined (:data:`_SKELETON`; no binder, no ``Piecewise``, no power
+    whose exponent may be >= 0), ``e`` is undefined wherever a factor is 0 and wherever an
+    application of ``partial`` is undefined.
+
+    >>> x = sp.Symbol("x", real=True); k = sp.Symbol("k", integer=True)
+    >>> surely_undefined(1 / (x - 1) + sp.Sum(1 / (x - k), (k, 5, 5)))[0] == {x - 1}
+    True
+    """
+    factors, partial = set(), set()
+    todo = [sp.sympify(e)]
+    while todo:
+        n = todo.pop()
+        if n.is_Atom or isinstance(n, (sp.Indexed, sp.IndexedBase, sp.Idx)):
+            continue
+        if isinstance(n, sp.Pow):
+            if n.exp.is_negative is True:
+                factors |= _zero_factors(n.base)
+            todo += [n.base, n.exp]
+        elif isinstance(n, sp.log):
+            factors |= _zero_factors(n.args[0])
+            todo.append(n.args[0])
+        elif isinstance(n, _SKELETON):
+            todo += list(n.args)
+        elif isinstance(n, (sp.Sum, sp.Product)) and all(len(lim) == 3 and _nonzero(lim[2] - lim[1] + 1) for lim in n.limits):
+            # a sum over a range that is not empty (Karr's reading: hi = lo − 1 is the empty one)
+            # is undefined where a term is for every value of its variables: the parts free of them
+            vs = {lim[0] for lim in n.limits}
+            f, q = surely_undefined(n.function)
+            factors |= {a for a in f if not a.free_symbols & vs}
+            partial |= {a for a in q if not a.free_symbols & vs}
+        elif (isinstance(n, sp.core.function.Application) and len(n.args) == 1
+              and n in undefined_parts(n)[1]):  # tan(u): undefined where tan is, and where u is
+            partial.add(n)
+            todo.append(n.args[0])
+    return frozenset(factors), frozenset(partial)
+
+
+def _sure_nodes(e) -> set:
+    """The sub-expressions of ``e`` reached through :data:`_SKELETON` alone (no binder entered):
+    ``e`` is undefined wherever one of them is."""
+    out, todo = set(), [sp.sympify(e)]
+    while todo:
+        n = todo.pop()
+        if n.is_Atom or n in out:
+            continue
+        out.add(n)
+        if isinstance(n, _SKELETON) or (isinstance(n, sp.core.function.Application) and len(n.args) == 1
+                                        and not _bound_here(n)):
+            todo += list(n.args)
+    return out
+
+
+def _newly_undefined(e, others, rels=()) -> str | None:
+    """Where ``e`` may be undefined and none of ``others`` is (a sentence), or None: every factor
+    of ``e``'s :func:`undefined_parts` that is not :func:`surely_undefined` in one of the others
+    is proved non-zero from ``rels``, and every partial application of ``e`` is surely undefined
+    in one of them. A part of ``e`` with a variable bound in ``e`` is never matched with the
+    others' (Σ_{k=1}^{1} 1/(x − k) has a pole at 1, Σ_{k=5}^{5} 1/(x − k) at 5)."""
+    e = sp.sympify(e)
+    # a part that the others surely have is undefined where they are: it is not read
+    sure = frozenset(n for o in others for n in _sure_nodes(o) if any(undefined_parts(n)))
+    fe, pe = _undefined_parts(e, sure, frozenset()) if sure else undefined_parts(e)
+    bound = _binder_variables([e]) if isinstance(e, sp.Basic) else set()
+    fo, po = set(), set()
+    for o in others:
+        f, q = surely_undefined(o)
+        fo |= f
+        po |= q
+
+    def covered(part, cover):
+        return part in cover and not (part.free_symbols & bound)
+
+    extra = sorted((q for q in pe if not covered(q, po)), key=sp.default_sort_key)
+    if extra:
+        return f"{sp.sstr(extra[0])} may be undefined there (a function with poles the kernel does not read)"
+    for f in sorted((f for f in fe if not covered(f, fo)), key=sp.default_sort_key):
+        if not _nonzero(f, rels):
+            return f"it is undefined where {sp.sstr(f)} = 0, which is not proved non-zero"
+    return None
+
+
 def _same_poles(lhs, rhs) -> bool:
-    """Whether the two sides of an identity found by cancelling are undefined at the same points:
-    every factor of one side's denominator that the other's lacks is known to be non-zero.
-    Cancelling a removable 0/0 (δ(x, 1) = (x² − 1) δ(x, 1)/((x − 1)(x + 1))) would let a chain
-    pass through a point where its middle is undefined, and a later substitution of the
-    numerator by 0 would make δ(x, 1) = 0."""
-    def factors(e):
-        den = sp.fraction(sp.together(e))[1]
-        if den.is_number:
-            return set()
-        try:
-            return {f for f, _ in sp.factor_list(den)[1]}
-        except (sp.PolynomialError, NotImplementedError, TypeError, ValueError):
-            return {den}
-    fl, fr = factors(lhs), factors(rhs)
-    return all(f.is_nonzero or f.is_positive or f.is_negative for f in fl ^ fr)
+    """Whether the two sides of an identity are undefined at the same points: every factor of one
+    side's :func:`undefined_parts` that the other's lacks is known to be non-zero, and their
+    partial applications are the same. Cancelling a removable 0/0 (δ(x, 1) = (x² − 1) δ(x, 1)/((x
+    − 1)(x + 1)), or sin x = tan x cos x) would let a chain pass through a point where its middle
+    is undefined, and a later substitution of the numerator by 0 would make δ(x, 1) = 0."""
+    return _newly_undefined(lhs, (rhs,)) is None and _newly_undefined(rhs, (lhs,)) is None
 
 
-def _misdeclared(e) -> bool:
-    """Whether a sum, product or integral in ``e`` may have a variable declared with an assumption
-    that its range does not give (k positive in Σ_{k=−1}^{−1}, t positive in ∫_{−1}^{0}, or
-    not proved to give), which SymPy's algebra would read as a fact."""
-    if not isinstance(e, sp.Basic) or not e.has(sp.Sum, sp.Product, sp.Integral):
-        return False
-    for b in e.atoms(sp.Sum, sp.Product, sp.Integral):
+# the assumptions a variable that runs over a real segment, or tends to a point, may carry: its
+# segment (or the side it comes from) gives them where the test holds of the ends
+_SEGMENT_PROFILES = (
+    ({"real": True, "positive": True}, lambda a, b: _fact(a, "nonnegative") and _fact(b, "nonnegative")),
+    ({"real": True, "nonnegative": True}, lambda a, b: _fact(a, "nonnegative") and _fact(b, "nonnegative")),
+    ({"real": True, "negative": True}, lambda a, b: _fact(a, "nonpositive") and _fact(b, "nonpositive")),
+    ({"real": True, "nonpositive": True}, lambda a, b: _fact(a, "nonpositive") and _fact(b, "nonpositive")),
+    ({"real": True}, lambda a, b: _real_end(a) and _real_end(b)),
+    ({}, lambda a, b: True),
+)
+
+
+def _fits(v, profile: dict) -> bool:
+    """Whether every assumption of the symbol ``v`` is one a symbol declared with ``profile`` has."""
+    allowed = sp.Dummy("v", **profile).assumptions0
+    return all(allowed.get(a) == val for a, val in v.assumptions0.items())
+
+
+def _holds_at(v, p) -> bool:
+    """Whether the point ``p`` has every assumption of the symbol ``v`` (p's own binders renamed)."""
+    p = _alpha(sp.sympify(p))
+    return all(getattr(p, f"is_{a}", None) == val for a, val in v.assumptions0.items())
+
+
+def _real_end(e) -> bool:
+    """Whether the end ``e`` of a segment is known real: by SymPy's facts, or as a sum or integral
+    of a real term over real ends (SymPy leaves ∫_0^2 x dt undecided for x real)."""
+    if _fact(e, "extended_real"):
+        return True
+    if isinstance(e, (sp.Integral, sp.Sum)) and all(len(lim) == 3 for lim in e.limits):
+        return all(_real_end(b) for lim in e.limits for b in lim[1:]) and _real_end(e.function)
+    return False
+
+
+def _misdeclared(e, rels=()) -> list:
+    """The binders in ``e`` whose variable is declared with an assumption that its range does not
+    give (or is not proved to give), as sentences: k positive in Σ_{k=−1}^{−1}, t positive in
+    ∫_{−1}^{0} or on a path to i, t positive in a substitution t := −1 or a limit t → −1, n
+    declared an integer in a derivative by n. SymPy reads such an assumption as a fact when it
+    builds the expression (Σ_{k=−1}^{−1} √(k²) is built as Σ_{k=−1}^{−1} k), so no renaming can
+    undo it: a step with one is refused."""
+    if not isinstance(e, sp.Basic) or not e.has(sp.Sum, sp.Product, Cup, sp.Integral, sp.Subs, sp.Limit, sp.Derivative):
+        return []
+    out = []
+    for b in e.atoms(sp.Sum, sp.Product, Cup, sp.Integral):
         for lim in b.limits:
             if len(lim) != 3:
                 continue
             v, lo, hi = lim
             if isinstance(b, sp.Integral):
-                for fact, end_ok in (("positive", "nonnegative"), ("nonnegative", "nonnegative"),
-                                     ("negative", "nonpositive"), ("nonpositive", "nonpositive")):
-                    if getattr(v, f"is_{fact}") and not (_fact(lo, end_ok) and _fact(hi, end_ok)):
-                        return True
-                if v.is_integer:
-                    return True
-            elif _index_misfit(v, lo, hi):
-                return True
-    return False
+                if not any(_fits(v, prof) and ok(lo, hi) for prof, ok in _SEGMENT_PROFILES):
+                    out.append(f"{v} in the integral over {sp.sstr(lo)} … {sp.sstr(hi)}")
+            elif _index_misfit(v, lo, hi, rels):
+                out.append(f"{v} in the {type(b).__name__.lower()} over {sp.sstr(lo)} … {sp.sstr(hi)}")
+    for b in e.atoms(sp.Subs):
+        for v, p in zip(b.variables, b.point):
+            if isinstance(v, sp.Symbol) and not _holds_at(v, p):
+                out.append(f"{v} in the substitution {v} := {sp.sstr(p)}")
+    for b in e.atoms(sp.Limit):
+        f, z, z0, way = b.args
+        near = {"+": [{"real": True, "positive": True}, {"real": True, "nonnegative": True}],
+                "-": [{"real": True, "negative": True}, {"real": True, "nonpositive": True}]}.get(str(way), [])
+        at_inf = {sp.oo: [{"positive": True}, {"positive": True, "integer": True}, {"integer": True}, {"real": True}],
+                  -sp.oo: [{"negative": True}, {"negative": True, "integer": True}, {"integer": True}, {"real": True}]}
+        if not (_holds_at(z, z0) or (z0 == 0 and any(_fits(z, p) for p in near))
+                or any(_fits(z, p) for p in at_inf.get(z0, []))):
+            out.append(f"{z} in the limit {z} → {sp.sstr(z0)}")
+    for b in e.atoms(sp.Derivative):
+        for v, _ in b.variable_count:
+            if isinstance(v, sp.Symbol) and not any(_fits(v, prof) for prof, _ in _SEGMENT_PROFILES):
+                out.append(f"{v} in the derivative by {v} (a derivative needs a variable that runs over a segment)")
+    return out
 
 
 def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
@@ -689,30 +911,32 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
             return True
         # a bound variable's own assumptions are no facts about its range: expand splits log(k x)
         # for k declared positive, in Σ_{k=−1}^{−1} too. Where a range does not give them, each
-        # side's binders are renamed to kernel symbols that carry only what their ranges give
+        # side's binders are renamed to kernel symbols that carry only what their ranges give (what
+        # SymPy read from them when it built the expression no renaming undoes: a chain's step with
+        # such a binder is refused, see Chain.check_steps)
         if _misdeclared(lhs) or _misdeclared(rhs):
             lhs, rhs = _alpha(lhs), _alpha(rhs)
         d = lhs - rhs
         if d == 0 or sp.expand(d) == 0:
-            return True
+            return _same_poles(lhs, rhs)
         if _odd_limits(d):  # doit would evaluate a polynomial formula there, not a sum of terms
             return False
         if d.has(sp.Sum) and sp.expand(_sum_linear(d)) == 0:  # linearity of finite sums (cheap and exact)
-            return True
+            return _same_poles(lhs, rhs)
         if d.has(*_OPAQUE):
             # what the kernel evaluates exactly (:func:`_exact_doit`), not SymPy's doit: its closed
             # forms drop conditions (Σ_{k=0}^{n} (−1)^k C(n, k) = 0 fails at n = 0), its integrals
             # with parameters can be wrong, and it differentiates a Piecewise branch by branch
             d = _exact_doit(_sum_linear(d) if d.has(sp.Sum) else d)
             if d == 0 or sp.expand(d) == 0:
-                return True
+                return _same_poles(lhs, rhs)
             if d.has(Norm) and sp.expand(_norm_canonical(d)) == 0:
-                return True
+                return _same_poles(lhs, rhs)
             d = _atomized(d)  # the rest are atoms to the algebra below (simplify would evaluate them)
         if sp.cancel(sp.together(d)) == 0:
             return _same_poles(lhs, rhs)
         if d.has(Norm) and sp.expand(_norm_canonical(d)) == 0:
-            return True
+            return _same_poles(lhs, rhs)
         # simplify folds a quotient into a Piecewise and cancels there (C/(x − 1) with C = (x − 1)[x = 1]
         # "is" [x = 1], which is 0/0 at x = 1): not for a Piecewise
         return deep and not d.has(sp.Piecewise) and sp.simplify(d) == 0 and _same_poles(lhs, rhs)
@@ -1481,6 +1705,10 @@ def _monotone(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "monotone: only for '<=' / '>=' steps")
     var, g, a, b = p["var"], sp.sympify(p["g"]), sp.sympify(p["a"]), sp.sympify(p["b"])
     _no_capture(g, [a, b], "monotone: g at a and b")
+    # the mean value theorem is about a real interval: z <= z + 1 for a complex z is no interval
+    # (exp(z) <= e·exp(z) would give -1 <= -e at z = iπ)
+    _need(_fact(a, "extended_real") and _fact(b, "extended_real"),
+          f"monotone: a = {sp.sstr(a)} and b = {sp.sstr(b)} must be known real (declare their symbols real)")
     _same(lhs, g.subs(var, a), "monotone: lhs is not g(a)")
     _same(rhs, g.subs(var, b), "monotone: rhs is not g(b)")
     _no_jumps(g, var, "monotone")
@@ -2869,7 +3097,7 @@ def issued(check) -> bool:
 def _fingerprint(check) -> tuple:
     """What decides whether ``check`` is complete, as values: compared by :func:`issued`."""
     return (check.reaches_goal, check.goal_reason, tuple((s.rule, s.checked, s.reason) for s in check.step_checks),
-            len(check.step_checks), check.lemma_rules, check.assumed_premises)
+            len(check.step_checks), check.lemma_rules, check.assumed_premises, check.goal, id(check.chain))
 
 @dataclass(frozen=True)
 class ChainCheck:
@@ -2986,6 +3214,15 @@ class AllOf:
         if not self.parts or not all(isinstance(p, ChainCheck) for p in self.parts):
             raise TypeError("parts: expected one or more ChainCheck objects")
 
+    @classmethod
+    def of(cls, chains, goals, ctx: "Context | None" = None) -> "AllOf":
+        """Each chain proved against its goal ``(lhs, relation, rhs)``, in order. As many chains
+        as goals: a goal without its chain is not proved (``zip`` would drop it silently)."""
+        chains, goals = tuple(chains), tuple(goals)
+        if len(chains) != len(goals):
+            raise ValueError(f"goals: {len(goals)} goals for {len(chains)} chains; each goal needs its own chain")
+        return cls(tuple(c.prove(*goal, ctx=ctx) for c, goal in zip(chains, goals)))
+
     @property
     def step_checks(self) -> tuple[StepCheck, ...]:
         return tuple(s for p in self.parts for s in p.step_checks)
@@ -3094,12 +3331,32 @@ class Chain:
             else:
                 try:
                     reason = RULES[s.by.rule].check(lhs, s.relation, s.rhs, dict(s.by.params), ctx)
+                    # a binder declared with what its range does not give: SymPy read the assumption
+                    # as a fact when it built the side (Σ_{k=−1}^{−1} √(k²) is built as Σ_{k=−1}^{−1} k)
+                    bad = (_misdeclared(lhs, ctx.relations()) + _misdeclared(s.rhs, ctx.relations())
+                           if _misdeclared(lhs) + _misdeclared(s.rhs) else [])
+                    _need(not bad, f"{s.by.rule}: {bad[0] if bad else ''} is declared with an assumption its range "
+                                   "does not give (SymPy reads it as a fact when it builds the expression: declare the "
+                                   "variable with what its range gives)")
                     out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, True, reason))
                 except _Fail as exc:
                     out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False, str(exc)))
                 except (KeyError, TypeError, ValueError, AttributeError, sp.SympifyError) as exc:
                     out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False, f"{s.by.rule}: bad instantiation ({type(exc).__name__}: {exc})"))
             lhs = s.rhs
+        # the chain passes only through expressions defined wherever its ends are (under the
+        # hypotheses): x + 1 <= (x² − 1)/(x − 1) = 0 given x² = 1 would make 2 <= 0 at x = 1
+        ends = (self.start, self.steps[-1].rhs) if self.steps else ()
+        rels = None
+        for i, s in enumerate(self.steps[:-1]):
+            if not out[i].checked:
+                continue
+            if rels is None:
+                rels = tuple(ctx.relations())
+            why = _newly_undefined(s.rhs, ends, rels)
+            if why:
+                out[i] = replace(out[i], checked=False, reason=(
+                    f"{s.by.rule}: the chain passes through {sp.sstr(s.rhs)}, where its ends are defined but {why}"))
         return tuple(out)
 
     def prove(self, lhs, relation: str, rhs, ctx: Context | None = None) -> ChainCheck:
@@ -3127,7 +3384,10 @@ class Chain:
             r for h in ctx.hypotheses.values() if isinstance(h, Lemma) and _lemma_holds(h, base)
             for r in _lemma_check(h, base).rules
         )
-        res = ChainCheck((lhs, relation, rhs), self, checks, ok, why, lemma_rules, tuple(ctx.assumed().items()))
+        # the record's chain is the one checked: under ``ctx`` where it replaces the chain's own
+        # (its hypotheses are the statement's)
+        checked = self if ctx is self.ctx else replace(self, ctx=ctx)
+        res = ChainCheck((lhs, relation, rhs), checked, checks, ok, why, lemma_rules, tuple(ctx.assumed().items()))
         if ok and "condition" in res.rules:
             # condition reads an event's atom as its 0/1 indicator: the statement may not also
             # compare that function's values (P(D(i) >= 2) <= E[D(i)]/2 = P(D(i))/2 is about an

@@ -352,6 +352,19 @@ def test_lemma_is_rechecked_under_the_using_context():
     assert (both.steps, both.checked, both.complete) == (2, 1, False)
 
 
+def test_allof_of_needs_a_chain_for_every_goal():
+    """AllOf.of proves chain k against goal k; a goal left without its chain is an error, not
+    dropped (zip would drop it, and the parts would be complete without it)."""
+    from attnbounds.theory.proof import AllOf
+
+    up = Chain(x).le(x + 1, by.algebra())
+    goals = ((x, "<=", x + 1), (x, ">=", x + 1))
+    with pytest.raises(ValueError, match="goals: 2 goals for 1 chains"):
+        AllOf.of((up,), goals)
+    assert AllOf.of((up,), goals[:1]).complete
+    assert not AllOf.of((up, up), goals).complete  # the second goal (x >= x + 1) is false
+
+
 def test_an_assumed_premise_is_used_by_no_rule():
     """A premise argued in prose (Assumed) is kept for the record but never backs a checked step."""
     import pytest
