@@ -321,10 +321,41 @@ class Lemma:
         return {"<=": sp.Le, ">=": sp.Ge, "==": sp.Eq, "=": sp.Eq}[self.relation](self.lhs, self.rhs, evaluate=False)
 
 
+class _FrozenHypotheses(dict):
+    """A context's hypotheses, read-only: a checked chain's record keeps the context it was
+    checked under, which no caller may change afterwards (``res.chain.ctx.hypotheses.clear()``)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("hypotheses: a Context is immutable (build a new one: Context({...}), .extended, .without)")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __reduce__(self):
+        return (_FrozenHypotheses, (dict(self),))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
 class _Local(str):
-    """The name of a hypothesis that a rule adds for its sub-chains, never a stated one."""
+    """The name of a hypothesis that a rule adds for its sub-chains, never a stated one. It is
+    not equal to the plain name it spells (nor hashed as it): two contexts that differ only in
+    whether a hypothesis is local are two contexts, also as keys of the kernel's caches
+    (:meth:`Context.without_lemmas` drops the local ones)."""
 
     __slots__ = ()
+
+    def __eq__(self, other):
+        return isinstance(other, _Local) and str.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(("_Local", str(self)))
 
 
 @dataclass(frozen=True)
@@ -367,7 +398,7 @@ class Context:
             if not ok:
                 raise TypeError(f"hypotheses[{name!r}]: expected a SymPy relation (or a tuple of them), Lemma, BoundedDifferences, "
                                 f"WeightedNorm or Assumed, got {h!r}")
-        object.__setattr__(self, "hypotheses", dict(self.hypotheses))
+        object.__setattr__(self, "hypotheses", _FrozenHypotheses(self.hypotheses))
 
     def without(self, name: str) -> "Context":
         """This context with hypothesis ``name`` removed (for the dropped-hypothesis mutant)."""
@@ -396,7 +427,7 @@ class Context:
             if h is sp.true:
                 continue
             name, n = k, 1
-            while name in out:
+            while name in out or _Local(name) in out:  # a stated name, or an outer rule's local one
                 n += 1
                 name = f"{k}{n}"
             out[_Local(name)] = h
@@ -433,8 +464,19 @@ class Context:
 # ----------------------------------------------------------------------------- exact helpers
 
 
-@lru_cache(maxsize=512)
 def _lemma_check(lemma: Lemma, ctx: "Context"):
+    """The lemma's chain proved against its statement under ``ctx``, cached by what the check
+    reads (a Lemma compares by identity, and ``object.__setattr__`` can alter a frozen one: the
+    cache is keyed by its statement and its chain's parts too)."""
+    ch = lemma.chain
+    key = (lemma, lemma.lhs, lemma.relation, lemma.rhs, id(ch), id(getattr(ch, "start", None)),
+           id(getattr(ch, "steps", None)), id(getattr(ch, "ctx", None)))
+    return _lemma_check_cached(key, ctx)
+
+
+@lru_cache(maxsize=512)
+def _lemma_check_cached(key, ctx: "Context"):
+    lemma = key[0]
     return lemma.chain.prove(lemma.lhs, lemma.relation, lemma.rhs, ctx=ctx)
 
 
@@ -642,15 +684,33 @@ _TOTAL = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.Abs, sp.re, sp.im, sp.sig
 
 @lru_cache(maxsize=4096)
 def _zero_factors(b) -> frozenset:
-    """The factors whose zeros make ``b`` zero: the irreducible factors of its numerator over a
-    common denominator (its denominator's own zeros are read where they stand, as powers)."""
-    num = sp.fraction(sp.together(b))[0]
-    if num.is_number:
-        return frozenset() if num.is_zero is False else frozenset({sp.S.Zero})
-    try:
-        return frozenset(f for f, _ in sp.factor_list(num)[1] if not f.is_number)
-    except (sp.PolynomialError, NotImplementedError, TypeError, ValueError, sp.GeneratorsError):
-        return frozenset({num})
+    """The factors whose zeros make ``b`` zero: over a common denominator, each factor of the
+    product that is not a power with a negative exponent (whose base's zeros are read where the
+    power stands), the base of a power with an exponent that may be positive (x^(−y) for y <= 0
+    is 0 at x = 0), and the irreducible factors of the rest; a number that is not known non-zero
+    (cos² 1 + sin² 1 − 1) is a factor too."""
+    out = set()
+    for m in sp.Mul.make_args(sp.together(b)):
+        if m.is_number:
+            if m.is_zero is not False:
+                out.add(m)
+        elif isinstance(m, sp.Pow):
+            if m.exp.is_negative is not True:
+                out |= _zero_factors(m.base)
+        else:
+            try:
+                coeff, fs = sp.factor_list(m)
+            except (sp.PolynomialError, NotImplementedError, TypeError, ValueError, sp.GeneratorsError):
+                out.add(m)
+                continue
+            if coeff.is_zero is not False:
+                out.add(coeff)
+            for f, _ in fs:
+                if isinstance(f, sp.Pow):
+                    out |= _zero_factors(f)
+                elif not f.is_number or f.is_zero is not False:
+                    out.add(f)
+    return frozenset(out)
 
 
 @lru_cache(maxsize=4096)
@@ -703,12 +763,12 @@ def _undefined_parts(e, sure, bound) -> tuple[frozenset, frozenset]:
 
 def _total_application(n) -> bool:
     """Whether the application ``n`` has no pole of its own: a :data:`_TOTAL` function, logic,
-    this package's own vocabulary, C(n, k) with k an integer (a polynomial in n), or n! of a
-    non-negative integer."""
-    if isinstance(n, _TOTAL + (sp.logic.boolalg.Boolean,)) or type(n).__module__.startswith("attnbounds."):
+    the kernel's own vocabulary, C(n, k) with k a fixed integer >= 0 (a polynomial in n), or n! of
+    a non-negative integer."""
+    if isinstance(n, _TOTAL + (sp.logic.boolalg.Boolean,)) or type(n).__module__ == __name__:
         return True
-    if isinstance(n, sp.binomial):
-        return n.args[1].is_integer is True
+    if isinstance(n, sp.binomial):  # a polynomial in n for a fixed k = 0, 1, 2, … (C(n, n) is 0 at n = −1)
+        return n.args[1].is_Integer and n.args[1] >= 0
     if isinstance(n, sp.factorial):
         return n.args[0].is_integer is True and n.args[0].is_nonnegative is True
     return False
@@ -730,7 +790,7 @@ _SKELETON = (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, s
 def surely_undefined(e) -> tuple[frozenset, frozenset]:
     """Where ``e`` is surely undefined, as ``(factors, partial)`` like :func:`undefined_parts`, but
     a lower bound: read only through sums, products, powers and the functions that keep an
-    undefined argument undefined (:data:`_SKELETON`; no binder, no ``Piecewise``, no power
+    undefined argument undefined (``_SKELETON``; no binder, no ``Piecewise``, no power
     whose exponent may be >= 0), ``e`` is undefined wherever a factor is 0 and wherever an
     application of ``partial`` is undefined.
 
@@ -768,17 +828,25 @@ def surely_undefined(e) -> tuple[frozenset, frozenset]:
 
 
 def _sure_nodes(e) -> set:
-    """The sub-expressions of ``e`` reached through :data:`_SKELETON` alone (no binder entered):
-    ``e`` is undefined wherever one of them is."""
-    out, todo = set(), [sp.sympify(e)]
+    """The sub-expressions of ``e`` reached through ``_SKELETON`` nodes and single-argument
+    applications, and into sums and products over ranges that are not empty (the parts free of
+    their variables): ``e`` is undefined wherever one of them is."""
+    out, seen, todo = set(), set(), [(sp.sympify(e), frozenset())]
     while todo:
-        n = todo.pop()
-        if n.is_Atom or n in out:
+        n, bd = todo.pop()
+        if n.is_Atom or (n, bd) in seen:
             continue
-        out.add(n)
+        seen.add((n, bd))
+        if not (n.free_symbols & bd):
+            out.add(n)
         if isinstance(n, _SKELETON) or (isinstance(n, sp.core.function.Application) and len(n.args) == 1
                                         and not _bound_here(n)):
-            todo += list(n.args)
+            todo += [(a, bd) for a in n.args]
+        elif isinstance(n, (sp.Sum, sp.Product)) and all(len(lim) == 3 and _nonzero(lim[2] - lim[1] + 1) for lim in n.limits):
+            todo.append((n.function, bd | {lim[0] for lim in n.limits}))
+        elif isinstance(n, sp.Integral) and all(len(lim) == 3 and _nonzero(lim[2] - lim[1]) for lim in n.limits):
+            # (over a segment of positive length: a part free of the variable is undefined at every point of it)
+            todo.append((n.function, bd | {lim[0] for lim in n.limits}))
     return out
 
 
@@ -806,7 +874,8 @@ def _newly_undefined(e, others, rels=()) -> str | None:
     if extra:
         return f"{sp.sstr(extra[0])} may be undefined there (a function with poles the kernel does not read)"
     for f in sorted((f for f in fe if not covered(f, fo)), key=sp.default_sort_key):
-        if not _nonzero(f, rels):
+        # (a hypothesis about a free k says nothing of the k a sum binds)
+        if not _nonzero(f, () if f.free_symbols & bound else rels):
             return f"it is undefined where {sp.sstr(f)} = 0, which is not proved non-zero"
     return None
 
@@ -833,15 +902,50 @@ _SEGMENT_PROFILES = (
 
 
 def _fits(v, profile: dict) -> bool:
-    """Whether every assumption of the symbol ``v`` is one a symbol declared with ``profile`` has."""
+    """Whether every assumption of the variable ``v`` is one a symbol declared with ``profile`` has."""
     allowed = sp.Dummy("v", **profile).assumptions0
-    return all(allowed.get(a) == val for a, val in v.assumptions0.items())
+    return all(allowed.get(a) == val for a, val in _profile(v).items())
+
+
+_PROFILE_FACTS = ("commutative", "complex", "real", "extended_real", "finite", "integer", "rational", "irrational",
+                  "algebraic", "transcendental", "positive", "nonnegative", "negative", "nonpositive", "zero", "nonzero",
+                  "even", "odd", "prime", "composite", "imaginary", "noninteger", "extended_positive",
+                  "extended_negative", "extended_nonnegative", "extended_nonpositive", "extended_nonzero", "infinite")
+
+
+def _profile(v) -> dict:
+    """What SymPy knows of the variable ``v`` (a symbol's assumptions, or an indexed entry's, read
+    from its base): fact name -> True/False."""
+    if isinstance(v, sp.Symbol):
+        return dict(v.assumptions0)
+    out = {}
+    for a in _PROFILE_FACTS:
+        val = getattr(v, f"is_{a}", None)
+        if val is not None:
+            out[a] = val
+    return out
 
 
 def _holds_at(v, p) -> bool:
-    """Whether the point ``p`` has every assumption of the symbol ``v`` (p's own binders renamed)."""
+    """Whether the point ``p`` has every assumption of the variable ``v`` (p's own binders renamed)."""
     p = _alpha(sp.sympify(p))
-    return all(getattr(p, f"is_{a}", None) == val for a, val in v.assumptions0.items())
+    return all(getattr(p, f"is_{a}", None) == val for a, val in _profile(v).items())
+
+
+_MISDECLARABLE = (sp.Sum, sp.Product, sp.Integral, sp.Subs, sp.Limit, sp.Derivative, Cup)  # with _Extremum and Mat (at the end)
+
+
+def _misdeclared_statement(lhs, rhs, ctx) -> list:
+    """:func:`_misdeclared` of a statement: its sides and its context's relations (a hypothesis
+    Σ_{k=−1}^{−1} √(k²) z >= z with k declared positive is built as Σ k z >= z)."""
+    if not any(isinstance(x, sp.Basic) and x.has(*_MISDECLARABLE) for x in [lhs, rhs] + [
+            a for h in ctx.hypotheses.values() for a in _sides(h)]):
+        return []
+    rels = tuple(ctx.relations())
+    out = _misdeclared(lhs, rels) + _misdeclared(rhs, rels)
+    for r in rels:
+        out += _misdeclared(r.lhs, rels) + _misdeclared(r.rhs, rels)
+    return out
 
 
 def _real_end(e) -> bool:
@@ -861,7 +965,7 @@ def _misdeclared(e, rels=()) -> list:
     declared an integer in a derivative by n. SymPy reads such an assumption as a fact when it
     builds the expression (Σ_{k=−1}^{−1} √(k²) is built as Σ_{k=−1}^{−1} k), so no renaming can
     undo it: a step with one is refused."""
-    if not isinstance(e, sp.Basic) or not e.has(sp.Sum, sp.Product, Cup, sp.Integral, sp.Subs, sp.Limit, sp.Derivative):
+    if not isinstance(e, sp.Basic) or not e.has(*_MISDECLARABLE):
         return []
     out = []
     for b in e.atoms(sp.Sum, sp.Product, Cup, sp.Integral):
@@ -874,9 +978,14 @@ def _misdeclared(e, rels=()) -> list:
                     out.append(f"{v} in the integral over {sp.sstr(lo)} … {sp.sstr(hi)}")
             elif _index_misfit(v, lo, hi, rels):
                 out.append(f"{v} in the {type(b).__name__.lower()} over {sp.sstr(lo)} … {sp.sstr(hi)}")
+    for b in e.atoms(_Extremum, Mat):
+        lam, n = b.args
+        for v in lam.variables:
+            if _index_misfit(v, 1, n, rels):
+                out.append(f"{v} in the {type(b).__name__} over 1 … {sp.sstr(n)}")
     for b in e.atoms(sp.Subs):
         for v, p in zip(b.variables, b.point):
-            if isinstance(v, sp.Symbol) and not _holds_at(v, p):
+            if not _holds_at(v, p):
                 out.append(f"{v} in the substitution {v} := {sp.sstr(p)}")
     for b in e.atoms(sp.Limit):
         f, z, z0, way = b.args
@@ -884,12 +993,16 @@ def _misdeclared(e, rels=()) -> list:
                 "-": [{"real": True, "negative": True}, {"real": True, "nonpositive": True}]}.get(str(way), [])
         at_inf = {sp.oo: [{"positive": True}, {"positive": True, "integer": True}, {"integer": True}, {"real": True}],
                   -sp.oo: [{"negative": True}, {"negative": True, "integer": True}, {"integer": True}, {"real": True}]}
-        if not (_holds_at(z, z0) or (z0 == 0 and any(_fits(z, p) for p in near))
-                or any(_fits(z, p) for p in at_inf.get(z0, []))):
+        if z0 in at_inf:  # a sequence's limit (n → ∞ over the integers) or a function's
+            ok = any(_fits(z, p) for p in at_inf[z0])
+        else:  # at a finite point the variable runs over a segment near it, with what the point has
+            ok = any(_fits(z, prof) for prof, _ in _SEGMENT_PROFILES) and (
+                _holds_at(z, z0) or (z0 == 0 and any(_fits(z, p) for p in near)))
+        if not ok:
             out.append(f"{z} in the limit {z} → {sp.sstr(z0)}")
     for b in e.atoms(sp.Derivative):
         for v, _ in b.variable_count:
-            if isinstance(v, sp.Symbol) and not any(_fits(v, prof) for prof, _ in _SEGMENT_PROFILES):
+            if not any(_fits(v, prof) for prof, _ in _SEGMENT_PROFILES):
                 out.append(f"{v} in the derivative by {v} (a derivative needs a variable that runs over a segment)")
     return out
 
@@ -2510,6 +2623,34 @@ def _every_reads(chain) -> set:
     return out
 
 
+def _instance_poles(sides, sigma, step, rels) -> str | None:
+    """Where a cited theorem's ``sides`` may be undefined, under σ, and the ``step``'s sides are
+    not surely undefined, unless proved non-zero from ``rels`` (a sentence), else None."""
+    fs, qs = set(), set()
+    for x in sides:
+        f, q = undefined_parts(x)
+        fs |= f
+        qs |= q
+    bound = _binder_variables(list(sides))
+    sure_f, sure_q = set(), set()
+    for x in step:
+        f, q = surely_undefined(x)
+        sure_f |= f
+        sure_q |= q
+    for q in sorted(qs, key=sp.default_sort_key):
+        if q.free_symbols & bound or sigma(q) not in sure_q:
+            return f"the theorem's {sp.sstr(q)} may be undefined where this step is not"
+    for f in sorted(fs, key=sp.default_sort_key):
+        g = sigma(f)
+        if f.free_symbols & bound:
+            if not _nonzero(g):
+                return f"the theorem's sides are undefined where {sp.sstr(f)} = 0, under a binder; not proved non-zero"
+        elif g not in sure_f and not _nonzero(g, rels):
+            return (f"the theorem's sides are undefined where {sp.sstr(f)} = 0, i.e. {sp.sstr(g)} = 0 here, "
+                    "where this step's are not; not proved non-zero")
+    return None
+
+
 @_rule("instance", "an instance σ(lhs) rel σ(rhs) of a theorem lhs rel rhs whose chain checks, when every premise σ(h) of the theorem is proved", "modus ponens on a universally quantified theorem: the cited chain is re-checked under its own hypotheses, σ is a capture-free substitution that keeps every symbol's assumptions (a base's value at the integers and at every other subscript the theorem reads it at), and each substituted hypothesis is discharged by a checked chain, a literal hypothesis or the sign oracle")
 def _instance(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">=", "="), "instance: bad relation")
@@ -2587,6 +2728,10 @@ def _instance(lhs, rel, rhs, p, ctx):
     ok = (rel == trel and is_identity(lhs, a) and is_identity(rhs, b)) or (
         rel == flip[trel] and is_identity(lhs, b) and is_identity(rhs, a))
     _need(ok, f"instance: the step is not the theorem's goal under σ, {sp.sstr(a)} {trel} {sp.sstr(b)}")
+    # the theorem says nothing where its sides are undefined: σ(a/b) built as z/z = 1 would use it
+    # at b = 0. Each place it may be undefined must stay one of the step's, or be proved away here
+    poles = _instance_poles((thm.lhs, thm.rhs), sigma, (lhs, rhs), ctx.relations())
+    _need(not poles, f"instance: {poles}")
     # premises: a hypothesis of the current context in which a bound index of the theorem
     # occurs outside a subscript speaks of one index, not of every one: it may not be used
     # (nor one about the k-th entries where another hypothesis pins k: y[k] = 0 beside k = 1 is about one k)
@@ -3368,6 +3513,9 @@ class Chain:
         checks = self.check_steps(ctx)
         if not self.steps:
             ok, why = False, "the chain has no steps"
+        elif bad := _misdeclared_statement(lhs, rhs, self.ctx if ctx is None else ctx):
+            ok, why = False, (f"{bad[0]} is declared with an assumption its range does not give (SymPy reads it "
+                              "as a fact when it builds the expression: declare the variable with what its range gives)")
         elif not is_identity(self.start, lhs):
             ok, why = False, (f"the chain starts at {sp.sstr(self.start)}, not at the goal's lhs {sp.sstr(lhs)}"
                               f"{_assumption_clash(self.start, lhs)}")
@@ -4252,3 +4400,6 @@ def _by_proofjac():
 
 _by_proofjac()
 __all__ += ["Mat", "OpNorm", "MaxOver", "MinOver", "matmul"]
+
+
+_MISDECLARABLE += (_Extremum, Mat)  # the binders defined after _misdeclared

@@ -153,3 +153,16 @@ def test_the_record_keeps_the_context_the_steps_were_checked_under():
     res = Chain(x).eq(0, by.hypothesis("h")).prove(x, "=", 0, ctx=h)
     assert res.complete and res.chain.ctx is h  # the statement on record: x = 0 given x = 0
     assert not Chain(x).eq(0, by.hypothesis("h")).prove(x, "=", 0).complete
+
+
+def test_a_local_name_is_not_the_stated_name_it_spells():
+    """A rule's local hypothesis and a stated one of the same spelling are two hypotheses: the
+    contexts differ (also as keys of the kernel's caches), and a rule inside another renames
+    its own rather than replace the outer one."""
+    from attnbounds.theory.proof import _Local
+
+    stated, local = Context({"h": x >= 0}), Context({})._local({"h": x >= 0})
+    assert stated != local and hash(stated) != hash(local)
+    assert local.without_lemmas().hypotheses == {} and stated.without_lemmas().hypotheses == {"h": x >= 0}
+    inner = local._local({"h": x <= 1})
+    assert len(inner.hypotheses) == 2 and all(isinstance(k, _Local) for k in inner.hypotheses)
