@@ -682,6 +682,9 @@ _TOTAL = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.Abs, sp.re, sp.im, sp.sig
           sp.KroneckerDelta, sp.Heaviside, sp.floor, sp.ceiling, sp.frac, sp.erf, sp.erfc, sp.Piecewise, AppliedUndef)
 
 
+_NOWHERE = (sp.zoo, sp.nan)  # values that define nothing (x/0 is built as zoo·x)
+
+
 @lru_cache(maxsize=4096)
 def _zero_factors(b) -> frozenset:
     """The factors whose zeros make ``b`` zero: over a common denominator, each factor of the
@@ -741,6 +744,9 @@ def _undefined_parts(e, sure, bound) -> tuple[frozenset, frozenset]:
     todo = [(e, bound)]
     while todo:
         n, bd = todo.pop()
+        if n in _NOWHERE:  # complex infinity and nan are defined nowhere: undefined where 0 = 0
+            factors.add(sp.S.Zero)
+            continue
         if n.is_Atom or not n.args:
             continue
         if sure and n in sure and not (n.free_symbols & bd):
@@ -802,6 +808,9 @@ def surely_undefined(e) -> tuple[frozenset, frozenset]:
     todo = [sp.sympify(e)]
     while todo:
         n = todo.pop()
+        if n in _NOWHERE:
+            factors.add(sp.S.Zero)
+            continue
         if n.is_Atom or isinstance(n, (sp.Indexed, sp.IndexedBase, sp.Idx)):
             continue
         if isinstance(n, sp.Pow):
