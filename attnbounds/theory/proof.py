@@ -792,57 +792,17 @@ _SKELETON = (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, s
              sp.log, Norm, Inner)
 
 
-@lru_cache(maxsize=4096)
-def surely_undefined(e) -> tuple[frozenset, frozenset]:
-    """Where ``e`` is surely undefined, as ``(factors, partial)`` like :func:`undefined_parts`, but
-    a lower bound: read only through sums, products, powers and the functions that keep an
-    undefined argument undefined (``_SKELETON``; no binder, no ``Piecewise``, no power
-    whose exponent may be >= 0), ``e`` is undefined wherever a factor is 0 and wherever an
-    application of ``partial`` is undefined.
-
-    >>> x = sp.Symbol("x", real=True); k = sp.Symbol("k", integer=True)
-    >>> surely_undefined(1 / (x - 1) + sp.Sum(1 / (x - k), (k, 5, 5)))[0] == {x - 1}
-    True
-    """
-    factors, partial = set(), set()
-    todo = [sp.sympify(e)]
-    while todo:
-        n = todo.pop()
-        if n in _NOWHERE:
-            factors.add(sp.S.Zero)
-            continue
-        if n.is_Atom or isinstance(n, (sp.Indexed, sp.IndexedBase, sp.Idx)):
-            continue
-        if isinstance(n, sp.Pow):
-            if n.exp.is_negative is True:
-                factors |= _zero_factors(n.base)
-            todo += [n.base, n.exp]
-        elif isinstance(n, sp.log):
-            factors |= _zero_factors(n.args[0])
-            todo.append(n.args[0])
-        elif isinstance(n, _SKELETON):
-            todo += list(n.args)
-        elif isinstance(n, (sp.Sum, sp.Product)) and all(len(lim) == 3 and _nonzero(lim[2] - lim[1] + 1) for lim in n.limits):
-            # a sum over a range that is not empty (Karr's reading: hi = lo − 1 is the empty one)
-            # is undefined where a term is for every value of its variables: the parts free of them
-            vs = {lim[0] for lim in n.limits}
-            f, q = surely_undefined(n.function)
-            factors |= {a for a in f if not a.free_symbols & vs}
-            partial |= {a for a in q if not a.free_symbols & vs}
-        elif (isinstance(n, sp.core.function.Application) and len(n.args) == 1
-              and n in undefined_parts(n)[1]):  # tan(u): undefined where tan is, and where u is
-            partial.add(n)
-            todo.append(n.args[0])
-    return frozenset(factors), frozenset(partial)
-
-
 def _sure_nodes(e) -> set:
     """The sub-expressions of ``e`` reached through ``_SKELETON`` nodes and single-argument
-    applications, and into sums and products over ranges that are not empty (the parts free of
-    their variables): ``e`` is undefined wherever one of them is."""
+    applications, and into sums and products over ranges that are not empty and integrals over
+    segments of positive length (the parts free of their variables): ``e`` is undefined wherever
+    one of them is."""
     out, seen, todo = set(), set(), [(sp.sympify(e), frozenset())]
     while todo:
         n, bd = todo.pop()
+        if n in _NOWHERE:
+            out.add(n)
+            continue
         if n.is_Atom or (n, bd) in seen:
             continue
         seen.add((n, bd))
@@ -859,6 +819,46 @@ def _sure_nodes(e) -> set:
     return out
 
 
+def _sure_parts(nodes) -> tuple[frozenset, frozenset]:
+    """``(factors, partial)`` of :func:`undefined_parts` read at ``nodes`` alone, not inside them."""
+    factors, partial = set(), set()
+    for n in nodes:
+        if n in _NOWHERE:
+            factors.add(sp.S.Zero)
+        elif isinstance(n, sp.Pow) and n.exp.is_negative is True:
+            factors |= _zero_factors(n.base)
+        elif isinstance(n, sp.log):
+            factors |= _zero_factors(n.args[0])
+        elif isinstance(n, sp.core.function.Application) and not _total_application(n):
+            partial.add(n)
+    return frozenset(factors), frozenset(partial)
+
+
+@lru_cache(maxsize=4096)
+def surely_undefined(e) -> tuple[frozenset, frozenset]:
+    """Where ``e`` is surely undefined, as ``(factors, partial)`` like :func:`undefined_parts`, but
+    a lower bound: read only at the sub-expressions through which an undefined part makes ``e``
+    undefined (sums, products, negative powers, norms, functions of one argument, and non-empty
+    sums and integrals for the parts free of their variables; no ``Piecewise``, no power whose
+    exponent may be >= 0), ``e`` is undefined wherever a factor is 0 and wherever an application
+    of ``partial`` is undefined.
+
+    >>> x = sp.Symbol("x", real=True); k = sp.Symbol("k", integer=True)
+    >>> surely_undefined(1 / (x - 1) + sp.Sum(1 / (x - k), (k, 5, 5)))[0] == {x - 1}
+    True
+    """
+    return _sure_parts(_sure_nodes(e))
+
+
+def _union(parts) -> tuple[set, set]:
+    """The union of several ``(factors, partial)`` pairs."""
+    fs, qs = set(), set()
+    for f, q in parts:
+        fs |= f
+        qs |= q
+    return fs, qs
+
+
 def _newly_undefined(e, others, rels=()) -> str | None:
     """Where ``e`` may be undefined and none of ``others`` is (a sentence), or None: every factor
     of ``e``'s :func:`undefined_parts` that is not :func:`surely_undefined` in one of the others
@@ -866,15 +866,12 @@ def _newly_undefined(e, others, rels=()) -> str | None:
     in one of them. A part of ``e`` with a variable bound in ``e`` is never matched with the
     others' (Σ_{k=1}^{1} 1/(x − k) has a pole at 1, Σ_{k=5}^{5} 1/(x − k) at 5)."""
     e = sp.sympify(e)
+    nodes = set().union(*map(_sure_nodes, others)) if others else set()
+    fo, po = _sure_parts(nodes)
     # a part that the others surely have is undefined where they are: it is not read
-    sure = frozenset(n for o in others for n in _sure_nodes(o) if any(undefined_parts(n)))
+    sure = frozenset(n for n in nodes if any(undefined_parts(n)))
     fe, pe = _undefined_parts(e, sure, frozenset()) if sure else undefined_parts(e)
-    bound = _binder_variables([e]) if isinstance(e, sp.Basic) else set()
-    fo, po = set(), set()
-    for o in others:
-        f, q = surely_undefined(o)
-        fo |= f
-        po |= q
+    bound = _binder_variables([e])
 
     def covered(part, cover):
         return part in cover and not (part.free_symbols & bound)
@@ -942,6 +939,11 @@ def _holds_at(v, p) -> bool:
 
 
 _MISDECLARABLE = (sp.Sum, sp.Product, sp.Integral, sp.Subs, sp.Limit, sp.Derivative, Cup)  # with _Extremum and Mat (at the end)
+
+
+def _misdeclared_reason(bad: list) -> str:
+    return (f"{bad[0]} is declared with an assumption its range does not give (SymPy reads it as a fact when it "
+            "builds the expression: declare the variable with what its range gives)")
 
 
 def _misdeclared_statement(lhs, rhs, ctx) -> list:
@@ -2635,17 +2637,9 @@ def _every_reads(chain) -> set:
 def _instance_poles(sides, sigma, step, rels) -> str | None:
     """Where a cited theorem's ``sides`` may be undefined, under σ, and the ``step``'s sides are
     not surely undefined, unless proved non-zero from ``rels`` (a sentence), else None."""
-    fs, qs = set(), set()
-    for x in sides:
-        f, q = undefined_parts(x)
-        fs |= f
-        qs |= q
+    fs, qs = _union(map(undefined_parts, sides))
     bound = _binder_variables(list(sides))
-    sure_f, sure_q = set(), set()
-    for x in step:
-        f, q = surely_undefined(x)
-        sure_f |= f
-        sure_q |= q
+    sure_f, sure_q = _union(map(surely_undefined, step))
     for q in sorted(qs, key=sp.default_sort_key):
         if q.free_symbols & bound or sigma(q) not in sure_q:
             return f"the theorem's {sp.sstr(q)} may be undefined where this step is not"
@@ -3486,12 +3480,14 @@ class Chain:
                 try:
                     reason = RULES[s.by.rule].check(lhs, s.relation, s.rhs, dict(s.by.params), ctx)
                     # a binder declared with what its range does not give: SymPy read the assumption
-                    # as a fact when it built the side (Σ_{k=−1}^{−1} √(k²) is built as Σ_{k=−1}^{−1} k)
-                    bad = (_misdeclared(lhs, ctx.relations()) + _misdeclared(s.rhs, ctx.relations())
-                           if _misdeclared(lhs) + _misdeclared(s.rhs) else [])
-                    _need(not bad, f"{s.by.rule}: {bad[0] if bad else ''} is declared with an assumption its range "
-                                   "does not give (SymPy reads it as a fact when it builds the expression: declare the "
-                                   "variable with what its range gives)")
+                    # as a fact when it built the side (Σ_{k=−1}^{−1} √(k²) is built as Σ_{k=−1}^{−1} k);
+                    # the hypotheses may give it (i over 1 … L − N given N <= L), so they are read
+                    # only where the check without them fails
+                    if _misdeclared(lhs) or _misdeclared(s.rhs):
+                        rels_ = tuple(ctx.relations())
+                        bad = _misdeclared(lhs, rels_) + _misdeclared(s.rhs, rels_)
+                        if bad:
+                            raise _Fail(f"{s.by.rule}: {_misdeclared_reason(bad)}")
                     out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, True, reason))
                 except _Fail as exc:
                     out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False, str(exc)))
@@ -3523,8 +3519,7 @@ class Chain:
         if not self.steps:
             ok, why = False, "the chain has no steps"
         elif bad := _misdeclared_statement(lhs, rhs, self.ctx if ctx is None else ctx):
-            ok, why = False, (f"{bad[0]} is declared with an assumption its range does not give (SymPy reads it "
-                              "as a fact when it builds the expression: declare the variable with what its range gives)")
+            ok, why = False, _misdeclared_reason(bad)
         elif not is_identity(self.start, lhs):
             ok, why = False, (f"the chain starts at {sp.sstr(self.start)}, not at the goal's lhs {sp.sstr(lhs)}"
                               f"{_assumption_clash(self.start, lhs)}")
