@@ -445,7 +445,8 @@ class Context:
         if isinstance(h, FACTS + (Assumed,)):
             return ()
         if isinstance(h, Lemma):
-            return (h.relation_expr(),) if _lemma_holds(h, self.without_lemmas()) else ()
+            base = self.without_lemmas()
+            return (h.relation_expr(),) if _lemma_holds(h, base) and _lemma_defined(h, base) else ()
         return h if isinstance(h, tuple) else (h,)
 
     def assumed(self) -> dict:
@@ -482,6 +483,22 @@ def _lemma_check_cached(key, ctx: "Context"):
 
 def _lemma_holds(lemma: Lemma, ctx: "Context") -> bool:
     return _lemma_check(lemma, ctx).complete
+
+
+def _lemma_defined(lemma: Lemma, ctx: "Context") -> bool:
+    """Whether the lemma's sides are defined at every point that meets ``ctx``'s hypotheses: its
+    chain proves its relation only where they are, and a rule reading it among the hypotheses
+    would use it everywhere."""
+    return _lemma_defined_cached(lemma.lhs, lemma.rhs, ctx)
+
+
+@lru_cache(maxsize=512)
+def _lemma_defined_cached(lhs, rhs, ctx: "Context") -> bool:
+    sides = [sp.sympify(x) for x in (lhs, rhs)]
+    if not any(any(undefined_parts(x)) for x in sides):
+        return True
+    rels = tuple(ctx.relations())
+    return all(_newly_undefined(x, (), rels) is None for x in sides)
 
 
 def _has_float(e) -> bool:
@@ -787,9 +804,10 @@ def _nonzero(f, rels=()) -> bool:
 
 
 # the nodes through which an expression is surely undefined where a part of it is: sums, products
-# and powers of it, and the functions of one argument that keep an undefined argument undefined
+# and powers of it, the functions of one argument that keep an undefined argument undefined, and
+# the max and min of several (undefined wherever one of their arguments is)
 _SKELETON = (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.Abs, sp.re, sp.im, sp.conjugate,
-             sp.log, Norm, Inner)
+             sp.log, sp.Max, sp.Min, Norm, Inner)
 
 
 def _sure_nodes(e) -> set:
@@ -884,6 +902,25 @@ def _newly_undefined(e, others, rels=()) -> str | None:
         if not _nonzero(f, () if f.free_symbols & bound else rels):
             return f"it is undefined where {sp.sstr(f)} = 0, which is not proved non-zero"
     return None
+
+
+def _defined_where_step(sides, ends, ctx, what: str) -> None:
+    """Refuse (``_Fail``) a relation a rule uses, about ``sides``, that may be undefined where the
+    step's ``ends`` are defined under ``ctx``'s hypotheses. A relation that a sub-chain, a fact
+    chain, a cited premise or a case split gives says nothing where its sides are undefined, so
+    the step may use it only where they are defined: at a point where the step is defined and
+    the relation is not, the step would rest on nothing (the cases tan x > 0 and tan x <= 0
+    leave out x = π/2)."""
+    rels = None
+    for side in sides:
+        side = sp.sympify(side)
+        if not isinstance(side, sp.Basic) or not any(undefined_parts(side)):
+            continue
+        if rels is None:
+            rels = tuple(ctx.relations())
+        why = _newly_undefined(side, tuple(ends), rels)
+        _need(why is None, f"{what}: the relation it uses is about {sp.sstr(side)}, which may be undefined where "
+                           f"this step is defined: {why}")
 
 
 def _same_poles(lhs, rhs) -> bool:
@@ -2055,7 +2092,7 @@ def _hoeffding(lhs, rel, rhs, p, ctx):
         if sub is None:  # from the hypotheses directly
             _nonneg(X - a if rel_ == ">=" else b - X, ctx, f"hoeffding: {what}")
         else:  # by a checked sub-chain under this step's hypotheses
-            res = _sub_chain(sub, ctx, X, rel_, end, "hoeffding")
+            res = _sub_chain(sub, ctx, X, rel_, end, "hoeffding", (lhs, rhs))
             _need(res.complete, f"hoeffding: the sub-chain for {what} does not check: {res.first_failure}")
     _nonneg(t, ctx, "hoeffding: t > 0", strict=True)
     _nonneg(b - a, ctx, "hoeffding: b > a", strict=True)
@@ -2150,6 +2187,11 @@ def _termwise(lhs, rel, rhs, p, ctx):
         pairs = [(sp.sympify(a), sp.sympify(b)) for a, b in p["pairs"]]
         _same(small, sp.Add(*[a for a, _ in pairs]), "termwise: small side is not the sum of the terms")
         _same(big, sp.Add(*[b for _, b in pairs]), "termwise: big side is not the sum of the bounds")
+        # SymPy's sum of the terms may cancel a pole the terms have (1/x − 1/x is 0): a term's
+        # bound says nothing where the term is undefined, so each must be defined where the step is.
+        # (A sum over an index range is undefined wherever one of its terms is: no check there.)
+        for k, (f, g) in enumerate(pairs):
+            _defined_where_step((f, g), (lhs, rhs), ctx, f"termwise: term {k}")
         local = ctx
     for k, (f, g) in enumerate(pairs):
         sub = term[k] if isinstance(term, (list, tuple)) else term
@@ -2211,8 +2253,11 @@ def _union_contains(lhs, rel, rhs, p, ctx):
     return "an event is contained in the union"
 
 
-def _sub_chain(sub, ctx, lhs, relation, rhs, what):
+def _sub_chain(sub, ctx, lhs, relation, rhs, what, ends):
+    """``sub`` proved to take ``lhs`` to ``rhs`` by ``relation`` under ``ctx``, for a step whose
+    sides are ``ends``: the relation must be defined wherever they are (:func:`_defined_where_step`)."""
     _need(isinstance(sub, Chain), f"{what}: a sub-proof must be a Chain")
+    _defined_where_step((lhs, rhs), ends, ctx, what)
     # the sub-chain runs under this step's context, so that a dropped hypothesis is dropped there too
     res = replace(sub, ctx=ctx).prove(lhs, relation, rhs)
     return res
@@ -2296,8 +2341,11 @@ def _cases(lhs, rel, rhs, p, ctx):
         sub = p.get(key)
         _need(sub is not None, f"cases: no sub-chain for the case {sp.sstr(case)} ({key}=)")
         _need(case not in (sp.true, sp.false), f"cases: the case {sp.sstr(case)} is decided by the symbols' assumptions; no split is needed")
+        # e > 0 or e <= 0 only where e is defined: the cases tan x > 0 and tan x <= 0 leave out x = π/2
+        _defined_where_step((e,), (lhs, rhs), ctx, "cases: the split")
         local = ctx._local({"__case__": case})
-        res = _sub_chain(sub, local, _case_value(lhs, e, positive), rel if rel != "=" else "==", _case_value(rhs, e, positive), "cases")
+        res = _sub_chain(sub, local, _case_value(lhs, e, positive), rel if rel != "=" else "==", _case_value(rhs, e, positive), "cases",
+                         (lhs, rhs))
         _need(res.complete, f"cases: the case {sp.sstr(case)} does not check: {res.first_failure}")
     return f"both cases of {sp.sstr(e)} > 0 are checked chains"
 
@@ -2314,7 +2362,7 @@ def _min_max(lhs, rel, rhs, p, ctx):
         _need(isinstance(small, sp.Max), "min-max: the big side is not a Min and the small side is not a Max")
         goals = [(a, big) for a in small.args]
     for a, b in goals:
-        ok = any(_sub_chain(c, ctx, a, "<=", b, "min-max").complete for c in subs)
+        ok = any(_sub_chain(c, ctx, a, "<=", b, "min-max", (lhs, rhs)).complete for c in subs)
         _need(ok, f"min-max: no sub-chain proves {sp.sstr(a)} <= {sp.sstr(b)}")
     return "every bound of the min (max) is a checked chain"
 
@@ -2326,7 +2374,7 @@ def _monotone_chain(lhs, rel, rhs, p, ctx):
     sub = p["term"]
     order = None
     for x, y in ((a, b), (b, a)):
-        if _sub_chain(sub, ctx, x, "<=", y, "monotone-chain").complete:
+        if _sub_chain(sub, ctx, x, "<=", y, "monotone-chain", (lhs, rhs)).complete:
             order = sp.Le(x, y, evaluate=False)
             break
     _need(order is not None, "monotone-chain: the sub-chain proves neither a <= b nor b <= a")
@@ -2373,7 +2421,7 @@ def _expect_monotone(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "expect-monotone: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     _need(isinstance(small, Expect) and isinstance(big, Expect), "expect-monotone: both sides must be expectations")
-    res = _sub_chain(p["term"], ctx, small.args[0], "<=", big.args[0], "expect-monotone")
+    res = _sub_chain(p["term"], ctx, small.args[0], "<=", big.args[0], "expect-monotone", (lhs, rhs))
     _need(res.complete, f"expect-monotone: the sub-chain does not check: {res.first_failure}")
     return "monotonicity of expectation"
 
@@ -2529,15 +2577,19 @@ def _literal_hypothesis(r, relations) -> bool:
     return False
 
 
-def _discharge(r, how, ctx, what):
+def _discharge(r, how, ctx, what, ends):
     """Prove the instantiated premise ``r`` under ``ctx``: a literal hypothesis (``how`` a
-    name, or None), an identity / the sign oracle (None), or a checked chain."""
+    name, or None), an identity / the sign oracle (None), or a checked chain. Proved other than
+    as a hypothesis, it holds only where its sides are defined, which must be wherever the
+    citing step's sides, ``ends``, are (the theorem was proved for points that meet it)."""
     if r is sp.true:
         return
     _need(r is not sp.false, f"{what}: the instantiated premise is false")
     if isinstance(how, str):
         _need(how in ctx.hypotheses and _literal_hypothesis(r, ctx.relation(how)), f"{what}: {sp.sstr(r)} is not hypothesis {how!r}")
         return
+    if not (how is None and _literal_hypothesis(r, ctx.relations())):
+        _defined_where_step(_sides(r), ends, ctx, what)
     if isinstance(how, Chain):
         _need(not isinstance(r, (sp.Lt, sp.Gt)), f"{what}: a chain cannot prove the strict {sp.sstr(r)}")
         rel = {sp.Le: "<=", sp.Ge: ">=", sp.Eq: "="}[type(r)]
@@ -2749,7 +2801,7 @@ def _instance(lhs, rel, rhs, p, ctx):
         if isinstance(how, (list, tuple)):
             _need(len(how) == len(base.relation(name)), f"instance: discharge of {name!r} needs one entry per relation")
             how = how[k]
-        _discharge(sigma.relation(r), how, dctx, f"instance: premise {name!r}[{k}]")
+        _discharge(sigma.relation(r), how, dctx, f"instance: premise {name!r}[{k}]", (lhs, rhs))
     return f"an instance of a checked theorem ({len(premises)} premises discharged)"
 
 
@@ -3940,12 +3992,14 @@ def _entry_symbols():
     return tuple(_fixed_dummy(s, 720 + k, integer=True, positive=True) for k, s in enumerate("rc"))
 
 
-def _with_facts(ctx: Context, facts) -> Context:
+def _with_facts(ctx: Context, facts, ends) -> Context:
     """``ctx`` plus the relation each fact chain proves (start <= end, >= or =), each chain checked
-    under ``ctx`` itself."""
+    under ``ctx`` itself, for a step whose sides are ``ends`` (where the fact's sides must be
+    defined: :func:`_defined_where_step`)."""
     extra = {}
     for k, fact in enumerate(facts or ()):
         _need(isinstance(fact, Chain) and fact.steps, "facts: each fact must be a non-empty Chain")
+        _defined_where_step((fact.start, fact.end), ends, ctx, f"facts: fact {k + 1}")
         rels = {s.relation for s in fact.steps}
         rel = "=" if rels == {"="} else "<=" if rels <= {"=", "<="} else ">=" if rels <= {"=", ">="} else None
         _need(rel is not None, "facts: a fact chain mixes '<=' and '>=' steps")
@@ -4059,7 +4113,7 @@ def _abs_bound(lhs, rel, rhs, p, ctx):
     _need(len(absf) == 1, "abs-bound: the small side is not |x| (or c |x|)")
     coef = sp.Mul(*[f for f in sp.Mul.make_args(small) if f is not absf[0]])
     _need(not coef.has(sp.Abs), "abs-bound: the small side is not |x| (or c |x|)")
-    ctx2 = _with_facts(ctx, p.get("facts"))
+    ctx2 = _with_facts(ctx, p.get("facts"), (lhs, rhs))
     _nonneg(coef, ctx2, "abs-bound: the factor outside |.|")
     x = coef * absf[0].args[0]
     rels = ctx2.relations()
@@ -4142,7 +4196,7 @@ def _max_bound(lhs, rel, rhs, p, ctx):
 def _algebra_facts(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "algebra-facts: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
-    _nonneg(big - small, _with_facts(ctx, p.get("facts")), "algebra-facts")
+    _nonneg(big - small, _with_facts(ctx, p.get("facts"), (lhs, rhs)), "algebra-facts")
     return "the difference is proved non-negative (with checked facts)"
 
 
