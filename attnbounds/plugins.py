@@ -33,7 +33,9 @@ class PluginError(ImportError):
 
 def import_module_or_file(module_name: str, *, what: str = "spec") -> ModuleType:
     """Import ``pkg.module`` (also from the current directory, as ``python -m`` would) or a
-    ``path/to/file.py`` (imported once per path and content: an edited file is imported anew)."""
+    ``path/to/file.py`` (imported once per path and content: an edited file is imported anew;
+    with its own directory on the path while it runs, as ``python path/to/file.py`` would, so it
+    can import the files beside it)."""
     if module_name.endswith(".py"):
         path = os.path.abspath(module_name)
         if not os.path.isfile(path):
@@ -45,11 +47,18 @@ def import_module_or_file(module_name: str, *, what: str = "spec") -> ModuleType
         spec = importlib.util.spec_from_file_location(key, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[key] = module  # dataclasses and pickling look the module up while it runs
+        here = os.path.dirname(path)
+        added = here not in sys.path
+        if added:
+            sys.path.insert(0, here)
         try:
             spec.loader.exec_module(module)
         except Exception as exc:
             del sys.modules[key]
             raise PluginError(f"{what}: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from exc
+        finally:
+            if added and here in sys.path:
+                sys.path.remove(here)
         return module
     try:
         return importlib.import_module(module_name)

@@ -505,6 +505,8 @@ def test_unknown_ids_and_bad_options_name_the_argument(toy_registry):
         engine.check(["NOPE"])
     with pytest.raises(ValueError, match="ids: unknown id 'TOYI:nope'"):
         engine.check(["TOYI:nope"])
+    with pytest.raises(ValueError, match=r"ids: unknown id 'TOYJ' \(did you mean 'TOYI'"):
+        engine.check(["TOYJ"])
     with pytest.raises(ValueError, match="examples"):
         engine.check(["TOYI"], examples=0)
     with pytest.raises(ValueError, match="seed"):
@@ -579,3 +581,28 @@ def test_drop_instance_must_break_the_hypothesis():
     unreadable = Hypothesis("h", "-", check=lambda inst: inst["family"], drop=_drop_ok)
     row = engine.judge_hypothesis_drop(make_claim("TOYD", FALSE_INT), unreadable)
     assert row["verdict"] == "falsified" and "KeyError" in row["detail"]["check"]
+
+
+def test_a_strategy_that_draws_no_dict_is_an_error_that_says_so():
+    bare = Reading("transcribed", "x² <= x", "-", strategy=lambda: st.floats(0, 2, allow_nan=False), sides=square_sides)
+    out = engine.run_strategy(bare, SMALL)
+    assert out.outcome == "error" and "strategy() drew a float, expected a dict instance" in out.detail
+
+
+def test_sides_that_give_one_value_for_a_batch_are_refused():
+    # float(x[0]) judges the first instance only: "no counterexample in 5,000 instances" would be untrue
+    one = Reading("transcribed", "x² <= 4", "-", sweep=sweep_x,
+                  sides=lambda inst: Sides(float(np.ravel(inst["x"])[0]) ** 2, 4.0))
+    out = engine.run_sweep(one, SMALL)
+    assert out.outcome == "error" and "one value for a batch of" in out.detail
+
+
+def test_a_sweep_of_one_fixed_instance_is_judged_once_and_says_so():
+    fixed = Reading("transcribed", "1/2 <= 1", "-", sweep=lambda rng, n: {"x": 0.5},
+                    sides=lambda inst: Sides(np.asarray(inst["x"], float), 1.0))
+    out = engine.run_sweep(fixed, SMALL)
+    assert out.outcome == "pass" and out.count == 1 and "one fixed instance" in out.detail
+    wrong = Reading("transcribed", "2 <= 1", "-", sweep=lambda rng, n: {"x": 2.0},
+                    sides=lambda inst: Sides(np.asarray(inst["x"], float), 1.0))
+    out = engine.run_sweep(wrong, SMALL)
+    assert out.outcome == "fail" and out.count == 1 and out.counterexample["instance"] == {"x": 2.0}

@@ -669,7 +669,8 @@ def _unknown_ids_text(exc: ValueError, ids, user_claims=None) -> str:
             head = f"ids: unknown id {w!r}"
             own = str(one)
             if own.startswith(head):  # "; ambiguous claim id ...; claim modules that failed to load: ..."
-                notes += [n for n in own[len(head):].rpartition("; valid: ")[0].split("; ") if n and n not in notes]
+                notes += [n for n in own[len(head):].rpartition("; valid: ")[0].split("; ")
+                          if n and n not in notes and not n.lstrip().startswith("(did you mean")]  # (its own hint, above)
         except TypeError:
             bad.append(repr(w))
     if not bad:  # cannot happen (the ids failed together), but never hide the engine's message

@@ -39,7 +39,7 @@ def derive(name, latex, as_json):
         from attnbounds.suggest import did_you_mean
 
         hint = did_you_mean(name, [*derivation.names(), *ids()])
-        raise UsageError(f"{exc.args[0]} (or a claim id such as L2, for its derivations){hint}") from None
+        raise UsageError(f"NAME: {exc.args[0]} (or a claim id such as L2, for its derivations){hint}") from None
     if as_json:
         write_json(data, None)
         return

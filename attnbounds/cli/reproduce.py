@@ -77,8 +77,8 @@ def _verify(directory: str) -> None:
 @click.command()
 @click.option("--model", default=None, help="gpt2, gpt2-random, smollm2, minilm, gemma3 (the extra `gemma`), a local directory holding "
                    "config.json, the weights and the tokenizer files, or a hub id 'owner/name' read from the Hugging "
-                   "Face cache (downloaded only when online; an id without owner, e.g. distilgpt2, only when cached).  [required]")
-@click.option("--text", "text", default=None, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).  [required]")
+                   "Face cache (downloaded only when online; an id without owner, e.g. distilgpt2, only when cached).  [required unless --verify]")
+@click.option("--text", "text", default=None, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).  [required unless --verify]")
 @click.option("--lengths", default=None, help="Comma-separated L values [default: 32,64,128,256,512,1024 capped at the model's positions].")
 @click.option("--top-n", default=None, help="--protocol last-query: comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20]. The paper protocol uses the listings' N (E1: 5; E2: 1,5,10,20,100; E4: 1,2,4,…,64; E3: a grid of step max(1, ⌊L/100⌋)) and refuses this option.")
 @click.option("--windows", type=int, default=None, help="Number of text windows [default: 4; --quick: 1].")
@@ -183,6 +183,12 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         tile=tile,
         settings=settings,
     )
+    if not no_progress:
+        from attnbounds.empirical.fused import kernels_cached
+
+        if not kernels_cached():  # else the first layer's bar stands still for a minute, as if hung
+            click.echo("note: this first run compiles the metric kernels (numba, about a minute); later runs "
+                       "reuse them from numba's cache", err=True)
     try:
         results = run.run_reproduce(config, out_dir, progress=not no_progress)
     except (run.ConfigError, store.OutputLocked) as err:

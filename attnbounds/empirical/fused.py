@@ -51,7 +51,8 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
 
 __all__ = ["row_metrics", "sort_row", "softmax_rows", "exp_nonpositive", "pair_maxima",
            "top_k_rows", "running_pair_maxima", "pair_gather", "pair_row_steps", "pair_step_lookup",
-           "perturbation_rows", "h1_heads", "h1_universe", "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP"]
+           "perturbation_rows", "h1_heads", "h1_universe", "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP",
+           "kernels_cached"]
 
 
 @nb.njit(cache=True)
@@ -1609,3 +1610,16 @@ def softmax_rows(lg, starts, ends, w):  # pragma: no cover - compiled
             out[i] = 0.0
         for i in range(hi, K):
             out[i] = 0.0
+
+
+def kernels_cached() -> bool:
+    """Whether numba's on-disk cache seems to hold this module's compiled kernels (else the first
+    call of each compiles it: about a minute in all on two cores): at least half of their cache
+    index files exist (a run compiles only the kernels it uses). True where that cannot be told
+    (nothing to warn about)."""
+    try:
+        paths = [d._cache._cache_file._index_path for d in globals().values()
+                 if isinstance(d, nb.core.registry.CPUDispatcher) and hasattr(d._cache, "_cache_file")]
+    except AttributeError:  # numba's internals moved
+        return True
+    return 2 * sum(os.path.exists(p) for p in paths) >= len(paths)

@@ -146,8 +146,13 @@ def load_model(
     elif name == "gpt2":
         handle = _load_pretrained("gpt2", GPT2_HUB_ID, cache_dir, local_files_only)
     elif Path(name).expanduser().is_dir():
-        path = str(Path(name).expanduser().resolve())
-        handle = _load_pretrained(name, path, cache_dir, True)
+        path = Path(name).expanduser().resolve()
+        if not (path / "config.json").is_file():
+            raise FileNotFoundError(
+                f"{name!r} is a directory, but it holds no config.json: a local model is a directory holding "
+                f"config.json, the weights (model.safetensors or pytorch_model.bin) and the tokenizer files"
+            )
+        handle = _load_pretrained(name, str(path), cache_dir, True)
     elif _looks_like_path(name):  # not a hub id: say so, rather than advise `hf download /some/path`
         raise FileNotFoundError(
             f"{name!r}: no such directory (a local model is a directory holding config.json, the weights and the "

@@ -322,6 +322,9 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
     state: dict[str, Any] = {"evaluated": 0, "failing": None, "found": False, "raised_on": None, "discarded": 0}
 
     def body(instance):
+        if not isinstance(instance, dict):  # the contract (claims.base): an instance is a dict of named values
+            raise TypeError(f"strategy() drew a {type(instance).__name__}, expected a dict instance "
+                            "(name -> number or array, as sides() reads it)")
         try:
             inside = reading.inside(instance)
         except Exception:
@@ -438,6 +441,9 @@ def run_sweep(
     instance it saw), and of those the worst (largest ``lhs - rhs`` for ``<=``); it is
     re-evaluated alone to report its sides.
 
+    A batch whose values all lack a batch axis is one fixed instance: it is judged once and
+    the sweep stops there (a pass says so). ``sides`` must return one value per instance.
+
     Instances outside the reading's own hypotheses (``reading.assume``) are masked out and
     counted (``discarded``); ``budget.sweep`` counts the judged ones. At most
     ``10 * budget.sweep`` instances are drawn: a sweep that finds too few inside is
@@ -449,6 +455,7 @@ def run_sweep(
     rng = np.random.default_rng(_stream_seed(seed, rid, "sweep"))
     start = time.perf_counter()
     done = violations = drawn = discarded = 0
+    fixed = False
     worst: tuple[float, dict] | None = None
     chunk = min(_CHUNK_START, budget.sweep)
     timeout_note = ""
@@ -460,7 +467,10 @@ def run_sweep(
                 batch = reading.sweep(rng, chunk)
                 if not isinstance(batch, dict):
                     raise TypeError(f"sweep() returned {type(batch).__name__}, expected a dict instance batch")
-                size = _batch_size(batch, chunk)
+                # a batch with no batch axis (every value a scalar) is one fixed instance, whatever
+                # was asked: it is judged once, not counted as many (H1's paper numbers)
+                fixed = not any(isinstance(v, np.ndarray) and v.ndim >= 1 for v in batch.values())
+                size = 1 if fixed else _batch_size(batch, chunk)
                 drawn += size
                 if reading.assume is not None:  # instances outside the reading's hypotheses are not judged
                     keep = reading.inside(batch, size)
@@ -470,6 +480,9 @@ def run_sweep(
                             continue
                         batch, size = subset_instances(batch, keep), int(keep.sum())
                 lhs, rhs = _as_float_arrays(reading.sides(batch))
+                if lhs.ndim == 0 and size > 1:  # one value for the batch: the instances were not each judged
+                    raise ValueError(f"sides() returned one value for a batch of {size} instances; it must return one "
+                                     "per instance (an array with the batch axis first)")
                 if lhs.ndim == 0:
                     lhs, rhs = np.broadcast_to(lhs, (size,)), np.broadcast_to(rhs, (size,))
                 if lhs.shape[0] != size:
@@ -492,6 +505,8 @@ def run_sweep(
                     if worst is None or key > worst[0]:
                         worst = (key, candidate)
                 done += size
+                if fixed:
+                    break
                 if _batch_bytes(batch) * 2 <= _CHUNK_BYTES and chunk < _CHUNK_MAX:
                     chunk *= 2
                 chunk = max(1, min(chunk, budget.sweep - done)) if done < budget.sweep else chunk
@@ -528,6 +543,9 @@ def run_sweep(
             text += f" ({timeout_note}, after {done} of {budget.sweep} instance(s))"
         return MethodOutcome("sweep", "fail", text, seconds, count=done, counterexample=cex, timed_out=timed_out,
                              discarded=discarded)
+    if fixed and done and not timed_out:
+        return MethodOutcome("sweep", "pass", "no counterexample at the sweep's one fixed instance (its values have "
+                             "no batch axis: judged once)", seconds, count=done, discarded=discarded)
     if timed_out or done < budget.sweep:
         why = timeout_note or (
             f"only {done} of {drawn} drawn instance(s) met the reading's hypotheses" if discarded

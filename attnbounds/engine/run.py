@@ -337,9 +337,11 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
         extra = "".join(f"; {n}" for n in notes)
         if broken:
             extra += f"; claim modules that failed to load: {', '.join(broken)}"
-        raise ValueError(
-            f"ids: unknown id {', '.join(repr(u) for u in unknown)}{extra}; valid: {', '.join(valid_ids(claims=claims))}"
-        )
+        from attnbounds.suggest import did_you_mean
+
+        valid = valid_ids(claims=claims)
+        hint = did_you_mean(unknown[0], valid) if len(unknown) == 1 else ""
+        raise ValueError(f"ids: unknown id {', '.join(repr(u) for u in unknown)}{hint}{extra}; valid: {', '.join(valid)}")
     return [chosen[c] for c in order if c in chosen]
 
 

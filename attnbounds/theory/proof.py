@@ -703,32 +703,41 @@ _NOWHERE = (sp.zoo, sp.nan)  # values that define nothing (x/0 is built as zoo·
 
 
 @lru_cache(maxsize=4096)
-def _zero_factors(b) -> frozenset:
+def _zero_factors(b, sure: bool = False) -> frozenset:
     """The factors whose zeros make ``b`` zero: over a common denominator, each factor of the
     product that is not a power with a negative exponent (whose base's zeros are read where the
     power stands), the base of a power with an exponent that may be positive (x^(−y) for y <= 0
     is 0 at x = 0), and the irreducible factors of the rest; a number that is not known non-zero
-    (cos² 1 + sin² 1 − 1) is a factor too."""
+    (cos² 1 + sin² 1 − 1) is a factor too. With ``sure``, a lower bound: factors at whose zeros
+    ``b`` is surely 0, so a power's base only through an exponent known positive (x^y is 1 at
+    x = 0 when y = 0) and a number only where it is 0."""
+
+    def zero(n):  # a number that counts as a zero factor
+        return n.is_zero is True if sure else n.is_zero is not False
+
+    def through(m):  # a power whose base's zeros are its own
+        return m.exp.is_positive is True if sure else m.exp.is_negative is not True
+
     out = set()
     for m in sp.Mul.make_args(sp.together(b)):
         if m.is_number:
-            if m.is_zero is not False:
+            if zero(m):
                 out.add(m)
         elif isinstance(m, sp.Pow):
-            if m.exp.is_negative is not True:
-                out |= _zero_factors(m.base)
+            if through(m):
+                out |= _zero_factors(m.base, sure)
         else:
             try:
                 coeff, fs = sp.factor_list(m)
             except (sp.PolynomialError, NotImplementedError, TypeError, ValueError, sp.GeneratorsError):
                 out.add(m)
                 continue
-            if coeff.is_zero is not False:
+            if zero(coeff):
                 out.add(coeff)
             for f, _ in fs:
                 if isinstance(f, sp.Pow):
-                    out |= _zero_factors(f)
-                elif not f.is_number or f.is_zero is not False:
+                    out |= _zero_factors(f, sure)
+                elif not f.is_number or zero(f):
                     out.add(f)
     return frozenset(out)
 
@@ -838,15 +847,17 @@ def _sure_nodes(e) -> set:
 
 
 def _sure_parts(nodes) -> tuple[frozenset, frozenset]:
-    """``(factors, partial)`` of :func:`undefined_parts` read at ``nodes`` alone, not inside them."""
+    """``(factors, partial)`` of :func:`undefined_parts` read at ``nodes`` alone, not inside them,
+    and as a lower bound: a power with a negative exponent is undefined where its base is surely
+    0 (:func:`_zero_factors` with ``sure``), and so is a log."""
     factors, partial = set(), set()
     for n in nodes:
         if n in _NOWHERE:
             factors.add(sp.S.Zero)
         elif isinstance(n, sp.Pow) and n.exp.is_negative is True:
-            factors |= _zero_factors(n.base)
+            factors |= _zero_factors(n.base, sure=True)
         elif isinstance(n, sp.log):
-            factors |= _zero_factors(n.args[0])
+            factors |= _zero_factors(n.args[0], sure=True)
         elif isinstance(n, sp.core.function.Application) and not _total_application(n):
             partial.add(n)
     return frozenset(factors), frozenset(partial)
@@ -919,8 +930,7 @@ def _defined_where_step(sides, ends, ctx, what: str) -> None:
         if rels is None:
             rels = tuple(ctx.relations())
         why = _newly_undefined(side, tuple(ends), rels)
-        _need(why is None, f"{what}: the relation it uses is about {sp.sstr(side)}, which may be undefined where "
-                           f"this step is defined: {why}")
+        _need(why is None, f"{what}: {sp.sstr(side)} may be undefined where this step is defined: {why}")
 
 
 def _same_poles(lhs, rhs) -> bool:
@@ -1006,30 +1016,56 @@ def _real_end(e) -> bool:
     return False
 
 
+def _approach_ok(profile: dict, z0, way) -> bool:
+    """Whether every point near ``z0`` on the side ``way`` ("+", "-", or "+-" for both) has the
+    assumptions of a variable declared with ``profile`` (a :data:`_SEGMENT_PROFILES` one): z → 0⁻
+    runs over negative values, which a variable declared non-negative does not take."""
+    sign = ("nonnegative" if profile.get("positive") or profile.get("nonnegative") else
+            "nonpositive" if profile.get("negative") or profile.get("nonpositive") else None)
+    if sign is None:
+        return not profile or _real_end(z0)
+    toward = {"nonnegative": "+", "nonpositive": "-"}[sign]
+    # from the side away from 0 the point itself may be 0; from the other (or both) it must not
+    return _fact(z0, sign if str(way) == toward else {"nonnegative": "positive", "nonpositive": "negative"}[sign])
+
+
 def _misdeclared(e, rels=()) -> list:
     """The binders in ``e`` whose variable is declared with an assumption that its range does not
     give (or is not proved to give), as sentences: k positive in Σ_{k=−1}^{−1}, t positive in
-    ∫_{−1}^{0} or on a path to i, t positive in a substitution t := −1 or a limit t → −1, n
-    declared an integer in a derivative by n. SymPy reads such an assumption as a fact when it
-    builds the expression (Σ_{k=−1}^{−1} √(k²) is built as Σ_{k=−1}^{−1} k), so no renaming can
-    undo it: a step with one is refused."""
-    if not isinstance(e, sp.Basic) or not e.has(*_MISDECLARABLE):
+    ∫_{−1}^{0}, in ∫^{−1} (the kernel reads it as ∫_0^{−1}) or on a path to i, t positive in a
+    substitution t := −1 or a limit t → −1 or t → 0⁻, n declared an integer in a derivative by n,
+    any assumption on the variable of another binder (an integral transform). SymPy reads such an
+    assumption as a fact when it builds the expression (Σ_{k=−1}^{−1} √(k²) is built as
+    Σ_{k=−1}^{−1} k), so no renaming can undo it: a step with one is refused. The relations
+    ``rels`` are about free symbols: a range whose ends hold a variable that a binder of ``e``
+    binds is read without them."""
+    if not isinstance(e, sp.Basic):
         return []
+    bound = _binder_variables([e])
+    if not bound and not e.has(*_MISDECLARABLE):
+        return []
+
+    def rels_for(*ends):  # (Σ_{j=−1}^{−1} Σ_{k=j}^{j}: a hypothesis j >= 1 is about the free j)
+        return () if any(sp.sympify(x).free_symbols & bound for x in ends) else rels
+
     out = []
     for b in e.atoms(sp.Sum, sp.Product, Cup, sp.Integral):
         for lim in b.limits:
+            if isinstance(b, sp.Integral):
+                # ∫^b f dt and the indefinite ∫ f dt are read as ∫_0^b and ∫_0^t (_integral_once)
+                v, lo, hi = lim if len(lim) == 3 else (lim[0], sp.Integer(0), lim[-1])
+                if not any(_fits(v, prof) and ok(lo, hi) for prof, ok in _SEGMENT_PROFILES):
+                    out.append(f"{v} in the integral over {sp.sstr(lo)} … {sp.sstr(hi)}")
+                continue
             if len(lim) != 3:
                 continue
             v, lo, hi = lim
-            if isinstance(b, sp.Integral):
-                if not any(_fits(v, prof) and ok(lo, hi) for prof, ok in _SEGMENT_PROFILES):
-                    out.append(f"{v} in the integral over {sp.sstr(lo)} … {sp.sstr(hi)}")
-            elif _index_misfit(v, lo, hi, rels):
+            if _index_misfit(v, lo, hi, rels_for(lo, hi)):
                 out.append(f"{v} in the {type(b).__name__.lower()} over {sp.sstr(lo)} … {sp.sstr(hi)}")
     for b in e.atoms(_Extremum, Mat):
         lam, n = b.args
         for v in lam.variables:
-            if _index_misfit(v, 1, n, rels):
+            if _index_misfit(v, 1, n, rels_for(n)):
                 out.append(f"{v} in the {type(b).__name__} over 1 … {sp.sstr(n)}")
     for b in e.atoms(sp.Subs):
         for v, p in zip(b.variables, b.point):
@@ -1037,21 +1073,27 @@ def _misdeclared(e, rels=()) -> list:
                 out.append(f"{v} in the substitution {v} := {sp.sstr(p)}")
     for b in e.atoms(sp.Limit):
         f, z, z0, way = b.args
-        near = {"+": [{"real": True, "positive": True}, {"real": True, "nonnegative": True}],
-                "-": [{"real": True, "negative": True}, {"real": True, "nonpositive": True}]}.get(str(way), [])
         at_inf = {sp.oo: [{"positive": True}, {"positive": True, "integer": True}, {"integer": True}, {"real": True}],
                   -sp.oo: [{"negative": True}, {"negative": True, "integer": True}, {"integer": True}, {"real": True}]}
         if z0 in at_inf:  # a sequence's limit (n → ∞ over the integers) or a function's
             ok = any(_fits(z, p) for p in at_inf[z0])
-        else:  # at a finite point the variable runs over a segment near it, with what the point has
-            ok = any(_fits(z, prof) for prof, _ in _SEGMENT_PROFILES) and (
-                _holds_at(z, z0) or (z0 == 0 and any(_fits(z, p) for p in near)))
+        else:  # at a finite point the variable runs over the points near it, on the side it comes from
+            ok = any(_fits(z, prof) and _approach_ok(prof, z0, way) for prof, _ in _SEGMENT_PROFILES)
         if not ok:
-            out.append(f"{z} in the limit {z} → {sp.sstr(z0)}")
+            out.append(f"{z} in the limit {z} → {sp.sstr(z0)}{'' if str(way) == '+-' else str(way)}")
     for b in e.atoms(sp.Derivative):
         for v, _ in b.variable_count:
             if not any(_fits(v, prof) for prof, _ in _SEGMENT_PROFILES):
                 out.append(f"{v} in the derivative by {v} (a derivative needs a variable that runs over a segment)")
+    # any other binder (an integral transform, a set builder): the kernel knows no range for its
+    # variable, so the variable may carry no assumption SymPy could read as a fact
+    known = (sp.Sum, sp.Product, Cup, sp.Integral, sp.Subs, sp.Limit, sp.Derivative, sp.Lambda) + _MISDECLARABLE
+    for b in sp.preorder_traversal(e):
+        if isinstance(b, known) or not isinstance(b, sp.Basic) or b.is_Atom:
+            continue
+        for v in sorted(_bound_here(b), key=str):
+            if not _fits(v, {}):
+                out.append(f"{v} bound by {type(b).__name__}, whose range the kernel does not know")
     return out
 
 
@@ -1747,11 +1789,13 @@ def _domain_misfit(c, e, rels) -> str:
     value of c" is about the values c's assumptions allow, so it reaches a sum over c only where
     every integer of the sum's range has them (the profile check of :func:`_generic_index`)."""
     plain = sp.Dummy().assumptions0
+    bound = _binder_variables([e])
     for rng in _binder_ranges(e, c):
         if rng is None:  # not a range of integers: only a symbol without assumptions is read there
             if any(plain.get(a) != v for a, v in c.assumptions0.items()):
                 return f"an integral, Lambda or Subs over {c}"
-        elif _index_misfit(c, rng[0], rng[1], rels):
+        # (the relations are about free symbols: not about a range's end that a binder of e binds)
+        elif _index_misfit(c, rng[0], rng[1], () if (rng[0].free_symbols | rng[1].free_symbols) & bound else rels):
             return f"the sum (or other binder) over {c} = {sp.sstr(rng[0])}..{sp.sstr(rng[1])}"
     return ""
 
@@ -2751,6 +2795,10 @@ def _instance(lhs, rel, rhs, p, ctx):
                 _constant(v, f"instance: the value of {k} in a theorem about means and probabilities")
     for k, v in sigma.symbols.items():
         _keeps_assumptions(k, v, ctx)
+    # the theorem holds for values, not where a value is undefined: σ(a b) with a := 1/x, b := x is
+    # built as x/x = 1, which would apply a b = 0 (given b = 0) at x = 0 as 1 = 0
+    for k, v in list(sigma.symbols.items()) + [(b, lam.expr) for b, lam in sigma.bases.items()]:
+        _defined_where_step((v,), (lhs, rhs), ctx, f"instance: the value of {k}")
     reads = sigma.reads(stated)
     for b, lam in sigma.bases.items():
         dummies = [sp.Dummy(integer=True) for _ in lam.variables]

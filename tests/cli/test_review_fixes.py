@@ -38,6 +38,15 @@ def test_model_that_looks_like_a_path_is_no_such_directory(tmp_path):
     assert "hf download" not in line
 
 
+def test_model_directory_without_config_says_what_is_missing(tmp_path):
+    empty = tmp_path / "model"
+    empty.mkdir()
+    r = CliRunner().invoke(main, ["reproduce", "--model", str(empty), "--text", CORPUS, "--no-progress",
+                                  "--out", str(tmp_path / "out")])
+    line = _one_line_error(r, "--model:", "holds no config.json")
+    assert "hf download" not in line and "not a local directory" not in line
+
+
 def test_model_path_check_leaves_hub_ids_alone():
     from attnbounds.empirical.models import _looks_like_path
 

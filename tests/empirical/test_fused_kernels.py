@@ -753,3 +753,25 @@ def test_row_engine_rows_do_not_depend_on_the_other_rows_of_their_group():
         for a, (n, lim) in enumerate([(16, L), (24, 101), (40, 123), (70, 150), (90, 137)]):
             np.testing.assert_array_equal(cut[k][:, a, :lim], every[k][:, a, :lim], err_msg=f"{k} N={n}")
             assert np.isnan(cut[k][:, a, lim:]).all() and np.isfinite(every[k][:, a, n + 1:]).all()
+
+
+def test_kernels_cached_tells_a_cold_numba_cache_from_a_warm_one(tmp_path):
+    """The note `reproduce` prints before a first run rests on it: cold in an empty cache
+    directory; warm where the kernels' cache index files are (touched here, as a run that
+    compiled them would have written them)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import pathlib, sys\n"
+            "from attnbounds.empirical import fused as f\n"
+            "print(f.kernels_cached())\n"
+            "for d in vars(f).values():\n"
+            "    if hasattr(d, '_cache') and hasattr(d._cache, '_cache_file'):\n"
+            "        p = pathlib.Path(d._cache._cache_file._index_path)\n"
+            "        p.parent.mkdir(parents=True, exist_ok=True)\n"
+            "        p.touch()\n"
+            "print(f.kernels_cached())\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]

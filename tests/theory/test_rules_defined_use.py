@@ -67,12 +67,13 @@ def test_a_lemma_hypothesis_is_read_only_where_its_sides_are_defined():
 
 def test_a_discharged_premise_must_be_defined_where_the_citing_step_is():
     w, a = sp.Symbol("w", real=True), sp.Symbol("a")
-    T = Lemma(Chain(w, Context({"P": sp.Le(a + w, a)})).le(0, by.algebra()), w, "<=", 0)
+    T = Lemma(Chain(w, Context({"P": sp.Le(1 / a + w, 1 / a)})).le(0, by.algebra()), w, "<=", 0)
 
     def cite(ctx):
         premise = Chain(1 / x + y, ctx).le(1 / x, by.algebra())  # 1/x + y <= 1/x given y <= 0
-        return Chain(y, ctx).le(0, by.instance(T, {w: y, a: 1 / x}, {"P": premise}))
+        return Chain(y, ctx).le(0, by.instance(T, {w: y, a: x}, {"P": premise}))
 
+    # the premise 1/x + y <= 1/x says nothing at x = 0, where the step y <= 0 is defined
     res = cite(Context({"y<=0": y <= 0})).prove(y, "<=", 0)
     assert not res.complete and "premise" in res.first_failure
     assert cite(Context({"y<=0": y <= 0, "x>0": x > 0})).prove(y, "<=", 0).complete
