@@ -314,7 +314,7 @@ def embeddings(n_tokens, dim, kind: str = "gaussian", radius: float = 1.0) -> Se
 
 
 @st.composite
-def _attention_configs(draw, min_size, max_size, min_dim, max_dim, lo, hi, t_lo, t_hi, kinds, radius):
+def _attention_configs(draw, min_size, max_size, min_dim, max_dim, lo, hi, t_lo, t_hi, kinds, radius, normalizer=None):
     z = draw(logits(min_size=min_size, max_size=max_size, min_value=lo, max_value=hi))
     L = z.size
     T = draw(temperatures(t_lo, t_hi))
@@ -322,7 +322,8 @@ def _attention_configs(draw, min_size, max_size, min_dim, max_dim, lo, hi, t_lo,
     kind = draw(st.sampled_from(kinds))
     x = draw(embeddings(L, d, kind=kind, radius=radius))
     n = draw(st.integers(1, L - 1))
-    return {"logits": z, "T": T, "weights": softmax(z, T), "x": x, "n": n}
+    weights = softmax(z, T) if normalizer is None else normalizer.weights(z, T=T)
+    return {"logits": z, "T": T, "weights": weights, "x": x, "n": n}
 
 
 def attention_configs(
@@ -336,13 +337,16 @@ def attention_configs(
     max_temperature: float = 1e2,
     kinds=EMBEDDING_KINDS,
     radius: float = 1.0,
+    normalizer=None,
 ) -> SearchStrategy[dict]:
     """A consistent attention instance ``{"logits", "T", "weights", "x", "n"}``.
 
     ``logits`` has length L in ``[min_size, max_size]`` (``min_size >= 2``), ``T`` lies in
-    ``[min_temperature, max_temperature]``, ``weights = softmax(logits, T)``, ``x`` has shape
-    ``(L, d)`` with d in ``[min_dim, max_dim]`` and an embedding kind from ``kinds``, and
-    ``n`` is in ``[1, L − 1]``.
+    ``[min_temperature, max_temperature]``, ``weights = softmax(logits, T)`` (or, with
+    ``normalizer``, a registered name, spec or
+    :class:`~attnbounds.numerics.normalizers.Normalizer`, that normalizer's weights of
+    ``logits`` at ``T``), ``x`` has shape ``(L, d)`` with d in ``[min_dim, max_dim]`` and an
+    embedding kind from ``kinds``, and ``n`` is in ``[1, L − 1]``.
     """
     min_size, max_size = _check_size_range(min_size, max_size, minimum=2)
     if max_size > MAX_DRAWN_ENTRIES:
@@ -356,7 +360,12 @@ def attention_configs(
     radius = _check_real(radius, "radius")
     if radius <= 0:
         raise InvalidArgument(f"radius: must be > 0, got {radius!r}")
-    return _attention_configs(min_size, max_size, min_dim, max_dim, lo, hi, t_lo, t_hi, kinds, radius)
+    if normalizer is not None:
+        try:
+            normalizer = _nz.get(normalizer)
+        except (ValueError, TypeError, LookupError) as exc:
+            raise InvalidArgument(f"normalizer: {exc}") from None
+    return _attention_configs(min_size, max_size, min_dim, max_dim, lo, hi, t_lo, t_hi, kinds, radius, normalizer)
 
 
 def seeds() -> SearchStrategy[int]:
@@ -416,7 +425,9 @@ PARAM_CHOICES: dict[str, tuple[float, ...]] = {
 
 def normalizer_families(names=None) -> SearchStrategy:
     """A ratio-form :class:`~attnbounds.numerics.normalizers.Normalizer` from ``names``
-    (default: every registered normalizer with role ``"family"``).
+    (default: every registered normalizer with role ``"family"``; an entry may also be a
+    ratio-form normalizer object of your own, such as one from
+    :func:`~attnbounds.numerics.normalizers.from_sympy`).
 
     Each has ``name``, ``expr`` (SymPy F, in the symbol ``l``), ``F`` and ``dF`` (numpy,
     elementwise), ``weights`` and ``jacobian``. A family's searched parameter is drawn from
@@ -424,10 +435,24 @@ def normalizer_families(names=None) -> SearchStrategy:
     for ``even_power``.
     """
     valid = _nz.names(role="family")
-    names = _check_kinds(valid if names is None else names, valid, "names")
+    if names is None:
+        names = valid
+    if isinstance(names, (str, _nz.Normalizer)):
+        names = [names]
+    try:
+        names = list(names)
+    except TypeError:
+        raise InvalidArgument(f"names: expected names from {valid} or Normalizer objects, got {names!r}") from None
+    own = [N for N in names if isinstance(N, _nz.Normalizer)]
+    for N in own:
+        if N.sympy_F is None:
+            raise InvalidArgument(f"names: normalizer {N.name!r} has no ratio form F (build it with from_sympy)")
+    named = [n for n in names if not isinstance(n, _nz.Normalizer)]
+    if named or not own:
+        named = _check_kinds(named, valid, "names")
     options = []
-    for name in names:
-        N = _nz.get(name)
+    for name in [*named, *own]:
+        N = name if isinstance(name, _nz.Normalizer) else _nz.get(name)
         key = N.search_param
         if key is not None and key in PARAM_CHOICES:
             options.append(st.sampled_from(PARAM_CHOICES[key]).map(lambda v, N=N, key=key: N.with_params(**{key: v})))

@@ -191,6 +191,7 @@ def test_normalizer_families_are_positive_and_consistent(fam, v):
         (lambda: rng_arrays((2,), distribution="cauchy"), "distribution"),
         (lambda: rng_arrays((2,), scale=-1), "scale"),
         (lambda: normalizer_families(names=("relu",)), "names"),
+        (lambda: attention_configs(normalizer="nosuch"), "normalizer"),
     ],
 )
 def test_invalid_arguments_name_the_argument(make, match):
@@ -206,3 +207,40 @@ def test_drawn_sizes_are_validated():
 
     with pytest.raises(InvalidArgument, match="n_tokens"):
         run()
+
+
+_l = sp.Symbol("l", real=True)
+
+
+@settings(max_examples=20)
+@given(attention_configs(normalizer="ssmax"))
+def test_attention_configs_take_a_normalizer_of_your_own(cfg):
+    from attnbounds.numerics.normalizers import get
+
+    np.testing.assert_allclose(cfg["weights"], get("ssmax").weights(cfg["logits"], T=cfg["T"]))
+
+
+def test_the_normalizer_chosen_is_not_softmax_in_disguise():
+    # (so the test above tells the two apart: ssmax scales the logits by log n)
+    from attnbounds.numerics.normalizers import get
+
+    z = np.array([0.0, 1.0, 2.0])
+    assert not np.allclose(get("ssmax").weights(z, T=1.0), softmax(z, 1.0))
+
+
+def test_normalizer_families_take_a_ratio_form_normalizer_of_your_own():
+    from attnbounds.numerics.normalizers import from_callable, from_sympy
+
+    capped = from_sympy(sp.exp(sp.Min(_l, 3)), _l, name="capped", roles=("attention", "family"))
+    assert capped.roles == {"attention", "family"}
+    drawn = set()
+
+    @settings(max_examples=30)
+    @given(normalizer_families([capped, "softmax"]))
+    def draw(fam):
+        drawn.add(fam.name)
+
+    draw()
+    assert "capped" in drawn
+    with pytest.raises(InvalidArgument, match="no ratio form"):
+        normalizer_families([from_callable(lambda z: np.full_like(z, 1 / z.shape[-1]), name="flat")])

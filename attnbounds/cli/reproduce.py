@@ -183,12 +183,6 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         tile=tile,
         settings=settings,
     )
-    if not no_progress:
-        from attnbounds.empirical.fused import kernels_cached
-
-        if not kernels_cached():  # else the first layer's bar stands still for a minute, as if hung
-            click.echo("note: this first run compiles the metric kernels (numba, about a minute); later runs "
-                       "reuse them from numba's cache", err=True)
     try:
         results = run.run_reproduce(config, out_dir, progress=not no_progress)
     except (run.ConfigError, store.OutputLocked) as err:

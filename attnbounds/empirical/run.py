@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -494,6 +495,12 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
     identity = {"model": _model_identity(handle), "code": store.code_identity(config.normalizers)}
     cache = store.WindowCache(out)
     per_window, timings, cached = [], [], []
+    if progress:
+        from attnbounds.empirical.fused import kernels_cached
+
+        if not kernels_cached():  # else the first layer's bar stands still for a minute, as if hung
+            print("note: this first run compiles the metric kernels (numba, about a minute); later runs reuse them "
+                  "from numba's cache", file=sys.stderr, flush=True)
     bar = _progress(progress, config.windows)
     with bar as p:
         task = p.add_task("windows", total=config.windows) if p else None

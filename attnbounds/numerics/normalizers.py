@@ -1083,12 +1083,14 @@ def from_callable(
     )
 
 
-def from_sympy(F_expr, l_symbol, *, name: str | None = None, **defaults) -> Normalizer:
+def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, **defaults) -> Normalizer:
     """A normalizer α_i = F(l_i) / Σ_j F(l_j) from a positive SymPy expression F.
 
     Free symbols other than ``l_symbol`` are parameters and need a default in ``defaults``,
     except ``n``, which is the number of visible keys (then the normalizer depends on L).
-    ``T`` is reserved. Weights are computed stably as softmax(log F); the Jacobian is
+    ``T`` is reserved. ``roles`` (default ``{"attention"}``) are the places the normalizer may
+    be drawn for, among :data:`ROLES` (``"family"``: by
+    :func:`attnbounds.strategies.normalizer_families`). Weights are computed stably as softmax(log F); the Jacobian is
     J_ij = α_i (δ_ij − α_j) (log F)'(l_j), with (log F)' from ``sympy.diff``.
 
     >>> l, b = sp.symbols("l b", real=True)
@@ -1178,6 +1180,7 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, **defaults) -> Norm
         sympy_F=F.subs(l_symbol, LOGIT / _T),  # in the raw logit: the kernels act on l/T
         validate_output=True,
         description=f"F = {F}",
+        **({} if roles is None else {"roles": frozenset([roles] if isinstance(roles, str) else roles)}),
     )
 
 

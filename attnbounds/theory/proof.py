@@ -508,6 +508,64 @@ def _has_float(e) -> bool:
     return isinstance(e, sp.Basic) and bool(e.atoms(sp.Float))
 
 
+# SymPy facts that are wrong at some argument: atan, asin (and acos) of an argument known rational
+# are "irrational", so non-zero, also where the argument may be 0 (1); Mod, Max and Min of arguments
+# not known real are "real" (Mod(i, 2), Max(0, i)), and Heaviside of one is "real" too
+_WRONG_AT = ((sp.atan, 0), (sp.asin, 0), (sp.acos, 1))
+_REAL_ARGS = (sp.Mod, sp.Max, sp.Min, sp.Heaviside)
+_WRONG_ANYWHERE = (sp.LambertW,)  # W(−y − 1/e) for y >= 0 is "not real"; at y = 0 it is −1
+
+
+def _wrong_facts(e):
+    """A node of ``e`` whose SymPy facts may be wrong (:data:`_WRONG_AT`, :data:`_REAL_ARGS`), or
+    None: the kernel reads no sign from it, so a step or hypothesis with one is refused."""
+    e = sp.sympify(e) if not isinstance(e, sp.Basic) else e
+    if not isinstance(e, sp.Basic):
+        return None
+    for f, at in _WRONG_AT:
+        for n in e.atoms(f):  # (SymPy's rule fires on an argument known rational)
+            if n.args[0].is_rational is True and (n.args[0] - at).is_zero is not False:
+                return n
+    for n in e.atoms(*_REAL_ARGS):
+        if not all(_fact(a, "extended_real") for a in n.args):
+            return n
+    for n in e.atoms(*_WRONG_ANYWHERE):
+        return n
+    return None
+
+
+def _param_exprs(v):
+    """The SymPy expressions among a rule's parameters (not inside sub-chains and cited theorems,
+    which are checked step by step on their own)."""
+    if isinstance(v, sp.Basic):
+        yield v
+    elif isinstance(v, Mapping):
+        for k, x in v.items():
+            yield from _param_exprs(k)
+            yield from _param_exprs(x)
+    elif isinstance(v, (list, tuple, set, frozenset)):
+        for x in v:
+            yield from _param_exprs(x)
+
+
+def _label_alias(exprs):
+    """A symbol that stands bare in ``exprs`` and is also the label of an indexed base there (y
+    beside y[1]), or None. SymPy's substitutions rename both: y := t makes y[1] into t[1]."""
+    bare, labels = set(), set()
+    for e in exprs:
+        todo = [e]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, sp.IndexedBase):
+                labels.add(n.label)
+            elif isinstance(n, sp.Symbol):
+                bare.add(n)
+            elif isinstance(n, sp.Basic):
+                todo += list(n.args)
+    both = sorted(bare & labels, key=str)
+    return both[0] if both else None
+
+
 def _holds_float(v) -> bool:
     """Whether a rule's parameters hold a floating-point number (an instance's values, a bound, a
     weight): sub-chains and cited theorems are checked step by step on their own."""
@@ -1109,6 +1167,8 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
     try:
         if _has_float(lhs) or _has_float(rhs):  # Float − Rational is rounded to the Float's precision
             return False
+        if _wrong_facts(lhs) is not None or _wrong_facts(rhs) is not None:  # simplification reads facts
+            return False
         lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
         if lhs == rhs:
             return True
@@ -1244,7 +1304,11 @@ def prove_nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, 
     """
     if _odd_limits(sp.sympify(expr)):
         return False
-    raw = tuple(hypotheses)  # the same relations give a sum in a hypothesis and in the goal the same index
+    raw = tuple(hypotheses)
+    # floats are rounded by SymPy's arithmetic, and some SymPy facts are wrong (_wrong_facts)
+    parts = [sp.sympify(expr)] + [a for h in raw if isinstance(h, sp.core.relational.Relational) for a in (h.lhs, h.rhs)]
+    if any(_has_float(x) or _wrong_facts(x) is not None for x in parts):
+        return False  # the same relations give a sum in a hypothesis and in the goal the same index
     hyps = tuple(type(h)(_alpha(h.lhs, raw), _alpha(h.rhs, raw)) if isinstance(h, sp.core.relational.Relational) else h for h in raw)
     return _prove_nonnegative(_alpha(sp.sympify(expr), raw), hyps, strict, max_tries)
 
@@ -1316,6 +1380,8 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
             for a in sorted(_atoms(g), key=str):
                 if tries[0] >= max_tries:
                     return False
+                if a in labels:  # (x beside x[1]: subs would rename the base's label too, x[1] to t[1])
+                    continue
                 coef = _linear_coef(g, a)
                 if coef is None:
                     continue
@@ -1886,7 +1952,9 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
                     if moved:
                         derivs.update(moved)
                         continue
-                    if not got and not short and is_identity(y, x.subs(a, b)):
+                    # (a symbol that is also an indexed base's label: subs would rename x[1] with x)
+                    clash = a.is_Symbol and any(ix.base.label == a for e in (x, y) for ix in e.atoms(sp.Indexed))
+                    if not got and not short and not clash and is_identity(y, x.subs(a, b)):
                         return f"substitutes {name}"
             failures.append(f"the step is not a substitution of {sp.sstr(h)}"
                             + (f" ({sorted(map(str, caught))} would be captured by a sum that binds the same symbol)" if caught else "")
@@ -2797,7 +2865,15 @@ def _instance(lhs, rel, rhs, p, ctx):
         _keeps_assumptions(k, v, ctx)
     # the theorem holds for values, not where a value is undefined: σ(a b) with a := 1/x, b := x is
     # built as x/x = 1, which would apply a b = 0 (given b = 0) at x = 0 as 1 = 0
-    for k, v in list(sigma.symbols.items()) + [(b, lam.expr) for b, lam in sigma.bases.items()]:
+    # (a base's value at a subscript a binder of the theorem runs over: at any integer, so read at
+    # one with no other assumption where the Lambda's variables are declared with more, which SymPy
+    # used when it built the body: z**(1/i) with i positive has no pole, at i = -1 it is 1/z)
+    def _any_integer(lam):
+        if all(_fits(v, {"integer": True}) or _fits(v, {}) for v in lam.variables):
+            return lam.expr
+        return lam(*[sp.Dummy(integer=True) for _ in lam.variables])
+
+    for k, v in list(sigma.symbols.items()) + [(b, _any_integer(lam)) for b, lam in sigma.bases.items()]:
         _defined_where_step((v,), (lhs, rhs), ctx, f"instance: the value of {k}")
     reads = sigma.reads(stated)
     for b, lam in sigma.bases.items():
@@ -2807,6 +2883,10 @@ def _instance(lhs, rel, rhs, p, ctx):
         # that covers the integer subscripts; the theorem may read its base elsewhere too (x[1/2], x[t]
         # under an integral), where the value must keep the base's assumptions at that very subscript
         for idx, free in reads[b].items():
+            if free and len(idx) == len(lam.variables):
+                # the value at each subscript the theorem reads, as SymPy builds it there (z**(1/i) with
+                # i declared positive has no pole, but at -1 it is 1/z), defined wherever the step is
+                _defined_where_step((sigma(b[idx]),), (lhs, rhs), ctx, f"instance: the value of {b} at {sp.sstr(idx)}")
             if len(idx) == len(lam.variables) and all(_fact(i, "integer") for i in idx):
                 continue
             _need(free, f"instance: the theorem reads {b} at the subscript {sp.sstr(idx if len(idx) > 1 else idx[0])}, "
@@ -3566,6 +3646,8 @@ class Chain:
     def check_steps(self, ctx: Context | None = None) -> tuple[StepCheck, ...]:
         ctx = self.ctx if ctx is None else ctx
         out, lhs = [], self.start
+        hyp_sides = [x for h in ctx.hypotheses.values() if not isinstance(h, Lemma) for x in _sides(h)
+                     if isinstance(x, sp.Basic)]
         for s in self.steps:
             if s.by.rule == "argued":
                 out.append(StepCheck(lhs, s.relation, s.rhs, "argued", False, f"argued: {s.by.text}"))
@@ -3573,6 +3655,17 @@ class Chain:
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: a floating-point number in the step or its instantiation (SymPy rounds to its precision "
                                      "when it subtracts: write exact rationals, sp.Rational)"))
+            elif (wrong := next((w for x in (lhs, s.rhs, *_param_exprs(s.by.params), *hyp_sides)
+                                 if (w := _wrong_facts(x)) is not None), None)) is not None:
+                out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
+                                     f"{s.by.rule}: SymPy's facts about {sp.sstr(wrong)} may be wrong (atan, asin or acos "
+                                     "of a rational argument that may be 0, or 1 for acos; Mod, Max, Min or Heaviside of an "
+                                     "argument not known real; LambertW): the kernel reads no sign from them, in the "
+                                     "step, its instantiation or the hypotheses"))
+            elif (alias := _label_alias((lhs, s.rhs, *_param_exprs(s.by.params), *hyp_sides))) is not None:
+                out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
+                                     f"{s.by.rule}: the symbol {alias} is also the label of the indexed base {alias} "
+                                     f"({alias}[...]): SymPy's substitutions rename both, so give them different names"))
             elif odd := _odd_limits(lhs) + _odd_limits(s.rhs):
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: the limit {sp.sstr(odd[0])} of a sum, product or union is not known to be an integer"))

@@ -267,7 +267,9 @@ def test_cases_splits_a_non_random_real_and_evaluates_max_and_min():
     # a split not known to be real
     z = sp.Symbol("z")
     cz = Chain(z).le(sp.Max(z, 0), by.cases(z, pos=Chain(z).eq(z, by.identity()), nonpos=Chain(z).le(0, by.algebra())))
-    assert "not known to be real" in cz.prove(z, "<=", sp.Max(z, 0)).first_failure
+    why = cz.prove(z, "<=", sp.Max(z, 0)).first_failure
+    # (refused at the step already: SymPy calls Max(0, z) real for a complex z, which the kernel does not trust)
+    assert "not known to be real" in why or "Max(0, z) may be wrong" in why
     # a missing case
     miss = Chain(x).le(sp.Max(x, 0), by.cases(x, pos=Chain(x).eq(x, by.identity()), nonpos=None))
     assert "no sub-chain" in miss.prove(x, "<=", sp.Max(x, 0)).first_failure
