@@ -517,8 +517,9 @@ _WRONG_ANYWHERE = (sp.LambertW,)  # W(−y − 1/e) for y >= 0 is "not real"; at
 
 
 def _wrong_facts(e):
-    """A node of ``e`` whose SymPy facts may be wrong (:data:`_WRONG_AT`, :data:`_REAL_ARGS`), or
-    None: the kernel reads no sign from it, so a step or hypothesis with one is refused."""
+    """A node of ``e`` whose SymPy facts may be wrong (``_WRONG_AT``, ``_REAL_ARGS``,
+    ``_WRONG_ANYWHERE``), or None: the kernel reads no sign from it, so a step whose sides,
+    instantiation or hypotheses hold one is refused, and the sign prover proves nothing with one."""
     e = sp.sympify(e) if not isinstance(e, sp.Basic) else e
     if not isinstance(e, sp.Basic):
         return None
@@ -548,22 +549,27 @@ def _param_exprs(v):
             yield from _param_exprs(x)
 
 
-def _label_alias(exprs):
-    """A symbol that stands bare in ``exprs`` and is also the label of an indexed base there (y
-    beside y[1]), or None. SymPy's substitutions rename both: y := t makes y[1] into t[1]."""
+def _label_alias(exprs) -> str | None:
+    """Why ``exprs`` name an indexed base with what else they use (a sentence), or None: a symbol
+    that stands bare there and is also a base's label (y beside y[1]), or a label that is not a
+    plain symbol ((v + 1)[1]). SymPy's substitutions rename the label with the symbol: y := t makes
+    y[1] into t[1], and v := 0 makes (v + 1)[1] into 1[1], which differentiates as a constant."""
     bare, labels = set(), set()
     for e in exprs:
         todo = [e]
         while todo:
             n = todo.pop()
             if isinstance(n, sp.IndexedBase):
+                if not isinstance(n.label, sp.Symbol):
+                    return f"the indexed base {sp.sstr(n)} has a label that is not a plain symbol"
                 labels.add(n.label)
             elif isinstance(n, sp.Symbol):
                 bare.add(n)
             elif isinstance(n, sp.Basic):
                 todo += list(n.args)
     both = sorted(bare & labels, key=str)
-    return both[0] if both else None
+    return (f"the symbol {both[0]} is also the label of the indexed base {both[0]} ({both[0]}[...])"
+            if both else None)
 
 
 def _holds_float(v) -> bool:
@@ -1308,7 +1314,8 @@ def prove_nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, 
     # floats are rounded by SymPy's arithmetic, and some SymPy facts are wrong (_wrong_facts)
     parts = [sp.sympify(expr)] + [a for h in raw if isinstance(h, sp.core.relational.Relational) for a in (h.lhs, h.rhs)]
     if any(_has_float(x) or _wrong_facts(x) is not None for x in parts):
-        return False  # the same relations give a sum in a hypothesis and in the goal the same index
+        return False
+    # the same relations give a sum in a hypothesis and in the goal the same index
     hyps = tuple(type(h)(_alpha(h.lhs, raw), _alpha(h.rhs, raw)) if isinstance(h, sp.core.relational.Relational) else h for h in raw)
     return _prove_nonnegative(_alpha(sp.sympify(expr), raw), hyps, strict, max_tries)
 
@@ -1952,9 +1959,9 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
                     if moved:
                         derivs.update(moved)
                         continue
-                    # (a symbol that is also an indexed base's label: subs would rename x[1] with x)
-                    clash = a.is_Symbol and any(ix.base.label == a for e in (x, y) for ix in e.atoms(sp.Indexed))
-                    if not got and not short and not clash and is_identity(y, x.subs(a, b)):
+                    # (a symbol that is also an indexed base's label, whose subs would rename x[1] with
+                    # x, is refused before any rule runs: _label_alias in Chain.check_steps)
+                    if not got and not short and is_identity(y, x.subs(a, b)):
                         return f"substitutes {name}"
             failures.append(f"the step is not a substitution of {sp.sstr(h)}"
                             + (f" ({sorted(map(str, caught))} would be captured by a sum that binds the same symbol)" if caught else "")
@@ -3664,8 +3671,8 @@ class Chain:
                                      "step, its instantiation or the hypotheses"))
             elif (alias := _label_alias((lhs, s.rhs, *_param_exprs(s.by.params), *hyp_sides))) is not None:
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
-                                     f"{s.by.rule}: the symbol {alias} is also the label of the indexed base {alias} "
-                                     f"({alias}[...]): SymPy's substitutions rename both, so give them different names"))
+                                     f"{s.by.rule}: {alias}: SymPy's substitutions rename a base's label with the symbols "
+                                     "in it, so give each indexed base a plain symbol of its own as its label"))
             elif odd := _odd_limits(lhs) + _odd_limits(s.rhs):
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: the limit {sp.sstr(odd[0])} of a sum, product or union is not known to be an integer"))
