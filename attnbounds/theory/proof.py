@@ -510,7 +510,8 @@ def _has_float(e) -> bool:
 
 # SymPy facts that are wrong at some argument: atan, asin (and acos) of an argument known rational
 # are "irrational", so non-zero, also where the argument may be 0 (1); Mod, Max and Min of arguments
-# not known real are "real" (Mod(i, 2), Max(0, i)), and Heaviside of one is "real" too
+# not known real are "real" (Mod(i, 2), Max(0, i)), and Heaviside of one is "real" too; C(n, k) for
+# an odd k is "negative" where n >= 0 is not known (C(5, 3) = 10)
 _WRONG_AT = ((sp.atan, 0), (sp.asin, 0), (sp.acos, 1))
 _REAL_ARGS = (sp.Mod, sp.Max, sp.Min, sp.Heaviside)
 _WRONG_ANYWHERE = (sp.LambertW,)  # W(−y − 1/e) for y >= 0 is "not real"; at y = 0 it is −1
@@ -518,7 +519,7 @@ _WRONG_ANYWHERE = (sp.LambertW,)  # W(−y − 1/e) for y >= 0 is "not real"; at
 
 def _wrong_facts(e):
     """A node of ``e`` whose SymPy facts may be wrong (``_WRONG_AT``, ``_REAL_ARGS``,
-    ``_WRONG_ANYWHERE``), or None: the kernel reads no sign from it, so a step whose sides,
+    ``_WRONG_ANYWHERE``, a binomial coefficient C(n, k) with k odd and n not known >= 0), or None: the kernel reads no sign from it, so a step whose sides,
     instantiation or hypotheses hold one is refused, and the sign prover proves nothing with one."""
     e = sp.sympify(e) if not isinstance(e, sp.Basic) else e
     if not isinstance(e, sp.Basic):
@@ -532,6 +533,9 @@ def _wrong_facts(e):
             return n
     for n in e.atoms(*_WRONG_ANYWHERE):
         return n
+    for n in e.atoms(sp.binomial):  # C(n, k), k odd, is "negative" unless n >= 0 is known: C(5, 3) = 10
+        if not (n.args[0].is_nonnegative is True or n.args[1].is_even is True or n.args[1].is_negative is True):
+            return n
     return None
 
 
@@ -3667,7 +3671,8 @@ class Chain:
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: SymPy's facts about {sp.sstr(wrong)} may be wrong (atan, asin or acos "
                                      "of a rational argument that may be 0, or 1 for acos; Mod, Max, Min or Heaviside of an "
-                                     "argument not known real; LambertW): the kernel reads no sign from them, in the "
+                                     "argument not known real; LambertW; C(n, k) for an odd k and n not known >= 0): the "
+                                     "kernel reads no sign from them, in the "
                                      "step, its instantiation or the hypotheses"))
             elif (alias := _label_alias((lhs, s.rhs, *_param_exprs(s.by.params), *hyp_sides))) is not None:
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
