@@ -606,3 +606,11 @@ def test_a_sweep_of_one_fixed_instance_is_judged_once_and_says_so():
                     sides=lambda inst: Sides(np.asarray(inst["x"], float), 1.0))
     out = engine.run_sweep(wrong, SMALL)
     assert out.outcome == "fail" and out.count == 1 and out.counterexample["instance"] == {"x": 2.0}
+
+
+def test_a_fixed_instance_outside_the_readings_hypotheses_is_drawn_once():
+    outside = Reading("transcribed", "x <= 1 for x >= 5", "-", sweep=lambda rng, n: {"x": 2.0},
+                      sides=lambda inst: Sides(np.asarray(inst["x"], float), 1.0),
+                      assume=lambda inst, size=None: np.asarray(inst["x"], float) >= 5)
+    out = engine.run_sweep(outside, SMALL)
+    assert out.outcome == "incomplete" and out.count == 0 and out.discarded == 1

@@ -477,6 +477,8 @@ def run_sweep(
                     if not keep.all():
                         discarded += int(size - keep.sum())
                         if not keep.any():
+                            if fixed:  # the one fixed instance is outside: drawing it again changes nothing
+                                break
                             continue
                         batch, size = subset_instances(batch, keep), int(keep.sum())
                 lhs, rhs = _as_float_arrays(reading.sides(batch))
