@@ -244,3 +244,11 @@ def test_normalizer_families_take_a_ratio_form_normalizer_of_your_own():
     assert "capped" in drawn
     with pytest.raises(InvalidArgument, match="no ratio form"):
         normalizer_families([from_callable(lambda z: np.full_like(z, 1 / z.shape[-1]), name="flat")])
+
+
+@pytest.mark.parametrize("roles", ["nope", (), ("attention", "family", "other")])
+def test_from_sympy_names_a_bad_roles_argument(roles):
+    from attnbounds.numerics.normalizers import from_sympy
+
+    with pytest.raises(ValueError, match="roles: must be a non-empty subset"):
+        from_sympy(sp.exp(_l), _l, roles=roles)
