@@ -173,7 +173,8 @@ def render_table(rows: list[dict], console) -> None:
         return
     normalizer = normalizer_of(rows)
     table = Table(show_lines=False, header_style="bold",
-                  title=f"verdicts under normalizer {_escape(normalizer)}" if normalizer else None)
+                  title=f"verdicts under normalizer {_escape(normalizer)}" if normalizer else None,
+                  caption=_methods_legend(rows), caption_justify="left")
     table.add_column("id", no_wrap=True)
     table.add_column("methods")
     table.add_column("verdict", no_wrap=True)
@@ -188,6 +189,27 @@ def render_table(rows: list[dict], console) -> None:
         )
     console.print(table)
     _render_summary(rows, console)
+
+
+def _methods_legend(rows: list[dict]) -> str | None:
+    """The table's caption: what the ``methods`` abbreviations in ``rows`` stand for, and the
+    other two senses of "hypothesis" (a claim's assumption, and the proof rule that uses one),
+    apart from the Hypothesis library's search (``hyp``). None when no row names a method.
+
+    >>> _methods_legend([{"methods": ["symbolic", "strategy"]}])
+    "methods: sym a symbolic proof, hyp the Hypothesis library's counterexample search. \
+In 'proof', the rule 'hypothesis' uses one of the claim's assumptions; a ':without-NAME' row drops assumption \
+NAME (a hypothesis check)."
+    """
+    names = {"symbolic": "a symbolic proof", "certify": "an interval certificate",
+             "strategy": "the Hypothesis library's counterexample search", "sweep": "a seeded sweep",
+             "montecarlo": "Monte Carlo with a confidence interval", "drop": "a hypothesis check"}
+    used = [m for m in names if any(m in (r.get("methods") or []) for r in rows)]
+    if not used:
+        return None
+    return ("methods: " + ", ".join(f"{_LABEL.get(m, m)} {names[m]}" for m in used)
+            + ". In 'proof', the rule 'hypothesis' uses one of the claim's assumptions; a ':without-NAME' row "
+              "drops assumption NAME (a hypothesis check).")
 
 
 def _render_summary(rows: list[dict], console) -> None:
@@ -417,7 +439,8 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
                    "then print the registered normalizers it did not run and why (the ratio-form families of "
                    "Lemma 1 and 2, softplus, taylor2, even_power and sigmoid_ratio, have role 'family' only; "
                    "judge one with --normalizer NAME) and a summary line. A cell marked * is a reading whose claim "
-                   "has a hypothesis that the normalizer does not meet.")
+                   "has a hypothesis that the normalizer does not meet. With --normalizer NAME, the matrix has NAME's "
+                   "column only.")
 @click.option("--claims", "claim_specs", multiple=True, metavar="SPEC",
               help="Judge your own claims instead of the package's: a file 'path/to/my_claim.py' or "
                    "'module:object' (repeatable). IDS then select among them.")
@@ -745,7 +768,7 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
         click.echo("interrupted: the matrix was not finished", err=True)
         sys.exit(130)
     omitted = _omitted_normalizers() if normalizer is None else {}
-    _render_matrix(result, console, omitted)
+    _render_matrix(result, console, omitted, single=normalizer)
     if json_path:
         from attnbounds.engine.meta import matrix_document
 
@@ -832,8 +855,9 @@ def _render_omitted(omitted: dict[str, str], console) -> None:
                       highlight=False)
 
 
-def _render_matrix(result, console, omitted: dict[str, str] | None = None) -> None:
-    """Print a normalizer x reading verdict matrix; rows of the battery if it gives them."""
+def _render_matrix(result, console, omitted: dict[str, str] | None = None, single: str | None = None) -> None:
+    """Print a normalizer x reading verdict matrix; rows of the battery if it gives them.
+    ``single``: the --normalizer NAME that made it one column (said before the summary line)."""
     from rich import box
     from rich.table import Table
 
@@ -867,6 +891,9 @@ def _render_matrix(result, console, omitted: dict[str, str] | None = None) -> No
         if flagged:
             console.print(f"[bold red]error or conflict (not a verdict): {', '.join(flagged)}[/]")
         _render_omitted(omitted or {}, console)
+        if single is not None:
+            console.print(f"one column: --normalizer {single} (without --normalizer, a column per normalizer "
+                          "registered with role 'attention')", highlight=False)
         console.print(matrix_summary(result), highlight=False)
         return
     rows = result.get("rows") if isinstance(result, dict) else None

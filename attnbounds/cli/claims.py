@@ -10,7 +10,8 @@ from attnbounds.cli.common import UsageError, did_you_mean, load_user_claims, wr
 
 @click.command()
 @click.argument("claim_id", required=False)
-@click.option("--latex", is_flag=True, help="Print LaTeX forms instead of plain text.")
+@click.option("--latex", is_flag=True, help="Print LaTeX forms instead of plain text: the transcription's and the "
+                                              "readings' (a claim's statement and hypotheses are plain text).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @click.option("--claims", "claim_specs", multiple=True, metavar="SPEC",
               help="Show your own claims instead of the package's: a file 'path/to/my_claim.py' or "
@@ -43,7 +44,9 @@ def claims(claim_id, latex, as_json, claim_specs):
         return
     click.echo(f"{c.id}: {c.title}")
     click.echo(f"Source: {c.source}")
-    click.echo(f"Statement: {c.statement}")
+    # a claim's statement and hypotheses are prose; only the transcription and the readings have LaTeX forms
+    click.echo(f"Statement{' (plain text: only the transcription and the readings have LaTeX forms)' if latex else ''}: "
+               f"{c.statement}")
     click.echo(f"Transcription: {c.transcription_latex if latex else c.transcription}")
     click.echo("Hypotheses:")
     for h in c.hypotheses:

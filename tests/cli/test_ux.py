@@ -308,6 +308,8 @@ def test_matrix_under_one_normalizer_omits_nothing(monkeypatch, tmp_path):
     assert result.exit_code == 0, result.output
     assert "not in the matrix" not in result.stdout
     assert result.stdout.splitlines()[-1].startswith("1 normalizer x 1 reading: 1 cell: 1 proved")
+    # the one column is said, with how to get every column
+    assert result.stdout.splitlines()[-2].startswith("one column: --normalizer softmax (without --normalizer")
     assert json.loads(out.read_text())["omitted"] == {}
 
 
@@ -422,3 +424,24 @@ def test_comma_separated_ids_and_misspelled_normalizers_get_a_hint():
     assert "separate ids" not in _invoke("check", "L9", "--quick").output
     norm = _invoke("check", "C1", "--quick", "--normalizer", "sparsemx")
     assert norm.exit_code == 2 and "(did you mean 'sparsemax'" in norm.output
+
+
+# --- three senses of "hypothesis": the wide table's caption tells them apart; --latex says what is prose ----
+
+
+def test_the_wide_table_explains_its_method_labels_and_the_senses_of_hypothesis():
+    text = " ".join(_render(_rows_under(None), 150).split())
+    assert "methods: sym a symbolic proof, hyp the Hypothesis library's counterexample search." in text
+    assert "the rule 'hypothesis' uses one of the claim's assumptions" in text
+    assert "cert" not in text.split("methods:")[1]  # only the labels the rows use
+    assert text.rstrip().endswith("s")  # the summary line stays last (its seconds)
+    assert "methods:" not in _render(_rows_under(None), 80)  # the compact layout shows no methods column
+
+
+def test_claims_latex_says_the_statement_is_plain_text():
+    result = _invoke("claims", "L2", "--latex")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[2].startswith("Statement (plain text: only the transcription and the readings have LaTeX forms): ")
+    assert lines[3].startswith("Transcription: \\left")
+    assert _invoke("claims", "L2").output.splitlines()[2].startswith("Statement: ")

@@ -62,3 +62,14 @@ def test_plugin_judges_the_claims_readings(example_module):
     assert by["L1:reconstructed"].verdict == "undecided" and "cannot be decided exactly" in by["L1:reconstructed"].detail["under"]
     c1 = by["C1:reconstructed"]
     assert c1.verdict == "holds" and c1.error is None and c1.hypotheses_broken == ["softmax"]
+
+
+def test_the_ratio_form_readings_are_undecided_under_a_numpy_callable_as_the_tutorial_says(example_module):
+    # docs/tutorials/test_your_variant.md names these five readings of Lemma 2
+    named = ["L2:reconstructed", "L2:generic-paper", "L2:generic-sharpest", "L2:log-form", "L2:log-form-tighter"]
+    rows = engine.check(["L2"], quick=True, normalizer=example_module.relu_squared_normalizer)
+    undecided = sorted(r.id for r in rows if r.verdict == "undecided")
+    assert undecided == sorted(named)
+    assert all("has no ratio form" in r.detail["under"] for r in rows if r.id in named)
+    text = (EXAMPLE.parents[1] / "tutorials" / "test_your_variant.md").read_text()
+    assert all(f"`{n.split(':')[1]}`" in text for n in named)
