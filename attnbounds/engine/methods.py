@@ -408,11 +408,12 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
                          discarded=state["discarded"])
 
 
-def _batch_size(batch: dict, requested: int) -> int:
+def _batch_size(batch: dict) -> int | None:
+    """The length of the batch axis (the first array's axis 0), or None when no value has one."""
     for v in batch.values():
         if isinstance(v, np.ndarray) and v.ndim >= 1:
             return int(v.shape[0])
-    return requested
+    return None
 
 
 def _batch_bytes(batch: dict) -> int:
@@ -469,8 +470,9 @@ def run_sweep(
                     raise TypeError(f"sweep() returned {type(batch).__name__}, expected a dict instance batch")
                 # a batch with no batch axis (every value a scalar) is one fixed instance, whatever
                 # was asked: it is judged once, not counted as many (H1's paper numbers)
-                fixed = not any(isinstance(v, np.ndarray) and v.ndim >= 1 for v in batch.values())
-                size = 1 if fixed else _batch_size(batch, chunk)
+                size = _batch_size(batch)
+                fixed = size is None
+                size = 1 if fixed else size
                 drawn += size
                 if reading.assume is not None:  # instances outside the reading's hypotheses are not judged
                     keep = reading.inside(batch, size)

@@ -511,32 +511,107 @@ def _has_float(e) -> bool:
 # SymPy facts that are wrong at some argument: atan, asin (and acos) of an argument known rational
 # are "irrational", so non-zero, also where the argument may be 0 (1); Mod, Max and Min of arguments
 # not known real are "real" (Mod(i, 2), Max(0, i)), and Heaviside of one is "real" too; C(n, k) for
-# an odd k is "negative" where n >= 0 is not known (C(5, 3) = 10)
+# an odd k is "negative" where n >= 0 is not known (C(5, 3) = 10). Two of SymPy's core rules read
+# "not known" as "no" (review 36): a power b**e of a real b not known positive with e rational, 2e
+# an integer and e not known to be one is "imaginary" when b is negative ((-1)**(n/2) at n = 0 is 1),
+# and a product with a factor not known real nor imaginary (I*r**n) is "not real", so non-zero, also
+# where that factor is 0
 _WRONG_AT = ((sp.atan, 0), (sp.asin, 0), (sp.acos, 1))
 _REAL_ARGS = (sp.Mod, sp.Max, sp.Min, sp.Heaviside)
 _WRONG_ANYWHERE = (sp.LambertW,)  # W(−y − 1/e) for y >= 0 is "not real"; at y = 0 it is −1
 
 
+def _weak_binders(e) -> tuple[dict, dict]:
+    """({bound variable: a symbol with at most what :func:`_alpha` gives it}, {a Subs' variable: its
+    point}): a sum's, product's or union's variable is an integer, a MaxOver's, MinOver's or Mat's
+    index a positive integer, an integral's real where it was declared real, a Subs' or Lambda's
+    variable nothing. A limit's variable keeps its own. ``_alpha`` renames a bound variable so, and
+    ``_exact_doit`` puts a Subs' point in, and SymPy rebuilds the body with the weaker facts:
+    sign(C(k, 3)) over k declared >= 0 became −1 (review 36)."""
+    weak: dict = {}
+    points: dict = {}
+    for n in sp.preorder_traversal(e):
+        if isinstance(n, sp.Subs):
+            for v, p in zip(n.variables, n.point):
+                points.setdefault(v, p)
+    for n in sp.preorder_traversal(e):
+        if isinstance(n, (_Extremum, Mat)):
+            for v in n.args[0].variables:
+                weak.setdefault(v, sp.Dummy(integer=True, positive=True))
+        elif isinstance(n, (sp.Sum, sp.Product, Cup)):
+            for lim in n.limits:
+                weak.setdefault(lim[0], sp.Dummy(integer=True))
+        elif isinstance(n, sp.Integral):
+            for lim in n.limits:
+                weak.setdefault(lim[0], sp.Dummy(**({"real": True} if lim[0].is_extended_real else {})))
+        elif isinstance(n, (sp.Subs, sp.Lambda)):
+            for v in n.variables:
+                weak.setdefault(v, sp.Dummy(commutative=v.is_commutative))
+    return weak, points
+
+
+def _wrong_node(n) -> bool:
+    """Whether SymPy's facts about the node ``n`` may be wrong (see ``_WRONG_AT`` above)."""
+    if isinstance(n, _WRONG_ANYWHERE):
+        return True
+    for f, at in _WRONG_AT:
+        if isinstance(n, f):  # (SymPy's rule fires on an argument known rational)
+            return n.args[0].is_rational is True and (n.args[0] - at).is_zero is not False
+    if isinstance(n, _REAL_ARGS):
+        return not all(_fact(a, "extended_real") for a in n.args)
+    if isinstance(n, sp.binomial):  # C(n, k), k odd, is "negative" unless n >= 0 is known: C(5, 3) = 10
+        return not (n.args[0].is_nonnegative is True or n.args[1].is_even is True or n.args[1].is_negative is True)
+    if isinstance(n, sp.Pow):  # "imaginary" at a negative base, where e may be an integer
+        b, x = n.args
+        return (b.is_extended_positive is not True and x.is_integer is None and x.is_rational is True
+                and (2 * x).is_integer is not False and (n.is_imaginary is True or n.is_extended_real is False))
+    if isinstance(n, sp.Mul) and n.is_commutative:  # "not real" (non-zero) though a factor may be 0 (a
+        # product with a vector is a vector, which SymPy calls neither zero nor a number)
+        return any(a.is_zero is not False for a in n.args) and (n.is_extended_real is False or n.is_zero is False)
+    return False
+
+
+_WRONG_KINDS = (*(f for f, _ in _WRONG_AT), *_REAL_ARGS, *_WRONG_ANYWHERE, sp.binomial, sp.Pow, sp.Mul)
+
+
 def _wrong_facts(e):
     """A node of ``e`` whose SymPy facts may be wrong (``_WRONG_AT``, ``_REAL_ARGS``,
-    ``_WRONG_ANYWHERE``, a binomial coefficient C(n, k) with k odd and n not known >= 0), or None: the kernel reads no sign from it, so a step whose sides,
-    instantiation or hypotheses hold one is refused, and the sign prover proves nothing with one."""
+    ``_WRONG_ANYWHERE``, a binomial coefficient C(n, k) with k odd and n not known >= 0, a power
+    or product that SymPy's core rules misread; :func:`_wrong_node`), or None: the kernel reads no
+    sign from it, so a step whose sides, instantiation or hypotheses hold one is refused, and the
+    sign prover proves nothing with one. A node in the scope of a binder is judged as written and
+    again with the bound variables as :func:`_alpha` renames them (:func:`_weak_binders`)."""
     e = sp.sympify(e) if not isinstance(e, sp.Basic) else e
     if not isinstance(e, sp.Basic):
         return None
-    for f, at in _WRONG_AT:
-        for n in e.atoms(f):  # (SymPy's rule fires on an argument known rational)
-            if n.args[0].is_rational is True and (n.args[0] - at).is_zero is not False:
+    nodes = e.atoms(*_WRONG_KINDS)
+    if not nodes:
+        return None
+    maps = [m for m in _weak_binders(e) if m]
+    for n in sorted(nodes, key=sp.default_sort_key):
+        if _wrong_node(n):
+            return n
+        for m in maps:
+            if not n.free_symbols & set(m):
+                continue
+            # renamed with the facts its range gives (or at a Subs' point), the node is untrusted
+            # where SymPy then claims what it did not claim as written (C(k, 3) "negative" once k is
+            # only an integer); the same claims (Max(2, r) "real" as r loses "real") change nothing
+            # that SymPy builds
+            w = n.xreplace(m)
+            if (w != n and any(_wrong_node(x) for x in ({w} | w.atoms(*_WRONG_KINDS)))
+                    and _claims(w) - _claims(n)):
                 return n
-    for n in e.atoms(*_REAL_ARGS):
-        if not all(_fact(a, "extended_real") for a in n.args):
-            return n
-    for n in e.atoms(*_WRONG_ANYWHERE):
-        return n
-    for n in e.atoms(sp.binomial):  # C(n, k), k odd, is "negative" unless n >= 0 is known: C(5, 3) = 10
-        if not (n.args[0].is_nonnegative is True or n.args[1].is_even is True or n.args[1].is_negative is True):
-            return n
     return None
+
+
+_CLAIMED = ("positive", "negative", "zero", "nonnegative", "nonpositive", "nonzero", "extended_real", "imaginary",
+            "integer", "even", "odd", "rational", "finite")
+
+
+def _claims(e) -> set:
+    """The facts SymPy claims about ``e``: {(name, True or False)}."""
+    return {(f, v) for f in _CLAIMED if (v := getattr(e, f"is_{f}", None)) is not None}
 
 
 def _param_exprs(v):
@@ -553,11 +628,9 @@ def _param_exprs(v):
             yield from _param_exprs(x)
 
 
-def _label_alias(exprs) -> str | None:
-    """Why ``exprs`` name an indexed base with what else they use (a sentence), or None: a symbol
-    that stands bare there and is also a base's label (y beside y[1]), or a label that is not a
-    plain symbol ((v + 1)[1]). SymPy's substitutions rename the label with the symbol: y := t makes
-    y[1] into t[1], and v := 0 makes (v + 1)[1] into 1[1], which differentiates as a constant."""
+def _label_parts(exprs) -> tuple[set, set, str | None]:
+    """(the symbols standing bare in ``exprs``, the indexed bases' labels, why a label is not a
+    plain symbol or None), for :func:`_label_alias`."""
     bare, labels = set(), set()
     for e in exprs:
         todo = [e]
@@ -565,12 +638,31 @@ def _label_alias(exprs) -> str | None:
             n = todo.pop()
             if isinstance(n, sp.IndexedBase):
                 if not isinstance(n.label, sp.Symbol):
-                    return f"the indexed base {sp.sstr(n)} has a label that is not a plain symbol"
+                    return bare, labels, f"the indexed base {sp.sstr(n)} has a label that is not a plain symbol"
+                if any(isinstance(a, sp.Basic) and a.free_symbols for a in n.args[1:]):  # its shape (review 36)
+                    return bare, labels, (f"the indexed base {sp.sstr(n)} has a shape with symbols in it "
+                                          f"({sp.sstr(n.args[1:])}), which a substitution makes another base")
                 labels.add(n.label)
             elif isinstance(n, sp.Symbol):
                 bare.add(n)
             elif isinstance(n, sp.Basic):
                 todo += list(n.args)
+    return bare, labels, None
+
+
+def _label_alias(exprs, also=None) -> str | None:
+    """Why ``exprs`` name an indexed base with what else they use (a sentence), or None: a symbol
+    that stands bare there and is also a base's label (y beside y[1]), or a label that is not a
+    plain symbol ((v + 1)[1]). SymPy's substitutions rename the label with the symbol: y := t makes
+    y[1] into t[1], and v := 0 makes (v + 1)[1] into 1[1], which differentiates as a constant.
+    ``also``: :func:`_label_parts` of more expressions read with them (a chain's hypotheses,
+    gathered once for all its steps)."""
+    bare, labels, bad = _label_parts(exprs)
+    if also is not None:
+        bad = bad or also[2]
+        bare, labels = bare | also[0], labels | also[1]
+    if bad:
+        return bad
     both = sorted(bare & labels, key=str)
     return (f"the symbol {both[0]} is also the label of the indexed base {both[0]} ({both[0]}[...])"
             if both else None)
@@ -3659,6 +3751,9 @@ class Chain:
         out, lhs = [], self.start
         hyp_sides = [x for h in ctx.hypotheses.values() if not isinstance(h, Lemma) for x in _sides(h)
                      if isinstance(x, sp.Basic)]
+        # the hypotheses' untrusted facts and indexed bases, read once for every step
+        hyp_wrong = next((w for x in hyp_sides if (w := _wrong_facts(x)) is not None), None)
+        hyp_labels = _label_parts(hyp_sides)
         for s in self.steps:
             if s.by.rule == "argued":
                 out.append(StepCheck(lhs, s.relation, s.rhs, "argued", False, f"argued: {s.by.text}"))
@@ -3666,15 +3761,17 @@ class Chain:
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: a floating-point number in the step or its instantiation (SymPy rounds to its precision "
                                      "when it subtracts: write exact rationals, sp.Rational)"))
-            elif (wrong := next((w for x in (lhs, s.rhs, *_param_exprs(s.by.params), *hyp_sides)
-                                 if (w := _wrong_facts(x)) is not None), None)) is not None:
+            elif (wrong := next((w for x in (lhs, s.rhs, *_param_exprs(s.by.params))
+                                 if (w := _wrong_facts(x)) is not None), hyp_wrong)) is not None:
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: SymPy's facts about {sp.sstr(wrong)} may be wrong (atan, asin or acos "
                                      "of a rational argument that may be 0, or 1 for acos; Mod, Max, Min or Heaviside of an "
-                                     "argument not known real; LambertW; C(n, k) for an odd k and n not known >= 0): the "
-                                     "kernel reads no sign from them, in the "
+                                     "argument not known real; LambertW; C(n, k) for an odd k and n not known >= 0; a "
+                                     "power of a base that may be negative to an exponent that may be an integer, called "
+                                     "imaginary; a product called non-zero or not real though a factor may be 0; also as "
+                                     "the kernel renames a bound variable): the kernel reads no sign from them, in the "
                                      "step, its instantiation or the hypotheses"))
-            elif (alias := _label_alias((lhs, s.rhs, *_param_exprs(s.by.params), *hyp_sides))) is not None:
+            elif (alias := _label_alias((lhs, s.rhs, *_param_exprs(s.by.params)), hyp_labels)) is not None:
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: {alias}: SymPy's substitutions rename a base's label with the symbols "
                                      "in it, so give each indexed base a plain symbol of its own as its label"))
