@@ -178,10 +178,9 @@ def function_extremes(f, variable=l, half_width=a, *, name: str = "f") -> Normal
         return None
     if domain != box:
         raise ValueError(f"{name}: must be continuous on [{-aa}, {aa}]")
-    crit = sp.solveset(df, variable, box)
-    if not isinstance(crit, sp.FiniteSet):
+    points = _candidate_points(f, variable, box)
+    if points is None:
         return None
-    points = [-aa, aa, *crit]
     values = [f.subs(variable, x) for x in points]
     if not all(v.is_number and v.is_real for v in values):
         return None
@@ -196,6 +195,50 @@ def function_extremes(f, variable=l, half_width=a, *, name: str = "f") -> Normal
     return NormalizerConstants(values[i_min], values[i_max], points[i_min], points[i_max], "critical points")
 
 
+def _finite_points(expr, variable, box, what):
+    """The points of ``box`` where ``what`` of ``expr`` happens, as a list, or None unless SymPy
+    returns a finite set: ``"zero"`` (solveset), ``"kink"`` (where ``expr`` is not continuous)."""
+    try:
+        got = sp.solveset(expr, variable, box) if what == "zero" else box - continuous_domain(expr, variable, box)
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    if got == sp.S.EmptySet:
+        return []
+    return list(got) if isinstance(got, sp.FiniteSet) else None
+
+
+def _candidate_points(f, variable, box):
+    """Where a function continuous on ``box`` = [−a, a] can have its extremes, or None: the ends;
+    and for each smooth piece of f (f itself, or the pieces of its ``Piecewise`` form, which
+    rewrites Min, Max, Abs and Heaviside) the zeros of its derivative and the points where the
+    derivative is not continuous (a cusp: |l|^{2/3} at 0); and the points where a piece's condition
+    changes. A piece constant in the variable has no zero to find. Each list must be finite."""
+    points = [box.start, box.end]
+    pw = sp.piecewise_fold(f.rewrite(sp.Piecewise)) if f.has(sp.Min, sp.Max, sp.Abs, sp.Heaviside, sp.Piecewise) else f
+    if isinstance(pw, sp.Piecewise):
+        pieces = [e for e, _ in pw.args]
+        for _, cond in pw.args:
+            for rel in cond.atoms(sp.core.relational.Relational):
+                got = _finite_points(rel.lhs - rel.rhs, variable, box, "zero")
+                if got is None:
+                    return None
+                points += got
+        if any(e.has(sp.Piecewise, sp.Min, sp.Max, sp.Abs, sp.Heaviside) for e in pieces):
+            return None
+    else:
+        pieces = [pw]
+    for e in pieces:
+        d = sp.diff(e, variable)
+        if d == 0:
+            continue
+        for what in ("zero", "kink"):
+            got = _finite_points(d, variable, box, what)
+            if got is None:
+                return None
+            points += got
+    return list(dict.fromkeys(points))
+
+
 def normalizer_constants(F, variable=l, half_width=a) -> NormalizerConstants | None:
     """Exact m = min F and M = max F on [−a, a], with C1 = m/M and C2 = M/m.
 
@@ -206,8 +249,11 @@ def normalizer_constants(F, variable=l, half_width=a) -> NormalizerConstants | N
        the extremes sit at the endpoints. A derivative decided positive is finite, so F is
        also continuous there.
     2. *critical points*: for a numeric ``half_width`` only, F must be continuous on [−a, a]
-       (``continuous_domain``) and ``solveset(F', l, [−a, a])`` must return a finite set;
-       the extremes are then among the endpoints and the critical points.
+       (``continuous_domain``); the extremes are then among the endpoints and the critical
+       points of each smooth piece of F (F itself, or the pieces of its ``Piecewise`` form,
+       which rewrites Min, Max, Abs and Heaviside): the zeros of its derivative and the points
+       where the derivative is not continuous, and the points where a piece's condition
+       changes. SymPy must find each of these sets finite.
 
     Anything else (a non-monotone F with a symbolic range, a derivative SymPy cannot solve,
     values SymPy cannot order) returns ``None``: undecided, never a guess.

@@ -182,3 +182,37 @@ def test_corollary1_tight_form_against_softmax(corollary1):
         assert a0 == pytest.approx(hi(delta, T, L), rel=1e-10)
     assert corollary1["C2"].expr == sp.exp(2 * N.Delta / N.T)
     assert corollary1["loose_upper"].expr == sp.exp(2 * N.Delta / N.T) / N.L
+
+
+_l = N.l
+
+
+@pytest.mark.parametrize(
+    "F, a",
+    [
+        (sp.exp(sp.Min(_l, 3)), 4),  # clipped softmax: flat above 3
+        (sp.exp(sp.Min(_l, sp.Rational(1, 2))), 1),
+        (sp.Max(_l, -_l / 2) + 2, 1),  # a kink at 0, the minimum
+        (sp.Min(_l + 3, 3 - 2 * _l), 1),  # a kink at 0, the maximum
+        (sp.Abs(_l - sp.Rational(1, 3)) + 1, 1),
+        ((_l**2) ** sp.Rational(1, 3) + 1, 1),  # a cusp at 0: the derivative is not continuous there
+        ((_l**2) ** sp.Rational(1, 3) * (_l - 2) ** 2 + 1, 1),
+    ],
+)
+def test_extremes_of_piecewise_and_kinked_normalizers_match_a_dense_grid(F, a):
+    k = N.normalizer_constants(F, _l, a)
+    assert k is not None and (k.method == "critical points" or k.method.startswith("monotone"))
+    xs = np.concatenate([a * GRID, [0.0, 1 / 3, 0.5, 3.0]])
+    xs = xs[np.abs(xs) <= a]
+    f = sp.lambdify(_l, F, "numpy")(xs)
+    assert float(k.m) == pytest.approx(f.min(), rel=1e-12)
+    assert float(k.M) == pytest.approx(f.max(), rel=1e-12)
+
+
+def test_lemma1_is_decided_under_a_clipped_exponential_normalizer():
+    from attnbounds import engine
+    from attnbounds.numerics import normalizers as nz
+
+    clip = nz.from_sympy(sp.exp(sp.Min(sp.Symbol("l", real=True), 3)), sp.Symbol("l", real=True), name="clipexp")
+    rows = engine.check(["L1"], quick=True, normalizer=clip)
+    assert {r.id: r.verdict for r in rows} == {"L1:transcribed": "holds", "L1:reconstructed": "holds"}

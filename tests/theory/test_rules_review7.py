@@ -32,7 +32,8 @@ def test_termwise_and_sum_term_index_is_every_integer_of_its_range():
     _refused(Chain(s1, Context({"h": ii <= 1})).le(s2, by.termwise(ii, 1, 2)).prove(s1, "<=", s2), "constrain the index ii itself")
     odd = S("odd", integer=True, odd=True)  # 0 <= -2: (-1)^odd = -1
     s1, s2 = sp.Sum((-1) ** odd, (odd, 1, 2)), sp.Sum(sp.Integer(-1), (odd, 1, 2))
-    _refused(Chain(s1).le(s2, by.termwise(odd, 1, 2)).prove(s1, "<=", s2), "that not every k in 1..2 has")
+    # refused as untrusted since review 35 (declared odd); the check below (p) is the one for the index
+    _refused(Chain(s1).le(s2, by.termwise(odd, 1, 2)).prove(s1, "<=", s2), "odd by its declaration, from which SymPy derives wrong facts")
     p = S("p", integer=True, positive=True)  # 0 <= -3 over p = -1..1, p "positive"
     s1, s2 = sp.Sum(sp.Integer(0), (p, -1, 1)), sp.Sum(p - 1, (p, -1, 1))
     _refused(Chain(s1).le(s2, by.termwise(p, -1, 1)).prove(s1, "<=", s2), "that not every k in -1..1 has")
