@@ -574,8 +574,10 @@ def _wrong_node(n) -> bool:
             return n.args[0].is_rational is True and (n.args[0] - at).is_zero is not False
     if isinstance(n, _REAL_ARGS):
         return not all(_fact(a, "extended_real") for a in n.args)
-    if isinstance(n, sp.binomial):  # C(n, k), k odd, is "negative" unless n >= 0 is known: C(5, 3) = 10
-        return not (n.args[0].is_nonnegative is True or n.args[1].is_even is True or n.args[1].is_negative is True)
+    if isinstance(n, sp.binomial):  # C(n, k), k odd, is "negative" unless n >= 0 is known: C(5, 3) = 10;
+        # C(1/2, m + 1/2), k not an integer, is "non-zero" (0 at m = 1: review 38)
+        return n.args[1].is_integer is not True or not (
+            n.args[0].is_nonnegative is True or n.args[1].is_even is True or n.args[1].is_negative is True)
     if isinstance(n, sp.Pow):  # "imaginary" at a negative base, where e may be an integer
         b, x = n.args
         if x.is_extended_real is False or x.is_imaginary is True:  # b**(i y) is "not imaginary" (review 37):
@@ -584,27 +586,36 @@ def _wrong_node(n) -> bool:
                 and (2 * x).is_integer is not False and (n.is_imaginary is True or n.is_extended_real is False))
     if isinstance(n, sp.Mul) and n.is_commutative:  # "not real" (non-zero) though a factor may be 0 (a
         # product with a vector is a vector, which SymPy calls neither zero nor a number)
-        return any(a.is_zero is not False for a in n.args) and (n.is_extended_real is False or n.is_zero is False)
+        if any(a.is_zero is not False for a in n.args) and (n.is_extended_real is False or n.is_zero is False):
+            return True
+        # a product whose integrality SymPy decides from a factor's symbolic evenness: it weighs only
+        # the powers of 2, so 2**p/6 is "an integer" and 6**p/3 "not one" (review 38)
+        return (n.is_integer is not None and bool(n.free_symbols)
+                and any(a.is_even is True and not a.is_Integer for a in n.args))
+    if not n.is_Atom and n.free_symbols and n.is_irrational is True:  # (r + sqrt(2))**2 "irrational" (review 38)
+        return True
     return False
 
 
-_WRONG_KINDS = (*(f for f, _ in _WRONG_AT), *_REAL_ARGS, *_WRONG_ANYWHERE, sp.binomial, sp.Pow, sp.Mul)
+_WRONG_KINDS = (*(f for f, _ in _WRONG_AT), *_REAL_ARGS, *_WRONG_ANYWHERE, sp.binomial, sp.Pow, sp.Mul, sp.Add)
 
 # SymPy's own operations and functions whose facts the kernel reads (review 35 compared about 550,000 of
 # SymPy's facts about 172 of its function classes with their values, and found none wrong in these,
 # beyond the cases refused above); any other SymPy function (a Bessel function, divisor_sigma,
 # betainc, erf2, rf, ff, genocchi, fresnels, ... : several of them have wrong facts) is untrusted.
-# Classes outside SymPy (the kernel's own, a user's) are not judged here.
+# Review 38 struck the functions whose values hang on SymPy's integer and parity reasoning, which is
+# wrong for derived facts (2**p/6 "an integer"): floor, ceiling, frac, Mod, gamma and its kin,
+# factorial, and atan2 (non-real arguments "non-zero"). Classes outside SymPy (the kernel's own, a
+# user's) are not judged here.
 _TRUSTED_SYMPY = (
     sp.Add, sp.Mul, sp.Pow, sp.Derivative, sp.Subs, sp.Lambda, sp.Tuple, sp.Sum, sp.Product, sp.Integral, sp.Limit,
-    sp.Mod, sp.Piecewise, sp.functions.elementary.piecewise.ExprCondPair,
+    sp.Piecewise, sp.functions.elementary.piecewise.ExprCondPair,
     sp.functions.elementary.miscellaneous.IdentityFunction, sp.Max, sp.Min,
-    sp.exp, sp.log, sp.Abs, sp.sign, sp.re, sp.im, sp.arg, sp.conjugate, sp.floor, sp.ceiling, sp.frac,
-    sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc, sp.sinc, sp.asin, sp.acos, sp.atan, sp.acot, sp.asec, sp.acsc,
-    sp.atan2, sp.sinh, sp.cosh, sp.tanh, sp.coth, sp.sech, sp.csch, sp.asinh, sp.acosh, sp.atanh, sp.acoth,
-    sp.asech, sp.acsch, sp.LambertW, sp.erf, sp.erfc, sp.erfi, sp.erfinv, sp.erfcinv, sp.gamma, sp.loggamma,
-    sp.polygamma, sp.digamma, sp.trigamma, sp.zeta, sp.beta, sp.factorial, sp.factorial2, sp.binomial,
-    sp.KroneckerDelta, sp.DiracDelta, sp.Heaviside, sp.SingularityFunction,
+    sp.exp, sp.log, sp.Abs, sp.sign, sp.re, sp.im, sp.arg, sp.conjugate,
+    sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc, sp.asin, sp.acos, sp.atan, sp.acot, sp.asec, sp.acsc,
+    sp.sinh, sp.cosh, sp.tanh, sp.coth, sp.sech, sp.csch, sp.asinh, sp.acosh, sp.atanh, sp.acoth,
+    sp.asech, sp.acsch, sp.LambertW, sp.erf, sp.erfc, sp.binomial,
+    sp.KroneckerDelta, sp.Heaviside,
     sp.integrals.transforms.IntegralTransform, sp.Indexed, sp.IndexedBase, sp.Idx,
 )
 # containers, logic, sets and probability spaces: no numeric facts of their own
@@ -665,6 +676,29 @@ def _wrong_facts(e):
             if set(point) & n.free_symbols and _claims_more(n, point):
                 return n
     return None
+
+
+def _substitution_wrong(e, maps):
+    """A node of ``e`` that, with one of ``maps`` put in (a hypothesis c = v, which the
+    ``hypothesis`` rule substitutes), holds a node SymPy's facts may be wrong about and claims more
+    (review 38: im((−1)^{c/6}) at c := 2^p is built as 0, from 2^p/6 "an integer"), or None."""
+    for m in maps:
+        for n in sorted(e.atoms(*_WRONG_KINDS), key=sp.default_sort_key):
+            if set(m) & n.free_symbols and _claims_more(n, m):
+                return n
+    return None
+
+
+def _hypothesis_maps(hyp_sides) -> list:
+    """{c: v} and {v: c} for each hypothesis c = v between a symbol (an indexed value, an
+    undefined function's value) and an expression: what the ``hypothesis`` rule may put in."""
+    maps = []
+    for h in hyp_sides:
+        if isinstance(h, sp.Eq):
+            for a, b in (h.args, h.args[::-1]):
+                if isinstance(a, (sp.Symbol, sp.Indexed, AppliedUndef)):
+                    maps.append({a: b})
+    return maps
 
 
 def _claims_more(n, m) -> bool:
@@ -3834,6 +3868,7 @@ class Chain:
         # the hypotheses' untrusted facts and indexed bases, read once for every step
         hyp_wrong = next((w for x in hyp_sides if (w := _wrong_facts(x)) is not None), None)
         hyp_labels = _label_parts(hyp_sides)
+        hyp_maps = _hypothesis_maps([h for h in ctx.hypotheses.values() if isinstance(h, sp.Basic)])
         for s in self.steps:
             if s.by.rule == "argued":
                 out.append(StepCheck(lhs, s.relation, s.rhs, "argued", False, f"argued: {s.by.text}"))
@@ -3842,7 +3877,9 @@ class Chain:
                                      f"{s.by.rule}: a floating-point number in the step or its instantiation (SymPy rounds to its precision "
                                      "when it subtracts: write exact rationals, sp.Rational)"))
             elif (wrong := next((w for x in (lhs, s.rhs, *_param_exprs(s.by.params))
-                                 if (w := _wrong_facts(x)) is not None), hyp_wrong)) is not None:
+                                 if (w := _wrong_facts(x)) is not None), hyp_wrong)
+                  or next((w for x in (lhs, s.rhs) if isinstance(x, sp.Basic)
+                           and (w := _substitution_wrong(x, hyp_maps)) is not None), None)) is not None:
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: SymPy's facts about {sp.sstr(wrong)} may be wrong (atan, asin or acos "
                                      "of a rational argument that may be 0, or 1 for acos; Mod, Max, Min or Heaviside of an "

@@ -65,6 +65,7 @@ def test_sympy_functions_outside_the_trusted_list_are_untrusted():
     assert not _by_hypothesis(sp.KroneckerDelta(c, 0), 0, sp.erf2(sp.I * m, w))  # m = 1, w = i: erf2(i, i) = 0
     xn, kn = sp.symbols("xn kn", negative=True)
     assert not _by_hypothesis(sp.KroneckerDelta(c, 0), 0, sp.rf(xn, kn))  # xn = -1, kn = -1/2: 0
-    # true variants with trusted functions
+    # a true variant with trusted functions; gamma is untrusted since review 38 (gamma(2m + 3/2) is
+    # "not positive"), so even the true gamma(n) >= 0 is refused
     assert prove_nonnegative(sp.exp(k) + sp.Abs(sp.sin(k)), strict=True)
-    assert prove_nonnegative(sp.gamma(n))
+    assert not prove_nonnegative(sp.gamma(n))
