@@ -588,6 +588,10 @@ def _wrong_node(n) -> bool:
         # product with a vector is a vector, which SymPy calls neither zero nor a number)
         if any(a.is_zero is not False for a in n.args) and (n.is_extended_real is False or n.is_zero is False):
             return True
+        # "not real" though two factors are not known real, whose product may be real (review 39:
+        # sqrt(L - 1) sqrt(L + 1)/L at L = log(-1) = i pi is real)
+        if n.is_extended_real is False and sum(a.is_extended_real is not True for a in n.args) >= 2:
+            return True
         # a product whose integrality SymPy decides from a factor's symbolic evenness: it weighs only
         # the powers of 2, so 2**p/6 is "an integer" and 6**p/3 "not one" (review 38)
         return (n.is_integer is not None and bool(n.free_symbols)
