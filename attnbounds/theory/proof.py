@@ -569,6 +569,8 @@ def _wrong_node(n) -> bool:
     """Whether SymPy's facts about the node ``n`` may be wrong (see ``_WRONG_AT`` above)."""
     if isinstance(n, _WRONG_ANYWHERE):
         return True
+    if isinstance(n, (sp.Add, sp.Mul, sp.Pow)) and n.free_symbols and n.is_irrational is True:
+        return True  # arithmetic on a symbol called irrational: (r + sqrt(2))**2 (review 38)
     for f, at in _WRONG_AT:
         if isinstance(n, f):  # (SymPy's rule fires on an argument known rational)
             return n.args[0].is_rational is True and (n.args[0] - at).is_zero is not False
@@ -596,8 +598,6 @@ def _wrong_node(n) -> bool:
         # the powers of 2, so 2**p/6 is "an integer" and 6**p/3 "not one" (review 38)
         return (n.is_integer is not None and bool(n.free_symbols)
                 and any(a.is_even is True and not a.is_Integer for a in n.args))
-    if not n.is_Atom and n.free_symbols and n.is_irrational is True:  # (r + sqrt(2))**2 "irrational" (review 38)
-        return True
     return False
 
 
@@ -639,6 +639,12 @@ def _untrusted_node(n) -> str | None:
     if isinstance(n, (sp.Symbol, sp.Indexed, AppliedUndef)):
         bad = [f for f in _RISKY_FACTS if getattr(n, f"is_{f}", None) is True]
         return f"it is {bad[0]} by its declaration, from which SymPy derives wrong facts" if bad else None
+    if isinstance(n, sp.Pow) and n.free_symbols and n.is_even is True:
+        # 2**p is "even", and SymPy's integrality rule for a product weighs only powers of 2: put
+        # into (.)/6 by any rule that substitutes (a hypothesis, a definition, a Kronecker delta,
+        # an instance), 2**p/6 is "an integer" and (-1)**(2**p/6) real (reviews 38 and 40). An odd
+        # power ((-1)**k) is not read so: odd over even is never an integer, which SymPy gets right
+        return "SymPy calls it even, from which it derives wrong facts"
     if n.is_Atom or not type(n).__module__.startswith("sympy.") or type(n).__module__.startswith(_TRUSTED_MODULES):
         return None
     if isinstance(n, _TRUSTED_SYMPY):
@@ -694,13 +700,17 @@ def _substitution_wrong(e, maps):
 
 
 def _hypothesis_maps(hyp_sides) -> list:
-    """{c: v} and {v: c} for each hypothesis c = v between a symbol (an indexed value, an
-    undefined function's value) and an expression: what the ``hypothesis`` rule may put in."""
+    """{c: v} and {v: c} for each hypothesis c = v (also inside a tuple of relations): what the
+    ``hypothesis`` rule may put in."""
     maps = []
-    for h in hyp_sides:
-        if isinstance(h, sp.Eq):
+    todo = list(hyp_sides)
+    while todo:
+        h = todo.pop(0)
+        if isinstance(h, (tuple, list)):  # a hypothesis given as several relations (review 40)
+            todo += list(h)
+        elif isinstance(h, sp.Eq):
             for a, b in (h.args, h.args[::-1]):
-                if isinstance(a, (sp.Symbol, sp.Indexed, AppliedUndef)):
+                if not a.is_Number:  # a symbol, or an expression the rule replaces (|c| = 2**p)
                     maps.append({a: b})
     return maps
 
@@ -3872,7 +3882,7 @@ class Chain:
         # the hypotheses' untrusted facts and indexed bases, read once for every step
         hyp_wrong = next((w for x in hyp_sides if (w := _wrong_facts(x)) is not None), None)
         hyp_labels = _label_parts(hyp_sides)
-        hyp_maps = _hypothesis_maps([h for h in ctx.hypotheses.values() if isinstance(h, sp.Basic)])
+        hyp_maps = _hypothesis_maps([h for h in ctx.hypotheses.values() if isinstance(h, (sp.Basic, tuple, list))])
         for s in self.steps:
             if s.by.rule == "argued":
                 out.append(StepCheck(lhs, s.relation, s.rhs, "argued", False, f"argued: {s.by.text}"))
