@@ -569,6 +569,21 @@ def _wrong_node(n) -> bool:
     """Whether SymPy's facts about the node ``n`` may be wrong (see ``_WRONG_AT`` above)."""
     if isinstance(n, _WRONG_ANYWHERE):
         return True
+    if isinstance(n, (sp.Sum, sp.Product, sp.Integral)) and n.is_commutative:  # review 41: the terms' facts
+        # (an empty or reversed range, terms that cancel: Sum(I, (k, 1, n)) "not real" is 0 at n = 0,
+        # Product(I, (k, 1, 2)) = -1, the integral of exp(i t) over [0, 2 pi] "non-zero" is 0, and an
+        # empty product was "<= 0"); read only a sum's or integral's facts from terms known real, a
+        # product's from terms known positive, and only "nonnegative" from terms known nonnegative
+        if isinstance(n, sp.Product):
+            if n.function.is_extended_positive is True:
+                return False
+            safe = {("finite", True)}
+            if n.function.is_extended_real is True:  # a product of real terms is real (empty: 1)
+                safe |= {("extended_real", True), ("imaginary", False)}
+            if n.function.is_extended_nonnegative is True:  # a product of terms >= 0 is >= 0 (empty: 1)
+                safe |= {("nonnegative", True), ("extended_real", True), ("negative", False), ("imaginary", False)}
+            return bool(_claims(n) - safe)
+        return n.function.is_extended_real is not True and bool(_claims(n) - {("finite", True)})
     if isinstance(n, (sp.Add, sp.Mul, sp.Pow)) and n.free_symbols and n.is_irrational is True:
         return True  # arithmetic on a symbol called irrational: (r + sqrt(2))**2 (review 38)
     for f, at in _WRONG_AT:
@@ -601,7 +616,8 @@ def _wrong_node(n) -> bool:
     return False
 
 
-_WRONG_KINDS = (*(f for f, _ in _WRONG_AT), *_REAL_ARGS, *_WRONG_ANYWHERE, sp.binomial, sp.Pow, sp.Mul, sp.Add)
+_WRONG_KINDS = (*(f for f, _ in _WRONG_AT), *_REAL_ARGS, *_WRONG_ANYWHERE, sp.binomial, sp.Pow, sp.Mul, sp.Add,
+                sp.Sum, sp.Product, sp.Integral)
 
 # SymPy's own operations and functions whose facts the kernel reads (review 35 compared about 550,000 of
 # SymPy's facts about 172 of its function classes with their values, and found none wrong in these,
@@ -638,6 +654,8 @@ def _untrusted_node(n) -> str | None:
     one of :data:`_RISKY_FACTS`."""
     if isinstance(n, (sp.Symbol, sp.Indexed, AppliedUndef)):
         bad = [f for f in _RISKY_FACTS if getattr(n, f"is_{f}", None) is True]
+        if isinstance(n, sp.Symbol):  # KroneckerDelta reads these (review 41): delta(i, a) is built as 0
+            bad += [f for f in ("below_fermi", "above_fermi") if n.assumptions0.get(f)]
         return f"it is {bad[0]} by its declaration, from which SymPy derives wrong facts" if bad else None
     if isinstance(n, sp.Pow) and n.free_symbols and n.is_even is True:
         # 2**p is "even", and SymPy's integrality rule for a product weighs only powers of 2: put
