@@ -572,8 +572,8 @@ def _wrong_node(n) -> bool:
     if isinstance(n, (sp.Sum, sp.Product, sp.Integral)) and n.is_commutative:  # review 41: the terms' facts
         # (an empty or reversed range, terms that cancel: Sum(I, (k, 1, n)) "not real" is 0 at n = 0,
         # Product(I, (k, 1, 2)) = -1, the integral of exp(i t) over [0, 2 pi] "non-zero" is 0, and an
-        # empty product was "<= 0"); read only a sum's or integral's facts from terms known real, a
-        # product's from terms known positive, and only "nonnegative" from terms known nonnegative
+        # empty product was "<= 0"); read a sum's or integral's facts only from terms known real, a
+        # product's from terms known positive, and only "real" and ">= 0" from terms known real or >= 0
         if isinstance(n, sp.Product):
             if n.function.is_extended_positive is True:
                 return False
