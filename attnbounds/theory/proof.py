@@ -522,8 +522,8 @@ _WRONG_ANYWHERE = (sp.LambertW,)  # W(−y − 1/e) for y >= 0 is "not real"; at
 
 
 def _range_points(e) -> list:
-    """[(body, {variable: value})] for each term of a sum or product over a numeric range that
-    ``_exact_doit`` writes out (review 37: Σ_{k=2}^{2} re((−1)^{nk/4}) is written out as
+    """[(body, [{variable: value} for each term])] for each sum or product over a numeric range
+    that ``_exact_doit`` writes out (review 37: Σ_{k=2}^{2} re((−1)^{nk/4}) is written out as
     re((−1)^{n/2}), which SymPy builds as 0 from a wrong fact, though it is 1 at n = 0)."""
     out = []
     for n in sp.preorder_traversal(e):
@@ -532,7 +532,7 @@ def _range_points(e) -> list:
                 if len(lim) == 3 and lim[1].is_Integer and lim[2].is_Integer:
                     _, first, last = _karr_range(int(lim[1]), int(lim[2]))
                     if last - first < _TERMS_MAX:
-                        out += [(n.function, {lim[0]: sp.Integer(v)}) for v in range(first, last + 1)]
+                        out.append((n.function, [{lim[0]: sp.Integer(v)} for v in range(first, last + 1)]))
     return out
 
 
@@ -686,33 +686,31 @@ def _wrong_facts(e):
     nodes = e.atoms(*_WRONG_KINDS)
     if not nodes:
         return None
-    maps = [m for m in _weak_binders(e) if m]
-    for n in sorted(nodes, key=sp.default_sort_key):
-        if _wrong_node(n):
-            return n
-        for m in maps:
-            if not n.free_symbols & set(m):
-                continue
-            # renamed with the facts its range gives (or at a Subs' point), the node is untrusted
-            # where SymPy then claims what it did not claim as written (C(k, 3) "negative" once k is
-            # only an integer); the same claims (Max(2, r) "real" as r loses "real") change nothing
-            # that SymPy builds
-            if _claims_more(n, m):
-                return n
-    for body, point in _range_points(e):  # the terms _exact_doit writes out, in the body only
-        for n in sorted(body.atoms(*_WRONG_KINDS), key=sp.default_sort_key):
-            if set(point) & n.free_symbols and _claims_more(n, point):
-                return n
-    return None
+    nodes = sorted(nodes, key=sp.default_sort_key)
+    wrong = next((n for n in nodes if _wrong_node(n)), None)
+    if wrong is not None:
+        return wrong
+    # renamed with the facts its range gives (or at a Subs' point), a node is untrusted where SymPy
+    # then claims what it did not claim as written (C(k, 3) "negative" once k is only an integer);
+    # the same claims (Max(2, r) "real" as r loses "real") change nothing that SymPy builds
+    wrong = _substitution_wrong(e, [m for m in _weak_binders(e) if m], nodes)
+    for body, points in _range_points(e):  # the terms _exact_doit writes out, in the body only
+        wrong = wrong or _substitution_wrong(body, points)
+    return wrong
 
 
-def _substitution_wrong(e, maps):
-    """A node of ``e`` that, with one of ``maps`` put in (a hypothesis c = v, which the
-    ``hypothesis`` rule substitutes), holds a node SymPy's facts may be wrong about and claims more
-    (review 38: im((−1)^{c/6}) at c := 2^p is built as 0, from 2^p/6 "an integer"), or None."""
+def _substitution_wrong(e, maps, nodes=None):
+    """A node of ``e`` (of ``nodes``, its :data:`_WRONG_KINDS` nodes in order, when given) that,
+    with one of ``maps`` put in (a hypothesis c = v, which the ``hypothesis`` rule substitutes; a
+    bound variable renamed, a Subs' point, a term's index), holds a node SymPy's facts may be wrong
+    about and claims more (review 38: im((−1)^{c/6}) at c := 2^p is built as 0, from 2^p/6 "an
+    integer"), or None."""
+    if maps and nodes is None:
+        nodes = sorted(e.atoms(*_WRONG_KINDS), key=sp.default_sort_key)
     for m in maps:
-        for n in sorted(e.atoms(*_WRONG_KINDS), key=sp.default_sort_key):
-            if set(m) & n.free_symbols and _claims_more(n, m):
+        keys = set(m)
+        for n in nodes or ():
+            if keys & n.free_symbols and _claims_more(n, m):
                 return n
     return None
 
