@@ -1112,8 +1112,8 @@ def _total_application(n) -> bool:
 
 def _nonzero(f, rels=()) -> bool:
     """Whether ``f`` is proved non-zero (from its assumptions, and the relations ``rels``)."""
-    return (f.is_nonzero is True or prove_nonnegative(f, tuple(rels), strict=True)
-            or prove_nonnegative(-f, tuple(rels), strict=True))
+    return (f.is_nonzero is True or _nonnegative(f, tuple(rels), strict=True)
+            or _nonnegative(-f, tuple(rels), strict=True))
 
 
 # the nodes through which an expression is surely undefined where a part of it is: sums, products
@@ -1548,6 +1548,18 @@ def prove_nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, 
     >>> prove_nonnegative(M - m)
     False
     """
+    rels = tuple(h for h in hypotheses if isinstance(h, sp.core.relational.Relational))
+    # a binder declared with what its range does not give (Σ_{k=0}^{q} atan k with k positive: SymPy
+    # reads k > 0 as a fact and calls the sum positive, 0 at q = 0); a chain checks its steps for
+    # it (_misdeclared_statement) before its rules call _nonnegative
+    if any(_misdeclared(x, rels) for x in [sp.sympify(expr)] + [a for h in rels for a in (h.lhs, h.rhs)]):
+        return False
+    return _nonnegative(expr, hypotheses, strict=strict, max_tries=max_tries)
+
+
+def _nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, max_tries: int = 80) -> bool:
+    """:func:`prove_nonnegative` for the kernel's rules: the binders' declarations were checked
+    against their ranges with the step (:func:`_misdeclared_statement`)."""
     if _odd_limits(sp.sympify(expr)):
         return False
     raw = tuple(hypotheses)
@@ -1961,10 +1973,10 @@ def _defined(expr, var, rels, what: str, tries=None):
             continue
         if isinstance(a, sp.Pow) and not (a.exp.is_Integer and a.exp >= 0):
             strict = not (a.exp.is_Rational and a.exp > 0)
-            _need(prove_nonnegative(a.base, tuple(rels), strict=strict, **kw),
+            _need(_nonnegative(a.base, tuple(rels), strict=strict, **kw),
                   f"{what}: {sp.sstr(a)} is defined only where {sp.sstr(a.base)} {'>' if strict else '>='} 0, which is not proved")
         elif isinstance(a, sp.log):
-            _need(prove_nonnegative(a.args[0], tuple(rels), strict=True, **kw),
+            _need(_nonnegative(a.args[0], tuple(rels), strict=True, **kw),
                   f"{what}: {sp.sstr(a)} is defined only where {sp.sstr(a.args[0])} > 0, which is not proved")
 
 
@@ -2029,7 +2041,7 @@ def _index_misfit(k, lo, hi, rels=()) -> list:
         if any(allowed.get(a) != v for a, v in have.items()):
             continue
         gaps = need(lo, hi)
-        if gaps is not None and all(prove_nonnegative(g, tuple(rels)) for g in gaps):
+        if gaps is not None and all(_nonnegative(g, tuple(rels)) for g in gaps):
             return []
     base = sp.Dummy("k", integer=True).assumptions0
     extra = sorted(f"{a}={v}" for a, v in have.items() if base.get(a) != v)
@@ -2143,7 +2155,7 @@ def _random(X, what: str):
 
 def _nonneg(e, ctx: Context, what: str, strict=False, max_tries=None):
     kw = {} if max_tries is None else {"max_tries": max_tries}
-    _need(prove_nonnegative(e, ctx.relations(), strict=strict, **kw), f"{what}: cannot prove {sp.sstr(e)} {'>' if strict else '>='} 0")
+    _need(_nonnegative(e, ctx.relations(), strict=strict, **kw), f"{what}: cannot prove {sp.sstr(e)} {'>' if strict else '>='} 0")
 
 
 def _orient(lhs, rel, rhs):
@@ -2352,7 +2364,7 @@ def _convex(phi, ctx, concave=False) -> str:
     t = _fixed_dummy("phi_var", 0, **kind)
     _defined(phi.expr.xreplace({v: t}), t, ctx.relations(), "jensen")  # on phi's whole domain
     d2 = sp.diff(phi.expr.xreplace({v: t}), t, 2)
-    _need(prove_nonnegative(-d2 if concave else d2, ctx.relations()),
+    _need(_nonnegative(-d2 if concave else d2, ctx.relations()),
           f"jensen: cannot prove phi'' {'<=' if concave else '>='} 0 for phi'' = {sp.sstr(d2.xreplace({t: v}))}")
     return f"phi'' = {sp.sstr(d2)} has the right sign"
 
@@ -2467,11 +2479,11 @@ def _possible_weighted_norm(h, ctx, what: str) -> None:
         _constant(v, f"{what}: the {label}")
     for label, v in (("radius", h.radius), ("l1", h.l1), ("l2", h.l2)):
         _nonneg(v, ctx, f"{what}: the definition's {label} must be >= 0 (declare it non-negative, or state it)")
-    _need(not prove_nonnegative(h.l2 - h.l1**2, ctx.relations(), strict=True),
+    _need(not _nonnegative(h.l2 - h.l1**2, ctx.relations(), strict=True),
           f"{what}: the definition is impossible: l2 = {sp.sstr(h.l2)} > l1^2 = {sp.sstr(h.l1**2)}")
-    _need(not prove_nonnegative(-h.f, ctx.relations(), strict=True),
+    _need(not _nonnegative(-h.f, ctx.relations(), strict=True),
           f"{what}: the definition is impossible: the norm {sp.sstr(h.f)} is negative")
-    _need(not prove_nonnegative(h.f - h.radius * h.l1, ctx.relations(), strict=True),
+    _need(not _nonnegative(h.f - h.radius * h.l1, ctx.relations(), strict=True),
           f"{what}: the definition is impossible: the norm {sp.sstr(h.f)} > R*l1 = {sp.sstr(h.radius * h.l1)}")
 
 
@@ -2905,7 +2917,7 @@ def _keeps_assumptions(key, value, ctx, what: str = "instance"):
     for fact in signs:  # proved from the hypotheses
         if getattr(plain, f"is_{fact}") is not True:
             sign, strict = _SIGN_FACTS[fact]
-            _need(prove_nonnegative(sign * value, rels, strict=strict),
+            _need(_nonnegative(sign * value, rels, strict=strict),
                   f"{what}: {sp.sstr(value)} must be {fact}, as {sp.sstr(key)} is: cannot prove "
                   f"{sp.sstr(sign * value)} {'>' if strict else '>='} 0")
     follows = sp.Dummy(**{f: True for f in signs}).assumptions0 if signs else {}
@@ -4109,7 +4121,7 @@ def matmul(A: Mat, B: Mat) -> Mat:
 
 def _in_range(x, lo, hi, rels) -> bool:
     """An integer x with lo <= x <= hi (δ(m, 3/2) is 0 for every integer m)."""
-    return _fact(x, "integer") and prove_nonnegative(x - lo, tuple(rels)) and prove_nonnegative(hi - x, tuple(rels))
+    return _fact(x, "integer") and _nonnegative(x - lo, tuple(rels)) and _nonnegative(hi - x, tuple(rels))
 
 
 def _delta_factors(term) -> list:
@@ -4131,7 +4143,7 @@ def _collapse_deltas(e, rels):
         m, lo, hi = e.limits[0]
         out = []
         # m is a kernel symbol of its depth (_alpha); a reversed range (Karr) would give contradictory relations
-        inner = tuple(rels) + ((sp.Ge(m, lo), sp.Le(m, hi)) if prove_nonnegative(hi - lo + 1, tuple(rels), max_tries=20) else ())
+        inner = tuple(rels) + ((sp.Ge(m, lo), sp.Le(m, hi)) if _nonnegative(hi - lo + 1, tuple(rels), max_tries=20) else ())
         for term in sp.Add.make_args(sp.expand(_collapse_deltas(e.function, inner))):
             x = None
             for d in _delta_factors(term):  # only a delta that multiplies the whole term
@@ -4158,7 +4170,7 @@ def _decide_piecewise(e, rels):
         conds = cond.args if isinstance(cond, sp.And) else (cond,)
         for c_ in conds:
             form = _nonneg_form(c_)
-            if form is None or not prove_nonnegative(form[0], tuple(rels), strict=form[1]):
+            if form is None or not _nonnegative(form[0], tuple(rels), strict=form[1]):
                 return pw
         return expr
 
@@ -4239,7 +4251,7 @@ def _range_profile(lo, hi, rels) -> dict:
     rels = tuple(r for r in rels if not (isinstance(r, sp.Basic) and _binder_variables([r])))
     for extra, need in _INDEX_PROFILES[:-1]:
         gaps = need(lo, hi)
-        if all(not _binder_variables([g]) and prove_nonnegative(g, tuple(rels), max_tries=20) for g in gaps):
+        if all(not _binder_variables([g]) and _nonnegative(g, tuple(rels), max_tries=20) for g in gaps):
             return extra
     return {}
 
@@ -4531,7 +4543,7 @@ def _abs_bound(lhs, rel, rhs, p, ctx):
                  (x.xreplace(zero), big.xreplace(zero), rels)]
     for k, (xx, yy, rr) in enumerate(cases):
         for e in (yy - xx, yy + xx):
-            _need(prove_nonnegative(e, tuple(rr)), f"abs-bound: case {k + 1}: cannot prove {sp.sstr(e)} >= 0")
+            _need(_nonnegative(e, tuple(rr)), f"abs-bound: case {k + 1}: cannot prove {sp.sstr(e)} >= 0")
     return "-y <= x <= y" + (" in both Kronecker cases" if len(cases) == 2 else "")
 
 
@@ -4674,7 +4686,7 @@ def _smooth(e, ctx) -> bool:
         if not (ex.is_Integer or ex.is_Rational) or ex.free_symbols:
             return False
         if ex.is_negative or not ex.is_Integer:
-            if not (_fact(base, "positive") or prove_nonnegative(base, tuple(ctx.relations()), strict=True)):
+            if not (_fact(base, "positive") or _nonnegative(base, tuple(ctx.relations()), strict=True)):
                 return False
         return _smooth(base, ctx)
     return False
@@ -4708,7 +4720,7 @@ def _reads_in_range(e, x, n, rels, what: str, depth: int = 0):
         _need(not (lo.has(x) or hi.has(x)), f"{what}: {sp.sstr(x)} is in the limits of {sp.sstr(e)}")
         t = _fixed_dummy("m_mv", 750 + depth, integer=True)
         inner = tuple(rels)
-        if prove_nonnegative(hi - lo + 1, inner, max_tries=20):  # a reversed range (Karr) runs elsewhere
+        if _nonnegative(hi - lo + 1, inner, max_tries=20):  # a reversed range (Karr) runs elsewhere
             inner += (sp.Ge(t, lo), sp.Le(t, hi))
         _reads_in_range(e.function.xreplace({m: t}), x, n, inner, what, depth + 1)
         return

@@ -57,9 +57,13 @@ def test_a_bound_variable_renamed_with_fewer_facts_does_not_bring_a_wrong_fact_i
     assert not prove_nonnegative(-T, strict=True)
     m = sp.Symbol("m", integer=True, nonnegative=True)
     assert not is_identity(sp.Subs(sp.sign(sp.binomial(m, 3)), m, n), -1)
-    # a true variant: the same sum with its terms' sign right for every integer (an even k)
+    # true variants: the same sum with its terms' sign right for every integer (a square), its
+    # index declared with what its range gives (an integer; non-negative where j >= 0 is given)
+    ki = sp.Symbol("ki", integer=True)
+    assert prove_nonnegative(sp.Sum(sp.binomial(ki, 2) ** 2, (ki, j, j)))
     U = sp.Sum(sp.binomial(k, 2) ** 2, (k, j, j))
-    assert prove_nonnegative(U)
+    assert prove_nonnegative(U, [sp.Ge(j, 0)])
+    assert not prove_nonnegative(U)  # since stop 36: k declared non-negative over j … j, j any integer
 
 
 def test_an_indexed_base_with_a_symbol_in_its_shape_is_refused():

@@ -5,8 +5,9 @@ SymPy's facts about a sum, product or integral are its terms' facts, so an empty
 or terms that cancel make them wrong (Sum(I, (k, 1, n)) "not real" is 0 at n = 0; Product(I, (k, 1,
 2)) = -1 "not real"; the integral of exp(i t) over [0, 2 pi] "non-zero" is 0; an empty product was
 "<= 0"). Its fifth family, prove_nonnegative called directly on a binder declared with what its
-range does not give (the sum of atan(kp), kp "positive", over 0..q is 0 at q = 0), is stated in
-docs/proof-rules.md and not closed."""
+range does not give (the sum of atan(kp), kp "positive", over 0..q is 0 at q = 0), was closed in
+stop 36: prove_nonnegative checks the declarations against the ranges, with its hypotheses, as a
+chain does."""
 
 import sympy as sp
 
@@ -42,12 +43,23 @@ def test_facts_of_sums_products_and_integrals_with_terms_not_known_real_are_untr
 
 
 def test_a_binder_declared_with_what_its_range_does_not_give_is_refused_in_a_chain():
-    # called directly, prove_nonnegative(A, strict=True) below is still True (stated in
-    # docs/proof-rules.md, not closed: it does not check a binder's declaration against its range,
-    # and refusing there lost true proofs whose hypotheses give the declaration); a chain's steps
-    # are checked for it before any rule reads a sign
+    # a chain's steps are checked for it before any rule reads a sign
     q = sp.Symbol("q", integer=True, nonnegative=True)
     A = sp.Sum(sp.atan(kp), (kp, 0, q))  # atan(0) = 0 at q = 0
     assert not Chain(A).ge(sp.pi / 4, by.algebra()).prove(A, ">=", sp.pi / 4).complete
     B = sp.Product(sp.atan(kp), (kp, 0, p - 1))  # 0: its term at kp = 0
     assert not Chain(B).ge(sp.pi / 4, by.algebra()).prove(B, ">=", sp.pi / 4).complete
+
+
+def test_prove_nonnegative_called_directly_checks_a_binders_declaration_against_its_range():
+    q = sp.Symbol("q", integer=True, nonnegative=True)
+    a = sp.Symbol("a", integer=True)
+    assert not prove_nonnegative(sp.Sum(sp.atan(kp), (kp, 0, q)), strict=True)  # 0 at q = 0
+    assert not prove_nonnegative(sp.Sum(sp.atan(kp), (kp, a, a + q)), strict=True)  # a = 0, q = 0
+    assert not prove_nonnegative(-sp.Product(sp.atan(kp) - 1, (kp, 0, 1)))  # π/4 − 1 < 0
+    # ... in the hypotheses too: x >= Σ_{kp=0}^{q} atan kp read as x > 0
+    x = sp.Symbol("x", real=True)
+    assert not prove_nonnegative(x, [x >= sp.Sum(sp.atan(kp), (kp, 0, q))], strict=True)  # x = 0 at q = 0
+    # true variants: the range gives the declaration, or the hypotheses do
+    assert prove_nonnegative(sp.Sum(sp.atan(kp), (kp, 1, q + 1)), strict=True)
+    assert prove_nonnegative(sp.Sum(sp.atan(kp), (kp, a, a + q)), [a >= 1], strict=True)
