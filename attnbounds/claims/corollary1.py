@@ -435,7 +435,7 @@ CLAIM = Claim(
             r"\frac{1}{1+(L-1)e^{2\Delta/T}} \le \alpha_i \le \frac{1}{1+(L-1)e^{-2\Delta/T}}",
             symbolic=_symbolic_reconstructed,
             sides=reconstructed_sides,
-            note="sharp: keys aligned / anti-aligned with q attain it",
+            note="sharp: keys aligned / anti-aligned with q attain it (argued on the page, not part of the verdict)",
             **_BOTH,
         ),
     ),

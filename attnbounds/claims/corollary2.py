@@ -36,8 +36,9 @@ $\Sigma_{\mathrm{out}} := \sum_{i\notin I_N}\|\alpha_i x_i\|$. Two precise readi
   a constant independent of $L$. For softmax of logits in $[-a,a]$, $C_2 = e^{2a/T}$.
 * **ratio tends to 1** (reading `paper-i-ratio`, falsified). Both $\tilde d$ and
   $\Sigma_{\mathrm{out}} \le (1-\bar\alpha_N)R$ are $O(1)$, so a bounded difference does not make
-  the ratio tend to $1$. Uniform weights, $N = 1$, all $x_i = e$: $\tilde d = 0$ for every $L$
-  while $\Sigma_{\mathrm{out}} = (L-1)/L \to 1$, so the ratio is $0$.
+  the ratio tend to $1$. In one configuration (uniform weights, $N = 1$, all $x_i = e$)
+  $\tilde d = 0$ for every $L$ while $\Sigma_{\mathrm{out}} = (L-1)/L \to 1$, so the ratio is $0$;
+  the verdict rests on the paper's own setting, below.
 
 So the paper's (i) is true as "the difference stays bounded", and says nothing about growth:
 both quantities stay bounded under Lemma 1.
@@ -45,13 +46,14 @@ both quantities stay bounded under Lemma 1.
 The full text words (i) for the *expected* distance. `paper-i-difference` is checked for
 every configuration, which covers the expectation: a bound that holds at every draw holds
 for the mean over any distribution of the draws, so it bounds
-$|\mathbb{E}\tilde d - \mathbb{E}\Sigma_{\mathrm{out}}|$ by the same constant. The ratio's
-counterexample above is a configuration, not a draw of the paper's Assumption 1 ($x_i$
-uniform on the sphere). Under Assumption 1 the expected ratio does not tend to $1$ either:
+$|\mathbb{E}\tilde d - \mathbb{E}\Sigma_{\mathrm{out}}|$ by the same constant. The configuration
+above is not a draw of the paper's Assumption 1 ($x_i$ uniform on the sphere), so the reading
+`paper-i-ratio` is the ratio of the expectations under it, and it is falsified there, exactly:
 with uniform weights, $N = 1$ and $x_i$ uniform on the unit sphere of $\mathbb{R}^3$,
-$D_i = \|x_i - x_1\|/L$, whose mean is $\tfrac43/L$ (the mean chord of the sphere), so
-$\mathbb{E}\tilde d = \tfrac43\,\Sigma_{\mathrm{out}}$ for every $L$ (Monte Carlo: 1.3335 at
-$L = 8$, 1.3331 at $L = 64$).
+$D_i = \|x_i - x_1\|/L$, whose mean is $\tfrac43/L$ (the mean chord of the sphere,
+$\int_0^\pi 2\sin(\theta/2)\,\tfrac12\sin\theta\,d\theta = \tfrac43$, integrated by SymPy in
+`mean_chord_sphere3`), so $\mathbb{E}\tilde d = \tfrac43\,\Sigma_{\mathrm{out}}$ for every $L$
+(Monte Carlo agrees: 1.3335 at $L = 8$, 1.3331 at $L = 64$).
 
 ## (i) read as linear growth: Lemma 1 forbids it
 
@@ -732,17 +734,48 @@ def _bounded_chains() -> dict:
     return bounded_chains()
 
 
+def mean_chord_sphere3():
+    """E‖x − y‖ for x, y independent and uniform on the unit sphere of R³, exactly: the angle θ
+    between them has density sin(θ)/2 on [0, π] and ‖x − y‖ = 2 sin(θ/2).
+
+    >>> mean_chord_sphere3()
+    4/3
+    """
+    th = sp.Symbol("theta", nonnegative=True)
+    return sp.integrate(2 * sp.sin(th / 2) * sp.sin(th) / 2, (th, 0, sp.pi))
+
+
 def _symbolic_ratio() -> Proof:
     Ls = [4, 16, 64, 256]
-    d = _family_equal(Ls, lambda L: 1)
-    sums = [(L - 1) / L for L in Ls]
+    chord = mean_chord_sphere3()  # exact
+    out = [sp.Rational(L - 1, L) for L in Ls]  # Σ_out = (L − 1)/L: every |α_i x_i| = 1/L
+    mean_d = [chord * o for o in out]  # E d~ = Σ_{i ≠ 1} E|x_i − x_1|/L
+    ratio = mean_d[-1] / out[-1]
+    if ratio != sp.Rational(4, 3):
+        raise AssertionError(f"C2 paper-i-ratio: the expected ratio is {ratio}, not 4/3")
     return Proof(
         False,
-        "uniform weights, x_i = e, N = 1: d~ = 0 for every L while sum_{i not in I_N} |a_i x_i| = (L-1)/L -> 1: "
-        "the ratio is 0, not -> 1",
-        counterexample={"family": "uniform weights, x_i = e_1, N = 1", "L": Ls, "d_tilde": d, "sum_out": sums},
-        lhs=0.0,
+        "Assumption 1 (x_i uniform on the unit sphere of R^3), uniform weights, N = 1: E d~ = sum_{i != 1} "
+        f"E|x_i - x_1|/L = (4/3)(L-1)/L (the mean chord, {chord}, exact) while sum_out = (L-1)/L: the ratio is "
+        "4/3 for every L, not -> 1",
+        counterexample={"family": "x_i uniform on the unit sphere of R^3, uniform weights, N = 1", "L": Ls,
+                        "expected_d_tilde": [str(m) for m in mean_d], "sum_out": [str(o) for o in out]},
+        lhs=float(ratio),
         rhs=1.0,
+    )
+
+
+def _drop_normalized() -> Proof:
+    # unnormalized weights (1, 1), x = (1, -1), N = 1: d~ = |(-1) - 1| = 2 > (L - N) max|x_i| = 1
+    w = np.array([1.0, 1.0])
+    x = np.array([[1.0], [-1.0]])
+    d = float(np.linalg.norm(w[1] * x[1] - w[0] * x[0]))  # cumulative_distance refuses such weights
+    return Proof(
+        False,
+        "without sum(alpha) = 1: weights (1, 1), x = (1, -1), N = 1 give d~ = 2 > (L - N) max|x_i| = 1 (paper-ii's bound)",
+        counterexample={"weights": w, "x": x, "n": 1},
+        lhs=d,
+        rhs=float((w.size - 1) * np.abs(x).max()),
     )
 
 
@@ -784,6 +817,13 @@ CLAIM = Claim(
             # (collapse uses Lemma 1 only in the consequence argued on the page)
             readings=("transcribed", "transcribed_ii", "paper-i-difference", "paper-i-ratio", "paper-ii-asymptotic",
                       "bounded"),
+        ),
+        Hypothesis(
+            "normalized",
+            "the weights are a probability vector (non-negative, summing to 1), 1 <= N < L (Theorem 1's setting)",
+            drop=_drop_normalized,
+            admits=lambda N: bool(N.sums_to_one),
+            readings=("paper-ii", "reconstructed", "bounded"),  # the checked chains that use it
         ),
         Hypothesis("bounded_norms", "|x_i| <= R for every i, R independent of L"),
         Hypothesis(
@@ -827,16 +867,17 @@ CLAIM = Claim(
         ),
         Reading(
             "paper-i-ratio",
-            "(i) as the paper words it, read as a ratio: d~ / sum_{i not in I_N} |alpha_i x_i| -> 1 as L -> oo (N fixed)",
-            r"\tilde d \,\big/ \textstyle\sum_{i\notin I_N}\|\alpha_i x_i\| \to 1",
+            "(i) as the paper words it, read as a ratio: E d~ / E sum_{i not in I_N} |alpha_i x_i| -> 1 as L -> oo "
+            "(N fixed, x_i uniform on the sphere: Assumption 1)",
+            r"\mathbb{E}\tilde d \,\big/\, \mathbb{E}\textstyle\sum_{i\notin I_N}\|\alpha_i x_i\| \to 1",
             relation="==",
             symbolic=_symbolic_ratio,
-            note="false: both sides are O(1) and the ratio can be 0",
+            note="false: both sides are O(1); under Assumption 1 with uniform weights the ratio is 4/3 for every L",
         ),
         Reading(
             "paper-ii",
             "(ii) as the paper words it: as N -> L the distance goes to 0, because no token is left outside the "
-            "top set: d~ <= (L - N) max_i |x_i| for every configuration with 1 <= N < L (sharp for every N), "
+            "top set: d~ <= (L - N) max_i |x_i| for every configuration with 1 <= N < L, "
             "a bound that falls linearly to 0 at N = L",
             r"\tilde d \le (L-N)\max_i\|x_i\| \quad (1 \le N < L)",
             relation="<=",
@@ -845,6 +886,7 @@ CLAIM = Claim(
             sides=sides_vanishing,
             sweep=_sweep_vanishing,
             atol=1e-10,
+            note="sharp for every N as a supremum (argued on the page, not part of the verdict)",
         ),
         Reading(
             "paper-ii-asymptotic",
@@ -867,13 +909,15 @@ CLAIM = Claim(
         ),
         Reading(
             "bounded",
-            "(i) corrected: softmax of logits in [-a, a], N fixed: d~ <= R (1 + N e^{2a/T} (L-N)/L) < R (1 + N e^{2a/T}) for all L",
+            "(i) corrected: softmax of logits in [-a, a], N fixed: d~ <= R (1 + N e^{2a/T} (L-N)/L) for all L",
             r"\tilde d \le R\big(1 + N e^{2a/T}\tfrac{L-N}{L}\big) = O(1)",
             relation="<=",
             symbolic=_symbolic_bounded,
             strategy=_bounded_strategy,
             sides=sides_bounded,
             sweep=_sweep_bounded,
+            note="hence d~ <= R (1 + N e^{2a/T}) = O(1) in L, since (L - N)/L <= 1 and R >= 0 (argued on the page, "
+                 "not part of the verdict)",
         ),
         Reading(
             "collapse",

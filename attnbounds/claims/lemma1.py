@@ -568,7 +568,8 @@ CLAIM = Claim(
             r"\frac{m}{m+(L-1)M} \le \alpha_i \le \frac{M}{M+(L-1)m}",
             symbolic=_symbolic_reconstructed,
             sides=reconstructed_sides,
-            note="sharp: one logit at argmax F and the rest at argmin F attains the upper bound",
+            note="sharp: one logit at argmax F and the rest at argmin F attains the upper bound (argued on the page, not part "
+                 "of the verdict)",
             **_BOTH,
         ),
     ),

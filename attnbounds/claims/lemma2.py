@@ -668,13 +668,15 @@ CLAIM = Claim(
         _softmax_reading(
             "transcribed",
             "spectral",
-            "|d alpha/d l|_2 <= 1/(4T) (the Jacobian norm read as the operator 2-norm)",
+            "|d alpha/d l|_2 <= 1/(4T) (the summary's 'Jacobian norm', which names no norm, read as the operator "
+            "2-norm: the secondary source's |grad_l alpha|_2, CLAIMS.md)",
             r"\left\|\frac{\partial\alpha}{\partial l}\right\|_2 \le \frac{1}{4T}",
-            "false: the sharp sup is 1/(2T) (same quantity as the spectral reading)",
+            "false: the sharp sup is 1/(2T) (same quantity as the spectral reading); read entrywise, the same words "
+            "hold (L2:entry)",
         ),
         Reading(
             "reconstructed",
-            "|J|_2 <= G/2 for any positive F, G = sup|(log F)'| (softmax: 1/(2T), sharp)",
+            "|J|_2 <= G/2 for any positive F, G = sup|(log F)'| (softmax: 1/(2T))",
             r"\|J\|_2 \le \tfrac12 \sup|(\log F)'|",
             symbolic=_symbolic_generic,
             strategy=generic_instances,
@@ -682,7 +684,7 @@ CLAIM = Claim(
             sweep=generic_sweep,
             rtol=1e-9,
             atol=1e-12,
-            note="sharp in G: softmax at logits (0, 0) attains it",
+            note="sharp in G: softmax at logits (0, 0) attains it (argued on the page, not part of the verdict)",
         ),
         _softmax_reading(
             "entry",
@@ -721,7 +723,8 @@ CLAIM = Claim(
         _generic_reading(
             "generic-sharpest",
             "sharpest",
-            "|J|_2 <= max_k |F'(l_k)| / (2 min_j F(l_j)) (best constant of that form, sharp)",
+            "|J|_2 <= max_k |F'(l_k)| / (2 min_j F(l_j)) (the constant 1/2 is the best of that form: argued on the page, "
+            "not part of the verdict)",
             r"\|J\|_2 \le \frac{\max_k|F'(l_k)|}{2\min_j F(l_j)}",
         ),
         _generic_reading(

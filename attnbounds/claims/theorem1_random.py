@@ -507,9 +507,11 @@ CLAIM = Claim(
         ),
         Reading(
             "gap_bound",
-            "E_S[d~] <= M + G, G = (L-N)/L sum_i sqrt(N(L-1-N)/((L-1)(L-2)) sum_{j!=i} |a_j x_j - ybar_{-i}|^2)",
+            "L >= 3: E_S[d~] <= M + G, G = (L-N)/L sum_i sqrt(N(L-1-N)/((L-1)(L-2)) sum_{j!=i} |a_j x_j - ybar_{-i}|^2) "
+            "(at L = 2, G is 0/0)",
             r"\mathbb{E}_S\tilde d \le M + G",
             relation="<=",
+            assume=lambda instance: np.asarray(instance["weights"]).shape[-1] >= 3,
             symbolic=_symbolic_gap_bound,
             strategy=_configs,
             sides=_sides_gap_bound,

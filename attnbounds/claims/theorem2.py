@@ -25,7 +25,7 @@ $$1 - \frac{1}{rN}\sum_{i\in I_N}\xi_i \;\le\; \frac{\mathbb{E}[N_s]}{N} \;\le\;
 Write $N_s^{\mathrm{sel}} = \#\{i\in I_N : D_i\le r\}$ for the count without the condition on
 the non-selected tokens (our earlier reading). Always $N_s \le N_s^{\mathrm{sel}}$.
 
-## Upper side: Hoeffding (the paper's constant) and McDiarmid (needs $r \le \xi_i$)
+## Upper side: Hoeffding on the paper's range and McDiarmid (needs $r \le \xi_i$)
 
 $D_i$ lies in $[0, 2M]$ (the paper's range). Hoeffding's inequality for one variable with that
 range gives the lower tail $\Pr(D_i \le \xi_i - t) \le \exp(-2t^2/(2M)^2) = \exp(-t^2/(2M^2))$.
@@ -41,7 +41,9 @@ and using $\mathbb{E}[N_s] \le \mathbb{E}[N_s^{\mathrm{sel}}] = \sum_i\Pr(D_i\le
 * reading `reconstructed`: $\mathbb{E}[N_s]/N \le \frac1N\sum_i \exp(-((\xi_i-r)_+)^2/(2M^2\sigma_i^2))$;
 * reading `upper_if_r_le_xi`: the transcription with $16M^2$ holds when $r\le\min_i\xi_i$, since
   $2M^2\sigma_i^2 \le 2M^2 < 16M^2$. The summary's constant is valid but 8 times looser than
-  the Hoeffding constant the paper's own proof gives.
+  the constant that Hoeffding on the paper's range $[0, 2M]$ gives. (The full text names
+  Hoeffding and that range; its constant was lost with the formulas, so $2M^2$ is ours, not a
+  quotation.)
 
 ## The transcribed upper side without a condition on $r$ is false
 
@@ -703,12 +705,21 @@ def _drop_condition() -> Proof:
     )
 
 
-def _reading(name, statement, latex, symbolic, kind, mc, r_key="r", positive_r=False, relation="<=", note=""):
+def _sigma_positive(instance):
+    """σ_i² = Σ_{j∈I_N∖{i}} α_j² > 0 for every selected i: N ≥ 2 and the second largest weight > 0
+    (McDiarmid's form divides by σ_i²; at σ_i² = 0 its right side is not defined)."""
+    w = np.sort(np.asarray(instance["weights"], dtype=np.float64), axis=-1)
+    return (np.asarray(instance["n"]) >= 2) & (w[..., -2] > 0)
+
+
+def _reading(name, statement, latex, symbolic, kind, mc, r_key="r", positive_r=False, relation="<=", note="",
+             assume=None):
     return Reading(
         name,
         statement,
         latex,
         relation=relation,
+        assume=assume,
         symbolic=symbolic,
         strategy=lambda: _paper_strategy(r_key=r_key, positive_r=positive_r),
         sides=paper_sides(kind),
@@ -768,16 +779,16 @@ CLAIM = Claim(
         ),
         _reading(
             "hoeffding",
-            "the paper's constant (Hoeffding, D_i in [0, 2M]): E[N_s]/N <= (1/N) sum exp(-((xi_i - r)_+)^2/(2 M^2))",
+            "the constant Hoeffding gives on the paper's range (D_i in [0, 2M]; the paper's own constant was lost): E[N_s]/N <= (1/N) sum exp(-((xi_i - r)_+)^2/(2 M^2))",
             r"\frac{\mathbb{E}[N_s]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2}\Big)",
             _symbolic_hoeffding, "hoeffding", _mc_upper("hoeffding"),
         ),
         _reading(
             "reconstructed",
-            "every r >= 0: E[N_s]/N <= (1/N) sum exp(-((xi_i - r)_+)^2/(2 M^2 sigma_i^2)), "
+            "every r >= 0 and sigma_i^2 > 0 (N >= 2): E[N_s]/N <= (1/N) sum exp(-((xi_i - r)_+)^2/(2 M^2 sigma_i^2)), "
             "sigma_i^2 = sum_{j in I_N, j != i} alpha_j^2",
             r"\frac{\mathbb{E}[N_s]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2\sigma_i^2}\Big)",
-            _symbolic_reconstructed, "reconstructed", _mc_upper("reconstructed"),
+            _symbolic_reconstructed, "reconstructed", _mc_upper("reconstructed"), assume=_sigma_positive,
         ),
         _reading(
             "lower_reconstructed",
@@ -809,9 +820,11 @@ CLAIM = Claim(
         ),
         Reading(
             "reconstructed-selected-only",
-            "old reading N_s = #{i in I_N: D_i <= r}: E[N_s]/N <= (1/N) sum exp(-((xi_i - r)_+)^2/(2 M^2 sigma_i^2))",
+            "old reading N_s = #{i in I_N: D_i <= r}, sigma_i^2 > 0 (N >= 2): E[N_s]/N <= (1/N) sum "
+            "exp(-((xi_i - r)_+)^2/(2 M^2 sigma_i^2))",
             r"\frac{\mathbb{E}[N_s^{\mathrm{sel}}]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2\sigma_i^2}\Big)",
             relation="<=",
+            assume=_sigma_positive,
             symbolic=_symbolic_reconstructed_selected,
             strategy=_exact_strategy,
             sides=_sides_reconstructed,

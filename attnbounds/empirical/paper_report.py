@@ -651,7 +651,7 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
                   f"At each query position (L = {int(multihead['L'][0])}, N = {int(multihead['N'][0])}), each head's "
                   "distinguishable tokens S_h (E4's radius, just inside it; `numerics.selection.distinguishable_mask`) "
                   "within the union U of the heads' top sets; p_h = |S_h|/|U|. `coverage` is |∪ S_h|/|U|, `1 − Π(1 − p_h)` "
-                  "the Discussion's value for independent heads (the right side of the claim reading H1:any-heads), "
+                  "the Discussion's value for independent heads (`claims.multihead.mask_sides`), "
                   "Jaccard the mean pairwise overlap (`numerics.coverage.head_overlap`). Means over positions.", "",
                   "| layer | positions | mean N_s/N | mean p_h | coverage | 1 − Π(1 − p_h) | union bound | worst case | Jaccard |",
                   "|---|---|---|---|---|---|---|---|---|"]

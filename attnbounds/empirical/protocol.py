@@ -849,14 +849,14 @@ def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N, *, fused: bool | No
     non-selected i of ‖s − α_i x_i‖, taken just below r); the top set is the union U of the
     heads' top-N sets. :func:`attnbounds.numerics.coverage.head_overlap` gives the covered
     fraction |∪ S_h|/|U|, the union bound, the worst case and the Jaccard overlap, and the
-    Discussion's 1 − Π(1 − p_h) with p_h = |S_h|/|U| is the right side of the claim reading
-    ``H1:any-heads`` (the claim's formula, evaluated on the heads' observed sets). Returns per-layer sums over rows
+    Discussion's 1 − Π(1 − p_h) with p_h = |S_h|/|U| is the claim module's formula
+    (``attnbounds.claims.multihead.mask_sides``, evaluated on the heads' observed sets). Returns per-layer sums over rows
     (``rows`` counts them; ``jaccard`` is summed over rows where it is defined, counted in
     ``jaccard_rows``).
 
     ``fused`` (default: when numba is installed) finds the sets of every (head, row) by
     :func:`attnbounds.empirical.fused.h1_heads` and their union and pair counts by
-    :func:`attnbounds.empirical.fused.h1_universe`, calls the reading once per group of rows
+    :func:`attnbounds.empirical.fused.h1_universe`, calls the formula once per group of rows
     with the same |U|, and takes the union bound, worst case and Jaccard overlap from the
     counts (checked against ``head_overlap`` on three rows of each layer); ``fused=False`` is
     the row-by-row reference. Every output is a function of the sets, and the two paths give
@@ -868,10 +868,10 @@ def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N, *, fused: bool | No
         raise ValueError("fused: needs numba")
     if fz is None or fused is False:
         return _h1_layer_rows(logits, x, causal, L, n)
-    from attnbounds import claims
+    from attnbounds.claims.multihead import mask_sides
     from attnbounds.numerics.coverage import head_overlap
 
-    _, reading = claims.reading("H1:any-heads")
+    formula = mask_sides("any-heads")
     w_all = _softmax64(logits[:, :L, :L]).numpy()  # (H, L, L)
     H = w_all.shape[0]
     out = {k: 0.0 for k in H1_COLUMNS[4:]}
@@ -897,7 +897,7 @@ def h1_layer(logits, x, causal: bool, L: int, n: int = H1_N, *, fused: bool | No
     for k in np.unique(size):  # the claim's sides on the rows whose U has k tokens
         at = np.flatnonzero(size == k)
         m = masks[at, :, :k]  # (rows, H, |U|)
-        sides = reading.sides({"masks": m})
+        sides = formula({"masks": m})
         per["coverage"][at] = sides.lhs
         per["independent"][at] = sides.rhs
         per["p"][at] = m.mean(-1).mean(-1)
@@ -947,12 +947,12 @@ def _check_overlap(masks, size, per, head_overlap, rows: int = 3) -> None:
 
 def _h1_layer_rows(logits, x, causal: bool, L: int, n: int = H1_N) -> dict:
     """:func:`h1_layer` row by row (the reference): numpy distances per chunk of rows, and the
-    reading and ``head_overlap`` called on each row."""
-    from attnbounds import claims
+    formula and ``head_overlap`` called on each row."""
+    from attnbounds.claims.multihead import mask_sides
     from attnbounds.numerics.attention import per_token_distance, top_n_mask
     from attnbounds.numerics.coverage import head_overlap
 
-    _, reading = claims.reading("H1:any-heads")
+    formula = mask_sides("any-heads")
     w_all = _softmax64(logits[:, :L, :L]).numpy()  # (H, L, L)
     H = w_all.shape[0]
     xs = np.broadcast_to(x[:, :L], (H, L, x.shape[-1]))  # hidden states: one set shared by the heads
@@ -980,7 +980,7 @@ def _h1_layer_rows(logits, x, causal: bool, L: int, n: int = H1_N) -> dict:
             masks = masks_all[:, q]
             universe = top[:, q].any(0)  # the union of the heads' top sets
             m = masks[:, universe]  # (H, |U|)
-            sides = reading.sides({"masks": m})  # coverage and the claim's 1 − Π(1 − p_h)
+            sides = formula({"masks": m})  # coverage and the claim's 1 − Π(1 − p_h)
             ov = head_overlap(m)
             out["rows"] += 1
             out["p"] += float(m.mean(-1).mean())

@@ -100,7 +100,7 @@ def h1_chains() -> dict:
 
     prod = sp.Product(1 - p(h), (h, 1, H))
     ind = independent(p(h))
-    q = sp.Symbol("p", positive=True)  # the Discussion's setting: every head separates a fraction p
+    q = sp.Symbol("p", nonnegative=True)  # the Discussion's setting: every head separates a fraction p (p = 0 too)
     equal = independent(q).eq(1 - (1 - q) ** H, by.identity())  # Π_{h=1}^{H} (1 − p) = (1 − p)^H
     covered_example = 1 - (1 - PAPER_EXAMPLE["p"]) ** PAPER_EXAMPLE["H"]
     paper = Chain(covered_example).ge(PAPER_EXAMPLE["target"], by.algebra())

@@ -1966,7 +1966,15 @@ def _defined(expr, var, rels, what: str, tries=None):
     """Every power with a negative or fractional exponent, and every log, that holds ``var`` is
     defined where ``rels`` put it: base > 0 (>= 0 for a positive fractional power), log's
     argument > 0. A pole inside an allowed node (atan(1/t) across 0) hides its jump from the
-    derivative, which SymPy simplifies (d/dt atan(1/t) = -1/(1 + t^2))."""
+    derivative, which SymPy simplifies (d/dt atan(1/t) = -1/(1 + t^2)).
+
+    ``expr`` is the map as the rule differentiates it, at its own dummy ``var``, which SymPy may
+    have rebuilt from the map as written: atan(−tanh(√(−v²))·√(−v²)/|v|) is atan(tan t) at a real t,
+    a sawtooth whose derivative SymPy gives as 1. So the pieces are checked again here
+    (:func:`_no_jumps`), and every atan and tanh that holds ``var`` must have an argument known real:
+    atan has branch cuts and tanh poles off the real line (atan(s + 2i) + atan(s − 2i) is real for
+    real s and jumps by 2π where s crosses 0)."""
+    _no_jumps(expr, var, what)
     kw = {} if tries is None else {"max_tries": tries}
     for a in sp.preorder_traversal(sp.sympify(expr)):
         if not a.has(var):
@@ -1978,6 +1986,10 @@ def _defined(expr, var, rels, what: str, tries=None):
         elif isinstance(a, sp.log):
             _need(_nonnegative(a.args[0], tuple(rels), strict=True, **kw),
                   f"{what}: {sp.sstr(a)} is defined only where {sp.sstr(a.args[0])} > 0, which is not proved")
+    for a in sp.preorder_traversal(sp.sympify(expr)):
+        if isinstance(a, (sp.atan, sp.tanh)) and a.has(var):
+            _need(_fact(a.args[0], "extended_real"),
+                  f"{what}: {sp.sstr(a)} has an argument not known real, where it may cross a branch cut or a pole")
 
 
 def _bare(k, e) -> bool:

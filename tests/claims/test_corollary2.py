@@ -125,7 +125,17 @@ def test_dominated_sides_against_a_naive_evaluator_and_the_ratio_family():
         assert float(sd.rhs) == pytest.approx(n * np.exp(2 * a / T) * R * (L - n) / L, rel=1e-12)
         assert float(sd.lhs) <= float(sd.rhs) + 1e-12
     proof = CLAIM.reading("paper-i-ratio").symbolic()
-    assert proof.status is False and all(v == 0.0 for v in proof.counterexample["d_tilde"])
+    assert proof.status is False and (proof.lhs, proof.rhs) == (pytest.approx(4 / 3), 1.0)
+    # the exact mean chord against sampling: x, y uniform on the unit sphere of R^3
+    g = np.random.default_rng(3).normal(size=(2, 200_000, 3))
+    u = g / np.linalg.norm(g, axis=-1, keepdims=True)
+    assert float(np.linalg.norm(u[0] - u[1], axis=-1).mean()) == pytest.approx(4 / 3, abs=5e-3)
+    # and the expected ratio on the model: uniform weights, N = 1, L = 8, 20,000 draws of the x_i
+    L, n = 8, 1
+    xs = np.random.default_rng(4).normal(size=(20_000, L, 3))
+    xs /= np.linalg.norm(xs, axis=-1, keepdims=True)
+    d = np.linalg.norm(xs[:, 1:] - xs[:, :1], axis=-1).sum(-1) / L  # top-1 is token 0 (ties: lowest index)
+    assert float(d.mean() / ((L - n) / L)) == pytest.approx(4 / 3, abs=1e-2)
 
 
 def test_paper_ii_against_a_naive_evaluator_and_sharp_for_every_n():
@@ -161,11 +171,25 @@ def test_paper_ii_chain_needs_every_entry_of_its_context():
 
 
 def test_only_the_readings_that_use_them_name_lemma1_and_softmax():
-    lemma1, _, softmax_h = CLAIM.hypotheses
+    lemma1, normalized, _, softmax_h = CLAIM.hypotheses
     for name in ("reconstructed", "paper-ii", "collapse"):  # checked for every configuration
         assert not lemma1.applies_to(name) and not softmax_h.applies_to(name)
     assert lemma1.applies_to("bounded") and softmax_h.applies_to("bounded")
     assert softmax_h.applies_to("paper-i-difference") and not softmax_h.applies_to("collapse")
+
+
+
+def test_the_chains_that_read_normalized_weights_name_the_hypothesis_and_it_is_needed():
+    normalized = next(h for h in CLAIM.hypotheses if h.name == "normalized")
+    for name in ("reconstructed", "paper-ii", "bounded"):  # their chains use sum(alpha) = 1
+        assert normalized.applies_to(name)
+        check = CLAIM.reading(name).symbolic().chain
+        parts = check.parts if hasattr(check, "parts") else (check,)
+        assert any("normalized" in part.chain.ctx.hypotheses for part in parts)
+    drop = normalized.drop()
+    w, x = drop.counterexample["weights"], drop.counterexample["x"]
+    d = abs(w[1] * x[1, 0] - w[0] * x[0, 0])  # N = 1: token 0 selected, s = w_0 x_0
+    assert drop.status is False and d == drop.lhs == 2.0 and d > (len(w) - 1) * np.abs(x).max() == drop.rhs
 
 
 def test_paper_ii_read_asymptotically_fails_with_one_token_left_out():

@@ -185,3 +185,11 @@ def test_t1ii_chains_start_at_the_expected_distance_itself():
         term = start.args[0].function
         no_indicator = Expect(sp.Sum(term.xreplace({sp.Function("in_S")(i): 0}), start.args[0].limits[0]))
         assert not res.chain.prove(no_indicator, res.goal[1], res.goal[2]).complete, name
+
+
+def test_gap_bound_is_judged_only_from_three_tokens():
+    # G's variance factor N(L-1-N)/((L-1)(L-2)) is 0/0 at L = 2, where the chain says nothing
+    reading = CLAIM.reading("gap_bound")
+    assert not reading.inside({"weights": np.array([0.5, 0.5]), "x": np.ones((2, 1)), "n": 1})
+    assert reading.inside({"weights": np.full(3, 1 / 3), "x": np.ones((3, 1)), "n": 1})
+    assert reading.statement.startswith("L >= 3")

@@ -231,3 +231,16 @@ def test_verdicts():
     mc = rows["transcribed-selected-only"]["mc"]
     assert mc["lhs_ci"][0] > mc["rhs_ci"][1]  # violated with confidence at L=16, N=5, d=8
     assert judge_hypothesis_drop(CLAIM, CLAIM.hypotheses[2])["verdict"] == "falsified"
+
+
+def test_the_mcdiarmid_readings_are_judged_only_where_sigma_squared_is_positive():
+    # their chains divide by sigma_i^2 (declared positive): at N = 1 the right side is not defined
+    claim = get("T2")
+    for name in ("reconstructed", "reconstructed-selected-only"):
+        reading = claim.reading(name)
+        assert not reading.inside({"weights": np.array([0.75, 0.25]), "n": 1})
+        assert not reading.inside({"weights": np.array([1.0, 0.0, 0.0]), "n": 2})  # the other selected weight is 0
+        assert reading.inside({"weights": np.array([0.5, 0.3, 0.2]), "n": 2})
+        batch = {"weights": np.array([[0.5, 0.3, 0.2], [0.6, 0.4, 0.0]]), "n": 2}
+        assert reading.inside(batch, size=2).tolist() == [True, True]
+        assert "sigma_i^2 > 0" in reading.statement
