@@ -599,7 +599,7 @@ CLAIM = Claim(
         ),
         Reading(
             "transcribed-d1-norm",
-            "old reading d_1 = max_{i not in I_N} |x_i|: d~ <= (1 - alpha_N) d_1 + R alpha_N (L - N) - (1 - alpha_N)",
+            "CLAIMS.md's reading of the summary, d_1 = max_{i not in I_N} |x_i|: d~ <= (1 - alpha_N) d_1 + R alpha_N (L - N) - (1 - alpha_N)",
             r"d_1 := \max_{i\notin I_N}\|x_i\|:\ \tilde d \le (1-\bar\alpha_N)d_1 + R\bar\alpha_N(L-N) - (1-\bar\alpha_N)",
             relation="<=",
             symbolic=_symbolic_transcribed_d1_norm,
@@ -610,7 +610,7 @@ CLAIM = Claim(
         ),
         Reading(
             "reconstructed-d1-norm",
-            "old reading d_1 = max_{i not in I_N} |x_i|: d~ <= (1 - alpha_N) d_1 + (L - N) alpha_N R",
+            "CLAIMS.md's reading of the summary, d_1 = max_{i not in I_N} |x_i|: d~ <= (1 - alpha_N) d_1 + (L - N) alpha_N R",
             r"d_1 := \max_{i\notin I_N}\|x_i\|:\ \tilde d \le (1-\bar\alpha_N)d_1 + (L-N)\bar\alpha_N R",
             relation="<=",
             symbolic=_symbolic_reconstructed_d1_norm,

@@ -798,7 +798,7 @@ CLAIM = Claim(
         ),
         Reading(
             "transcribed-selected-only",
-            "old reading N_s = #{i in I_N: D_i <= r} (non-selected tokens ignored), upper side as written, any r >= 0",
+            "CLAIMS.md's reading of the summary, N_s = #{i in I_N: D_i <= r} (non-selected tokens ignored), upper side as written, any r >= 0",
             r"N_s^{\mathrm{sel}}:\ \frac{\mathbb{E}[N_s^{\mathrm{sel}}]}{N} \le \frac1N\sum_{i\in I_N}e^{-(r-\xi_i)^2/(16M^2)}",
             relation="<=",
             symbolic=_symbolic_transcribed_selected,
@@ -809,7 +809,7 @@ CLAIM = Claim(
         ),
         Reading(
             "transcribed_lower-selected-only",
-            "old reading N_s = #{i in I_N: D_i <= r}, r > 0: 1 - (1/(rN)) sum xi_i <= E[N_s]/N",
+            "CLAIMS.md's reading of the summary, N_s = #{i in I_N: D_i <= r}, r > 0: 1 - (1/(rN)) sum xi_i <= E[N_s]/N",
             r"1-\frac{1}{rN}\sum_{i\in I_N}\xi_i \le \frac{\mathbb{E}[N_s^{\mathrm{sel}}]}{N}",
             relation="<=",
             symbolic=_symbolic_lower_selected,
@@ -820,7 +820,7 @@ CLAIM = Claim(
         ),
         Reading(
             "reconstructed-selected-only",
-            "old reading N_s = #{i in I_N: D_i <= r}, sigma_i^2 > 0 (N >= 2): E[N_s]/N <= (1/N) sum "
+            "CLAIMS.md's reading of the summary, N_s = #{i in I_N: D_i <= r}, sigma_i^2 > 0 (N >= 2): E[N_s]/N <= (1/N) sum "
             "exp(-((xi_i - r)_+)^2/(2 M^2 sigma_i^2))",
             r"\frac{\mathbb{E}[N_s^{\mathrm{sel}}]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2\sigma_i^2}\Big)",
             relation="<=",

@@ -2877,8 +2877,17 @@ class _Instantiation:
         self._holders = {b: sp.IndexedBase(sp.Dummy(str(b.label))) for b in self.bases}
 
     def _marked(self, e):
-        """``e`` with the symbols substituted and each substituted base replaced by its holder."""
+        """``e`` with the symbols substituted and each substituted base replaced by its holder.
+
+        A derivative's variable is not substituted: d/da (a b) = b at a := b is the derivative
+        evaluated at b, not d/db (b²), which a plain replacement would build."""
         e = sp.sympify(e)
+        labels = {b.label for b in self.bases}
+        for d in e.atoms(sp.Derivative):
+            for v, _ in d.variable_count:
+                hit = v in self.symbols or v in labels or (isinstance(v, sp.Indexed) and v.base in self.bases)
+                _need(not hit, f"instance: {sp.sstr(v)} is the variable of {sp.sstr(d)}, and a substitution there "
+                               "changes what is differentiated (cite the theorem with that symbol left alone)")
         if self.bases:  # mark the substituted bases first, so that their subscripts are renamed below
             e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base in self._holders,
                           lambda a: self._holders[a.base][a.indices])
@@ -4242,8 +4251,15 @@ def _apply_definitions_once(e, definitions, rels=()):
                 _no_capture(e, [rhs], f"definitions: {sp.sstr(head)} = {sp.sstr(rhs)}")
             e = e.subs(head, rhs)
         else:
+            # a definition at a point says nothing of a derivative by that entry (d/df[1] (|f[1]| f[2])
+            # is not d/df[1] (|f[1]| f[1]) where f[k] = y), as for the rule hypothesis: such a
+            # derivative is held opaque, whole, while the definition is put in
+            held = {d: sp.Dummy("held") for d in e.atoms(sp.Derivative)
+                    if any(isinstance(v, sp.Indexed) and v.base == head for v, _ in d.variable_count)}
+            e = e.xreplace(held)
             e = e.replace(lambda x, h=head: isinstance(x, sp.Indexed) and x.base == h and len(x.indices) == 1,
                           lambda x, k=k, rhs=rhs, h=head: _defined_at(rhs, k, x.indices[0], rels, h))
+            e = e.xreplace({v: d for d, v in held.items()})
         # the sums a definition brings in (S = Σ_k f[k]) are renamed at once, before another definition
         # is read at their index or a hypothesis about a free k reaches it: their own k's assumptions
         # are no facts about their range (k declared positive in Σ_{k=-3}^{-1} f[k])
