@@ -424,7 +424,10 @@ def mutate_reading(claim: Claim, reading: Reading, rid: str, budget: Budget, see
     names = []
     for part in parts:
         names += [n for n, h in part.chain.ctx.hypotheses.items() if not isinstance(h, Lemma) and not n.startswith("definition")]
-    names = list(dict.fromkeys(names + list(drops)))
+    # a claim hypothesis the proof names otherwise (H1's independent-heads is the chains' "independence")
+    # is dropped once, under the proof's name, where both its demonstration and the search judge it
+    named = {h.name for h in mine if any(n in names for n in getattr(h, "names", ()))}
+    names = list(dict.fromkeys(names + [n for n in drops if n not in named]))
     for name in names:
         row = MutantRow(rid, f"dropped-hypothesis:{name}", f"hypothesis {name!r} removed")
         in_ctx = [(k, p) for k, p in indexed if name in p.chain.ctx.hypotheses]

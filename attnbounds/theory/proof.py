@@ -648,6 +648,34 @@ _RISKY_FACTS = ("even", "odd", "prime", "composite", "irrational", "noninteger",
                 "transcendental", "polar")
 
 
+def _by_an_application(d) -> bool:
+    """Whether the derivative ``d`` is by an application f(a) of an undefined function whose
+    expression holds f at other arguments: SymPy differentiates f(k) by f(j) as 0, wrong at k = j
+    (d/dG(j) (G(k) G(j)) = G(k), which is 2 G(j) there; review 46). An indexed entry is not read
+    so: SymPy's derivative of x[k] by x[j] is the delta δ_kj."""
+    for v, _ in d.variable_count:
+        if isinstance(v, AppliedUndef):
+            if any(f.func == v.func and f != v for f in d.expr.atoms(AppliedUndef)):
+                return True
+    return False
+
+
+def _derivative_variables(d) -> set:
+    """The symbols in the variables of the derivative ``d`` (an indexed entry's label and
+    subscripts, an application's arguments): the derivative reads its expression near them."""
+    return {a for v, _ in d.variable_count for a in sp.sympify(v).free_symbols if isinstance(a, sp.Symbol)}
+
+
+def _held(e, touches):
+    """``e`` with each derivative ``touches`` picks replaced by a fresh symbol, and the map back:
+    a rewrite justified at a point (a definition, a case, a Piecewise branch) is not valid inside a
+    derivative by a variable it constrains, which reads its expression near the point (review 46)."""
+    if not isinstance(e, sp.Basic):
+        return e, {}
+    held = {d: sp.Dummy("held") for d in e.atoms(sp.Derivative) if touches(d)}
+    return (e.xreplace(held) if held else e), {v: d for d, v in held.items()}
+
+
 def _untrusted_node(n) -> str | None:
     """Why the kernel reads no fact of the node ``n`` (a sentence), or None: a SymPy function
     outside :data:`_TRUSTED_SYMPY`, or a symbol (indexed base, undefined function) declared with
@@ -657,6 +685,8 @@ def _untrusted_node(n) -> str | None:
         if isinstance(n, sp.Symbol):  # KroneckerDelta reads these (review 41): delta(i, a) is built as 0
             bad += [f for f in ("below_fermi", "above_fermi") if n.assumptions0.get(f)]
         return f"it is {bad[0]} by its declaration, from which SymPy derives wrong facts" if bad else None
+    if isinstance(n, sp.Derivative) and _by_an_application(n):
+        return "SymPy differentiates an undefined function at one argument by its value at another as 0"
     if isinstance(n, sp.Pow) and n.free_symbols and n.is_even is True:
         # 2**p is "even", and SymPy's integrality rule for a product weighs only powers of 2: put
         # into (.)/6 by any rule that substitutes (a hypothesis, a definition, a Kronecker delta,
@@ -2218,8 +2248,11 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
                     narrow.update(short)
                     # an equation at a point says nothing of a derivative, which reads its argument
                     # near the point: x² = 9 does not make d/dx x² the derivative of 9
+                    # (x[i] = 3 under a derivative by x[j], which is x[i] at i = j; g(i) under one by g(j))
                     moved = sorted({str(v) for dv in sp.preorder_traversal(x) if isinstance(dv, sp.Derivative)
-                                    for v in dv.variables if a.has(v) or b.has(v)})
+                                    for v in dv.variables if a.has(v) or b.has(v)
+                                    or (isinstance(v, sp.Indexed) and (a.has(v.base) or b.has(v.base)))
+                                    or (isinstance(v, AppliedUndef) and (a.has(v.func) or b.has(v.func)))})
                     if moved:
                         derivs.update(moved)
                         continue
@@ -2628,7 +2661,7 @@ def _union_contains(lhs, rel, rhs, p, ctx):
     A, h, lo, hi = parts
     k = sp.sympify(p["k"])
     _need(_fact(k, "integer"), f"union-contains: k = {sp.sstr(k)} is not known to be an integer")
-    _no_capture(A, [k], "union-contains: A at k")
+    _no_capture(A, [k], "union-contains: A at k", olds=[h])
     _need(small == Prob(A.xreplace({h: k})), f"union-contains: the small side is not P(A_k) with k = {sp.sstr(k)}")
     _point(k, A, "union-contains: k")
     _nonneg(k - lo, ctx, f"union-contains: {sp.sstr(k)} >= {sp.sstr(lo)}")
@@ -2657,7 +2690,11 @@ def _case_value(e, split, positive: bool):
             return big if isinstance(m, sp.Max) else small
         return m
 
-    return e.replace(lambda x: isinstance(x, (sp.Max, sp.Min)), value) if isinstance(e, sp.Basic) else e
+    if not isinstance(e, sp.Basic):
+        return e
+    syms = sp.sympify(split).free_symbols
+    e, back = _held(e, lambda d: _derivative_variables(d) & syms)  # the case holds at a point only
+    return e.replace(lambda x: isinstance(x, (sp.Max, sp.Min)), value).xreplace(back)
 
 
 def _sub_chains(step):
@@ -2885,9 +2922,15 @@ class _Instantiation:
         labels = {b.label for b in self.bases}
         for d in e.atoms(sp.Derivative):
             for v, _ in d.variable_count:
-                hit = v in self.symbols or v in labels or (isinstance(v, sp.Indexed) and v.base in self.bases)
+                hit = (any(sp.sympify(v).has(k) for k in self.symbols) or any(sp.sympify(v).has(b) for b in labels)
+                       or any(sp.sympify(v).has(b) for b in self.bases))
                 _need(not hit, f"instance: {sp.sstr(v)} is the variable of {sp.sstr(d)}, and a substitution there "
                                "changes what is differentiated (cite the theorem with that symbol left alone)")
+            put = [val for k, val in self.symbols.items() if d.expr.has(k)]
+            put += [lam for b, lam in self.bases.items() if d.expr.has(b)]
+            caught = _captured(d, put, olds=list(self.symbols) + list(self.bases))
+            _need(not caught, f"instance: the value of a symbol in {sp.sstr(d)} holds {sorted(map(str, caught))}, "
+                              "a variable of that derivative, which would capture it")
         if self.bases:  # mark the substituted bases first, so that their subscripts are renamed below
             e = e.replace(lambda a: isinstance(a, sp.Indexed) and a.base in self._holders,
                           lambda a: self._holders[a.base][a.indices])
@@ -2922,7 +2965,7 @@ class _Instantiation:
 
     @staticmethod
     def _call(lam, indices):
-        _no_capture(lam.expr, indices, f"instance: the value {sp.sstr(lam)} at {sp.sstr(tuple(indices))}")
+        _no_capture(lam.expr, indices, f"instance: the value {sp.sstr(lam)} at {sp.sstr(tuple(indices))}", olds=lam.variables)
         return lam(*indices)
 
     def relation(self, r):
@@ -4049,7 +4092,7 @@ def _call_check(lam, args, what: str):
     """A Lambda called at ``args`` (SymPy's call is an xreplace): no binder in its body may capture
     them; a ValueError outside a rule (a rule reports it as a bad instantiation)."""
     try:
-        _no_capture(lam.expr, args, what)
+        _no_capture(lam.expr, args, what, olds=lam.variables)
     except _Fail as exc:
         raise ValueError(str(exc)) from None
 
@@ -4195,7 +4238,13 @@ def _decide_piecewise(e, rels):
                 return pw
         return expr
 
-    return e.replace(lambda x: isinstance(x, sp.Piecewise), pick)
+    def conditions(d):
+        return set().union(*(c.free_symbols for pw in d.atoms(sp.Piecewise) for _, c in pw.args))
+
+    # a branch chosen at a point is not the expression near it, which a derivative by a variable of
+    # the condition reads (Piecewise((0, x**2 <= 0), (x**2, True)) is x**2, whose d²/dx² is 2 at 0)
+    e, back = _held(e, lambda d: _derivative_variables(d) & conditions(d))
+    return e.replace(lambda x: isinstance(x, sp.Piecewise), pick).xreplace(back)
 
 
 def _definitions(ctx: Context, defs) -> list:
@@ -4254,12 +4303,13 @@ def _apply_definitions_once(e, definitions, rels=()):
             # a definition at a point says nothing of a derivative by that entry (d/df[1] (|f[1]| f[2])
             # is not d/df[1] (|f[1]| f[1]) where f[k] = y), as for the rule hypothesis: such a
             # derivative is held opaque, whole, while the definition is put in
-            held = {d: sp.Dummy("held") for d in e.atoms(sp.Derivative)
-                    if any(isinstance(v, sp.Indexed) and v.base == head for v, _ in d.variable_count)}
-            e = e.xreplace(held)
+            # (and not one by a symbol of the definition's value, d/dy (|f[1]| y) at f[k] = y; review 46)
+            near = sp.sympify(rhs).free_symbols
+            e, back = _held(e, lambda d, h=head, near=near: any(sp.sympify(v).has(h) for v, _ in d.variable_count)
+                            or _derivative_variables(d) & near)
             e = e.replace(lambda x, h=head: isinstance(x, sp.Indexed) and x.base == h and len(x.indices) == 1,
                           lambda x, k=k, rhs=rhs, h=head: _defined_at(rhs, k, x.indices[0], rels, h))
-            e = e.xreplace({v: d for d, v in held.items()})
+            e = e.xreplace(back)
         # the sums a definition brings in (S = Σ_k f[k]) are renamed at once, before another definition
         # is read at their index or a hypothesis about a free k reaches it: their own k's assumptions
         # are no facts about their range (k declared positive in Σ_{k=-3}^{-1} f[k])
@@ -4343,7 +4393,7 @@ def _alpha(e, rels=(), depth=0):
     return e.func(*[_alpha(a, rels, depth) for a in e.args])
 
 
-def _captured(e, values) -> set:
+def _captured(e, values, olds=None) -> set:
     """The symbols of ``values`` that a sum, union, Lambda or other binder inside ``e`` binds:
     putting the values into ``e`` (subs, xreplace, a Lambda call) would let the binder capture
     them, since SymPy does not rename bound variables (Σ_k y at y := k is Σ_k k)."""
@@ -4352,7 +4402,13 @@ def _captured(e, values) -> set:
         v = sp.sympify(v)
         free |= {a for a in v.free_symbols if isinstance(a, sp.Symbol)}
         free |= {a for i in v.atoms(sp.Indexed) for a in i.free_symbols if isinstance(a, sp.Symbol)}
-    return free & _binder_variables([e])
+    # the variables of a derivative that holds one of ``olds`` (the symbols the values replace) bind
+    # them as well: Derivative(a b, b) at a := b is d/db (b²), not the derivative at b (review 46)
+    near = set()
+    if olds is not None and isinstance(e, sp.Basic):
+        near = set().union(set(), *(_derivative_variables(d) for d in e.atoms(sp.Derivative)
+                                    if any(d.expr.has(o) for o in olds)))
+    return free & (_binder_variables([e]) | near)
 
 
 def _fact(e, name: str) -> bool:
@@ -4362,9 +4418,10 @@ def _fact(e, name: str) -> bool:
     return getattr(_alpha(sp.sympify(e)), f"is_{name}", None) is True
 
 
-def _no_capture(e, values, what: str):
-    """Putting ``values`` into ``e`` must be exact: no binder inside ``e`` captures them (:func:`_captured`)."""
-    caught = _captured(e, values)
+def _no_capture(e, values, what: str, olds=None):
+    """Putting ``values`` into ``e`` (for ``olds``, when given) must be exact: no binder inside ``e``
+    captures them (:func:`_captured`)."""
+    caught = _captured(e, values, olds)
     _need(not caught, f"{what}: {sorted(map(str, caught))} would be captured by a sum or binder in {sp.sstr(e)} "
                       "that binds the same symbol (rename the bound variable)")
 

@@ -168,3 +168,12 @@ def test_argued_readings_get_no_mutants():
 
 # test_all_claims_kill_rate lives in tests/test_selection_independence.py, which shares its run
 # of every mutant with the test that a mutant's verdict does not depend on the selection.
+
+
+def test_a_claim_hypothesis_the_proof_names_otherwise_is_dropped_once():
+    # H1's independent-heads is the chains' "independence": one row, falsified (its demonstration's
+    # masks are not an instance of this reading, so the search over the proof's symbols decides it)
+    report = run_mutants(["H1:reconstructed"], budget=Budget(examples=10, sweep=3_000, mc_samples=100))
+    drops = {r.mutant: r for r in report.rows if r.mutant.startswith("dropped-hypothesis:")}
+    assert set(drops) == {"dropped-hypothesis:independence"}
+    assert drops["dropped-hypothesis:independence"].verdict == "falsified"
