@@ -654,9 +654,14 @@ def _by_an_application(d) -> bool:
     (d/dG(j) (G(k) G(j)) = G(k), which is 2 G(j) there; review 46). An indexed entry is not read
     so: SymPy's derivative of x[k] by x[j] is the delta δ_kj."""
     for v, _ in d.variable_count:
-        if isinstance(v, AppliedUndef):
-            if any(f.func == v.func and f != v for f in d.expr.atoms(AppliedUndef)):
-                return True
+        if isinstance(v, (sp.Symbol, sp.Indexed)):
+            continue
+        # an application, or any other variable built on one (a derivative G'(x): G'(y) by G'(x)
+        # is 0 to SymPy, wrong at y = x; review 47): the expression must hold its functions only there
+        mine = set(sp.sympify(v).atoms(AppliedUndef))
+        funcs = {f.func for f in mine}
+        if any(f.func in funcs and f not in mine for f in d.expr.atoms(AppliedUndef)):
+            return True
     return False
 
 
@@ -664,6 +669,14 @@ def _derivative_variables(d) -> set:
     """The symbols in the variables of the derivative ``d`` (an indexed entry's label and
     subscripts, an application's arguments): the derivative reads its expression near them."""
     return {a for v, _ in d.variable_count for a in sp.sympify(v).free_symbols if isinstance(a, sp.Symbol)}
+
+
+def _touches(d, exprs) -> bool:
+    """Whether one of ``exprs`` holds a variable of the derivative ``d``, itself (G(1), which has no
+    free symbol; review 47) or through one of its symbols."""
+    exprs = [sp.sympify(x) for x in exprs]
+    near = _derivative_variables(d)
+    return any(x.has(v) for x in exprs for v, _ in d.variable_count) or any(x.free_symbols & near for x in exprs)
 
 
 def _held(e, touches):
@@ -2252,7 +2265,8 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
                     moved = sorted({str(v) for dv in sp.preorder_traversal(x) if isinstance(dv, sp.Derivative)
                                     for v in dv.variables if a.has(v) or b.has(v)
                                     or (isinstance(v, sp.Indexed) and (a.has(v.base) or b.has(v.base)))
-                                    or (isinstance(v, AppliedUndef) and (a.has(v.func) or b.has(v.func)))})
+                                    or (not isinstance(v, (sp.Symbol, sp.Indexed))
+                                        and any(a.has(f.func) or b.has(f.func) for f in v.atoms(AppliedUndef)))})
                     if moved:
                         derivs.update(moved)
                         continue
@@ -2434,6 +2448,9 @@ def _jensen(lhs, rel, rhs, p, ctx):
         for k, wk in enumerate(w):
             _nonneg(wk, ctx, f"jensen: weight {k}")
         _same(sp.Add(*w), 1, "jensen: the weights do not sum to 1")
+        if isinstance(phi, sp.Lambda):  # SymPy's call is an xreplace: no binder in phi may capture a point
+            _no_capture(phi.expr, xs + [sp.Add(*[a * b for a, b in zip(w, xs)])], "jensen: phi at the points",
+                        olds=phi.variables)
         inside, outside = phi(sp.Add(*[a * b for a, b in zip(w, xs)])), sp.Add(*[a * phi(b) for a, b in zip(w, xs)])
     if isinstance(phi, sp.Lambda):  # phi'' is proved on its variable's domain only: the points must lie in it
         v = phi.variables[0]
@@ -2692,8 +2709,7 @@ def _case_value(e, split, positive: bool):
 
     if not isinstance(e, sp.Basic):
         return e
-    syms = sp.sympify(split).free_symbols
-    e, back = _held(e, lambda d: _derivative_variables(d) & syms)  # the case holds at a point only
+    e, back = _held(e, lambda d: _touches(d, [split]))  # the case holds at a point only
     return e.replace(lambda x: isinstance(x, (sp.Max, sp.Min)), value).xreplace(back)
 
 
@@ -4239,11 +4255,11 @@ def _decide_piecewise(e, rels):
         return expr
 
     def conditions(d):
-        return set().union(*(c.free_symbols for pw in d.atoms(sp.Piecewise) for _, c in pw.args))
+        return [c for pw in d.atoms(sp.Piecewise) for _, c in pw.args]
 
     # a branch chosen at a point is not the expression near it, which a derivative by a variable of
     # the condition reads (Piecewise((0, x**2 <= 0), (x**2, True)) is x**2, whose d²/dx² is 2 at 0)
-    e, back = _held(e, lambda d: _derivative_variables(d) & conditions(d))
+    e, back = _held(e, lambda d: _touches(d, conditions(d)))
     return e.replace(lambda x: isinstance(x, sp.Piecewise), pick).xreplace(back)
 
 
@@ -4304,9 +4320,8 @@ def _apply_definitions_once(e, definitions, rels=()):
             # is not d/df[1] (|f[1]| f[1]) where f[k] = y), as for the rule hypothesis: such a
             # derivative is held opaque, whole, while the definition is put in
             # (and not one by a symbol of the definition's value, d/dy (|f[1]| y) at f[k] = y; review 46)
-            near = sp.sympify(rhs).free_symbols
-            e, back = _held(e, lambda d, h=head, near=near: any(sp.sympify(v).has(h) for v, _ in d.variable_count)
-                            or _derivative_variables(d) & near)
+            e, back = _held(e, lambda d, h=head, rhs=rhs: any(sp.sympify(v).has(h) for v, _ in d.variable_count)
+                            or _touches(d, [rhs]))
             e = e.replace(lambda x, h=head: isinstance(x, sp.Indexed) and x.base == h and len(x.indices) == 1,
                           lambda x, k=k, rhs=rhs, h=head: _defined_at(rhs, k, x.indices[0], rels, h))
             e = e.xreplace(back)
@@ -4404,11 +4419,14 @@ def _captured(e, values, olds=None) -> set:
         free |= {a for i in v.atoms(sp.Indexed) for a in i.free_symbols if isinstance(a, sp.Symbol)}
     # the variables of a derivative that holds one of ``olds`` (the symbols the values replace) bind
     # them as well: Derivative(a b, b) at a := b is d/db (b²), not the derivative at b (review 46)
-    near = set()
+    near, held = set(), set()
     if olds is not None and isinstance(e, sp.Basic):
-        near = set().union(set(), *(_derivative_variables(d) for d in e.atoms(sp.Derivative)
-                                    if any(d.expr.has(o) for o in olds)))
-    return free & (_binder_variables([e]) | near)
+        for d in e.atoms(sp.Derivative):
+            if any(d.expr.has(o) for o in olds):
+                near |= _derivative_variables(d)
+                # a variable with no free symbol (G(1); review 47) that a value holds itself
+                held |= {v for v, _ in d.variable_count for x in values if sp.sympify(x).has(v)}
+    return (free & (_binder_variables([e]) | near)) | held
 
 
 def _fact(e, name: str) -> bool:
