@@ -671,12 +671,23 @@ def _derivative_variables(d) -> set:
     return {a for v, _ in d.variable_count for a in sp.sympify(v).free_symbols if isinstance(a, sp.Symbol)}
 
 
+def _variable_heads(d) -> set:
+    """The undefined functions and indexed bases in the variables of the derivative ``d``: a value
+    that holds one may become a variable once read at a point (G(kk) at kk = 1 is G(1); review 48)."""
+    out = set()
+    for v, _ in d.variable_count:
+        v = sp.sympify(v)
+        out |= {f.func for f in v.atoms(AppliedUndef)} | {i.base for i in v.atoms(sp.Indexed)}
+    return out
+
+
 def _touches(d, exprs) -> bool:
-    """Whether one of ``exprs`` holds a variable of the derivative ``d``, itself (G(1), which has no
-    free symbol; review 47) or through one of its symbols."""
+    """Whether one of ``exprs`` holds a variable of the derivative ``d``: itself (G(1), which has no
+    free symbol; review 47), through one of its symbols, or through its function or indexed base."""
     exprs = [sp.sympify(x) for x in exprs]
-    near = _derivative_variables(d)
-    return any(x.has(v) for x in exprs for v, _ in d.variable_count) or any(x.free_symbols & near for x in exprs)
+    near, heads = _derivative_variables(d), _variable_heads(d)
+    return (any(x.has(v) for x in exprs for v, _ in d.variable_count) or any(x.free_symbols & near for x in exprs)
+            or any(x.has(h) for x in exprs for h in heads))
 
 
 def _held(e, touches):
@@ -4303,6 +4314,10 @@ def _defined_at(rhs, k, x, rels=(), head=None):
     definition is about the k its assumptions allow."""
     _point(x, rhs, "definitions: the index")
     _no_capture(rhs, [x], f"definitions: the index {sp.sstr(x)}")
+    # the index bound in the value (f[k] = Limit(k**2 + 1, k, 0), every f[k] = 1): SymPy's subs
+    # replaces a Limit's variable, reading it as 5 at k = 2 (review 48)
+    _need(k not in _binder_variables([rhs]), f"definitions: {sp.sstr(head)}[{sp.sstr(k)}] = {sp.sstr(rhs)} binds its "
+                                             f"own index {sp.sstr(k)} (rename the bound variable)")
     _keeps_assumptions(k, x, rels, f"definitions: {sp.sstr(head)}[{sp.sstr(k)}] = {sp.sstr(rhs)} read at {sp.sstr(x)}")
     return rhs.subs(k, x)
 
@@ -4424,8 +4439,11 @@ def _captured(e, values, olds=None) -> set:
         for d in e.atoms(sp.Derivative):
             if any(d.expr.has(o) for o in olds):
                 near |= _derivative_variables(d)
-                # a variable with no free symbol (G(1); review 47) that a value holds itself
-                held |= {v for v, _ in d.variable_count for x in values if sp.sympify(x).has(v)}
+                # a variable with no free symbol (G(1); review 47) that a value holds itself, or whose
+                # function or indexed base it holds (Lambda(i, G(i)) read at 1; review 48)
+                heads = _variable_heads(d)
+                held |= {v for v, _ in d.variable_count for x in values
+                         if sp.sympify(x).has(v) or any(sp.sympify(x).has(h) for h in heads)}
     return (free & (_binder_variables([e]) | near)) | held
 
 
