@@ -915,6 +915,8 @@ def _sum_once(f, k, lo, hi):
     formula F(hi) − F(lo − 1) holds for all integer ends, Karr's reading included)."""
     if k not in f.free_symbols:
         return f * (hi - lo + 1)
+    if k in _binder_variables([f]):  # SymPy's subs would replace a Limit's own k too (review 49)
+        return None
     if lo.is_Integer and hi.is_Integer:
         sign, a, b = _karr_range(int(lo), int(hi))
         if b - a + 1 > _TERMS_MAX:
@@ -931,7 +933,7 @@ def _product_once(f, k, lo, hi):
     hi < lo − 1), f^(hi − lo + 1) for f free of k, else None."""
     if k not in f.free_symbols:
         return f ** (hi - lo + 1)
-    if not (lo.is_Integer and hi.is_Integer):
+    if not (lo.is_Integer and hi.is_Integer) or k in _binder_variables([f]):  # (a Limit's own k; review 49)
         return None
     sign, a, b = _karr_range(int(lo), int(hi))
     if b - a + 1 > _TERMS_MAX:
@@ -943,7 +945,7 @@ def _product_once(f, k, lo, hi):
 def _integral_once(f, x, *ends):
     """∫_lo^hi f dx for a polynomial f in x, by its antiderivative F (constant term 0), exactly;
     SymPy's ∫^b f dx is F(b) and the indefinite ∫ f dx is F(x). Else None."""
-    if not _polynomial_in(f, x):
+    if not _polynomial_in(f, x) or x in _binder_variables([f]):  # (a Limit's own x; review 49)
         return None
     g, back = _opaque_map(f)  # the coefficients as atoms (sp.integrate would evaluate a sum among them)
     F = sp.Poly(g, x).integrate().as_expr().xreplace(back)
@@ -4676,6 +4678,8 @@ def _sum_term(lhs, rel, rhs, p, ctx):
     c = sp.sympify(p.get("c", 1))
     _need(_fact(x, "integer"), f"sum-term: x = {sp.sstr(x)} is not known to be an integer")
     _no_capture(f, [x], "sum-term: f at x")
+    # SymPy's subs replaces a Limit's own k as well (Limit(t/k, k, oo) at k := t is Limit(1, t, oo))
+    _need(k not in _binder_variables([f]), f"sum-term: f binds its own index {sp.sstr(k)} (rename the bound variable)")
     _same(small, c * f.subs(k, x), "sum-term: the small side is not c f(x)")
     _need(big == c * sp.Sum(f, (k, lo, hi)) or is_identity(big, c * sp.Sum(f, (k, lo, hi))), "sum-term: the big side is not c Σ f(k)")
     _fixed_range("sum-term", lo, hi)
