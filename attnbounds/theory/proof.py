@@ -671,14 +671,16 @@ def _derivative_variables(d) -> set:
     return {a for v, _ in d.variable_count for a in sp.sympify(v).free_symbols if isinstance(a, sp.Symbol)}
 
 
+def _heads(v) -> set:
+    """The undefined functions and indexed bases in a derivative's variable ``v``: a value that
+    holds one may become the variable once read at a point (G(kk) at kk = 1 is G(1); review 48)."""
+    v = sp.sympify(v)
+    return {f.func for f in v.atoms(AppliedUndef)} | {i.base for i in v.atoms(sp.Indexed)}
+
+
 def _variable_heads(d) -> set:
-    """The undefined functions and indexed bases in the variables of the derivative ``d``: a value
-    that holds one may become a variable once read at a point (G(kk) at kk = 1 is G(1); review 48)."""
-    out = set()
-    for v, _ in d.variable_count:
-        v = sp.sympify(v)
-        out |= {f.func for f in v.atoms(AppliedUndef)} | {i.base for i in v.atoms(sp.Indexed)}
-    return out
+    """:func:`_heads` of every variable of the derivative ``d``."""
+    return set().union(*(_heads(v) for v, _ in d.variable_count))
 
 
 def _touches(d, exprs) -> bool:
@@ -2277,9 +2279,7 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
                     # (x[i] = 3 under a derivative by x[j], which is x[i] at i = j; g(i) under one by g(j))
                     moved = sorted({str(v) for dv in sp.preorder_traversal(x) if isinstance(dv, sp.Derivative)
                                     for v in dv.variables if a.has(v) or b.has(v)
-                                    or (isinstance(v, sp.Indexed) and (a.has(v.base) or b.has(v.base)))
-                                    or (not isinstance(v, (sp.Symbol, sp.Indexed))
-                                        and any(a.has(f.func) or b.has(f.func) for f in v.atoms(AppliedUndef)))})
+                                    or any(a.has(f) or b.has(f) for f in _heads(v))})
                     if moved:
                         derivs.update(moved)
                         continue
@@ -4434,19 +4434,15 @@ def _captured(e, values, olds=None) -> set:
         v = sp.sympify(v)
         free |= {a for a in v.free_symbols if isinstance(a, sp.Symbol)}
         free |= {a for i in v.atoms(sp.Indexed) for a in i.free_symbols if isinstance(a, sp.Symbol)}
-    # the variables of a derivative that holds one of ``olds`` (the symbols the values replace) bind
-    # them as well: Derivative(a b, b) at a := b is d/db (b²), not the derivative at b (review 46)
-    near, held = set(), set()
+    caught = free & _binder_variables([e])
+    # a derivative whose expression holds one of ``olds`` (the symbols the values replace) binds its
+    # variables as well: Derivative(a b, b) at a := b is d/db (b²), not the derivative at b (review
+    # 46); a value touches them as _touches says (G(1) itself, review 47; G(i) read at 1, review 48)
     if olds is not None and isinstance(e, sp.Basic):
         for d in e.atoms(sp.Derivative):
-            if any(d.expr.has(o) for o in olds):
-                near |= _derivative_variables(d)
-                # a variable with no free symbol (G(1); review 47) that a value holds itself, or whose
-                # function or indexed base it holds (Lambda(i, G(i)) read at 1; review 48)
-                heads = _variable_heads(d)
-                held |= {v for v, _ in d.variable_count for x in values
-                         if sp.sympify(x).has(v) or any(sp.sympify(x).has(h) for h in heads)}
-    return (free & (_binder_variables([e]) | near)) | held
+            if any(d.expr.has(o) for o in olds) and _touches(d, values):
+                caught |= {v for v, _ in d.variable_count}
+    return caught
 
 
 def _fact(e, name: str) -> bool:
