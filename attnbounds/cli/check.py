@@ -277,6 +277,9 @@ def proof_cell(proof: dict | None) -> str:
     '2/2 steps (+12 sub-steps) checked: termwise'
     >>> proof_cell({"steps": 1, "checked": 1, "rules": ["counterexample"], "status": "refuted"})
     'exact counterexample'
+    >>> proof_cell({"steps": 1, "checked": 1, "rules": ["algebra"], "status": "checked",
+    ...             "audit": {"steps": 3, "searched": 2, "counterexamples": 0}})
+    '1/1 steps checked: algebra; audit: 2/3 steps searched, none refuted'
     """
     if not proof:
         return "-"
@@ -288,7 +291,12 @@ def proof_cell(proof: dict | None) -> str:
     if proof.get("status") == "argued":
         text += " (argued)"
     rules = [r for r in proof.get("rules") or [] if r != "argued"]
-    return f"{text}: {', '.join(rules)}" if rules else text
+    text = f"{text}: {', '.join(rules)}" if rules else text
+    audit = proof.get("audit")
+    if audit:
+        bad = audit["counterexamples"]
+        text += f"; audit: {audit['searched']}/{audit['steps']} steps searched, {bad or 'none'} refuted"
+    return text
 
 
 def _order(verdict: str) -> int:

@@ -12,6 +12,10 @@ Each :class:`~attnbounds.claims.base.Reading` carries up to five methods (see
     :func:`~attnbounds.engine.methods.run_strategy`, :func:`~attnbounds.engine.methods.run_sweep`,
     :func:`~attnbounds.engine.methods.run_montecarlo`), each returning a
     :class:`~attnbounds.engine.methods.MethodOutcome`;
+:mod:`~attnbounds.engine.audit`
+    the step audit of a checked proof (:func:`~attnbounds.engine.audit.audit_proof`): every
+    step the kernel accepted, searched for a numeric counterexample under its context; one
+    found makes the symbolic method a conflict;
 :mod:`~attnbounds.engine.verdict`
     :func:`~attnbounds.engine.verdict.combine`: the strongest verdict the outcomes support
     (the verdict rules are documented there), and :func:`~attnbounds.engine.verdict.judge_drop`
@@ -55,6 +59,7 @@ the chain's goal is its author's, and only the sides tie it to the reading); a b
 
 from __future__ import annotations
 
+from attnbounds.engine.audit import Audit, StepAudit, audit_chain, audit_proof
 from attnbounds.engine.budget import DEFAULT_BUDGET, HANG_GUARD_SECONDS, QUICK_BUDGET, Budget, budget_for
 from attnbounds.engine.methods import (
     MethodOutcome,
@@ -79,6 +84,10 @@ from attnbounds.engine.run import (
 from attnbounds.engine.verdict import Judgement, combine, judge_drop
 
 __all__ = [
+    "Audit",
+    "StepAudit",
+    "audit_chain",
+    "audit_proof",
     "Budget",
     "DEFAULT_BUDGET",
     "QUICK_BUDGET",

@@ -37,6 +37,10 @@ class Budget:
         Random instances the numpy sweep must evaluate before a reading can hold (>= 1).
     mc_samples : int
         Samples passed to ``reading.montecarlo(rng, samples)`` (>= 1).
+    audit : int
+        Random assignments per step of the step audit (>= 1): every step of a proof the kernel
+        accepted is searched for a numeric counterexample under the context it was checked in
+        (:mod:`attnbounds.engine.audit`); one found makes the symbolic method a conflict.
     time_limit : float or None
         A wall-clock **safety net** per method, in seconds (> 0), or None for none. It is
         not part of the budget of work: Hypothesis runs all its examples, the sweep all its
@@ -53,10 +57,11 @@ class Budget:
     examples: int = 200
     sweep: int = 100_000
     mc_samples: int = 20_000
+    audit: int = 1_200
     time_limit: float | None = None
 
     def __post_init__(self):
-        for name in ("examples", "sweep", "mc_samples"):
+        for name in ("examples", "sweep", "mc_samples", "audit"):
             value = getattr(self, name)
             check_count(value, name)
         s = self.time_limit
@@ -72,7 +77,7 @@ HANG_GUARD_SECONDS = 900.0
 #: The default run: 200 Hypothesis examples, 1e5 sweep instances, 2e4 Monte Carlo samples.
 DEFAULT_BUDGET = Budget(time_limit=HANG_GUARD_SECONDS)
 #: ``--quick``: enough to find the paper's counterexamples, with less work to stay fast.
-QUICK_BUDGET = Budget(examples=30, sweep=10_000, mc_samples=2_000, time_limit=HANG_GUARD_SECONDS)
+QUICK_BUDGET = Budget(examples=30, sweep=10_000, mc_samples=2_000, audit=400, time_limit=HANG_GUARD_SECONDS)
 
 
 #: ``budget_for(time_limit=PRESET)``: keep the preset's safety net.

@@ -9,7 +9,7 @@
         "git": {"commit": "cb705fc…", "dirty": false},   or null outside a git checkout
         "command": "check",                      check | mutants | matrix
         "seed": 0,
-        "budget": {"preset": "quick", "examples": 30, "sweep": 10000, "mc_samples": 2000},
+        "budget": {"preset": "quick", "examples": 30, "sweep": 10000, "mc_samples": 2000, "audit": 400},
         "time_limit": 900.0,                     the wall-clock safety net (null: none)
         "normalizer": null,                      --normalizer, or null
         "ids": [],                               the ids asked for ([]: every claim)
@@ -86,14 +86,15 @@ def git_state(where: Path | None = None) -> dict | None:
 
 
 def _preset(budget: Budget) -> str:
-    work = lambda b: (b.examples, b.sweep, b.mc_samples)  # noqa: E731
+    work = lambda b: (b.examples, b.sweep, b.mc_samples, b.audit)  # noqa: E731
     if work(budget) == work(QUICK_BUDGET):
         return "quick"
     if work(budget) == work(DEFAULT_BUDGET):
         return "default"
-    if (budget.sweep, budget.mc_samples) == (QUICK_BUDGET.sweep, QUICK_BUDGET.mc_samples):
+    if (budget.sweep, budget.mc_samples, budget.audit) == (QUICK_BUDGET.sweep, QUICK_BUDGET.mc_samples, QUICK_BUDGET.audit):
         return "quick, examples overridden"
-    if (budget.sweep, budget.mc_samples) == (DEFAULT_BUDGET.sweep, DEFAULT_BUDGET.mc_samples):
+    if (budget.sweep, budget.mc_samples, budget.audit) == (DEFAULT_BUDGET.sweep, DEFAULT_BUDGET.mc_samples,
+                                                           DEFAULT_BUDGET.audit):
         return "default, examples overridden"
     return "custom"
 
@@ -117,7 +118,7 @@ def run_meta(
         "command": command,
         "seed": int(seed),
         "budget": {"preset": _preset(budget), "examples": budget.examples, "sweep": budget.sweep,
-                   "mc_samples": budget.mc_samples},
+                   "mc_samples": budget.mc_samples, "audit": budget.audit},
         "time_limit": budget.time_limit,
         "normalizer": normalizer,
         "ids": list(ids or []),

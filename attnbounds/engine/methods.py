@@ -239,6 +239,8 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
     if proof.status is True and info is not None and info["status"] != "checked":
         # "proved" means every step machine-checked: an argued proof is not a proof
         return MethodOutcome(method, "unknown", f"argued (no checked chain): {proof.detail}", seconds, proof=info)
+    if proof.status is True and info is not None:
+        return _audited(proof, info, budget, seconds)
     if proof.status is True:
         return MethodOutcome(method, "pass", proof.detail, seconds, proof=info)
     if proof.status is None:
@@ -260,6 +262,32 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
                 )
     cex = _counterexample(proof.counterexample, lhs, rhs, method)
     return MethodOutcome(method, "fail", proof.detail + note, seconds, counterexample=cex, conflict=conflict, proof=info)
+
+
+def _audited(proof: Proof, info: dict, budget: Budget, seconds: float) -> MethodOutcome:
+    """A checked symbolic proof after the step audit (:mod:`attnbounds.engine.audit`): a
+    numeric counterexample to a step the kernel accepted is a kernel bug, reported as a
+    conflict (the verdict is then ``undecided``, never ``proved``). The audit's counts go to
+    the row's ``proof`` object."""
+    from attnbounds.engine.audit import audit_proof
+
+    start = time.perf_counter()
+    try:
+        with _time_limit(budget.time_limit):
+            audit = audit_proof(proof, draws=budget.audit)
+    except MethodTimeout as exc:
+        return MethodOutcome("symbolic", "unknown", f"{exc} (in the step audit of a checked chain)",
+                             seconds + time.perf_counter() - start, proof=info, timed_out=True)
+    seconds += time.perf_counter() - start
+    if audit is None:  # validate() passed, so the chain is complete: not reached
+        return MethodOutcome("symbolic", "error", "the step audit found no complete chain", seconds, proof=info)
+    info = {**info, "audit": audit.to_dict()}
+    if audit.counterexamples:
+        bad = audit.refuted[0]
+        conflict = (f"symbolic: the kernel accepted {audit.counterexamples} step(s) that the step audit refutes "
+                    f"numerically, first {bad.text()}")
+        return MethodOutcome("symbolic", "pass", proof.detail, seconds, conflict=conflict, proof=info)
+    return MethodOutcome("symbolic", "pass", proof.detail, seconds, proof=info)
 
 
 def proof_summary(proof: Proof) -> dict:

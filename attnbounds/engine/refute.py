@@ -15,9 +15,19 @@ indexed values ``F[j]``) that
 * and violates the goal by more than rounding.
 
 Such an assignment is a counterexample to the mutated statement. Nothing here can make a
-statement stronger: a search that finds nothing says "no counterexample", never "true".
-Expressions with opaque parts (``Expect``, ``Prob``, ``Inner``, bounded differences) have
-no numeric form, and :func:`refute` says so.
+statement stronger: a search that finds nothing says "no counterexample", never "true". The
+step audit (:mod:`attnbounds.engine.audit`) uses the same search on every step the kernel
+accepted.
+
+The evaluator is numpy's, independent of SymPy's symbolic facts: arithmetic, sums and
+products over integer ranges, norms, exp, log, the trigonometric and hyperbolic functions,
+sign, floor and ceiling; any other SymPy function of scalar arguments (KroneckerDelta,
+binomial, gamma, ...) is evaluated numerically at each draw; a derivative of order 1 or 2 by
+one variable (a symbol, or one value G(1) or x[2] of an index function or base) by finite
+differences (Ridders' extrapolation, kept only where it is sure: :func:`_derivative`), not by
+SymPy's rules; ``Expect`` and ``Prob`` on a finite probability space (below). Other parts
+(``Inner``, limits, integrals, ``Piecewise``, ``Subs``) have no numeric form, and
+:func:`refute` says so.
 
 >>> import sympy as sp
 >>> from attnbounds.theory.proof import Context, Norm, vector
@@ -50,6 +60,9 @@ EXTRA_BATCHES = 3
 ATOMS = 3
 #: Relative and absolute margin by which the goal must fail (well above float rounding).
 RTOL, ATOL = 1e-6, 1e-9
+#: A derivative is evaluated by finite differences only where two extrapolations agree, each
+#: within its error estimate, to this share of the margin a counterexample needs.
+DERIVATIVE_SHARE = 0.01
 
 
 class NoNumericForm(ValueError):
@@ -256,7 +269,10 @@ def _eval(e, env: _Env):
     matrix = _eval_matrix_parts(e, env)
     if matrix is not None:
         return matrix
-    fns = {sp.exp: np.exp, sp.log: np.log, sp.Abs: np.abs}  # (sqrt is a Pow; sp.sqrt is no class)
+    fns = {sp.exp: np.exp, sp.log: np.log, sp.Abs: np.abs,  # (sqrt is a Pow; sp.sqrt is no class)
+           sp.sin: np.sin, sp.cos: np.cos, sp.tan: np.tan, sp.atan: np.arctan, sp.asin: np.arcsin,
+           sp.acos: np.arccos, sp.sinh: np.sinh, sp.cosh: np.cosh, sp.tanh: np.tanh, sp.asinh: np.arcsinh,
+           sp.sign: np.sign, sp.floor: np.floor, sp.ceiling: np.ceil}  # the rest: _function_value
     for f, g in fns.items():
         if isinstance(e, f):
             with np.errstate(all="ignore"):
@@ -264,7 +280,142 @@ def _eval(e, env: _Env):
     if isinstance(e, (sp.Max, sp.Min)):
         vals = [_eval(a, env) for a in e.args]
         return (np.maximum if isinstance(e, sp.Max) else np.minimum).reduce(vals)
+    if isinstance(e, sp.Derivative):
+        return _derivative(e, env)
+    if isinstance(e, sp.Function) and e.args and not isinstance(e, (sp.Piecewise, sp.Subs)):
+        return _function_value(e, env)
     raise NoNumericForm(f"no numeric rule for {type(e).__name__}")
+
+
+def _function_value(e, env) -> np.ndarray:
+    """Any other SymPy function of scalar arguments (KroneckerDelta, sign, binomial, gamma,
+    floor, atan, sin, ...), at each draw: the function built at the arguments' values as
+    exact numbers (integers stay integers) and evaluated numerically by SymPy (mpmath). A
+    value that is not a finite real number is nan (never a counterexample). Values are
+    cached per call by their arguments (integer arguments repeat)."""
+    args = [_eval(a, env) for a in e.args]
+    if any(np.ndim(a) != 1 for a in args):
+        raise NoNumericForm(f"{type(e).__name__} of a vector")
+    out = np.full(env.n, np.nan)
+    seen: dict = {}
+    for k in range(env.n):
+        key = tuple(float(a[k]) for a in args)
+        if key not in seen:
+            seen[key] = _real_value(e.func, key)
+        out[k] = seen[key]
+    return out
+
+
+def _real_value(func, values) -> float:
+    if not all(np.isfinite(values)):
+        return np.nan
+    exact = [sp.Integer(int(v)) if float(v).is_integer() else sp.Float(v, 30) for v in values]
+    try:
+        v = complex(sp.N(func(*exact), 20))
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return np.nan
+    if not np.isfinite(v.real) or abs(v.imag) > 1e-12 * max(1.0, abs(v.real)):
+        return np.nan
+    return v.real
+
+
+def _derivative(e, env) -> np.ndarray:
+    """d^n f / dv^n (n = 1 or 2) at each draw by central differences, not by SymPy: the
+    variable is a scalar symbol or one value of an index function or indexed base (G(1),
+    x[2]). Ridders' extrapolation over steps h, h/1.4, h/1.4², ... gives each value with an
+    error estimate; it is run from two first steps, and where the two values or their
+    estimates are not within :data:`DERIVATIVE_SHARE` of the margin a counterexample needs
+    (a pole, a scale the steps do not reach), or the one-sided slopes differ (a kink), the
+    value is nan, never a counterexample."""
+    if len(e.variable_count) != 1:
+        raise NoNumericForm("a derivative by several variables")
+    v, n = e.variable_count[0]
+    if n not in (1, 2):
+        raise NoNumericForm(f"a derivative of order {n}")
+    get, put = _variable_slot(v, env)
+    base = get().copy()
+
+    def at(x):
+        put(x)
+        try:
+            return np.asarray(_eval(e.expr, env), dtype=float)
+        finally:
+            put(base)
+
+    f0 = at(base) if n == 2 else None
+    if f0 is not None and f0.ndim != 1:
+        raise NoNumericForm("a derivative of a vector")
+
+    def difference(step):
+        fp, fm = at(base + step), at(base - step)
+        if fp.ndim != 1:
+            raise NoNumericForm("a derivative of a vector")
+        return (fp - fm) / (2 * step) if n == 1 else (fp - 2 * f0 + fm) / step**2
+
+    def ridders(h0):
+        con, ntab = 1.4, 12
+        hh = h0
+        table = [[difference(hh)]]
+        best, err = table[0][0], np.full(env.n, np.inf)
+        live = np.ones(env.n, dtype=bool)
+        for i in range(1, ntab):
+            hh = hh / con
+            row = [difference(hh)]
+            fac = con * con
+            for j in range(1, i + 1):
+                row.append((row[j - 1] * fac - table[i - 1][j - 1]) / (fac - 1))
+                fac *= con * con
+                errt = np.maximum(np.abs(row[j] - row[j - 1]), np.abs(row[j] - table[i - 1][j - 1]))
+                better = live & (errt <= err)
+                err = np.where(better, errt, err)
+                best = np.where(better, row[j], best)
+            table.append(row)
+            live &= ~(np.abs(row[i] - table[i - 1][i - 1]) >= 2 * err)  # the table went bad: stop there
+            if not live.any():
+                break
+        return best, err
+
+    scale = np.maximum(1.0, np.abs(base))
+    with np.errstate(all="ignore"):
+        # two extrapolations from different first steps must agree, each within its own error
+        # estimate, to a hundredth of the margin a counterexample needs (ATOL + RTOL |value|)
+        (b1, e1), (b2, e2) = ridders(0.1 * scale), ridders(0.027 * scale)
+        tol = DERIVATIVE_SHARE * (ATOL + RTOL * np.abs(b1))
+        good = np.isfinite(b1) & np.isfinite(b2) & (e1 <= tol) & (e2 <= tol) & (np.abs(b1 - b2) <= tol)
+        best = b1
+        if n == 1:  # a kink the central differences do not see (|t| at 0 gives 0 at every step)
+            f0 = at(base)
+            h1 = 1e-3 * np.maximum(1.0, np.abs(base))
+            gaps = [np.abs(at(base + h) - 2 * f0 + at(base - h)) / h for h in (h1, h1 / 2)]
+            noise = 1e-10 * (1.0 + np.abs(f0)) / h1
+            good &= gaps[1] <= 0.75 * gaps[0] + noise  # one-sided slopes: their gap halves with h where f is smooth
+        return np.where(good, best, np.nan)
+
+
+def _variable_slot(v, env):
+    """(get, put) of a derivative's variable's values in ``env``: a scalar symbol's (n,) array,
+    or the column of an index function or indexed base at a fixed integer index."""
+    if isinstance(v, sp.Symbol) and v in env.values and np.ndim(env.values[v]) == 1:
+        def get():
+            return env.values[v]
+
+        def put(x):
+            env.values[v] = x
+        return get, put
+    if isinstance(v, (AppliedUndef, sp.Indexed)):
+        head = v.func if isinstance(v, AppliedUndef) else v.base
+        args = v.args if isinstance(v, AppliedUndef) else v.indices
+        table = env.values.get(head)
+        if len(args) == 1 and table is not None and table.ndim == 2:
+            k = int(round(float(_eval(args[0], env)[0])))
+            if 1 <= k <= table.shape[1] - 1:
+                def get():
+                    return table[:, k]
+
+                def put(x):
+                    table[:, k] = x
+                return get, put
+    raise NoNumericForm(f"a derivative by {v}")
 
 
 def _event_value(ev, env) -> np.ndarray:
@@ -579,6 +730,9 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         dropped = _relations(type(ctx)({drop: ctx.hypotheses[drop]}), None)
     exprs = [lhs, rhs] + [a for r in rels + dropped for a in _sides_of(r)]
     syms, heads, idx = _atoms(exprs)
+    # a symbol free in the goal is one value (a term chain's step about term i, given
+    # 1 <= i <= n), even where a sum elsewhere uses it as its index: it is drawn
+    idx -= lhs.free_symbols | rhs.free_symbols
     arity = {f.base: len(f.indices) for e in exprs for f in e.atoms(sp.Indexed)}
     random, indicators = _random_heads(exprs, rels + dropped)
     heads -= random
@@ -602,6 +756,10 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         env = _Env(batch)
         for s in ints:
             env.ints[s] = int(rng.integers(1, INT_MAX + 1))
+        # the steps below bind summation indices in env.ints (and may pop them again): a free
+        # integer symbol that is also an index somewhere (i in P(D(i) <= r) given i <= N) gets
+        # its own value back after them
+        sampled_ints = {s_: env.ints[s_] for s_ in ints}
         common = rng.standard_normal(DIM)
         common /= np.linalg.norm(common)
         for s in free:
@@ -649,7 +807,6 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         for r in rest:  # an equation per index, f(i) = expr: assign f at every index
             if not (_center(r, env, ranges) or _assign_given(r, env, ranges)):  # E[X(i)] = expr: shift X(i)
                 _assign(r, env, heads, ranges)
-        sampled_ints = {s_: env.ints[s_] for s_ in ints}
         env.ints.clear()  # no summation index may stay bound from the steps above
         env.ints.update(sampled_ints)
         env.atom = None

@@ -44,6 +44,7 @@ from __future__ import annotations
 import itertools
 import secrets
 import weakref
+from contextlib import contextmanager
 from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
@@ -75,6 +76,7 @@ __all__ = [
     "StepCheck",
     "ChainCheck",
     "Chain",
+    "record_steps",
     "is_identity",
     "prove_nonnegative",
     "certify_nonnegative",
@@ -3779,6 +3781,27 @@ def _fingerprint(check) -> tuple:
     return (check.reaches_goal, check.goal_reason, tuple((s.rule, s.checked, s.reason) for s in check.step_checks),
             len(check.step_checks), check.lemma_rules, check.assumed_premises, check.goal, id(check.chain))
 
+_STEP_RECORDS: list = []  # the lists of the active record_steps blocks
+
+
+@contextmanager
+def record_steps():
+    """Within the block, every step a chain's check accepts (sub-chains, term chains, cases and
+    lemma chains included) is appended to the yielded list as (StepCheck, Context): the context
+    it was checked under, with the step's local hypotheses (a term's index range, a case's
+    condition). An observer only: what the kernel decides does not change. For the audit
+    (:mod:`attnbounds.engine.audit`), which searches each accepted step for a numeric
+    counterexample. The cache of lemma checks is emptied on entry, so that a lemma checked
+    before the block is checked (and recorded) again."""
+    _lemma_check_cached.cache_clear()
+    got: list = []
+    _STEP_RECORDS.append(got)
+    try:
+        yield got
+    finally:
+        _STEP_RECORDS.remove(got)
+
+
 @dataclass(frozen=True)
 class ChainCheck:
     """A checked chain against a goal ``lhs <relation> rhs``.
@@ -4063,6 +4086,8 @@ class Chain:
             if why:
                 out[i] = replace(out[i], checked=False, reason=(
                     f"{s.by.rule}: the chain passes through {sp.sstr(s.rhs)}, where its ends are defined but {why}"))
+        for record in _STEP_RECORDS:  # an observer (record_steps): the accepted steps and their contexts
+            record.extend((c, ctx) for c in out if c.checked)
         return tuple(out)
 
     def prove(self, lhs, relation: str, rhs, ctx: Context | None = None) -> ChainCheck:

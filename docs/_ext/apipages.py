@@ -100,6 +100,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.engine.run", {}),
             ("attnbounds.engine.mutants", {}),
             ("attnbounds.engine.refute", {}),
+            ("attnbounds.engine.audit", {}),
         ),
     ),
     (

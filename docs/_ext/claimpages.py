@@ -127,18 +127,13 @@ def _verdict_text(row: dict | None) -> str:
 
 
 def _proof_text(proof) -> str:
-    """The "k/n steps checked" line and the rules of a row's proof object."""
+    """The "k/n steps checked" line, the rules and the step audit of a row's proof object (the
+    CLI's proof cell, :func:`attnbounds.cli.check.proof_cell`)."""
+    from attnbounds.cli.check import proof_cell
+
     if not isinstance(proof, dict) or not proof.get("steps"):
         return ""
-    if proof.get("status") == "refuted":
-        return "\n\nexact counterexample"
-    sub = proof.get("substeps") or 0  # sub-chain steps, checked inside their step
-    plural = "" if sub == 1 else "s"  # as the CLI's proof cell: "(+1 sub-step)"
-    text = f"{proof.get('checked')}/{proof.get('steps')} steps{f' (+{sub} sub-step{plural})' if sub else ''} checked"
-    if proof.get("status") == "argued":
-        text += " (argued)"
-    rules = [r for r in proof.get("rules") or [] if r != "argued"]
-    return "\n\n" + escape(text + (": " + ", ".join(rules) if rules else ""))
+    return "\n\n" + escape(proof_cell(proof))
 
 
 def _methods_text(methods) -> str:

@@ -37,7 +37,7 @@ def test_check_json_has_the_runs_metadata(tmp_path):
     meta = doc["meta"]
     assert meta["attnbounds"] == attnbounds.__version__ and meta["command"] == "check"
     assert meta["seed"] == 3 and meta["time_limit"] == 120.0 and meta["normalizer"] is None
-    assert meta["budget"] == {"preset": "quick", "examples": 30, "sweep": 10_000, "mc_samples": 2_000}
+    assert meta["budget"] == {"preset": "quick", "examples": 30, "sweep": 10_000, "mc_samples": 2_000, "audit": 400}
     assert meta["ids"] == ["L1:transcribed"] and meta["claims_files"] == [] and meta["complete"] is True
     assert meta["versions"]["python"] == platform.python_version()
     assert meta["versions"]["numpy"] == numpy.__version__ and meta["versions"]["sympy"] == sympy.__version__

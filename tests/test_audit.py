@@ -1,0 +1,159 @@
+"""The step audit (attnbounds.engine.audit): every step the kernel accepts, searched numerically
+under the context it was checked in; a counterexample makes the symbolic method a conflict."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import sympy as sp
+
+from attnbounds import claims
+from attnbounds.claims.base import Proof, Reading
+from attnbounds.engine import Budget, combine, run_exact
+from attnbounds.engine.audit import audit_chain, audit_proof
+from attnbounds.engine.refute import refute
+from attnbounds.theory import proof as kernel
+from attnbounds.theory.proof import Chain, Context, Expect, Prob, WeightedNorm, by, record_steps
+
+x = sp.Symbol("x", positive=True)
+
+
+def _broken_algebra(monkeypatch):
+    """A kernel hole on purpose: the algebra rule accepts any step."""
+    rule = kernel.RULES["algebra"]
+    monkeypatch.setitem(kernel.RULES, "algebra", dataclasses.replace(rule, check=lambda *a: "accepted (broken)"))
+
+
+def test_a_sound_chain_has_no_counterexample():
+    res = Chain(x**2 + 1).ge(2 * x, by.algebra()).prove(x**2 + 1, ">=", 2 * x)
+    got = audit_chain(res, draws=400)
+    assert (got.steps, got.searched, got.counterexamples) == (1, 1, 0)
+    assert got.results[0].outcome == "no counterexample"
+
+
+def test_a_false_step_the_kernel_accepts_is_found(monkeypatch):
+    _broken_algebra(monkeypatch)
+    res = Chain(x).ge(2 * x, by.algebra()).prove(x, ">=", 2 * x)
+    assert res.complete  # the broken rule let x >= 2x through
+    got = audit_chain(res, draws=400)
+    assert got.counterexamples == 1
+    assert got.refuted[0].rule == "algebra" and "lhs=" in got.refuted[0].detail
+
+
+def test_the_symbolic_method_reports_the_hole_as_a_conflict(monkeypatch):
+    _broken_algebra(monkeypatch)
+    goal = (x, ">=", 2 * x)
+    reading = Reading("t", "x >= 2x", "x \\ge 2x", relation=">=",
+                      symbolic=lambda: Proof.from_chain(Chain(x).ge(2 * x, by.algebra()).prove(*goal), "broken"))
+    out = run_exact(reading, "symbolic", Budget(audit=400))
+    assert out.conflict is not None and "step audit refutes" in out.conflict
+    assert out.proof["audit"]["counterexamples"] == 1
+    judged = combine(reading, [out], Budget(audit=400))
+    assert judged.verdict == "undecided" and "CONFLICT" in judged.evidence
+
+
+def test_a_checked_proof_carries_the_audit_counts():
+    goal = (x**2 + 1, ">=", 2 * x)
+    reading = Reading("t", "x^2 + 1 >= 2x", "x^2 + 1 \\ge 2x", relation=">=",
+                      symbolic=lambda: Proof.from_chain(Chain(x**2 + 1).ge(2 * x, by.algebra()).prove(*goal), "AM-GM"))
+    out = run_exact(reading, "symbolic", Budget(audit=400))
+    assert out.outcome == "pass" and out.conflict is None
+    assert out.proof["audit"] == {"steps": 1, "searched": 1, "no_numeric_form": 0, "counterexamples": 0,
+                                  "draws_per_step": 400}
+
+
+def test_an_incomplete_proof_is_not_audited():
+    assert audit_proof(Proof(None, "argued")) is None
+
+
+def test_steps_are_recorded_with_their_local_context():
+    """A term chain is checked under the index range, a case under its condition: the recorded
+    contexts carry them, so the audit judges a step where the kernel did."""
+    i, n = sp.Symbol("i", integer=True), sp.Symbol("n", integer=True, positive=True)
+    term = Chain(i - 1).le(i, by.algebra())  # i - 1 <= i needs nothing; the range is still in its context
+    chain = Chain(sp.Sum(i - 1, (i, 1, n))).le(sp.Sum(i, (i, 1, n)), by.termwise(index=i, lo=1, hi=n, term=term))
+    with record_steps() as got:
+        res = chain.prove(sp.Sum(i - 1, (i, 1, n)), "<=", sp.Sum(i, (i, 1, n)))
+    assert res.complete
+    contexts = {sc.rule: ctx for sc, ctx in got}
+    assert set(contexts) == {"termwise", "algebra"}
+    names = {rule: {str(k) for k in ctx.hypotheses} for rule, ctx in contexts.items()}  # the kernel's private keys
+    assert {"__index_lo__", "__index_hi__"} <= names["algebra"] and not names["termwise"]
+
+
+def test_record_steps_rechecks_a_cached_lemma():
+    lemma = kernel.Lemma(Chain(x**2).ge(0, by.algebra()), x**2, ">=", 0)
+    ctx = Context({"sq": lemma})
+    chain = Chain(x**2 + 1).ge(1, by.hypothesis(name="sq"))
+    chain.prove(x**2 + 1, ">=", 1, ctx=ctx)  # fills the lemma cache
+    with record_steps() as got:
+        assert chain.prove(x**2 + 1, ">=", 1, ctx=ctx).complete
+    assert [sc.rule for sc, _ in got].count("algebra") == 1  # the lemma's step, checked again
+
+
+def test_refute_keeps_a_free_integer_that_is_also_an_index():
+    """Found by the audit: a free integer i (the step is about D(i), given i <= N) that a
+    fact's handling binds as an index lost its own value (KeyError)."""
+    i, N = sp.Symbol("i", integer=True, positive=True), sp.Symbol("N", integer=True, positive=True)
+    r, M = sp.Symbol("r", real=True), sp.Symbol("M", positive=True)
+    D, s1, s2 = sp.Function("D"), sp.Function("sigma1", positive=True), sp.Function("sigma2", positive=True)
+    ctx = Context({"w": WeightedNorm(f=D(i), radius=M, l1=s1(i), l2=s2(i)), "hi": sp.Le(i, N)})
+    lhs = Prob(D(i) - Expect(D(i)) <= r - Expect(D(i)))
+    rhs = sp.exp(-(r - Expect(D(i))) ** 2 / (2 * M**2 * s2(i)))
+    got = refute(lhs, "<=", rhs, ctx, seed=0, batches=2, batch=50)
+    assert got.assignment is None  # McDiarmid's bound holds under the weighted-norm fact
+
+
+def test_every_checked_proof_of_the_paper_survives_the_audit():
+    """No step of any proved reading (sub-chains, cases, lemmas included) is refuted at 400 draws;
+    most steps have a numeric form."""
+    total = searched = 0
+    for rid in claims.reading_ids():
+        _, reading = claims.reading(rid)
+        if reading.symbolic is None:
+            continue
+        got = audit_proof(reading.symbolic(), draws=400)
+        if got is None:
+            continue
+        assert got.counterexamples == 0, f"{rid}: {got.refuted[0].text()}"
+        total += got.steps
+        searched += got.searched
+    assert total > 400 and searched > 0.8 * total
+
+
+# --- the refuter's numeric forms for functions and derivatives (what the audit evaluates) ---
+
+k = sp.Symbol("k", integer=True, positive=True)
+n = sp.Symbol("n", integer=True, positive=True)
+t = sp.Symbol("t", real=True)
+G = sp.Function("G")
+
+
+def _found(lhs, rel, rhs, ctx=None):
+    return refute(lhs, rel, rhs, ctx or Context({}), seed=0).assignment is not None
+
+
+def test_special_functions_are_evaluated_at_the_draws():
+    assert _found(sp.binomial(n, 3), "<=", 0)  # SymPy once called C(n, 3) <= 0 (review 34): C(5, 3) = 10
+    assert not _found(sp.binomial(n + 2, 2), ">=", 1)
+    assert _found(sp.KroneckerDelta(1, k), "=", 0)  # 1 at k = 1
+    assert not _found(sp.KroneckerDelta(0, k), "=", 0)  # k >= 1
+    assert not _found(sp.sign(t) * t, "=", sp.Abs(t))
+    assert _found(sp.gamma(x + sp.Rational(1, 2)), ">=", 1)  # Γ(3/2) = 0.886
+
+
+def test_derivatives_are_taken_numerically_not_by_sympy():
+    assert not _found(sp.Derivative(x**3, x), "=", 3 * x**2)
+    assert _found(sp.Derivative(x**3, x), "=", 3 * x**2 * (1 + sp.Rational(1, 1000)))
+    assert not _found(sp.Derivative(sp.exp(t) * sp.sin(t), (t, 2)), "=", 2 * sp.exp(t) * sp.cos(t))
+    # SymPy differentiates G(k) by G(1) as 0, wrong at k = 1 (review 46): the draws see it
+    assert sp.Derivative(G(k), G(1)).doit() == 0
+    assert _found(sp.Derivative(G(k) * G(2), G(1)), "=", 0)
+    assert not _found(sp.Derivative(G(1) * G(2), G(1)), "=", G(2))
+
+
+def test_a_kink_is_never_a_counterexample():
+    """|t| has no derivative at 0 and tight draws put t there: the estimate's error is large,
+    the value nan, so sign(t) (0 at 0) is never contradicted there, nor anything else."""
+    assert not _found(sp.Derivative(sp.Abs(t), t), "=", sp.sign(t), Context({"t>=0": t >= 0}))
+    assert not _found(sp.Derivative(sp.Abs(t), t), "=", 1, Context({"t>=0": t >= 0}))
