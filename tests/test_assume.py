@@ -23,7 +23,7 @@ from attnbounds.cli import main
 from attnbounds.engine import Budget
 from attnbounds.engine.methods import run_strategy, run_sweep
 
-SMALL = Budget(examples=20, sweep=2_000, mc_samples=100)
+SMALL = Budget(examples=20, sweep=2_000, mc_samples=100, audit=200)
 
 
 def _sqrt_sides(inst):

@@ -13,7 +13,7 @@ from attnbounds.claims.normalized import NotApplicable, reweigh
 from attnbounds.engine import NORMALIZER_FIELDS, ROW_FIELDS, Budget
 from attnbounds.numerics import normalizers as nz
 
-SMALL = Budget(examples=20, sweep=2000, mc_samples=200)
+SMALL = Budget(examples=20, sweep=2000, mc_samples=200, audit=200)
 
 
 def test_under_softmax_the_weights_are_unchanged():

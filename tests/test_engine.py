@@ -21,7 +21,7 @@ from attnbounds.claims.base import VERDICTS, Claim, Estimate, Hypothesis, Proof,
 from attnbounds.engine import Budget, MethodOutcome, combine
 from attnbounds.theory.proof import Chain, by
 
-SMALL = Budget(examples=40, sweep=5_000, mc_samples=100)
+SMALL = Budget(examples=40, sweep=5_000, mc_samples=100, audit=200)
 
 
 # --------------------------------------------------------------------------- toy claims

@@ -13,7 +13,7 @@ from attnbounds.claims.lemma2 import ratio_log_derivative_sup
 from attnbounds.engine import Budget
 from attnbounds.numerics import normalizers as nz
 
-SMALL = Budget(examples=20, sweep=2_000, mc_samples=100)
+SMALL = Budget(examples=20, sweep=2_000, mc_samples=100, audit=200)
 QUAD = nz.from_sympy(nz.LOGIT**2 + 1, nz.LOGIT, name="quad_plus_one_l2")
 HARD = nz.from_sympy(sp.log(1 + sp.exp(nz.LOGIT)) + sp.exp(-nz.LOGIT**2), nz.LOGIT, name="hard_one_l2")
 

@@ -24,7 +24,7 @@ from attnbounds.engine import Budget
 from attnbounds.engine.mutants import run_mutants
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = Budget(examples=10, sweep=2_000, mc_samples=100)
+SMALL = Budget(examples=10, sweep=2_000, mc_samples=100, audit=200)
 
 
 def _child(code: str, hash_seed: str) -> str:
@@ -67,7 +67,7 @@ def test_a_reading_row_is_the_same_alone_and_among_others():
     mine = [r for r in here if r.id == "C2:bounded"]
     child = _child(
         "import json\nfrom attnbounds import engine\nfrom attnbounds.engine import Budget\n"
-        "rows = engine.check(['C2:bounded'], budget=Budget(examples=10, sweep=2_000, mc_samples=100), seed=5)\n"
+        "rows = engine.check(['C2:bounded'], budget=Budget(examples=10, sweep=2_000, mc_samples=100, audit=200), seed=5)\n"
         "print(json.dumps([{k: v for k, v in r.to_dict().items() if k not in ('seconds', 'method_seconds')}"
         " for r in rows], sort_keys=True))",
         "11",
@@ -99,7 +99,7 @@ def test_a_mutant_verdict_is_the_same_alone_and_within_all_claims(all_mutants):
     assert len(within) >= 5
     child = _child(
         "import json\nfrom attnbounds.engine import Budget\nfrom attnbounds.engine.mutants import run_mutants\n"
-        "r = run_mutants(['C2:bounded'], budget=Budget(examples=10, sweep=2_000, mc_samples=100))\n"
+        "r = run_mutants(['C2:bounded'], budget=Budget(examples=10, sweep=2_000, mc_samples=100, audit=200))\n"
         "print(json.dumps([x.to_dict() for x in r.rows]))",
         "12",
     )

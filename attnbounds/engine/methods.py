@@ -28,6 +28,7 @@ import math
 import signal
 import threading
 import time
+import weakref
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -264,17 +265,33 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
     return MethodOutcome(method, "fail", proof.detail + note, seconds, counterexample=cex, conflict=conflict, proof=info)
 
 
+_AUDITS: dict = {}  # (id of a checked chain, draws) -> (weak reference to it, its Audit)
+
+
+def _audit_of(proof: Proof, draws: int):
+    """The step audit of ``proof`` at ``draws`` draws per step, once per checked chain object in
+    a process (a claim module caches its proof, and a run or a test suite judges it again; the
+    audit's stream is fixed by the step, so a second audit would repeat the first)."""
+    from attnbounds.engine.audit import audit_proof
+
+    key = (id(proof.chain), draws)
+    got = _AUDITS.get(key)
+    if got is not None and got[0]() is proof.chain:
+        return got[1]
+    audit = audit_proof(proof, draws=draws)
+    _AUDITS[key] = (weakref.ref(proof.chain), audit)
+    return audit
+
+
 def _audited(proof: Proof, info: dict, budget: Budget, seconds: float) -> MethodOutcome:
     """A checked symbolic proof after the step audit (:mod:`attnbounds.engine.audit`): a
     numeric counterexample to a step the kernel accepted is a kernel bug, reported as a
     conflict (the verdict is then ``undecided``, never ``proved``). The audit's counts go to
     the row's ``proof`` object."""
-    from attnbounds.engine.audit import audit_proof
-
     start = time.perf_counter()
     try:
         with _time_limit(budget.time_limit):
-            audit = audit_proof(proof, draws=budget.audit)
+            audit = _audit_of(proof, budget.audit)
     except MethodTimeout as exc:
         return MethodOutcome("symbolic", "unknown", f"{exc} (in the step audit of a checked chain)",
                              seconds + time.perf_counter() - start, proof=info, timed_out=True)

@@ -14,7 +14,7 @@ from attnbounds.numerics.attention import cumulative_distance
 from attnbounds.numerics.montecarlo import mean_ci
 
 CLAIM = get("C2")
-SMALL = Budget(examples=20, sweep=2000, mc_samples=2000)
+SMALL = Budget(examples=20, sweep=2000, mc_samples=2000, audit=200)
 
 
 def test_fits_recover_known_curves():

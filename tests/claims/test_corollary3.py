@@ -13,7 +13,7 @@ from attnbounds.claims.lemma2 import NORMS
 from attnbounds.engine import Budget, judge_reading
 from attnbounds.numerics.jacobian import softmax_jacobian_norms
 
-SMALL = Budget(examples=25, sweep=3000, mc_samples=200)
+SMALL = Budget(examples=25, sweep=3000, mc_samples=200, audit=200)
 EXPECTED = {"transcribed": "falsified", "reconstructed": "proved", "finite-difference": "falsified",
             **{k: "falsified" for k in NORMS}}
 

@@ -9,7 +9,7 @@ from attnbounds.claims.multihead import CLAIM, IDENTICAL_HEADS, mask_sides
 from attnbounds.engine import Budget, judge_reading
 from attnbounds.theory import derivation
 
-SMALL = Budget(examples=25, sweep=3000, mc_samples=200)
+SMALL = Budget(examples=25, sweep=3000, mc_samples=200, audit=200)
 EXPECTED = {"transcribed": "proved", "reconstructed": "proved", "union-bound": "proved",
             "worst-case": "proved", "paper-numbers": "proved"}
 

@@ -12,7 +12,7 @@ from attnbounds.claims.base import Claim, Proof, Reading
 from attnbounds.engine import Budget
 
 EXAMPLE = str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_claim.py")
-SMALL = Budget(examples=5, sweep=50, mc_samples=50)
+SMALL = Budget(examples=5, sweep=50, mc_samples=50, audit=200)
 
 
 def toy(cid, paper=None, status=True):

@@ -12,7 +12,7 @@ from attnbounds.claims.base import holds_relation
 from attnbounds.engine import Budget, judge_reading, judge_hypothesis_drop
 
 CLAIM = get("T1i")
-SMALL = Budget(examples=25, sweep=3000, mc_samples=200)
+SMALL = Budget(examples=25, sweep=3000, mc_samples=200, audit=200)
 
 
 def naive_terms(w, x, n):

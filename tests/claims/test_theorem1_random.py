@@ -15,7 +15,7 @@ from attnbounds.engine import Budget, judge_hypothesis_drop, judge_reading
 from attnbounds.numerics import selection
 
 CLAIM = get("T1ii")
-SMALL = Budget(examples=20, sweep=2000, mc_samples=400)
+SMALL = Budget(examples=20, sweep=2000, mc_samples=400, audit=200)
 RNG = np.random.default_rng(99)
 
 

@@ -14,7 +14,7 @@ from attnbounds.numerics.attention import per_token_distance, top_n_mask
 from attnbounds.numerics.selection import distinguishable_mask, separability
 
 CLAIM = get("T2")
-SMALL = Budget(examples=20, sweep=2000, mc_samples=3000)
+SMALL = Budget(examples=20, sweep=2000, mc_samples=3000, audit=200)
 
 
 def test_exact_terms_against_monte_carlo_d3():

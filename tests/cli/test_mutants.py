@@ -14,7 +14,7 @@ from attnbounds.engine import Budget
 from attnbounds.engine.mutants import run_mutants
 from attnbounds.theory.proof import Chain, ChainCheck, Context, by
 
-SMALL = Budget(examples=20, sweep=4_000, mc_samples=100)
+SMALL = Budget(examples=20, sweep=4_000, mc_samples=100, audit=200)
 p = sp.Symbol("p", real=True)
 QUARTER = sp.Rational(1, 4)
 
@@ -131,7 +131,7 @@ def test_dropped_proof_hypotheses_are_refuted_on_the_proofs_symbols():
                                      "C1:reconstructed", "H1:union-bound", "H1:reconstructed",
                                      "T2:lower_reconstructed", "T2:hoeffding", "T2:upper_if_r_le_xi"])
 def test_real_reading_quick(reading):
-    report = run_mutants([reading], budget=Budget(examples=10, sweep=3_000, mc_samples=100))
+    report = run_mutants([reading], budget=Budget(examples=10, sweep=3_000, mc_samples=100, audit=200))
     assert report.readings == [reading] and not report.defects
     for r in report.rows:  # every mutant is killed, shown to be a statement that is still true, or
         # drops a claim hypothesis whose demonstration (made for another reading) this reading survives
@@ -173,7 +173,7 @@ def test_argued_readings_get_no_mutants():
 def test_a_claim_hypothesis_the_proof_names_otherwise_is_dropped_once():
     # H1's independent-heads is the chains' "independence": one row, falsified (its demonstration's
     # masks are not an instance of this reading, so the search over the proof's symbols decides it)
-    report = run_mutants(["H1:reconstructed"], budget=Budget(examples=10, sweep=3_000, mc_samples=100))
+    report = run_mutants(["H1:reconstructed"], budget=Budget(examples=10, sweep=3_000, mc_samples=100, audit=200))
     drops = {r.mutant: r for r in report.rows if r.mutant.startswith("dropped-hypothesis:")}
     assert set(drops) == {"dropped-hypothesis:independence"}
     assert drops["dropped-hypothesis:independence"].verdict == "falsified"
