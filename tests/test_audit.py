@@ -156,3 +156,16 @@ def test_a_kink_is_never_a_counterexample():
     the value nan, so sign(t) (0 at 0) is never contradicted there, nor anything else."""
     assert not _found(sp.Derivative(sp.Abs(t), t), "=", sp.sign(t), Context({"t>=0": t >= 0}))
     assert not _found(sp.Derivative(sp.Abs(t), t), "=", 1, Context({"t>=0": t >= 0}))
+
+
+def test_sums_are_read_as_sympy_reads_them():
+    """Karr's convention (the kernel's, SymPy's): the sum from n to n - 3 is minus the sum from
+    n - 2 to n - 1, not empty; several limits, the first innermost."""
+    j = sp.Symbol("j", integer=True)
+    backwards = sp.Sum(k, (k, n, n - 3))
+    assert backwards.doit() == 3 - 2 * n
+    assert not _found(backwards, "=", 3 - 2 * n)
+    assert _found(backwards, "=", 0)
+    assert not _found(sp.Product(k + 3, (k, n, n - 3)), "=", 1 / ((n + 1) * (n + 2)))
+    assert not _found(sp.Sum(k * j, (k, 1, n), (j, 1, n + 1)), "=", n * (n + 1) ** 2 * (n + 2) / 4)
+    assert _found(sp.Sum(k * j, (k, 1, n), (j, 1, n + 1)), "=", n * (n + 1) ** 2 * (n + 2) / 4 + 1)

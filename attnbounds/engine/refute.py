@@ -20,7 +20,8 @@ step audit (:mod:`attnbounds.engine.audit`) uses the same search on every step t
 accepted.
 
 The evaluator is numpy's, independent of SymPy's symbolic facts: arithmetic, sums and
-products over integer ranges, norms, exp, log, the trigonometric and hyperbolic functions,
+products over integer ranges (several limits, and backward ranges by Karr's convention, as
+SymPy reads them), norms, exp, log, the trigonometric and hyperbolic functions,
 sign, floor and ceiling; any other SymPy function of scalar arguments (KroneckerDelta,
 binomial, gamma, ...) is evaluated numerically at each draw; a derivative of order 1 or 2 by
 one variable (a symbol, or one value G(1) or x[2] of an index function or base) by finite
@@ -200,8 +201,10 @@ def _eval(e, env: _Env):
             table = env.random[head][:, :, env.atom]
         else:
             table = env.values[head]
-        if not 1 <= k <= table.shape[1] - 1:
-            raise NoNumericForm(f"index {k} of {e} out of range")
+        if not 1 <= k <= table.shape[1] - 1:  # no value drawn there (a range that runs backwards
+            # by Karr's convention reaches index 0 where a hypothesis fails): nan, so the draws of
+            # this batch meet no hypothesis that reads it and break no goal
+            return np.full(env.n, np.nan)
         return table[:, k]
     if isinstance(e, Cup):  # the indicator of a union of events: the max of theirs
         if env.atom is None or len(e.limits) != 1:
@@ -220,26 +223,7 @@ def _eval(e, env: _Env):
             env.ints[i] = saved
         return out
     if isinstance(e, (sp.Sum, sp.Product)):
-        if len(e.limits) != 1:
-            raise NoNumericForm("only single-index sums")
-        i, lo, hi = e.limits[0]
-        lo_v, hi_v = (int(round(float(_eval(b, env)[0]))) for b in (lo, hi))
-        out = None
-        saved = env.ints.get(i)
-        for k in range(lo_v, hi_v + 1):
-            env.ints[i] = k
-            v = _eval(e.function, env)
-            # sampled magnitudes reach e^5 and more: a sum or product may overflow to inf (or be
-            # inf - inf = nan), which is never a counterexample (_violated needs finite sides)
-            with np.errstate(over="ignore", invalid="ignore"):
-                out = v if out is None else (out + v if isinstance(e, sp.Sum) else out * v)
-        if saved is None:
-            env.ints.pop(i, None)
-        else:
-            env.ints[i] = saved
-        if out is None:
-            return np.zeros(env.n) if isinstance(e, sp.Sum) else np.ones(env.n)
-        return out
+        return _sum_or_product(type(e), e.function, e.limits, env)
     if isinstance(e, Norm):
         v = _eval(e.args[0], env)
         return np.linalg.norm(v, axis=-1) if v.ndim == 2 else np.abs(v)
@@ -285,6 +269,35 @@ def _eval(e, env: _Env):
     if isinstance(e, sp.Function) and e.args and not isinstance(e, (sp.Piecewise, sp.Subs)):
         return _function_value(e, env)
     raise NoNumericForm(f"no numeric rule for {type(e).__name__}")
+
+
+def _sum_or_product(cls, function, limits, env) -> np.ndarray:
+    """Σ or Π of ``function`` over ``limits`` (SymPy's order: the first is the innermost), by
+    Karr's convention as SymPy reads it: from a to b < a − 1, minus the sum from b + 1 to a − 1
+    (a product: its reciprocal); from a to a − 1, empty."""
+    i, lo, hi = limits[-1]
+    inner = cls(function, *limits[:-1]) if len(limits) > 1 else function  # (building Sum(inner, (i, ..)) folds back)
+    lo_v, hi_v = (int(round(float(_eval(b, env)[0]))) for b in (lo, hi))
+    if hi_v < lo_v - 1:
+        flipped = _sum_or_product(cls, function, (*limits[:-1], (i, hi + 1, lo - 1)), env)
+        with np.errstate(all="ignore"):
+            return -flipped if cls is sp.Sum else 1.0 / flipped
+    out = None
+    saved = env.ints.get(i)
+    for k in range(lo_v, hi_v + 1):
+        env.ints[i] = k
+        v = _eval(inner, env)
+        # sampled magnitudes reach e^5 and more: a sum or product may overflow to inf (or be
+        # inf - inf = nan), which is never a counterexample (_violated needs finite sides)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = v if out is None else (out + v if cls is sp.Sum else out * v)
+    if saved is None:
+        env.ints.pop(i, None)
+    else:
+        env.ints[i] = saved
+    if out is None:
+        return np.zeros(env.n) if cls is sp.Sum else np.ones(env.n)
+    return out
 
 
 def _function_value(e, env) -> np.ndarray:
