@@ -203,7 +203,8 @@ def _eval(e, env: _Env):
             table = env.values[head]
         if not 1 <= k <= table.shape[1] - 1:  # no value drawn there (a range that runs backwards
             # by Karr's convention reaches index 0 where a hypothesis fails): nan, so the draws of
-            # this batch meet no hypothesis that reads it and break no goal
+            # this batch meet no hypothesis that reads it and break no goal; a dropped hypothesis
+            # that reads it counts as failed there (stated in docs/proof-rules.md)
             return np.full(env.n, np.nan)
         return table[:, k]
     if isinstance(e, Cup):  # the indicator of a union of events: the max of theirs
@@ -301,8 +302,8 @@ def _sum_or_product(cls, function, limits, env) -> np.ndarray:
 
 
 def _function_value(e, env) -> np.ndarray:
-    """Any other SymPy function of scalar arguments (KroneckerDelta, sign, binomial, gamma,
-    floor, atan, sin, ...), at each draw: the function built at the arguments' values as
+    """Any other SymPy function of scalar arguments (KroneckerDelta, binomial, gamma, erf, ...;
+    the elementary ones are numpy's, in :func:`_eval`), at each draw: the function built at the arguments' values as
     exact numbers (integers stay integers) and evaluated numerically by SymPy (mpmath). A
     value that is not a finite real number is nan (never a counterexample). Values are
     cached per call by their arguments (integer arguments repeat)."""

@@ -3781,6 +3781,7 @@ def _fingerprint(check) -> tuple:
     return (check.reaches_goal, check.goal_reason, tuple((s.rule, s.checked, s.reason) for s in check.step_checks),
             len(check.step_checks), check.lemma_rules, check.assumed_premises, check.goal, id(check.chain))
 
+
 _STEP_RECORDS: list = []  # the lists of the active record_steps blocks
 
 
