@@ -169,3 +169,14 @@ def test_sums_are_read_as_sympy_reads_them():
     assert not _found(sp.Product(k + 3, (k, n, n - 3)), "=", 1 / ((n + 1) * (n + 2)))
     assert not _found(sp.Sum(k * j, (k, 1, n), (j, 1, n + 1)), "=", n * (n + 1) ** 2 * (n + 2) / 4)
     assert _found(sp.Sum(k * j, (k, 1, n), (j, 1, n + 1)), "=", n * (n + 1) ** 2 * (n + 2) / 4 + 1)
+
+
+def test_bad_draws_are_named():
+    import pytest
+
+    res = Chain(x**2 + 1).ge(2 * x, by.algebra()).prove(x**2 + 1, ">=", 2 * x)
+    for bad in (0, -3, 1.5, True):
+        with pytest.raises(ValueError, match="draws"):
+            audit_chain(res, draws=bad)
+    with pytest.raises(ValueError, match="audit"):
+        Budget(audit=0)
