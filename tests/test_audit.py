@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 import sympy as sp
 
 from attnbounds.claims.base import Proof, Reading
@@ -57,8 +58,8 @@ def test_a_checked_proof_carries_the_audit_counts():
                       symbolic=lambda: Proof.from_chain(Chain(x**2 + 1).ge(2 * x, by.algebra()).prove(*goal), "AM-GM"))
     out = run_exact(reading, "symbolic", Budget(audit=400))
     assert out.outcome == "pass" and out.conflict is None
-    assert out.proof["audit"] == {"steps": 1, "searched": 1, "no_numeric_form": 0, "counterexamples": 0,
-                                  "draws_per_step": 400}
+    assert out.proof["audit"] == {"steps": 1, "searched": 1, "no_numeric_form": 0, "no_draw_met": 0,
+                                  "counterexamples": 0, "draws_per_step": 400}
 
 
 def test_an_incomplete_proof_is_not_audited():
@@ -80,14 +81,49 @@ def test_steps_are_recorded_with_their_local_context():
     assert {"__index_lo__", "__index_hi__"} <= names["algebra"] and not names["termwise"]
 
 
-def test_record_steps_rechecks_a_cached_lemma():
+def test_record_steps_records_a_cached_lemmas_steps():
     lemma = kernel.Lemma(Chain(x**2).ge(0, by.algebra()), x**2, ">=", 0)
     ctx = Context({"sq": lemma})
     chain = Chain(x**2 + 1).ge(1, by.hypothesis(name="sq"))
     chain.prove(x**2 + 1, ">=", 1, ctx=ctx)  # fills the lemma cache
+    hits = kernel._lemma_check_cached.cache_info().hits
     with record_steps() as got:
-        assert chain.prove(x**2 + 1, ">=", 1, ctx=ctx).complete
-    assert [sc.rule for sc, _ in got].count("algebra") == 1  # the lemma's step, checked again
+        res = chain.prove(x**2 + 1, ">=", 1, ctx=ctx)
+        assert res.complete
+    assert kernel._lemma_check_cached.cache_info().hits > hits  # the lemma came from the cache
+    assert [sc.rule for sc, _ in got].count("algebra") == 1  # and its step was recorded, once
+    assert [sc.rule for sc, _ in kernel.accepted_steps(res)] == [sc.rule for sc, _ in got]
+
+
+def _nested_chain():
+    """A chain with a lemma, a term chain (under its index range) and a step of its own."""
+    i, n = sp.Symbol("i", integer=True), sp.Symbol("n", integer=True, positive=True)
+    lemma = kernel.Lemma(Chain(x**2).ge(0, by.algebra()), x**2, ">=", 0)
+    term = Chain(i - 1).le(i, by.algebra())
+    chain = (Chain(sp.Sum(i - 1, (i, 1, n)))
+             .le(sp.Sum(i, (i, 1, n)), by.termwise(index=i, lo=1, hi=n, term=term))
+             .le(sp.Sum(i, (i, 1, n)) + x**2, by.hypothesis(name="sq")))
+    goal = (sp.Sum(i - 1, (i, 1, n)), "<=", sp.Sum(i, (i, 1, n)) + x**2)
+    return chain, goal, Context({"sq": lemma})
+
+
+def test_prove_keeps_the_steps_a_check_again_records():
+    """The audit reads the steps Chain.prove recorded, instead of checking the chain again: the
+    two agree, step by step and context by context, and a copy of the record is checked again."""
+    chain, goal, ctx = _nested_chain()
+    res = chain.prove(*goal, ctx=ctx)
+    assert res.complete
+    kept = kernel.accepted_steps(res)
+    kernel._lemma_check_cached.cache_clear()
+    with record_steps() as again:
+        chain.prove(*goal, ctx=ctx)
+    as_values = [[(sc.rule, sc.lhs, sc.rhs, c) for sc, c in steps] for steps in (kept, tuple(again))]
+    assert as_values[0] == as_values[1]
+    assert sorted(sc.rule for sc, _ in kept) == ["algebra", "algebra", "hypothesis", "termwise"]
+    copy = dataclasses.replace(res)
+    assert kernel.accepted_steps(copy) is None  # not issued by prove: no record
+    assert [(a.rule, a.lhs, a.rhs) for a in audit_chain(copy, draws=1).results] == \
+        [(a.rule, a.lhs, a.rhs) for a in audit_chain(res, draws=1).results]  # checked again, the same steps
 
 
 def test_refute_keeps_a_free_integer_that_is_also_an_index():
@@ -96,11 +132,15 @@ def test_refute_keeps_a_free_integer_that_is_also_an_index():
     i, N = sp.Symbol("i", integer=True, positive=True), sp.Symbol("N", integer=True, positive=True)
     r, M = sp.Symbol("r", real=True), sp.Symbol("M", positive=True)
     D, s1, s2 = sp.Function("D"), sp.Function("sigma1", positive=True), sp.Function("sigma2", positive=True)
-    ctx = Context({"w": WeightedNorm(f=D(i), radius=M, l1=s1(i), l2=s2(i)), "hi": sp.Le(i, N)})
+    facts = {"w": WeightedNorm(f=D(i), radius=M, l1=s1(i), l2=s2(i)), "hi": sp.Le(i, N)}
     lhs = Prob(D(i) - Expect(D(i)) <= r - Expect(D(i)))
     rhs = sp.exp(-(r - Expect(D(i))) ** 2 / (2 * M**2 * s2(i)))
-    got = refute(lhs, "<=", rhs, ctx, seed=0, batches=2, batch=50)
-    assert got.assignment is None  # McDiarmid's bound holds under the weighted-norm fact
+    # McDiarmid's lower tail holds below the mean (T2's case r < E[D(i)]) under the weighted-norm fact
+    got = refute(lhs, "<=", rhs, Context({**facts, "case": sp.Gt(Expect(D(i)) - r, 0)}), seed=0, batches=2, batch=50)
+    assert got.assignment is None and got.tried > 0
+    # and not above it (P = 1 when r >= max D): this test had asserted it without the case, and
+    # passed only because 3 of its 100 draws met the fact; at the drawn i they all can now
+    assert refute(lhs, "<=", rhs, Context(facts), seed=0, batches=2, batch=50).assignment is not None
 
 
 def test_the_committed_verdicts_carry_a_clean_audit():
@@ -117,7 +157,97 @@ def test_the_committed_verdicts_carry_a_clean_audit():
     assert audits and len(audits) == sum(1 for r in proved if "symbolic" in (r.get("methods") or []))
     assert all(a["counterexamples"] == 0 and a["draws_per_step"] == 1200 for a in audits)
     steps, searched = sum(a["steps"] for a in audits), sum(a["searched"] for a in audits)
-    assert steps > 400 and searched > 0.9 * steps
+    judged = searched - sum(a["no_draw_met"] for a in audits)  # a search where no draw met the hypotheses judged nothing
+    assert steps > 400 and searched > 0.9 * steps and judged > 0.85 * steps
+
+
+def test_a_search_in_which_no_draw_met_the_hypotheses_is_counted_apart():
+    y = sp.Symbol("y", real=True)
+    res = Chain(y).le(y + 1, by.algebra()).prove(y, "<=", y + 1)
+    steps = kernel.accepted_steps(res)
+    impossible = Context({"h": (sp.Ge(y, 1), sp.Le(y, 0))})  # no draw meets it
+    empty = audit_chain(dataclasses.replace(res, chain=dataclasses.replace(res.chain, ctx=impossible)), draws=200)
+    assert steps and empty.searched == empty.steps and empty.no_draw_met == empty.steps
+    assert all(r.met == 0 for r in empty.results)
+    full = audit_chain(res, draws=200)
+    assert full.no_draw_met == 0 and all(r.met > 0 for r in full.results)
+    assert full.to_dict()["no_draw_met"] == 0 and empty.to_dict()["no_draw_met"] == empty.steps
+
+
+def test_an_equation_is_not_solved_for_an_indexed_value_nor_implicitly():
+    """Found by this stop's audit, on the step of C2's chains that cites Lemma 1
+    (β_t <= e^{2a/T}/L, β_t = e^{u_t/T} / (e^{u_t/T} + S_t), S_t = Σ_j e^{w_{t,j}/T}): the
+    refuter solved β_t's definition for T, an answer with T still inside the sum ('no value
+    for T'); refusing that, it solved for the value β[t] itself, which the table β[t] is read
+    from never showed: two false counterexamples. Equations are solved for scalar symbols only."""
+    from attnbounds import claims as registry
+    from attnbounds.engine import audit as au
+
+    claim = next(c for c in registry.all_claims() if c.id == "C2")
+    reading = next(r for r in claim.readings if r.name == "bounded")
+    steps = [s for s in au._accepted_steps(reading.symbolic().chain)
+             if s[0] == "instance" and sp.sstr(s[1]).startswith("beta[")]
+    assert steps
+    for rule, lhs, rel, rhs, ctx in steps:
+        found = refute(lhs, rel, rhs, ctx, seed=[0, 12345], batches=6, batch=200)
+        assert found.assignment is None, found.text()
+
+
+def _claim_steps(claim_id, reading_name, rule, starts):
+    from attnbounds import claims as registry
+    from attnbounds.engine import audit as au
+
+    claim = next(c for c in registry.all_claims() if c.id == claim_id)
+    reading = next(r for r in claim.readings if r.name == reading_name)
+    got = [s for s in au._accepted_steps(reading.symbolic().chain) if s[0] == rule and sp.sstr(s[1]).startswith(starts)]
+    assert got, (claim_id, reading_name, rule, starts)
+    return got
+
+
+@pytest.mark.parametrize("where", [("T1ii", "reconstructed", "jensen", "norm(Expect("),
+                                   ("T2", "hoeffding", "weighted-norm", "D(i)")])
+def test_a_step_about_a_drawn_index_meets_its_hypotheses(where):
+    """A term chain's step about term i (given i <= L) reads the hypotheses at the drawn i:
+    Cond(s_S(i), not in_S(i)) = Y - y[i] and a weighted-norm fact on D(i) are now made to hold
+    there (they were made to hold only over a summation range, and no draw met them: the
+    audit's search of these steps judged nothing). A false variant of the step is found."""
+    import zlib
+
+    for rule, lhs, rel, rhs, ctx in _claim_steps(*where):
+        stream = [0, zlib.crc32(f"{sp.sstr(lhs)} {rel} {sp.sstr(rhs)}".encode())]  # the audit's, at its draws
+        true = refute(lhs, rel, rhs, ctx, seed=stream, batches=6, batch=200)
+        assert true.assignment is None and true.tried > 0
+        false_rhs = 2 * rhs + 1 if rel in ("=", "==", ">=") else rhs / 2 - 1
+        false_rel = ">=" if rel in ("=", "==") else rel
+        assert refute(lhs, false_rel, false_rhs, ctx, seed=stream, batches=6, batch=200).assignment is not None
+
+
+def test_a_statement_about_a_random_variable_holds_almost_surely():
+    """D(i) >= 0 for a weighted norm D: judged at every atom of the law (it had no numeric form)."""
+    i = sp.Symbol("i", integer=True, positive=True)
+    M = sp.Symbol("M", positive=True)
+    D, s1, s2 = sp.Function("D"), sp.Function("sigma1", positive=True), sp.Function("sigma2", positive=True)
+    ctx = Context({"w": WeightedNorm(f=D(i), radius=M, l1=s1(i), l2=s2(i))})
+    holds = refute(D(i), ">=", 0, ctx, seed=0, batches=3, batch=200)
+    assert holds.assignment is None and holds.tried > 0
+    assert refute(D(i), ">=", M * s1(i) / 2, ctx, seed=0, batches=3, batch=200).assignment is not None
+    event = refute(kernel.Indicator(D(i) <= M), "<=", kernel.Indicator(D(i) <= 2 * M), ctx, seed=0, batches=3, batch=200)
+    assert event.assignment is None and event.tried > 0
+    assert refute(kernel.Indicator(D(i) <= 2 * M), "<=", kernel.Indicator(D(i) <= M), ctx,
+                  seed=0, batches=3, batch=200).assignment is not None
+
+
+def test_a_vector_at_an_index_where_nothing_was_drawn_is_a_vector_of_nan():
+    """Σ_{i=1}^{L-N} ‖x_i‖ = −Σ_{i=L-N+1}^{0} ‖x_i‖ (Karr): the backward range reaches x_0, where
+    nothing is drawn; it was a scalar nan, and ‖a x_i − c‖ there 'a sum of a vector and a scalar'."""
+    i = sp.Symbol("i", integer=True)
+    L, N = sp.Symbol("L", integer=True, positive=True), sp.Symbol("N", integer=True, positive=True)
+    xv, c = sp.IndexedBase("x", commutative=False), sp.Symbol("c", commutative=False)
+    al = sp.IndexedBase("alpha", nonnegative=True)
+    term = kernel.Norm(al[i] * xv[i] - c)
+    got = refute(sp.Sum(term, (i, 1, L - N)), "==", -sp.Sum(term, (i, L - N + 1, 0)), Context({}),
+                 seed=0, batches=3, batch=100)
+    assert got.assignment is None and got.tried > 0
 
 
 # --- the refuter's numeric forms for functions and derivatives (what the audit evaluates) ---

@@ -280,6 +280,9 @@ def proof_cell(proof: dict | None) -> str:
     >>> proof_cell({"steps": 1, "checked": 1, "rules": ["algebra"], "status": "checked",
     ...             "audit": {"steps": 3, "searched": 2, "counterexamples": 0}})
     '1/1 steps checked: algebra; audit: 2/3 steps searched, none refuted'
+    >>> proof_cell({"steps": 1, "checked": 1, "rules": ["algebra"], "status": "checked",
+    ...             "audit": {"steps": 3, "searched": 3, "no_draw_met": 1, "counterexamples": 0}})
+    '1/1 steps checked: algebra; audit: 3/3 steps searched (1 with no draw meeting its hypotheses), none refuted'
     """
     if not proof:
         return "-"
@@ -295,7 +298,9 @@ def proof_cell(proof: dict | None) -> str:
     audit = proof.get("audit")
     if audit:
         bad = audit["counterexamples"]
-        text += f"; audit: {audit['searched']}/{audit['steps']} steps searched, {bad or 'none'} refuted"
+        empty = audit.get("no_draw_met") or 0
+        empty = f" ({empty} with no draw meeting {'its' if empty == 1 else 'their'} hypotheses)" if empty else ""
+        text += f"; audit: {audit['searched']}/{audit['steps']} steps searched{empty}, {bad or 'none'} refuted"
     return text
 
 

@@ -12,8 +12,9 @@ hypotheses and looks for one that breaks the step.
 The audit can only take a verdict down, never up. A counterexample to an accepted step is a
 kernel bug: the symbolic method then reports a conflict, and the reading's verdict is
 ``undecided`` (``CONFLICT (a bug)``), not ``proved``. A search that finds nothing adds no
-strength to the proof; a step with a part the refuter cannot evaluate (``Expect``, ``Prob``,
-``Inner``) is counted as having no numeric form.
+strength to the proof; a step with a part the refuter cannot evaluate (``Inner``, a limit, an
+integral) is counted as having no numeric form, and a step searched where no draw met its
+hypotheses (the refuter draws values and keeps those that meet them) as ``no_draw_met``.
 
 >>> import sympy as sp
 >>> from attnbounds.theory.proof import Chain, Context, by
@@ -40,7 +41,9 @@ AUDIT_BATCH = 200
 @dataclass(frozen=True)
 class StepAudit:
     """One accepted step and what the search found: ``outcome`` is ``"no counterexample"``,
-    ``"no numeric form"`` or ``"counterexample"`` (``detail``: both sides and the values)."""
+    ``"no numeric form"`` or ``"counterexample"`` (``detail``: both sides and the values);
+    ``met``: how many draws met the step's hypotheses (0 without a numeric form). A search
+    in which no draw met them found nothing because it judged nothing."""
 
     rule: str
     lhs: str
@@ -48,6 +51,7 @@ class StepAudit:
     rhs: str
     outcome: str
     detail: str
+    met: int = 0
 
     def text(self) -> str:
         return f"{self.rule}: {self.lhs} {self.relation} {self.rhs}: {self.detail}"
@@ -74,6 +78,11 @@ class Audit:
         return sum(r.outcome == "no numeric form" for r in self.results)
 
     @property
+    def no_draw_met(self) -> int:
+        """Steps searched in which no draw met the hypotheses (the search judged nothing)."""
+        return sum(r.outcome == "no counterexample" and r.met == 0 for r in self.results)
+
+    @property
     def counterexamples(self) -> int:
         return sum(r.outcome == "counterexample" for r in self.results)
 
@@ -83,19 +92,26 @@ class Audit:
 
     def to_dict(self) -> dict:
         return {"steps": self.steps, "searched": self.searched, "no_numeric_form": self.no_numeric_form,
-                "counterexamples": self.counterexamples, "draws_per_step": self.draws}
+                "no_draw_met": self.no_draw_met, "counterexamples": self.counterexamples, "draws_per_step": self.draws}
 
 
 def _accepted_steps(check) -> list:
-    """(rule, lhs, relation, rhs, Context) of every step the kernel accepts when it checks
-    ``check`` again (a ChainCheck, or an AllOf of them), then each part's goal (rule
-    ``"goal"``: the statement the chain proves, under its context), each distinct one once."""
-    from attnbounds.theory.proof import AllOf, record_steps
+    """(rule, lhs, relation, rhs, Context) of every step the kernel accepted in ``check`` (a
+    ChainCheck, or an AllOf of them), then each part's goal (rule ``"goal"``: the statement
+    the chain proves, under its context), each distinct one once. The steps are those
+    :meth:`~attnbounds.theory.proof.Chain.prove` recorded while it checked the part; a part it
+    did not issue (a copy) is checked again, recording."""
+    from attnbounds.theory.proof import AllOf, accepted_steps, record_steps
 
     parts = check.parts if isinstance(check, AllOf) else (check,)
-    with record_steps() as got:
-        for part in parts:
-            part.chain.prove(*part.goal)  # the checked chain, under the context it was checked in
+    got: list = []
+    for part in parts:
+        steps = accepted_steps(part)
+        if steps is None:
+            with record_steps() as rec:
+                part.chain.prove(*part.goal)  # the checked chain, under the context it was checked in
+            steps = tuple(rec)
+        got.extend(steps)
     items = [(sc.rule, sc.lhs, sc.relation, sc.rhs, ctx) for sc, ctx in got]
     items += [("goal", lhs, "=" if rel == "==" else rel, rhs, part.chain.ctx) for part in parts
               for lhs, rel, rhs in [part.goal]]
@@ -126,7 +142,7 @@ def audit_chain(check, *, seed: int = 0, draws: int = 1200) -> Audit:
             out.append(StepAudit(rule, lhs, rel, rhs, "no numeric form", str(exc)))
             continue
         outcome = "no counterexample" if found.assignment is None else "counterexample"
-        out.append(StepAudit(rule, lhs, rel, rhs, outcome, found.text()))
+        out.append(StepAudit(rule, lhs, rel, rhs, outcome, found.text(), found.tried))
     return Audit(tuple(out), draws)
 
 

@@ -42,6 +42,7 @@ True
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -204,8 +205,9 @@ def _eval(e, env: _Env):
         if not 1 <= k <= table.shape[1] - 1:  # no value drawn there (a range that runs backwards
             # by Karr's convention reaches index 0 where a hypothesis fails): nan, so the draws of
             # this batch meet no hypothesis that reads it and break no goal; a dropped hypothesis
-            # that reads it counts as failed there (stated in docs/proof-rules.md)
-            return np.full(env.n, np.nan)
+            # that reads it counts as failed there (stated in docs/proof-rules.md); a vector's
+            # value is a vector of nan
+            return np.full((env.n,) + table.shape[2:], np.nan)
         return table[:, k]
     if isinstance(e, Cup):  # the indicator of a union of events: the max of theirs
         if env.atom is None or len(e.limits) != 1:
@@ -356,14 +358,12 @@ def _derivative(e, env) -> np.ndarray:
         finally:
             put(base)
 
-    f0 = at(base) if n == 2 else None
-    if f0 is not None and f0.ndim != 1:
+    f0 = at(base)  # the second difference's centre, and the kink test's
+    if f0.ndim != 1:
         raise NoNumericForm("a derivative of a vector")
 
     def difference(step):
         fp, fm = at(base + step), at(base - step)
-        if fp.ndim != 1:
-            raise NoNumericForm("a derivative of a vector")
         return (fp - fm) / (2 * step) if n == 1 else (fp - 2 * f0 + fm) / step**2
 
     def ridders(h0):
@@ -398,7 +398,6 @@ def _derivative(e, env) -> np.ndarray:
         good = np.isfinite(b1) & np.isfinite(b2) & (e1 <= tol) & (e2 <= tol) & (np.abs(b1 - b2) <= tol)
         best = b1
         if n == 1:  # a kink the central differences do not see (|t| at 0 gives 0 at every step)
-            f0 = at(base)
             h1 = 1e-3 * np.maximum(1.0, np.abs(base))
             gaps = [np.abs(at(base + h) - 2 * f0 + at(base - h)) / h for h in (h1, h1 / 2)]
             noise = 1e-10 * (1.0 + np.abs(f0)) / h1
@@ -682,14 +681,20 @@ def _solve_equations(eqs, sampled_syms, idx=frozenset()):
                 target = (side, other)
                 break
         if target is None:
+            # a scalar symbol only: not a value x[t] at a drawn index (it is read from x's table,
+            # which the solved value would not reach) nor the label of an indexed base
+            labels = {x.base.label for x in e.atoms(sp.Indexed)}
             for s in _ordered(e.free_symbols):
-                if not s.is_commutative or s.is_integer or s in dict(derived):
+                if (not isinstance(s, sp.Symbol) or s in labels or not s.is_commutative or s.is_integer
+                        or s in dict(derived)):
                     continue
                 try:
                     sol = sp.solve(e.lhs - e.rhs, s, dict=False)
                 except (NotImplementedError, TypeError, ValueError):
                     continue
-                if isinstance(sol, list) and len(sol) == 1:
+                # an implicit "solution" (T = u/log(Σ_j e^{w_j/T} ...), SymPy's answer when T is
+                # also inside a sum) is none: s would be read before it has a value
+                if isinstance(sol, list) and len(sol) == 1 and s not in sp.sympify(sol[0]).free_symbols:
                     target = (s, sol[0])
                     break
         if target is None:
@@ -815,6 +820,9 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
                     _widen(r, env, ranges)
         # P(A(i)) = p for an indicator event A(i): the law is reweighted first, as the means below depend on it
         rest = [r for r in filters if not _fix_probability(r, env, rng, ranges)]
+        # the solved symbols first, as far as they can be (expr may read one: Σ_i α_i = 1 − α_N,
+        # α_N = Σ_t β_t); they are placed again below, and every equation is checked at the end
+        _place(derived, rescale, env, common, tolerant=True)
         rest = [r for r in rest if not _normalize_sum(r, env, heads)]  # Σ_t w[t] = expr: rescale w
         # the solved symbols and rescaled vectors before the equations that read them (D(i) = |a(i) c − e|)
         _place(derived, rescale, env, common, tolerant=True)
@@ -843,11 +851,11 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
                 ok &= _holds(r, env, ranges)
             for s, v in rescale:
                 ok &= _eval(v, env) >= 0
-            lv, rv = _eval(lhs, env), _eval(rhs, env)
+            lv, rv, broken = _goal(lhs, rel, rhs, env)
         except (NoNumericForm, ZeroDivisionError) as exc:
             raise NoNumericForm(str(exc)) from None
         tried += int(ok.sum())
-        bad = ok & _violated(lv, rel, rv)
+        bad = ok & broken
         if bad.any():
             # the smallest counterexample of this batch (the largest scalar magnitude is least)
             size = np.zeros(batch)
@@ -873,6 +881,40 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
     return Refutation(None, tried=tried)
 
 
+def _goal(lhs, rel, rhs, env):
+    """The goal's two sides at each draw and where they break it. A goal about a random
+    variable outside every Expect / Prob (D(i) >= 0, 1_{A and B} <= 1_A) states it almost
+    surely: it breaks where it fails at an atom of positive probability (for conditioned
+    variables, Cond(X, A), at an atom where A holds), and the sides are those at the first
+    such atom."""
+    if not (env.random and env.prob is not None and (_bare_random(lhs, env) or _bare_random(rhs, env))):
+        lv, rv = _eval(lhs, env), _eval(rhs, env)
+        return lv, rv, _violated(lv, rel, rv)
+    from attnbounds.theory.proof import Cond
+
+    given = {c.args[1] for e in (lhs, rhs) for c in e.atoms(Cond)}
+    if len(given) > 1:
+        raise NoNumericForm("conditioned variables given different events")
+    given = next(iter(given), None)
+    lv, rv = np.full(env.n, np.nan), np.full(env.n, np.nan)
+    broken = np.zeros(env.n, dtype=bool)
+    try:
+        for a in range(env.prob.shape[1]):
+            env.atom = a
+            la, ra = _eval(lhs, env), _eval(rhs, env)
+            if la.ndim != 1 or ra.ndim != 1:
+                raise NoNumericForm("a vector goal about a random variable")
+            here = _violated(la, rel, ra) & (env.prob[:, a] > 0)
+            if given is not None:
+                here &= _event_value(given, env) != 0
+            first = here & ~broken
+            lv, rv = np.where(first, la, lv), np.where(first, ra, rv)
+            broken |= here
+    finally:
+        env.atom = None
+    return lv, rv, broken
+
+
 def _snapshot(env, k, heads, dropped, ranges, lv, rv):
     viol = None
     if dropped:
@@ -895,6 +937,28 @@ def _index_range(i, env, ranges):
     return range(max(lo, 1), min(hi, INT_MAX + 1) + 1)
 
 
+def _assigned_at(i, env, ranges):
+    """The values of the index i at which an equation about f(i) is made to hold: the one drawn
+    for a free integer i (a term chain's step about term i, given i <= L), else every value of
+    its summation range; None when it has neither."""
+    if i in env.ints:
+        return [env.ints[i]]
+    return list(_index_range(i, env, ranges)) if i in ranges else None
+
+
+@contextmanager
+def _bound(i, env):
+    """Within the block, env.ints[i] may be set per index; afterwards it is as it was."""
+    saved = env.ints.get(i)
+    try:
+        yield
+    finally:
+        if saved is None:
+            env.ints.pop(i, None)
+        else:
+            env.ints[i] = saved
+
+
 def _assign(eq, env, heads, ranges):
     """Make an equation ``f(i) = expr`` (or ``x[i] = expr``) hold at every index of its range."""
     for atom, other in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
@@ -904,22 +968,28 @@ def _assign(eq, env, heads, ranges):
             head, args = atom.base, atom.indices
         else:
             continue
-        if head not in heads or len(args) != 1 or args[0] not in ranges or atom in other.atoms(type(atom)):
+        if head not in heads or len(args) != 1 or atom in other.atoms(type(atom)):
             continue
         i = args[0]
-        try:
-            for k in _index_range(i, env, ranges):
-                env.ints[i] = k
-                env.values[head][:, k] = _eval(other, env)
-        except (NoNumericForm, ValueError):
-            pass
-        env.ints.pop(i, None)
+        ks = _assigned_at(i, env, ranges)
+        if ks is None:
+            continue
+        with _bound(i, env):
+            try:
+                for k in ks:
+                    env.ints[i] = k
+                    env.values[head][:, k] = _eval(other, env)
+            except (NoNumericForm, ValueError, IndexError):
+                pass
         return
     # otherwise an equation linear in one head's value, e.g. E[...] = c V[i]: solve for it
     diff = eq.lhs - eq.rhs
     for atom in sorted(diff.atoms(AppliedUndef, sp.Indexed), key=sp.default_sort_key):
         head, args = (atom.func, atom.args) if isinstance(atom, AppliedUndef) else (atom.base, atom.indices)
-        if head not in heads or len(args) != 1 or args[0] not in ranges or atom.is_commutative is False:
+        if head not in heads or len(args) != 1 or atom.is_commutative is False:
+            continue
+        ks = _assigned_at(args[0], env, ranges)
+        if ks is None:
             continue
         try:
             sol = sp.solve(diff, atom, dict=False)
@@ -928,13 +998,13 @@ def _assign(eq, env, heads, ranges):
         if not (isinstance(sol, list) and len(sol) == 1) or sol[0].has(atom):
             continue
         i = args[0]
-        try:
-            for k in _index_range(i, env, ranges):
-                env.ints[i] = k
-                env.values[head][:, k] = _eval(sol[0], env)
-        except (NoNumericForm, ValueError, ZeroDivisionError):
-            pass
-        env.ints.pop(i, None)
+        with _bound(i, env):
+            try:
+                for k in ks:
+                    env.ints[i] = k
+                    env.values[head][:, k] = _eval(sol[0], env)
+            except (NoNumericForm, ValueError, ZeroDivisionError, IndexError):
+                pass
         return
 
 
@@ -1078,17 +1148,20 @@ def _assign_given(eq, env, ranges) -> bool:
         if not (isinstance(side, Cond) and isinstance(side.args[0], AppliedUndef)):
             continue
         f = side.args[0]
-        if f.func not in env.random or len(f.args) != 1 or f.args[0] not in ranges or _bare_random(other, env):
+        if f.func not in env.random or len(f.args) != 1 or _bare_random(other, env):
             continue
         i, table = f.args[0], env.random[f.func]
-        try:
-            for k in _index_range(i, env, ranges):
-                env.ints[i] = k
-                v = _eval(other, env)
-                table[:, k] = v[:, None, :] if table.ndim == 4 else v[:, None]
-        except (NoNumericForm, ValueError):
-            pass
-        env.ints.pop(i, None)
+        ks = _assigned_at(i, env, ranges)
+        if ks is None:
+            continue
+        with _bound(i, env):
+            try:
+                for k in ks:
+                    env.ints[i] = k
+                    v = _eval(other, env)
+                    table[:, k] = v[:, None, :] if table.ndim == 4 else v[:, None]
+            except (NoNumericForm, ValueError, IndexError):
+                pass
         return True
     return False
 
@@ -1107,12 +1180,16 @@ def _center(eq, env, ranges) -> bool:
             atom = side.args[0]
         else:
             continue
-        if atom.func not in env.random or len(atom.args) != 1 or atom.args[0] not in ranges:
+        if atom.func not in env.random or len(atom.args) != 1:
             continue
         i = atom.args[0]
         table = env.random[atom.func]
+        ks = _assigned_at(i, env, ranges)
+        if ks is None:
+            continue
+        saved = env.ints.get(i)
         try:
-            for k in _index_range(i, env, ranges):
+            for k in ks:
                 env.ints[i] = k
                 target = _eval(other, env)
                 vals = table[:, k]  # (n, ATOMS) or (n, ATOMS, DIM)
@@ -1125,9 +1202,13 @@ def _center(eq, env, ranges) -> bool:
                 mean = (w * vals).sum(axis=1)
                 shift = target - mean
                 table[:, k] = vals + (shift[:, None] if vals.ndim == 2 else shift[:, None, :])
-        except (NoNumericForm, ValueError):
+        except (NoNumericForm, ValueError, IndexError):
             pass
-        env.ints.pop(i, None)
+        finally:
+            if saved is None:
+                env.ints.pop(i, None)
+            else:
+                env.ints[i] = saved
         return True
     return False
 
@@ -1142,7 +1223,8 @@ def _event_at(ev, env, atom) -> np.ndarray:
 
 def _widen(bd, env, ranges):
     """Give the random variable of a fact the largest range it allows (the heaviest tails), at
-    every index: width √Σc² for bounded differences, [0, R√l2] for a weighted norm."""
+    every index (at the drawn value of a free integer i): width √Σc² for bounded differences,
+    [0, R√l2] for a weighted norm."""
     from attnbounds.theory.proof import WeightedNorm
 
     norm = isinstance(bd, WeightedNorm)
@@ -1150,22 +1232,22 @@ def _widen(bd, env, ranges):
     if not (isinstance(f, AppliedUndef) and f.func in env.random and len(f.args) == 1):
         return
     i = f.args[0]
-    idx = _index_range(i, env, ranges) if i in ranges else [int(i)] if i.is_Integer else []
-    try:
-        for k in idx:
-            if i in ranges:
-                env.ints[i] = k
-            if norm:
-                c = np.maximum(_eval(bd.radius, env), 0.0) * np.sqrt(np.maximum(_eval(bd.l2, env), 0.0))
-            else:
-                c = np.sqrt(np.maximum(_eval(bd.sum_c2, env), 0.0))
-            v = env.random[f.func][:, k, :]
-            lo, width = v.min(axis=-1, keepdims=True), np.ptp(v, axis=-1, keepdims=True)
-            base = 0.0 if norm else lo  # a norm's range starts at 0
-            env.random[f.func][:, k, :] = base + np.where(width > 0, (v - lo) / np.where(width > 0, width, 1), 0.0) * c[:, None]
-    except (NoNumericForm, ValueError):
-        pass
-    env.ints.pop(i, None)
+    idx = [int(i)] if i.is_Integer else (_assigned_at(i, env, ranges) or [])
+    with _bound(i, env):
+        try:
+            for k in idx:
+                if not i.is_Integer:
+                    env.ints[i] = k
+                if norm:
+                    c = np.maximum(_eval(bd.radius, env), 0.0) * np.sqrt(np.maximum(_eval(bd.l2, env), 0.0))
+                else:
+                    c = np.sqrt(np.maximum(_eval(bd.sum_c2, env), 0.0))
+                v = env.random[f.func][:, k, :]
+                lo, width = v.min(axis=-1, keepdims=True), np.ptp(v, axis=-1, keepdims=True)
+                base = 0.0 if norm else lo  # a norm's range starts at 0
+                env.random[f.func][:, k, :] = base + np.where(width > 0, (v - lo) / np.where(width > 0, width, 1), 0.0) * c[:, None]
+        except (NoNumericForm, ValueError, IndexError):
+            pass
 
 
 def _head_kind(h):

@@ -26,10 +26,11 @@ whose keys are :data:`ROW_FIELDS`, in order::
                     checked count the chain's top-level steps, substeps the steps of the
                     sub-chains the checked steps carry (checked inside their step; absent in
                     rows written before it existed); a checked chain also has "audit":
-                    {"steps", "searched", "no_numeric_form", "counterexamples",
-                    "draws_per_step"}, the step audit's counts (every distinct step the
-                    kernel accepted, searched for a numeric counterexample under its context;
-                    :mod:`attnbounds.engine.audit`)
+                    {"steps", "searched", "no_numeric_form", "no_draw_met",
+                    "counterexamples", "draws_per_step"}, the step audit's counts (every
+                    distinct step the kernel accepted, searched for a numeric counterexample
+                    under its context; no_draw_met: searched steps where no draw met the
+                    hypotheses; :mod:`attnbounds.engine.audit`)
     timed_out       null, or the methods that the budget's wall-clock safety net
                     (``--time-limit``) interrupted: the verdict is then not that of the full
                     budget of work, and the evidence line starts with "TIME LIMIT"

@@ -77,6 +77,7 @@ __all__ = [
     "ChainCheck",
     "Chain",
     "record_steps",
+    "accepted_steps",
     "is_identity",
     "prove_nonnegative",
     "certify_nonnegative",
@@ -474,13 +475,24 @@ def _lemma_check(lemma: Lemma, ctx: "Context"):
     ch = lemma.chain
     key = (lemma, lemma.lhs, lemma.relation, lemma.rhs, id(ch), id(getattr(ch, "start", None)),
            id(getattr(ch, "steps", None)), id(getattr(ch, "ctx", None)))
-    return _lemma_check_cached(key, ctx)
+    res = _lemma_check_cached(key, ctx)
+    if _STEP_RECORDS:  # the lemma's accepted steps, whether checked now or cached
+        got = _ISSUED.get(id(res))
+        steps = got[2] if got is not None and got[0]() is res else ()
+        for record in _STEP_RECORDS:
+            record.add(steps)
+    return res
 
 
 @lru_cache(maxsize=512)
 def _lemma_check_cached(key, ctx: "Context"):
     lemma = key[0]
-    return lemma.chain.prove(lemma.lhs, lemma.relation, lemma.rhs, ctx=ctx)
+    saved = _STEP_RECORDS[:]
+    _STEP_RECORDS.clear()  # the records get the lemma's steps from _lemma_check, on a hit as on a miss
+    try:
+        return lemma.chain.prove(lemma.lhs, lemma.relation, lemma.rhs, ctx=ctx)
+    finally:
+        _STEP_RECORDS[:] = saved
 
 
 def _lemma_holds(lemma: Lemma, ctx: "Context") -> bool:
@@ -3763,7 +3775,7 @@ class StepCheck:
                 "rule": self.rule, "checked": self.checked, "reason": self.reason}
 
 
-_ISSUED: dict = {}  # id -> (weak reference, fingerprint) of every ChainCheck that Chain.prove returned
+_ISSUED: dict = {}  # id -> (weak reference, fingerprint, accepted steps) of every ChainCheck that Chain.prove returned
 
 
 def issued(check) -> bool:
@@ -3776,31 +3788,66 @@ def issued(check) -> bool:
     return got is not None and got[0]() is check and got[1] == _fingerprint(check)
 
 
+def accepted_steps(check) -> tuple | None:
+    """Every step the kernel accepted while :meth:`Chain.prove` checked ``check`` (a ChainCheck),
+    as (StepCheck, Context) pairs in the order first accepted, each pair once: sub-chains, term
+    chains, cases and lemma chains included (a lemma checked before, from its cache), each with
+    the context it was checked under. None for an object :func:`issued` does not recognise (a
+    copy or an altered record: check its chain again under :func:`record_steps`)."""
+    return _ISSUED[id(check)][2] if isinstance(check, ChainCheck) and issued(check) else None
+
+
 def _fingerprint(check) -> tuple:
     """What decides whether ``check`` is complete, as values: compared by :func:`issued`."""
     return (check.reaches_goal, check.goal_reason, tuple((s.rule, s.checked, s.reason) for s in check.step_checks),
             len(check.step_checks), check.lemma_rules, check.assumed_premises, check.goal, id(check.chain))
 
 
-_STEP_RECORDS: list = []  # the lists of the active record_steps blocks
+class _StepRecord:
+    """(StepCheck, Context) pairs in the order first added, each pair (by identity) once."""
+
+    __slots__ = ("_pairs",)
+
+    def __init__(self):
+        self._pairs: dict = {}
+
+    def add(self, pairs) -> None:
+        for sc, ctx in pairs:
+            self._pairs.setdefault((id(sc), id(ctx)), (sc, ctx))  # the value keeps both alive: ids stay unique
+
+    def __iter__(self):
+        return iter(tuple(self._pairs.values()))
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+
+_STEP_RECORDS: list = []  # the records of the active record_steps blocks and Chain.prove calls, innermost last
+
+
+@contextmanager
+def _recording():
+    record = _StepRecord()
+    _STEP_RECORDS.append(record)
+    try:
+        yield record
+    finally:
+        for k in range(len(_STEP_RECORDS) - 1, -1, -1):  # the innermost first, by identity
+            if _STEP_RECORDS[k] is record:
+                del _STEP_RECORDS[k]
+                break
 
 
 @contextmanager
 def record_steps():
     """Within the block, every step a chain's check accepts (sub-chains, term chains, cases and
-    lemma chains included) is appended to the yielded list as (StepCheck, Context): the context
-    it was checked under, with the step's local hypotheses (a term's index range, a case's
-    condition). An observer only: what the kernel decides does not change. For the audit
-    (:mod:`attnbounds.engine.audit`), which searches each accepted step for a numeric
-    counterexample. The cache of lemma checks is emptied on entry, so that a lemma checked
-    before the block is checked (and recorded) again."""
-    _lemma_check_cached.cache_clear()
-    got: list = []
-    _STEP_RECORDS.append(got)
-    try:
+    lemma chains included, a lemma checked before from its cache) is recorded in the yielded
+    record, an iterable of (StepCheck, Context) pairs: the context it was checked under, with
+    the step's local hypotheses (a term's index range, a case's condition). An observer only:
+    what the kernel decides does not change. :meth:`Chain.prove` keeps the same record of each
+    check it returns (:func:`accepted_steps`); this block serves a check that is not one."""
+    with _recording() as got:
         yield got
-    finally:
-        _STEP_RECORDS.remove(got)
 
 
 @dataclass(frozen=True)
@@ -4087,15 +4134,23 @@ class Chain:
             if why:
                 out[i] = replace(out[i], checked=False, reason=(
                     f"{s.by.rule}: the chain passes through {sp.sstr(s.rhs)}, where its ends are defined but {why}"))
-        for record in _STEP_RECORDS:  # an observer (record_steps): the accepted steps and their contexts
-            record.extend((c, ctx) for c in out if c.checked)
+        for record in _STEP_RECORDS:  # an observer: the accepted steps and their contexts (accepted_steps)
+            record.add((c, ctx) for c in out if c.checked)
         return tuple(out)
 
     def prove(self, lhs, relation: str, rhs, ctx: Context | None = None) -> ChainCheck:
         """Check every step and that the chain goes from ``lhs`` to ``rhs`` by ``relation``
-        (``"<="``, ``">="`` or ``"=="``/``"="``)."""
+        (``"<="``, ``">="`` or ``"=="``/``"="``). The steps accepted on the way are kept with
+        the returned check (:func:`accepted_steps`)."""
         if relation not in _COMPOSE:
             raise ValueError(f"relation: must be one of <=, >=, ==, got {relation!r}")
+        with _recording() as record:
+            res = self._prove(lhs, relation, rhs, ctx)
+        got = _ISSUED[id(res)]
+        _ISSUED[id(res)] = (*got[:2], tuple(record))
+        return res
+
+    def _prove(self, lhs, relation: str, rhs, ctx: Context | None) -> ChainCheck:
         lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
         checks = self.check_steps(ctx)
         if not self.steps:
@@ -4131,7 +4186,7 @@ class Chain:
                 res = replace(res, reaches_goal=False, goal_reason=(
                     f"condition reads events' atoms as their 0/1 indicators, which this statement does not allow: "
                     f"{'; '.join(mixed)}"))
-        _ISSUED[id(res)] = (weakref.ref(res, lambda _, key=id(res): _ISSUED.pop(key, None)), _fingerprint(res))
+        _ISSUED[id(res)] = (weakref.ref(res, lambda _, key=id(res): _ISSUED.pop(key, None)), _fingerprint(res), ())
         return res
 
 
