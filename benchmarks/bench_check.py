@@ -40,6 +40,7 @@ def time_quick_all() -> dict:
         )
         seconds = time.perf_counter() - start
         rows = json.loads(path.read_text()) if path.exists() else []
+        rows = rows["rows"] if isinstance(rows, dict) else rows  # --json writes {"meta", "rows"}
     slowest = sorted(((r["id"], r["seconds"]) for r in rows), key=lambda kv: -kv[1])[:5]
     return {
         "seconds": round(seconds, 2),
