@@ -6,7 +6,8 @@ in the range, this script checks out the commit just before the one that added t
 ``git worktree`` in a temporary directory), puts in the file and this checkout's refuter
 (``attnbounds/engine/refute.py``), and runs the file under a pytest plug-in that audits every
 chain that old kernel accepts: every accepted step with the context it was checked under
-(recorded by wrapping ``Chain.check_steps``, as ``record_steps`` does now) and the chain's
+(recorded by wrapping ``Chain.check_steps``: the old kernels lack the recorder ``Chain.prove``
+has now) and the chain's
 goal, searched by the refuter at 1,200 draws each. A chain counts as caught when a step or
 its goal is refuted.
 
@@ -35,7 +36,7 @@ PLUGIN = '''
 import json, os, zlib
 import sympy as sp
 import attnbounds.theory.proof as K
-from attnbounds.engine.refute import refute, NoNumericForm
+from attnbounds.engine.refute import refute
 
 REC, depth = [], [0]
 orig_cs, orig_prove = K.Chain.check_steps, K.Chain.prove
@@ -51,9 +52,7 @@ def cs(self, ctx=None):
 def search(lhs, rel, rhs, ctx):
     try:
         f = refute(lhs, rel, rhs, ctx, seed=[0, zlib.crc32(sp.sstr(lhs).encode())], batches=6, batch=200)
-    except NoNumericForm:
-        return None
-    except Exception:  # an old kernel's objects the current refuter does not read
+    except Exception:  # NoNumericForm, or an old kernel's objects the current refuter does not read
         return None
     return f
 

@@ -193,6 +193,14 @@ def test_an_equation_is_not_solved_for_an_indexed_value_nor_implicitly():
         assert found.assignment is None, found.text()
 
 
+def test_accepted_steps_names_a_bad_argument():
+    res = Chain(x**2 + 1).ge(2 * x, by.algebra()).prove(x**2 + 1, ">=", 2 * x)
+    for bad, words in ((None, "got NoneType"), ("res", "got str"), (kernel.AllOf((res,)), "each of its parts")):
+        with pytest.raises(TypeError, match=r"check: must be a ChainCheck") as err:
+            kernel.accepted_steps(bad)
+        assert words in str(err.value)
+
+
 def _claim_steps(claim_id, reading_name, rule, starts):
     from attnbounds import claims as registry
     from attnbounds.engine import audit as au

@@ -279,7 +279,7 @@ def _audit_of(proof: Proof, draws: int):
     if got is not None and got[0]() is proof.chain:
         return got[1]
     audit = audit_proof(proof, draws=draws)
-    _AUDITS[key] = (weakref.ref(proof.chain), audit)
+    _AUDITS[key] = (weakref.ref(proof.chain, lambda _, key=key: _AUDITS.pop(key, None)), audit)
     return audit
 
 

@@ -42,7 +42,6 @@ True
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -946,12 +945,17 @@ def _assigned_at(i, env, ranges):
     return list(_index_range(i, env, ranges)) if i in ranges else None
 
 
-@contextmanager
-def _bound(i, env):
-    """Within the block, env.ints[i] may be set per index; afterwards it is as it was."""
+def _at_each(i, ks, env, put) -> None:
+    """``put(k)`` with env.ints[i] = k for each k in ``ks``; afterwards env.ints[i] is as it was.
+    A value that cannot be computed stops it: the equation stays unmet, and the hypotheses are
+    checked afterwards all the same."""
     saved = env.ints.get(i)
     try:
-        yield
+        for k in ks:
+            env.ints[i] = k
+            put(k)
+    except (NoNumericForm, ValueError, ZeroDivisionError, IndexError):
+        pass
     finally:
         if saved is None:
             env.ints.pop(i, None)
@@ -974,13 +978,11 @@ def _assign(eq, env, heads, ranges):
         ks = _assigned_at(i, env, ranges)
         if ks is None:
             continue
-        with _bound(i, env):
-            try:
-                for k in ks:
-                    env.ints[i] = k
-                    env.values[head][:, k] = _eval(other, env)
-            except (NoNumericForm, ValueError, IndexError):
-                pass
+
+        def put(k, head=head, other=other):
+            env.values[head][:, k] = _eval(other, env)
+
+        _at_each(i, ks, env, put)
         return
     # otherwise an equation linear in one head's value, e.g. E[...] = c V[i]: solve for it
     diff = eq.lhs - eq.rhs
@@ -997,14 +999,10 @@ def _assign(eq, env, heads, ranges):
             continue
         if not (isinstance(sol, list) and len(sol) == 1) or sol[0].has(atom):
             continue
-        i = args[0]
-        with _bound(i, env):
-            try:
-                for k in ks:
-                    env.ints[i] = k
-                    env.values[head][:, k] = _eval(sol[0], env)
-            except (NoNumericForm, ValueError, ZeroDivisionError, IndexError):
-                pass
+        def put(k, head=head, value=sol[0]):
+            env.values[head][:, k] = _eval(value, env)
+
+        _at_each(args[0], ks, env, put)
         return
 
 
@@ -1154,14 +1152,12 @@ def _assign_given(eq, env, ranges) -> bool:
         ks = _assigned_at(i, env, ranges)
         if ks is None:
             continue
-        with _bound(i, env):
-            try:
-                for k in ks:
-                    env.ints[i] = k
-                    v = _eval(other, env)
-                    table[:, k] = v[:, None, :] if table.ndim == 4 else v[:, None]
-            except (NoNumericForm, ValueError, IndexError):
-                pass
+
+        def put(k, table=table, other=other):
+            v = _eval(other, env)
+            table[:, k] = v[:, None, :] if table.ndim == 4 else v[:, None]
+
+        _at_each(i, ks, env, put)
         return True
     return False
 
@@ -1187,28 +1183,19 @@ def _center(eq, env, ranges) -> bool:
         ks = _assigned_at(i, env, ranges)
         if ks is None:
             continue
-        saved = env.ints.get(i)
-        try:
-            for k in ks:
-                env.ints[i] = k
-                target = _eval(other, env)
-                vals = table[:, k]  # (n, ATOMS) or (n, ATOMS, DIM)
-                w = env.prob
-                if given is not None:  # the mean given A: atoms weighted by P and A's indicator
-                    w = w * np.stack([_event_at(given, env, a) for a in range(w.shape[1])], axis=1)
-                    with np.errstate(all="ignore"):
-                        w = w / w.sum(axis=1, keepdims=True)
-                w = w if vals.ndim == 2 else w[:, :, None]
-                mean = (w * vals).sum(axis=1)
-                shift = target - mean
-                table[:, k] = vals + (shift[:, None] if vals.ndim == 2 else shift[:, None, :])
-        except (NoNumericForm, ValueError, IndexError):
-            pass
-        finally:
-            if saved is None:
-                env.ints.pop(i, None)
-            else:
-                env.ints[i] = saved
+        def put(k, table=table, other=other, given=given):
+            target = _eval(other, env)
+            vals = table[:, k]  # (n, ATOMS) or (n, ATOMS, DIM)
+            w = env.prob
+            if given is not None:  # the mean given A: atoms weighted by P and A's indicator
+                w = w * np.stack([_event_at(given, env, a) for a in range(w.shape[1])], axis=1)
+                with np.errstate(all="ignore"):
+                    w = w / w.sum(axis=1, keepdims=True)
+            w = w if vals.ndim == 2 else w[:, :, None]
+            shift = target - (w * vals).sum(axis=1)
+            table[:, k] = vals + (shift[:, None] if vals.ndim == 2 else shift[:, None, :])
+
+        _at_each(i, ks, env, put)
         return True
     return False
 
@@ -1233,21 +1220,18 @@ def _widen(bd, env, ranges):
         return
     i = f.args[0]
     idx = [int(i)] if i.is_Integer else (_assigned_at(i, env, ranges) or [])
-    with _bound(i, env):
-        try:
-            for k in idx:
-                if not i.is_Integer:
-                    env.ints[i] = k
-                if norm:
-                    c = np.maximum(_eval(bd.radius, env), 0.0) * np.sqrt(np.maximum(_eval(bd.l2, env), 0.0))
-                else:
-                    c = np.sqrt(np.maximum(_eval(bd.sum_c2, env), 0.0))
-                v = env.random[f.func][:, k, :]
-                lo, width = v.min(axis=-1, keepdims=True), np.ptp(v, axis=-1, keepdims=True)
-                base = 0.0 if norm else lo  # a norm's range starts at 0
-                env.random[f.func][:, k, :] = base + np.where(width > 0, (v - lo) / np.where(width > 0, width, 1), 0.0) * c[:, None]
-        except (NoNumericForm, ValueError, IndexError):
-            pass
+
+    def put(k):
+        if norm:
+            c = np.maximum(_eval(bd.radius, env), 0.0) * np.sqrt(np.maximum(_eval(bd.l2, env), 0.0))
+        else:
+            c = np.sqrt(np.maximum(_eval(bd.sum_c2, env), 0.0))
+        v = env.random[f.func][:, k, :]
+        lo, width = v.min(axis=-1, keepdims=True), np.ptp(v, axis=-1, keepdims=True)
+        base = 0.0 if norm else lo  # a norm's range starts at 0
+        env.random[f.func][:, k, :] = base + np.where(width > 0, (v - lo) / np.where(width > 0, width, 1), 0.0) * c[:, None]
+
+    _at_each(i, idx, env, put)
 
 
 def _head_kind(h):

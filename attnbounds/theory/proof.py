@@ -476,11 +476,8 @@ def _lemma_check(lemma: Lemma, ctx: "Context"):
     key = (lemma, lemma.lhs, lemma.relation, lemma.rhs, id(ch), id(getattr(ch, "start", None)),
            id(getattr(ch, "steps", None)), id(getattr(ch, "ctx", None)))
     res = _lemma_check_cached(key, ctx)
-    if _STEP_RECORDS:  # the lemma's accepted steps, whether checked now or cached
-        got = _ISSUED.get(id(res))
-        steps = got[2] if got is not None and got[0]() is res else ()
-        for record in _STEP_RECORDS:
-            record.add(steps)
+    for record in _STEP_RECORDS:  # the lemma's accepted steps, whether checked now or cached
+        record.add(_kept_steps(res))
     return res
 
 
@@ -3794,7 +3791,16 @@ def accepted_steps(check) -> tuple | None:
     chains, cases and lemma chains included (a lemma checked before, from its cache), each with
     the context it was checked under. None for an object :func:`issued` does not recognise (a
     copy or an altered record: check its chain again under :func:`record_steps`)."""
-    return _ISSUED[id(check)][2] if isinstance(check, ChainCheck) and issued(check) else None
+    if not isinstance(check, ChainCheck):
+        hint = " (an AllOf: ask for each of its parts)" if isinstance(check, AllOf) else ""
+        raise TypeError(f"check: must be a ChainCheck returned by Chain.prove, got {type(check).__name__}{hint}")
+    return _kept_steps(check) if issued(check) else None
+
+
+def _kept_steps(check) -> tuple:
+    """The steps Chain.prove kept with ``check`` (empty for an object it did not return)."""
+    got = _ISSUED.get(id(check))
+    return got[2] if got is not None and got[0]() is check else ()
 
 
 def _fingerprint(check) -> tuple:
@@ -3818,9 +3824,6 @@ class _StepRecord:
     def __iter__(self):
         return iter(tuple(self._pairs.values()))
 
-    def __len__(self) -> int:
-        return len(self._pairs)
-
 
 _STEP_RECORDS: list = []  # the records of the active record_steps blocks and Chain.prove calls, innermost last
 
@@ -3832,10 +3835,7 @@ def _recording():
     try:
         yield record
     finally:
-        for k in range(len(_STEP_RECORDS) - 1, -1, -1):  # the innermost first, by identity
-            if _STEP_RECORDS[k] is record:
-                del _STEP_RECORDS[k]
-                break
+        _STEP_RECORDS.remove(record)  # a record equals only itself
 
 
 @contextmanager
@@ -4146,8 +4146,8 @@ class Chain:
             raise ValueError(f"relation: must be one of <=, >=, ==, got {relation!r}")
         with _recording() as record:
             res = self._prove(lhs, relation, rhs, ctx)
-        got = _ISSUED[id(res)]
-        _ISSUED[id(res)] = (*got[:2], tuple(record))
+        _ISSUED[id(res)] = (weakref.ref(res, lambda _, key=id(res): _ISSUED.pop(key, None)), _fingerprint(res),
+                            tuple(record))
         return res
 
     def _prove(self, lhs, relation: str, rhs, ctx: Context | None) -> ChainCheck:
@@ -4186,7 +4186,6 @@ class Chain:
                 res = replace(res, reaches_goal=False, goal_reason=(
                     f"condition reads events' atoms as their 0/1 indicators, which this statement does not allow: "
                     f"{'; '.join(mixed)}"))
-        _ISSUED[id(res)] = (weakref.ref(res, lambda _, key=id(res): _ISSUED.pop(key, None)), _fingerprint(res), ())
         return res
 
 
