@@ -183,3 +183,16 @@ def test_a_negative_zero_prints_as_zero():
     assert _fmt(-0.0, 4) == "0" and _fmt([-0.0, -1.5], 4) == "[0, -1.5]"
     assert rows._fmt(-0.0) == "0" and rows._instance_text({"a": -0.0, "b": -2.0}) == "a=0, b=-2"
     assert rows._instance_text({"x": np.array([[-0.0, 1.0], [-3.0, 0.0]])}) == "x=[[0.0, 1.0], [-3.0, 0.0]]"
+
+
+def test_the_integers_of_a_batch_meet_the_hypotheses_about_them_alone():
+    """The integers are drawn once per batch: drawn uniformly, three of them met i <= L - N and
+    N <= L in one batch of six, so a six-batch search often judged nothing (13 of the audit's
+    steps). They are now drawn to meet the hypotheses that speak of them alone."""
+    L = sp.Symbol("L", integer=True, positive=True)
+    x = sp.Symbol("x", positive=True)
+    ctx = Context({"i": sp.Le(i, L - N), "N": sp.Le(N, L)})
+    found = refute(i + N, "<=", L + x, ctx, seed=3, batches=6, batch=50)
+    assert found.assignment is None
+    assert found.tried == 6 * 50  # every batch's integers met the integer hypotheses
+    assert refute(i + N, "<=", L - 1 + x, ctx, seed=3, batches=6, batch=50).assignment is not None  # at i + N = L

@@ -89,11 +89,17 @@ class ClaimRegistry:
         ``CLAIMS`` (default :mod:`attnbounds.claims`).
     modules : iterable of str, optional
         Import exactly these modules instead of scanning ``package`` (``()``: discover nothing).
+    beside : ClaimRegistry, optional
+        A registry whose claims this one's rows appear beside (a user's claim file is checked
+        beside the package's): a short id that one of its other claims has is shown qualified
+        here too, so that a user's ``my-notes:L2`` never reads as the paper's ``L2``.
     """
 
-    def __init__(self, package: str = _PACKAGE, modules: Iterable[str] | None = None):
+    def __init__(self, package: str = _PACKAGE, modules: Iterable[str] | None = None,
+                 beside: "ClaimRegistry | None" = None):
         self._package = package
         self._modules = None if modules is None else tuple(modules)
+        self._beside = beside
         self._entries: dict[str, _Entry] = {}
         self._errors: dict[str, str] = {}
         self._discovered = False
@@ -184,7 +190,9 @@ class ClaimRegistry:
         """The id rows show: the short id when it is unique, else the qualified one."""
         entries = self._ordered()
         same = [e for e in entries if e.claim.id == claim.id]
-        if len(same) <= 1:
+        elsewhere = self._beside is not None and any(
+            e.claim.id == claim.id and e.claim is not claim for e in self._beside._ordered())
+        if len(same) <= 1 and not elsewhere:
             return claim.id
         for e in same:
             if e.claim is claim:

@@ -84,7 +84,7 @@ def _debug(ctx) -> bool:
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="attnbounds")
+@click.version_option(package_name="attnbounds", prog_name="attnbounds")
 @click.option("--debug", is_flag=True, help="Show the full traceback of an error (also ATTNBOUNDS_DEBUG=1).")
 @click.pass_context
 def main(ctx, debug):

@@ -412,7 +412,7 @@ def _as_usage_error(exc: Exception, prefixes: tuple[str, ...]) -> None:
 
 @click.command()
 @click.argument("ids", nargs=-1)
-@click.option("--quick", is_flag=True, help="Fewer examples and a smaller sweep (all claims in about 15 s on two cores).")
+@click.option("--quick", is_flag=True, help="Fewer examples, a smaller sweep and audit (all claims in about a minute on two cores).")
 @click.option(
     "--examples", type=click.IntRange(min=1), default=None, metavar="K",
     help="Hypothesis examples per reading (default 200; 30 with --quick).",

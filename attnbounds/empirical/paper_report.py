@@ -150,6 +150,10 @@ def paper_table(h: dict, crit: dict | None) -> dict:
     return res
 
 
+def _no_rows(experiment: str) -> str:
+    return f"{experiment} has no rows: it was not run, or no length L was above its N (it needs a key left out)"
+
+
 def table_notes(h: dict, crit: dict | None, table: dict) -> dict:
     """Why each missing (None) number of :func:`paper_table` is missing: {key: reason}."""
     notes = {}
@@ -162,13 +166,13 @@ def table_notes(h: dict, crit: dict | None, table: dict) -> dict:
 
     if table.get("d_tilde_slope") is None:
         e1 = _curve(h, "L", experiment="E1", metric="d_tilde")
-        notes["d_tilde_slope"] = ("E1 was not run" if not ran("E1") else
+        notes["d_tilde_slope"] = (_no_rows("E1") if not ran("E1") else
                                   f"a slope needs E1 at two or more L with d̃ > 0 (got L = {[int(L) for L in sorted(e1)] or 'none'})")
     if table.get("e2_plateau_n") is None:
         e2 = _curve(h, "N", experiment="E2", metric="d_tilde")
         ns = sorted(e2)
         if not ran("E2"):
-            notes["e2_plateau_n"] = "E2 was not run"
+            notes["e2_plateau_n"] = _no_rows("E2")
         elif len(ns) < 2:
             notes["e2_plateau_n"] = f"a plateau needs E2 at two or more N below the largest L (got N = {[int(n) for n in ns] or 'none'})"
         else:
@@ -183,7 +187,7 @@ def table_notes(h: dict, crit: dict | None, table: dict) -> dict:
     e4 = _curve(h, "N", experiment="E4", metric="ns_over_n")
     for key in ("ns_saturation", "ns_saturation_n"):
         if table.get(key) is None:
-            notes[key] = ("E4 was not run" if not ran("E4") else "E4 gave no finite per-head N_s/N" if not e4 else
+            notes[key] = (_no_rows("E4") if not ran("E4") else "E4 gave no finite per-head N_s/N" if not e4 else
                           f"a saturation needs E4 at two or more N below the largest L (got N = {[int(n) for n in sorted(e4)]})")
     for key in ("e5_slope", "e5_ratio"):
         if table.get(key) is None:
@@ -339,7 +343,8 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True,
         nc = np.asarray(crit["N_crit"], float)
         ok = np.isfinite(nc)
         ax.plot(Ls[ok], nc[ok], "o", label="N_crit (per window)")
-        ax.plot(Ls[~ok], Ls[~ok], "x", color="gray", label="never accepted (plotted at L)")
+        if (~ok).any():  # (a legend entry for nothing plotted misleads)
+            ax.plot(Ls[~ok], Ls[~ok], "x", color="gray", label="never accepted (plotted at L)")
         grid = np.unique(Ls)
         ax.plot(grid, 0.06 * grid, "k--", label="0.06·L (paper)")
         _log_axes(ax, xticks=grid)
@@ -375,9 +380,13 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True,
             ax.plot(list(g), list(g.values()), "o-", label=f"max over heads, ε = {eps:g}")
             above[eps] = sum(v > min(1 / (4 * t), np.sqrt(2)) * (1 + 1e-12) for t, v in g.items())
         hits = [f"{k} at ε = {e:g}" for e, k in above.items() if k]
-        if hits:  # each such point is a counterexample to the reading C3:finite-difference
-            ax.text(0.02, 0.02, "points above min{1/(4T), √2}, each a counterexample to C3:finite-difference: "
-                    + ", ".join(hits), transform=ax.transAxes, fontsize=7, va="bottom")
+        if hits:  # each such point is a counterexample to the reading C3:finite-difference (a caption
+            # below the axes: inside them it covered points and ran past the frame)
+            import textwrap
+
+            fig.text(0.02, 0.01, textwrap.fill("points above min{1/(4T), √2}, each a counterexample to "
+                                               "C3:finite-difference: " + ", ".join(hits), 95),
+                     fontsize=7, va="bottom")
         T = np.logspace(-3, 1, 100)
         ax.plot(T, np.minimum(1 / (4 * T), np.sqrt(2)), "k--", label="min{1/(4T), √2}")
         ax.plot(T, 1 / (2 * T), "k:", label="1/(2T) (sharp)")
@@ -386,7 +395,7 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True,
         ax.set_ylabel("g(T, ε)")
         ax.set_title("E5: gradient sensitivity")
         _legend(ax, fontsize=7)
-        files += _save(fig, out, "e5_gradient")
+        files += _save(fig, out, "e5_gradient", rect=(0, 0.1, 1, 1) if hits else None)
         plt.close(fig)
     mh = multihead_table(tables_extra.get("multihead")) if tables_extra else None
     if mh is not None:
@@ -581,7 +590,8 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
              "e5_ratio": "g at T ≤ 0.1 / g at T ≥ 1 (E5)"}
     name = results["model"]["name"]
     lines = [f"# attnbounds reproduce (paper protocol): {name}", "",
-             *(["- a `--quick` run (short lengths, one window): a smoke test, not the paper's scale"] if cfg.get("quick") else []),
+             *([f"- a `--quick` run (short lengths{', one window' if cfg.get('windows') == 1 else ''}): a smoke test, "
+                "not the paper's scale"] if cfg.get("quick") else []),
              *(["- gpt2-random has GPT-2-small's shape with random weights: the control, not the paper's trained GPT-2"]
                if name == "gpt2-random" else []),
              f"- text `{results['text']['source']}`; lengths {cfg['lengths']}, windows {cfg['windows']}, rows `{results['protocol']['rows']}`,"

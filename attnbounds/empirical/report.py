@@ -321,9 +321,11 @@ def _digest(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _save(fig, out: Path, stem: str) -> list:
+def _save(fig, out: Path, stem: str, rect=None) -> list:
+    """Write the figure as PNG and SVG; ``rect``: the part of the figure the axes take (room
+    left below for a caption)."""
     names = []
-    fig.tight_layout()
+    fig.tight_layout(rect=rect) if rect is not None else fig.tight_layout()
     for ext in ("png", "svg"):
         path = out / f"{stem}.{ext}"
         with atomic_write(path, "wb") as fh:

@@ -108,19 +108,22 @@ def _looks_like_output(directory: Path) -> bool:
     return bool(names & {MANIFEST, "results.json", CACHE, LOCK})
 
 
-# names a reproduce run writes (also before manifests existed): anything else is someone's file
-_OUTPUT_SUFFIXES = (".csv", ".png", ".svg", ".pdf", ".json", ".md", ".partial")
-
-
-def _foreign_entries(directory: Path) -> list[str]:
+def _listed(directory: Path) -> set | None:
+    """The files a directory's manifest lists; None without a readable manifest."""
     try:
-        listed = set(json.loads((directory / MANIFEST).read_text())["files"])
+        return set(json.loads((directory / MANIFEST).read_text())["files"])
     except (OSError, ValueError, KeyError, TypeError):
-        listed = set()
+        return None
+
+
+def _foreign_entries(directory: Path, listed: set) -> list[str]:
+    """The entries of an output directory that its manifest does not list: a user's notes.md
+    beside the run's report.md too (taken for an output by its suffix, it was deleted by the
+    next run into the directory, which replaces the directory as a whole)."""
     top = {Path(rel).parts[0] for rel in listed}
     return sorted(p.name for p in _entries(directory)
-                  if p.name not in top and p.name not in (*_KEEP, MANIFEST) and os.path.lexists(p)
-                  and not (p.is_file() and p.name.endswith(_OUTPUT_SUFFIXES)))  # (an entry gone meanwhile is no one's file)
+                  if p.name not in top and p.name not in (*_KEEP, MANIFEST) and not p.name.endswith(".partial")
+                  and os.path.lexists(p))  # (an entry gone meanwhile is no one's file)
 
 
 def check_output_dir(path, flag: str = "--out") -> Path:
@@ -145,11 +148,14 @@ def check_output_dir(path, flag: str = "--out") -> Path:
         if _entries(out) and not _looks_like_output(out):
             raise OutputDirError(f"{flag}: {str(path)!r} is not empty and holds no reproduce results; "
                                  "choose a new or empty directory")
-        foreign = _foreign_entries(out)
+        listed = _listed(out)
+        foreign = _foreign_entries(out, listed or set())
         if foreign:
-            raise OutputDirError(f"{flag}: {str(path)!r} holds files no reproduce run wrote "
-                                 f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}), and a run "
-                                 "replaces the directory as a whole; move them or choose another directory")
+            names = f"{', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}"
+            said = (f"holds files no reproduce run wrote ({names})" if listed is not None else
+                    f"holds files ({names}) and no readable {MANIFEST}, so which of them a run wrote is not known")
+            raise OutputDirError(f"{flag}: {str(path)!r} {said}, and a run replaces the directory as a whole; "
+                                 "move them or choose another directory")
     ancestor = out.parent
     while not ancestor.exists():
         ancestor = ancestor.parent

@@ -81,8 +81,12 @@ def load_text(src: str) -> str:
             raise IsADirectoryError(f"src: {str(path)!r} is a directory; expected a text file (UTF-8) or gutenberg:ID")
         if not path.is_file():
             raise FileNotFoundError(f"src: no such file {str(path)!r}")
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        raw = fh.read()
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            raw = fh.read()
+    except UnicodeDecodeError as err:
+        raise ValueError(f"src: {str(path)!r} is not a UTF-8 text file (byte {err.object[err.start]:#04x} at "
+                         f"offset {err.start} cannot be decoded)") from None
     if _START.search(raw) is None:
         return raw  # not a Gutenberg e-book: verbatim
     return strip_gutenberg(raw.replace("\r\n", "\n"), source=str(path))

@@ -768,12 +768,12 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         for s in sorted(e.atoms(sp.Sum, sp.Product, Cup), key=sp.default_sort_key):
             i, lo, hi = s.limits[0]
             ranges.setdefault(i, (lo, hi))
+    int_rels = _integer_relations(ineqs + filters, ints)
     rng = np.random.default_rng(seed)
     tried, best, first_bad = 0, None, None
     for b in range(batches):
         env = _Env(batch)
-        for s in ints:
-            env.ints[s] = int(rng.integers(1, INT_MAX + 1))
+        env.ints.update(_draw_ints(rng, ints, int_rels))
         # the steps below bind summation indices in env.ints (and may pop them again): a free
         # integer symbol that is also an index somewhere (i in P(D(i) <= r) given i <= N) gets
         # its own value back after them
@@ -878,6 +878,37 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         assignment, lhs_v, rhs_v, viol = best[0]
         return Refutation(assignment, lhs_v, rhs_v, tried, viol)
     return Refutation(None, tried=tried)
+
+
+#: Tries per batch to draw the integer symbols so that the hypotheses about them alone hold.
+INT_TRIES = 64
+
+
+def _integer_relations(rels, ints) -> list:
+    """The hypotheses whose symbols are all among the drawn integers ``ints`` (N <= L,
+    i <= L - N): they are decided by the integers alone, before anything else is drawn."""
+    pool = set(ints)
+    return [r for r in rels if isinstance(r, sp.Basic) and r.free_symbols and r.free_symbols <= pool
+            and not r.atoms(sp.Indexed, AppliedUndef, sp.Sum, sp.Product)]
+
+
+def _draw_ints(rng, ints, rels) -> dict:
+    """One value in 1 … INT_MAX for each integer symbol of a batch (one value per batch): the
+    first of ``INT_TRIES`` draws that meets every hypothesis about the integers alone, or the
+    last draw when none does (the batch's draws then fail those hypotheses and judge nothing).
+    With three integers and i <= L - N, N <= L, a uniform draw met both one time in six, and
+    a search of six batches often had no batch that did."""
+    got = {}
+    for _ in range(INT_TRIES):
+        got = {s: int(rng.integers(1, INT_MAX + 1)) for s in ints}
+        if all(_int_holds(r, got) for r in rels):
+            break
+    return got
+
+
+def _int_holds(rel, values) -> bool:
+    v = rel.subs(values)
+    return v is sp.true or v == True  # noqa: E712 - a SymPy boolean
 
 
 def _goal(lhs, rel, rhs, env):

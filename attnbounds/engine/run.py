@@ -270,7 +270,7 @@ def _registry(claims) -> ClaimRegistry:
     """The process registry, or a private one holding exactly ``claims``."""
     if claims is None:
         return claim_registry.REGISTRY
-    reg = ClaimRegistry(modules=())
+    reg = ClaimRegistry(modules=(), beside=claim_registry.REGISTRY)
     for c in claim_registry.claims_from(claims if isinstance(claims, Claim) else tuple(claims)):
         reg.register(c)
     return reg
@@ -307,6 +307,9 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
     chosen: dict[str, _Selection] = {}
     unknown, notes = [], []
     for w in wanted:
+        if w.endswith(":"):  # "L2:" names no reading: not the whole claim
+            unknown.append(w)
+            continue
         try:
             claim, name = reg.split_id(w)
         except KeyError as exc:

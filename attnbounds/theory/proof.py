@@ -1487,6 +1487,8 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
         lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
         if lhs == rhs:
             return True
+        if _unbounded(lhs) or _unbounded(rhs):
+            return False
         # a bound variable's own assumptions are no facts about its range: expand splits log(k x)
         # for k declared positive, in Σ_{k=−1}^{−1} too. Where a range does not give them, each
         # side's binders are renamed to kernel symbols that carry only what their ranges give (what
@@ -1522,6 +1524,17 @@ def is_identity(lhs, rhs=0, *, deep: bool = False) -> bool:
         # SymPy cannot handle the expression (e.g. a relation inside a Piecewise, or a sum over
         # an empty range with a fractional end, where it recurses without end): not an identity
         return False
+
+
+def _unbounded(e) -> bool:
+    """Whether ``e`` holds a sum, product or integral over a range with an infinite end. The
+    kernel reads every quantity as a finite real, and whether such a series or integral
+    converges is nothing it checks: SymPy's numeric evaluation of one runs a quadrature of
+    ∫_0^∞ 1 dt that does not return, and raises on Σ_{k>=1} 1 (review 50)."""
+    if not isinstance(e, sp.Basic) or not e.has(sp.Sum, sp.Product, sp.Integral):
+        return False
+    return any(isinstance(v, sp.Basic) and v.has(sp.oo, -sp.oo, sp.zoo)
+               for b in e.atoms(sp.Sum, sp.Product, sp.Integral) for lim in b.limits for v in lim[1:])
 
 
 def _odd_limits(e) -> list:
@@ -1632,12 +1645,18 @@ def _nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, max_t
     if _odd_limits(sp.sympify(expr)):
         return False
     raw = tuple(hypotheses)
+    if _unbounded(expr) or any(_unbounded(a) for h in raw if isinstance(h, sp.core.relational.Relational)
+                               for a in (h.lhs, h.rhs)):
+        return False
     # floats are rounded by SymPy's arithmetic, and some SymPy facts are wrong (_wrong_facts)
     parts = [sp.sympify(expr)] + [a for h in raw if isinstance(h, sp.core.relational.Relational) for a in (h.lhs, h.rhs)]
     if any(_has_float(x) or _wrong_facts(x) is not None for x in parts):
         return False
     # the same relations give a sum in a hypothesis and in the goal the same index
-    hyps = tuple(type(h)(_alpha(h.lhs, raw), _alpha(h.rhs, raw)) if isinstance(h, sp.core.relational.Relational) else h for h in raw)
+    # (unevaluated: SymPy would decide the relation by evaluating its sides, term by term for
+    # Σ_{k=1}^{10^6} k^k, or by a quadrature that does not return: review 51)
+    hyps = tuple(type(h)(_alpha(h.lhs, raw), _alpha(h.rhs, raw), evaluate=False) if isinstance(h, sp.core.relational.Relational)
+                 else h for h in raw)
     return _prove_nonnegative(_alpha(sp.sympify(expr), raw), hyps, strict, max_tries)
 
 
@@ -2607,7 +2626,7 @@ def _gershgorin(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "gershgorin: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     A = sp.Matrix(p["A"])
-    _need(A.is_square, "gershgorin: A must be square")
+    _need(A.is_square and A.rows >= 1, "gershgorin: A must be square, with at least one row (the max of no row sums is -oo)")
     _need(all(is_identity(A[i, j], A[j, i]) for i in range(A.rows) for j in range(i)), "gershgorin: A is not symmetric")
     norm = sp.sympify(p["norm"])
     _need(isinstance(norm, OpNorm) and isinstance(norm.args[0], Mat), "gershgorin: the norm must be opnorm(Mat(...)) of A")
@@ -4152,6 +4171,15 @@ class Chain:
 
     def _prove(self, lhs, relation: str, rhs, ctx: Context | None) -> ChainCheck:
         lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+        where = self.ctx if ctx is None else ctx
+        if any(_unbounded(x) for x in [lhs, rhs, self.start] + [st.rhs for st in self.steps]
+               + [a for h in where.hypotheses.values() for a in _sides(h)]):
+            # before any step is checked: reading a hypothesis with a divergent integral does not return
+            checked = self if where is self.ctx else replace(self, ctx=where)
+            return ChainCheck((lhs, relation, rhs), checked, (), False,
+                              "a sum, product or integral over an infinite range: the kernel reads only "
+                              "finite ranges (whether a series or an integral converges is not checked)",
+                              (), tuple(where.assumed().items()))
         checks = self.check_steps(ctx)
         if not self.steps:
             ok, why = False, "the chain has no steps"
@@ -4260,17 +4288,23 @@ class _Extremum(sp.Function):
         assumptions are not facts about its range)."""
         return self.args[0](_fixed_dummy("k_ext", 0, integer=True, positive=True))
 
+    def _nonempty(self) -> bool:
+        """Whether the range 1..n is known not to be empty (n >= 1 known; n positive is not enough,
+        n = 1/2 has no term: review 51): the extremum of no terms is not one of them, so its
+        terms' signs say nothing of it (review 50)."""
+        return (self.args[1] - 1).is_nonnegative is True
+
     def _eval_is_extended_real(self):
-        return self._generic_term().is_extended_real
+        return self._generic_term().is_extended_real if self._nonempty() else None
 
     def _eval_is_extended_nonnegative(self):
-        return True if self._generic_term().is_extended_nonnegative else None
+        return True if self._nonempty() and self._generic_term().is_extended_nonnegative else None
 
     def _eval_is_extended_positive(self):
-        return True if self._generic_term().is_extended_positive else None
+        return True if self._nonempty() and self._generic_term().is_extended_positive else None
 
     def _eval_is_finite(self):
-        return True if self._generic_term().is_finite else None
+        return True if self._nonempty() and self._generic_term().is_finite else None
 
     def term(self, k):
         _call_check(self.args[0], (k,), f"{type(self).__name__}: the term at {sp.sstr(k)}")
@@ -4964,9 +4998,10 @@ def _mean_value(lhs, rel, rhs, p, ctx):
     # phi may read x_1..x_n only: the Jacobian and |d|_2 cover those, so a term in x_0 would move unseen
     _reads_in_range(phi(k), x, n, ctx._local({"__mv_lo__": sp.Ge(k, 1), "__mv_hi__": sp.Le(k, n)}).relations(),
                     "mean-value")
-    uses_z = [name for name, h in ctx.hypotheses.items()
-              if any(t.base == z for r in (ctx.relation(name) if not isinstance(h, Lemma) else (h.relation_expr(),))
-                     for t in sp.sympify(r).atoms(sp.Indexed))]
+    # every hypothesis, facts and assumed premises included (a weighted norm of z[1] bounds it too: review 50)
+    uses_z = [sp.sstr(r) if not isinstance(r, FACTS) else f"{type(r).__name__}({sp.sstr(sides[0])}, …)"
+              for r, sides in _hypothesis_parts(ctx)
+              if any(z in sp.sympify(x).atoms(sp.IndexedBase) for x in sides if isinstance(x, sp.Basic))]
     _need(not uses_z and not any(t.base == z for t in (small - big).atoms(sp.Indexed)),
           f"mean-value: the point {z} must be free (it appears in {uses_z or 'the step'})")
     u, w = (_fixed_dummy(s, 741 + j, integer=True, positive=True) for j, s in enumerate(("u_mv", "w_mv")))

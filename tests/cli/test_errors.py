@@ -249,3 +249,37 @@ def test_claims_latex_with_json_is_refused_and_one_substep_is_singular():
 
     assert proof_cell({"checked": 2, "steps": 2, "substeps": 1, "rules": ["termwise"], "status": "checked"}).startswith(
         "2/2 steps (+1 sub-step) checked")
+
+
+def test_a_users_claim_with_a_package_claims_id_is_shown_qualified(tmp_path):
+    """A user's claim L2 in its own paper was shown as 'L2' (unique among the claims the file
+    gave), so --expect compared it with the paper's L2."""
+    import json
+
+    src = Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_claim.py"
+    mine = tmp_path / "l2mine.py"
+    mine.write_text(src.read_text().replace('id="TV"', 'id="L2"'))
+    assert mine.read_text() != src.read_text()
+    out = tmp_path / "rows.json"
+    res = CliRunner().invoke(main, ["check", "--quick", "--claims", str(mine), "--json", str(out)])
+    assert res.exit_code in (0, 1), res.output
+    ids = {r["id"] for r in json.loads(out.read_text())["rows"]}
+    assert ids and all(i.startswith("my-notes:L2:") for i in ids), ids
+    res = CliRunner().invoke(main, ["check", "--quick", "--claims", str(src), "--json", str(out)])
+    assert {r["id"] for r in json.loads(out.read_text())["rows"]} >= {"TV:transcribed"}  # no clash: short
+
+
+def test_a_claim_id_with_a_trailing_colon_is_unknown():
+    _one_line_error(CliRunner().invoke(main, ["check", "--quick", "L2:"]), "unknown id 'L2:'")
+
+
+def test_a_text_file_that_is_not_utf8_is_named(tmp_path):
+    bad = tmp_path / "bin.txt"
+    bad.write_bytes(b"\xbe\xff abc")
+    _one_line_error(CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text", str(bad), "--out",
+                                              str(tmp_path / "o")]), "--text:", "bin.txt", "is not a UTF-8 text file")
+
+
+def test_the_version_names_the_program():
+    res = CliRunner().invoke(main, ["--version"])
+    assert res.exit_code == 0 and res.output.startswith("attnbounds, version "), res.output

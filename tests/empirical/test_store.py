@@ -309,9 +309,26 @@ def test_output_dir_of_other_files_is_refused(tmp_path):
     with pytest.raises(store.OutputDirError, match="--out: .* is not empty and holds no reproduce results"):
         store.check_output_dir(tmp_path)
     assert (tmp_path / "notes.txt").read_text() == "mine"
-    (tmp_path / "results.json").write_text("{}")  # an output directory with someone's file in it
-    with pytest.raises(store.OutputDirError, match=r"holds files no reproduce run wrote \(notes.txt\)"):
+    (tmp_path / "results.json").write_text("{}")  # results without a manifest: which file is whose is not known
+    with pytest.raises(store.OutputDirError, match=r"holds files \(notes.txt, results.json\) and no readable manifest"):
         store.check_output_dir(tmp_path)
+
+
+def test_a_file_the_manifest_does_not_list_is_refused_whatever_its_name(tmp_path):
+    """A user's notes.md beside a run's report.md was taken for an output (by its suffix) and
+    deleted by the next run into the directory; with a manifest, only what it lists is the run's."""
+    (tmp_path / "report.md").write_text("# report")
+    (tmp_path / "results.json").write_text("{}")
+    store.write_manifest(tmp_path, run_id="r1", parameters={})
+    assert (tmp_path / store.MANIFEST).is_file()
+    assert store.check_output_dir(tmp_path) == tmp_path.resolve()  # the run's own files only: accepted
+    (tmp_path / "my_notes.md").write_text("mine")
+    with pytest.raises(store.OutputDirError, match=r"holds files no reproduce run wrote \(my_notes.md\)"):
+        store.check_output_dir(tmp_path)
+    (tmp_path / store.MANIFEST).unlink()  # no manifest: which files are the run's is not known
+    with pytest.raises(store.OutputDirError, match=r"holds files \(my_notes.md, report.md, results.json\) and no readable"):
+        store.check_output_dir(tmp_path)
+    assert (tmp_path / "my_notes.md").read_text() == "mine"
 
 
 def test_interrupt_exits_130_and_leaves_a_resumable_cache(corpus, tiny_gpt2_dir, tmp_path, monkeypatch):
