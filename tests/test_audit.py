@@ -318,3 +318,24 @@ def test_bad_draws_are_named():
             audit_chain(res, draws=bad)
     with pytest.raises(ValueError, match="audit"):
         Budget(audit=0)
+
+
+def test_a_definition_of_an_indexed_value_is_assigned_not_solved_for_a_symbol():
+    """C2's β[t] = e^{u[t]/T}/(e^{u[t]/T} + S[t]) was solved for T (T = u[t]/log(…β[t]…)), so T
+    was read from values drawn at random and S[t]'s own definition, which reads T, never held:
+    the audit's search of C2's step β[t] <= e^{2a/T}/L judged nothing. The definition is now
+    assigned in β's table at the drawn t."""
+    import zlib
+
+    from attnbounds.engine.refute import _solve_equations
+
+    (rule, lhs, rel, rhs, ctx), = _claim_steps("C2", "bounded", "instance", "beta[t]")
+    stream = [0, zlib.crc32(f"{sp.sstr(lhs)} {rel} {sp.sstr(rhs)}".encode())]  # the audit's, at its draws
+    true = refute(lhs, rel, rhs, ctx, seed=stream, batches=6, batch=200)
+    assert true.assignment is None and true.tried > 0
+    assert refute(lhs, rel, rhs / 2, ctx, seed=stream, batches=6, batch=200).assignment is not None
+    beta, u, S = (sp.IndexedBase(n) for n in ("beta", "u", "S"))
+    t = sp.Symbol("t", integer=True, positive=True)
+    T = sp.Symbol("T", positive=True)
+    eq = sp.Eq(beta[t], sp.exp(u[t] / T) / (sp.exp(u[t] / T) + S[t]))
+    assert _solve_equations([eq], {T}, set()) == ([], [eq])

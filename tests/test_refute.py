@@ -196,3 +196,15 @@ def test_the_integers_of_a_batch_meet_the_hypotheses_about_them_alone():
     assert found.assignment is None
     assert found.tried == 6 * 50  # every batch's integers met the integer hypotheses
     assert refute(i + N, "<=", L - 1 + x, ctx, seed=3, batches=6, batch=50).assignment is not None  # at i + N = L
+
+
+def test_a_dropped_hypothesis_at_an_undrawn_index_is_neither_met_nor_failed():
+    """A dropped hypothesis that reads a value nothing was drawn for (x[L + 10]) was counted as
+    failing at the counterexample, so the mutants said "which fails there" of it, and a
+    counterexample to the statement itself could not be told from one to the mutant."""
+    x = sp.IndexedBase("x", real=True)
+    L = sp.Symbol("L", integer=True, positive=True)
+    far = refute(x[1], "<=", 1, Context({"x1": sp.Le(x[1], 2), "far": sp.Le(x[L + 10], 0)}), drop="far", seed=1)
+    assert far.assignment is not None and far.lhs > 1 and far.dropped_violated is None
+    near = refute(x[1], "<=", 1, Context({"x1": sp.Le(x[1], 2), "near": sp.Le(x[1], 1)}), drop="near", seed=1)
+    assert near.assignment is not None and near.dropped_violated is True

@@ -215,7 +215,8 @@ def _refute_parts(parts, mutate: Callable, label: str, seed: int, drop: str | No
         if found.assignment is not None:
             if drop is not None and found.dropped_violated is False:
                 return "conflict", f"part {k + 1} fails with every hypothesis met: {found.text()}"
-            where = f" without {drop!r} (which fails there)" if drop is not None else ""
+            where = ("" if drop is None else f" without {drop!r} (which fails there)" if found.dropped_violated
+                     else f" without {drop!r} (which reads a value the search did not draw there: neither met nor failed)")
             return "falsified", _short(f"counterexample to the {label} statement of part {k + 1}{where}: {found.text()}", 400)
         notes.append(f"part {k + 1}: {found.text()}")
     if not any_form:

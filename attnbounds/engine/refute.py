@@ -679,6 +679,12 @@ def _solve_equations(eqs, sampled_syms, idx=frozenset()):
             if isinstance(side, sp.Symbol) and side not in dict(derived) and side not in other.free_symbols:
                 target = (side, other)
                 break
+        if target is None and _defines_a_value(e):
+            # β[t] = e^{u[t]/T}/(e^{u[t]/T} + S[t]) defines β's value at t (assigned in β's table,
+            # per index): solved for T instead, T = u[t]/log(…β[t]…) was read from values drawn
+            # at random, and the definition of S[t], which reads T, never held with it
+            filters.append(eq)
+            continue
         if target is None:
             # a scalar symbol only: not a value x[t] at a drawn index (it is read from x's table,
             # which the solved value would not reach) nor the label of an indexed base
@@ -702,6 +708,17 @@ def _solve_equations(eqs, sampled_syms, idx=frozenset()):
         s, v = target
         derived = [(t, w.xreplace({s: v})) for t, w in derived] + [(s, v)]
     return derived, filters
+
+
+def _defines_a_value(eq) -> bool:
+    """Whether ``eq`` is f(i) = expr or x[i] = expr with f (x) not in expr: a definition of a
+    value, made to hold in the table it is read from (:func:`_assign`)."""
+    for side, other in ((eq.lhs, eq.rhs), (eq.rhs, eq.lhs)):
+        if isinstance(side, sp.Indexed) and len(side.indices) == 1 and side.base not in other.atoms(sp.IndexedBase):
+            return True
+        if isinstance(side, AppliedUndef) and len(side.args) == 1 and not other.has(side.func):
+            return True
+    return False
 
 
 def _norm_rescales(filters):
@@ -731,7 +748,8 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
 
     Raises :class:`NoNumericForm` when a part of the statement cannot be evaluated.
     ``dropped_violated`` says whether the dropped hypothesis fails at the counterexample
-    (it must: otherwise the original statement is false, a conflict the caller reports).
+    (it must: otherwise the original statement is false, a conflict the caller reports);
+    None where it reads a value the search did not draw (whether it holds is not known).
     """
     from attnbounds.theory.proof import FACTS
 
@@ -945,10 +963,42 @@ def _goal(lhs, rel, rhs, env):
     return lv, rv, broken
 
 
+def _undetermined(rel, env: _Env, indices) -> np.ndarray:
+    """Where relation ``rel`` reads a value the search did not draw (nan: a value at an index
+    nothing was drawn for), at some value of a free summation index: it neither holds nor fails
+    there. A fact, or a side that cannot be evaluated here, counts as determined."""
+    from attnbounds.theory.proof import FACTS
+
+    out = np.zeros(env.n, dtype=bool)
+    if isinstance(rel, FACTS):
+        return out
+    free = [i for i in indices if i in rel.free_symbols and i not in env.ints]
+    if free:
+        i = free[0]
+        lo, hi = indices[i]
+        for v in range(int(round(float(_eval(lo, env)[0]))), int(round(float(_eval(hi, env)[0]))) + 1):
+            env.ints[i] = v
+            out |= _undetermined(rel, env, indices)
+        env.ints.pop(i, None)
+        return out
+    try:
+        for side in (rel.lhs, rel.rhs):
+            v = np.asarray(_eval(side, env), dtype=float)
+            out |= np.isnan(v).reshape(env.n, -1).any(axis=1) if v.ndim else np.full(env.n, bool(np.isnan(v)))
+    except (NoNumericForm, ValueError, TypeError, ZeroDivisionError, IndexError):
+        return np.zeros(env.n, dtype=bool)
+    return out
+
+
 def _snapshot(env, k, heads, dropped, ranges, lv, rv):
     viol = None
     if dropped:
-        viol = not all(bool(_holds(r, env, ranges)[k]) for r in dropped)
+        # None where a dropped hypothesis reads a value the search did not draw: whether it holds
+        # there is not known (it was counted as failing, so a counterexample to the statement
+        # itself could not be reported as a conflict)
+        fails = [not bool(_holds(r, env, ranges)[k]) for r in dropped]
+        unknown = [bool(_undetermined(r, env, ranges)[k]) for r in dropped]
+        viol = True if any(f and not u for f, u in zip(fails, unknown)) else None if any(unknown) else False
     assignment = {str(s): float(v) for s, v in env.ints.items()}
     for s, v in env.values.items():
         if s in heads:  # an index function: its values at 1, 2, ...

@@ -732,6 +732,9 @@ def _untrusted_node(n) -> str | None:
         return "SymPy calls it even, from which it derives wrong facts"
     if n.is_Atom or not type(n).__module__.startswith("sympy.") or type(n).__module__.startswith(_TRUSTED_MODULES):
         return None
+    if isinstance(n, sp.KroneckerDelta) and len(n.args) != 2:  # review 52
+        return ("a Kronecker delta with a range: SymPy builds δ(a, a, R) as 1 whatever R, though "
+                "δ(5, 5, (1, 3)) = 0")
     if isinstance(n, _TRUSTED_SYMPY):
         return None
     return f"{type(n).__name__} is not among the SymPy functions whose facts the kernel reads"
@@ -2477,6 +2480,10 @@ def _jensen(lhs, rel, rhs, p, ctx):
     small, big = _orient(lhs, rel, rhs)
     concave = bool(p.get("concave"))
     phi = p["phi"]
+    if isinstance(phi, sp.Lambda):  # φ(v) = E[(v − D)²] at v := D would read E[(D − D)²] = 0, not the
+        # mean over another draw (review 52's lead): φ's variable may not stand inside a mean
+        _need(not any(a.has(*phi.variables) for a in phi.expr.atoms(Expect, Prob, Cond)),
+              "jensen: phi's variable stands inside an expectation or a probability")
     why = _convex(phi, ctx, concave)
     if "X" in p:
         X = p["X"]
@@ -3318,6 +3325,9 @@ def _instance(lhs, rel, rhs, p, ctx):
 # land11 (issue 11): the law of total expectation, conditioning on an event, E of a finite sum
 
 
+_EVENT_TAG = secrets.token_hex(8)  # the stand-ins of indexed events: a caller cannot forge one by its name
+
+
 def _event_poly(ev, atoms: dict, indexed: bool = False):
     """The indicator of the event ``ev`` as a polynomial in the indicators of its atomic events
     (fresh symbols in ``atoms``, keyed by the atomic event): Not(A) is 1 − A, And a product, Or
@@ -3333,7 +3343,9 @@ def _event_poly(ev, atoms: dict, indexed: bool = False):
         if key not in atoms:
             if indexed:
                 free = sorted(key[1].free_symbols, key=sp.default_sort_key)
-                atoms[key] = sp.Function(f"_e{len(atoms)}")(*free) if free else sp.Dummy(f"e{len(atoms)}")
+                # a per-process name: SymPy's undefined functions are equal by name, and a caller's
+                # own _e0(i) was taken for the stand-in of an event (review 52)
+                atoms[key] = sp.Function(f"_e{len(atoms)}_{_EVENT_TAG}")(*free) if free else sp.Dummy(f"e{len(atoms)}")
             else:
                 atoms[key] = sp.Dummy(f"e{len(atoms)}")
         return atoms[key]
