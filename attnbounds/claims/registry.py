@@ -9,7 +9,8 @@ that returns the claim).
 Ids are qualified by paper: ``"2508.17821:L1"``. A claim that names no ``paper`` gets the
 package's paper (:data:`PAPER`) when it lives in :mod:`attnbounds.claims`, and the namespace
 :data:`USER` otherwise. The short id (``"L1"``) is accepted wherever it is unique, and rows
-and listings show the short id unless two registered claims share it.
+and listings show the short id unless two registered claims share it (a user's claim file,
+checked in a registry of its own, is shown qualified where a package claim has its short id).
 
 Claims are listed paper by paper, then by ``Claim.order`` (their place in the paper; claims
 without one follow, by id), and user claims after the package's in registration order.

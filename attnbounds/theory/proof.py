@@ -320,6 +320,10 @@ class Lemma:
     relation: str
     rhs: Any
 
+    def __post_init__(self):
+        if self.relation not in ("<=", ">=", "==", "="):  # review 53: '<' made prove() raise later
+            raise ValueError(f"relation: must be one of <=, >=, ==, =, got {self.relation!r}")
+
     def relation_expr(self):
         return {"<=": sp.Le, ">=": sp.Ge, "==": sp.Eq, "=": sp.Eq}[self.relation](self.lhs, self.rhs, evaluate=False)
 
@@ -2491,6 +2495,9 @@ def _jensen(lhs, rel, rhs, p, ctx):
         # the small side random, Y <= E[Y] at every outcome (the weights form holds outcome by outcome)
         if isinstance(phi, sp.Lambda):
             _constant(phi.expr, "jensen: with X (phi(E X) <= E phi(X)), phi's body")
+            # SymPy's call is an xreplace: a binder in phi must not capture X's symbols (Σ_k (a − k) v²
+            # at v := D(k) made each term read its own D(k): review 53), as in the weights form
+            _no_capture(phi.expr, [X, Expect(X)], "jensen: phi at X", olds=phi.variables)
         inside, outside = phi(Expect(X)), Expect(phi(X))
     else:
         w, xs = [sp.sympify(t) for t in p["weights"]], [sp.sympify(t) for t in p["points"]]
