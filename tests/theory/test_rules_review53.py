@@ -1,10 +1,13 @@
-"""A fifty-third review (instance, cases, lemmas, and the fifty-second's fixes) found:
+"""A fifty-third review (instance, cases, lemmas, and the fifty-second's fixes) found, with one lead of
+the fifty-fourth (norms and matrices, which found no false statement):
 
 * jensen's X form, φ(E X) <= E φ(X), called φ at X with no capture check (the weights form has
   had one since review 47): φ(v) = Σ_{k=1}^{2} (a − k) v² at X = D(k) made each term read its own
   D(k), and 0 <= −1/2 passed (a = 3/2, D(1) = 0, D(2) = ±1).
 * A Lemma with the relation '<' made prove() raise long after it was built; it is refused when
   built, naming ``relation``.
+* (review 54) check_steps caught five kinds of error only: a rule meeting any other made prove()
+  raise; such a step is refused as a bad instantiation.
 """
 
 import pytest
@@ -36,3 +39,21 @@ def test_a_lemma_with_a_strict_relation_is_refused_when_built():
     with pytest.raises(ValueError, match=r"relation: must be one of <=, >=, ==, =, got '<'"):
         Lemma(chain, x, "<", x + 1)
     assert Lemma(chain, x, "<=", x + 1).relation_expr() == sp.Le(x, x + 1, evaluate=False)
+
+
+@pytest.mark.parametrize("error", [IndexError, NotImplementedError, ZeroDivisionError, RecursionError,
+                                   sp.PolynomialError])
+def test_a_rule_that_cannot_read_its_step_refuses_it_and_prove_returns(monkeypatch, error):
+    """Review 54's lead: check_steps caught only KeyError, TypeError, ValueError, AttributeError and
+    SympifyError, so a rule that hit any other error on a malformed step made prove() raise."""
+    from dataclasses import replace
+
+    from attnbounds.theory import proof
+
+    def broken(*args):
+        raise error("a malformed step")
+
+    monkeypatch.setitem(proof.RULES, "algebra", replace(proof.RULES["algebra"], check=broken))
+    x = sp.Symbol("x", real=True)
+    res = Chain(x, Context({})).le(x + 1, by.algebra()).prove(x, "<=", x + 1)
+    assert not res.complete and f"bad instantiation ({error.__name__}" in res.first_failure
