@@ -208,3 +208,20 @@ def test_a_dropped_hypothesis_at_an_undrawn_index_is_neither_met_nor_failed():
     assert far.assignment is not None and far.lhs > 1 and far.dropped_violated is None
     near = refute(x[1], "<=", 1, Context({"x1": sp.Le(x[1], 2), "near": sp.Le(x[1], 1)}), drop="near", seed=1)
     assert near.assignment is not None and near.dropped_violated is True
+
+
+def test_the_integers_are_drawn_where_every_hypothesis_can_hold():
+    """What a hypothesis needs of the integers alone: a divisor in them is not 0 (x = 1/(L − 2) is
+    undefined at L = 2) and a probability equal to an expression in them lies in [0, 1]
+    (P(A) = (L − N)/L needs N <= L). T1ii's steps met their hypotheses in no draw without it."""
+    from attnbounds.engine.refute import _integer_relations
+    from attnbounds.theory.proof import Prob
+
+    L = sp.Symbol("L", integer=True, positive=True)
+    x = sp.Symbol("x", real=True)
+    ctx = Context({"x": sp.Eq(x, 1 / (L - 2))})
+    found = refute(x, "<=", 1 / (L - 2) + 1, ctx, seed=3, batches=6, batch=50)
+    assert found.assignment is None and found.tried == 6 * 50  # no batch drew L = 2
+    A = sp.Function("A")
+    rels = _integer_relations([sp.Eq(Prob(A(i) <= 1), (L - N) / L)], [i, L, N])
+    assert set(rels) == {sp.Ne(L, 0), sp.Le(0, (L - N) / L), sp.Le((L - N) / L, 1)}

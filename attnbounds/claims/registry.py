@@ -100,6 +100,8 @@ class ClaimRegistry:
                  beside: "ClaimRegistry | None" = None):
         self._package = package
         self._modules = None if modules is None else tuple(modules)
+        if beside is not None and not isinstance(beside, ClaimRegistry):
+            raise TypeError(f"beside: expected a ClaimRegistry, got {type(beside).__name__}")
         self._beside = beside
         self._entries: dict[str, _Entry] = {}
         self._errors: dict[str, str] = {}

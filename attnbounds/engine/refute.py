@@ -204,8 +204,8 @@ def _eval(e, env: _Env):
         if not 1 <= k <= table.shape[1] - 1:  # no value drawn there (a range that runs backwards
             # by Karr's convention reaches index 0 where a hypothesis fails): nan, so the draws of
             # this batch meet no hypothesis that reads it and break no goal; a dropped hypothesis
-            # that reads it counts as failed there (stated in docs/proof-rules.md); a vector's
-            # value is a vector of nan
+            # that reads it is neither met nor failed there (_undetermined); a vector's value is
+            # a vector of nan
             return np.full((env.n,) + table.shape[2:], np.nan)
         return table[:, k]
     if isinstance(e, Cup):  # the indicator of a union of events: the max of theirs
@@ -466,15 +466,17 @@ def _bare_random(e, env) -> bool:
     return any(_bare_random(a, env) for a in e.args)
 
 
-def _at_every_index(rel, env: _Env, indices, i) -> np.ndarray:
-    """Where ``rel`` holds at every integer value of the summation index ``i`` in its range."""
+def _at_every_index(rel, env: _Env, indices, i, test=None, every: bool = True) -> np.ndarray:
+    """Where ``test(rel, env, indices)`` (default :func:`_holds`) is true at every integer value
+    of the summation index ``i`` in its range (``every``), or at some value of it."""
+    test = _holds if test is None else test
     lo, hi = indices[i]
-    ok = np.ones(env.n, dtype=bool)
+    out = np.full(env.n, every)
     for k in range(int(round(float(_eval(lo, env)[0]))), int(round(float(_eval(hi, env)[0]))) + 1):
         env.ints[i] = k
-        ok &= _holds(rel, env, indices)
+        out = out & test(rel, env, indices) if every else out | test(rel, env, indices)
     env.ints.pop(i, None)
-    return ok
+    return out
 
 
 def _holds(rel, env: _Env, indices) -> np.ndarray:
@@ -903,11 +905,31 @@ INT_TRIES = 64
 
 
 def _integer_relations(rels, ints) -> list:
-    """The hypotheses whose symbols are all among the drawn integers ``ints`` (N <= L,
-    i <= L - N): they are decided by the integers alone, before anything else is drawn."""
+    """What the drawn integers ``ints`` alone decide, before anything else is drawn: the
+    hypotheses about them only (N <= L, i <= L - N), and what any hypothesis needs of them to
+    be met at all: a divisor in them alone is not 0 (… V[i]/((L − 2)(L − 1)) is undefined at
+    L = 2), and a probability equal to an expression in them alone lies in [0, 1]
+    (P(not in S) = (L − N)/L needs N <= L)."""
+    from attnbounds.theory.proof import Prob
+
     pool = set(ints)
-    return [r for r in rels if isinstance(r, sp.Basic) and r.free_symbols and r.free_symbols <= pool
-            and not r.atoms(sp.Indexed, AppliedUndef, sp.Sum, sp.Product)]
+
+    def alone(e) -> bool:
+        return bool(e.free_symbols) and e.free_symbols <= pool and not e.atoms(sp.Indexed, AppliedUndef, sp.Sum, sp.Product)
+
+    out = []
+    for r in rels:
+        if not isinstance(r, sp.Basic):
+            continue
+        if alone(r):
+            out.append(r)
+            continue
+        out += [sp.Ne(p.base, 0) for p in r.atoms(sp.Pow) if p.exp.is_negative and alone(p.base)]
+        if isinstance(r, sp.Eq):
+            for side, other in ((r.lhs, r.rhs), (r.rhs, r.lhs)):
+                if isinstance(side, Prob) and alone(other):
+                    out += [sp.Le(0, other), sp.Le(other, 1)]
+    return out
 
 
 def _draw_ints(rng, ints, rels) -> dict:
@@ -974,13 +996,7 @@ def _undetermined(rel, env: _Env, indices) -> np.ndarray:
         return out
     free = [i for i in indices if i in rel.free_symbols and i not in env.ints]
     if free:
-        i = free[0]
-        lo, hi = indices[i]
-        for v in range(int(round(float(_eval(lo, env)[0]))), int(round(float(_eval(hi, env)[0]))) + 1):
-            env.ints[i] = v
-            out |= _undetermined(rel, env, indices)
-        env.ints.pop(i, None)
-        return out
+        return _at_every_index(rel, env, indices, free[0], _undetermined, every=False)
     try:
         for side in (rel.lhs, rel.rhs):
             v = np.asarray(_eval(side, env), dtype=float)

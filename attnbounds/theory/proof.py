@@ -2120,9 +2120,13 @@ def _pinning(k, ctx, skip=None) -> list:
     """The hypotheses of ``ctx`` that hold ``k`` bare (k = 1, k <= 1, a weighted norm with
     l1 = 2 − k): each makes k one value, so a hypothesis about the k-th entries is not about
     every k. ``skip``: a relation left out (a definition f[k] = e(k) itself)."""
-    return [sp.sstr(r) if not isinstance(r, FACTS) else f"{type(r).__name__}({sp.sstr(sides[0])}, …)"
-            for r, sides in _hypothesis_parts(ctx)
+    return [_hypothesis_text(r, sides) for r, sides in _hypothesis_parts(ctx)
             if not (skip is not None and not isinstance(r, FACTS) and r == skip) and any(_bare(k, x) for x in sides)]
+
+
+def _hypothesis_text(r, sides) -> str:
+    """A hypothesis part of :func:`_hypothesis_parts` as a reason names it."""
+    return sp.sstr(r) if not isinstance(r, FACTS) else f"{type(r).__name__}({sp.sstr(sides[0])}, …)"
 
 
 _INDEX_PROFILES = (  # (assumptions, what every integer of lo..hi having them needs: gaps to prove >= 0)
@@ -4194,10 +4198,12 @@ class Chain:
     def _prove(self, lhs, relation: str, rhs, ctx: Context | None) -> ChainCheck:
         lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
         where = self.ctx if ctx is None else ctx
+        # the record's chain is the one checked: under ``ctx`` where it replaces the chain's own
+        # (its hypotheses are the statement's)
+        checked = self if where is self.ctx else replace(self, ctx=where)
         if any(_unbounded(x) for x in [lhs, rhs, self.start] + [st.rhs for st in self.steps]
                + [a for h in where.hypotheses.values() for a in _sides(h)]):
             # before any step is checked: reading a hypothesis with a divergent integral does not return
-            checked = self if where is self.ctx else replace(self, ctx=where)
             return ChainCheck((lhs, relation, rhs), checked, (), False,
                               "a sum, product or integral over an infinite range: the kernel reads only "
                               "finite ranges (whether a series or an integral converges is not checked)",
@@ -4205,7 +4211,7 @@ class Chain:
         checks = self.check_steps(ctx)
         if not self.steps:
             ok, why = False, "the chain has no steps"
-        elif bad := _misdeclared_statement(lhs, rhs, self.ctx if ctx is None else ctx):
+        elif bad := _misdeclared_statement(lhs, rhs, where):
             ok, why = False, _misdeclared_reason(bad)
         elif not is_identity(self.start, lhs):
             ok, why = False, (f"the chain starts at {sp.sstr(self.start)}, not at the goal's lhs {sp.sstr(lhs)}"
@@ -4217,21 +4223,17 @@ class Chain:
             bad = [s.relation for s in self.steps if s.relation not in _COMPOSE[relation]]
             ok = not bad
             why = "the steps compose to the goal" if ok else f"a '{bad[0]}' step cannot serve a '{relation}' goal"
-        ctx = self.ctx if ctx is None else ctx
-        base = ctx.without_lemmas()
+        base = where.without_lemmas()
         lemma_rules = tuple(
-            r for h in ctx.hypotheses.values() if isinstance(h, Lemma) and _lemma_holds(h, base)
+            r for h in where.hypotheses.values() if isinstance(h, Lemma) and _lemma_holds(h, base)
             for r in _lemma_check(h, base).rules
         )
-        # the record's chain is the one checked: under ``ctx`` where it replaces the chain's own
-        # (its hypotheses are the statement's)
-        checked = self if ctx is self.ctx else replace(self, ctx=ctx)
-        res = ChainCheck((lhs, relation, rhs), checked, checks, ok, why, lemma_rules, tuple(ctx.assumed().items()))
+        res = ChainCheck((lhs, relation, rhs), checked, checks, ok, why, lemma_rules, tuple(where.assumed().items()))
         if ok and "condition" in res.rules:
             # condition reads an event's atom as its 0/1 indicator: the statement may not also
             # compare that function's values (P(D(i) >= 2) <= E[D(i)]/2 = P(D(i))/2 is about an
             # indicator D, not about every D >= 0)
-            mixed = _indicator_conflict(self, (lhs, rhs), ctx)
+            mixed = _indicator_conflict(self, (lhs, rhs), where)
             if mixed:
                 res = replace(res, reaches_goal=False, goal_reason=(
                     f"condition reads events' atoms as their 0/1 indicators, which this statement does not allow: "
@@ -5021,8 +5023,7 @@ def _mean_value(lhs, rel, rhs, p, ctx):
     _reads_in_range(phi(k), x, n, ctx._local({"__mv_lo__": sp.Ge(k, 1), "__mv_hi__": sp.Le(k, n)}).relations(),
                     "mean-value")
     # every hypothesis, facts and assumed premises included (a weighted norm of z[1] bounds it too: review 50)
-    uses_z = [sp.sstr(r) if not isinstance(r, FACTS) else f"{type(r).__name__}({sp.sstr(sides[0])}, …)"
-              for r, sides in _hypothesis_parts(ctx)
+    uses_z = [_hypothesis_text(r, sides) for r, sides in _hypothesis_parts(ctx)
               if any(z in sp.sympify(x).atoms(sp.IndexedBase) for x in sides if isinstance(x, sp.Basic))]
     _need(not uses_z and not any(t.base == z for t in (small - big).atoms(sp.Indexed)),
           f"mean-value: the point {z} must be free (it appears in {uses_z or 'the step'})")

@@ -96,3 +96,18 @@ def test_load_claims_from_a_file_and_from_module_object():
 
     with pytest.raises(PluginNotFound, match="no such file 'nope.py'"):
         claims.load_claims("nope.py")
+
+
+def test_a_registry_beside_another_shows_a_shared_short_id_qualified():
+    mine = toy("L1", paper="my-notes")
+    private = claim_registry.ClaimRegistry(modules=(), beside=claim_registry.REGISTRY)
+    private.register(mine)
+    assert private.display_id(mine) == "my-notes:L1"  # the package has an L1
+    own = toy("ONLY", paper="my-notes")
+    private.register(own)
+    assert private.display_id(own) == "ONLY"
+    alone = claim_registry.ClaimRegistry(modules=())
+    alone.register(mine)
+    assert alone.display_id(mine) == "L1"  # nothing beside it
+    with pytest.raises(TypeError, match="beside: expected a ClaimRegistry, got dict"):
+        claim_registry.ClaimRegistry(modules=(), beside={})
