@@ -448,6 +448,11 @@ def normalizer_families(names=None) -> SearchStrategy:
         if N.sympy_F is None:
             raise InvalidArgument(f"names: normalizer {N.name!r} has no ratio form F (build it with from_sympy)")
     named = [n for n in names if not isinstance(n, _nz.Normalizer)]
+    other = [n for n in named if isinstance(n, str) and n not in valid and n in _nz.names()]
+    if other:  # a registered normalizer with no ratio form (sparsemax) is not "unknown"
+        raise InvalidArgument(f"names: {other[0]!r} is a registered normalizer but not a ratio-form family "
+                              f"F(l_i)/sum_j F(l_j); families: {valid}, or a Normalizer object of your own "
+                              "from normalizers.from_sympy")
     if named or not own:
         named = _check_kinds(named, valid, "names")
     options = []

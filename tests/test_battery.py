@@ -23,6 +23,30 @@ def test_under_softmax_the_weights_are_unchanged():
     assert out["normalizer"] == "softmax" and out["n"] == 2
 
 
+def test_logits_recovered_from_weights_are_shifted_under_a_normalizer_that_sees_the_shift():
+    """Logits recovered as log(weights) are never above 0, so a normalizer that is not
+    shift-invariant was judged on non-positive logits only: a new user's floored softmax
+    F = e^l + 1 made "TV(alpha) <= 1/2" hold (its weights stay near uniform there), though logits
+    (10, -10, -10) give TV = 0.667. The constant is now drawn; softmax's instances are unchanged."""
+    import importlib.util
+    from pathlib import Path
+
+    import sympy as sp
+
+    path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "my_claim.py"
+    spec = importlib.util.spec_from_file_location("my_claim_for_shift", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    lv = sp.Symbol("l", real=True)
+    floored = nz.from_sympy(sp.exp(lv) + 1, lv, name="floored_softmax")
+    row = engine.check(["TV:transcribed"], budget=SMALL, claims=[mod.CLAIM], normalizer=floored)[0]
+    assert row.verdict == "falsified", row.evidence
+    w = np.array([0.9, 0.05, 0.05])
+    shifted = reweigh({"weights": w}, floored, shift=10.0)
+    np.testing.assert_allclose(shifted["logits"], np.log(w) + 10.0)
+    assert reweigh({"weights": w}, "softmax", shift=0.0)["weights"] == pytest.approx(w, rel=1e-12)
+
+
 def test_l1_reconstructed_under_ssmax_is_falsified_with_a_real_counterexample():
     rows = engine.check(["L1"], budget=SMALL, normalizer="ssmax")
     assert [r.id for r in rows] == ["L1:transcribed", "L1:reconstructed"]  # the claim's own ids
@@ -46,6 +70,16 @@ def test_l1_under_sparsemax_is_not_applicable_and_names_the_broken_hypothesis():
     row = engine.check(["L1:reconstructed"], budget=SMALL, normalizer="sparsemax")[0]
     assert row.verdict == "undecided" and row.evidence.startswith("not applicable under sparsemax")
     assert "no ratio form" in row.evidence and "positive" in row.hypotheses_broken
+
+
+def test_l1_under_a_positive_callable_does_not_call_positive_broken():
+    """A new user's ReLU-shifted normalizer (a numpy callable declared positive) was reported as not
+    meeting L1's "positive": with no SymPy F that is not known, as Lemma 2 already says."""
+    relu = nz.from_callable(lambda z: (np.maximum(z, 0) + 1) / (np.maximum(z, 0) + 1).sum(-1, keepdims=True),
+                            name="relu_shifted")  # positive by default (not sparse)
+    row = engine.check(["L1:reconstructed"], budget=SMALL, normalizer=relu)[0]
+    assert "positive" not in (row.hypotheses_broken or [])
+    assert row.verdict == "undecided" and "no ratio form" in row.evidence
 
 
 def test_weights_readings_keep_their_verdict_under_a_sum_to_one_normalizer():

@@ -225,3 +225,44 @@ def test_the_integers_are_drawn_where_every_hypothesis_can_hold():
     A = sp.Function("A")
     rels = _integer_relations([sp.Eq(Prob(A(i) <= 1), (L - N) / L)], [i, L, N])
     assert set(rels) == {sp.Ne(L, 0), sp.Le(0, (L - N) / L), sp.Le((L - N) / L, 1)}
+
+
+def test_a_weighted_norm_over_a_range_meets_its_hypotheses():
+    """T2 upper_if_r_le_xi's goal: a weighted norm at every i of a range, with sigma1(i) <= 1 and
+    r <= E[D(i)]. Each per-index condition held in about half of the draws, so at every i of
+    1 … 5 they held in almost none (0 of 1,200 here). The weights' condition l1 >= sqrt(l2) is now
+    met where the fact is widened, and r is tightened again on the widened D."""
+    from attnbounds.theory.proof import WeightedNorm
+
+    s1, s2 = sp.Function("sigma1", nonnegative=True), sp.Function("sigma2", positive=True)
+    M = sp.Symbol("M", positive=True)
+    rr = sp.Symbol("r", real=True)
+    ctx = Context({"norm": WeightedNorm(D(i), M, s1(i), s2(i)), "w": s1(i) <= 1, "r": rr <= Expect(D(i))})
+    gap = sp.Sum(Expect(D(i)) - rr, (i, 1, 5))
+    found = refute(gap, ">=", 0, ctx, seed=2, batches=6, batch=200)
+    assert found.assignment is None and found.tried >= 20
+    wrong = refute(gap, "<=", 0, ctx, seed=2, batches=6, batch=200)
+    assert wrong.assignment is not None  # a draw that meets them all breaks the false statement
+
+
+def test_placed_values_keep_their_symbols_assumptions():
+    """A new user's true chain, 1 - r <= 1 for a positive r given r <= S, was reported as a kernel
+    bug: the audit tightened r onto S's side and took r = -0.24, and a negative symbol was drawn
+    with either sign (c + x <= x refuted at c = 0.12). A value placed by an equation (f(i) = x - 1
+    for a non-negative f) broke f's assumption too. Such draws are not ones the statement speaks of."""
+    from attnbounds.engine.audit import audit_chain
+    from attnbounds.theory.proof import Chain, by
+
+    S, rp = sp.symbols("S r", positive=True)
+    c = sp.Symbol("c", negative=True)
+    x = sp.Symbol("x", real=True)
+    ok = Chain(1 - rp, Context({"r<=S": rp <= S})).le(1, by.algebra()).prove(1 - rp, "<=", 1)
+    assert audit_chain(ok).counterexamples == 0
+    ok = Chain(x + c, Context({"x": x <= 1})).le(x, by.algebra()).prove(x + c, "<=", x)
+    assert audit_chain(ok).counterexamples == 0
+    f = sp.Function("f", nonnegative=True)
+    found = refute(f(i), ">=", 0, Context({"def": sp.Eq(f(i), x - 1)}), seed=0)
+    assert found.assignment is None and found.tried > 0
+    # the searches still judge: the same settings find a counterexample to a false statement
+    assert refute(1 - rp, "<=", 1 - S, Context({"r<=S": rp <= S}), seed=0).assignment is not None
+    assert refute(f(i), ">=", 1, Context({"def": sp.Eq(f(i), x - 1)}), seed=0).assignment is not None

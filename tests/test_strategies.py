@@ -252,3 +252,9 @@ def test_from_sympy_names_a_bad_roles_argument(roles):
 
     with pytest.raises(ValueError, match="roles: must be a non-empty subset"):
         from_sympy(sp.exp(_l), _l, roles=roles)
+
+
+def test_normalizer_families_names_a_registered_normalizer_with_no_ratio_form():
+    """sparsemax is registered, not unknown: the error says why it is not a family."""
+    with pytest.raises(InvalidArgument, match=r"'sparsemax' is a registered normalizer but not a ratio-form family"):
+        normalizer_families(["sparsemax"])

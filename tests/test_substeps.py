@@ -66,3 +66,23 @@ def test_the_table_and_the_json_show_substeps(tmp_path):
         console = Console(file=io.StringIO(), width=width)
         render_table([row], console)
         assert shown in console.file.getvalue(), console.file.getvalue()
+
+
+def test_a_step_its_rule_refused_is_not_called_argued():
+    """A new user's false step p(1 - p) <= 1/5 by ``algebra`` was shown as "0/1 argued", the word
+    the docs give to prose. A step the rule it names did not accept is "refused"; prose (a step
+    ``by.argued``, an assumed premise) stays "argued". Neither is a proof."""
+    from attnbounds.cli.check import short_proof
+    from attnbounds.theory.proof import Assumed
+
+    p = sp.Symbol("p", real=True)
+    bad = Chain(p * (1 - p), Context()).le(sp.Rational(1, 5), by.algebra()).prove(p * (1 - p), "<=", sp.Rational(1, 5))
+    summary = proof_summary(Proof.from_chain(bad, "toy"))
+    assert summary["status"] == "refused" and short_proof(summary) == "0/1 refused"
+    assert proof_cell({**summary, "rules": ["algebra"]}) == "0/1 steps checked (refused): algebra"
+    missed = Chain(p, Context()).le(p, by.algebra()).prove(p, "<=", p + 1)  # every step checked, the goal not reached
+    assert proof_summary(Proof.from_chain(missed, "toy"))["status"] == "refused"
+    prose = Chain(p * (1 - p), Context()).le(sp.Rational(1, 4), by.argued("AM-GM")).prove(p * (1 - p), "<=", sp.Rational(1, 4))
+    assert proof_summary(Proof.from_chain(prose, "toy"))["status"] == "argued"
+    assumed = Chain(x, Context({"x<=1": Assumed(sp.Le(x, 1), "on the page")})).le(1, by.hypothesis("x<=1")).prove(x, "<=", 1)
+    assert proof_summary(Proof.from_chain(assumed, "toy"))["status"] == "argued"

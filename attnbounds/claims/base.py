@@ -282,10 +282,18 @@ class Reading:
     def __post_init__(self):
         if self.relation not in RELATIONS:
             raise ValueError(f"relation: must be one of {RELATIONS}, got {self.relation!r}")
-        if (self.strategy or self.sweep) and self.sides is None:
+        if (self.strategy is not None or self.sweep is not None) and self.sides is None:
             raise ValueError(f"reading {self.name!r}: strategy/sweep need a `sides` evaluator")
         if self.assume is not None and not callable(self.assume):
             raise TypeError(f"assume: expected a callable (instance -> bool), got {type(self.assume).__name__}")
+        for name, shape in (("symbolic", "() -> Proof"), ("certify", "() -> Proof"), ("strategy", "() -> a Hypothesis strategy"),
+                            ("sides", "instance -> Sides"), ("sweep", "(rng, count) -> instances"),
+                            ("montecarlo", "(rng, samples) -> Estimate")):
+            got = getattr(self, name)
+            if got is not None and not callable(got):
+                hint = " (pass a function returning the strategy, not the strategy itself)" if name == "strategy" else ""
+                raise TypeError(f"reading {self.name!r}: {name}: expected a callable {shape}, got "
+                                f"{type(got).__name__}{hint}")
         if self.sides is not None and not isinstance(self.sides, _NamedSides):
             object.__setattr__(self, "sides", _NamedSides(self.sides, self.name, self.sweep))
 
@@ -425,6 +433,7 @@ class Claim:
         """A JSON-ready description (no callables)."""
         return {
             "id": self.id,
+            "paper": self.paper,
             "title": self.title,
             "source": self.source,
             "statement": self.statement,

@@ -533,7 +533,9 @@ CLAIM = Claim(
             "F is positive and continuous on [-a, a] (m > 0)",
             check=_positive,
             drop=drop_positive,
-            admits=lambda N: not N.sparse and N.sympy_F is not None,
+            # a callable without a SymPy F that declares itself positive: not known (None), as in
+            # Lemma 2, rather than "not met"
+            admits=lambda N: False if N.sparse or N.positive is False else (None if N.sympy_F is None else True),
         ),
         Hypothesis(
             "bounded-logits",

@@ -7,9 +7,12 @@ softmax, sigmoid attention, a plug-in, ...), :func:`under` keeps the reading's o
 ``strategy`` and ``sweep`` produce through :func:`reweigh`:
 
 * an instance with attention ``"weights"`` gets ``weights = N(logits)``, with the instance's
-  ``"logits"`` if it has them and ``log(weights)`` otherwise (so under softmax the instance
-  is unchanged, and under N the weights are N applied to the logits that give the original
-  weights under softmax);
+  ``"logits"`` if it has them and ``log(weights) + c`` otherwise (so under softmax the instance
+  is unchanged, and under N the weights are N applied to logits that give the original
+  weights under softmax). Those logits are fixed only up to the constant c, which softmax
+  ignores and N need not: ``strategy`` and ``sweep`` draw c (0 in a quarter of the draws, else
+  uniform in [-20, 20]; 0 under softmax), so that N also meets positive logits
+  (log(weights) alone is never above 0);
 * an instance with a ratio-form ``"family"`` (Lemma 1's F) gets ``family = N`` and
   ``param = N``'s searched parameter (its temperature if it has none);
 * an instance whose ``sides`` compute the weights themselves (from ``"logits"`` and ``"T"``,
@@ -159,9 +162,11 @@ def jacobian_of(instance: dict, logits, T) -> np.ndarray:
     return N.jacobian(logits, T=T if T.ndim else float(T))
 
 
-def reweigh(instance: dict, normalizer, *, draws: bool = False) -> dict:
+def reweigh(instance: dict, normalizer, *, draws: bool = False, shift=0.0) -> dict:
     """``instance`` (one instance or a batch) with its weights drawn through ``normalizer``;
-    ``draws``: the reading's sides compute the weights with :func:`weights_of`."""
+    ``draws``: the reading's sides compute the weights with :func:`weights_of`. ``shift``: the
+    constant c added to logits recovered as log(weights) (a number, or one per instance of a
+    batch, shape (..., 1)); an instance's own ``"logits"`` are taken as they are."""
     N = resolve(normalizer)
     if not isinstance(instance, dict):
         raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
@@ -171,7 +176,7 @@ def reweigh(instance: dict, normalizer, *, draws: bool = False) -> dict:
         else:
             w = np.asarray(instance["weights"], dtype=float)
             with np.errstate(divide="ignore"):
-                logits = np.maximum(np.log(w), _LOG_FLOOR)
+                logits = np.maximum(np.log(w), _LOG_FLOOR) + np.asarray(shift, dtype=float)
         return {**instance, "logits": logits, "weights": N.weights(logits), "normalizer": N.spec}
     if "family" in instance:
         if N.sympy_F is None:
@@ -192,6 +197,21 @@ def reweigh(instance: dict, normalizer, *, draws: bool = False) -> dict:
     raise NotApplicable(
         f"the reading's instances (keys {keys}) fix softmax: no 'weights' or ratio-form 'family' to draw through {N.name!r}"
     )
+
+
+#: Half-width of the constant added to logits recovered as log(weights) (:func:`under`).
+_SHIFT = 20.0
+
+
+def _sweep_shift(rng: np.random.Generator, instance: dict):
+    """One constant per instance of a swept batch (shape (..., 1)), for its logits recovered as
+    log(weights): 0 for a quarter of them, else uniform in [-20, 20]."""
+    w = instance.get("weights")
+    if w is None or "logits" in instance:
+        return 0.0
+    shape = np.shape(w)[:-1] + (1,)
+    c = rng.uniform(-_SHIFT, _SHIFT, size=shape)
+    return np.where(rng.uniform(size=shape) < 0.25, 0.0, c)
 
 
 #: Instance keys that carry attention logits, weights or their temperature (an instance with none of
@@ -250,17 +270,24 @@ def under(reading, normalizer):
     draws = _draws(reading)
 
     strategy = sweep = None
+    shifts = not is_softmax(N)  # softmax ignores the constant: its instances stay as they were
     if reading.strategy is not None:
         base_strategy = reading.strategy
 
         def strategy():
-            return base_strategy().map(lambda inst: reweigh(inst, N, draws=draws))
+            from hypothesis import strategies as st
+
+            if not shifts:
+                return base_strategy().map(lambda inst: reweigh(inst, N, draws=draws))
+            c = st.one_of(st.just(0.0), st.floats(-_SHIFT, _SHIFT, allow_nan=False))
+            return st.tuples(base_strategy(), c).map(lambda ic: reweigh(ic[0], N, draws=draws, shift=ic[1]))
 
     if reading.sweep is not None:
         base_sweep = reading.sweep
 
         def sweep(rng: np.random.Generator, count: int) -> dict[str, Any]:
-            return reweigh(base_sweep(rng, count), N, draws=draws)
+            inst = base_sweep(rng, count)
+            return reweigh(inst, N, draws=draws, shift=_sweep_shift(rng, inst) if shifts else 0.0)
 
     return replace(
         reading,

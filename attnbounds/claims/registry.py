@@ -292,6 +292,8 @@ def load_claims(spec: str) -> list[Claim]:
     found = claims_from(obj)
     if not found and isinstance(obj, ModuleType):
         found = [v for v in vars(obj).values() if isinstance(v, Claim)]
+    if not found and not isinstance(obj, ModuleType):  # file.py:object naming something else
+        raise ValueError(f"claims: {spec!r} is a {type(obj).__name__}, not a Claim or a sequence of Claims")
     if not found:
         raise ValueError(f"claims: {spec!r} defines no claim (define CLAIM = Claim(...) or CLAIMS = [...])")
     return found

@@ -115,12 +115,14 @@ def normalizer_of(rows: list[dict]) -> str | None:
 
 
 def short_proof(proof: dict | None) -> str:
-    """The proof column of the compact table: ``"k/n"``, ``"+m"`` sub-steps, ``argued``.
+    """The proof column of the compact table: ``"k/n"``, ``"+m"`` sub-steps, ``argued`` or ``refused``.
 
     >>> short_proof({"steps": 4, "checked": 4, "substeps": 5, "status": "checked"}), short_proof(None)
     ('4/4 +5', '-')
     >>> short_proof({"steps": 1, "checked": 1, "status": "refuted"}), short_proof({"steps": 3, "checked": 2, "status": "argued"})
     ('exact cex', '2/3 argued')
+    >>> short_proof({"steps": 1, "checked": 0, "status": "refused"})
+    '0/1 refused'
     """
     if not proof:
         return "-"
@@ -129,7 +131,7 @@ def short_proof(proof: dict | None) -> str:
     text = f"{proof['checked']}/{proof['steps']}"
     if proof.get("substeps"):
         text += f" +{proof['substeps']}"
-    return text + (" argued" if proof.get("status") == "argued" else "")
+    return text + (f" {proof['status']}" if proof.get("status") in ("argued", "refused") else "")
 
 
 def _render_compact(rows: list[dict], console) -> None:
@@ -193,13 +195,17 @@ def render_table(rows: list[dict], console) -> None:
 
 def _methods_legend(rows: list[dict]) -> str | None:
     """The table's caption: what the ``methods`` abbreviations in ``rows`` stand for, and the
-    other two senses of "hypothesis" (a claim's assumption, and the proof rule that uses one),
-    apart from the Hypothesis library's search (``hyp``). None when no row names a method.
+    other two senses of "hypothesis" where the rows show them (the proof rule that uses a claim's
+    assumption, a ``:without-NAME`` row), apart from the Hypothesis library's search (``hyp``).
+    None when no row names a method.
 
-    >>> _methods_legend([{"methods": ["symbolic", "strategy"]}])
-    "methods: sym a symbolic proof, hyp the Hypothesis library's counterexample search. \
-In 'proof', the rule 'hypothesis' uses one of the claim's assumptions; a ':without-NAME' row drops assumption \
+    >>> _methods_legend([{"methods": ["symbolic", "strategy"], "proof": {"rules": ["hypothesis"]}},
+    ...                  {"id": "L1:without-positive", "methods": ["drop"]}])
+    "methods: sym a symbolic proof, hyp the Hypothesis library's counterexample search, drop a hypothesis check. \
+In 'proof', the rule 'hypothesis' uses one of the claim's assumptions. A ':without-NAME' row drops assumption \
 NAME (a hypothesis check)."
+    >>> _methods_legend([{"methods": ["strategy", "sweep"]}])
+    "methods: hyp the Hypothesis library's counterexample search, sweep a seeded sweep."
     """
     names = {"symbolic": "a symbolic proof", "certify": "an interval certificate",
              "strategy": "the Hypothesis library's counterexample search", "sweep": "a seeded sweep",
@@ -207,9 +213,12 @@ NAME (a hypothesis check)."
     used = [m for m in names if any(m in (r.get("methods") or []) for r in rows)]
     if not used:
         return None
-    return ("methods: " + ", ".join(f"{_LABEL.get(m, m)} {names[m]}" for m in used)
-            + ". In 'proof', the rule 'hypothesis' uses one of the claim's assumptions; a ':without-NAME' row "
-              "drops assumption NAME (a hypothesis check).")
+    text = "methods: " + ", ".join(f"{_LABEL.get(m, m)} {names[m]}" for m in used) + "."
+    if any("hypothesis" in ((r.get("proof") or {}).get("rules") or []) for r in rows):
+        text += " In 'proof', the rule 'hypothesis' uses one of the claim's assumptions."
+    if any(":without-" in str(r.get("id", "")) for r in rows):
+        text += " A ':without-NAME' row drops assumption NAME (a hypothesis check)."
+    return text
 
 
 def _render_summary(rows: list[dict], console) -> None:
@@ -224,7 +233,8 @@ def _render_summary(rows: list[dict], console) -> None:
         console.print(f"{summary_line(rows)}; {total:.1f} s")
     conflicts = [r["id"] for r in rows if r.get("conflict")]
     if conflicts:
-        console.print(f"[bold magenta]CONFLICT (a bug in a claim's methods): {', '.join(conflicts)}[/]")
+        console.print(f"[bold magenta]CONFLICT (a bug: the methods disagree, in a claim's methods or in the "
+                      f"proof kernel; each row's conflict says which): {', '.join(conflicts)}[/]")
     timed = [r["id"] for r in rows if r.get("timed_out")]
     if timed:
         console.print(f"[bold yellow]TIME LIMIT: the wall-clock safety net interrupted a method of "
@@ -291,8 +301,8 @@ def proof_cell(proof: dict | None) -> str:
     sub = proof.get("substeps") or 0
     plural = "s" if sub != 1 else ""
     text = f"{proof['checked']}/{proof['steps']} steps{f' (+{sub} sub-step{plural})' if sub else ''} checked"
-    if proof.get("status") == "argued":
-        text += " (argued)"
+    if proof.get("status") in ("argued", "refused"):
+        text += f" ({proof['status']})"
     rules = [r for r in proof.get("rules") or [] if r != "argued"]
     text = f"{text}: {', '.join(rules)}" if rules else text
     audit = proof.get("audit")

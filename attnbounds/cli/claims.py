@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import click
 
 from attnbounds import claims as registry
@@ -28,9 +30,11 @@ def claims(claim_id, latex, as_json, claim_specs):
         if as_json:
             write_json([c.to_dict() for c in items], None)
             return
-        for c in items:
+        count = Counter(c.id for c in items)
+        for c in items:  # an id two listed claims share is shown with its paper, as `check` shows it
             text = c.transcription_latex if latex else c.statement
-            click.echo(f"{c.id:<5} {c.title}\n      {text}")
+            shown = c.id if count[c.id] == 1 else f"{c.paper or 'user'}:{c.id}"
+            click.echo(f"{shown:<5} {c.title}\n      {text}")
         return
     if user is not None:
         c = _user_claim(claim_id, user)

@@ -71,10 +71,8 @@ def load_user_claims(specs) -> list | None:
     for spec in specs:
         try:
             found.extend(c for c in registry.load_claims(spec) if c not in found)
-        except (ValueError, TypeError, PluginNotFound) as exc:
+        except (ValueError, TypeError, PluginNotFound, PluginError) as exc:  # a file that fails to import too, as --normalizer's
             raise UsageError(_claims_text(exc)) from None
-        except PluginError as exc:
-            raise click.ClickException(_claims_text(exc)) from None
     return found
 
 

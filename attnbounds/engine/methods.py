@@ -315,9 +315,10 @@ def proof_summary(proof: Proof) -> dict:
     theorem's chain), each checked inside its step.
 
     ``status`` is ``"checked"`` (a chain whose every step the kernel checked, reaching the
-    goal), ``"argued"`` (a chain with an unchecked step, or a claimed proof with no chain:
-    counted as one argued step), ``"refuted"`` (an exact counterexample, checked by
-    evaluation) or ``"undecided"``.
+    goal), ``"argued"`` (a chain with a step argued in prose or a premise assumed in prose,
+    or a claimed proof with no chain: counted as one argued step), ``"refused"`` (a chain
+    with neither whose step a rule did not accept, or whose steps do not reach the goal),
+    ``"refuted"`` (an exact counterexample, checked by evaluation) or ``"undecided"``.
 
     >>> proof_summary(Proof(True, "trust me"))
     {'steps': 1, 'checked': 0, 'substeps': 0, 'rules': ['argued'], 'status': 'argued'}
@@ -330,7 +331,7 @@ def proof_summary(proof: Proof) -> dict:
         from attnbounds.theory.proof import issued
 
         checked = proof.chain.complete and issued(proof.chain)
-        status = "checked" if checked else ("refuted" if proof.status is False else "argued")
+        status = "checked" if checked else ("refuted" if proof.status is False else _unchecked(proof.chain))
         return {"steps": proof.steps, "checked": proof.checked, "substeps": proof.substeps, "rules": list(proof.rules),
                 "status": status}
     if proof.status is True or (proof.status is None and proof.detail.startswith("argued")):
@@ -339,6 +340,16 @@ def proof_summary(proof: Proof) -> dict:
     if proof.status is False:
         return {"steps": 1, "checked": 1, "substeps": 0, "rules": ["counterexample"], "status": "refuted"}
     return {"steps": 0, "checked": 0, "substeps": 0, "rules": [], "status": "undecided"}
+
+
+def _unchecked(chain) -> str:
+    """``"argued"`` for a chain that is not complete because of prose (a step ``by.argued``, a
+    premise :class:`~attnbounds.theory.proof.Assumed`), else ``"refused"``: a step the rule it
+    names did not accept (``p(1 - p) <= 1/5`` by ``algebra``), or steps that do not reach the goal.
+    The verdict is the same (neither is a proof); the name says which."""
+    if chain.assumed or any(s.rule == "argued" for s in chain.step_checks):
+        return "argued"
+    return "refused"
 
 
 def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id: str | None = None) -> MethodOutcome:

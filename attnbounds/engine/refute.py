@@ -574,11 +574,37 @@ def _scalar(rng, n, sym):
     mag = np.select([kind == 0, kind == 1, kind == 2, kind == 3],
                     [np.zeros(n), np.ones(n), rng.uniform(0, 1, n), np.exp(rng.uniform(0, 5, n))],
                     np.exp(rng.uniform(-3, 3, n)))
-    if sym is not None and sym.is_positive:
-        return np.where(mag > 0, mag, 0.5)
-    if sym is not None and sym.is_nonnegative:
-        return mag
-    return mag * rng.choice([-1.0, 1.0], size=n)
+    sign = rng.choice([-1.0, 1.0], size=n)
+    if sym is not None and (sym.is_positive or sym.is_negative or sym.is_nonzero):
+        mag = np.where(mag > 0, mag, 0.5)
+    if sym is not None and (sym.is_nonnegative or sym.is_nonpositive):
+        sign = np.full(n, 1.0 if sym.is_nonnegative else -1.0)
+    return mag * sign
+
+
+def _respects(sym, values) -> np.ndarray:
+    """Per batch element, whether every value in ``values`` (batch first) meets the sign
+    assumptions of ``sym`` (:func:`_meets`): a value placed to meet a hypothesis (tightened,
+    assigned, shifted) may break them, and such a draw is not one the statement speaks of."""
+    return _meets(sym, np.asarray(values, dtype=float).reshape(np.shape(values)[0], -1)).all(axis=1)
+
+
+def _meets(sym, v) -> np.ndarray:
+    """Elementwise, whether the values ``v`` meet the sign assumptions of ``sym`` (positive,
+    nonnegative, negative, nonpositive, nonzero)."""
+    ok = np.ones(np.shape(v), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        if sym.is_positive:
+            ok &= v > 0
+        elif sym.is_nonnegative:
+            ok &= v >= 0
+        if sym.is_negative:
+            ok &= v < 0
+        elif sym.is_nonpositive:
+            ok &= v <= 0
+        if sym.is_nonzero:
+            ok &= v != 0
+    return ok
 
 
 def _vector(rng, n, common):
@@ -640,6 +666,11 @@ def _random_heads(exprs, rels):
             for f in sp.sympify(r.f).atoms(AppliedUndef):
                 random.add(f.func)
     return random, indicators
+
+
+def _random_heads_in(rel, env) -> set:
+    """The random index functions (drawn in ``env.random``) that ``rel`` reads."""
+    return {f.func for f in rel.atoms(AppliedUndef) if f.func in env.random}
 
 
 def _relations(ctx, drop):
@@ -830,13 +861,18 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         # symbol or an index function's value) and an expression puts the atom on its bound
         # or strictly inside; the hypotheses are checked afterwards all the same
         if b % 3:  # each hypothesis is tightened in some of these batches, not all at once
-            for r in ineqs:
-                if rng.uniform() < 0.3:
-                    continue
+            chosen = [r for r in ineqs if rng.uniform() >= 0.3]
+            widened = set()
+            for r in chosen:  # the facts come last (ineqs puts them there)
                 if not isinstance(r, FACTS):
                     _tighten(r, env, rng, free, heads, ranges)
-                else:
-                    _widen(r, env, ranges)
+                elif _widen(r, env, ranges):
+                    widened.add(r.f.func)
+            # a fact's widening changed its variable's values: a hypothesis that reads that
+            # variable (r <= E[D(i)]) is tightened again, on the values it now has
+            for r in chosen:
+                if not isinstance(r, FACTS) and widened & set(_random_heads_in(r, env)):
+                    _tighten(r, env, rng, free, heads, ranges)
         # P(A(i)) = p for an indicator event A(i): the law is reweighted first, as the means below depend on it
         rest = [r for r in filters if not _fix_probability(r, env, rng, ranges)]
         # the solved symbols first, as far as they can be (expr may read one: Σ_i α_i = 1 − α_N,
@@ -860,12 +896,19 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
                 ok &= _close(env.values[s], _eval(v, env))
             for s, v in rescale:
                 ok &= _close(np.linalg.norm(env.values[s], axis=-1), _eval(v, env))
-            for s, _ in derived:  # a solved symbol must still respect its assumptions
-                if s.is_commutative and env.values[s].ndim == 1:
-                    if s.is_positive:
-                        ok &= env.values[s] > 0
-                    elif s.is_nonnegative:
-                        ok &= env.values[s] >= 0
+            # every scalar, solved or drawn, and every index function's value must still respect
+            # its assumptions after the values were placed (a tightened r <= S with r positive
+            # must not take r < 0; an assigned f(i) = expr or a shifted E[X(i)] = expr must not
+            # take a non-negative f or X below 0)
+            for s_ in _ordered(set(free) | derived_syms):
+                if s_.is_commutative and np.ndim(env.values.get(s_)) == 1:
+                    ok &= _respects(s_, env.values[s_])
+            for h in _ordered(heads | random):
+                kind = _head_kind(h)
+                table = env.random.get(h) if h in random else env.values.get(h)
+                if kind is not None and table is not None and not _is_vector_head(h) and \
+                        not (isinstance(h, sp.IndexedBase) and h.label.is_commutative is False):
+                    ok &= _respects(kind, table)
             for r in ineqs + filters:
                 ok &= _holds(r, env, ranges)
             for s, v in rescale:
@@ -1314,12 +1357,13 @@ def _widen(bd, env, ranges):
     norm = isinstance(bd, WeightedNorm)
     f = bd.f
     if not (isinstance(f, AppliedUndef) and f.func in env.random and len(f.args) == 1):
-        return
+        return False
     i = f.args[0]
     idx = [int(i)] if i.is_Integer else (_assigned_at(i, env, ranges) or [])
 
     def put(k):
         if norm:
+            _meet_weights(bd, env)
             c = np.maximum(_eval(bd.radius, env), 0.0) * np.sqrt(np.maximum(_eval(bd.l2, env), 0.0))
         else:
             c = np.sqrt(np.maximum(_eval(bd.sum_c2, env), 0.0))
@@ -1329,6 +1373,47 @@ def _widen(bd, env, ranges):
         env.random[f.func][:, k, :] = base + np.where(width > 0, (v - lo) / np.where(width > 0, width, 1), 0.0) * c[:, None]
 
     _at_each(i, idx, env, put)
+    return True
+
+
+def _sampled_slot(e, env):
+    """(table, column) of a sampled value that ``e`` names at the current indices: a free
+    scalar symbol (column None) or an index function's value g(i) (its table's column at i);
+    None for anything else."""
+    if isinstance(e, sp.Symbol) and e in env.values and np.ndim(env.values[e]) == 1:
+        return env.values, None
+    if (isinstance(e, AppliedUndef) and len(e.args) == 1 and e.func in env.values
+            and np.ndim(env.values[e.func]) == 2):
+        try:
+            k = int(round(float(_eval(e.args[0], env)[0])))
+        except (NoNumericForm, TypeError, ValueError):
+            return None
+        if 0 <= k < env.values[e.func].shape[1]:
+            return env.values[e.func], k
+    return None
+
+
+def _meet_weights(bd, env) -> None:
+    """A weighted norm's condition on its weights, l1 >= sqrt(l2) >= 0, made to hold where
+    l2 (else l1) is a sampled value: l2 moved into [0, l1^2] (onto l1^2 when above it), or
+    l1 raised to sqrt(l2). The facts are checked afterwards all the same."""
+    with np.errstate(invalid="ignore"):
+        for side in (bd.l2, bd.l1):
+            slot = _sampled_slot(side, env)
+            if slot is None:
+                continue
+            table, k = slot
+            cur = table[side] if k is None else table[:, k]
+            if side is bd.l2:
+                cap = np.maximum(_eval(bd.l1, env), 0.0) ** 2
+                new = np.clip(cur, 0.0, cap)
+            else:
+                new = np.maximum(cur, np.sqrt(np.maximum(_eval(bd.l2, env), 0.0)))
+            if k is None:
+                table[side] = new
+            else:
+                table[:, k] = new
+            return
 
 
 def _head_kind(h):
@@ -1338,10 +1423,9 @@ def _head_kind(h):
         probe = h(sp.Symbol("k", integer=True)) if not isinstance(h, sp.IndexedBase) else h[sp.Symbol("k", integer=True)]
     except TypeError:
         return None
-    if probe.is_positive:
-        return sp.Dummy(positive=True)
-    if probe.is_nonnegative:
-        return sp.Dummy(nonnegative=True)
+    for sign in ("positive", "nonnegative", "negative", "nonpositive", "nonzero"):
+        if getattr(probe, f"is_{sign}"):
+            return sp.Dummy(**{sign: True})
     return None
 
 
@@ -1368,11 +1452,15 @@ def _tighten(r, env, rng, free, heads, ranges):
                 i = atom.args[0]
                 lo, hi = (int(round(float(_eval(t, env)[0]))) for t in ranges[i])
                 table = env.values[atom.func]
+                kind = _head_kind(atom.func)
                 for k in range(max(lo, 1), min(hi, table.shape[1] - 1) + 1):
                     env.ints[i] = k
-                    table[:, k] = _near(_eval(other, env), below, rng, table[:, k])
-            else:
-                env.values[atom] = _near(_extreme(other, below, env, ranges), below, rng, env.values[atom])
+                    got = _near(_eval(other, env), below, rng, table[:, k])
+                    table[:, k] = got if kind is None else np.where(_meets(kind, got), got, table[:, k])
+            else:  # a value its assumptions forbid (r < 0 for a positive r) is not taken
+                cur = env.values[atom]
+                got = _near(_extreme(other, below, env, ranges), below, rng, cur)
+                env.values[atom] = np.where(_meets(atom, got), got, cur)
         except NoNumericForm:
             pass
         finally:
@@ -1446,6 +1534,7 @@ def _tighten_indexed(atom, other, below, env, rng, ranges):
     table = env.values[atom.base]
     if table.ndim != 1 + len(atom.indices):
         return
+    kind = _head_kind(atom.base)
     try:
         spans = [_index_range(i, env, ranges) for i in atom.indices]
         for ks in itertools.product(*spans):
@@ -1453,7 +1542,8 @@ def _tighten_indexed(atom, other, below, env, rng, ranges):
                 continue
             env.ints.update(zip(atom.indices, ks))
             where = (slice(None),) + ks
-            table[where] = _near(_eval(other, env), below, rng, table[where])
+            got = _near(_eval(other, env), below, rng, table[where])
+            table[where] = got if kind is None else np.where(_meets(kind, got), got, table[where])
     except NoNumericForm:
         pass
     finally:

@@ -22,7 +22,9 @@ whose keys are :data:`ROW_FIELDS`, in order::
     error           null or the text of the errors raised by methods
     proof           null, or for a reading with a symbolic method {"steps": int, "checked": int,
                     "substeps": int, "rules": [rule names],
-                    "status": "checked" | "argued" | "refuted" | "undecided"}; steps and
+                    "status": "checked" | "argued" | "refused" | "refuted" | "undecided"}
+                    (argued: a step or premise in prose; refused: a step its rule did not
+                    accept, or steps that miss the goal; neither is a proof); steps and
                     checked count the chain's top-level steps, substeps the steps of the
                     sub-chains the checked steps carry (checked inside their step; absent in
                     rows written before it existed); a checked chain also has "audit":
@@ -213,7 +215,15 @@ _FLIP = {"<=": ">", ">=": "<", "==": "!="}
 
 
 def _error_text(exc: BaseException) -> str:
-    return _short(f"{type(exc).__name__}: {exc}", 300)
+    """``"Kind: message"``, the kind being the first public class of the error (a private
+    ``_NonFinite`` reads as the ValueError it is).
+
+    >>> class _Private(ValueError): pass
+    >>> _error_text(_Private("sides returned NaN"))
+    'ValueError: sides returned NaN'
+    """
+    kind = next(c.__name__ for c in type(exc).__mro__ if not c.__name__.startswith("_"))
+    return _short(f"{kind}: {exc}", 300)
 
 
 def _counterexample(instance, lhs, rhs, method, **extra) -> dict:

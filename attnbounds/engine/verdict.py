@@ -162,8 +162,8 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
     if "certify" in by and by["certify"].outcome == "pass":
         sym = by.get("symbolic")
         argued = ""
-        if sym is not None and sym.proof is not None and sym.proof.get("status") == "argued":
-            argued = f" (proof argued: {sym.proof['checked']}/{sym.proof['steps']} steps checked)"
+        if sym is not None and sym.proof is not None and sym.proof.get("status") in ("argued", "refused"):
+            argued = f" (proof {sym.proof['status']}: {sym.proof['checked']}/{sym.proof['steps']} steps checked)"
         return Judgement("certified", _short(f"certify: {by['certify'].detail}{argued}"))
 
     searching = reading.strategy is not None or reading.sweep is not None
@@ -190,8 +190,8 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         if sampling:
             parts.append(by["montecarlo"].detail)
         sym = by.get("symbolic")
-        if sym is not None and sym.proof is not None and sym.proof.get("status") == "argued":
-            parts.append(f"proof argued: {sym.proof['checked']}/{sym.proof['steps']} steps checked")
+        if sym is not None and sym.proof is not None and sym.proof.get("status") in ("argued", "refused"):
+            parts.append(f"proof {sym.proof['status']}: {sym.proof['checked']}/{sym.proof['steps']} steps checked")
         return Judgement("holds", _short("; ".join(parts), 200))
     if not outcomes:
         return Judgement("undecided", "no method to judge this reading")

@@ -1002,7 +1002,7 @@ def _lookup(base: str) -> Normalizer:
 
     raise NormalizerNotFound(
         f"name_or_spec: unknown normalizer {base!r}{did_you_mean(base, names(), n=2)}; valid: {', '.join(names())}, "
-        f"'module:object', or an entry point in group {ENTRY_POINT_GROUP!r}"
+        f"'module:object', 'path.py:object', or an entry point in group {ENTRY_POINT_GROUP!r}"
     )
 
 

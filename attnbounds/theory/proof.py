@@ -1692,6 +1692,11 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
     #    proved for every value s can take under the hypotheses)
     rep: dict = {}
     labels = {ix.base.label for x in [e] + [g for g, _ in forms] for ix in sp.sympify(x).atoms(sp.Indexed)}
+    # a symbol some sum or other binder binds in e or a hypothesis is neither renamed nor
+    # solved for: xreplace does not respect binders (review 55: the kernel's depth-0 index,
+    # free in idx >= 1 and bound in L + Σ_{idx=a}^{b} (|idx| - idx) >= n, became a positive
+    # symbol inside that sum too, so SymPy made the sum 0 and read the hypothesis as L >= n)
+    bound = _binder_variables([e] + [g for g, _ in forms])
     changed = True
     while changed:
         changed = False
@@ -1700,7 +1705,7 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
             for a in sorted(_atoms(g), key=str):
                 # a symbol that is also an indexed base's label (x beside x[1]) is not renamed:
                 # xreplace would rename the label too, and x[1] would take the dummy's sign
-                if a in rep.values() or a.is_positive or a in labels:
+                if a in rep.values() or a.is_positive or a in labels or a in bound:
                     continue
                 coef = _linear_coef(g, a)
                 if coef is None:
@@ -1734,13 +1739,15 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
             for a in sorted(_atoms(g), key=str):
                 if tries[0] >= max_tries:
                     return False
-                if a in labels:  # (x beside x[1]: subs would rename the base's label too, x[1] to t[1])
+                if a in labels or a in bound:  # (x beside x[1]: subs would rename the base's label too, x[1] to t[1])
                     continue
                 coef = _linear_coef(g, a)
                 if coef is None:
                     continue
                 t = _fixed_dummy("t", 100 + depth, positive=True) if g_strict else _fixed_dummy("t", 100 + depth, nonnegative=True)
                 value = (t - (g - coef * a)) / coef
+                if value.free_symbols & bound:  # a binder would capture it
+                    continue
                 e2 = e.subs(a, value)
                 key = sp.srepr(e2)
                 if key in seen:

@@ -113,3 +113,21 @@ def test_hypothesis_drops_refute_the_conclusion(qid, hyp):
     h = next(h for h in claims.get(qid).hypotheses if h.name == hyp)
     proof = h.drop()
     assert isinstance(proof, Proof) and proof.status is False and proof.counterexample is not None
+
+
+def test_a_reading_names_a_method_that_is_not_callable():
+    """A new user passed a Hypothesis strategy object as ``strategy`` (the reading wants a function
+    returning one): it failed only when checked, with "'LazyStrategy' object is not callable" and a
+    HypothesisWarning from the reading's own test of ``strategy or sweep``."""
+    import warnings
+
+    from hypothesis import strategies as st
+
+    from attnbounds.claims.base import Reading
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(TypeError, match=r"reading 'r': strategy: expected a callable .* got LazyStrategy \(pass a function"):
+            Reading("r", "s", "l", strategy=st.integers(), sides=lambda inst: None)
+        with pytest.raises(TypeError, match=r"reading 'r': sweep: expected a callable"):
+            Reading("r", "s", "l", sweep=3, sides=lambda inst: None)

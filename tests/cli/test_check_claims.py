@@ -55,4 +55,5 @@ def test_bad_specs_are_one_line_usage_errors(tmp_path):
     broken = tmp_path / "broken.py"
     broken.write_text("raise RuntimeError('boom')\n")
     result = run("--claims", str(broken))
-    assert result.exit_code == 1 and "RuntimeError: boom" in result.output
+    # a file that fails to import is a bad argument, as --normalizer's is (it exited 1 here)
+    assert result.exit_code == 2 and "RuntimeError: boom" in result.output

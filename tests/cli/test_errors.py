@@ -283,3 +283,31 @@ def test_a_text_file_that_is_not_utf8_is_named(tmp_path):
 def test_the_version_names_the_program():
     res = CliRunner().invoke(main, ["--version"])
     assert res.exit_code == 0 and res.output.startswith("attnbounds, version "), res.output
+
+
+def test_claims_naming_a_non_claim_or_a_broken_file_is_a_usage_error(tmp_path):
+    """A new user's --claims mynorm.py:relu (a normalizer) was told to define CLAIM = Claim(...);
+    a file that failed to import exited 1 where --normalizer's exits 2."""
+    (tmp_path / "norm.py").write_text("from attnbounds.numerics import normalizers\nrelu = normalizers.get('softmax')\n")
+    (tmp_path / "broken.py").write_text("x = (\n")
+    res = CliRunner().invoke(main, ["check", "--claims", f"{tmp_path / 'norm.py'}:relu", "--quick"])
+    assert res.exit_code == 2 and "is a Normalizer, not a Claim or a sequence of Claims" in res.output
+    res = CliRunner().invoke(main, ["check", "--claims", str(tmp_path / "broken.py"), "--quick"])
+    assert res.exit_code == 2 and "importing" in res.output and "SyntaxError" in res.output
+
+
+def test_claims_lists_a_shared_id_with_its_paper(tmp_path):
+    """Two --claims files that both define TV were listed as two identical 'TV' lines (check
+    qualified them); the JSON had no paper to tell them apart."""
+    import json
+
+    src = (Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_claim.py").read_text()
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.py").write_text(src.replace('paper="my-notes"', f'paper="notes-{name}"'))
+    args = ["claims", "--claims", str(tmp_path / "a.py"), "--claims", str(tmp_path / "b.py")]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0 and "notes-a:TV" in res.output and "notes-b:TV" in res.output
+    res = CliRunner().invoke(main, args + ["--json"])
+    assert [c["paper"] for c in json.loads(res.output)] == ["notes-a", "notes-b"]
+    res = CliRunner().invoke(main, ["claims", "--claims", str(tmp_path / "a.py")])
+    assert res.output.startswith("TV ")  # a unique id stays short

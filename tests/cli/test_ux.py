@@ -430,9 +430,15 @@ def test_comma_separated_ids_and_misspelled_normalizers_get_a_hint():
 
 
 def test_the_wide_table_explains_its_method_labels_and_the_senses_of_hypothesis():
-    text = " ".join(_render(_rows_under(None), 150).split())
+    rows = _rows_under(None)
+    rows[1]["proof"] = {"steps": 1, "checked": 1, "rules": ["hypothesis"], "status": "checked"}
+    text = " ".join(_render(rows, 150).split())
     assert "methods: sym a symbolic proof, hyp the Hypothesis library's counterexample search." in text
     assert "the rule 'hypothesis' uses one of the claim's assumptions" in text
+    # the senses the rows do not show are not explained (a new user read of ':without-NAME' rows
+    # in a table that had none)
+    assert "without-NAME" not in text
+    assert "uses one of the claim's assumptions" not in " ".join(_render(_rows_under(None), 150).split())
     assert "cert" not in text.split("methods:")[1]  # only the labels the rows use
     assert text.rstrip().endswith("s")  # the summary line stays last (its seconds)
     assert "methods:" not in _render(_rows_under(None), 80)  # the compact layout shows no methods column
