@@ -542,8 +542,12 @@ def _holds_here(rel, env: _Env) -> np.ndarray:
             r = a >= b
         elif isinstance(rel, sp.Gt):
             r = a > b
-        elif isinstance(rel, sp.Eq):
-            r = np.isclose(a, b, rtol=1e-12, atol=1e-12)
+        elif isinstance(rel, sp.Eq):  # to rounding of the terms the sides were summed from (_violated)
+            scale = _terms_scale(env, rel.lhs, rel.rhs)
+            big = np.maximum(np.abs(a), np.abs(b))
+            if scale is not None:
+                big = np.maximum(big, scale if np.ndim(scale) == np.ndim(big) else np.asarray(scale)[..., None])
+            r = np.abs(a - b) <= 1e-12 + 1e-12 * big
             if r.ndim == 2:
                 r = r.all(axis=-1)
         else:
@@ -552,16 +556,42 @@ def _holds_here(rel, env: _Env) -> np.ndarray:
         return np.asarray(r) & np.isfinite(a if a.ndim == 1 else a.sum(-1)) & np.isfinite(b if b.ndim == 1 else b.sum(-1))
 
 
-def _violated(lhs, rel, rhs):
+def _violated(lhs, rel, rhs, scale=None):
+    """Where ``lhs rel rhs`` fails by more than rounding: ATOL + RTOL · the larger of |lhs|,
+    |rhs| and ``scale``, the size of the terms the sides were summed from (cosh²x − sinh²x = 1
+    is 1 to within 2e-6 at x = 12, from terms of 10¹⁰: an exact identity is not broken by
+    rounding). A vector side (n, d) breaks where any entry does."""
     with np.errstate(invalid="ignore"):
-        margin = ATOL + RTOL * np.maximum(np.abs(lhs), np.abs(rhs))
+        big = np.maximum(np.abs(lhs), np.abs(rhs))
+        if scale is not None:
+            big = np.maximum(big, scale if np.ndim(scale) == np.ndim(big) else np.asarray(scale)[..., None])
+        margin = ATOL + RTOL * big
         if rel == "<=":
             bad = lhs > rhs + margin
         elif rel == ">=":
             bad = lhs < rhs - margin
         else:
             bad = np.abs(lhs - rhs) > margin
-    return bad & np.isfinite(lhs) & np.isfinite(rhs)
+    bad = bad & np.isfinite(lhs) & np.isfinite(rhs)
+    return bad.reshape(bad.shape[0], -1).any(axis=1) if bad.ndim > 1 else bad
+
+
+def _terms_scale(env, *exprs):
+    """Per draw, the largest Σ |term| over the top-level terms of each expression that is a sum
+    (None when none is, or a term cannot be evaluated): the size rounding is relative to."""
+    out = None
+    for e in exprs:
+        if not isinstance(e, sp.Add):
+            continue
+        try:
+            tot = 0.0
+            for a in e.args:
+                v = np.abs(np.asarray(_eval(a, env), dtype=float))
+                tot = tot + (v.reshape(v.shape[0], -1).max(axis=1) if v.ndim > 1 else v)
+        except (NoNumericForm, ZeroDivisionError, TypeError, ValueError):
+            continue
+        out = tot if out is None else np.maximum(out, tot)
+    return out
 
 
 # ----------------------------------------------------------------------------- sampling
@@ -575,10 +605,12 @@ def _scalar(rng, n, sym):
                     [np.zeros(n), np.ones(n), rng.uniform(0, 1, n), np.exp(rng.uniform(0, 5, n))],
                     np.exp(rng.uniform(-3, 3, n)))
     sign = rng.choice([-1.0, 1.0], size=n)
-    if sym is not None and (sym.is_positive or sym.is_negative or sym.is_nonzero):
+    if sym is not None and (sym.is_extended_positive or sym.is_extended_negative or sym.is_zero is False):
         mag = np.where(mag > 0, mag, 0.5)
-    if sym is not None and (sym.is_nonnegative or sym.is_nonpositive):
-        sign = np.full(n, 1.0 if sym.is_nonnegative else -1.0)
+    if sym is not None and (sym.is_extended_nonnegative or sym.is_extended_nonpositive):
+        sign = np.full(n, 1.0 if sym.is_extended_nonnegative else -1.0)
+    if sym is not None and sym.is_integer:  # an integer-valued function or base: small integers
+        mag = np.where(mag > 0, np.maximum(np.round(mag), 1.0), 0.0)
     return mag * sign
 
 
@@ -594,16 +626,18 @@ def _meets(sym, v) -> np.ndarray:
     nonnegative, negative, nonpositive, nonzero)."""
     ok = np.ones(np.shape(v), dtype=bool)
     with np.errstate(invalid="ignore"):
-        if sym.is_positive:
+        if sym.is_extended_positive:
             ok &= v > 0
-        elif sym.is_nonnegative:
+        elif sym.is_extended_nonnegative:
             ok &= v >= 0
-        if sym.is_negative:
+        if sym.is_extended_negative:
             ok &= v < 0
-        elif sym.is_nonpositive:
+        elif sym.is_extended_nonpositive:
             ok &= v <= 0
-        if sym.is_nonzero:
+        if sym.is_zero is False:
             ok &= v != 0
+        if sym.is_integer:
+            ok &= v == np.round(v)
     return ok
 
 
@@ -648,7 +682,8 @@ def _random_heads(exprs, rels):
     for e in exprs:  # inside an event, a function that is never averaged is a threshold (t(i))
         for atom in e.atoms(Expect):
             for f in atom.args[0].atoms(AppliedUndef):
-                random.add(f.func)
+                if getattr(f.func, "deterministic", False) is not True:  # a(i) declared non-random is a constant, as the kernel reads it
+                    random.add(f.func)
         for atom in e.atoms(Prob, Indicator):  # the event of a probability or of an indicator (inside a mean)
             heads = _event_heads(atom.args[0])  # an indicator event, or Not / And / Or of them
             random |= heads
@@ -665,7 +700,8 @@ def _random_heads(exprs, rels):
         if isinstance(r, FACTS):  # the function a fact speaks of is random (its constants are not)
             for f in sp.sympify(r.f).atoms(AppliedUndef):
                 random.add(f.func)
-    return random, indicators
+    fixed = {f for f in random if getattr(f, "deterministic", False) is True}
+    return random - fixed, indicators - fixed
 
 
 def _random_heads_in(rel, env) -> set:
@@ -709,7 +745,9 @@ def _solve_equations(eqs, sampled_syms, idx=frozenset()):
             continue
         target = None
         for side, other in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
-            if isinstance(side, sp.Symbol) and side not in dict(derived) and side not in other.free_symbols:
+            # not an integer symbol (it is drawn among the integers: m = n/2 solved for m gave m = 1/2)
+            if (isinstance(side, sp.Symbol) and side not in dict(derived) and side not in other.free_symbols
+                    and not side.is_integer):
                 target = (side, other)
                 break
         if target is None and _defines_a_value(e):
@@ -741,6 +779,38 @@ def _solve_equations(eqs, sampled_syms, idx=frozenset()):
         s, v = target
         derived = [(t, w.xreplace({s: v})) for t, w in derived] + [(s, v)]
     return derived, filters
+
+
+def _universal_indices(syms, rels, goal) -> list:
+    """The positive (or non-negative) integer symbols not in ``goal`` that every relation holding
+    them holds only inside a subscript or an argument (a(k) >= 0), or defines a value at (f[k] =
+    k²): the kernel reads such a hypothesis for every value of k its assumptions allow, so the search
+    must make it hold at every index, not at one drawn value (a definition f[k] = k² met at
+    k = 2 only let f[1] take any value: a false counterexample to f[1] + f[2] = 5)."""
+    out = []
+    for k in _ordered(syms):
+        if not (isinstance(k, sp.Symbol) and k.is_integer and (k.is_positive or k.is_nonnegative)) or k in goal:
+            continue
+        where = [r for r in rels if k in sp.Tuple(*_sides_of(r)).free_symbols]
+        if where and all(_defines_at(r, k) or all(_only_subscript(e, k) for e in _sides_of(r)) for r in where):
+            out.append(k)
+    return out
+
+
+def _defines_at(r, k) -> bool:
+    """Whether ``r`` is a definition f[k] = e(k) (or f(k) = e(k)) of a value at the index k."""
+    if not isinstance(r, sp.Eq):
+        return False
+    return any((isinstance(side, sp.Indexed) and side.indices == (k,)) or
+               (isinstance(side, AppliedUndef) and side.args == (k,)) for side in (r.lhs, r.rhs))
+
+
+def _only_subscript(e, k) -> bool:
+    """Whether ``k`` is free in ``e`` only inside a subscript x[..k..] or an argument f(..k..)."""
+    e = sp.sympify(e)
+    hold = sp.Dummy()
+    stripped = e.replace(lambda x: isinstance(x, (sp.Indexed, AppliedUndef)) and k in x.free_symbols, lambda x: hold)
+    return k not in stripped.free_symbols
 
 
 def _defines_a_value(eq) -> bool:
@@ -802,6 +872,11 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
     # a symbol free in the goal is one value (a term chain's step about term i, given
     # 1 <= i <= n), even where a sum elsewhere uses it as its index: it is drawn
     idx -= lhs.free_symbols | rhs.free_symbols
+    # an integer that every hypothesis holding it has only as a subscript or argument (f[k] = k²),
+    # and the goal not at all, is read for every value, as the kernel reads it (the `hypothesis`
+    # and `index-identity` rules): it ranges over the tables' indices like a summation index
+    universal = _universal_indices(syms - idx, rels + dropped, lhs.free_symbols | rhs.free_symbols)
+    idx |= set(universal)
     arity = {f.base: len(f.indices) for e in exprs for f in e.atoms(sp.Indexed)}
     random, indicators = _random_heads(exprs, rels + dropped)
     heads -= random
@@ -819,6 +894,8 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         for s in sorted(e.atoms(sp.Sum, sp.Product, Cup), key=sp.default_sort_key):
             i, lo, hi = s.limits[0]
             ranges.setdefault(i, (lo, hi))
+    for k in universal:
+        ranges[k] = (sp.Integer(1), sp.Integer(INT_MAX + 1))
     int_rels = _integer_relations(ineqs + filters, ints)
     int_prefs = _integer_preferences(eqs, ints)
     rng = np.random.default_rng(seed)
@@ -834,6 +911,8 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         common = rng.standard_normal(DIM)
         common /= np.linalg.norm(common)
         for s in free:
+            if s.is_commutative and s.is_extended_real is False:  # z imaginary: no real value is one of its
+                raise NoNumericForm(f"{s} is not real")
             env.values[s] = _vector(rng, batch, common) if not s.is_commutative else _scalar(rng, batch, s)
         # index functions carry no assumptions; the first half of the batches keeps their
         # values non-negative (weights, distances), so that a counterexample found there
@@ -1011,12 +1090,34 @@ def _draw_ints(rng, ints, rels, prefer=()) -> dict:
     six, and a search of six batches often had no batch that did."""
     got, first = {}, None
     for _ in range(INT_TRIES):
-        got = {s: int(rng.integers(1, INT_MAX + 1)) for s in ints}
-        if all(_int_holds(r, got) for r in rels):
+        got = {s: int(rng.integers(*_int_span(s))) for s in ints}
+        if all(_int_meets(s, v) for s, v in got.items()) and all(_int_holds(r, got) for r in rels):
             if all(_int_holds(r, got) for r in prefer):
                 return got
             first = got if first is None else first
     return got if first is None else first
+
+
+def _int_span(s) -> tuple[int, int]:
+    """The values an integer symbol is drawn from, as numpy's (low, high): 1 … INT_MAX, or
+    −INT_MAX … −1 (negative), −INT_MAX … 0 (nonpositive), 0 (zero)."""
+    if s.is_zero:
+        return 0, 1
+    if s.is_extended_negative:
+        return -INT_MAX, 0
+    if s.is_extended_nonpositive:
+        return -INT_MAX, 1
+    return 1, INT_MAX + 1
+
+
+def _int_meets(s, v: int) -> bool:
+    """Whether the integer v has the assumptions of symbol ``s`` that its span does not give:
+    even, odd, prime, composite (a draw without them is not one the statement speaks of)."""
+    from sympy import isprime
+
+    checks = (("even", v % 2 == 0), ("odd", v % 2 == 1), ("prime", v > 1 and isprime(v)),
+              ("composite", v > 3 and not isprime(v)))
+    return all(ok for fact, ok in checks if getattr(s, f"is_{fact}") is True)
 
 
 def _int_holds(rel, values) -> bool:
@@ -1032,7 +1133,7 @@ def _goal(lhs, rel, rhs, env):
     such atom."""
     if not (env.random and env.prob is not None and (_bare_random(lhs, env) or _bare_random(rhs, env))):
         lv, rv = _eval(lhs, env), _eval(rhs, env)
-        return lv, rv, _violated(lv, rel, rv)
+        return lv, rv, _violated(lv, rel, rv, _terms_scale(env, lhs, rhs))
     from attnbounds.theory.proof import Cond
 
     given = {c.args[1] for e in (lhs, rhs) for c in e.atoms(Cond)}
@@ -1047,7 +1148,7 @@ def _goal(lhs, rel, rhs, env):
             la, ra = _eval(lhs, env), _eval(rhs, env)
             if la.ndim != 1 or ra.ndim != 1:
                 raise NoNumericForm("a vector goal about a random variable")
-            here = _violated(la, rel, ra) & (env.prob[:, a] > 0)
+            here = _violated(la, rel, ra, _terms_scale(env, lhs, rhs)) & (env.prob[:, a] > 0)
             if given is not None:
                 here &= _event_value(given, env) != 0
             first = here & ~broken
@@ -1453,10 +1554,14 @@ def _head_kind(h):
         probe = h(sp.Symbol("k", integer=True)) if not isinstance(h, sp.IndexedBase) else h[sp.Symbol("k", integer=True)]
     except TypeError:
         return None
+    kind = {}
     for sign in ("positive", "nonnegative", "negative", "nonpositive", "nonzero"):
-        if getattr(probe, f"is_{sign}"):
-            return sp.Dummy(**{sign: True})
-    return None
+        if getattr(probe, f"is_extended_{sign}" if sign != "nonzero" else "is_nonzero"):
+            kind[sign] = True
+            break
+    if probe.is_integer:
+        kind["integer"] = True
+    return sp.Dummy(**kind) if kind else None
 
 
 def _tighten(r, env, rng, free, heads, ranges):
@@ -1673,14 +1778,21 @@ def _name_function_values(lhs, rhs, rels):
     distinct points can be prescribed at will by a smooth F (positive where F is declared
     positive: then f must be declared positive too), and the points b[k] themselves must
     then appear nowhere else."""
-    value, slope, keep = {}, {}, []
+    value, slope, keep, alias = {}, {}, [], {}
     for r in rels:
         if isinstance(r, sp.Eq) and isinstance(r.lhs, sp.Indexed) and len(r.lhs.indices) == 1:
             k, v = r.lhs.indices[0], r.rhs
             if isinstance(v, AppliedUndef) and len(v.args) == 1 and isinstance(v.args[0], sp.Indexed) and v.args[0].indices == (k,):
-                if v.is_positive and not r.lhs.is_positive:
-                    raise NoNumericForm(f"{r.lhs.base} names the values of a positive function but is not positive")
-                value[(v.func, v.args[0].base)] = r.lhs.base
+                for sign in ("positive", "nonnegative", "negative", "nonpositive", "integer"):
+                    if getattr(v, f"is_{sign}") and not getattr(r.lhs, f"is_{sign}"):
+                        raise NoNumericForm(f"{r.lhs.base} names the values of a {sign} function but is not {sign}")
+                key = (v.func, v.args[0].base)
+                if key in value and value[key] != r.lhs.base:  # a second name of the same values (p[k] = q[k] = G(b[k]))
+                    if value[key].assumptions0 != r.lhs.base.assumptions0:
+                        raise NoNumericForm(f"{value[key]} and {r.lhs.base} name the same values with other assumptions")
+                    alias[r.lhs.base] = value[key]
+                    continue
+                value[key] = r.lhs.base
                 continue
             if (isinstance(v, sp.Derivative) and isinstance(v.expr, AppliedUndef) and len(v.expr.args) == 1
                     and isinstance(v.expr.args[0], sp.Indexed) and v.expr.args[0].indices == (k,)
@@ -1690,6 +1802,9 @@ def _name_function_values(lhs, rhs, rels):
         keep.append(r)
     if not value and not slope:
         return lhs, rhs, rels
+    for F, b in slope:  # a non-negative F at a zero has slope 0: values and slopes are not free there
+        if F(b[sp.Symbol("k", integer=True)]).is_nonnegative and not F(b[sp.Symbol("k", integer=True)]).is_positive:
+            raise NoNumericForm(f"the slopes of {F}, which is non-negative but may be 0, are not free")
 
     def is_slope(x):
         return (isinstance(x, sp.Derivative) and isinstance(x.expr, AppliedUndef) and len(x.expr.args) == 1
@@ -1703,6 +1818,8 @@ def _name_function_values(lhs, rhs, rels):
     def rewrite(e):
         if not isinstance(e, sp.Basic):
             return e
+        if alias:
+            e = e.replace(lambda x: isinstance(x, sp.Indexed) and x.base in alias, lambda x: alias[x.base][x.indices])
         e = e.replace(lambda x: isinstance(x, sp.Derivative) and not is_slope(x), lambda x: x.doit())
         e = e.replace(is_slope, lambda x: slope[(x.expr.func, x.expr.args[0].base)][x.expr.args[0].indices[0]])
         e = e.replace(is_value, lambda x: value[(x.func, x.args[0].base)][x.args[0].indices[0]])

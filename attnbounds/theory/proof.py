@@ -1705,7 +1705,7 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
             for a in sorted(_atoms(g), key=str):
                 # a symbol that is also an indexed base's label (x beside x[1]) is not renamed:
                 # xreplace would rename the label too, and x[1] would take the dummy's sign
-                if a in rep.values() or a.is_positive or a in labels or a in bound:
+                if a in rep.values() or a.is_positive or a in labels or a.free_symbols & bound:
                     continue
                 coef = _linear_coef(g, a)
                 if coef is None:
@@ -1739,7 +1739,7 @@ def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) ->
             for a in sorted(_atoms(g), key=str):
                 if tries[0] >= max_tries:
                     return False
-                if a in labels or a in bound:  # (x beside x[1]: subs would rename the base's label too, x[1] to t[1])
+                if a in labels or a.free_symbols & bound:  # (x beside x[1]: subs would rename the base's label too, x[1] to t[1])
                     continue
                 coef = _linear_coef(g, a)
                 if coef is None:
@@ -4317,7 +4317,13 @@ class _Extremum(sp.Function):
     def _generic_term(self):
         """e(k) at a k that is only a positive integer (k runs over 1..n; the Lambda variable's own
         assumptions are not facts about its range)."""
-        return self.args[0](_fixed_dummy("k_ext", 0, integer=True, positive=True))
+        # a symbol not free in the extremum: an outer extremum's generic term is free in an inner
+        # one, which read its term on the diagonal at the same symbol (review 56: 0 <= min_k min_j
+        # (2 δ_kj − 1) passed)
+        k = 0
+        while _fixed_dummy("k_ext", k, integer=True, positive=True) in self.free_symbols:
+            k += 1
+        return self.args[0](_fixed_dummy("k_ext", k, integer=True, positive=True))
 
     def _nonempty(self) -> bool:
         """Whether the range 1..n is known not to be empty (n >= 1 known; n positive is not enough,
@@ -4518,6 +4524,20 @@ def _bound_dummy(depth: int, position: int, **assumptions):
     return _fixed_dummy("idx" if position == 0 else f"idx{position}", 800 + depth, **assumptions)
 
 
+def _unused_dummies(e, depth: int, count: int, **assumptions) -> tuple:
+    """``count`` kernel symbols for the variables bound at ``depth`` in ``e`` (positions 0, 1, …),
+    none of them free in ``e``: a free kernel symbol of that depth (one a caller left free, as
+    ``_collapse_deltas`` leaves a delta's index in the ranges it asks about) would be captured
+    (review 56: Σ_{idx1=1}^{idx0} (y[idx1] − y[idx0]) renamed again at depth 0 read Σ 0)."""
+    free = e.free_symbols if isinstance(e, sp.Basic) else set()
+    off = 0
+    while True:
+        ds = tuple(_bound_dummy(depth, off + k, **assumptions) for k in range(count))
+        if not free & set(ds):
+            return ds
+        off += count
+
+
 def _alpha(e, rels=(), depth=0):
     """``e`` with the variable of every sum, product and union (over lo … hi), every MaxOver and
     MinOver (over 1 … n) and every Mat's entry indices (1 … n) renamed, by nesting depth, to a
@@ -4544,27 +4564,27 @@ def _alpha(e, rels=(), depth=0):
                 # a point of a real interval, whatever x was declared, where the ends are real;
                 # on a complex path it keeps its own assumptions (re(z) is not z there)
                 real = all(_fact(b, "extended_real") for b in ends)
-                d = _bound_dummy(level, 0, **({"real": True} if real else dict(var.assumptions0)))
+                (d,) = _unused_dummies(e, level, 1, **({"real": True} if real else dict(var.assumptions0)))
             else:
-                d = _bound_dummy(level, 0, integer=True, **_range_profile(ends[0], ends[1], rels))
+                (d,) = _unused_dummies(e, level, 1, integer=True, **_range_profile(ends[0], ends[1], rels))
             new[pos] = (d, *ends)
             ren[var] = d
         return e.func(_alpha(e.function.xreplace(ren), rels, depth + len(lims)), *new)
     if isinstance(e, sp.Limit):  # lim_{z -> z0}: z is bound; it keeps its own assumptions (the line it runs on)
         f, z, z0, way = e.args
-        d = _bound_dummy(depth, 0, **{a: v for a, v in z.assumptions0.items()})
+        (d,) = _unused_dummies(e, depth, 1, **{a: v for a, v in z.assumptions0.items()})
         return sp.Limit(_alpha(f.xreplace({z: d}), rels, depth + 1), d, _alpha(z0, rels, depth), str(way))
     if isinstance(e, sp.Subs):
         body, xs, pts = e.args
-        ds = tuple(_bound_dummy(depth, k, commutative=x.is_commutative) for k, x in enumerate(xs))
+        ds = tuple(_unused_dummies(e, depth, len(xs), commutative=x.is_commutative)[k] for k, x in enumerate(xs))
         return sp.Subs(_alpha(body.xreplace(dict(zip(xs, ds))), rels, depth + 1), ds, tuple(_alpha(p, rels, depth) for p in pts))
     if isinstance(e, sp.Lambda):
-        ds = tuple(_bound_dummy(depth, k, commutative=x.is_commutative) for k, x in enumerate(e.variables))
+        ds = tuple(_unused_dummies(e, depth, len(e.variables), commutative=x.is_commutative)[k] for k, x in enumerate(e.variables))
         return sp.Lambda(ds if len(ds) > 1 else ds[0], _alpha(e.expr.xreplace(dict(zip(e.variables, ds))), rels, depth + 1))
     if isinstance(e, (_Extremum, Mat)):
         lam, n = e.args
         n = _alpha(n, rels, depth)
-        ds = tuple(_bound_dummy(depth, k, integer=True, positive=True) for k in range(len(lam.variables)))
+        ds = _unused_dummies(e, depth, len(lam.variables), integer=True, positive=True)
         body = lam.expr.xreplace(dict(zip(lam.variables, ds)))
         return e.func(sp.Lambda(ds if len(ds) > 1 else ds[0], _alpha(body, rels, depth + 1)), n)
     return e.func(*[_alpha(a, rels, depth) for a in e.args])

@@ -1,0 +1,100 @@
+"""False counterexamples (a review of the refuter): true statements that the search "refuted",
+so that the step audit reported a CONFLICT against a correct proof, or `check --mutants` a
+wrong row. Each draw must be one the statement speaks of: values with the symbols' assumptions,
+definitions read as the kernel reads them, and sides compared to the rounding of the terms they
+were summed from."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from attnbounds.engine.audit import audit_chain
+from attnbounds.engine.refute import NoNumericForm, refute
+from attnbounds.theory.proof import Chain, Context, Expect, by, vector
+
+
+def _audited(lhs, rel, rhs, ctx, step):
+    res = getattr(Chain(lhs, ctx), {"<=": "le", ">=": "ge", "==": "eq"}[rel])(rhs, step).prove(lhs, rel, rhs)
+    assert res.complete, res.first_failure
+    return audit_chain(res)
+
+
+def test_integers_keep_their_assumptions():
+    m = sp.Symbol("m", integer=True, negative=True)  # drawn in 1 … 5: refuted at m = 5
+    assert _audited(m, "<=", 0, Context({}), by.algebra()).counterexamples == 0
+    n = sp.Symbol("n", integer=True, positive=True, even=True)  # n = 1 was drawn
+    assert refute(n, ">=", 2, Context({}), seed=0).assignment is None
+    assert refute(sp.Symbol("p", prime=True), ">=", 2, Context({}), seed=0).assignment is None
+    assert refute(n, ">=", 3, Context({}), seed=0).assignment is not None  # n = 2 is still searched
+
+
+def test_integer_valued_functions_and_bases_are_drawn_as_integers():
+    f = sp.Function("f", integer=True, positive=True)
+    x = sp.IndexedBase("x", integer=True, positive=True)
+    assert _audited(f(1), ">=", 1, Context({}), by.algebra()).counterexamples == 0  # f(1) = 0.5 was drawn
+    assert _audited(x[1], ">=", 1, Context({}), by.algebra()).counterexamples == 0
+
+
+def test_an_integer_is_not_solved_for():
+    m, n = sp.symbols("m n", integer=True, positive=True)
+    assert _audited(m, ">=", 1, Context({"h": sp.Eq(m, n / 2)}), by.algebra()).counterexamples == 0  # m = 1/2
+
+
+def test_a_definition_at_a_free_index_holds_at_every_index():
+    """The kernel reads f[k] = k² for every k; the search made it hold at the drawn k only."""
+    f = sp.IndexedBase("f")
+    k, j, n = sp.symbols("k j n", integer=True, positive=True)
+    ctx = Context({"def": sp.Eq(f[k], k**2)})
+    assert _audited(f[1] + f[2], "==", 5, ctx, by.index_identity(defs="def")).counterexamples == 0
+    S, T = sp.Sum(f[j], (j, 1, n)), sp.Sum(j**2, (j, 1, n))
+    assert _audited(S, "==", T, ctx, by.index_identity(defs="def")).counterexamples == 0
+    a = sp.Function("a")
+    assert refute(a(3), ">=", 0, Context({"h": a(k) >= 0}), seed=0).assignment is None
+    assert refute(f[1] + f[2], "==", 6, ctx, seed=0).assignment is not None  # and a false sum is refuted
+
+
+def test_named_function_values_keep_their_assumptions_and_both_names():
+    F = sp.Function("F", nonnegative=True)
+    G = sp.Function("G", positive=True)
+    f, b = sp.IndexedBase("f"), sp.IndexedBase("b")
+    p, q = sp.IndexedBase("p", positive=True), sp.IndexedBase("q", positive=True)
+    k = sp.Symbol("k", integer=True, positive=True)
+    # f names the values of a non-negative F without being non-negative: no numeric form (f[1] < 0 was drawn)
+    with pytest.raises(NoNumericForm, match="names the values of a nonnegative function"):
+        refute(F(b[1]), ">=", 0, Context({"def": sp.Eq(f[k], F(b[k]))}), seed=0)
+    ctx = Context({"dp": sp.Eq(p[k], G(b[k])), "dq": sp.Eq(q[k], G(b[k]))})  # two names: p and q were drawn apart
+    assert refute(p[1], "==", q[1], ctx, seed=0).assignment is None
+
+
+def test_a_function_declared_deterministic_is_a_constant_inside_a_mean():
+    X, a = sp.Function("X"), sp.Function("a", deterministic=True)
+    lhs, rhs = Expect(a(1) * X(1)), a(1) * Expect(X(1))
+    assert _audited(lhs, "==", rhs, Context({}), by.linearity()).counterexamples == 0
+
+
+def test_rounding_is_relative_to_the_terms_summed():
+    x = sp.Symbol("x", real=True)
+    e = sp.cosh(x) ** 2 - sp.sinh(x) ** 2  # 0.999998 at x = 12.2, from terms of 1e10
+    assert _audited(e, "==", 1, Context({}), by.identity()).counterexamples == 0
+    y = sp.Symbol("y", positive=True)
+    p = (y + 1) ** 4 - y**4 - 4 * y**3 - 6 * y**2 - 4 * y - 1
+    assert _audited(p, "==", 0, Context({}), by.identity()).counterexamples == 0
+    found = refute(e, ">=", 1, Context({"id": sp.Eq(e, 1)}), drop="id", seed=0)
+    assert found.assignment is None  # the identity hypothesis is met at every draw, not "violated"
+    assert refute(e, "<=", sp.Rational(999, 1000), Context({}), seed=0).assignment is not None
+
+
+def test_a_non_real_symbol_has_no_numeric_form():
+    z = sp.Symbol("z", imaginary=True)
+    with pytest.raises(NoNumericForm, match="z is not real"):
+        refute(z**2, "<=", 0, Context({}), seed=0)
+    e = sp.Symbol("e", extended_positive=True)
+    assert refute(e, ">=", 0, Context({}), seed=0).assignment is None
+
+
+def test_a_vector_equation_is_audited():
+    u, v = vector("u v")
+    c = sp.Symbol("c", real=True)
+    got = _audited(c * (u + v), "==", c * u + c * v, Context({}), by.identity())  # raised a broadcasting error
+    assert got.counterexamples == 0 and got.searched == 1
