@@ -10,9 +10,10 @@ softmax, sigmoid attention, a plug-in, ...), :func:`under` keeps the reading's o
   ``"logits"`` if it has them and ``log(weights) + c`` otherwise (so under softmax the instance
   is unchanged, and under N the weights are N applied to logits that give the original
   weights under softmax). Those logits are fixed only up to the constant c, which softmax
-  ignores and N need not: ``strategy`` and ``sweep`` draw c (0 in a quarter of the draws, else
-  uniform in [-20, 20]; 0 under softmax), so that N also meets positive logits
-  (log(weights) alone is never above 0);
+  ignores and N need not, so c is drawn (0 under softmax): the sweep takes 0 for a quarter of
+  its instances and a uniform value in [-20, 20] for the others, Hypothesis any value in
+  [-20, 20], shrunk toward 0. N then also meets positive logits (log(weights) alone is never
+  above 0);
 * an instance with a ratio-form ``"family"`` (Lemma 1's F) gets ``family = N`` and
   ``param = N``'s searched parameter (its temperature if it has none);
 * an instance whose ``sides`` compute the weights themselves (from ``"logits"`` and ``"T"``,

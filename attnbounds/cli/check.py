@@ -131,7 +131,9 @@ def short_proof(proof: dict | None) -> str:
     text = f"{proof['checked']}/{proof['steps']}"
     if proof.get("substeps"):
         text += f" +{proof['substeps']}"
-    return text + (f" {proof['status']}" if proof.get("status") in ("argued", "refused") else "")
+    from attnbounds.engine.rows import UNPROVED  # (the engine is imported where rows are rendered)
+
+    return text + (f" {proof['status']}" if proof.get("status") in UNPROVED else "")
 
 
 def _render_compact(rows: list[dict], console) -> None:
@@ -301,7 +303,9 @@ def proof_cell(proof: dict | None) -> str:
     sub = proof.get("substeps") or 0
     plural = "s" if sub != 1 else ""
     text = f"{proof['checked']}/{proof['steps']} steps{f' (+{sub} sub-step{plural})' if sub else ''} checked"
-    if proof.get("status") in ("argued", "refused"):
+    from attnbounds.engine.rows import UNPROVED
+
+    if proof.get("status") in UNPROVED:
         text += f" ({proof['status']})"
     rules = [r for r in proof.get("rules") or [] if r != "argued"]
     text = f"{text}: {', '.join(rules)}" if rules else text

@@ -543,11 +543,7 @@ def _holds_here(rel, env: _Env) -> np.ndarray:
         elif isinstance(rel, sp.Gt):
             r = a > b
         elif isinstance(rel, sp.Eq):  # to rounding of the terms the sides were summed from (_violated)
-            scale = _terms_scale(env, rel.lhs, rel.rhs)
-            big = np.maximum(np.abs(a), np.abs(b))
-            if scale is not None:
-                big = np.maximum(big, scale if np.ndim(scale) == np.ndim(big) else np.asarray(scale)[..., None])
-            r = np.abs(a - b) <= 1e-12 + 1e-12 * big
+            r = np.abs(a - b) <= 1e-12 + 1e-12 * _magnitude(a, b, _terms_scale(env, rel.lhs, rel.rhs))
             if r.ndim == 2:
                 r = r.all(axis=-1)
         else:
@@ -562,10 +558,7 @@ def _violated(lhs, rel, rhs, scale=None):
     is 1 to within 2e-6 at x = 12, from terms of 10¹⁰: an exact identity is not broken by
     rounding). A vector side (n, d) breaks where any entry does."""
     with np.errstate(invalid="ignore"):
-        big = np.maximum(np.abs(lhs), np.abs(rhs))
-        if scale is not None:
-            big = np.maximum(big, scale if np.ndim(scale) == np.ndim(big) else np.asarray(scale)[..., None])
-        margin = ATOL + RTOL * big
+        margin = ATOL + RTOL * _magnitude(lhs, rhs, scale)
         if rel == "<=":
             bad = lhs > rhs + margin
         elif rel == ">=":
@@ -574,6 +567,16 @@ def _violated(lhs, rel, rhs, scale=None):
             bad = np.abs(lhs - rhs) > margin
     bad = bad & np.isfinite(lhs) & np.isfinite(rhs)
     return bad.reshape(bad.shape[0], -1).any(axis=1) if bad.ndim > 1 else bad
+
+
+def _magnitude(a, b, scale=None):
+    """The size rounding is relative to: the larger of |a|, |b| and ``scale`` (per draw; a vector
+    side's entries each against its draw's scale)."""
+    with np.errstate(invalid="ignore"):
+        big = np.maximum(np.abs(a), np.abs(b))
+        if scale is not None:
+            big = np.maximum(big, scale if np.ndim(scale) == np.ndim(big) else np.asarray(scale)[..., None])
+    return big
 
 
 def _terms_scale(env, *exprs):
@@ -615,15 +618,15 @@ def _scalar(rng, n, sym):
 
 
 def _respects(sym, values) -> np.ndarray:
-    """Per batch element, whether every value in ``values`` (batch first) meets the sign
+    """Per batch element, whether every value in ``values`` (batch first) meets the
     assumptions of ``sym`` (:func:`_meets`): a value placed to meet a hypothesis (tightened,
     assigned, shifted) may break them, and such a draw is not one the statement speaks of."""
     return _meets(sym, np.asarray(values, dtype=float).reshape(np.shape(values)[0], -1)).all(axis=1)
 
 
 def _meets(sym, v) -> np.ndarray:
-    """Elementwise, whether the values ``v`` meet the sign assumptions of ``sym`` (positive,
-    nonnegative, negative, nonpositive, nonzero)."""
+    """Elementwise, whether the values ``v`` meet the assumptions of ``sym`` (positive,
+    nonnegative, negative, nonpositive, nonzero, integer)."""
     ok = np.ones(np.shape(v), dtype=bool)
     with np.errstate(invalid="ignore"):
         if sym.is_extended_positive:
@@ -1593,25 +1596,30 @@ def _tighten(r, env, rng, free, heads, ranges):
                 kind = _head_kind(atom.func)
                 for k in range(max(lo, 1), min(hi, table.shape[1] - 1) + 1):
                     env.ints[i] = k  # on other's bound over the indices it has free (a(i) <= alpha_N w[t] at every t)
-                    got = _near(_extreme(other, below, env, ranges), below, rng, table[:, k])
-                    table[:, k] = got if kind is None else np.where(_meets(kind, got), got, table[:, k])
+                    _place_within(table, (slice(None), k), _extreme(other, below, env, ranges), below, rng, kind)
             elif cols == "drawn":
                 table = env.values[atom.func]
                 k = env.ints[atom.args[0]]
                 if 0 <= k < table.shape[1]:
-                    kind = _head_kind(atom.func)
-                    got = _near(_extreme(other, below, env, ranges), below, rng, table[:, k])
-                    table[:, k] = got if kind is None else np.where(_meets(kind, got), got, table[:, k])
-            else:  # a value its assumptions forbid (r < 0 for a positive r) is not taken
-                cur = env.values[atom]
-                got = _near(_extreme(other, below, env, ranges), below, rng, cur)
-                env.values[atom] = np.where(_meets(atom, got), got, cur)
+                    _place_within(table, (slice(None), k), _extreme(other, below, env, ranges), below, rng,
+                                  _head_kind(atom.func))
+            else:
+                _place_within(env.values, atom, _extreme(other, below, env, ranges), below, rng, atom)
         except NoNumericForm:
             pass
         finally:
             if cols == "index":
                 env.ints.pop(atom.args[0], None)
         return
+
+
+def _place_within(table, where, bound, below, rng, kind) -> None:
+    """``table[where]`` put on ``bound`` or strictly inside (:func:`_near`), except where that
+    value breaks the assumptions of ``kind`` (a symbol; None: none): a positive r is not put on
+    a negative bound, it keeps its value there."""
+    cur = table[where]
+    got = _near(bound, below, rng, cur)
+    table[where] = got if kind is None else np.where(_meets(kind, got), got, cur)
 
 
 def _extreme(e, below, env, ranges):
@@ -1686,9 +1694,7 @@ def _tighten_indexed(atom, other, below, env, rng, ranges):
             if any(k > table.shape[1] - 1 for k in ks):
                 continue
             env.ints.update(zip(atom.indices, ks))
-            where = (slice(None),) + ks
-            got = _near(_eval(other, env), below, rng, table[where])
-            table[where] = got if kind is None else np.where(_meets(kind, got), got, table[where])
+            _place_within(table, (slice(None),) + ks, _eval(other, env), below, rng, kind)
     except NoNumericForm:
         pass
     finally:
@@ -1803,7 +1809,8 @@ def _name_function_values(lhs, rhs, rels):
     if not value and not slope:
         return lhs, rhs, rels
     for F, b in slope:  # a non-negative F at a zero has slope 0: values and slopes are not free there
-        if F(b[sp.Symbol("k", integer=True)]).is_nonnegative and not F(b[sp.Symbol("k", integer=True)]).is_positive:
+        probe = F(b[sp.Symbol("k", integer=True)])
+        if probe.is_nonnegative and not probe.is_positive:
             raise NoNumericForm(f"the slopes of {F}, which is non-negative but may be 0, are not free")
 
     def is_slope(x):

@@ -214,6 +214,11 @@ def _instance_text(instance: dict | None, width: int = 90) -> str:
 _FLIP = {"<=": ">", ">=": "<", "==": "!="}
 
 
+#: The proof statuses of a chain that is no proof: a step or premise in prose, or a step the
+#: kernel refused (the tables show them after the step count).
+UNPROVED = ("argued", "refused")
+
+
 def _error_text(exc: BaseException) -> str:
     """``"Kind: message"``, the kind being the first public class of the error (a private
     ``_NonFinite`` reads as the ValueError it is).

@@ -63,7 +63,7 @@ import numpy as np
 from attnbounds.claims.base import Proof, Reading
 from attnbounds.engine.budget import Budget
 from attnbounds.engine.methods import _CEX_ORDER, _EXACT, _METHOD_LABEL, MethodOutcome, _snapshot
-from attnbounds.engine.rows import _FLIP, _counterexample, _error_text, _fmt, _instance_text, _short
+from attnbounds.engine.rows import _FLIP, UNPROVED, _counterexample, _error_text, _fmt, _instance_text, _short
 
 __all__ = ["Judgement", "combine", "judge_drop"]
 
@@ -162,7 +162,7 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
     if "certify" in by and by["certify"].outcome == "pass":
         sym = by.get("symbolic")
         argued = ""
-        if sym is not None and sym.proof is not None and sym.proof.get("status") in ("argued", "refused"):
+        if sym is not None and sym.proof is not None and sym.proof.get("status") in UNPROVED:
             argued = f" (proof {sym.proof['status']}: {sym.proof['checked']}/{sym.proof['steps']} steps checked)"
         return Judgement("certified", _short(f"certify: {by['certify'].detail}{argued}"))
 
@@ -190,7 +190,7 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         if sampling:
             parts.append(by["montecarlo"].detail)
         sym = by.get("symbolic")
-        if sym is not None and sym.proof is not None and sym.proof.get("status") in ("argued", "refused"):
+        if sym is not None and sym.proof is not None and sym.proof.get("status") in UNPROVED:
             parts.append(f"proof {sym.proof['status']}: {sym.proof['checked']}/{sym.proof['steps']} steps checked")
         return Judgement("holds", _short("; ".join(parts), 200))
     if not outcomes:
