@@ -2769,7 +2769,9 @@ def _case_value(e, split, positive: bool):
     split > 0 (``positive``) or split <= 0."""
     def value(m):
         args = m.args
-        if len(args) == 2 and any(is_identity(a, 0) for a in args) and any(is_identity(a, split) for a in args):
+        # two distinct arguments, one 0 and the other the split (review 57: a split identically 0
+        # made the literal 0 of Max(x, 0) both, and Max(x, 0) read as 0 where the split is <= 0)
+        if len(args) == 2 and any(is_identity(a, 0) and is_identity(b, split) for a, b in (args, args[::-1])):
             big = split if positive else sp.Integer(0)
             small = sp.Integer(0) if positive else split
             return big if isinstance(m, sp.Max) else small
@@ -2838,7 +2840,8 @@ def _cases(lhs, rel, rhs, p, ctx):
     # the case is about one value of the split's symbols: where a sum (or a sub-chain's termwise)
     # binds one of them, the case would be read for every index, so such a split is refused
     subs = [c for c in (p.get("pos"), p.get("nonpos")) if isinstance(c, Chain)]
-    bound = _binder_variables([lhs, rhs] + [x for c in subs for x in _chain_exprs(c)]) & e.free_symbols
+    # (the sub-chains' generic indices too: max-bound's k read the case y[k] > 0 for every k, review 57)
+    bound = (_binder_variables([lhs, rhs]) | set().union(*(_every_reads(c) for c in subs))) & e.free_symbols
     _need(not bound, f"cases: the split {sp.sstr(e)} uses {sorted(map(str, bound))}, which a sum or "
                      "sub-chain binds as an index; split inside the sum (termwise) instead")
     for positive, key, case in ((True, "pos", sp.Gt(e, 0)), (False, "nonpos", sp.Le(e, 0))):
@@ -2925,9 +2928,34 @@ def _expect_monotone(lhs, rel, rhs, p, ctx):
     _need(rel in ("<=", ">="), "expect-monotone: only for '<=' / '>=' steps")
     small, big = _orient(lhs, rel, rhs)
     _need(isinstance(small, Expect) and isinstance(big, Expect), "expect-monotone: both sides must be expectations")
+    # one probability space: E[X | A] <= E[Y] does not follow from X <= Y where A holds (review 57:
+    # E[D | D >= 1] <= E[D] for D in {0, 2})
+    spaces = _atom_spaces(small.args[0]) | _atom_spaces(big.args[0])
+    _need(len(spaces) <= 1, "expect-monotone: the two means are on different probability spaces (conditioned on "
+                            "different events); condition both alike")
     res = _sub_chain(p["term"], ctx, small.args[0], "<=", big.args[0], "expect-monotone", (lhs, rhs))
     _need(res.complete, f"expect-monotone: the sub-chain does not check: {res.first_failure}")
     return "monotonicity of expectation"
+
+
+def _atom_spaces(e) -> set:
+    """The probability spaces of the random atoms of ``e``: the event of the ``Cond`` an atom sits
+    in, or None (the whole space) for one outside every Cond."""
+    out: set = set()
+
+    def walk(x, event):
+        if isinstance(x, Cond):
+            walk(x.args[0], x.args[1])
+            return
+        if is_random_atom(x):
+            out.add(event)
+            return
+        for a in getattr(x, "args", ()):
+            if isinstance(a, sp.Basic):
+                walk(a, event)
+
+    walk(sp.sympify(e), None)
+    return out
 
 
 @_rule("moment", "E[Z] <= sqrt(E[Z²]) for every real random Z", "Cauchy–Schwarz for E[Z·1] (equivalently, E[Z²] − E[Z]² is the variance, >= 0); Z must be a real scalar")
