@@ -49,9 +49,11 @@ def test_a_definition_at_a_free_index_holds_at_every_index():
     assert _audited(f[1] + f[2], "==", 5, ctx, by.index_identity(defs="def")).counterexamples == 0
     S, T = sp.Sum(f[j], (j, 1, n)), sp.Sum(j**2, (j, 1, n))
     assert _audited(S, "==", T, ctx, by.index_identity(defs="def")).counterexamples == 0
-    a = sp.Function("a")
-    assert refute(a(3), ">=", 0, Context({"h": a(k) >= 0}), seed=0).assignment is None
     assert refute(f[1] + f[2], "==", 6, ctx, seed=0).assignment is not None  # and a false sum is refuted
+    # a(k) >= 0 with no definition at k stays a hypothesis at one drawn k: the kernel does not
+    # read it at another index (it proves no a(3) >= 0 from it), and the search keeps that case
+    a = sp.Function("a")
+    assert refute(a(3), ">=", 0, Context({"h": a(k) >= 0}), seed=0).assignment is not None
 
 
 def test_named_function_values_keep_their_assumptions_and_both_names():
@@ -98,3 +100,47 @@ def test_a_vector_equation_is_audited():
     c = sp.Symbol("c", real=True)
     got = _audited(c * (u + v), "==", c * u + c * v, Context({}), by.identity())  # raised a broadcasting error
     assert got.counterexamples == 0 and got.searched == 1
+
+
+def test_a_definition_holds_at_every_index_whatever_the_goal_does_with_it():
+    """(Second review.) k free in the goal, or bound by its sum, kept the definition at one k."""
+    f = sp.IndexedBase("f")
+    k = sp.Symbol("k", integer=True, positive=True)
+    ctx = Context({"def": sp.Eq(f[k], k**2)})
+    assert _audited(f[k + 1], "==", (k + 1) ** 2, ctx, by.index_identity(defs="def")).counterexamples == 0
+    lhs = sp.Sum(f[k], (k, 1, 2)) + f[3]
+    assert _audited(lhs, "==", 14, ctx, by.index_identity(defs="def")).counterexamples == 0
+
+
+def test_a_universal_index_keeps_its_reads_in_range_and_its_assumptions():
+    """x[k + 1] >= x[k] read at k = INT_MAX read past the table (no draw met it); an even k must not
+    range over every index; a definition at a pinned k names nothing."""
+    x, f = sp.IndexedBase("x", real=True), sp.IndexedBase("f", real=True)
+    k = sp.Symbol("k", integer=True, positive=True)
+    assert refute(x[1], "<=", 0, Context({"mono": sp.Ge(x[k + 1], x[k])}), seed=0).assignment is not None
+    assert refute(f[2], "==", 3 * f[1], Context({"rec": sp.Eq(f[k], 2 * f[k - 1])}), seed=0).assignment is not None
+    ke = sp.Symbol("k", integer=True, positive=True, even=True)
+    assert refute(x[1], ">=", 1, Context({"h": sp.Ge(x[ke], 1)}), seed=0).assignment is not None
+    G = sp.Function("G", positive=True)
+    b, p = sp.IndexedBase("b"), sp.IndexedBase("p", positive=True)
+    pinned = Context({"dp": sp.Eq(p[k], G(b[k])), "pin": sp.Eq(k, 2)})
+    assert refute(p[1], "==", G(b[1]), pinned, seed=0).assignment is not None
+
+
+def test_inputs_that_raised_give_a_search_or_no_numeric_form():
+    L, N = sp.symbols("L N", integer=True, positive=True)
+    x = sp.Symbol("x", real=True)
+    for h in (sp.Le(1 / (L - 2), 3), sp.Le(sp.sqrt(N - 3), 1)):  # SymPy raised deciding them at L = 2, N = 1
+        assert refute(x + 1, ">=", x, Context({"h": h}), seed=0).assignment is None
+    G = sp.Function("G", positive=True)
+    b = sp.IndexedBase("b")
+    p, q = sp.IndexedBase("p", positive=True), sp.IndexedBase("q", positive=True)
+    k = sp.Symbol("k", integer=True, positive=True)
+    named = {"dp": sp.Eq(p[k], G(b[k])), "dq": sp.Eq(q[k], G(b[k]))}
+    assert refute(x + 1, ">=", x, Context({**named, "h": sp.Le(p[1], q[1])}), seed=0).assignment is None  # h became True
+    Fe = sp.Function("Fe", extended_positive=True)
+    with pytest.raises(NoNumericForm, match="extended_positive"):
+        refute(Fe(b[1]), ">=", 0, Context({"def": sp.Eq(sp.IndexedBase("f")[k], Fe(b[k]))}), seed=0)
+    H = sp.Function("H", positive=True)
+    y = sp.Symbol("y", nonnegative=True)
+    assert refute(H(sp.log(y)), ">=", 0, Context({}), seed=0).assignment is None  # log 0 = -inf as an index

@@ -193,8 +193,10 @@ def _eval(e, env: _Env):
             return _multi_indexed(e, env)  # a scalar with several subscripts, w[t, j]
         if len(args) != 1 or (head not in env.values and head not in env.random):
             raise NoNumericForm(f"no value for {e}")
-        k = _eval(args[0], env)
-        k = int(round(float(k[0])))
+        k = float(_eval(args[0], env)[0])
+        if not np.isfinite(k):  # an index that is no number (log 0): no value there, as out of range below
+            return np.full((env.n,), np.nan)
+        k = int(round(k))
         if head in env.random:
             if env.atom is None:
                 raise NoNumericForm(f"random {e} outside an expectation")
@@ -784,20 +786,49 @@ def _solve_equations(eqs, sampled_syms, idx=frozenset()):
     return derived, filters
 
 
-def _universal_indices(syms, rels, goal) -> list:
-    """The positive (or non-negative) integer symbols not in ``goal`` that every relation holding
-    them holds only inside a subscript or an argument (a(k) >= 0), or defines a value at (f[k] =
-    k²): the kernel reads such a hypothesis for every value of k its assumptions allow, so the search
-    must make it hold at every index, not at one drawn value (a definition f[k] = k² met at
-    k = 2 only let f[1] take any value: a false counterexample to f[1] + f[2] = 5)."""
-    out = []
+def _universal_indices(rels, dropped):
+    """(rels, dropped, {k': (lo, hi)}): each positive (or non-negative) integer symbol k that some
+    relation defines a value at (f[k] = k²), and every relation holding it either defines a value
+    at or holds only inside subscripts and arguments (a(k) >= 0), is renamed in its definitions
+    (the others keep k: drawn, or a sum's index) to a symbol k' of their own, which ranges over
+    every index of the tables that its reads stay within (1 - min shift … INT_MAX + 1 - max
+    shift: x[k + 1] reads up to k' = INT_MAX). The kernel reads such a hypothesis for every value
+    of k its assumptions allow; held at one drawn k only, a definition f[k] = k² left f[1] free, a
+    false counterexample to f[1] + f[2] = 5, and so did f[k + 1] = (k + 1)² in the goal. An
+    integer with parity or primality assumptions stays drawn (a range has every value)."""
+    from attnbounds.theory.proof import FACTS
+
+    every = rels + dropped
+    syms = set().union(*(sp.Tuple(*_sides_of(r)).free_symbols for r in every)) if every else set()
+    ranges: dict = {}
     for k in _ordered(syms):
-        if not (isinstance(k, sp.Symbol) and k.is_integer and (k.is_positive or k.is_nonnegative)) or k in goal:
+        if not (isinstance(k, sp.Symbol) and k.is_integer and (k.is_positive or k.is_nonnegative)) or any(
+                getattr(k, f"is_{fact}") for fact in ("even", "odd", "prime", "composite")):
             continue
-        where = [r for r in rels if k in sp.Tuple(*_sides_of(r)).free_symbols]
-        if where and all(_defines_at(r, k) or all(_only_subscript(e, k) for e in _sides_of(r)) for r in where):
-            out.append(k)
-    return out
+        where = [r for r in every if k in sp.Tuple(*_sides_of(r)).free_symbols]
+        if any(isinstance(r, FACTS) for r in where) or not any(_defines_at(r, k) for r in where) or not all(
+                _defines_at(r, k) or all(_only_subscript(e, k) for e in _sides_of(r)) for r in where):
+            continue
+        where = [r for r in where if _defines_at(r, k)]  # the definitions: the others keep k as it is
+        shifts = set()
+        for r in where:
+            for e in _sides_of(r):
+                for x in sp.sympify(e).atoms(sp.Indexed, AppliedUndef):
+                    for a in (x.indices if isinstance(x, sp.Indexed) else x.args):
+                        if k in sp.sympify(a).free_symbols:
+                            shifts.add(sp.expand(a - k))
+        if not all(c.is_Integer for c in shifts):  # x[2k]: not a range of indices
+            continue
+        lo = 1 - min([int(c) for c in shifts] + [0])
+        hi = INT_MAX + 1 - max([int(c) for c in shifts] + [0])
+        if lo > hi:
+            continue
+        fresh = sp.Dummy(k.name, **k.assumptions0)
+        rels = [r.xreplace({k: fresh}) if r in where else r for r in rels]
+        dropped = [r.xreplace({k: fresh}) if r in where else r for r in dropped]
+        every = rels + dropped
+        ranges[fresh] = (sp.Integer(lo), sp.Integer(hi))
+    return rels, dropped, ranges
 
 
 def _defines_at(r, k) -> bool:
@@ -865,20 +896,21 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
     lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
     rels = _relations(ctx, drop)
     lhs, rhs, rels = _name_function_values(lhs, rhs, rels)
-    eqs = [r for r in rels if isinstance(r, sp.Eq)]
-    ineqs = [r for r in rels if not isinstance(r, sp.Eq)]
     dropped = []
     if drop is not None and drop in ctx.hypotheses:
         dropped = _relations(type(ctx)({drop: ctx.hypotheses[drop]}), None)
+    # a definition of a value at an integer k (f[k] = k², every other hypothesis holding k only as
+    # a subscript) is read for every value, as the kernel reads a definition (`index-identity`'s
+    # defs): the definitions take a symbol of their own that ranges over the tables' indices like a
+    # summation index, whatever the goal does with k
+    rels, dropped, universal = _universal_indices(rels, dropped)
+    eqs = [r for r in rels if isinstance(r, sp.Eq)]
+    ineqs = [r for r in rels if not isinstance(r, sp.Eq)]
     exprs = [lhs, rhs] + [a for r in rels + dropped for a in _sides_of(r)]
     syms, heads, idx = _atoms(exprs)
     # a symbol free in the goal is one value (a term chain's step about term i, given
     # 1 <= i <= n), even where a sum elsewhere uses it as its index: it is drawn
     idx -= lhs.free_symbols | rhs.free_symbols
-    # an integer that every hypothesis holding it has only as a subscript or argument (f[k] = k²),
-    # and the goal not at all, is read for every value, as the kernel reads it (the `hypothesis`
-    # and `index-identity` rules): it ranges over the tables' indices like a summation index
-    universal = _universal_indices(syms - idx, rels + dropped, lhs.free_symbols | rhs.free_symbols)
     idx |= set(universal)
     arity = {f.base: len(f.indices) for e in exprs for f in e.atoms(sp.Indexed)}
     random, indicators = _random_heads(exprs, rels + dropped)
@@ -897,16 +929,16 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
         for s in sorted(e.atoms(sp.Sum, sp.Product, Cup), key=sp.default_sort_key):
             i, lo, hi = s.limits[0]
             ranges.setdefault(i, (lo, hi))
-    for k in universal:
-        ranges[k] = (sp.Integer(1), sp.Integer(INT_MAX + 1))
+    ranges.update(universal)
     int_rels = _integer_relations(ineqs + filters, ints)
     int_prefs = _integer_preferences(eqs, ints)
     rng = np.random.default_rng(seed)
     tried, best, first_bad = 0, None, None
     for b in range(batches):
         env = _Env(batch)
-        # two batches in three prefer integers at which no equation loses a value's coefficient
-        env.ints.update(_draw_ints(rng, ints, int_rels, int_prefs if b % 3 != 2 else ()))
+        # two batches in three prefer integers at which no equation loses a value's coefficient; the
+        # first batch never does (a search of one or two batches, --quick's, still draws them as before)
+        env.ints.update(_draw_ints(rng, ints, int_rels, int_prefs if b % 3 else ()))
         # the steps below bind summation indices in env.ints (and may pop them again): a free
         # integer symbol that is also an index somewhere (i in P(D(i) <= r) given i <= N) gets
         # its own value back after them
@@ -1124,7 +1156,12 @@ def _int_meets(s, v: int) -> bool:
 
 
 def _int_holds(rel, values) -> bool:
-    v = rel.subs(values)
+    """Whether ``rel`` holds at the integers ``values`` (a relation SymPy cannot decide there, as
+    1/(L − 2) <= 3 at L = 2, does not)."""
+    try:
+        v = rel.subs(values)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
     return v is sp.true or v == True  # noqa: E712 - a SymPy boolean
 
 
@@ -1785,13 +1822,21 @@ def _name_function_values(lhs, rhs, rels):
     positive: then f must be declared positive too), and the points b[k] themselves must
     then appear nowhere else."""
     value, slope, keep, alias = {}, {}, [], {}
+    # a definition at an index an equation fixes (k = 2) is about that k only: it names nothing
+    # (read at every k, p[1] = G(b[1]) would hold where only p[2] = G(b[2]) is given); a range
+    # 1 <= k <= L leaves it a definition at every k of the range
+    pinned = {k for r in rels if isinstance(r, sp.Eq) for k in r.free_symbols
+              if isinstance(k, sp.Symbol) and not all(_only_subscript(e, k) for e in _sides_of(r))}
     for r in rels:
-        if isinstance(r, sp.Eq) and isinstance(r.lhs, sp.Indexed) and len(r.lhs.indices) == 1:
+        if (isinstance(r, sp.Eq) and isinstance(r.lhs, sp.Indexed) and len(r.lhs.indices) == 1
+                and r.lhs.indices[0] not in pinned):
             k, v = r.lhs.indices[0], r.rhs
             if isinstance(v, AppliedUndef) and len(v.args) == 1 and isinstance(v.args[0], sp.Indexed) and v.args[0].indices == (k,):
-                for sign in ("positive", "nonnegative", "negative", "nonpositive", "integer"):
-                    if getattr(v, f"is_{sign}") and not getattr(r.lhs, f"is_{sign}"):
-                        raise NoNumericForm(f"{r.lhs.base} names the values of a {sign} function but is not {sign}")
+                for fact in ("positive", "nonnegative", "negative", "nonpositive", "extended_positive",
+                             "extended_nonnegative", "extended_negative", "extended_nonpositive", "nonzero",
+                             "integer", "even", "odd", "prime"):
+                    if getattr(v, f"is_{fact}") and not getattr(r.lhs, f"is_{fact}"):
+                        raise NoNumericForm(f"{r.lhs.base} names the values of a {fact} function but is not {fact}")
                 key = (v.func, v.args[0].base)
                 if key in value and value[key] != r.lhs.base:  # a second name of the same values (p[k] = q[k] = G(b[k]))
                     if value[key].assumptions0 != r.lhs.base.assumptions0:
@@ -1841,6 +1886,9 @@ def _name_function_values(lhs, rhs, rels):
 
     lhs, rhs = rewrite(lhs), rewrite(rhs)
     keep = [rewrite_rel(r) for r in keep]
+    if any(r is sp.false for r in keep):  # p[1] < q[1] with p and q two names of one value
+        raise NoNumericForm("a hypothesis is false once a function's values are named")
+    keep = [r for r in keep if r is not sp.true]  # p[1] <= q[1]: met by every draw
     points = {b for _, b in list(value) + list(slope)}
     for e in [lhs, rhs] + [a for r in keep for a in _sides_of(r)]:
         if any(x.base in points for x in sp.sympify(e).atoms(sp.Indexed)) or e.has(sp.Derivative):

@@ -323,6 +323,13 @@ class Lemma:
     def __post_init__(self):
         if self.relation not in ("<=", ">=", "==", "="):  # review 53: '<' made prove() raise later
             raise ValueError(f"relation: must be one of <=, >=, ==, =, got {self.relation!r}")
+        # review 58: a chain that is no Chain, or a side SymPy cannot read, made prove() raise later
+        if not isinstance(self.chain, Chain):
+            raise TypeError(f"chain: expected a Chain, got {type(self.chain).__name__}")
+        for name in ("lhs", "rhs"):
+            value = getattr(self, name)
+            if isinstance(value, str) or not isinstance(sp.sympify(value, strict=True), sp.Basic):
+                raise TypeError(f"{name}: expected a SymPy expression, got {type(value).__name__}")
 
     def relation_expr(self):
         return {"<=": sp.Le, ">=": sp.Ge, "==": sp.Eq, "=": sp.Eq}[self.relation](self.lhs, self.rhs, evaluate=False)
@@ -2931,30 +2938,39 @@ def _expect_monotone(lhs, rel, rhs, p, ctx):
     # one probability space: E[X | A] <= E[Y] does not follow from X <= Y where A holds (review 57:
     # E[D | D >= 1] <= E[D] for D in {0, 2})
     spaces = _atom_spaces(small.args[0]) | _atom_spaces(big.args[0])
-    _need(len(spaces) <= 1, "expect-monotone: the two means are on different probability spaces (conditioned on "
-                            "different events); condition both alike")
+    _need(len(spaces) <= 1 and _VARIES not in spaces, "expect-monotone: the two means are on different probability "
+          "spaces (conditioned on different events, or on an event that varies with a summation index); condition "
+          "both alike")
     res = _sub_chain(p["term"], ctx, small.args[0], "<=", big.args[0], "expect-monotone", (lhs, rhs))
     _need(res.complete, f"expect-monotone: the sub-chain does not check: {res.first_failure}")
     return "monotonicity of expectation"
 
 
+#: The space of a Cond whose event reads a variable bound around it (:func:`_atom_spaces`): one per value.
+_VARIES = object()
+
+
 def _atom_spaces(e) -> set:
     """The probability spaces of the random atoms of ``e``: the event of the ``Cond`` an atom sits
-    in, or None (the whole space) for one outside every Cond."""
+    in, or None (the whole space) for one outside every Cond; ``_VARIES`` for one whose event reads
+    a variable that a binder around it binds (another space at each of its values)."""
     out: set = set()
 
-    def walk(x, event):
+    def walk(x, event, bound):
         if isinstance(x, Cond):
-            walk(x.args[0], x.args[1])
+            # an event that reads a variable an enclosing sum binds is another event at each of its
+            # values (review 58: Σ_i (−1)^i Cond(D, D >= i) is E[D | D >= 2] − E[D | D >= 1])
+            walk(x.args[0], _VARIES if x.args[1].free_symbols & bound else x.args[1], bound)
             return
         if is_random_atom(x):
             out.add(event)
             return
+        inner = bound | _bound_here(x)
         for a in getattr(x, "args", ()):
             if isinstance(a, sp.Basic):
-                walk(a, event)
+                walk(a, event, inner)
 
-    walk(sp.sympify(e), None)
+    walk(sp.sympify(e), None, frozenset())
     return out
 
 
@@ -3228,6 +3244,8 @@ def _every_reads(chain) -> set:
             for name in (defs if isinstance(defs, (tuple, list)) else (defs,)) if defs else ():
                 h = hyps.get(name)
                 for r in (h if isinstance(h, tuple) else (h,)):
+                    if isinstance(r, Lemma):  # a proved definition is one too (review 58)
+                        r = r.relation_expr()
                     if isinstance(r, sp.Eq) and isinstance(r.lhs, sp.Indexed):
                         out.update(*(sp.sympify(i).free_symbols for i in r.lhs.indices))
     return out
