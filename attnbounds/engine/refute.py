@@ -194,22 +194,20 @@ def _eval(e, env: _Env):
         if len(args) != 1 or (head not in env.values and head not in env.random):
             raise NoNumericForm(f"no value for {e}")
         k = float(_eval(args[0], env)[0])
-        if not np.isfinite(k):  # an index that is no number (log 0): no value there, as out of range below
-            return np.full((env.n,), np.nan)
-        k = int(round(k))
         if head in env.random:
             if env.atom is None:
                 raise NoNumericForm(f"random {e} outside an expectation")
             table = env.random[head][:, :, env.atom]
         else:
             table = env.values[head]
-        if not 1 <= k <= table.shape[1] - 1:  # no value drawn there (a range that runs backwards
+        # an index that is no number (log 0) has no value either
+        if not np.isfinite(k) or not 1 <= int(round(k)) <= table.shape[1] - 1:  # no value drawn there (a range that runs backwards
             # by Karr's convention reaches index 0 where a hypothesis fails): nan, so the draws of
             # this batch meet no hypothesis that reads it and break no goal; a dropped hypothesis
             # that reads it is neither met nor failed there (_undetermined); a vector's value is
             # a vector of nan
             return np.full((env.n,) + table.shape[2:], np.nan)
-        return table[:, k]
+        return table[:, int(round(k))]
     if isinstance(e, Cup):  # the indicator of a union of events: the max of theirs
         if env.atom is None or len(e.limits) != 1:
             raise NoNumericForm("a union of events outside a probability")

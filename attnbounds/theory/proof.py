@@ -328,7 +328,11 @@ class Lemma:
             raise TypeError(f"chain: expected a Chain, got {type(self.chain).__name__}")
         for name in ("lhs", "rhs"):
             value = getattr(self, name)
-            if isinstance(value, str) or not isinstance(sp.sympify(value, strict=True), sp.Basic):
+            try:
+                ok = not isinstance(value, str) and isinstance(sp.sympify(value, strict=True), sp.Basic)
+            except sp.SympifyError:
+                ok = False
+            if not ok:
                 raise TypeError(f"{name}: expected a SymPy expression, got {type(value).__name__}")
 
     def relation_expr(self):
