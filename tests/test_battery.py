@@ -45,6 +45,9 @@ def test_logits_recovered_from_weights_are_shifted_under_a_normalizer_that_sees_
     shifted = reweigh({"weights": w}, floored, shift=10.0)
     np.testing.assert_allclose(shifted["logits"], np.log(w) + 10.0)
     assert reweigh({"weights": w}, "softmax", shift=0.0)["weights"] == pytest.approx(w, rel=1e-12)
+    for bad in ("x", np.nan, [1.0, np.inf]):
+        with pytest.raises(ValueError, match="shift: expected a finite number"):
+            reweigh({"weights": w}, floored, shift=bad)
 
 
 def test_l1_reconstructed_under_ssmax_is_falsified_with_a_real_counterexample():

@@ -171,13 +171,19 @@ def reweigh(instance: dict, normalizer, *, draws: bool = False, shift=0.0) -> di
     N = resolve(normalizer)
     if not isinstance(instance, dict):
         raise TypeError(f"instance: expected a dict, got {type(instance).__name__}")
+    try:
+        c = np.asarray(shift, dtype=float)
+    except (TypeError, ValueError):
+        c = None
+    if c is None or not np.all(np.isfinite(c)):
+        raise ValueError(f"shift: expected a finite number or array of them, got {shift!r}")
     if "weights" in instance:
         if "logits" in instance:
             logits = np.asarray(instance["logits"], dtype=float)
         else:
             w = np.asarray(instance["weights"], dtype=float)
             with np.errstate(divide="ignore"):
-                logits = np.maximum(np.log(w), _LOG_FLOOR) + np.asarray(shift, dtype=float)
+                logits = np.maximum(np.log(w), _LOG_FLOOR) + c
         return {**instance, "logits": logits, "weights": N.weights(logits), "normalizer": N.spec}
     if "family" in instance:
         if N.sympy_F is None:

@@ -1545,43 +1545,20 @@ def _widen(bd, env, ranges):
     return True
 
 
-def _sampled_slot(e, env):
-    """(table, column) of a sampled value that ``e`` names at the current indices: a free
-    scalar symbol (column None) or an index function's value g(i) (its table's column at i);
-    None for anything else."""
-    if isinstance(e, sp.Symbol) and e in env.values and np.ndim(env.values[e]) == 1:
-        return env.values, None
-    if (isinstance(e, AppliedUndef) and len(e.args) == 1 and e.func in env.values
-            and np.ndim(env.values[e.func]) == 2):
-        try:
-            k = int(round(float(_eval(e.args[0], env)[0])))
-        except (NoNumericForm, TypeError, ValueError):
-            return None
-        if 0 <= k < env.values[e.func].shape[1]:
-            return env.values[e.func], k
-    return None
-
-
 def _meet_weights(bd, env) -> None:
     """A weighted norm's condition on its weights, l1 >= sqrt(l2) >= 0, made to hold where
-    l2 (else l1) is a sampled value: l2 moved into [0, l1^2] (onto l1^2 when above it), or
-    l1 raised to sqrt(l2). The facts are checked afterwards all the same."""
+    l2 (else l1) is a sampled value (:func:`_variable_slot`): l2 moved into [0, l1^2] (onto l1^2
+    when above it), or l1 raised to sqrt(l2). The facts are checked afterwards all the same."""
     with np.errstate(invalid="ignore"):
         for side in (bd.l2, bd.l1):
-            slot = _sampled_slot(side, env)
-            if slot is None:
+            try:
+                get, put = _variable_slot(side, env)
+            except (NoNumericForm, TypeError, ValueError):
                 continue
-            table, k = slot
-            cur = table[side] if k is None else table[:, k]
             if side is bd.l2:
-                cap = np.maximum(_eval(bd.l1, env), 0.0) ** 2
-                new = np.clip(cur, 0.0, cap)
+                put(np.clip(get(), 0.0, np.maximum(_eval(bd.l1, env), 0.0) ** 2))
             else:
-                new = np.maximum(cur, np.sqrt(np.maximum(_eval(bd.l2, env), 0.0)))
-            if k is None:
-                table[side] = new
-            else:
-                table[:, k] = new
+                put(np.maximum(get(), np.sqrt(np.maximum(_eval(bd.l2, env), 0.0))))
             return
 
 
