@@ -99,7 +99,7 @@ def test_rows_that_break_normalization_are_not_applicable_with_the_hypothesis_na
 
 
 def test_softmax_fixed_and_attainment_readings():
-    with pytest.raises(NotApplicable, match="fix softmax"):
+    with pytest.raises(NotApplicable, match="make their own weights"):
         claims.get("C3").reading("reconstructed").under("ssmax")
     # H1's instances are head masks: no softmax to fix, the reading is not about the normalizer
     with pytest.raises(NotApplicable, match="hold no logits or weights: the reading is not about the normalizer"):

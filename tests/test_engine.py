@@ -329,6 +329,39 @@ def test_nan_sides_are_an_error_not_a_counterexample():
     assert row["verdict"] == "undecided" and "NaN" in row["error"]
 
 
+def test_both_sides_the_same_infinity_are_an_error_not_a_pass():
+    """Σ e^{x/T} <= max e^{x/T} overflowed to inf <= inf, which "held" (a new user's trial)."""
+    def big(i):
+        with np.errstate(over="ignore"):
+            return np.exp(1e3 * (1.0 + np.asarray(i["x"], dtype=float)))
+
+    r = Reading("transcribed", "-", "-", strategy=x_in_0_2, sides=lambda i: Sides(2 * big(i), big(i)), sweep=sweep_x)
+    row = engine.judge_reading(make_claim("TOYINF", r), r, budget=SMALL)
+    assert row["verdict"] == "undecided" and "same infinity" in row["error"]
+    # one infinite side against a finite one is decided: an overflowed value is beyond every float
+    r = Reading("transcribed", "-", "-", strategy=x_in_0_2, sides=lambda i: Sides(np.asarray(i["x"]), big(i)),
+                sweep=sweep_x)
+    assert engine.judge_reading(make_claim("TOYINF2", r), r, budget=SMALL)["verdict"] == "holds"
+
+
+def test_a_bound_met_only_within_the_rounding_slack_says_so():
+    """min w >= 1e-300 at w = 0 holds only by atol: the evidence says by how much it is off."""
+    r = Reading("transcribed", "-", "-", relation=">=", strategy=x_in_0_2,
+                sides=lambda i: Sides(0.0 * np.asarray(i["x"]), np.full(np.shape(i["x"]), 1e-300)), sweep=sweep_x)
+    row = engine.judge_reading(make_claim("TOYSLACK", r), r, budget=SMALL)
+    assert row["verdict"] == "holds" and "by at most 1e-300, within the rounding slack atol=1e-12" in row["evidence"]
+    r = Reading("transcribed", "-", "-", relation=">=", strategy=x_in_0_2, atol=0.0, rtol=0.0,
+                sides=lambda i: Sides(0.0 * np.asarray(i["x"]), np.full(np.shape(i["x"]), 1e-300)), sweep=sweep_x)
+    assert engine.judge_reading(make_claim("TOYSLACK0", r), r, budget=SMALL)["verdict"] == "falsified"
+
+
+def test_a_violation_below_six_digits_is_printed_with_the_digits_that_show_it():
+    r = Reading("transcribed", "-", "-", relation="==", strategy=x_in_0_2,
+                sides=lambda i: Sides(np.ones(np.shape(i["x"])), np.full(np.shape(i["x"]), 1 + 1e-7)), sweep=sweep_x)
+    row = engine.judge_reading(make_claim("TOYDIG", r), r, budget=SMALL)
+    assert row["verdict"] == "falsified" and "lhs=1 != rhs=1.0000001" in row["evidence"]
+
+
 def test_wrong_return_type_is_an_error():
     r = Reading("transcribed", "-", "-", symbolic=lambda: True)
     row = engine.judge_reading(make_claim("TOYW", r), r, budget=SMALL)

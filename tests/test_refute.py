@@ -285,3 +285,35 @@ def test_integers_that_make_an_equation_lose_its_value_are_avoided_where_they_ca
     # the four preferring batches all judged (1,000 of 1,200 draws; 400 without the preference)
     assert found.assignment is None and found.tried == 1000
     assert refute(V[i], ">=", 1, ctx, seed=2, batches=6, batch=200).assignment is not None
+
+
+def test_an_equation_at_a_literal_index_is_met():
+    """a(1) = 5 (x[1] = 5, E[X(1)] = 2, P(A(1)) = 1/2) was never made to hold: no draw met it, and
+    a false goal under it was never refuted (review 3 of the refuter)."""
+    a = sp.Function("a", real=True)
+    x = sp.IndexedBase("x", real=True)
+    X, A = sp.Function("X", real=True), sp.Function("A")
+    for lhs, h, rhs in ((a(1), sp.Eq(a(1), 5), 6), (x[1], sp.Eq(x[1], 5), 6), (a(2), sp.Eq(a(1), 5), 0),
+                        (Expect(X(1)), sp.Eq(Expect(X(1)), 2), 3), (Prob(A(1)), sp.Eq(Prob(A(1)), sp.Rational(1, 2)), sp.Rational(9, 10))):
+        got = refute(lhs, ">=", rhs, Context({"h": h}), seed=0)
+        assert got.tried > 0 and got.assignment is not None, (lhs, h)
+
+
+def test_a_draw_whose_goal_has_no_value_is_not_counted_as_searched():
+    """a(0) is out of the table (nan): the draws met the hypotheses but judged nothing."""
+    a = sp.Function("a", real=True)
+    assert refute(a(0), ">=", 0, Context({}), seed=0).tried == 0
+    assert refute(a(1), ">=", 0, Context({}), seed=0).tried > 0
+
+
+def test_integers_are_drawn_over_every_value_their_assumptions_allow():
+    """0 for a nonnegative integer, 0 and below for one with no sign, never 0 for a nonzero one
+    (review 3 of the refuter: n >= 1 was never refuted for a nonnegative n)."""
+    n = sp.Symbol("n", integer=True, nonnegative=True)
+    m = sp.Symbol("m", integer=True)
+    z = sp.Symbol("z", integer=True, nonzero=True)
+    assert refute(n, ">=", 1, Context({}), seed=0).assignment == {"n": 0.0}
+    assert refute(m, ">=", 1, Context({}), seed=0).assignment is not None
+    got = refute(z, ">=", 1, Context({}), seed=0)
+    assert got.assignment is not None and got.assignment["z"] < 0
+    assert refute(z ** 2, ">=", 1, Context({}), seed=0).assignment is None  # z = 0 is never drawn

@@ -144,3 +144,53 @@ def test_inputs_that_raised_give_a_search_or_no_numeric_form():
     H = sp.Function("H", positive=True)
     y = sp.Symbol("y", nonnegative=True)
     assert refute(H(sp.log(y)), ">=", 0, Context({}), seed=0).assignment is None  # log 0 = -inf as an index
+
+
+# --- review 3 of the refuter ------------------------------------------------------------------
+
+
+def test_an_equation_solved_with_a_spurious_root_still_holds_as_written():
+    """sqrt(a) = 2b was solved as a = 4b², which SymPy's solution also gives at b < 0, where the
+    hypothesis fails: 2b >= 0 was refuted at b = −0.02."""
+    a, b = sp.Symbol("a", nonnegative=True), sp.Symbol("b", real=True)
+    ctx = Context({"h": sp.Eq(sp.sqrt(a), 2 * b)})
+    res = Chain(2 * b, ctx).eq(sp.sqrt(a), by.hypothesis("h")).ge(0, by.algebra()).prove(2 * b, ">=", 0)
+    assert audit_chain(res).counterexamples == 0
+    assert refute(2 * b, ">=", 0, ctx, seed=0).tried > 0  # draws with b >= 0 still meet it
+
+
+def test_a_sum_limit_is_read_at_each_draw():
+    """Σ_{i=1}^{K[1]} 1 = K[1]: the limit was the first draw's K[1] for the whole batch."""
+    i = sp.Symbol("i", integer=True)
+    K = sp.IndexedBase("K", integer=True, positive=True)
+    f = sp.Function("f", integer=True, positive=True)
+    for top in (K[1], f(1)):
+        assert _audited(sp.Sum(1, (i, 1, top)), "==", top, Context({}), by.identity()).counterexamples == 0
+    assert refute(sp.Sum(1, (i, 1, K[1])), "<=", K[1] - 1, Context({}), seed=0).assignment is not None
+
+
+def test_a_cancelling_sum_inside_a_product_is_judged_at_its_terms_size():
+    """y·(cosh²x − sinh²x) = y: at x = 12 the bracket is computed from terms of 10¹⁰."""
+    x, y = sp.symbols("x y", real=True)
+    lhs = y * (sp.cosh(x) ** 2 - sp.sinh(x) ** 2)
+    assert _audited(lhs, "==", y, Context({}), by.identity()).counterexamples == 0
+    assert refute(lhs, "==", 2 * y, Context({}), seed=0).assignment is not None
+
+
+def test_a_definition_at_an_index_without_a_sign_holds_on_every_sums_range():
+    """a(i) = 2 for every integer i: it was made to hold on the first sum's range only."""
+    a = sp.Function("a", real=True)
+    i = sp.Symbol("i", integer=True)
+    m, n = sp.symbols("m n", integer=True, positive=True)
+    lhs = sp.Sum(a(i), (i, 1, n)) + sp.Sum(a(i), (i, 1, m))
+    rhs = sp.Sum(2, (i, 1, n)) + sp.Sum(2, (i, 1, m))
+    assert _audited(lhs, "==", rhs, Context({"h": sp.Eq(a(i), 2)}), by.hypothesis("h")).counterexamples == 0
+
+
+def test_even_and_prime_valued_functions_and_bases_keep_their_assumptions():
+    g = sp.Function("g", even=True, positive=True)
+    x = sp.IndexedBase("x", prime=True)
+    assert refute(g(1), ">=", 2, Context({}), seed=0).assignment is None  # g(1) = 1 was drawn
+    assert refute(x[1], ">=", 2, Context({}), seed=0).assignment is None
+    assert refute(g(1), ">=", 3, Context({}), seed=0).assignment is not None  # g(1) = 2 is still searched
+    assert refute(x[1], ">=", 3, Context({}), seed=0).assignment is not None

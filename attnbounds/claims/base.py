@@ -261,7 +261,30 @@ class _NamedSides:
 
 @dataclass(frozen=True)
 class Reading:
-    """One precise reading of a claim, with every method that can judge it."""
+    """One precise reading of a claim, with every method that can judge it.
+
+    ``name``, ``statement`` (plain text) and ``latex`` say what it claims: ``lhs <relation>
+    rhs`` (``relation``: ``"<="``, ``">="`` or ``"=="``) for every instance, an instance being
+    a dict of named numbers and arrays. The methods, each optional:
+
+    * ``sides(instance) -> Sides(lhs, rhs)``: the two sides, numerically (also on a batch,
+      with the batch axis first); every search below needs it;
+    * ``strategy()``: a Hypothesis strategy of instances, for the counterexample search;
+    * ``sweep(rng, count)``: a seeded batch of ``count`` instances;
+    * ``montecarlo(rng, samples) -> Estimate``: for a statement about a mean or probability;
+    * ``symbolic() -> Proof``: a proof, ``Proof.from_chain(chain.prove(...), text)`` with the
+      kernel of :mod:`attnbounds.theory.proof`; ``certify() -> Proof``: interval arithmetic;
+    * ``bind(instance) -> {symbol: value}``: the values of the proof's goal symbols at an
+      instance (a number per symbol, a sequence per indexed base or function, read from index
+      1), so that the engine checks that the chain proves this reading's sides
+      (:mod:`attnbounds.engine.tie`); needs ``symbolic`` and ``sweep``;
+    * ``assume(instance) -> bool``: the reading's own hypotheses (instances outside are not
+      judged).
+
+    ``rtol``/``atol`` are the rounding slack of a numeric comparison (never a tolerance on the
+    mathematics); ``note`` is shown with the row; ``normalizer`` names the normalizer the
+    reading is about, when it is one other than softmax.
+    """
 
     name: str
     statement: str
@@ -278,17 +301,21 @@ class Reading:
     note: str = ""
     normalizer: str | None = None
     assume: Callable[[Instance], Any] | None = None
+    bind: Callable[[Instance], dict] | None = None
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
             raise ValueError(f"relation: must be one of {RELATIONS}, got {self.relation!r}")
         if (self.strategy is not None or self.sweep is not None) and self.sides is None:
             raise ValueError(f"reading {self.name!r}: strategy/sweep need a `sides` evaluator")
+        if self.bind is not None and (self.symbolic is None or self.sweep is None):
+            raise ValueError(f"reading {self.name!r}: bind ties a symbolic proof's goal to the sides at the sweep's "
+                             "instances; it needs both `symbolic` and `sweep`")
         if self.assume is not None and not callable(self.assume):
             raise TypeError(f"assume: expected a callable (instance -> bool), got {type(self.assume).__name__}")
         for name, shape in (("symbolic", "() -> Proof"), ("certify", "() -> Proof"), ("strategy", "() -> a Hypothesis strategy"),
                             ("sides", "instance -> Sides"), ("sweep", "(rng, count) -> instances"),
-                            ("montecarlo", "(rng, samples) -> Estimate")):
+                            ("montecarlo", "(rng, samples) -> Estimate"), ("bind", "instance -> {symbol: value}")):
             got = getattr(self, name)
             if got is not None and not callable(got):
                 hint = " (pass a function returning the strategy, not the strategy itself)" if name == "strategy" else ""

@@ -34,7 +34,7 @@ claim's own normalizer.
 >>> reweigh({"q": [1.0], "keys": [[1.0]], "T": 1.0}, "ssmax")
 Traceback (most recent call last):
 ...
-attnbounds.claims.normalized.NotApplicable: the reading's instances (keys q, keys, T) fix softmax: no 'weights' or ratio-form 'family' to draw through 'ssmax'
+attnbounds.claims.normalized.NotApplicable: the reading's instances (keys q, keys, T) hold no 'weights' or ratio-form 'family' to draw through 'ssmax': its sides make their own weights from these keys, with the normalizer they were written for
 """
 
 from __future__ import annotations
@@ -202,7 +202,8 @@ def reweigh(instance: dict, normalizer, *, draws: bool = False, shift=0.0) -> di
             f"normalizer, so there is nothing to draw through {N.name!r}"
         )
     raise NotApplicable(
-        f"the reading's instances (keys {keys}) fix softmax: no 'weights' or ratio-form 'family' to draw through {N.name!r}"
+        f"the reading's instances (keys {keys}) hold no 'weights' or ratio-form 'family' to draw through {N.name!r}: "
+        "its sides make their own weights from these keys, with the normalizer they were written for"
     )
 
 
@@ -300,6 +301,7 @@ def under(reading, normalizer):
         reading,
         symbolic=None,
         certify=None,
+        bind=None,
         montecarlo=None,
         strategy=strategy,
         sweep=sweep,

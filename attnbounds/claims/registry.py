@@ -296,6 +296,14 @@ def load_claims(spec: str) -> list[Claim]:
         raise ValueError(f"claims: {spec!r} is a {type(obj).__name__}, not a Claim or a sequence of Claims")
     if not found:
         raise ValueError(f"claims: {spec!r} defines no claim (define CLAIM = Claim(...) or CLAIMS = [...])")
+    from attnbounds.theory import derivation
+
+    for c in found:  # a derivation is registered when its module is imported: by now, or never
+        unknown = [n for n in c.derivations if n not in derivation.names()]
+        if unknown:
+            raise ValueError(f"claims: claim {c.id!r} of {spec!r}: derivations: no derivation named "
+                             f"{', '.join(map(repr, unknown))} (register one with attnbounds.theory.derivation.register; "
+                             f"registered: {', '.join(derivation.names())})")
     return found
 
 

@@ -85,8 +85,20 @@ def _debug(ctx) -> bool:
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="attnbounds", prog_name="attnbounds")
-@click.option("--debug", is_flag=True, help="Show the full traceback of an error (also ATTNBOUNDS_DEBUG=1).")
+@click.option("--debug", is_flag=True, help="Show the full traceback of an error, and of every error a row records (also ATTNBOUNDS_DEBUG=1).")
 @click.pass_context
 def main(ctx, debug):
     """Check theorems about attention: symbolically, numerically, and on real models."""
     ctx.meta["attnbounds.debug"] = debug
+    if debug:  # the engine's rows print the traceback of an error they record (attnbounds.engine.rows.debug_tracebacks),
+        # for this command only (a process that runs several, as the tests do, keeps its own setting)
+        before = os.environ.get("ATTNBOUNDS_DEBUG")
+        os.environ["ATTNBOUNDS_DEBUG"] = "1"
+
+        def restore():
+            if before is None:
+                os.environ.pop("ATTNBOUNDS_DEBUG", None)
+            else:
+                os.environ["ATTNBOUNDS_DEBUG"] = before
+
+        ctx.call_on_close(restore)

@@ -62,7 +62,8 @@ def claims(claim_id, latex, as_json, claim_specs):
         click.echo(f"  - {c.id}:{r.name}: {r.latex if latex else r.statement}")
         click.echo(f"      methods: {', '.join(r.methods) or 'none'}")
     if c.derivations:
-        click.echo(f"Derivations: {', '.join(c.derivations)} (attnbounds derive NAME)")
+        how = "attnbounds derive NAME" if user is None else f"attnbounds derive {_claims_options(claim_specs)} NAME"
+        click.echo(f"Derivations: {', '.join(c.derivations)} ({how})")
 
 
 def _user_claim(claim_id: str, user: list):
@@ -119,3 +120,10 @@ def _unknown_claim_text(claim_id: str, text: str) -> str:
     broken = f" (claim modules that failed to load{broken}" if broken else ""
     return (f"CLAIM_ID: unknown claim {claim_id!r}{did_you_mean(claim_id, ids)}; "
             f"`attnbounds claims` lists the claims: {', '.join(ids)}{broken}")
+
+
+def _claims_options(specs) -> str:
+    """The ``--claims`` options as typed, for a command line to copy."""
+    import shlex
+
+    return " ".join(f"--claims {shlex.quote(s)}" for s in specs)

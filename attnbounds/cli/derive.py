@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shlex
+
 import click
 
-from attnbounds.cli.common import UsageError, write_json
+from attnbounds.cli.common import UsageError, load_user_claims, write_json
 from attnbounds.theory import derivation
 
 
@@ -12,9 +14,14 @@ from attnbounds.theory import derivation
 @click.argument("name", required=False)
 @click.option("--latex", is_flag=True, help="Print LaTeX instead of SymPy strings.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
-def derive(name, latex, as_json):
+@click.option("--claims", "claim_specs", multiple=True, metavar="SPEC",
+              help="Load your own claims first (a file 'path/to/my_claim.py' or 'module:object', repeatable, as "
+                   "`check --claims` takes them): the derivations they register become NAMEs, and their claim ids "
+                   "list theirs.")
+def derive(name, latex, as_json, claim_specs):
     """Print the closed forms of derivation NAME (no NAME: list the derivations; a claim id
     such as L2: list that claim's derivations)."""
+    user = load_user_claims(claim_specs)
     if name is None:
         if as_json:
             write_json([{"name": n, "title": derivation.get(n).title} for n in derivation.names()], None)
@@ -23,12 +30,13 @@ def derive(name, latex, as_json):
             click.echo(f"{n:<14} {derivation.get(n).title}")
         return
     if name not in derivation.names():
-        of_claim = _of_claim(name)
+        of_claim = _of_claim(name, user)
         if of_claim:  # a claim id: list that claim's derivations
             if as_json:
                 write_json([{"name": n, "title": derivation.get(n).title} for n in of_claim], None)
                 return
-            click.echo(f"{name}: {len(of_claim)} derivation(s); print one with `attnbounds derive NAME`:")
+            how = "" if user is None else " ".join(f"--claims {shlex.quote(s)}" for s in claim_specs) + " "
+            click.echo(f"{name}: {len(of_claim)} derivation(s); print one with `attnbounds derive {how}NAME`:")
             for n in of_claim:
                 click.echo(f"{n:<14} {derivation.get(n).title}")
             return
@@ -38,7 +46,7 @@ def derive(name, latex, as_json):
         from attnbounds.claims.registry import ids
         from attnbounds.suggest import did_you_mean
 
-        hint = did_you_mean(name, [*derivation.names(), *ids()])
+        hint = did_you_mean(name, [*derivation.names(), *(ids() if user is None else [c.id for c in user])])
         raise UsageError(f"NAME: {exc.args[0]} (or a claim id such as L2, for its derivations){hint}") from None
     if as_json:
         write_json(data, None)
@@ -52,6 +60,9 @@ def derive(name, latex, as_json):
             click.echo(f"      {res['note']}")
 
 
-def _of_claim(name: str) -> list[str]:
-    """The derivations of claim ``name`` (``L2`` -> ``L2-generic``, ``L2-softmax``)."""
+def _of_claim(name: str, user=None) -> list[str]:
+    """The derivations of claim ``name`` (``L2`` -> ``L2-generic``, ``L2-softmax``); with ``--claims``
+    (``user``: the claims loaded), those its claim of that id names."""
+    if user is not None:
+        return list(dict.fromkeys(n for c in user if name in (c.id, f"{c.paper}:{c.id}") for n in c.derivations))
     return [n for n in derivation.names() if n.startswith(name + "-")]

@@ -16,6 +16,9 @@ Each :class:`~attnbounds.claims.base.Reading` carries up to five methods (see
     the step audit of a checked proof (:func:`~attnbounds.engine.audit.audit_proof`): every
     step the kernel accepted, searched for a numeric counterexample under its context; one
     found makes the symbolic method a conflict;
+:mod:`~attnbounds.engine.tie`
+    :func:`~attnbounds.engine.tie.tie`: a checked proof's goal evaluated at the reading's
+    instances through ``Reading.bind``; a goal that is not the reading's sides is a conflict;
 :mod:`~attnbounds.engine.verdict`
     :func:`~attnbounds.engine.verdict.combine`: the strongest verdict the outcomes support
     (the verdict rules are documented there), and :func:`~attnbounds.engine.verdict.judge_drop`
@@ -35,7 +38,8 @@ Every public name of the submodules is importable from :mod:`attnbounds.engine`.
 
 A symbolic proof is ``proved`` only when the proof kernel checked every step of its chain
 and a numeric method evaluated the reading's sides without a counterexample (here a sweep:
-the chain's goal is its author's, and only the sides tie it to the reading); a bare
+the chain's goal is its author's, and only the sides, and ``Reading.bind`` where the reading
+gives it, tie it to the reading); a bare
 ``Proof(True, ...)`` is an argued proof, and the verdict falls back to the other evidence
 (here none, so ``undecided``):
 
@@ -72,6 +76,7 @@ from attnbounds.engine.methods import (
 )
 from attnbounds.engine.meta import CHECK_FORMAT, read_rows, run_meta
 from attnbounds.engine.rows import NORMALIZER_FIELDS, ROW_FIELDS, Row, jsonable
+from attnbounds.engine.tie import tie
 from attnbounds.engine.run import (
     CheckInterrupted,
     check,
@@ -88,6 +93,7 @@ __all__ = [
     "StepAudit",
     "audit_chain",
     "audit_proof",
+    "tie",
     "Budget",
     "DEFAULT_BUDGET",
     "QUICK_BUDGET",

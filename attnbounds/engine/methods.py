@@ -31,14 +31,14 @@ import time
 import weakref
 import zlib
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from attnbounds.claims.base import Estimate, Proof, Reading, Sides, holds_relation, subset_instances
 from attnbounds.engine.budget import Budget
-from attnbounds.engine.rows import _FLIP, _counterexample, _error_text, _fmt, _instance_text, jsonable
+from attnbounds.engine.rows import _FLIP, _counterexample, _error_text, _fmt, _instance_text, _sides_text, jsonable
 
 __all__ = [
     "METHODS",
@@ -97,6 +97,7 @@ class MethodOutcome:
     proof: dict | None = None  # symbolic only: {"steps", "checked", "substeps", "rules", "status"}
     timed_out: bool = False
     discarded: int = 0  # instances outside the reading's own hypotheses (``reading.assume``), not judged
+    slack: dict | None = None  # searches: {"count", "largest"} of the instances that hold only within the rounding slack
 
     def __post_init__(self):
         if self.method not in _CEX_ORDER:
@@ -118,7 +119,21 @@ class _Violation(AssertionError):
 
 
 class _NonFinite(ValueError):
-    """Raised when ``sides`` returns NaN: an evaluator bug, not a counterexample."""
+    """Raised when ``sides`` returns NaN, or both sides the same infinity (an overflow of both:
+    which is larger is unknown): an evaluator bug, not a counterexample."""
+
+
+def _undecided(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Where the sides cannot be compared: NaN on either side, or the same infinity on both
+    (inf <= inf would hold whatever the true values are). One infinite side against a finite
+    one, or −inf against +inf, is still decided: an overflowed value is beyond every float."""
+    with np.errstate(invalid="ignore"):
+        return np.isnan(lhs) | np.isnan(rhs) | (np.isinf(lhs) & (lhs == rhs))
+
+
+def _undecided_text(lhs: np.ndarray, rhs: np.ndarray) -> str:
+    nan = np.any(np.isnan(lhs)) or np.any(np.isnan(rhs))
+    return "sides returned NaN" if nan else "both sides returned the same infinity (an overflow: their order is unknown)"
 
 
 @contextmanager
@@ -177,6 +192,41 @@ def _as_float_arrays(sides: Sides) -> tuple[np.ndarray, np.ndarray]:
         return np.broadcast_arrays(lhs, rhs)
 
 
+class _Slack:
+    """The instances that hold only thanks to :func:`holds_relation`'s rounding slack (their
+    sides violate the inequality by a positive amount within it), for the evidence text: a
+    bound that fails by less than ``atol`` (``min α ≥ 1e-300`` at α = 0) is said to."""
+
+    def __init__(self, reading: Reading):
+        self.relation, self.rtol, self.atol = reading.relation, reading.rtol, reading.atol
+        self.count = 0
+        self.largest = 0.0
+
+    def add(self, excess) -> None:
+        """``excess``: per judged (holding) instance, how far its sides violate (≤ 0: not at all)."""
+        if self.relation == "==":  # an equation of floats is always off by rounding: nothing to say
+            return
+        e = np.asarray(excess, dtype=float).ravel()
+        e = e[e > 0]
+        if e.size:
+            self.count += int(e.size)
+            self.largest = max(self.largest, float(e.max()))
+
+    def note(self) -> str:
+        return slack_note(self.info(), self.rtol, self.atol)
+
+    def info(self) -> dict | None:
+        return {"count": self.count, "largest": self.largest} if self.count else None
+
+
+def slack_note(info: dict | None, rtol: float, atol: float) -> str:
+    """``"; K hold only within …"`` for a search's ``slack`` (empty without one)."""
+    if not info:
+        return ""
+    return (f"; {info['count']} instance(s) violate it by at most {_fmt(info['largest'])}, within the rounding slack "
+            f"atol={_fmt(atol)} + rtol={_fmt(rtol)}·max|side|")
+
+
 def _violation(lhs: np.ndarray, rhs: np.ndarray, relation: str) -> np.ndarray:
     """How far ``lhs <relation> rhs`` is from holding (> 0 means violated)."""
     if relation == "<=":
@@ -189,8 +239,8 @@ def _violation(lhs: np.ndarray, rhs: np.ndarray, relation: str) -> np.ndarray:
 def _worst_element(sides: Sides, reading: Reading) -> tuple[float, float, bool]:
     """Both sides at the element that violates most (or holds least) and whether all hold."""
     lhs, rhs = _as_float_arrays(sides)
-    if np.any(np.isnan(lhs)) or np.any(np.isnan(rhs)):
-        raise _NonFinite("sides returned NaN")
+    if np.any(_undecided(lhs, rhs)):
+        raise _NonFinite(_undecided_text(lhs, rhs))
     ok = holds_relation(Sides(lhs, rhs), reading.relation, reading.rtol, reading.atol)
     margin = _violation(lhs, rhs, reading.relation)
     k = int(np.argmax(np.where(np.isnan(margin), -np.inf, margin).ravel())) if margin.size else 0
@@ -241,7 +291,8 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
         # "proved" means every step machine-checked: an argued proof is not a proof
         return MethodOutcome(method, "unknown", f"argued (no checked chain): {proof.detail}", seconds, proof=info)
     if proof.status is True and info is not None:
-        return _audited(proof, info, budget, seconds)
+        out = _audited(proof, info, budget, seconds)
+        return _tied(out, reading, proof) if reading.bind is not None and out.outcome == "pass" else out
     if proof.status is True:
         return MethodOutcome(method, "pass", proof.detail, seconds, proof=info)
     if proof.status is None:
@@ -259,7 +310,7 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
             if ok:
                 conflict = (
                     f"{method} refutes the reading, but the numeric sides hold at its "
-                    f"counterexample (lhs={_fmt(nl)}, rhs={_fmt(nr)})"
+                    f"counterexample ({_sides_text(nl, nr, ', ')})"
                 )
     cex = _counterexample(proof.counterexample, lhs, rhs, method)
     return MethodOutcome(method, "fail", proof.detail + note, seconds, counterexample=cex, conflict=conflict, proof=info)
@@ -307,6 +358,35 @@ def _audited(proof: Proof, info: dict, budget: Budget, seconds: float) -> Method
     return MethodOutcome("symbolic", "pass", proof.detail, seconds, proof=info)
 
 
+def _tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
+    """A passing symbolic outcome with the tie of its goal to the reading's sides
+    (:func:`attnbounds.engine.tie.tie`) in its ``proof`` object; a goal that is not the
+    reading's sides, or whose hypotheses fail at its instances, is a conflict."""
+    from attnbounds.engine.tie import tie
+
+    start = time.perf_counter()
+    try:
+        got = tie(reading, proof)
+    except Exception as exc:  # noqa: BLE001 -- a bind that fails is the reading's error, shown on the row
+        got = {"status": "error", "instances": 0, "detail": f"tie of the goal to the sides: {_error_text(exc)}"}
+    info = {**out.proof, "tie": got}
+    conflict = out.conflict
+    if got["status"] in ("untied", "error") and conflict is None:
+        conflict = f"symbolic: {got['detail']}"
+    return replace(out, proof=info, conflict=conflict, seconds=out.seconds + time.perf_counter() - start)
+
+
+def proves(chain) -> list[str]:
+    """The statements a checked chain proves, as its author gave them to ``Chain.prove`` (one per
+    part of an ``AllOf``, the main statement first): ``["1/L <= MaxOver(...)"]``. The kernel
+    cannot see the reading's sides; these are what a reader compares with the reading."""
+    import sympy as sp
+
+    parts = getattr(chain, "parts", None) or (chain,)
+    return [f"{sp.sstr(lhs)} {'=' if rel in ('=', '==') else rel} {sp.sstr(rhs)}" for lhs, rel, rhs in
+            (p.goal for p in parts)]
+
+
 def proof_summary(proof: Proof) -> dict:
     """The ``proof`` object of a row: ``{"steps", "checked", "substeps", "rules", "status"}``.
 
@@ -333,7 +413,7 @@ def proof_summary(proof: Proof) -> dict:
         checked = proof.chain.complete and issued(proof.chain)
         status = "checked" if checked else ("refuted" if proof.status is False else _unchecked(proof.chain))
         return {"steps": proof.steps, "checked": proof.checked, "substeps": proof.substeps, "rules": list(proof.rules),
-                "status": status}
+                "status": status, "proves": proves(proof.chain)}
     if proof.status is True or (proof.status is None and proof.detail.startswith("argued")):
         # a claimed proof without a chain, or one its module marks argued: one argued step
         return {"steps": 1, "checked": 0, "substeps": 0, "rules": ["argued"], "status": "argued"}
@@ -358,7 +438,7 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
     Runs ``budget.examples`` examples with the seed derived from ``seed`` and the reading
     id, no example database and no deadline. A failure is shrunk by Hypothesis; the last
     failing call is its final replay of the minimal example, which is what is reported.
-    NaN sides are an evaluator error, not a counterexample. Only the budget's safety net
+    NaN sides, or the same infinity on both, are an evaluator error, not a counterexample. Only the budget's safety net
     ``time_limit`` stops the search early (``timed_out``): with no counterexample yet the
     outcome is ``"incomplete"``; with one, it is reported, marked as not fully shrunk.
     Instances outside the reading's own hypotheses (``reading.assume``) are rejected
@@ -375,7 +455,8 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
 
     rid = reading_id or reading.name
     start = time.perf_counter()
-    state: dict[str, Any] = {"evaluated": 0, "failing": None, "found": False, "raised_on": None, "discarded": 0}
+    state: dict[str, Any] = {"evaluated": 0, "failing": None, "found": False, "raised_on": None, "discarded": 0,
+                             "slack": _Slack(reading)}
 
     def body(instance):
         if not isinstance(instance, dict):  # the contract (claims.base): an instance is a dict of named values
@@ -399,6 +480,8 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
             raise
         if not state["found"]:
             state["evaluated"] += 1
+            if ok:
+                state["slack"].add(_violation(np.asarray(lhs), np.asarray(rhs), reading.relation))
         if not ok:
             state["found"] = True
             state["failing"] = (_snapshot(instance), lhs, rhs)
@@ -425,7 +508,7 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
         cex = _counterexample(instance, lhs, rhs, "strategy")
         text = (
             f"Hypothesis: shrunk counterexample after {state['evaluated']} example(s): "
-            f"lhs={_fmt(lhs)} {_FLIP[reading.relation]} rhs={_fmt(rhs)}"
+            f"{_sides_text(lhs, rhs, ' ' + _FLIP[reading.relation] + ' ')}"
         )
         return MethodOutcome(
             "strategy", "fail", text, time.perf_counter() - start, count=state["evaluated"], counterexample=cex,
@@ -444,7 +527,7 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
             cex = _counterexample(instance, lhs, rhs, "strategy")
             text = (
                 f"Hypothesis: counterexample after {n} example(s), not fully shrunk ({exc}): "
-                f"lhs={_fmt(lhs)} {_FLIP[reading.relation]} rhs={_fmt(rhs)}"
+                f"{_sides_text(lhs, rhs, ' ' + _FLIP[reading.relation] + ' ')}"
             )
             return MethodOutcome("strategy", "fail", text, seconds, count=n, counterexample=cex, timed_out=True,
                                  discarded=state["discarded"])
@@ -460,8 +543,9 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
         )
     seconds = time.perf_counter() - start
     n = state["evaluated"]
-    return MethodOutcome("strategy", "pass", f"no counterexample in {n} Hypothesis example(s)", seconds, count=n,
-                         discarded=state["discarded"])
+    return MethodOutcome("strategy", "pass", f"no counterexample in {n} Hypothesis example(s)"
+                         f"{state['slack'].note()}", seconds, count=n, discarded=state["discarded"],
+                         slack=state["slack"].info())
 
 
 def _batch_size(batch: dict) -> int | None:
@@ -514,6 +598,7 @@ def run_sweep(
     done = violations = drawn = discarded = 0
     fixed = False
     worst: tuple[float, dict] | None = None
+    slack = _Slack(reading)
     chunk = min(_CHUNK_START, budget.sweep)
     timeout_note = ""
     try:
@@ -547,12 +632,13 @@ def run_sweep(
                     lhs, rhs = np.broadcast_to(lhs, (size,)), np.broadcast_to(rhs, (size,))
                 if lhs.shape[0] != size:
                     raise ValueError(f"sides() returned shape {lhs.shape} for a batch of {size} instance(s)")
-                nan = np.isnan(lhs) | np.isnan(rhs)
+                nan = _undecided(*np.broadcast_arrays(lhs, rhs))
                 if np.any(nan):
                     i = int(np.argwhere(nan.reshape(size, -1).any(axis=1))[0, 0])
-                    raise _NonFinite(f"sides returned NaN at instance {_instance_text(_slice_instance(batch, i))}")
+                    raise _NonFinite(f"{_undecided_text(lhs, rhs)} at instance {_instance_text(_slice_instance(batch, i))}")
                 ok = holds_relation(Sides(lhs, rhs), reading.relation, reading.rtol, reading.atol)
                 bad = ~ok.reshape(size, -1).all(axis=1)
+                slack.add(np.where(ok, _violation(lhs, rhs, reading.relation), -np.inf).reshape(size, -1).max(axis=1))
                 if np.any(bad):
                     violations += int(bad.sum())
                     margin = _violation(lhs, rhs, reading.relation).reshape(size, -1).max(axis=1)
@@ -597,7 +683,7 @@ def run_sweep(
         cex = _counterexample(instance, lhs1, rhs1, "sweep", violations=violations, of=done)
         text = (
             f"sweep: {violations} of {done} instance(s) violate; the one with the fewest entries: "
-            f"lhs={_fmt(lhs1)} {_FLIP[reading.relation]} rhs={_fmt(rhs1)}"
+            f"{_sides_text(lhs1, rhs1, ' ' + _FLIP[reading.relation] + ' ')}"
         )
         if timed_out:
             text += f" ({timeout_note}, after {done} of {budget.sweep} instance(s))"
@@ -616,8 +702,8 @@ def run_sweep(
             f"sweep: {why}, after {done} of {budget.sweep} instance(s), no counterexample",
             seconds, count=done, timed_out=timed_out, discarded=discarded,
         )
-    return MethodOutcome("sweep", "pass", f"no counterexample in {done} sweep instance(s)", seconds, count=done,
-                         discarded=discarded)
+    return MethodOutcome("sweep", "pass", f"no counterexample in {done} sweep instance(s){slack.note()}", seconds,
+                         count=done, discarded=discarded, slack=slack.info())
 
 
 def montecarlo_outcome(estimate: Estimate, relation: str, rtol: float = 1e-9, atol: float = 1e-12) -> str:

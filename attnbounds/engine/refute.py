@@ -279,7 +279,10 @@ def _sum_or_product(cls, function, limits, env) -> np.ndarray:
     (a product: its reciprocal); from a to a − 1, empty."""
     i, lo, hi = limits[-1]
     inner = cls(function, *limits[:-1]) if len(limits) > 1 else function  # (building Sum(inner, (i, ..)) folds back)
-    lo_v, hi_v = (int(round(float(_eval(b, env)[0]))) for b in (lo, hi))
+    lo_a, hi_a = (np.broadcast_to(np.asarray(_eval(b, env), dtype=float), (env.n,)) for b in (lo, hi))
+    if not (np.all(lo_a == lo_a[0]) and np.all(hi_a == hi_a[0])):
+        return _sum_per_draw(cls, inner, i, lo_a, hi_a, env)  # limits drawn per draw (a sum to K[1])
+    lo_v, hi_v = int(round(float(lo_a[0]))), int(round(float(hi_a[0])))
     if hi_v < lo_v - 1:
         flipped = _sum_or_product(cls, function, (*limits[:-1], (i, hi + 1, lo - 1)), env)
         with np.errstate(all="ignore"):
@@ -300,6 +303,38 @@ def _sum_or_product(cls, function, limits, env) -> np.ndarray:
     if out is None:
         return np.zeros(env.n) if cls is sp.Sum else np.ones(env.n)
     return out
+
+
+def _sum_per_draw(cls, inner, i, lo_a, hi_a, env) -> np.ndarray:
+    """Σ or Π of ``inner`` over i from lo_a to hi_a, limits that differ from draw to draw: each
+    draw takes the terms in its own range (nan where a limit is not a finite integer; a
+    reversed range, which Karr's convention reads as minus another sum, has no form here)."""
+    finite = np.isfinite(lo_a) & np.isfinite(hi_a)
+    lo_i = np.where(finite, np.round(lo_a), 0).astype(np.int64)
+    hi_i = np.where(finite, np.round(hi_a), -1).astype(np.int64)
+    finite &= (lo_i == lo_a) & (hi_i == hi_a)
+    if np.any(finite & (hi_i < lo_i - 1)):
+        raise NoNumericForm("a sum whose limits vary by draw and run backwards in some")
+    out = np.zeros(env.n) if cls is sp.Sum else np.ones(env.n)
+    if not finite.any():
+        return np.full(env.n, np.nan)
+    saved = env.ints.get(i)
+    try:
+        for k in range(int(lo_i[finite].min()), int(hi_i[finite].max()) + 1):
+            env.ints[i] = k
+            v = np.asarray(_eval(inner, env), dtype=float)
+            if out.ndim < v.ndim:  # a vector's terms: (n, d)
+                out = np.broadcast_to(out.reshape(out.shape + (1,) * (v.ndim - out.ndim)), v.shape).copy()
+            take = finite & (lo_i <= k) & (k <= hi_i)
+            take = take.reshape(take.shape + (1,) * (v.ndim - 1))
+            with np.errstate(over="ignore", invalid="ignore"):
+                out = np.where(take, out + v, out) if cls is sp.Sum else np.where(take, out * v, out)
+    finally:
+        if saved is None:
+            env.ints.pop(i, None)
+        else:
+            env.ints[i] = saved
+    return np.where(finite.reshape(finite.shape + (1,) * (out.ndim - 1)), out, np.nan)
 
 
 def _function_value(e, env) -> np.ndarray:
@@ -580,21 +615,39 @@ def _magnitude(a, b, scale=None):
 
 
 def _terms_scale(env, *exprs):
-    """Per draw, the largest Σ |term| over the top-level terms of each expression that is a sum
-    (None when none is, or a term cannot be evaluated): the size rounding is relative to."""
+    """Per draw, the size rounding is relative to (None when no expression has a sum, or one
+    cannot be evaluated): the expression evaluated with every sum taken as Σ |term| and every
+    product and integer power of those, so that a cancelling sum inside a product counts at the
+    size of its terms (y·(cosh²x − sinh²x) = y at x = 20 is computed from terms of 10¹⁷)."""
     out = None
     for e in exprs:
-        if not isinstance(e, sp.Add):
+        if not (isinstance(e, sp.Basic) and e.has(sp.Add)):
             continue
         try:
-            tot = 0.0
-            for a in e.args:
-                v = np.abs(np.asarray(_eval(a, env), dtype=float))
-                tot = tot + (v.reshape(v.shape[0], -1).max(axis=1) if v.ndim > 1 else v)
+            tot = _abs_scale(e, env)
         except (NoNumericForm, ZeroDivisionError, TypeError, ValueError):
             continue
         out = tot if out is None else np.maximum(out, tot)
     return out
+
+
+def _abs_scale(e, env) -> np.ndarray:
+    """|e| with sums as Σ |term| (and products, integer powers of them): per draw (a vector
+    value's largest entry)."""
+    if isinstance(e, (sp.Add, sp.Mul, sp.Pow)):
+        with np.errstate(invalid="ignore", over="ignore"):  # inf · 0 is nan: no scale there, as no value
+            if isinstance(e, sp.Add):
+                return sum(_abs_scale(a, env) for a in e.args)
+            if isinstance(e, sp.Mul) and e.is_commutative:
+                out = 1.0
+                for a in e.args:
+                    out = out * _abs_scale(a, env)
+                return out
+            if isinstance(e, sp.Pow) and e.exp.is_Integer and e.exp > 0 and e.base.has(sp.Add):
+                return _abs_scale(e.base, env) ** int(e.exp)
+    with np.errstate(invalid="ignore", over="ignore"):
+        v = np.abs(np.asarray(_eval(e, env), dtype=float))
+    return v.reshape(v.shape[0], -1).max(axis=1) if v.ndim > 1 else v
 
 
 # ----------------------------------------------------------------------------- sampling
@@ -614,7 +667,20 @@ def _scalar(rng, n, sym):
         sign = np.full(n, 1.0 if sym.is_extended_nonnegative else -1.0)
     if sym is not None and sym.is_integer:  # an integer-valued function or base: small integers
         mag = np.where(mag > 0, np.maximum(np.round(mag), 1.0), 0.0)
+    if sym is not None and (sym.is_prime or sym.is_composite):  # drawn among the first of them
+        pool = np.array(_PRIMES if sym.is_prime else _COMPOSITES, dtype=float)
+        return pool[rng.integers(0, pool.size, size=n)]
+    if sym is not None and sym.is_even:
+        mag = 2.0 * np.round(mag / 2.0)
+        if sym.is_zero is False or sym.is_extended_positive or sym.is_extended_negative:
+            mag = np.maximum(mag, 2.0)
+    elif sym is not None and sym.is_odd:
+        mag = 2.0 * np.floor(mag / 2.0) + 1.0
     return mag * sign
+
+
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29)
+_COMPOSITES = (4, 6, 8, 9, 10, 12, 14, 15, 16, 18)
 
 
 def _respects(sym, values) -> np.ndarray:
@@ -626,7 +692,7 @@ def _respects(sym, values) -> np.ndarray:
 
 def _meets(sym, v) -> np.ndarray:
     """Elementwise, whether the values ``v`` meet the assumptions of ``sym`` (positive,
-    nonnegative, negative, nonpositive, nonzero, integer)."""
+    nonnegative, negative, nonpositive, nonzero, integer, even, odd, prime, composite)."""
     ok = np.ones(np.shape(v), dtype=bool)
     with np.errstate(invalid="ignore"):
         if sym.is_extended_positive:
@@ -641,6 +707,17 @@ def _meets(sym, v) -> np.ndarray:
             ok &= v != 0
         if sym.is_integer:
             ok &= v == np.round(v)
+        if sym.is_even:
+            ok &= np.mod(v, 2) == 0
+        if sym.is_odd:
+            ok &= np.mod(v, 2) == 1
+        if sym.is_prime or sym.is_composite:
+            from sympy import isprime
+
+            whole = np.isfinite(v) & (v == np.round(v)) & (v >= 2)
+            prime = np.zeros(np.shape(v), dtype=bool)
+            prime[whole] = [isprime(int(x)) for x in np.asarray(v)[whole]]
+            ok &= prime if sym.is_prime else whole & ~prime & (np.asarray(v) > 3)
     return ok
 
 
@@ -785,7 +862,7 @@ def _solve_equations(eqs, sampled_syms, idx=frozenset()):
 
 
 def _universal_indices(rels, dropped):
-    """(rels, dropped, {k': (lo, hi)}): each positive (or non-negative) integer symbol k that some
+    """(rels, dropped, {k': (lo, hi)}): each integer symbol k, not declared negative or non-positive, that some
     relation defines a value at (f[k] = k²), and every relation holding it either defines a value
     at or holds only inside subscripts and arguments (a(k) >= 0), is renamed in its definitions
     (the others keep k: drawn, or a sum's index) to a symbol k' of their own, which ranges over
@@ -800,7 +877,10 @@ def _universal_indices(rels, dropped):
     syms = set().union(*(sp.Tuple(*_sides_of(r)).free_symbols for r in every)) if every else set()
     ranges: dict = {}
     for k in _ordered(syms):
-        if not (isinstance(k, sp.Symbol) and k.is_integer and (k.is_positive or k.is_nonnegative)) or any(
+        # an integer without a sign is read at every integer, the tables' 1 … INT_MAX + 1 among them
+        # (review 3 of the refuter: a(i) = 2 held on the first sum's range only); one that may
+        # only be negative or zero says nothing of those
+        if not (isinstance(k, sp.Symbol) and k.is_integer and not (k.is_negative or k.is_nonpositive)) or any(
                 getattr(k, f"is_{fact}") for fact in ("even", "odd", "prime", "composite")):
             continue
         where = [r for r in every if k in sp.Tuple(*_sides_of(r)).free_symbols]
@@ -928,7 +1008,8 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
             i, lo, hi = s.limits[0]
             ranges.setdefault(i, (lo, hi))
     ranges.update(universal)
-    int_rels = _integer_relations(ineqs + filters, ints)
+    # (the solved equations too: x = 1/(L − 2) needs L != 2 as much as a filter does)
+    int_rels = _integer_relations(ineqs + filters + [r for r in eqs if r not in filters], ints)
     int_prefs = _integer_preferences(eqs, ints)
     rng = np.random.default_rng(seed)
     tried, best, first_bad = 0, None, None
@@ -1008,6 +1089,11 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
             # every solved equation and every rescaling must still hold at the final values
             for s, v in derived:
                 ok &= _close(env.values[s], _eval(v, env))
+            # and every equation solved for them, as written: SymPy's solutions may be spurious
+            # (sqrt(a) = 2b solved as a = 4b², which also holds at b < 0)
+            for r in eqs:
+                if r not in filters:
+                    ok &= _holds(r, env, ranges)
             for s, v in rescale:
                 ok &= _close(np.linalg.norm(env.values[s], axis=-1), _eval(v, env))
             # every scalar, solved or drawn, and every index function's value must still respect
@@ -1027,10 +1113,10 @@ def refute(lhs, relation: str, rhs, ctx, *, drop: str | None = None, seed: int |
                 ok &= _holds(r, env, ranges)
             for s, v in rescale:
                 ok &= _eval(v, env) >= 0
-            lv, rv, broken = _goal(lhs, rel, rhs, env)
+            lv, rv, broken, judged = _goal(lhs, rel, rhs, env)
         except (NoNumericForm, ZeroDivisionError) as exc:
             raise NoNumericForm(str(exc)) from None
-        tried += int(ok.sum())
+        tried += int((ok & judged).sum())  # a draw whose goal has no value (a(0) out of the table) judged nothing
         bad = ok & broken
         if bad.any():
             # the smallest counterexample of this batch (the largest scalar magnitude is least)
@@ -1132,25 +1218,31 @@ def _draw_ints(rng, ints, rels, prefer=()) -> dict:
 
 
 def _int_span(s) -> tuple[int, int]:
-    """The values an integer symbol is drawn from, as numpy's (low, high): 1 … INT_MAX, or
-    −INT_MAX … −1 (negative), −INT_MAX … 0 (nonpositive), 0 (zero)."""
+    """The values an integer symbol is drawn from, as numpy's (low, high): 1 … INT_MAX
+    (positive), 0 … INT_MAX (nonnegative), −INT_MAX … −1 (negative), −INT_MAX … 0
+    (nonpositive), 0 (zero), and −2 … INT_MAX for an integer with no sign (review 3 of the
+    refuter: n >= 1 for a nonnegative n, or m >= 1 for any m, was never refuted)."""
     if s.is_zero:
         return 0, 1
     if s.is_extended_negative:
         return -INT_MAX, 0
     if s.is_extended_nonpositive:
         return -INT_MAX, 1
-    return 1, INT_MAX + 1
+    if s.is_extended_positive:
+        return 1, INT_MAX + 1
+    if s.is_extended_nonnegative:
+        return 0, INT_MAX + 1
+    return -2, INT_MAX + 1
 
 
 def _int_meets(s, v: int) -> bool:
     """Whether the integer v has the assumptions of symbol ``s`` that its span does not give:
-    even, odd, prime, composite (a draw without them is not one the statement speaks of)."""
+    even, odd, prime, composite, nonzero (a draw without them is not one the statement speaks of)."""
     from sympy import isprime
 
     checks = (("even", v % 2 == 0), ("odd", v % 2 == 1), ("prime", v > 1 and isprime(v)),
               ("composite", v > 3 and not isprime(v)))
-    return all(ok for fact, ok in checks if getattr(s, f"is_{fact}") is True)
+    return all(ok for fact, ok in checks if getattr(s, f"is_{fact}") is True) and (v != 0 or s.is_zero is not False)
 
 
 def _int_holds(rel, values) -> bool:
@@ -1171,7 +1263,7 @@ def _goal(lhs, rel, rhs, env):
     such atom."""
     if not (env.random and env.prob is not None and (_bare_random(lhs, env) or _bare_random(rhs, env))):
         lv, rv = _eval(lhs, env), _eval(rhs, env)
-        return lv, rv, _violated(lv, rel, rv, _terms_scale(env, lhs, rhs))
+        return lv, rv, _violated(lv, rel, rv, _terms_scale(env, lhs, rhs)), _finite(lv) & _finite(rv)
     from attnbounds.theory.proof import Cond
 
     given = {c.args[1] for e in (lhs, rhs) for c in e.atoms(Cond)}
@@ -1180,6 +1272,7 @@ def _goal(lhs, rel, rhs, env):
     given = next(iter(given), None)
     lv, rv = np.full(env.n, np.nan), np.full(env.n, np.nan)
     broken = np.zeros(env.n, dtype=bool)
+    judged = np.ones(env.n, dtype=bool)
     try:
         for a in range(env.prob.shape[1]):
             env.atom = a
@@ -1187,14 +1280,26 @@ def _goal(lhs, rel, rhs, env):
             if la.ndim != 1 or ra.ndim != 1:
                 raise NoNumericForm("a vector goal about a random variable")
             here = _violated(la, rel, ra, _terms_scale(env, lhs, rhs)) & (env.prob[:, a] > 0)
+            read = env.prob[:, a] > 0
             if given is not None:
                 here &= _event_value(given, env) != 0
+                read &= _event_value(given, env) != 0
+            judged &= ~read | (_finite(la) & _finite(ra))
             first = here & ~broken
             lv, rv = np.where(first, la, lv), np.where(first, ra, rv)
             broken |= here
     finally:
         env.atom = None
-    return lv, rv, broken
+    return lv, rv, broken, judged
+
+
+def _finite(v) -> np.ndarray:
+    """Per draw, whether a side's value is finite (a vector's every entry): a side out of its
+    table (a(0), x[7]) is nan, and a draw where it is judges nothing."""
+    v = np.asarray(v, dtype=float)
+    with np.errstate(invalid="ignore"):
+        f = np.isfinite(v)
+    return f.reshape(f.shape[0], -1).all(axis=1) if f.ndim > 1 else f
 
 
 def _undetermined(rel, env: _Env, indices) -> np.ndarray:
@@ -1251,6 +1356,8 @@ def _assigned_at(i, env, ranges):
     its summation range; None when it has neither."""
     if i in env.ints:
         return [env.ints[i]]
+    if isinstance(i, sp.Integer):  # a literal index, a(1) = 5: its table's column, when there is one
+        return [int(i)] if 0 <= int(i) <= INT_MAX + 1 else None
     return list(_index_range(i, env, ranges)) if i in ranges else None
 
 
@@ -1400,11 +1507,13 @@ def _fix_probability(eq, env, rng, ranges) -> bool:
         if len(heads) != 1 or len(fs) != 1:
             continue
         f = next(iter(fs))
-        if f.func not in env.random or len(f.args) != 1 or not (f.args[0] in ranges or f.args[0] in env.ints):
+        if f.func not in env.random or len(f.args) != 1:
             continue
         i = f.args[0]
-        fixed = i in env.ints  # a sampled integer, not a summation index
-        ks = [env.ints[i]] if fixed else list(_index_range(i, env, ranges))
+        ks = _assigned_at(i, env, ranges)  # a sampled integer, a literal (A(1)) or every index of a sum
+        if ks is None:
+            continue
+        fixed = i in env.ints
         try:
             targets = []
             for k in ks:
@@ -1576,6 +1685,9 @@ def _head_kind(h):
             break
     if probe.is_integer:
         kind["integer"] = True
+    for fact in ("even", "odd", "prime", "composite"):  # review 3 of the refuter: they were dropped
+        if getattr(probe, f"is_{fact}"):
+            kind[fact] = True
     return sp.Dummy(**kind) if kind else None
 
 

@@ -22,12 +22,17 @@ whose keys are :data:`ROW_FIELDS`, in order::
     error           null or the text of the errors raised by methods
     proof           null, or for a reading with a symbolic method {"steps": int, "checked": int,
                     "substeps": int, "rules": [rule names],
-                    "status": "checked" | "argued" | "refused" | "refuted" | "undecided"}
+                    "status": "checked" | "argued" | "refused" | "refuted" | "undecided",
+                    "proves": [the statements the chain proves, "lhs rel rhs", main first],
+                    "tie": for a reading with ``bind`` only, {"status": "tied" | "untied" |
+                    "not evaluable" | "error", "instances", "detail"}
+                    (:mod:`attnbounds.engine.tie`; untied or error is also the row's conflict)}
                     (argued: a step or premise in prose; refused: a step its rule did not
                     accept, or steps that miss the goal; neither is a proof); steps and
                     checked count the chain's top-level steps, substeps the steps of the
                     sub-chains the checked steps carry (checked inside their step; absent in
-                    rows written before it existed); a checked chain also has "audit":
+                    rows written before it existed; proves: a chain's only, absent in older rows,
+                    and absent for a proof with no chain); a checked chain also has "audit":
                     {"steps", "searched", "no_numeric_form", "no_draw_met",
                     "counterexamples", "draws_per_step"}, the step audit's counts (every
                     distinct step the kernel accepted, searched for a numeric counterexample
@@ -58,6 +63,9 @@ A row also reads as a mapping of those fields (``row["verdict"]``, ``row.get("er
 """
 
 from __future__ import annotations
+
+import os
+import sys
 
 import copy
 import math
@@ -190,6 +198,30 @@ def _fmt(x: Any) -> str:
     return f"{v + 0.0:.6g}"  # + 0.0: a negative zero prints as 0
 
 
+def _sides_text(lhs: Any, rhs: Any, between: str = ", ") -> str:
+    """``lhs=… rhs=…``, both as :func:`_fmt`, with more significant digits (up to 17) where six
+    print two different numbers alike: a violation by 1e-7 shows as ``1 != 1.0000001``.
+
+    >>> _sides_text(1.0, 1.0000001, " != "), _sides_text(0.5, 2)
+    ('lhs=1 != rhs=1.0000001', 'lhs=0.5, rhs=2')
+    """
+    x, y = _fmt_pair(lhs, rhs)
+    return f"lhs={x}{between}rhs={y}"
+
+
+def _fmt_pair(lhs: Any, rhs: Any) -> tuple[str, str]:
+    """Both sides as :func:`_fmt`, with as many more digits as tell two different values apart."""
+    try:
+        a, b = float(lhs), float(rhs)
+    except (TypeError, ValueError):
+        return _fmt(lhs), _fmt(rhs)
+    for digits in range(6, 18):
+        x, y = f"{a + 0.0:.{digits}g}", f"{b + 0.0:.{digits}g}"
+        if x != y or a == b:
+            return x, y
+    return x, y
+
+
 def _positive_zeros(v):
     """``v`` (JSON-able) with every negative zero made 0.0, in nested lists too."""
     if isinstance(v, float):
@@ -228,7 +260,21 @@ def _error_text(exc: BaseException) -> str:
     'ValueError: sides returned NaN'
     """
     kind = next(c.__name__ for c in type(exc).__mro__ if not c.__name__.startswith("_"))
+    if debug_tracebacks() and not getattr(exc, "_attnbounds_shown", False):
+        import traceback
+
+        try:
+            exc._attnbounds_shown = True  # one traceback per error, however often its text is asked
+        except AttributeError:
+            pass
+        print("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), file=sys.stderr, end="")
     return _short(f"{kind}: {exc}", 300)
+
+
+def debug_tracebacks() -> bool:
+    """Whether an error a row records (a method that raised) also prints its traceback to
+    stderr: ``attnbounds --debug`` sets ATTNBOUNDS_DEBUG=1, which turns it on."""
+    return os.environ.get("ATTNBOUNDS_DEBUG", "") not in ("", "0")
 
 
 def _counterexample(instance, lhs, rhs, method, **extra) -> dict:

@@ -62,8 +62,8 @@ import numpy as np
 
 from attnbounds.claims.base import Proof, Reading
 from attnbounds.engine.budget import Budget
-from attnbounds.engine.methods import _CEX_ORDER, _EXACT, _METHOD_LABEL, MethodOutcome, _snapshot
-from attnbounds.engine.rows import _FLIP, UNPROVED, _counterexample, _error_text, _fmt, _instance_text, _short
+from attnbounds.engine.methods import _CEX_ORDER, _EXACT, _METHOD_LABEL, MethodOutcome, _snapshot, slack_note
+from attnbounds.engine.rows import _FLIP, UNPROVED, _counterexample, _error_text, _fmt, _instance_text, _sides_text, _short
 
 __all__ = ["Judgement", "combine", "judge_drop"]
 
@@ -142,7 +142,7 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
             ev = f"{_METHOD_LABEL[f.method]}: {f.detail} (lhs={_fmt(c.get('lhs'))} at {_instance_text(c.get('instance'))})"
         else:
             ev = (
-                f"{_METHOD_LABEL[f.method]}: lhs={_fmt(c.get('lhs'))} {rel} rhs={_fmt(c.get('rhs'))} "
+                f"{_METHOD_LABEL[f.method]}: {_sides_text(c.get('lhs'), c.get('rhs'), ' ' + rel + ' ')} "
                 f"at {_instance_text(c.get('instance'))}"
             )
         if f.method == "sweep":
@@ -158,7 +158,13 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
             f"Carlo) evaluated this reading's sides and passed, so nothing ties the proof's goal to the reading "
             f"[{by[exact[0]].detail}]", 300))
     if "symbolic" in by and by["symbolic"].outcome == "pass":
-        return Judgement("proved", _short(f"symbolic: {by['symbolic'].detail}"))
+        info = by["symbolic"].proof or {}
+        goals = info.get("proves") or []
+        what = f" {_short(goals[0], 70)}" + (f" (+{len(goals) - 1} lemma(s))" if len(goals) > 1 else "") if goals else ""
+        t = info.get("tie")
+        tied = ("" if t is None else f"; tied to the sides at {t['instances']} instance(s)" if t["status"] == "tied"
+                else f"; not tied to the sides ({t['detail']})")
+        return Judgement("proved", _short(f"symbolic proves{what}{tied}: {by['symbolic'].detail}", 240))
     if "certify" in by and by["certify"].outcome == "pass":
         sym = by.get("symbolic")
         argued = ""
@@ -186,7 +192,8 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
     if (searching or sampling) and not reasons:
         parts = []
         if searching:
-            parts.append(f"no counterexample in {by['strategy'].count} examples + {by['sweep'].count} sweep instances")
+            parts.append(f"no counterexample in {by['strategy'].count} examples + {by['sweep'].count} sweep instances"
+                         + _slack_text(by["strategy"], by["sweep"], reading))
         if sampling:
             parts.append(by["montecarlo"].detail)
         sym = by.get("symbolic")
@@ -197,6 +204,15 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         return Judgement("undecided", "no method to judge this reading")
     unknown = [o.detail for o in outcomes if o.outcome == "unknown"]
     return Judgement("undecided", _short("; ".join(reasons + unknown) or "no method decided", 200))
+
+
+def _slack_text(st, sw, reading) -> str:
+    """The searches' instances that hold only within the rounding slack, merged (empty if none)."""
+    got = [o.slack for o in (st, sw) if o.slack]
+    if not got:
+        return ""
+    return slack_note({"count": sum(g["count"] for g in got), "largest": max(g["largest"] for g in got)},
+                      reading.rtol, reading.atol)
 
 
 def judge_drop(hypothesis, proof: Proof) -> tuple[Judgement, dict[str, str]]:
@@ -223,7 +239,7 @@ def judge_drop(hypothesis, proof: Proof) -> tuple[Judgement, dict[str, str]]:
         if proof.rhs is None:  # no numeric right side: the drop's own account of what fails
             what = f"{proof.detail} (lhs={_fmt(proof.lhs)} at {_instance_text(proof.counterexample)})"
         else:
-            what = f"lhs={_fmt(proof.lhs)}, rhs={_fmt(proof.rhs)} at {_instance_text(proof.counterexample)}"
+            what = f"{_sides_text(proof.lhs, proof.rhs, ', ')} at {_instance_text(proof.counterexample)}"
         evidence = _short(f"without '{hypothesis.name}' the conclusion fails: {what}", 200)
         return Judgement("falsified", evidence, cex), detail
     if proof.status is True:

@@ -1050,6 +1050,10 @@ def from_callable(
 ) -> Normalizer:
     """A normalizer from a numpy callable ``func(z, **params) -> weights`` (z = logits/T).
 
+    ``params`` are ``func``'s own keyword parameters; ``T`` is not one of them: every
+    normalizer is applied to logits / T, with T a parameter of its own (``with_params(T=…)``),
+    so ``params={"T": …}`` is refused.
+
     ``jacobian(z, **params)`` returns ∂α/∂z of shape ``(..., L, L)``; without it the
     Jacobian is by central finite differences. Every output is checked (shape, finite,
     non-negative, rows summing to 1 unless ``sums_to_one=False``) and a bad one raises

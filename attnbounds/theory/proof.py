@@ -406,16 +406,30 @@ class Context:
                 raise TypeError(f"hypotheses[{name!r}]: SymPy decides it False from its symbols' assumptions "
                                 "(a contradictory hypothesis: check how the symbols were declared)")
             fact = h.fact if isinstance(h, Assumed) else h
-            if any(_has_float(x) for x in _sides(h)):
-                raise TypeError(f"hypotheses[{name!r}]: a floating-point number (the kernel reads exact numbers only: "
-                                "write sp.Rational)")
             ok = isinstance(fact, FACTS + rel_types) or (not isinstance(h, Assumed) and isinstance(h, Lemma)) or (
                 isinstance(fact, tuple) and fact and all(isinstance(r, rel_types) for r in fact))
             if isinstance(h, Assumed) and not (isinstance(h.why, str) and h.why.strip()):
                 raise TypeError(f"hypotheses[{name!r}]: an Assumed premise needs a non-empty why")
             if not ok:
+                hint = (" (Python's == compares two SymPy expressions as trees and gives a bool: write sp.Eq(a, b))"
+                        if isinstance(fact, bool) else "")
                 raise TypeError(f"hypotheses[{name!r}]: expected a SymPy relation (or a tuple of them), Lemma, BoundedDifferences, "
-                                f"WeightedNorm or Assumed, got {h!r}")
+                                f"WeightedNorm or Assumed, got {h!r}{hint}")
+            if any(_has_float(x) for x in _sides(h)):
+                raise TypeError(f"hypotheses[{name!r}]: a floating-point number (the kernel reads exact numbers only: "
+                                "write sp.Rational)")
+            rels = (fact,) if isinstance(fact, rel_types) else fact if isinstance(fact, tuple) else ()
+            if isinstance(fact, Lemma):
+                rels = ((fact.lhs, fact.rhs),)
+            for r in rels:
+                a, b = r if isinstance(r, tuple) else (r.lhs, r.rhs)
+                if _mixed_spaces(a, b):
+                    # review 59: X = Cond(X, A) holds on A; put in under a mean it moved E[X] to E[X | A];
+                    # review 60: so did X − Cond(X, A) = 0, and X − Cond(X, A) >= 0 under markov
+                    raise TypeError(f"hypotheses[{name!r}]: {sp.sstr(sp.Eq(a, b, evaluate=False)) if isinstance(r, tuple) else sp.sstr(r)} "
+                                    "relates random values on different probability spaces (conditioned on different "
+                                    "events, or one conditioned and one not): no rule may put one for the other or "
+                                    "take a mean of it, so state it on one space")
         object.__setattr__(self, "hypotheses", _FrozenHypotheses(self.hypotheses))
 
     def without(self, name: str) -> "Context":
@@ -2852,7 +2866,7 @@ def _cases(lhs, rel, rhs, p, ctx):
     # binds one of them, the case would be read for every index, so such a split is refused
     subs = [c for c in (p.get("pos"), p.get("nonpos")) if isinstance(c, Chain)]
     # (the sub-chains' generic indices too: max-bound's k read the case y[k] > 0 for every k, review 57)
-    bound = (_binder_variables([lhs, rhs]) | set().union(*(_every_reads(c) for c in subs))) & e.free_symbols
+    bound = (_binder_variables([lhs, rhs]) | set().union(*(_every_reads(c, ctx) for c in subs))) & e.free_symbols
     _need(not bound, f"cases: the split {sp.sstr(e)} uses {sorted(map(str, bound))}, which a sum or "
                      "sub-chain binds as an index; split inside the sum (termwise) instead")
     for positive, key, case in ((True, "pos", sp.Gt(e, 0)), (False, "nonpos", sp.Le(e, 0))):
@@ -2976,6 +2990,48 @@ def _atom_spaces(e) -> set:
 
     walk(sp.sympify(e), None, frozenset())
     return out
+
+
+def _pointwise_spaces(e) -> set:
+    """The probability spaces of the random values ``e`` holds pointwise: as :func:`_atom_spaces`,
+    but a mean or probability (E[·], P(·)) is a number, whatever space its argument is on."""
+    out: set = set()
+
+    def walk(x, event, bound):
+        if isinstance(x, (Expect, Prob)):
+            return
+        if isinstance(x, Cond):
+            walk(x.args[0], _VARIES if x.args[1].free_symbols & bound else x.args[1], bound)
+            return
+        if is_random_atom(x):
+            out.add(event)
+            return
+        inner = bound | _bound_here(x)
+        for a in getattr(x, "args", ()):
+            if isinstance(a, sp.Basic):
+                walk(a, event, inner)
+
+    walk(sp.sympify(e), None, frozenset())
+    return out
+
+
+def _mixed_spaces(*exprs) -> bool:
+    """Whether ``exprs`` together hold random values on more than one probability space (or on
+    an event that varies with a bound variable): X and Cond(X, A), Cond(X, A) and Cond(X, B)."""
+    spaces = set().union(*(_pointwise_spaces(e) for e in exprs))
+    return len(spaces) > 1 or _VARIES in spaces
+
+
+def _mixed_means(*exprs) -> str | None:
+    """The first mean or probability in ``exprs`` whose argument mixes probability spaces
+    (:func:`_mixed_spaces`), as text, or None: E[X + Cond(X, A)] is no mean on any one space."""
+    for e in exprs:
+        if not isinstance(e, sp.Basic):
+            continue
+        for x in sp.preorder_traversal(e):
+            if isinstance(x, (Expect, Prob)) and x.args and _mixed_spaces(x.args[0]):
+                return sp.sstr(x)
+    return None
 
 
 @_rule("moment", "E[Z] <= sqrt(E[Z²]) for every real random Z", "Cauchy–Schwarz for E[Z·1] (equivalently, E[Z²] − E[Z]² is the variance, >= 0); Z must be a real scalar")
@@ -3181,18 +3237,25 @@ def _steps_within(chain):
             yield from _steps_within(sub)
 
 
-def _proofs_within(chain) -> list:
+def _proofs_within(chain, ctx=None) -> list:
     """``chain`` and, recursively, the chains of its context's lemmas and of the theorems its steps
-    cite, each once, as (chain, the sides of the statement it proves; [] for ``chain`` itself)."""
-    out, seen, todo = [], set(), [(chain, [])]
+    cite, each once, as (chain, the sides of the statement it proves; [] for ``chain`` itself, the
+    contexts it is written and checked in). ``ctx``: the context ``chain`` is checked under (its
+    own by default; a sub-chain's is its step's). A lemma's chain is checked under the stated
+    hypotheses of the context that holds it (:meth:`Context.relation`), whatever context it was
+    built with, so both are given (review 59); a cited theorem's under its own."""
+    out, seen = [], set()
+    todo = [(chain, [], (chain.ctx,) if ctx is None or ctx is chain.ctx else (chain.ctx, ctx))]
     while todo:
-        c, sides = todo.pop()
-        if id(c) in seen:
+        c, sides, ctxs = todo.pop()
+        key = (id(c), tuple(map(id, ctxs)))
+        if key in seen:
             continue
-        seen.add(id(c))
-        out.append((c, sides))
-        todo += [(h.chain, [h.lhs, h.rhs]) for h in c.ctx.hypotheses.values() if isinstance(h, Lemma)]
-        todo += [(t.chain, [t.lhs, t.rhs]) for st in _steps_within(c) if st.by.rule == "instance"
+        seen.add(key)
+        out.append((c, sides, ctxs))
+        todo += [(h.chain, [h.lhs, h.rhs], (h.chain.ctx, k.without_lemmas())) for k in ctxs
+                 for h in k.hypotheses.values() if isinstance(h, Lemma)]
+        todo += [(t.chain, [t.lhs, t.rhs], (t.chain.ctx,)) for st in _steps_within(c) if st.by.rule == "instance"
                  and isinstance(t := st.by.params.get("theorem"), Lemma)]
     return out
 
@@ -3200,7 +3263,7 @@ def _proofs_within(chain) -> list:
 def _statement_exprs(chain) -> list:
     """Every expression a chain's statement and proof write down: its steps and sub-chains, its
     hypotheses, and, recursively, the chains of its lemmas and of the theorems it cites."""
-    return [x for c, sides in _proofs_within(chain)
+    return [x for c, sides, _ in _proofs_within(chain)
             for x in _chain_exprs(c) + sides + [y for h in c.ctx.hypotheses.values() for y in _sides(h)]]
 
 
@@ -3231,23 +3294,23 @@ _GENERIC_INDEX_PARAMS = {"termwise": ("index",), "diag-norm": ("index",), "gersh
                          "sum-term": ("index",), "max-bound": ("index",), "rank-one": ("index",)}
 
 
-def _every_reads(chain) -> set:
+def _every_reads(chain, ctx=None) -> set:
     """The symbols that ``chain`` may read "for every value" (a superset): the variables of every
     binder it writes down (a hypothesis substituted under a sum is read at each of the sum's
     values), the indices of its rules' term proofs (termwise, max-bound, …), the indices of its
     definitions (``defs=``), and those of the lemmas of its context and of the theorems it cites
     (whose premises its own hypotheses may discharge at a generic index)."""
     out: set = set()
-    for c, sides in _proofs_within(chain):
+    for c, sides, ctxs in _proofs_within(chain, ctx):
         out |= _binder_variables(_chain_exprs(c) + sides)
-        hyps = c.ctx.hypotheses
         for st in _steps_within(c):
             params = st.by.params
             out.update(v for key in _GENERIC_INDEX_PARAMS.get(st.by.rule, ()) if isinstance(v := params.get(key), sp.Symbol))
             defs = params.get("defs")
             for name in (defs if isinstance(defs, (tuple, list)) else (defs,)) if defs else ():
-                h = hyps.get(name)
-                for r in (h if isinstance(h, tuple) else (h,)):
+                # a name is read in every context the chain is written or checked in (review 59)
+                found = [k.hypotheses.get(name) for k in ctxs]
+                for r in [r for h in found for r in (h if isinstance(h, tuple) else (h,))]:
                     if isinstance(r, Lemma):  # a proved definition is one too (review 58)
                         r = r.relation_expr()
                     if isinstance(r, sp.Eq) and isinstance(r.lhs, sp.Indexed):
@@ -3834,6 +3897,8 @@ class _ByFactory:
         return By("indicator-order", {}, text)
 
     def argued(self, text):
+        """A step no rule covers, argued in prose (``text``: why it holds): never checked, so a
+        chain with one is not complete and its reading is never ``proved``."""
         if not isinstance(text, str) or not text.strip():
             raise ValueError("text: an argued step must say why no rule applies")
         return By("argued", {}, text)
@@ -4142,15 +4207,21 @@ class Chain:
             raise TypeError(f"ctx: expected a Context, got {type(self.ctx).__name__}")
 
     def then(self, relation: str, rhs, justification: By) -> "Chain":
+        """This chain with one more step: its last expression ``relation`` (``"="``, ``"<="`` or
+        ``">="``) ``rhs``, by ``justification`` (``by.<rule>(...)``). Nothing is checked until
+        :meth:`prove`."""
         return replace(self, steps=self.steps + (Step(relation, sp.sympify(rhs), justification),))
 
     def eq(self, rhs, justification: By) -> "Chain":
+        """This chain with a step ``… = rhs`` by ``justification`` (see :meth:`then`)."""
         return self.then("=", rhs, justification)
 
     def le(self, rhs, justification: By) -> "Chain":
+        """This chain with a step ``… <= rhs`` by ``justification`` (see :meth:`then`)."""
         return self.then("<=", rhs, justification)
 
     def ge(self, rhs, justification: By) -> "Chain":
+        """This chain with a step ``… >= rhs`` by ``justification`` (see :meth:`then`)."""
         return self.then(">=", rhs, justification)
 
     @property
@@ -4199,6 +4270,10 @@ class Chain:
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: {alias}: SymPy's substitutions rename a base's label with the symbols "
                                      "in it, so give each indexed base a plain symbol of its own as its label"))
+            elif (mixed := _mixed_means(lhs, s.rhs, *_param_exprs(s.by.params))) is not None:
+                out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
+                                     f"{s.by.rule}: {mixed} is a mean of random values on different probability spaces "
+                                     "(conditioned on different events, or one conditioned and one not): it is none"))
             elif odd := _odd_limits(lhs) + _odd_limits(s.rhs):
                 out.append(StepCheck(lhs, s.relation, s.rhs, s.by.rule, False,
                                      f"{s.by.rule}: the limit {sp.sstr(odd[0])} of a sum, product or union is not known to be an integer"))
@@ -5208,3 +5283,18 @@ __all__ += ["Mat", "OpNorm", "MaxOver", "MinOver", "matmul"]
 
 
 _MISDECLARABLE += (_Extremum, Mat)  # the binders defined after _misdeclared
+
+
+def _document_by() -> None:
+    """Give every ``by.<rule>`` its rule's statement and reason as a docstring (``help(by.termwise)``):
+    the rule table of docs/proof-rules.md, read where the code is."""
+    for attr in dir(_ByFactory):
+        fn = getattr(_ByFactory, attr)
+        rule = RULES.get(attr.replace("_", "-"))
+        if attr.startswith("_") or not callable(fn) or rule is None or fn.__doc__:
+            continue
+        fn.__doc__ = (f"A step by the rule ``{rule.name}``: {rule.statement}\n\n{rule.why}\n\n"
+                      "``text``: a note shown with the step.")
+
+
+_document_by()

@@ -101,6 +101,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.engine.mutants", {}),
             ("attnbounds.engine.refute", {}),
             ("attnbounds.engine.audit", {}),
+            ("attnbounds.engine.tie", {}),
         ),
     ),
     (

@@ -26,9 +26,12 @@ def test_a_symbolic_pass_is_a_fully_checked_chain(claim, reading):
         assert outcome.proof["checked"] == outcome.proof["steps"] > 0
     if outcome.proof is not None and outcome.outcome == "pass":
         # the row's proof object is the proof's summary, plus the step audit of a checked chain
+        # (and, for a reading with bind, the tie of its goal to the sides, which must hold)
         audit = outcome.proof.get("audit")
-        assert {k: v for k, v in outcome.proof.items() if k != "audit"} == proof_summary(proof)
+        assert {k: v for k, v in outcome.proof.items() if k not in ("audit", "tie")} == proof_summary(proof)
         assert audit is not None and audit["counterexamples"] == 0 and outcome.conflict is None
+        assert ("tie" in outcome.proof) == (reading.bind is not None)
+        assert reading.bind is None or outcome.proof["tie"]["status"] == "tied"
 
 
 def test_committed_proved_verdicts_have_every_step_checked():

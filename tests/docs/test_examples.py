@@ -130,3 +130,19 @@ def test_every_example_is_linked_from_a_doc_page():
     pages = [p.read_text() for p in docs.rglob("*.md") if "_build" not in p.parts]
     unlinked = [f.name for f in sorted(EXAMPLES.glob("*.py")) if not any(f"examples/{f.name}" in t for t in pages)]
     assert not unlinked, f"docs/examples files no page links to: {unlinked}"
+
+
+# --------------------------------------------------------------------- max_ge_mean (proof-rules.md)
+
+
+def test_max_ge_mean_proof_checks_and_needs_its_hypothesis():
+    import sympy as sp
+
+    from attnbounds.theory.proof import Context
+
+    example = _load("max_ge_mean")
+    p = example.proof()
+    assert p.status is True and p.checked == p.steps == 4
+    assert not example.chain(Context({})).complete  # without sum a_k = 1 the first step is refused
+    wrong = example.chain(Context({"sum1": sp.Eq(example.S, 2)}))  # then 1/L = 2/L is false
+    assert not wrong.complete

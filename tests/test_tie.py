@@ -1,0 +1,165 @@
+"""The tie of a checked proof's goal to its reading's sides (``Reading.bind``,
+:mod:`attnbounds.engine.tie`): a new user's trial attached the proof of 1/L <= max_j a_j to the
+reading max_i α_i <= 1, and got ``proved``."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from attnbounds import engine
+from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.engine.budget import Budget
+from attnbounds.engine.tie import tie
+from attnbounds.theory.proof import Chain, Context, by
+
+SMALL = Budget(examples=20, sweep=500, mc_samples=100, audit=50)
+
+
+def _example():
+    path = Path(__file__).resolve().parents[1] / "docs" / "examples" / "max_ge_mean.py"
+    spec = importlib.util.spec_from_file_location("docs_examples_max_ge_mean_tie", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+EX = _example()
+
+
+def weights(rng, n):
+    w = rng.exponential(size=(n, 6))
+    return {"weights": w / w.sum(axis=1, keepdims=True)}
+
+
+def bind(i):
+    w = np.asarray(i["weights"])
+    return {EX.L: w.shape[-1], EX.a: w}
+
+
+def _row(reading):
+    other = Reading("transcribed" if reading.name == "reconstructed" else "reconstructed", "-", "-")
+    claim = Claim(id="TIE", paper="test", title="-", source=__file__, statement="-", transcription="-",
+                  transcription_latex="-", hypotheses=(Hypothesis("h", "-"),), readings=(reading, other), proof="")
+    return engine.judge_reading(claim, reading, budget=SMALL)
+
+
+def test_a_proof_of_the_readings_own_sides_is_tied_and_proved():
+    r = Reading("reconstructed", "max >= 1/L", "-", relation=">=", symbolic=EX.proof, sweep=weights, bind=bind,
+                sides=lambda i: Sides(np.max(i["weights"], axis=-1), 1 / np.shape(i["weights"])[-1] + 0 * np.max(i["weights"], axis=-1)))
+    row = _row(r)
+    assert row["verdict"] == "proved" and row["proof"]["tie"]["status"] == "tied"
+    assert "tied to the sides at 16 instance(s)" in row["evidence"]
+
+
+def test_a_proof_of_another_statement_is_a_conflict_not_proved():
+    r = Reading("transcribed", "max <= 1", "-", symbolic=EX.proof, sweep=weights, bind=bind,
+                sides=lambda i: Sides(np.max(i["weights"], axis=-1), 1.0 + 0 * np.max(i["weights"], axis=-1)))
+    row = _row(r)
+    assert row["verdict"] != "proved" and row["proof"]["tie"]["status"] == "untied"
+    assert "the proof does not prove the reading" in row["conflict"]
+    assert "1/L <= MaxOver(Lambda(j, a[j]), L)" in row["proof"]["proves"][0]
+
+
+def test_a_proof_whose_hypothesis_fails_at_the_readings_instances_is_untied():
+    """Twice the weights: the sides are the goal's (flipped), but Σ a_k = 1 fails there."""
+    r = Reading("twice", "max 2w >= 1/L", "-", relation=">=", symbolic=EX.proof, sweep=weights,
+                bind=lambda i: {EX.L: np.shape(i["weights"])[-1], EX.a: 2 * np.asarray(i["weights"])},
+                sides=lambda i: Sides(2 * np.max(i["weights"], axis=-1), 1 / np.shape(i["weights"])[-1] + 0 * np.max(i["weights"], axis=-1)))
+    got = tie(r, EX.proof())
+    assert got["status"] == "untied" and "hypothesis 'sum1' (Eq(Sum(a[k], (k, 1, L)), 1)) fails" in got["detail"]
+
+
+def test_a_goal_bind_cannot_evaluate_is_not_evaluable_and_says_why():
+    p = sp.Symbol("p", positive=True)
+    goal = (p * (1 - p), "<=", sp.Rational(1, 4))
+    proof = Proof.from_chain(Chain(goal[0]).le(goal[2], by.algebra()).prove(*goal), "-")
+    r = Reading("reconstructed", "-", "-", symbolic=lambda: proof, sweep=weights, bind=lambda i: {},
+                sides=lambda i: Sides(0 * np.max(i["weights"], axis=-1), 0.25 + 0 * np.max(i["weights"], axis=-1)))
+    got = tie(r, proof)
+    assert got["status"] == "not evaluable" and "no value for p" in got["detail"]
+    row = _row(r)  # proved, as before bind existed, and the row says the tie could not be made
+    assert row["verdict"] == "proved" and "not tied to the sides" in row["evidence"]
+
+
+def test_bind_needs_a_symbolic_proof_and_a_sweep():
+    with pytest.raises(ValueError, match="bind ties a symbolic proof's goal"):
+        Reading("r", "-", "-", sides=lambda i: Sides(0, 0), sweep=weights, bind=bind)
+    with pytest.raises(TypeError, match="bind: expected a callable"):
+        Reading("r", "-", "-", symbolic=EX.proof, sides=lambda i: Sides(0, 0), sweep=weights, bind={EX.L: 3})
+
+
+# --- review 60: ties that were too easy ----------------------------------------------------------
+
+P = sp.Symbol("p", positive=True)
+QUARTER = Proof.from_chain(Chain(P * (1 - P)).le(sp.Rational(1, 4), by.algebra()).prove(P * (1 - P), "<=", sp.Rational(1, 4)), "-")
+
+
+def _p_reading(rhs, sweep=None, **kw):
+    return Reading("reconstructed", "-", "-", symbolic=lambda: QUARTER, bind=lambda i: {P: i["p"]},
+                   sweep=sweep or (lambda rng, n: {"p": rng.uniform(0.01, 1, n)}),
+                   sides=lambda i: Sides(i["p"] * (1 - i["p"]), rhs + 0 * i["p"]), **kw)
+
+
+def test_the_tie_compares_at_the_readings_own_slack():
+    """p(1 − p) <= 1/4 − 1e-8 (false at p = 1/2) tied to the proof of <= 1/4 at 1e-6 relative."""
+    assert tie(_p_reading(0.25 - 1e-8), QUARTER)["status"] == "untied"
+    assert tie(_p_reading(0.25), QUARTER)["status"] == "tied"
+
+
+def test_a_bound_value_outside_its_symbols_assumptions_is_untied():
+    """The proof is about a positive p; the reading's instances have p < 0."""
+    got = tie(_p_reading(0.25, sweep=lambda rng, n: {"p": rng.uniform(-0.5, -0.01, n)}), QUARTER)
+    assert got["status"] == "untied" and "outside its assumptions" in got["detail"]
+
+
+def test_a_hypothesis_bind_cannot_evaluate_leaves_the_tie_not_evaluable():
+    c = sp.Symbol("c", real=True)
+    goal = (P * (1 - P), "<=", sp.Rational(1, 4))
+    proof = Proof.from_chain(Chain(goal[0], Context({"h": sp.Ge(P, c ** 2)})).le(goal[2], by.algebra()).prove(*goal), "-")
+    r = Reading("reconstructed", "-", "-", symbolic=lambda: proof, bind=lambda i: {P: i["p"]},
+                sweep=lambda rng, n: {"p": rng.uniform(0.01, 1, n)},
+                sides=lambda i: Sides(i["p"] * (1 - i["p"]), 0.25 + 0 * i["p"]))
+    got = tie(r, proof)
+    assert got["status"] == "not evaluable" and "'h'" in got["detail"]
+
+
+def test_a_goal_that_is_its_own_hypothesis_is_untied():
+    x = sp.Symbol("x", real=True)
+    proof = Proof.from_chain(Chain(x, Context({"h": sp.Le(x, 1)})).le(1, by.hypothesis("h")).prove(x, "<=", 1), "-")
+    r = Reading("reconstructed", "-", "-", symbolic=lambda: proof, bind=lambda i: {x: i["x"]},
+                sweep=lambda rng, n: {"x": rng.uniform(0, 1, n)}, sides=lambda i: Sides(i["x"], 1 + 0 * i["x"]))
+    got = tie(r, proof)
+    assert got["status"] == "untied" and "its own hypothesis 'h'" in got["detail"]
+
+
+def test_a_hypothesis_read_at_every_index_is_checked_at_every_index():
+    k = sp.Symbol("k", integer=True)
+    goal = (1 / EX.L, "<=", EX.M)
+    base = EX.chain(Context({"sum1": sp.Eq(EX.S, 1), "pos": sp.Ge(EX.a[k], 0)}))
+    proof = Proof.from_chain(base, "-")
+    assert base.complete and goal == base.goal
+    signed = Reading("reconstructed", "-", "-", relation=">=", symbolic=lambda: proof,
+                     sweep=lambda rng, n: {"weights": np.tile([0.8, 0.5, -0.3], (n, 1))},
+                     bind=lambda i: {EX.L: 3, EX.a: np.asarray(i["weights"])},
+                     sides=lambda i: Sides(np.max(i["weights"], axis=-1), 1 / 3 + 0 * np.max(i["weights"], axis=-1)))
+    got = tie(signed, proof)
+    assert got["status"] == "untied" and "at k = 3" in got["detail"]
+
+
+def test_a_fixed_instance_sweep_is_joined_by_the_strategys_examples():
+    from hypothesis import strategies as st
+
+    half = Proof.from_chain(Chain(P * (1 - P), Context({"h": sp.Ge(P, sp.Rational(1, 2))})).le(P / 2, by.algebra())
+                            .prove(P * (1 - P), "<=", P / 2), "-")
+    r = Reading("reconstructed", "-", "-", symbolic=lambda: half, bind=lambda i: {P: i["p"]},
+                sweep=lambda rng, n: {"p": 0.5}, sides=lambda i: Sides(i["p"] * (1 - i["p"]), 0.5 * i["p"]),
+                strategy=lambda: st.fixed_dictionaries({"p": st.floats(0.01, 0.49)}))
+    got = tie(r, half)
+    assert got["status"] == "untied" and got["instances"] > 1
