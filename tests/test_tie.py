@@ -163,3 +163,52 @@ def test_a_fixed_instance_sweep_is_joined_by_the_strategys_examples():
                 strategy=lambda: st.fixed_dictionaries({"p": st.floats(0.01, 0.49)}))
     got = tie(r, half)
     assert got["status"] == "untied" and got["instances"] > 1
+
+
+# --- review 61 ------------------------------------------------------------------------------------
+
+
+def test_a_parameter_the_theorem_needs_one_value_of_is_tried_at_the_values_its_assumptions_allow():
+    """x <= k for some negative integer k: at x >= 0 no k meets it, so the theorem says nothing
+    (it was tried at k = 1 … 5, where x <= k held)."""
+    x = sp.Symbol("x", real=True)
+    k = sp.Symbol("k", integer=True, negative=True)
+    a = sp.IndexedBase("a")
+    proof = Proof.from_chain(Chain(x, Context({"h": sp.Le(x, k)})).le(k, by.hypothesis("h")).le(2, by.algebra())
+                             .prove(x, "<=", 2), "-")
+    assert proof.status is True
+    r = Reading("reconstructed", "-", "-", symbolic=lambda: proof, bind=lambda i: {x: i["x"], a: np.zeros(5)},
+                sweep=lambda rng, n: {"x": rng.uniform(0, 1, n)}, sides=lambda i: Sides(i["x"], 2 + 0 * i["x"]))
+    got = tie(r, proof)
+    assert got["status"] == "untied" and "holds at no k its assumptions allow" in got["detail"]
+    r = Reading("reconstructed", "-", "-", symbolic=lambda: proof, bind=lambda i: {x: i["x"], a: np.zeros(5)},
+                sweep=lambda rng, n: {"x": rng.uniform(-9, -8, n)}, sides=lambda i: Sides(i["x"], 2 + 0 * i["x"]))
+    assert tie(r, proof)["status"] == "tied"  # some k (−8) meets x <= k there
+
+
+def test_a_fact_hypothesis_leaves_the_tie_not_evaluable():
+    from attnbounds.theory.proof import WeightedNorm
+
+    y = sp.Function("y", nonnegative=True)(1)
+    R, l1, l2 = sp.symbols("R l1 l2", positive=True)
+    ctx = Context({"def": WeightedNorm(y, R, l1, l2), "b": sp.Le(y, R * l1 / 2)})
+    proof = Proof.from_chain(Chain(y, ctx).le(R * l1 / 2, by.hypothesis("b")).le(R * l1, by.algebra())
+                             .prove(y, "<=", R * l1), "-")
+    assert proof.status is True
+    r = Reading("reconstructed", "-", "-", symbolic=lambda: proof, sweep=lambda rng, n: {"y": rng.uniform(0, 0.5, n)},
+                bind=lambda i: {y.func: [i["y"]], R: 1.0, l1: 1.0, l2: 1.0}, sides=lambda i: Sides(i["y"], 1 + 0 * i["y"]))
+    got = tie(r, proof)
+    assert got["status"] == "not evaluable" and "WeightedNorm" in got["detail"]
+
+
+def test_a_bound_value_that_is_not_finite_is_untied():
+    r = Reading("reconstructed", "-", "-", symbolic=lambda: QUARTER, bind=lambda i: {P: np.inf},
+                sweep=lambda rng, n: {"p": rng.uniform(0.01, 1, n)}, sides=lambda i: Sides(i["p"] * (1 - i["p"]), 0.25 + 0 * i["p"]))
+    got = tie(r, QUARTER)
+    assert got["status"] == "untied" and "not a finite number" in got["detail"]
+
+
+def test_a_tied_row_names_the_hypotheses_it_checked_only_at_the_instances():
+    row = _row(Reading("reconstructed", "max >= 1/L", "-", relation=">=", symbolic=EX.proof, sweep=weights, bind=bind,
+                       sides=lambda i: Sides(np.max(i["weights"], axis=-1), 1 / 6 + 0 * np.max(i["weights"], axis=-1))))
+    assert row["proof"]["tie"]["hypotheses"] == ["sum1"] and "where its hypotheses sum1 held" in row["evidence"]

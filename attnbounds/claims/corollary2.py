@@ -305,6 +305,19 @@ def sides_spread(instance: dict) -> Sides:
     return Sides(excess.max(axis=-1), np.zeros(excess.shape[:-1]))
 
 
+def _bind_spread(instance: dict) -> dict:
+    """The values of the spread proof's symbols α, x and s (its goal −α‖x‖ + |‖s‖ − ‖αx − s‖| ≤ 0,
+    about one token) at the token where :func:`sides_spread` takes its maximum, so the goal's
+    value is the sides' (for the tie, :mod:`attnbounds.engine.tie`)."""
+    w, x, n = _wxn(instance)
+    D = per_token_distance(w, x, n)
+    s = context_vector(w, x, n)
+    excess = np.abs(D - np.linalg.norm(s)) - w * np.linalg.norm(x, axis=-1)
+    i = int(np.argmax(excess))
+    names = {str(v): v for v in (c2_chains()["spread"].goal[0]).free_symbols}
+    return {names["alpha"]: w[i], names["x"]: x[i], names["s"]: s}
+
+
 def sides_vanishing(instance: dict) -> Sides:
     """d̃ ≤ (L − N) max_i ‖x_i‖ for 1 ≤ N < L: the paper's (ii), the distance goes to 0 as N → L.
 
@@ -930,6 +943,7 @@ CLAIM = Claim(
             strategy=_configs,
             sides=sides_spread,
             sweep=_sweep_wxn,
+            bind=_bind_spread,
             atol=1e-10,
         ),
     ),

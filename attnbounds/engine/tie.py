@@ -14,8 +14,12 @@ and at each
   relation (or flipped: ``a >= b`` for a reading ``b <= a``; an equation serves any relation);
 * the bound values must meet their symbols' assumptions (and a base's or function's values its
   own), since the theorem says nothing of a value outside them;
-* every hypothesis of the chain must hold (one about every index k, at each index of the
-  tables).
+* every hypothesis of the chain must hold: one with an integer ``bind`` does not give, at
+  every integer its assumptions allow where the chain reads it for every value, else at some
+  one; a fact (WeightedNorm, BoundedDifferences) cannot be evaluated.
+
+The hypotheses are checked at the instances only: that the reading's own hypotheses give them
+is its author's word, and a tied row names them.
 
 A failure is a conflict (the proof is of another statement, or under other hypotheses), and so
 is a goal that is one of its own hypotheses: the verdict is never ``proved`` on it. A goal or
@@ -82,8 +86,9 @@ def tie(reading, proof, seed: int = 0, instances: int = INSTANCES) -> dict:
         if got is not True:
             return {"status": "untied", "instances": len(picked),
                     "detail": f"the proof does not prove the reading: at {_instance_text(inst)}, {got}"}
-    under = f", and its {len(hyps)} hypothesis(es) {', '.join(sorted(hyps))} hold there" if hyps else ""
-    return {"status": "tied", "instances": len(picked),
+    under = (f"; its {len(hyps)} hypothesis(es) {', '.join(sorted(hyps))} hold there (checked there only, in "
+             "floats: the reading's own hypotheses must give them)") if hyps else ""
+    return {"status": "tied", "instances": len(picked), "hypotheses": sorted(h.strip("'") for h in hyps),
             "detail": f"the proof's goal has the reading's sides at {len(picked)} instance(s){under}"}
 
 
@@ -128,14 +133,19 @@ class _NotEvaluable(ValueError):
 
 
 def _relations_of(part) -> list:
-    """(name, relation) of the part's hypotheses (a tuple's each; a lemma's statement)."""
+    """(name, relation) of the part's hypotheses (a tuple's each; a lemma's statement; a fact
+    such as WeightedNorm as itself)."""
     from attnbounds.theory.proof import Assumed, Lemma
+
+    from attnbounds.theory.proof import FACTS
 
     out = []
     for name, h in part.chain.ctx.hypotheses.items():
         if isinstance(h, Assumed):
             continue
-        if isinstance(h, Lemma):
+        if isinstance(h, FACTS):
+            out.append((name, h))
+        elif isinstance(h, Lemma):
             out.append((name, h.relation_expr()))
         elif isinstance(h, tuple):
             out += [(name, r) for r in h]
@@ -164,6 +174,7 @@ def _at(part, reading, instance, hyps: set) -> Any:
     other than an integer read only as a subscript (checked at every index of the tables), makes
     the tie not evaluable: the theorem might not apply to the instance."""
     from attnbounds.engine.refute import NoNumericForm, _eval
+    from attnbounds.theory.proof import _every_reads
 
     values = reading.bind(instance)
     if not isinstance(values, dict):
@@ -184,15 +195,21 @@ def _at(part, reading, instance, hyps: set) -> Any:
     sl, sr = float(sl.ravel()[0]), float(sr.ravel()[0])
     rel = "=" if rel in ("=", "==") else rel
     want = "=" if reading.relation == "==" else reading.relation
-    tol = (max(reading.rtol, 1e-12), max(reading.atol, 1e-15))  # the reading's own slack, at least rounding
+    # the reading's own slack, at least rounding and at most 1e-6 relative (a reading's rtol of 0.05
+    # would tie p(1 - p) <= 1/4 to p(1 - p) <= 0.24)
+    tol = (min(max(reading.rtol, 1e-12), 1e-6), min(max(reading.atol, 1e-15), 1e-9))
     same = _close(gl, sl, *tol) and _close(gr, sr, *tol)
     flipped = _close(gl, sr, *tol) and _close(gr, sl, *tol)
     ok = (same or flipped) if rel == "=" else (same and rel == want) or (flipped and _FLIP[rel] == want)
     if not ok:
         return (f"the goal {sp.sstr(lhs)} {rel} {sp.sstr(rhs)} is {gl!r} {rel} {gr!r}, the reading's sides "
                 f"{sl!r} {reading.relation} {sr!r}")
+    every = _every_reads(part.chain)
     for name, r in _relations_of(part):
-        held = _hypothesis_holds(r, env)
+        if not isinstance(r, sp.core.relational.Relational):
+            raise _NotEvaluable(f"the proof's hypothesis {name!r} is a {type(r).__name__}, which the tie cannot evaluate: "
+                                "whether the theorem applies to the reading's instances is not known")
+        held = _hypothesis_holds(r, env, every)
         if held is None:
             raise _NotEvaluable(f"the proof's hypothesis {name!r} ({sp.sstr(r)}) has a symbol bind does not give: "
                                 "whether the theorem applies to the reading's instances is not known")
@@ -202,48 +219,58 @@ def _at(part, reading, instance, hyps: set) -> Any:
     return True
 
 
-def _hypothesis_holds(r, env):
-    """True where relation ``r`` holds at the bound values (at every index of the tables for an
-    integer symbol read only as a subscript), the text of a failure, or None when it cannot be
-    evaluated."""
-    from attnbounds.engine.refute import NoNumericForm, _eval
+def _hypothesis_holds(r, env, every=frozenset()):
+    """True where relation ``r`` holds at the bound values, the text of a failure, or None when
+    it cannot be evaluated. One integer symbol ``bind`` leaves out is tried at the integers its
+    assumptions allow near the tables' indices: at every one where the chain reads it for every
+    value (a term proof's index, ``every``), else at some one (the theorem is about each value:
+    it applies where one meets its hypotheses)."""
+    from attnbounds.engine.refute import NoNumericForm, _eval, _int_meets, _meets
 
     labels = {ix.base.label for ix in r.atoms(sp.Indexed)}
     free = [x for x in r.free_symbols if isinstance(x, sp.Symbol) and x not in labels
             and x not in env.ints and x not in env.values]
     if len(free) > 1 or (free and not free[0].is_integer):
         return None
-    ks = [None]
-    if free:
-        widths = [t.shape[1] - 2 for t in env.values.values() if np.ndim(t) >= 2]
-        if not widths:
+    if not free:
+        try:
+            a, b = (_scalar(_eval(x, env)) for x in (r.lhs, r.rhs))
+        except (NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError):
             return None
-        ks = range(1, max(widths) + 1)
-    for k in ks:
-        if k is not None:
-            env.ints[free[0]] = k
+        return True if _relation_holds(r, a, b) else f"{a!r} against {b!r}"
+    k = free[0]
+    width = max([t.shape[1] - 2 for t in env.values.values() if np.ndim(t) >= 2] + [8])
+    ks = [v for v in range(-width, width + 1) if _int_meets(k, v) and bool(_meets(k, np.array([float(v)]))[0])]
+    results = []
+    for v in ks:
+        env.ints[k] = v
         try:
             a, b = (_scalar(_eval(x, env)) for x in (r.lhs, r.rhs))
         except (NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError):
             return None
         finally:
-            if k is not None:
-                env.ints.pop(free[0], None)
-        if k is not None and not (np.isfinite(a) and np.isfinite(b)):
-            continue  # an index past a shorter table: no value there
-        if not _relation_holds(r, a, b):
-            at = f" at {free[0]} = {k}" if k is not None else ""
-            return f"{a!r} against {b!r}{at}"
-    return True
+            env.ints.pop(k, None)
+        if np.isfinite(a) and np.isfinite(b):  # (an index past a table has no value there)
+            results.append((v, _relation_holds(r, a, b), a, b))
+    if not results:
+        return None
+    if k in every:
+        bad = next((x for x in results if not x[1]), None)
+        return True if bad is None else f"{bad[2]!r} against {bad[3]!r} at {k} = {bad[0]}"
+    return True if any(x[1] for x in results) else f"it holds at no {k} its assumptions allow (tried {ks[0]} … {ks[-1]})"
 
 
 def _assumptions_broken(values: dict, env) -> str | None:
     """The first bound value outside its symbol's (or base's, function's) assumptions, as text."""
     from attnbounds.engine.refute import _head_kind, _meets
 
-    for key in values:
+    for key, given in values.items():
         head = key.func if isinstance(key, sp.core.function.AppliedUndef) else key
+        if not np.all(np.isfinite(np.asarray(given, dtype=float))):
+            return f"bind gives {head} a value that is not a finite number"
         if isinstance(head, sp.Symbol):
+            if head.is_commutative is False:  # a vector: SymPy calls it "not zero", "not real"; no facts about entries
+                continue
             v = env.ints[head] if head in env.ints else env.values[head]
             if not np.all(_meets(head, np.asarray(v, dtype=float))):
                 return f"bind gives {head} = {np.asarray(v).ravel().tolist()}, outside its assumptions {_declared(head)}"

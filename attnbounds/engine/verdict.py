@@ -162,8 +162,10 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         goals = info.get("proves") or []
         what = f" {_short(goals[0], 70)}" + (f" (+{len(goals) - 1} lemma(s))" if len(goals) > 1 else "") if goals else ""
         t = info.get("tie")
-        tied = ("" if t is None else f"; tied to the sides at {t['instances']} instance(s)" if t["status"] == "tied"
-                else f"; not tied to the sides ({t['detail']})")
+        held = t.get("hypotheses") if t else None
+        tied = ("" if t is None else (f"; tied to the sides at {t['instances']} instance(s)"
+                                      + (f", where its hypotheses {', '.join(held)} held" if held else ""))
+                if t["status"] == "tied" else f"; not tied to the sides ({t['detail']})")
         return Judgement("proved", _short(f"symbolic proves{what}{tied}: {by['symbolic'].detail}", 240))
     if "certify" in by and by["certify"].outcome == "pass":
         sym = by.get("symbolic")

@@ -1172,9 +1172,9 @@ def _undefined_parts(e, sure, bound) -> tuple[frozenset, frozenset]:
     (``bound``: Σ_{k=1}^{1} 1/(x − k) is not the 1/(x − k) of a free k). A covered part's own
     value still counts where the parts around it read it (1/n is undefined where n = 0)."""
     factors, partial = set(), set()
-    todo = [(e, bound)]
+    todo = [(e, bound, frozenset())]
     while todo:
-        n, bd = todo.pop()
+        n, bd, given = todo.pop()
         if n in _NOWHERE:  # complex infinity and nan are defined nowhere: undefined where 0 = 0
             factors.add(sp.S.Zero)
             continue
@@ -1193,8 +1193,17 @@ def _undefined_parts(e, sure, bound) -> tuple[frozenset, frozenset]:
                     factors |= _zero_factors(f)
         elif isinstance(n, sp.core.function.Application) and not _total_application(n):
             partial.add(n)
+        if isinstance(n, Expect):
+            # E[X | A] = E[X 1_A]/P(A): undefined where P(A) = 0 (review 61: c >= 1 from "c >= 1 on A"
+            # with A impossible), unless a factor P(A) multiplies it, as in the law of total
+            # expectation E[X | A] P(A) + E[X | not A] P(not A): E[X 1_A], 0 where P(A) = 0
+            for c in sp.preorder_traversal(n.args[0]):
+                if isinstance(c, Cond) and c.args[1] not in given:
+                    factors.add(Prob(c.args[1]))
+        if isinstance(n, sp.Mul):
+            given = given | {f.args[0] for f in n.args if isinstance(f, Prob)}
         inner = bd | _bound_here(n) if sure else bd
-        todo += [(a, inner) for a in n.args if isinstance(a, sp.Basic)]
+        todo += [(a, inner, given) for a in n.args if isinstance(a, sp.Basic)]
     return frozenset(factors), frozenset(partial)
 
 
@@ -3001,7 +3010,11 @@ def _pointwise_spaces(e) -> set:
         if isinstance(x, (Expect, Prob)):
             return
         if isinstance(x, Cond):
-            walk(x.args[0], _VARIES if x.args[1].free_symbols & bound else x.args[1], bound)
+            # a conditioned value is on its event's space, constant or not (review 61: D = Cond(1, A),
+            # "D is 1 where A holds", moved E[D] to 1)
+            event = _VARIES if x.args[1].free_symbols & bound else x.args[1]
+            out.add(event)
+            walk(x.args[0], event, bound)
             return
         if is_random_atom(x):
             out.add(event)
