@@ -7,7 +7,7 @@ from collections import Counter
 import click
 
 from attnbounds import claims as registry
-from attnbounds.cli.common import UsageError, did_you_mean, load_user_claims, write_json
+from attnbounds.cli.common import UsageError, claims_options, did_you_mean, load_user_claims, write_json
 
 
 @click.command()
@@ -62,7 +62,7 @@ def claims(claim_id, latex, as_json, claim_specs):
         click.echo(f"  - {c.id}:{r.name}: {r.latex if latex else r.statement}")
         click.echo(f"      methods: {', '.join(r.methods) or 'none'}")
     if c.derivations:
-        how = "attnbounds derive NAME" if user is None else f"attnbounds derive {_claims_options(claim_specs)} NAME"
+        how = "attnbounds derive NAME" if user is None else f"attnbounds derive {claims_options(claim_specs)} NAME"
         click.echo(f"Derivations: {', '.join(c.derivations)} ({how})")
 
 
@@ -120,10 +120,3 @@ def _unknown_claim_text(claim_id: str, text: str) -> str:
     broken = f" (claim modules that failed to load{broken}" if broken else ""
     return (f"CLAIM_ID: unknown claim {claim_id!r}{did_you_mean(claim_id, ids)}; "
             f"`attnbounds claims` lists the claims: {', '.join(ids)}{broken}")
-
-
-def _claims_options(specs) -> str:
-    """The ``--claims`` options as typed, for a command line to copy."""
-    import shlex
-
-    return " ".join(f"--claims {shlex.quote(s)}" for s in specs)

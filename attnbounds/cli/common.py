@@ -76,6 +76,13 @@ def load_user_claims(specs) -> list | None:
     return found
 
 
+def claims_options(specs) -> str:
+    """The ``--claims`` options as typed, for a command line to copy."""
+    import shlex
+
+    return " ".join(f"--claims {shlex.quote(s)}" for s in specs)
+
+
 def _claims_text(exc: Exception) -> str:
     text = str(exc.args[0] if exc.args else exc)
     return "--" + text if text.startswith("claims: ") else f"--claims: {text}"

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import shlex
-
 import click
 
-from attnbounds.cli.common import UsageError, load_user_claims, write_json
+from attnbounds.cli.common import UsageError, claims_options, load_user_claims, write_json
 from attnbounds.theory import derivation
 
 
@@ -35,7 +33,7 @@ def derive(name, latex, as_json, claim_specs):
             if as_json:
                 write_json([{"name": n, "title": derivation.get(n).title} for n in of_claim], None)
                 return
-            how = "" if user is None else " ".join(f"--claims {shlex.quote(s)}" for s in claim_specs) + " "
+            how = "" if user is None else claims_options(claim_specs) + " "
             click.echo(f"{name}: {len(of_claim)} derivation(s); print one with `attnbounds derive {how}NAME`:")
             for n in of_claim:
                 click.echo(f"{n:<14} {derivation.get(n).title}")

@@ -94,7 +94,7 @@ class MethodOutcome:
     counterexample: dict | None = None
     mc: dict | None = None
     conflict: str | None = None
-    proof: dict | None = None  # symbolic only: {"steps", "checked", "substeps", "rules", "status"}
+    proof: dict | None = None  # symbolic only: {"steps", "checked", "substeps", "rules", "status", ...} (proof_summary)
     timed_out: bool = False
     discarded: int = 0  # instances outside the reading's own hypotheses (``reading.assume``), not judged
     slack: dict | None = None  # searches: {"count", "largest"} of the instances that hold only within the rounding slack
@@ -388,7 +388,8 @@ def proves(chain) -> list[str]:
 
 
 def proof_summary(proof: Proof) -> dict:
-    """The ``proof`` object of a row: ``{"steps", "checked", "substeps", "rules", "status"}``.
+    """The ``proof`` object of a row: ``{"steps", "checked", "substeps", "rules", "status"}``, and
+    for a chain ``"proves"`` (:func:`proves`).
 
     ``steps`` and ``checked`` count the chain's top-level steps; ``substeps`` counts the
     steps of the sub-chains the checked steps carry (term, row and fact chains, a cited

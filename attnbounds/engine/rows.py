@@ -25,7 +25,8 @@ whose keys are :data:`ROW_FIELDS`, in order::
                     "status": "checked" | "argued" | "refused" | "refuted" | "undecided",
                     "proves": [the statements the chain proves, "lhs rel rhs", main first],
                     "tie": for a reading with ``bind`` only, {"status": "tied" | "untied" |
-                    "not evaluable" | "error", "instances", "detail"}
+                    "not evaluable" | "error", "instances", "detail", and when tied "hypotheses",
+                    the names of the chain's hypotheses checked at the instances}
                     (:mod:`attnbounds.engine.tie`; untied or error is also the row's conflict)}
                     (argued: a step or premise in prose; refused: a step its rule did not
                     accept, or steps that miss the goal; neither is a proof); steps and

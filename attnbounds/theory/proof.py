@@ -1197,13 +1197,12 @@ def _undefined_parts(e, sure, bound) -> tuple[frozenset, frozenset]:
             # E[X | A] = E[X 1_A]/P(A): undefined where P(A) = 0 (review 61: c >= 1 from "c >= 1 on A"
             # with A impossible), unless a factor P(A) multiplies it, as in the law of total
             # expectation E[X | A] P(A) + E[X | not A] P(not A): E[X 1_A], 0 where P(A) = 0
-            for c in sp.preorder_traversal(n.args[0]):
-                if isinstance(c, Cond) and c.args[1] not in given:
-                    factors.add(Prob(c.args[1]))
+            factors |= {Prob(a) for a in _given_events(n) - given}
         if isinstance(n, sp.Mul):
-            given = given | {f.args[0] for f in n.args if isinstance(f, Prob)}
+            given = _given_by(n, given)
         inner = bd | _bound_here(n) if sure else bd
-        todo += [(a, inner, given) for a in n.args if isinstance(a, sp.Basic)]
+        under = _unbound(given, n)
+        todo += [(a, inner, under) for a in n.args if isinstance(a, sp.Basic)]
     return frozenset(factors), frozenset(partial)
 
 
@@ -1238,26 +1237,50 @@ def _sure_nodes(e) -> set:
     applications, and into sums and products over ranges that are not empty and integrals over
     segments of positive length (the parts free of their variables): ``e`` is undefined wherever
     one of them is."""
-    out, seen, todo = set(), set(), [(sp.sympify(e), frozenset())]
+    out, seen, todo = set(), set(), [(sp.sympify(e), frozenset(), frozenset())]
     while todo:
-        n, bd = todo.pop()
+        n, bd, given = todo.pop()
         if n in _NOWHERE:
             out.add(n)
             continue
-        if n.is_Atom or (n, bd) in seen:
+        if n.is_Atom or (n, bd, given) in seen:
             continue
-        seen.add((n, bd))
+        seen.add((n, bd, given))
+        if isinstance(n, Expect) and _given_events(n) & given:
+            # E[X | A] under a factor P(A) is E[X 1_A], defined where P(A) = 0 (as _undefined_parts reads
+            # it): not surely undefined there (review 62: P(A)·E[c | A] in an end let a bare E[c | A]
+            # through the middle of the chain)
+            continue
         if not (n.free_symbols & bd):
             out.add(n)
+        if isinstance(n, sp.Mul):
+            given = _given_by(n, given)
         if isinstance(n, _SKELETON) or (isinstance(n, sp.core.function.Application) and len(n.args) == 1
                                         and not _bound_here(n)):
-            todo += [(a, bd) for a in n.args]
+            todo += [(a, bd, given) for a in n.args]
         elif isinstance(n, (sp.Sum, sp.Product)) and all(len(lim) == 3 and _nonzero(lim[2] - lim[1] + 1) for lim in n.limits):
-            todo.append((n.function, bd | {lim[0] for lim in n.limits}))
+            todo.append((n.function, bd | {lim[0] for lim in n.limits}, _unbound(given, n)))
         elif isinstance(n, sp.Integral) and all(len(lim) == 3 and _nonzero(lim[2] - lim[1]) for lim in n.limits):
             # (over a segment of positive length: a part free of the variable is undefined at every point of it)
-            todo.append((n.function, bd | {lim[0] for lim in n.limits}))
+            todo.append((n.function, bd | {lim[0] for lim in n.limits}, _unbound(given, n)))
     return out
+
+
+def _given_events(n) -> frozenset:
+    """The events of the Cond values inside the mean ``n``."""
+    return frozenset(c.args[1] for c in sp.preorder_traversal(n.args[0]) if isinstance(c, Cond))
+
+
+def _given_by(mul, given: frozenset) -> frozenset:
+    """``given`` plus the events A of the factors P(A) of the product ``mul``."""
+    return given | {f.args[0] for f in mul.args if isinstance(f, Prob)}
+
+
+def _unbound(given: frozenset, n) -> frozenset:
+    """The events of ``given`` that read no variable the binder ``n`` binds (under it, an event
+    in that variable is another one: review 62)."""
+    here = _bound_here(n)
+    return frozenset(a for a in given if not (a.free_symbols & here)) if here else given
 
 
 def _sure_parts(nodes) -> tuple[frozenset, frozenset]:
@@ -2788,11 +2811,13 @@ def _union_contains(lhs, rel, rhs, p, ctx):
     return "an event is contained in the union"
 
 
-def _sub_chain(sub, ctx, lhs, relation, rhs, what, ends):
+def _sub_chain(sub, ctx, lhs, relation, rhs, what, ends, cover=sp.S.One):
     """``sub`` proved to take ``lhs`` to ``rhs`` by ``relation`` under ``ctx``, for a step whose
-    sides are ``ends``: the relation must be defined wherever they are (:func:`_defined_where_step`)."""
+    sides are ``ends``: the relation must be defined wherever they are (:func:`_defined_where_step`),
+    but where ``cover`` (a product of probabilities P(A) the step multiplies it by) is 0, where
+    E[· | A] in it is read as E[· 1_A] = 0."""
     _need(isinstance(sub, Chain), f"{what}: a sub-proof must be a Chain")
-    _defined_where_step((lhs, rhs), ends, ctx, what)
+    _defined_where_step((cover * lhs, cover * rhs), ends, ctx, what)
     # the sub-chain runs under this step's context, so that a dropped hypothesis is dropped there too
     res = replace(sub, ctx=ctx).prove(lhs, relation, rhs)
     return res
@@ -2914,8 +2939,12 @@ def _monotone_chain(lhs, rel, rhs, p, ctx):
     a, b = sp.sympify(p["a"]), sp.sympify(p["b"])
     sub = p["term"]
     order = None
+    # g(t) = P(A)·h(t) is 0 wherever P(A) = 0, whatever t: there the order of a and b (means given A,
+    # undefined) is not needed (T1ii: P(i ∉ S)·‖E[X]‖ <= P(i ∉ S)·E‖X‖ by Jensen given i ∉ S)
+    var, g = p["var"], sp.sympify(p["g"])
+    cover = sp.Mul(*[f for f in sp.Mul.make_args(g) if isinstance(f, Prob) and var not in f.free_symbols])
     for x, y in ((a, b), (b, a)):
-        if _sub_chain(sub, ctx, x, "<=", y, "monotone-chain", (lhs, rhs)).complete:
+        if _sub_chain(sub, ctx, x, "<=", y, "monotone-chain", (lhs, rhs), cover).complete:
             order = sp.Le(x, y, evaluate=False)
             break
     _need(order is not None, "monotone-chain: the sub-chain proves neither a <= b nor b <= a")
@@ -2981,40 +3010,30 @@ def _atom_spaces(e) -> set:
     """The probability spaces of the random atoms of ``e``: the event of the ``Cond`` an atom sits
     in, or None (the whole space) for one outside every Cond; ``_VARIES`` for one whose event reads
     a variable that a binder around it binds (another space at each of its values)."""
-    out: set = set()
-
-    def walk(x, event, bound):
-        if isinstance(x, Cond):
-            # an event that reads a variable an enclosing sum binds is another event at each of its
-            # values (review 58: Σ_i (−1)^i Cond(D, D >= i) is E[D | D >= 2] − E[D | D >= 1])
-            walk(x.args[0], _VARIES if x.args[1].free_symbols & bound else x.args[1], bound)
-            return
-        if is_random_atom(x):
-            out.add(event)
-            return
-        inner = bound | _bound_here(x)
-        for a in getattr(x, "args", ()):
-            if isinstance(a, sp.Basic):
-                walk(a, event, inner)
-
-    walk(sp.sympify(e), None, frozenset())
-    return out
+    return _spaces(e, pointwise=False)
 
 
 def _pointwise_spaces(e) -> set:
     """The probability spaces of the random values ``e`` holds pointwise: as :func:`_atom_spaces`,
-    but a mean or probability (E[·], P(·)) is a number, whatever space its argument is on."""
+    but a mean or probability (E[·], P(·)) is a number, whatever space its argument is on, and a
+    conditioned value is on its event's space even when it is constant (review 61: D = Cond(1, A),
+    "D is 1 where A holds", moved E[D] to 1)."""
+    return _spaces(e, pointwise=True)
+
+
+def _spaces(e, pointwise: bool) -> set:
     out: set = set()
 
     def walk(x, event, bound):
-        if isinstance(x, (Expect, Prob)):
+        if pointwise and isinstance(x, (Expect, Prob)):
             return
         if isinstance(x, Cond):
-            # a conditioned value is on its event's space, constant or not (review 61: D = Cond(1, A),
-            # "D is 1 where A holds", moved E[D] to 1)
-            event = _VARIES if x.args[1].free_symbols & bound else x.args[1]
-            out.add(event)
-            walk(x.args[0], event, bound)
+            # an event that reads a variable an enclosing sum binds is another event at each of its
+            # values (review 58: Σ_i (−1)^i Cond(D, D >= i) is E[D | D >= 2] − E[D | D >= 1])
+            here = _VARIES if x.args[1].free_symbols & bound else x.args[1]
+            if pointwise:
+                out.add(here)
+            walk(x.args[0], here, bound)
             return
         if is_random_atom(x):
             out.add(event)
