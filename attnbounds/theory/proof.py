@@ -2941,8 +2941,7 @@ def _monotone_chain(lhs, rel, rhs, p, ctx):
     order = None
     # g(t) = P(A)·h(t) is 0 wherever P(A) = 0, whatever t: there the order of a and b (means given A,
     # undefined) is not needed (T1ii: P(i ∉ S)·‖E[X]‖ <= P(i ∉ S)·E‖X‖ by Jensen given i ∉ S)
-    var, g = p["var"], sp.sympify(p["g"])
-    cover = sp.Mul(*[f for f in sp.Mul.make_args(g) if isinstance(f, Prob) and var not in f.free_symbols])
+    cover = _monotone_cover(p["var"], sp.sympify(p["g"]), a, b)
     for x, y in ((a, b), (b, a)):
         if _sub_chain(sub, ctx, x, "<=", y, "monotone-chain", (lhs, rhs), cover).complete:
             order = sp.Le(x, y, evaluate=False)
@@ -2950,6 +2949,19 @@ def _monotone_chain(lhs, rel, rhs, p, ctx):
     _need(order is not None, "monotone-chain: the sub-chain proves neither a <= b nor b <= a")
     local = ctx._local({"__order__": order})
     return _monotone(lhs, rel, rhs, {k: v for k, v in p.items() if k != "term"}, local) + " (order by a checked chain)"
+
+
+def _monotone_cover(var, g, a, b):
+    """The factors P(A) of g(var) = P(A)·h(var) free of ``var``: where one is 0, g is 0 whatever
+    ``var``, so ``monotone-chain`` needs the order of ``a`` and ``b`` only where none is. A factor
+    that ``a`` or ``b`` holds is not one (P(A)·(1/P(A)) is 1 where P(A) = 0; review 63).
+
+    >>> D = sp.Function("D")(1); P = Prob(D >= 5); t = sp.Symbol("t")
+    >>> _monotone_cover(t, P * t, Expect(Cond(D, D >= 5)), 1), _monotone_cover(t, P * t, 1 / P, 2)
+    (Prob(D(1) >= 5), 1)
+    """
+    return sp.Mul(*[f for f in sp.Mul.make_args(g) if isinstance(f, Prob) and var not in f.free_symbols
+                    and not (sp.sympify(a).has(f) or sp.sympify(b).has(f))])
 
 
 def _random_part(e) -> bool:

@@ -48,3 +48,14 @@ def test_a_monotone_map_with_a_factor_p_a_needs_no_p_a_non_zero():
     res = (Chain(Prob(A) * E, ctx).le(Prob(A) * E1, by.monotone_chain(t, Prob(A) * t, E, E1, sub))
            .eq(Prob(A), by.linearity()).prove(Prob(A) * E, "<=", Prob(A)))
     assert res.complete, res.first_failure
+
+
+def test_the_cover_is_not_taken_where_the_ends_hold_the_factor():
+    """Review 63: a = 1/P(A) made cover·a = 1, defined, though the sub-relation about it is not
+    where P(A) = 0 (another check refused that chain; this one must not rely on it)."""
+    from attnbounds.theory.proof import _monotone_cover
+
+    P = Prob(sp.Ge(D, 5))
+    assert _monotone_cover(t, P * t, Expect(Cond(c, sp.Ge(D, 5))), 1) == P
+    assert _monotone_cover(t, P * t, 1 / P, c / P) == 1
+    assert _monotone_cover(t, P * t ** 2 + 1, Expect(Cond(c, sp.Ge(D, 5))), 1) == 1  # a sum: no factor
