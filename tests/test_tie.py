@@ -212,3 +212,9 @@ def test_a_tied_row_names_the_hypotheses_it_checked_only_at_the_instances():
     row = _row(Reading("reconstructed", "max >= 1/L", "-", relation=">=", symbolic=EX.proof, sweep=weights, bind=bind,
                        sides=lambda i: Sides(np.max(i["weights"], axis=-1), 1 / 6 + 0 * np.max(i["weights"], axis=-1))))
     assert row["proof"]["tie"]["hypotheses"] == ["sum1"] and "where its hypotheses sum1 held" in row["evidence"]
+
+
+def test_tie_without_bind_or_chain_is_a_value_error_naming_what_is_missing():
+    r = Reading("reconstructed", "-", "-", sweep=weights, sides=lambda i: Sides(0 * np.max(i["weights"], axis=-1), 0))
+    with pytest.raises(ValueError, match="needs a reading with bind, sweep and sides"):
+        tie(r, EX.proof())

@@ -298,11 +298,21 @@ def sides_spread(instance: dict) -> Sides:
     >>> float(s.lhs) <= 0.0
     True
     """
-    w, x, n = _wxn(instance)
-    D = per_token_distance(w, x, n)  # (..., L)
-    s_norm = np.linalg.norm(context_vector(w, x, n), axis=-1)[..., None]
-    excess = np.abs(D - s_norm) - w * np.linalg.norm(x, axis=-1)
+    excess, _ = _spread_excess(*_wxn(instance))  # (..., L)
     return Sides(excess.max(axis=-1), np.zeros(excess.shape[:-1]))
+
+
+def _spread_excess(w, x, n):
+    """(|D_i − ‖s‖| − α_i ‖x_i‖ per token, s): what :func:`sides_spread` maximizes."""
+    s = context_vector(w, x, n)
+    D = per_token_distance(w, x, n)
+    return np.abs(D - np.linalg.norm(s, axis=-1)[..., None]) - w * np.linalg.norm(x, axis=-1), s
+
+
+@lru_cache(maxsize=1)
+def _spread_symbols() -> dict:
+    """The symbols of the spread proof's goal, by name (its chains are built and checked once)."""
+    return {str(v): v for v in c2_chains()["spread"].goal[0].free_symbols}
 
 
 def _bind_spread(instance: dict) -> dict:
@@ -310,11 +320,9 @@ def _bind_spread(instance: dict) -> dict:
     about one token) at the token where :func:`sides_spread` takes its maximum, so the goal's
     value is the sides' (for the tie, :mod:`attnbounds.engine.tie`)."""
     w, x, n = _wxn(instance)
-    D = per_token_distance(w, x, n)
-    s = context_vector(w, x, n)
-    excess = np.abs(D - np.linalg.norm(s)) - w * np.linalg.norm(x, axis=-1)
+    excess, s = _spread_excess(w, x, n)
     i = int(np.argmax(excess))
-    names = {str(v): v for v in (c2_chains()["spread"].goal[0]).free_symbols}
+    names = _spread_symbols()
     return {names["alpha"]: w[i], names["x"]: x[i], names["s"]: s}
 
 

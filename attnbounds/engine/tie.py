@@ -65,6 +65,7 @@ def tie(reading, proof, seed: int = 0, instances: int = INSTANCES) -> dict:
     instances are ``instances`` of the sweep and, where the reading has a Hypothesis strategy,
     as many of its examples (a sweep of one fixed instance ties at one point only)."""
     from attnbounds.engine.methods import _instance_text
+    from attnbounds.theory.proof import _every_reads
 
     if reading.bind is None or reading.sweep is None or reading.sides is None or proof.chain is None:
         raise ValueError("tie: needs a reading with bind, sweep and sides, and a proof with a chain")
@@ -78,9 +79,10 @@ def tie(reading, proof, seed: int = 0, instances: int = INSTANCES) -> dict:
             return {"status": "untied", "instances": 0,
                     "detail": f"the proof's goal is its own hypothesis {name!r}: it proves nothing of the reading"}
     hyps: set = set()
+    every = _every_reads(part.chain)  # the symbols the chain reads for every value
     for inst in picked:
         try:
-            got = _at(part, reading, inst, hyps)
+            got = _at(part, reading, inst, hyps, every)
         except _NotEvaluable as exc:
             return {"status": "not evaluable", "instances": 0, "detail": str(exc)}
         if got is not True:
@@ -167,14 +169,13 @@ def _same_statement(r, lhs, rel, rhs) -> bool:
         rel in ("=", "==") and isinstance(r, sp.Eq) and (r.lhs, r.rhs) == (b, a))
 
 
-def _at(part, reading, instance, hyps: set) -> Any:
+def _at(part, reading, instance, hyps: set, every) -> Any:
     """True when the part's goal is the reading's sides at ``instance``, the bound values meet
     their symbols' assumptions and the part's hypotheses hold there (their names go to
     ``hyps``), else the text of what differs. A hypothesis with a symbol ``bind`` leaves out,
     other than an integer read only as a subscript (checked at every index of the tables), makes
     the tie not evaluable: the theorem might not apply to the instance."""
     from attnbounds.engine.refute import NoNumericForm, _eval
-    from attnbounds.theory.proof import _every_reads
 
     values = reading.bind(instance)
     if not isinstance(values, dict):
@@ -204,7 +205,6 @@ def _at(part, reading, instance, hyps: set) -> Any:
     if not ok:
         return (f"the goal {sp.sstr(lhs)} {rel} {sp.sstr(rhs)} is {gl!r} {rel} {gr!r}, the reading's sides "
                 f"{sl!r} {reading.relation} {sr!r}")
-    every = _every_reads(part.chain)
     for name, r in _relations_of(part):
         if not isinstance(r, sp.core.relational.Relational):
             raise _NotEvaluable(f"the proof's hypothesis {name!r} is a {type(r).__name__}, which the tie cannot evaluate: "
@@ -263,6 +263,7 @@ def _hypothesis_holds(r, env, every=frozenset()):
 def _assumptions_broken(values: dict, env) -> str | None:
     """The first bound value outside its symbol's (or base's, function's) assumptions, as text."""
     from attnbounds.engine.refute import _head_kind, _meets
+    from attnbounds.theory.proof import _declared
 
     for key, given in values.items():
         head = key.func if isinstance(key, sp.core.function.AppliedUndef) else key
@@ -273,21 +274,15 @@ def _assumptions_broken(values: dict, env) -> str | None:
                 continue
             v = env.ints[head] if head in env.ints else env.values[head]
             if not np.all(_meets(head, np.asarray(v, dtype=float))):
-                return f"bind gives {head} = {np.asarray(v).ravel().tolist()}, outside its assumptions {_declared(head)}"
+                return f"bind gives {head} = {np.asarray(v).ravel().tolist()}, outside its assumptions ({_declared(head)})"
             continue
         kind = _head_kind(head)
         if kind is not None:
             table = np.asarray(env.values[head], dtype=float)
             vals = table[np.isfinite(table)]
             if not np.all(_meets(kind, vals)):
-                return f"bind gives {head} values outside its assumptions {_declared(kind)}"
+                return f"bind gives {head} values outside its assumptions ({_declared(kind)})"
     return None
-
-
-def _declared(sym) -> str:
-    facts = [k for k, v in sym.assumptions0.items() if v is True and k in (
-        "positive", "nonnegative", "negative", "nonpositive", "nonzero", "integer", "even", "odd", "prime", "composite")]
-    return "(" + ", ".join(sorted(facts)) + ")"
 
 
 def _env(values: dict):

@@ -3036,24 +3036,30 @@ def _pointwise_spaces(e) -> set:
 def _spaces(e, pointwise: bool) -> set:
     out: set = set()
 
-    def walk(x, event, bound):
+    def walk(x, event, bound) -> bool:
+        """Add the spaces of the random values in ``x``; whether there was one."""
         if pointwise and isinstance(x, (Expect, Prob)):
-            return
+            return False
         if isinstance(x, Cond):
             # an event that reads a variable an enclosing sum binds is another event at each of its
             # values (review 58: Σ_i (−1)^i Cond(D, D >= i) is E[D | D >= 2] − E[D | D >= 1])
             here = _VARIES if x.args[1].free_symbols & bound else x.args[1]
-            if pointwise:
+            if pointwise and event is not None:  # Cond(Cond(W, A), B) is W on one space, A and B
+                here = _VARIES if _VARIES in (event, here) else (
+                    (event if isinstance(event, frozenset) else frozenset({event})) | {here})
+            found = walk(x.args[0], here, bound)
+            if pointwise and not found:  # a constant on A is on A (review 61: D = Cond(1, A) gave E[D] = 1)
                 out.add(here)
-            walk(x.args[0], here, bound)
-            return
+            return True if pointwise else found
         if is_random_atom(x):
             out.add(event)
-            return
+            return True
         inner = bound | _bound_here(x)
+        found = False
         for a in getattr(x, "args", ()):
             if isinstance(a, sp.Basic):
-                walk(a, event, inner)
+                found = walk(a, event, inner) or found
+        return found
 
     walk(sp.sympify(e), None, frozenset())
     return out

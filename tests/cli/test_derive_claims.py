@@ -83,3 +83,8 @@ def test_debug_prints_the_traceback_of_an_error_a_row_records(tmp_path, monkeypa
     monkeypatch.setattr(derivation, "DERIVATIONS", dict(derivation.DERIVATIONS))
     loud = CliRunner().invoke(main, ["--debug", "check", "--claims", str(path), "--quick", "USR:transcribed"])
     assert "Traceback" in loud.stderr and "raise RuntimeError('boom in my sides')" in loud.stderr
+
+
+def test_derive_claims_with_a_bad_spec_is_a_usage_error_naming_the_option(tmp_path):
+    out = CliRunner().invoke(main, ["derive", "--claims", str(tmp_path / "missing.py"), "L2"])
+    assert out.exit_code == 2 and "--claims" in out.output

@@ -50,3 +50,12 @@ def test_relations_between_means_and_on_one_space_stay_hypotheses():
     sub = Chain(sp.Integer(1), Context({"c": sp.Ge(Cond(X, A), 1)})).le(Cond(X, A), by.hypothesis("c"))
     res = chain.ge(Expect(sp.Integer(1)), by.expect_monotone(sub)).eq(1, by.linearity()).prove(Expect(Cond(X, A)), ">=", 1)
     assert res.complete, res.first_failure
+
+
+def test_a_doubly_conditioned_value_is_on_one_space():
+    """Cond(Cond(X, A), B) is X on A and B: one space, so a relation about it alone stays a
+    hypothesis (and instance's own check, not this one, refuses it for a random symbol)."""
+    B = sp.Ge(X, 2)
+    Context({"h": sp.Ge(Cond(Cond(X, A), B), 0)})
+    with pytest.raises(TypeError, match="different probability spaces"):
+        Context({"h": sp.Ge(Cond(Cond(X, A), B), Cond(X, A))})
