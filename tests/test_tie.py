@@ -218,3 +218,105 @@ def test_tie_without_bind_or_chain_is_a_value_error_naming_what_is_missing():
     r = Reading("reconstructed", "-", "-", sweep=weights, sides=lambda i: Sides(0 * np.max(i["weights"], axis=-1), 0))
     with pytest.raises(ValueError, match="needs a reading with bind, sweep and sides"):
         tie(r, EX.proof())
+
+
+# --- hypotheses with several indices, tables and vector equations --------------------------------
+
+
+def test_a_table_with_two_subscripts_is_read_from_index_one_on_each_axis():
+    from attnbounds.engine.refute import _eval
+    from attnbounds.engine.tie import _env
+
+    w = sp.IndexedBase("w")
+    env = _env({w: [[10, 11, 12], [20, 21, 22]]}, {w: 2})
+    assert [float(_eval(w[t, j], env)[0]) for t, j in ((1, 1), (1, 3), (2, 1), (2, 3))] == [10, 12, 20, 22]
+    assert np.isnan(float(_eval(w[3, 1], env)[0]))  # past the table: no value
+
+
+def test_a_hypothesis_with_two_indices_read_for_every_value_is_checked_at_every_pair():
+    from attnbounds.engine.tie import _env, _hypothesis_holds
+
+    w = sp.IndexedBase("w")
+    t, j = sp.symbols("t j", integer=True, positive=True)
+    c = sp.Symbol("c", real=True)
+    table = np.zeros((3, 4))
+    r = sp.Le(w[t, j], c)
+    assert _hypothesis_holds(r, _env({w: table, c: 0.5}, {w: 2}), {t, j}) is True
+    table[2, 3] = 1.0  # w[3, 4] = 1 > c
+    got = _hypothesis_holds(r, _env({w: table, c: 0.5}, {w: 2}), {t, j})
+    assert got is not True and "t = 3" in got and "j = 4" in got
+    # a pair the chain reads for one value only: some pair must hold (w[1, 1] = 0 does)
+    assert _hypothesis_holds(r, _env({w: table, c: 0.5}, {w: 2}), set()) is True
+    assert _hypothesis_holds(r, _env({w: table + 1, c: 0.5}, {w: 2}), set()) != True  # noqa: E712 -- text or None
+
+
+def test_an_equation_between_vectors_is_checked_entry_by_entry():
+    from attnbounds.engine.tie import _env, _hypothesis_holds
+
+    y = sp.IndexedBase("y")
+    s = sp.Symbol("s", commutative=False)
+    t, N = sp.symbols("t N", integer=True, positive=True)
+    wt = sp.IndexedBase("w")
+    r = sp.Eq(s, sp.Sum(wt[t] * y[t], (t, 1, N)))
+    ys = np.array([[1.0, 2.0], [3.0, -1.0]])
+    good = {s: 0.25 * ys[0] + 0.75 * ys[1], y: ys, wt: [0.25, 0.75], N: 2}
+    assert _hypothesis_holds(r, _env(good), set()) is True
+    got = _hypothesis_holds(r, _env({**good, s: good[s] + [0, 1e-3]}), set())
+    assert isinstance(got, str) and "against" in got
+    assert _hypothesis_holds(sp.Le(s, s, evaluate=False), _env(good), set()) is None  # an order between vectors: no value
+
+
+def test_an_instance_where_the_goal_overflows_is_passed_over_not_a_conflict():
+    """Review of the L2/C3 binds: e^{x}/(e^{x} + 1) at x > 709 is inf/inf in floats, where the
+    reading's sides (1/(1 + e^{-x})) have a value; that is no evidence the proof is of another
+    statement. Most instances beyond floats leave the tie not evaluable."""
+    x = sp.Symbol("x", real=True)
+    g = sp.exp(x) / (sp.exp(x) + 1)
+    proof = Proof.from_chain(Chain(g).le(1, by.algebra()).prove(g, "<=", 1), "-")
+    assert proof.status is True
+
+    def reading(lo, hi, rhs=1.0):
+        return Reading("reconstructed", "-", "-", symbolic=lambda: proof, bind=lambda i: {x: i["x"]},
+                       sweep=lambda rng, n: {"x": rng.uniform(lo, hi, n)},
+                       sides=lambda i: Sides(1 / (1 + np.exp(-i["x"])), rhs + 0 * i["x"]))
+
+    got = tie(reading(0, 900), proof)
+    assert got["status"] == "tied" and "more skipped: the goal has no finite value" in got["detail"]
+    assert 8 <= got["instances"] < 16
+    assert tie(reading(0, 900, rhs=1.01), proof)["status"] == "untied"  # the evaluated instances still decide
+    got = tie(reading(750, 900), proof)
+    assert got["status"] == "not evaluable" and "no finite value in floats at 16 of 16" in got["detail"]
+
+
+def test_a_space_must_be_probabilities_and_its_random_functions_tables_over_its_atoms():
+    from attnbounds.engine.refute import _eval
+    from attnbounds.engine.tie import SPACE, _env
+    from attnbounds.theory.proof import Expect
+
+    X = sp.Function("X")
+    with pytest.raises(ValueError, match="probabilities of the atoms"):
+        _env({SPACE: [0.5, 0.6], X: [[1.0, 2.0]]}, random={X})
+    with pytest.raises(TypeError, match="takes a table"):
+        _env({SPACE: [0.5, 0.5], X: [1.0, 2.0]}, random={X})
+    env = _env({SPACE: [0.25, 0.75], X: [[1.0, 2.0], [4.0, 0.0]]}, random={X})
+    assert [float(_eval(Expect(X(k)), env)[0]) for k in (1, 2)] == [1.75, 1.0]
+
+
+def test_a_goal_undefined_at_an_instance_without_overflow_is_a_conflict():
+    """0/0 is not a float overflow: the mean Σ_{i≤K} a_i / K at K = 0 has no value where the
+    reading's sides have one, so the proof does not speak of that instance."""
+    K = sp.Symbol("K", integer=True, nonnegative=True)
+    a = sp.IndexedBase("a")
+    i = sp.Symbol("i", integer=True)
+    g = sp.Sum(a[i], (i, 1, K)) / K
+    proof = Proof.from_chain(Chain(g).le(g + 1, by.algebra()).prove(g, "<=", g + 1), "-")
+    assert proof.status is True
+
+    def reading(lo):
+        return Reading("reconstructed", "-", "-", symbolic=lambda: proof,
+                       bind=lambda i: {K: int(i["K"]), a: np.ones(3)},
+                       sweep=lambda rng, n: {"K": rng.integers(lo, 4, n)}, sides=lambda i: Sides(1.0, 2.0))
+
+    assert tie(reading(1), proof)["status"] == "tied"
+    got = tie(reading(0), proof)
+    assert got["status"] == "untied" and "no overflow" in got["detail"] and "K=0" in got["detail"]

@@ -163,7 +163,7 @@ with $N = 1$. Then $\tilde d = 1/2 + (L-1)/2$, which is linear in $L$.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 import sympy as sp
@@ -309,10 +309,44 @@ def _spread_excess(w, x, n):
     return np.abs(D - np.linalg.norm(s, axis=-1)[..., None]) - w * np.linalg.norm(x, axis=-1), s
 
 
+def _symbols_of(checks: dict) -> dict:
+    """The symbols and indexed bases of each checked chain of ``checks`` (its goal and its
+    context's hypotheses), by chain and name, for the binds."""
+    from attnbounds.theory.proof import Lemma
+
+    out = {}
+    for key, check in checks.items():
+        exprs = [sp.sympify(check.goal[0]), sp.sympify(check.goal[2])]
+        for h in check.chain.ctx.hypotheses.values():
+            for r in h if isinstance(h, tuple) else (h,):
+                exprs.append(r.relation_expr() if isinstance(r, Lemma) else r)
+        bases = {b for e in exprs for b in e.atoms(sp.IndexedBase)}
+        labels = {b.label for b in bases}
+        names = {str(v): v for e in exprs for v in e.free_symbols if isinstance(v, sp.Symbol) and v not in labels}
+        out[key] = {**names, **{str(b): b for b in bases}}
+    return out
+
+
 @lru_cache(maxsize=1)
-def _spread_symbols() -> dict:
-    """The symbols of the spread proof's goal, by name (its chains are built and checked once)."""
-    return {str(v): v for v in c2_chains()["spread"].goal[0].free_symbols}
+def _chain_symbols() -> dict:
+    """:func:`_symbols_of` the chains of :func:`c2_chains` (built and checked once).
+
+    >>> sorted(_chain_symbols()["spread"])
+    ['alpha', 's', 'x']
+    >>> type(_chain_symbols()["sandwich"]["alpha"]).__name__  # the base, not its label
+    'IndexedBase'
+    """
+    return _symbols_of(c2_chains())
+
+
+@lru_cache(maxsize=1)
+def _bounded_symbols() -> dict:
+    """:func:`_symbols_of` the chains of :func:`bounded_chains` (built and checked once).
+
+    >>> sorted(_bounded_symbols()["paper-i-difference"])
+    ['L', 'N', 'R', 'S', 'T', 'a', 'alpha', 'alpha_N', 'beta', 'j', 't', 'u', 'w', 'x', 'y']
+    """
+    return _symbols_of(_bounded_chains())
 
 
 def _bind_spread(instance: dict) -> dict:
@@ -322,8 +356,27 @@ def _bind_spread(instance: dict) -> dict:
     w, x, n = _wxn(instance)
     excess, s = _spread_excess(w, x, n)
     i = int(np.argmax(excess))
-    names = _spread_symbols()
+    names = _chain_symbols()["spread"]
     return {names["alpha"]: w[i], names["x"]: x[i], names["s"]: s}
+
+
+def _bind_sandwich(instance: dict) -> dict:
+    """The values of the sandwich proof's symbols (:func:`c2_chains`, goal
+    |Σ_i ‖α_i x_i − s‖ − K‖s‖| ≤ (1 − ᾱ_N) ρ_out over the K non-selected tokens i) as
+    :func:`sides_sandwich` defines them: α_i and x_i of the K = L − N tokens outside I_N (in
+    their order), s the context vector, ρ_out the largest of their norms and ᾱ_N the selected
+    mass; the goal is then evaluated there (the tie, :mod:`attnbounds.engine.tie`), and so are
+    the hypotheses Σ_i α_i = 1 − ᾱ_N and ‖x_i‖ ≤ ρ_out.
+
+    >>> inst = {"weights": np.array([0.5, 0.3, 0.2]), "x": np.array([[1.0], [-1.0], [2.0]]), "n": 1}
+    >>> {str(k): np.round(v, 12).tolist() for k, v in _bind_sandwich(inst).items()}
+    {'alpha': [0.3, 0.2], 'x': [[-1.0], [2.0]], 's': [0.5], 'K': 2, 'rho_out': 2.0, 'alpha_N': 0.5}
+    """
+    w, x, n = _wxn(instance)
+    out = ~top_n_mask(w, n)
+    names = _chain_symbols()["sandwich"]
+    return {names["alpha"]: w[out], names["x"]: x[out], names["s"]: context_vector(w, x, n), names["K"]: w.shape[-1] - n,
+            names["rho_out"]: np.linalg.norm(x[out], axis=-1).max(), names["alpha_N"]: selected_mass(w, n)}
 
 
 def sides_vanishing(instance: dict) -> Sides:
@@ -337,6 +390,25 @@ def sides_vanishing(instance: dict) -> Sides:
     L = w.shape[-1]
     R = np.linalg.norm(x, axis=-1).max(axis=-1)
     return Sides(cumulative_distance(w, x, n), (L - n) * R)
+
+
+def _bind_vanishing(instance: dict) -> dict:
+    """The values of the ``paper-ii`` proof's symbols (:func:`_vanishing_chain`, goal
+    Σ_i ‖α_i x_i − Σ_t β_t y_t‖ ≤ K R) as :func:`sides_vanishing` defines them: α_i and x_i of
+    the K = L − N tokens outside I_N, β_t and y_t of the N tokens in it (in their order, so that
+    Σ_t β_t y_t is the context vector), R the largest norm of every token, and ᾱ_N the selected
+    mass, which the chain's hypotheses read (ᾱ_N = Σ_t β_t, Σ_i α_i = 1 − ᾱ_N); the goal and
+    those hypotheses are then evaluated there (the tie, :mod:`attnbounds.engine.tie`).
+
+    >>> inst = {"weights": np.array([0.2, 0.5, 0.3]), "x": np.array([[3.0], [1.0], [-1.0]]), "n": 2}
+    >>> {str(k): np.round(v, 12).tolist() for k, v in _bind_vanishing(inst).items()}
+    {'alpha': [0.2], 'x': [[3.0]], 'beta': [0.5, 0.3], 'y': [[1.0], [-1.0]], 'N': 2, 'K': 1, 'R': 3.0, 'alpha_N': 0.8}
+    """
+    w, x, n = _wxn(instance)
+    sel = top_n_mask(w, n)
+    names = _chain_symbols()["vanishing"]
+    return {names["alpha"]: w[~sel], names["x"]: x[~sel], names["beta"]: w[sel], names["y"]: x[sel], names["N"]: n,
+            names["K"]: w.shape[-1] - n, names["R"]: np.linalg.norm(x, axis=-1).max(), names["alpha_N"]: selected_mass(w, n)}
 
 
 def _sweep_vanishing(rng: np.random.Generator, size: int) -> dict:
@@ -405,6 +477,38 @@ def sides_dominated(instance: dict) -> Sides:
     R = np.where(mask, norms, -np.inf).max(axis=-1)
     sigma_out = np.where(mask, 0.0, w * norms).sum(axis=-1)  # Σ_{i∉I_N} ‖α_i x_i‖
     return Sides(np.abs(cumulative_distance(w, x, n) - sigma_out), n * C2 * R * (L - n) / L)
+
+
+def _bind_bounded(instance: dict, selected_R: bool = False) -> dict:
+    """The values of the symbols of ``bounded``'s chain (:func:`bounded_chains`), or with
+    ``selected_R`` those of ``paper-i-difference``'s, as :func:`sides_bounded` and
+    :func:`sides_dominated` define them: α_i and x_i of the L − N tokens outside I_N, β_t and y_t
+    of the N tokens in it (in their order, so that Σ_t β_t y_t is the context vector), with α
+    the weights of :func:`_bounded_parts`; N, L, T and a; R the largest norm of every token
+    (``bounded``) or of the selected ones (``paper-i-difference``); and what only the chain's
+    hypotheses read: ᾱ_N, each selected token's logit u_t, the logits w_{t,j} of its L − 1 other
+    tokens (a table, row t) and S_t = Σ_j e^{w_{t,j}/T}. The tie (:mod:`attnbounds.engine.tie`)
+    then evaluates the goal, and the hypotheses β_t = e^{u_t/T}/(e^{u_t/T} + S_t), every logit in
+    [−a, a] (at every t and j) and ‖x_i‖, ‖y_t‖ <= R, there.
+
+    >>> inst = {"logits": np.array([1.0, 0.0, -1.0]), "T": 1.0, "a": 1.0, "x": np.array([[1.0], [2.0], [-1.0]]), "n": 1}
+    >>> b = {str(k): np.round(v, 4).tolist() for k, v in _bind_bounded(inst).items()}
+    >>> b["beta"], b["alpha"], b["u"], b["w"], b["S"], b["R"]
+    ([0.6652], [0.2447, 0.09], [1.0], [[0.0, -1.0]], [1.3679], 2.0)
+    >>> float(_bind_bounded(inst, selected_R=True)[_bounded_symbols()["bounded"]["R"]])  # ‖x_1‖: the one selected token
+    1.0
+    """
+    w, x, n, L, _ = _bounded_parts(instance)
+    z = np.asarray(instance["logits"], float)
+    T = float(instance["T"])
+    sel = top_n_mask(w, n)
+    others = np.stack([np.delete(z, k) for k in np.flatnonzero(sel)])  # (N, L - 1): row t, the other tokens' logits
+    norms = np.linalg.norm(x, axis=-1)
+    names = _bounded_symbols()["paper-i-difference" if selected_R else "bounded"]
+    return {names["alpha"]: w[~sel], names["x"]: x[~sel], names["beta"]: w[sel], names["y"]: x[sel], names["N"]: n,
+            names["L"]: L, names["T"]: T, names["a"]: float(instance["a"]),
+            names["R"]: float((norms[sel] if selected_R else norms).max()), names["alpha_N"]: selected_mass(w, n),
+            names["u"]: z[sel], names["w"]: others, names["S"]: np.exp(others / T).sum(axis=-1)}
 
 
 def _sweep_wxn(rng: np.random.Generator, size: int) -> dict:
@@ -884,6 +988,7 @@ CLAIM = Claim(
             strategy=_bounded_strategy,
             sides=sides_dominated,
             sweep=_sweep_bounded,
+            bind=partial(_bind_bounded, selected_R=True),
             atol=1e-10,
         ),
         Reading(
@@ -906,6 +1011,7 @@ CLAIM = Claim(
             strategy=_configs,
             sides=sides_vanishing,
             sweep=_sweep_vanishing,
+            bind=_bind_vanishing,
             atol=1e-10,
             note="sharp for every N as a supremum (argued on the page, not part of the verdict)",
         ),
@@ -926,6 +1032,7 @@ CLAIM = Claim(
             strategy=_configs,
             sides=sides_sandwich,
             sweep=_sweep_wxn,
+            bind=_bind_sandwich,
             atol=1e-10,
         ),
         Reading(
@@ -937,6 +1044,7 @@ CLAIM = Claim(
             strategy=_bounded_strategy,
             sides=sides_bounded,
             sweep=_sweep_bounded,
+            bind=_bind_bounded,
             note="hence d~ <= R (1 + N e^{2a/T}) = O(1) in L, since (L - N)/L <= 1 and R >= 0 (argued on the page, "
                  "not part of the verdict)",
         ),

@@ -77,6 +77,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
+import sympy as sp
 from hypothesis import strategies as st
 
 from attnbounds import strategies as abst
@@ -220,6 +221,34 @@ def _symbolic_reconstructed() -> Proof:
     )
 
 
+@lru_cache(maxsize=1)
+def _fd_symbols() -> dict:
+    """The symbols and bases of the finite-difference chain's goal and hypotheses, by name."""
+    chain = _symbolic_reconstructed().chain
+    part = (getattr(chain, "parts", None) or (chain,))[0]
+    exprs = [part.goal[0], part.goal[2], *part.chain.ctx.hypotheses.values()]
+    out = {str(x): x for e in exprs for x in e.free_symbols if isinstance(x, sp.Symbol)}
+    out.update({str(ix.base): ix.base for e in exprs for ix in e.atoms(sp.Indexed)})  # a base, not its label
+    return out
+
+
+def _bind_fd(instance: dict) -> dict:
+    """The values of the finite-difference chain's symbols (its goal g ≤ min{1/(2T), √2/ε}, the
+    hypothesis Σ_k v_k² = 1) at one instance, for the tie (:mod:`attnbounds.engine.tie`): the
+    logits l less their largest (softmax does not change, and e^{l/T} stays in floats), v made
+    a unit vector as :func:`finite_difference` makes it, T, ε and L.
+
+    >>> b = _bind_fd({"logits": [3.0, 1.0], "T": 0.5, "v": [3.0, 4.0], "eps": 0.1})
+    >>> {str(k): np.round(np.asarray(v, dtype=float), 3).tolist() for k, v in b.items()}["v"]
+    [0.6, 0.8]
+    """
+    names = _fd_symbols()
+    z = np.asarray(instance["logits"], dtype=float)
+    v = np.asarray(instance["v"], dtype=float)
+    return {names["l"]: z - z.max(), names["v"]: v / np.linalg.norm(v), names["T"]: float(instance["T"]),
+            names["epsilon"]: float(instance["eps"]), names["L"]: int(z.shape[-1])}
+
+
 def _symbolic_fd_transcribed() -> Proof:
     # g → 1/(2T) as ε → 0 at logits (0, 0), v = (1, −1)/√2: at ε = 1e-3 the value is 0.5 − O(ε²) > 1/4.
     inst = dict(_FD_EXAMPLES[0])
@@ -289,6 +318,7 @@ CLAIM = Claim(
             strategy=finite_difference_instances,
             sides=finite_difference_sides(False),
             sweep=finite_difference_sweep,
+            bind=_bind_fd,
             note="sqrt 2 is the l2 diameter of the simplex; 1/(2T) is approached as eps -> 0",
         ),
         Reading(

@@ -164,6 +164,7 @@ from attnbounds.theory.proof import AllOf, Chain, Context, by
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.claims.normalized import draws_weights, is_softmax, jacobian_of
 from attnbounds.claims.lemma1 import FAMILY_NAMES, PARAM_CHOICES, family_normalizer
+from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.jacobian import dense_jacobian_norms, normalizer_jacobian, softmax_jacobian_norms
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature
 from attnbounds.theory import jacobian as thj
@@ -468,6 +469,18 @@ def _softmax_certificates() -> dict:
     }
 
 
+def _entry_symbols() -> dict:
+    """The symbols of :func:`entry_bound_check`, by name (:func:`_bind_entry` gives them values)."""
+    return {
+        "T": sp.Symbol("T", real=True),
+        "l_i": sp.Symbol("l_i", real=True),
+        "l_j": sp.Symbol("l_j", real=True),
+        "R": sp.Symbol("R", nonnegative=True),  # a sum of exponentials (0 when L = 2)
+        "alpha_i": sp.Symbol("alpha_i", real=True),
+        "alpha_j": sp.Symbol("alpha_j", real=True),
+    }
+
+
 def entry_bound_check(bound=None):
     """The checked chains of L2:entry: |∂α_i/∂l_i| ≤ 1/(4T) and |∂α_i/∂l_j| ≤ 1/(4T), j ≠ i,
     for softmax with temperature T > 0 and any number of tokens (or for another ``bound``).
@@ -476,10 +489,8 @@ def entry_bound_check(bound=None):
     (diagonal) and α_i = E_i/(E_i + E_j + R) (off-diagonal); the derivatives are computed by
     SymPy, and the identity steps rewrite them as α_i(1 − α_i)/T and −α_i α_j/T.
     """
-    T = sp.Symbol("T", real=True)
-    li, lj = sp.symbols("l_i l_j", real=True)
-    R = sp.Symbol("R", nonnegative=True)  # a sum of exponentials (0 when L = 2)
-    p, q = sp.symbols("alpha_i alpha_j", real=True)
+    s = _entry_symbols()
+    T, li, lj, R, p, q = (s[n] for n in ("T", "l_i", "l_j", "R", "alpha_i", "alpha_j"))
     bound = 1 / (4 * T) if bound is None else bound
     Ei, Ej = sp.exp(li / T), sp.exp(lj / T)
     ctx = Context({
@@ -502,6 +513,34 @@ def entry_bound_check(bound=None):
            .le((p + q) ** 2 / (4 * T), by.algebra())
            .le(bound, by.algebra()))
     return AllOf((diag.prove(d_ii, "<=", bound), off.prove(d_ij, "<=", bound)))
+
+
+def _bind_entry(instance: dict) -> dict:
+    """The values of the symbols of L2:entry's first chain, ∂α_i/∂l_i = α_i(1 − α_i)/T ≤ 1/(4T)
+    (:func:`entry_bound_check`), at the token i of the largest entry, for the tie of the goal to
+    the sides (:mod:`attnbounds.engine.tie`). The sides are the largest |∂α_i/∂l_j| over all
+    entries. That is a diagonal one (α_i α_j ≤ α_i(1 − α_i), as α_j ≤ 1 − α_i), and α_i(1 − α_i) is
+    largest at the weight nearest 1/2, which is the largest weight α_m (if α_m ≤ 1/2, every weight
+    is at most α_m; if not, every other is at most 1 − α_m < 1/2). So the goal's value at the
+    token of the largest logit is the sides'. The off-diagonal chain (the second part) is not tied.
+
+    The logits are measured from their maximum, as the stable softmax computes them (the weights
+    are unchanged, and no exponential overflows): l_i = 0 and R = Σ_{k≠i} e^{(l_k − l_i)/T}. α_j,
+    which only the hypotheses shared with the off-diagonal chain read (α_j ≥ 0, α_i + α_j ≤ 1), is
+    the second largest weight (0 for one token).
+
+    >>> v = _bind_entry({"logits": np.array([0.0, -1.0, -30.0]), "T": 1.0})
+    >>> {str(k): round(float(x), 6) for k, x in v.items()}
+    {'T': 1.0, 'l_i': 0.0, 'R': 0.367879, 'alpha_i': 0.731059, 'alpha_j': 0.268941}
+    """
+    z, T = _softmax_parts(instance)
+    T = float(T)
+    i = int(np.argmax(z))
+    a = softmax(z, T)
+    rest = np.delete(a, i)
+    s = _entry_symbols()
+    return {s["T"]: T, s["l_i"]: 0.0, s["R"]: float(np.exp((np.delete(z, i) - z[i]) / T).sum()),
+            s["alpha_i"]: float(a[i]), s["alpha_j"]: float(rest.max()) if rest.size else 0.0}
 
 
 def _symbolic_norm(kind: str, secondary: bool = False):
@@ -613,7 +652,7 @@ def _generic_reading(name, form, statement, latex):
     )
 
 
-def _softmax_reading(name, kind, statement, latex, note, secondary=False):
+def _softmax_reading(name, kind, statement, latex, note, secondary=False, bind=None):
     certify = None
     if not (kind == "entry" and not secondary):
         certify = lambda: certify_counterexample(kind, secondary)  # noqa: E731
@@ -629,6 +668,7 @@ def _softmax_reading(name, kind, statement, latex, note, secondary=False):
         rtol=1e-9,
         atol=1e-12,
         note=note,
+        bind=bind,
     )
 
 
@@ -692,6 +732,7 @@ CLAIM = Claim(
             "max_ij |d alpha_i/d l_j| <= 1/(4T)",
             r"\max_{i,j}\left|\frac{\partial\alpha_i}{\partial l_j}\right| \le \frac{1}{4T}",
             "true and sharp (alpha_i = 1/2)",
+            bind=_bind_entry,
         ),
         _softmax_reading(
             "row",

@@ -164,6 +164,79 @@ def _independent_sweep(rng: np.random.Generator, size: int) -> dict:
     return {"p": p, "n": n}
 
 
+def _bind_independent(chain: str):
+    """``bind`` for the chain ``chain`` of :func:`~attnbounds.theory.coverage.h1_chains` (its goal
+    E[Σ_i 1{token i not missed}/N] = 1 − Π_h (1 − p_h)): the setting built as a finite
+    probability space, independently of the sides' formula. Its atoms are every pattern of
+    which head separates which of the N tokens (2^(HN) of them), each of probability
+    Π p_h^{[h separates i]} (1 − p_h)^{[h does not]}; missed(i) is 1 at an atom where no head
+    separates token i. The tie then evaluates the mean and the hypothesis P(missed(i)) = Π_h (1 − p_h)
+    (:mod:`attnbounds.engine.tie`) on that space.
+
+    >>> b = _bind_independent("independent")({"p": np.array([0.5, 0.25]), "n": 1})
+    >>> from attnbounds.engine.tie import SPACE
+    >>> len(b[SPACE]), float(b[SPACE].sum())
+    (4, 1.0)
+    """
+    import itertools
+
+    import sympy as sp
+
+    from attnbounds.engine.tie import SPACE
+
+    c = h1_chains()[chain]
+    goal = (getattr(c, "parts", None) or (c,))[0].goal
+    expr = sp.sympify(goal[0]) + sp.sympify(goal[2])
+    names = {str(f.func): f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
+    names.update({str(x): x for x in expr.free_symbols})
+
+    def bind(instance: dict) -> dict:
+        p = np.asarray(instance["p"], dtype=np.float64)
+        n = int(instance["n"])
+        H = p.shape[-1]
+        atoms = np.array(list(itertools.product((0, 1), repeat=H * n)), dtype=bool).reshape(-1, H, n)  # [atom, h, i]
+        prob = np.prod(np.where(atoms, p[None, :, None], 1 - p[None, :, None]), axis=(1, 2))
+        missed = (~atoms.any(axis=1)).T.astype(float)  # (n, atoms)
+        out = {SPACE: prob, names["missed"]: missed, names["N"]: n, names["H"]: H}
+        out[names["p"]] = float(p[0]) if isinstance(names["p"], sp.Symbol) else p  # the Discussion's one p, or p_h
+        return out
+
+    return bind
+
+
+def _bind_masks(chain: str):
+    """``bind`` for the chain ``chain`` (``"union"`` or ``"worst"``) of
+    :func:`~attnbounds.theory.coverage.h1_chains`, whose goals read fractions of the top set as
+    probabilities of a token U drawn uniformly from it: the setting built as that finite
+    probability space, apart from the sides' counting. Its atoms are the N tokens, each of
+    probability 1/N; the event S(h) is 1 at the tokens head h separates (the masks). For
+    ``"worst"`` (goal c ≥ P(S(g)), about one head g), g is the head of the largest fraction,
+    where the sides' maximum max_h p_h is attained (the first such, counted from 1).
+
+    >>> b = _bind_masks("worst")({"masks": np.array([[True, False], [True, True]])})
+    >>> {str(k): np.asarray(v).tolist() for k, v in b.items()}
+    {'probabilities': [0.5, 0.5], 'S': [[1.0, 0.0], [1.0, 1.0]], 'H': 2, 'g': 2}
+    """
+    import sympy as sp
+
+    from attnbounds.engine.tie import SPACE
+
+    c = h1_chains()[chain]
+    expr = sp.sympify(c.goal[0]) + sp.sympify(c.goal[2])
+    names = {str(f.func): f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
+    names.update({str(x): x for x in expr.free_symbols})
+
+    def bind(instance: dict) -> dict:
+        m = np.asarray(instance["masks"], dtype=bool)
+        H, N = m.shape
+        out = {SPACE: np.full(N, 1 / N), names["S"]: m.astype(float), names["H"]: H}
+        if chain == "worst":
+            out[names["g"]] = int(np.argmax(m.sum(axis=-1))) + 1
+        return out
+
+    return bind
+
+
 def _drop_independence() -> Proof:
     res = derive_coverage()
     return Proof(
@@ -265,6 +338,7 @@ CLAIM = Claim(
             strategy=_paper_instances,
             sides=independent_sides,
             sweep=_paper_sweep,
+            bind=_bind_independent("independent_equal_p"),
         ),
         Reading(
             "reconstructed",
@@ -275,6 +349,7 @@ CLAIM = Claim(
             strategy=_independent_instances,
             sides=independent_sides,
             sweep=_independent_sweep,
+            bind=_bind_independent("independent"),
         ),
         Reading(
             "union-bound",
@@ -285,6 +360,7 @@ CLAIM = Claim(
             strategy=_mask_instances,
             sides=mask_sides("union"),
             sweep=_mask_sweep,
+            bind=_bind_masks("union"),
         ),
         Reading(
             "worst-case",
@@ -295,6 +371,7 @@ CLAIM = Claim(
             strategy=_mask_instances,
             sides=mask_sides("worst"),
             sweep=_mask_sweep,
+            bind=_bind_masks("worst"),
             note="attained by identical heads (argued on the page, not part of the verdict)",
         ),
         Reading(

@@ -103,14 +103,18 @@ unnormalized weights $\alpha = (1,1)$, $x = (1,-1)$, $N=1$: $d_1 = 2$, $R = 1$, 
 
 from __future__ import annotations
 
+from functools import lru_cache, partial
+
 import numpy as np
+import sympy as sp
 from hypothesis import strategies as st
+from sympy.core.function import AppliedUndef
 
 from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import cumulative_distance, selected_mass, softmax, top_n_mask
 from attnbounds.numerics.validation import check_count, check_rng
 from attnbounds.strategies import attention_configs, simplex_points
-from attnbounds.theory.proof import AllOf
+from attnbounds.theory.proof import AllOf, Lemma
 from attnbounds.theory.distance import (
     any_subset_counterexample_t1i,
     derive_t1_fixed,
@@ -163,19 +167,7 @@ def bound_terms(instance: dict) -> dict:
     x = np.asarray(instance.get("x"), dtype=np.float64)
     if "weights" not in instance or "x" not in instance:
         raise KeyError(f"instance: missing {'weights' if 'weights' not in instance else 'x'!r}")
-    if "selected" in instance:  # an explicit subset in place of I_N (the top_n drop demonstration)
-        sel = np.asarray(instance["selected"], dtype=int)
-        if sel.ndim != 1 or sel.size < 1 or sel.size >= w.shape[-1] or np.unique(sel).size != sel.size \
-                or sel.min() < 0 or sel.max() >= w.shape[-1]:
-            raise ValueError(f"selected: expected 1..L-1 distinct token indices, got {instance['selected']!r}")
-        mask = np.zeros(w.shape, dtype=bool)
-        mask[..., sel] = True
-        n = int(sel.size)
-    else:
-        if "n" not in instance:
-            raise KeyError("instance: missing 'n'")
-        n = int(instance["n"])
-        mask = top_n_mask(w, n)  # (..., L)
+    mask, n = _selection(instance, w)  # (..., L)
     norms = np.linalg.norm(x, axis=-1)  # (..., L)
     pair = np.linalg.norm(x[..., :, None, :] - x[..., None, :, :], axis=-1)  # (..., L, L) ‖x_i − x_j‖
     cross = ~mask[..., :, None] & mask[..., None, :]  # i ∉ I_N, j ∈ I_N
@@ -195,6 +187,23 @@ def bound_terms(instance: dict) -> dict:
         "L": w.shape[-1],
         "n": n,
     }
+
+
+def _selection(instance: dict, w: np.ndarray) -> tuple[np.ndarray, int]:
+    """(mask of the selected tokens, N) for weights ``w`` (batched or not): the top-N set, or the
+    instance's explicit ``"selected"`` subset where it gives one (the ``top_n`` drop demonstration)."""
+    if "selected" in instance:
+        sel = np.asarray(instance["selected"], dtype=int)
+        if sel.ndim != 1 or sel.size < 1 or sel.size >= w.shape[-1] or np.unique(sel).size != sel.size \
+                or sel.min() < 0 or sel.max() >= w.shape[-1]:
+            raise ValueError(f"selected: expected 1..L-1 distinct token indices, got {instance['selected']!r}")
+        mask = np.zeros(w.shape, dtype=bool)
+        mask[..., sel] = True
+        return mask, int(sel.size)
+    if "n" not in instance:
+        raise KeyError("instance: missing 'n'")
+    n = int(instance["n"])
+    return top_n_mask(w, n), n
 
 
 def bound(t: dict) -> np.ndarray:
@@ -431,6 +440,88 @@ def _symbolic_sharp() -> Proof:
                     "(sum of the non-selected weights = 1 - alpha_N) d~ equals the bound")
 
 
+@lru_cache(maxsize=None)
+def _chain_symbols(key: str) -> dict:
+    """The symbols, functions and indexed bases of the statement and hypotheses of the chain
+    ``key`` of :func:`~attnbounds.theory.distance.t1i_chains`, by name (its chains are built and
+    checked once).
+
+    >>> sorted(_chain_symbols("R_ge_1"))
+    ['D', 'K', 'N', 'R', 'X', 'a', 'alpha_N', 'c', 'd_1', 'i', 'm', 't', 'w', 'y']
+    """
+    part = t1i_chains()[key]
+    found: dict = {}
+    for r in (sp.Eq(part.goal[0], part.goal[2]),
+              *(h.relation_expr() if isinstance(h, Lemma) else h for h in part.chain.ctx.hypotheses.values())):
+        bases = {ix.base for ix in r.atoms(sp.Indexed)}
+        labels = {b.label for b in bases}
+        found.update({str(x): x for x in r.free_symbols if isinstance(x, sp.Symbol) and x not in labels})
+        found.update({str(f.func): f.func for f in r.atoms(AppliedUndef)})
+        found.update({str(b): b for b in bases})
+    return found
+
+
+def _bind_bound(instance: dict, chain: str = "sum", d1_key: str = "d_1") -> dict:
+    """The values of the symbols of the chain ``chain`` of :func:`~attnbounds.theory.distance.t1i_chains`
+    (``"sum"``, ``"sphere"``, ``"R_ge_1"`` or ``"d1_norm_sum"``: goal Σ_{i=1}^{K} D(i) <= its bound)
+    at an instance, from the reading's own definitions (for the tie, :mod:`attnbounds.engine.tie`):
+    the K = L − N non-selected tokens i in token order, a(i) = α_i, X(i) = x_i and
+    D(i) = ‖α_i x_i − s‖ (s = Σ_{j∈I_N} α_j x_j); the N selected tokens t in token order,
+    w_t = α_t/ᾱ_N and y_t = x_t, and their weighted mean c = s/ᾱ_N; ᾱ_N and R of
+    :func:`bound_terms`, d_1 its entry ``d1_key`` (the paper's ``"d_1"``, or the old reading's
+    ``"d_1_norm"``), and the non-selected mass m = Σ_i α_i (= 1 − ᾱ_N, summed so that it is not
+    negative by rounding). Only the chain's own symbols are returned.
+
+    The indices i and t are left free: the tie checks the hypotheses that read them (top-N
+    a(i) <= ᾱ_N w_t, ‖y_t‖ <= R, ‖X(i) − y_t‖ <= d_1, or ‖X(i)‖ <= d_1 for the old reading) at every
+    pair. An explicit ``"selected"`` subset of the instance replaces I_N, as in :func:`bound_terms`.
+
+    >>> inst = {"weights": np.array([0.5, 0.3, 0.2]), "x": np.array([[1.0], [-1.0], [0.5]]), "n": 1}
+    >>> {str(k): np.round(v, 12).tolist() for k, v in _bind_bound(inst).items()}  # doctest: +NORMALIZE_WHITESPACE
+    {'D': [0.8, 0.4], 'a': [0.3, 0.2], 'X': [[-1.0], [0.5]], 'K': 2, 'N': 1, 'alpha_N': 0.5, 'c': [1.0],
+     'w': [1.0], 'y': [[1.0]], 'R': 1.0, 'd_1': 2.0}
+    >>> float(_bind_bound(inst, "d1_norm_sum", "d_1_norm")[_chain_symbols("d1_norm_sum")["d_1"]])  # max_i ‖x_i‖ off I_N
+    1.0
+    """
+    w = np.asarray(instance["weights"], dtype=np.float64)
+    x = np.asarray(instance["x"], dtype=np.float64)
+    mask, n = _selection(instance, w)
+    terms = bound_terms(instance)
+    sel, rest = np.flatnonzero(mask), np.flatnonzero(~mask)
+    mass = float(terms["alpha_N"])
+    s = (w[sel, None] * x[sel]).sum(axis=0)
+    values = {
+        "D": np.linalg.norm(w[rest, None] * x[rest] - s, axis=-1),
+        "a": w[rest],
+        "X": x[rest],
+        "K": int(rest.size),
+        "N": n,
+        "alpha_N": mass,
+        "c": s / mass,
+        "w": w[sel] / mass,
+        "y": x[sel],
+        "R": float(terms["R"]),
+        "d_1": float(terms[d1_key]),
+        "m": float(w[rest].sum()),
+    }
+    names = _chain_symbols(chain)
+    return {names[k]: v for k, v in values.items() if k in names}
+
+
+def _bind_sharp(instance: dict) -> dict:
+    """The values of the sharpness proof's symbols (its chain ``witness_sum``) at a witness
+    instance: those of :func:`_bind_bound` (a(i), D(i), K, N, ᾱ_N, w_t, R and the paper's d_1,
+    from the reading's own definitions), and the witness's unit vector e (x_j = R e on I_N,
+    x_i = (R − d_1) e off it), read as the direction of the longest embedding (its sign does not
+    matter; e_1 where every x_i is 0). The tie checks the hypothesis top-N, a(i) <= ᾱ_N w_t, at
+    every pair (i, t)."""
+    x = np.asarray(instance["x"], dtype=np.float64)
+    norms = np.linalg.norm(x, axis=-1)
+    longest = int(np.argmax(norms))
+    e = x[longest] / norms[longest] if norms[longest] > 0 else np.eye(x.shape[-1])[0]
+    return {**_bind_bound(instance, "witness_sum"), _chain_symbols("witness_sum")["e"]: e}
+
+
 def _symbolic_transcribed() -> Proof:
     res = derive_t1_fixed()
     return Proof(
@@ -564,6 +655,7 @@ CLAIM = Claim(
             strategy=_sphere_configs,
             sides=sides_transcribed_sphere,
             sweep=_sphere_sweep,
+            bind=partial(_bind_bound, chain="sphere"),
             note="R = 1 makes it the sharp bound",
         ),
         Reading(
@@ -576,6 +668,7 @@ CLAIM = Claim(
             sides=sides_transcribed_if_R_ge_1,
             sweep=_sweep_R_ge_1,
             assume=R_ge_1,
+            bind=partial(_bind_bound, chain="R_ge_1"),
         ),
         Reading(
             "reconstructed",
@@ -586,6 +679,7 @@ CLAIM = Claim(
             strategy=_configs,
             sides=sides_reconstructed,
             sweep=sweep_instances,
+            bind=_bind_bound,
         ),
         Reading(
             "sharp",
@@ -596,6 +690,7 @@ CLAIM = Claim(
             strategy=_witness_strategy,
             sides=sides_reconstructed,
             sweep=_sweep_witnesses,
+            bind=_bind_sharp,
         ),
         Reading(
             "transcribed-d1-norm",
@@ -617,6 +712,7 @@ CLAIM = Claim(
             strategy=_configs,
             sides=sides_reconstructed_d1_norm,
             sweep=sweep_instances,
+            bind=partial(_bind_bound, chain="d1_norm_sum", d1_key="d_1_norm"),
             note="sharp under that reading (argued on the page, not part of the verdict)",
         ),
     ),

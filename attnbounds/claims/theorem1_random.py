@@ -272,7 +272,8 @@ def random_selection_checks() -> dict:
       :func:`attnbounds.theory.distance.derive_t1_random`, exactly);
     * E‖s_S − E s_S‖² = f·V_i given i ∉ S, with f = N(L−1−N)/((L−1)(L−2)) and
       V_i = Σ_{j≠i} ‖y_j − ȳ_{−i}‖² (the sampling variance factor, proved for all m by
-      :func:`attnbounds.theory.distance.variance_factor_checks`).
+      :func:`attnbounds.theory.distance.variance_factor_checks`; the upper bound's only: f is
+      0/0 at L = 2, so the lower bound's chain, which covers L = 2, does not assume it).
 
     Lower bound, per token: ‖E[y_i − s_S]‖ ≤ E‖y_i − s_S‖ (Jensen, the norm is convex), and
     E[y_i − s_S] = y_i − E s_S (linearity). Upper bound, per token: ‖y_i − s_S‖ ≤ ‖y_i − E s_S‖ +
@@ -295,7 +296,10 @@ def random_selection_checks() -> dict:
     p_out, p_in = probs["p_excluded"].expr, probs["p_in_given_excluded"].expr
     f = N * (L - 1 - N) / ((L - 1) * (L - 2))
     mu = Expect(s)
-    ctx = Context({"uniform_subset": (sp.Eq(P, p_out), sp.Eq(mu, p_in * (Y - y)), sp.Eq(Expect(Norm(mu - s) ** 2), f * V))})
+    laws = (sp.Eq(P, p_out), sp.Eq(mu, p_in * (Y - y)))
+    ctx = Context({"uniform_subset": (*laws, sp.Eq(Expect(Norm(mu - s) ** 2), f * V))})
+    # the lower bound uses the first two laws only: the variance factor f is 0/0 at L = 2, which it covers
+    ctx_low = Context({"uniform_subset": laws})
     u = sp.Symbol("u", nonnegative=True)
     X = y - s
     M_i = c["prefactor"] * Norm(c["own"] * y - c["k"] * Y)
@@ -304,8 +308,8 @@ def random_selection_checks() -> dict:
     D_i = Expect(W)
     split_i = P * Expect(Cond(W, A)) + Prob(B) * Expect(Cond(W, B))  # total expectation over {i not in S}, {i in S}
     E_i = P * Expect(Norm(X))
-    jensen = Chain(Norm(Expect(X)), ctx).le(Expect(Norm(X)), by.jensen(Norm, X=X))
-    low = (Chain(M_i, ctx)
+    jensen = Chain(Norm(Expect(X)), ctx_low).le(Expect(Norm(X)), by.jensen(Norm, X=X))
+    low = (Chain(M_i, ctx_low)
            .eq(p_out * Norm(y - p_in * (Y - y)), by.identity())
            .eq(P * Norm(y - p_in * (Y - y)), by.hypothesis("uniform_subset"))
            .eq(P * Norm(y - mu), by.hypothesis("uniform_subset"))
@@ -334,7 +338,7 @@ def random_selection_checks() -> dict:
     per_token = sp.Sum(D_i, (i, 1, L))
     M = sp.Sum(M_i, (i, 1, L))
     MG = sp.Sum(M_i, (i, 1, L)) + sp.Sum(G_i, (i, 1, L))
-    rec = (Chain(E, ctx)
+    rec = (Chain(E, ctx_low)
            .eq(per_token, by.expect_sum())
            .ge(M, by.termwise(i, 1, L, term=low)))
     gap = (Chain(E, ctx)
@@ -412,6 +416,65 @@ def _symbolic_tight_last() -> Proof:
         "N = L-1: given i not in S, S = I minus {i} is fixed, so E[|y_i - s_S| | i not in S] = |y_i - (Y - y_i)|; "
         "with P(i not in S) = 1/L and k = N/(L-1) = 1 this is the main term",
     )
+
+
+@functools.lru_cache(maxsize=None)
+def _chain_symbols(which: str) -> dict:
+    """The symbols, bases and functions of T1ii chain ``which`` (``"reconstructed"`` or
+    ``"gap_bound"`` of :func:`random_selection_checks`), its goal's and hypotheses', by name."""
+    chain = random_selection_checks()[which]
+    exprs = [sp.sympify(x) for x in (chain.goal[0], chain.goal[2])]
+    exprs += [r for h in chain.chain.ctx.hypotheses.values() for r in (h if isinstance(h, tuple) else (h,))]
+    names: dict = {}
+    for e in exprs:
+        labels = {f.base.label for f in e.atoms(sp.Indexed)}
+        names.update({str(f.func): f.func for f in e.atoms(sp.core.function.AppliedUndef)})
+        names.update({str(f.base): f.base for f in e.atoms(sp.Indexed)})
+        names.update({str(x): x for x in e.free_symbols if isinstance(x, sp.Symbol) and x not in labels})
+    return names
+
+
+def _bind_random_subset(which: str):
+    """``bind`` for T1ii chain ``which`` of :func:`random_selection_checks` (its
+    goal E[Σ_i (1 − in_S(i))·‖y_i − s_S(i)‖] against the main term): the setting built as a finite
+    probability space, apart from the sides' enumeration. Its atoms are the N-subsets S of the
+    L tokens, each of probability 1/C(L, N); in_S(i) is 1 at an atom whose S holds token i, and
+    s_S(i) is that S's context vector Σ_{j∈S} α_j x_j (the same for every i). The primitive values are
+    y_j = α_j x_j, Y = Σ_j y_j, L, N and (where the chain reads it) V_i = Σ_{j≠i} ‖y_j − ȳ_{−i}‖².
+    The tie then evaluates the mean and the hypotheses (P(i ∉ S), E[s_S | i ∉ S] and the variance
+    E‖s_S − E s_S‖² given i ∉ S) on that space (:mod:`attnbounds.engine.tie`).
+
+    (:func:`tight_last_check` has none: its hypothesis s_S = Y − y_i given i ∉ S is an equation
+    between conditioned random vectors, which the evaluator gives no value outside a mean.)
+
+    >>> b = _bind_random_subset("gap_bound")(_CEX)
+    >>> from attnbounds.engine.tie import SPACE
+    >>> b[SPACE].tolist(), {str(k): np.asarray(v).tolist() for k, v in b.items() if str(k) in ("in_S", "Y", "V")}
+    ([0.5, 0.5], {'in_S': [[1.0, 0.0], [0.0, 1.0]], 'Y': [1.0], 'V': [0.0, 0.0]})
+    """
+    import itertools
+
+    from attnbounds.engine.tie import SPACE
+
+    def bind(instance: dict) -> dict:
+        names = _chain_symbols(which)
+        w, x, n = _validated(instance)
+        L = w.shape[-1]
+        y = w[:, None] * x  # y_j = α_j x_j, (L, d)
+        subsets = list(itertools.combinations(range(L), n))
+        in_s = np.zeros((L, len(subsets)))
+        for a, S in enumerate(subsets):
+            in_s[list(S), a] = 1.0
+        s = np.einsum("la,ld->ad", in_s, y)  # s_S at each atom, (atoms, d)
+        out = {SPACE: np.full(len(subsets), 1 / len(subsets)), names["in_S"]: in_s,
+               names["s_S"]: np.broadcast_to(s, (L,) + s.shape).copy(), names["y"]: y, names["Y"]: y.sum(axis=0),
+               names["L"]: L, names["N"]: n}
+        if "V" in names:  # (gap_bound's)
+            rest = [np.delete(y, i, axis=0) for i in range(L)]
+            out[names["V"]] = np.array([((r - r.mean(axis=0)) ** 2).sum() for r in rest])
+        return out
+
+    return bind
 
 
 def _sides_tight_last(instance: dict) -> Sides:
@@ -503,6 +566,7 @@ CLAIM = Claim(
             strategy=_configs,
             sides=_sides_reconstructed,
             sweep=sweep_instances,
+            bind=_bind_random_subset("reconstructed"),
             montecarlo=_montecarlo(random_selection_main_term, "main term M"),
         ),
         Reading(
@@ -516,6 +580,7 @@ CLAIM = Claim(
             strategy=_configs,
             sides=_sides_gap_bound,
             sweep=sweep_instances,
+            bind=_bind_random_subset("gap_bound"),
             montecarlo=_montecarlo(
                 lambda w, x, n: random_selection_main_term(w, x, n) + jensen_gap_bound(w, x, n), "M + G"
             ),

@@ -1798,7 +1798,7 @@ def _multi_indexed(e, env):
     """The value of a scalar ``w[t, j]`` with several subscripts (a table with one axis each)."""
     table = env.values[e.base]
     ks = tuple(int(round(float(_eval(a, env)[0]))) for a in e.indices)
-    if not all(1 <= k <= table.shape[1] - 1 for k in ks):
+    if not all(1 <= k <= table.shape[1 + a] - 1 for a, k in enumerate(ks)):
         raise NoNumericForm(f"index {ks} of {e} out of range")
     return table[(slice(None),) + ks]
 

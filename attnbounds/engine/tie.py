@@ -16,14 +16,21 @@ and at each
   own), since the theorem says nothing of a value outside them;
 * every hypothesis of the chain must hold: one with an integer ``bind`` does not give, at
   every integer its assumptions allow where the chain reads it for every value, else at some
-  one; a fact (WeightedNorm, BoundedDifferences) cannot be evaluated.
+  one (with several, some choice of the others at every choice of those); an equation between
+  vectors entry by entry; a fact (WeightedNorm, BoundedDifferences) cannot be evaluated.
+
+Means and probabilities are evaluated on a finite probability space that ``bind`` builds from
+the reading's setting (:data:`SPACE`). An instance where the goal has no finite value because a
+float over- or underflowed (e^{l/T}) is passed over, and said so; the goal must have a value at
+half the instances at least, or the tie is not evaluable. A goal with no value there without
+that (0/0) is a conflict: the proof does not speak of an instance the reading covers.
 
 The hypotheses are checked at the instances only: that the reading's own hypotheses give them
 is its author's word, and a tied row names them.
 
 A failure is a conflict (the proof is of another statement, or under other hypotheses), and so
 is a goal that is one of its own hypotheses: the verdict is never ``proved`` on it. A goal or
-hypothesis the values cannot evaluate (a mean of random variables, a symbol ``bind`` leaves
+hypothesis the values cannot evaluate (a mean with no space given, a symbol ``bind`` leaves
 out) leaves the tie "not evaluable", with the reason.
 
 >>> import numpy as np, sympy as sp
@@ -49,10 +56,15 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-__all__ = ["INSTANCES", "tie"]
+__all__ = ["INSTANCES", "SPACE", "tie"]
 
 #: Instances of the reading's sweep the goal is evaluated at.
 INSTANCES = 16
+
+#: The key of ``bind``'s finite probability space: the probabilities of its atoms, (atoms,). A
+#: random function's value is then a table (K, atoms) (or (K, atoms, d) for a random vector),
+#: its values at each atom, read from index 1 as a sequence.
+SPACE = "probabilities"
 
 _FLIP = {"<=": ">=", ">=": "<=", "=": "=", "==": "="}
 
@@ -80,18 +92,28 @@ def tie(reading, proof, seed: int = 0, instances: int = INSTANCES) -> dict:
                     "detail": f"the proof's goal is its own hypothesis {name!r}: it proves nothing of the reading"}
     hyps: set = set()
     every = _every_reads(part.chain)  # the symbols the chain reads for every value
+    overflowed = []
     for inst in picked:
         try:
             got = _at(part, reading, inst, hyps, every)
         except _NotEvaluable as exc:
             return {"status": "not evaluable", "instances": 0, "detail": str(exc)}
-        if got is not True:
+        if got is _NO_VALUE:
+            overflowed.append(inst)
+        elif got is not True:
             return {"status": "untied", "instances": len(picked),
                     "detail": f"the proof does not prove the reading: at {_instance_text(inst)}, {got}"}
+    done = len(picked) - len(overflowed)
+    if 2 * done < len(picked):  # most instances beyond floats: too few points to tie at
+        return {"status": "not evaluable", "instances": done,
+                "detail": f"the proof's goal has no finite value in floats at {len(overflowed)} of {len(picked)} "
+                          f"instance(s) (e.g. {_instance_text(overflowed[0])})"}
     under = (f"; its {len(hyps)} hypothesis(es) {', '.join(sorted(hyps))} hold there (checked there only, in "
              "floats: the reading's own hypotheses must give them)") if hyps else ""
-    return {"status": "tied", "instances": len(picked), "hypotheses": sorted(h.strip("'") for h in hyps),
-            "detail": f"the proof's goal has the reading's sides at {len(picked)} instance(s){under}"}
+    skipped = (f" ({len(overflowed)} more skipped: the goal has no finite value there in floats, e.g. at "
+               f"{_instance_text(overflowed[0])})") if overflowed else ""
+    return {"status": "tied", "instances": done, "hypotheses": sorted(h.strip("'") for h in hyps),
+            "detail": f"the proof's goal has the reading's sides at {done} instance(s){skipped}{under}"}
 
 
 def _instances(reading, seed: int, count: int) -> list:
@@ -132,6 +154,9 @@ def _examples(strategy, count: int, seed: int) -> list:
 
 class _NotEvaluable(ValueError):
     pass
+
+
+_NO_VALUE = object()  # _at: the goal has no finite value at the instance (float overflow)
 
 
 def _relations_of(part) -> list:
@@ -180,15 +205,22 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
     values = reading.bind(instance)
     if not isinstance(values, dict):
         raise TypeError(f"bind: expected a dict (symbol -> value), got {type(values).__name__}")
-    env = _env(values)
+    env = _env(values, _arity(part), _random(part))
     broken = _assumptions_broken(values, env)
     if broken:
         return broken
     lhs, rel, rhs = part.goal
     try:
-        gl, gr = (_scalar(_eval(sp.sympify(x), env)) for x in (lhs, rhs))
+        with np.errstate(all="ignore"):
+            gl, gr = (_scalar(_eval(sp.sympify(x), env)) for x in (lhs, rhs))
     except (NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError) as exc:
         raise _NotEvaluable(f"the proof's goal has no value from bind: {exc}") from None
+    if not (np.isfinite(gl) and np.isfinite(gr)):
+        if _overflows((lhs, rhs), env):  # beyond floats here (e^{l/T} over- or underflows): no point to tie at
+            return _NO_VALUE
+        return (f"the goal {sp.sstr(lhs)} {rel} {sp.sstr(rhs)} has no value here ({gl!r} {rel} {gr!r}, with no "
+                "overflow or underflow: 0/0 or a division by 0), where the reading's sides have one: the proof does not speak "
+                "of this instance")
     sides = reading.sides(instance)
     sl, sr = (np.asarray(x, dtype=float) for x in (sides.lhs, sides.rhs))
     if sl.size != 1 or sr.size != 1:
@@ -211,7 +243,8 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
                                 "whether the theorem applies to the reading's instances is not known")
         held = _hypothesis_holds(r, env, every)
         if held is None:
-            raise _NotEvaluable(f"the proof's hypothesis {name!r} ({sp.sstr(r)}) has a symbol bind does not give: "
+            raise _NotEvaluable(f"the proof's hypothesis {name!r} ({sp.sstr(r)}) has no value at the bound values (a "
+                                "symbol bind does not give, an inequality between vectors, or no index with a value): "
                                 "whether the theorem applies to the reading's instances is not known")
         if held is not True:
             return f"the proof's hypothesis {name!r} ({sp.sstr(r)}) fails: {held}"
@@ -219,45 +252,105 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
     return True
 
 
+def _overflows(exprs, env) -> bool:
+    """Whether evaluating ``exprs`` leaves the range of floats: an exponential, or a power of a
+    non-zero finite base, that is infinite (overflow) or 0 (underflow: e^{-800} is not 0, and a
+    sum of such terms divided by another is 0/0 only in floats). A power of 0 is not (0^{-1} is
+    a division by 0). The refuter's evaluator is traced for the one evaluation."""
+    from attnbounds.engine import refute
+
+    inner = refute._eval
+    seen: list = []
+
+    def traced(e, env):
+        v = inner(e, env)
+        a = np.asarray(v, dtype=float)
+        if not seen and isinstance(e, (sp.exp, sp.Pow)) and (np.any(np.isinf(a)) or np.any(a == 0)):
+            base = np.asarray(inner(e.args[0], env), dtype=float)
+            if np.all(np.isfinite(base)) and (isinstance(e, sp.exp) or np.all(base != 0)):
+                seen.append(e)
+        return v
+
+    refute._eval = traced
+    try:
+        with np.errstate(all="ignore"):
+            for x in exprs:
+                traced(sp.sympify(x), env)
+    except (refute.NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError):
+        return False
+    finally:
+        refute._eval = inner
+    return bool(seen)
+
+
 def _hypothesis_holds(r, env, every=frozenset()):
     """True where relation ``r`` holds at the bound values, the text of a failure, or None when
-    it cannot be evaluated. One integer symbol ``bind`` leaves out is tried at the integers its
+    it cannot be evaluated. An integer symbol ``bind`` leaves out is tried at the integers its
     assumptions allow near the tables' indices: at every one where the chain reads it for every
     value (a term proof's index, ``every``), else at some one (the theorem is about each value:
-    it applies where one meets its hypotheses)."""
+    it applies where one meets its hypotheses). With several such symbols, some choice of those
+    outside ``every`` must hold at every choice of those in it. An assignment at which ``r`` has
+    no value (an index past a table) is passed over; none with a value is None."""
+    import itertools
+
     from attnbounds.engine.refute import NoNumericForm, _eval, _int_meets, _meets
 
     labels = {ix.base.label for ix in r.atoms(sp.Indexed)}
-    free = [x for x in r.free_symbols if isinstance(x, sp.Symbol) and x not in labels
-            and x not in env.ints and x not in env.values]
-    if len(free) > 1 or (free and not free[0].is_integer):
+    free = sorted((x for x in r.free_symbols if isinstance(x, sp.Symbol) and x not in labels
+                   and x not in env.ints and x not in env.values), key=sp.default_sort_key)
+    if any(not x.is_integer for x in free):
         return None
+
+    def value():  # (a, b): two numbers, or two vectors of an equation (compared entry by entry)
+        try:
+            a, b = (np.asarray(_eval(x, env), dtype=float)[0] for x in (r.lhs, r.rhs))
+            if a.size == 1 and b.size == 1:
+                a, b = float(a.ravel()[0]), float(b.ravel()[0])
+            elif not isinstance(r, sp.Eq) or a.shape != b.shape:
+                return None
+        except (NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError):
+            return None
+        return (a, b) if np.all(np.isfinite(a)) and np.all(np.isfinite(b)) else None
+
     if not free:
-        try:
-            a, b = (_scalar(_eval(x, env)) for x in (r.lhs, r.rhs))
-        except (NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError):
+        got = value()
+        if got is None:
             return None
-        return True if _relation_holds(r, a, b) else f"{a!r} against {b!r}"
-    k = free[0]
+        return True if _relation_holds(r, *got) else f"{_txt(got[0])} against {_txt(got[1])}"
     width = max([t.shape[1] - 2 for t in env.values.values() if np.ndim(t) >= 2] + [8])
-    ks = [v for v in range(-width, width + 1) if _int_meets(k, v) and bool(_meets(k, np.array([float(v)]))[0])]
-    results = []
-    for v in ks:
-        env.ints[k] = v
-        try:
-            a, b = (_scalar(_eval(x, env)) for x in (r.lhs, r.rhs))
-        except (NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError):
-            return None
-        finally:
-            env.ints.pop(k, None)
-        if np.isfinite(a) and np.isfinite(b):  # (an index past a table has no value there)
-            results.append((v, _relation_holds(r, a, b), a, b))
-    if not results:
+    spans = {k: [v for v in range(-width, width + 1) if _int_meets(k, v) and bool(_meets(k, np.array([float(v)]))[0])]
+             for k in free}
+    inner = [k for k in free if k in every]
+    outer = [k for k in free if k not in every]
+    failure = None
+    for pick in itertools.product(*(spans[k] for k in outer)):
+        bad = None
+        count = 0
+        for each in itertools.product(*(spans[k] for k in inner)):
+            env.ints.update(zip(outer + inner, pick + each))
+            try:
+                got = value()
+            finally:
+                for k in free:
+                    env.ints.pop(k, None)
+            if got is None:  # (an index past a table has no value there)
+                continue
+            count += 1
+            if not _relation_holds(r, *got):
+                bad = (dict(zip(outer + inner, pick + each)), got)
+                break
+        if count and bad is None:
+            return True
+        if bad is not None and failure is None:
+            failure = bad
+    if failure is None:  # no choice had a value
         return None
-    if k in every:
-        bad = next((x for x in results if not x[1]), None)
-        return True if bad is None else f"{bad[2]!r} against {bad[3]!r} at {k} = {bad[0]}"
-    return True if any(x[1] for x in results) else f"it holds at no {k} its assumptions allow (tried {ks[0]} … {ks[-1]})"
+    at, (a, b) = failure
+    where = ", ".join(f"{k} = {v}" for k, v in at.items())
+    if not outer:
+        return f"{_txt(a)} against {_txt(b)} at {where}"
+    tried = "; ".join(f"{k}: {spans[k][0]} … {spans[k][-1]}" for k in outer)
+    return f"it holds at no {', '.join(map(str, outer))} its assumptions allow (tried {tried}); e.g. {_txt(a)} against {_txt(b)} at {where}"
 
 
 def _assumptions_broken(values: dict, env) -> str | None:
@@ -266,6 +359,8 @@ def _assumptions_broken(values: dict, env) -> str | None:
     from attnbounds.theory.proof import _declared
 
     for key, given in values.items():
+        if key == SPACE:  # (checked in _env)
+            continue
         head = key.func if isinstance(key, sp.core.function.AppliedUndef) else key
         if not np.all(np.isfinite(np.asarray(given, dtype=float))):
             return f"bind gives {head} a value that is not a finite number"
@@ -278,22 +373,47 @@ def _assumptions_broken(values: dict, env) -> str | None:
             continue
         kind = _head_kind(head)
         if kind is not None:
-            table = np.asarray(env.values[head], dtype=float)
+            table = np.asarray(env.random[head] if head in env.random else env.values[head], dtype=float)
             vals = table[np.isfinite(table)]
             if not np.all(_meets(kind, vals)):
                 return f"bind gives {head} values outside its assumptions ({_declared(kind)})"
     return None
 
 
-def _env(values: dict):
+def _env(values: dict, arity: dict | None = None, random: set | None = None):
     """A one-draw evaluation environment (:mod:`attnbounds.engine.refute`) holding ``values``:
     an integer symbol's integer, a symbol's number (or vector), a base's or function's sequence
-    (read from index 1: ``x[1]`` is the first entry)."""
+    (read from index 1: ``x[1]`` is the first entry). A base that ``arity`` says takes k > 1
+    subscripts (``w[t, j]``) is a table read from index 1 on each of its first k axes; where
+    ``values`` has a space (``SPACE``), a function in ``random`` is a random variable on it.
+
+    >>> w = sp.IndexedBase("w")
+    >>> from attnbounds.engine.refute import _eval
+    >>> env = _env({w: [[10, 11, 12], [20, 21, 22]]}, {w: 2})
+    >>> [float(_eval(w[t, j], env)[0]) for t, j in ((1, 1), (1, 3), (2, 1))]
+    [10.0, 12.0, 20.0]
+    """
     from attnbounds.engine.refute import _Env
 
     env = _Env(1)
+    random = (random or set()) if SPACE in values else set()  # without a space: values as given
     for key, v in values.items():
+        if key == SPACE:
+            p = np.asarray(v, dtype=float)
+            if p.ndim != 1 or not np.all(p >= 0) or abs(p.sum() - 1) > 1e-9:
+                raise ValueError(f"bind: {SPACE} must be the probabilities of the atoms (non-negative, summing to 1)")
+            env.prob = p[None, :]
+            continue
         head = key.func if isinstance(key, sp.core.function.AppliedUndef) else key
+        if head in random:
+            a = np.asarray(v, dtype=float)
+            if a.ndim < 2 or a.shape[1] != len(values[SPACE]):
+                raise TypeError(f"bind: the random {head} takes a table (K, atoms) of its values at each atom of "
+                                f"{SPACE!r}, got shape {a.shape}")
+            table = np.full((1, a.shape[0] + 2) + a.shape[1:], np.nan)
+            table[0, 1:a.shape[0] + 1] = a
+            env.random[head] = table
+            continue
         if isinstance(head, sp.Symbol):
             a = np.asarray(v, dtype=float)
             if head.is_integer and a.ndim == 0 and float(a).is_integer():
@@ -302,14 +422,38 @@ def _env(values: dict):
                 env.values[head] = a.reshape((1,) + a.shape)
         elif isinstance(head, (sp.IndexedBase, sp.core.function.UndefinedFunction)):
             a = np.asarray(v, dtype=float)
-            if a.ndim == 0:
-                raise TypeError(f"bind: {head} takes a sequence (its values from index 1), got one number")
-            table = np.full((1, a.shape[0] + 2) + a.shape[1:], np.nan)
-            table[0, 1:a.shape[0] + 1] = a
+            k = max(1, (arity or {}).get(head, 1))
+            if a.ndim < k:
+                raise TypeError(f"bind: {head} takes {'a sequence' if k == 1 else f'a table of {k} axes'} "
+                                f"(its values from index 1), got {a.ndim} axis(es)")
+            table = np.full((1,) + tuple(n + 2 for n in a.shape[:k]) + a.shape[k:], np.nan)
+            table[(0,) + tuple(slice(1, n + 1) for n in a.shape[:k])] = a
             env.values[head] = table
         else:
             raise TypeError(f"bind: a key must be a SymPy symbol, IndexedBase or function, got {type(key).__name__}")
     return env
+
+
+def _random(part) -> set:
+    """The functions of the part's goal and hypotheses that are random variables (as the
+    refuter reads them: averaged by a mean, events of a probability)."""
+    from attnbounds.engine.refute import _random_heads
+
+    exprs = [sp.sympify(x) for x in (part.goal[0], part.goal[2])]
+    rels = [r for _, r in _relations_of(part)]
+    exprs += [x for r in rels if isinstance(r, sp.core.relational.Relational) for x in (r.lhs, r.rhs)]
+    return _random_heads(exprs, rels)[0]
+
+
+def _arity(part) -> dict:
+    """The number of subscripts each indexed base takes in the part's goal and hypotheses."""
+    exprs = [sp.sympify(x) for x in (part.goal[0], part.goal[2])] + [r for _, r in _relations_of(part)
+                                                                      if isinstance(r, sp.Basic)]
+    out: dict = {}
+    for e in exprs:
+        for ix in e.atoms(sp.Indexed):
+            out[ix.base] = max(out.get(ix.base, 1), len(ix.indices))
+    return out
 
 
 def _scalar(v) -> float:
@@ -323,12 +467,20 @@ def _close(a: float, b: float, rtol: float, atol: float) -> bool:
     return bool(np.isfinite(a) and np.isfinite(b) and abs(a - b) <= atol + rtol * max(abs(a), abs(b)))
 
 
-def _relation_holds(r, a: float, b: float) -> bool:
-    if not (np.isfinite(a) and np.isfinite(b)):
+def _txt(v) -> str:
+    """A number as repr gives it, a vector as a list."""
+    return repr(v) if np.ndim(v) == 0 else repr(np.asarray(v).tolist())
+
+
+def _relation_holds(r, a, b) -> bool:
+    """Whether ``r`` holds at the numbers a and b (or the vectors of an equation, entry by entry),
+    to rounding."""
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         return False
-    slack = 1e-12 + 1e-9 * max(abs(a), abs(b))
     if isinstance(r, sp.Eq):
-        return abs(a - b) <= slack
+        slack = 1e-12 + 1e-9 * max(float(np.max(np.abs(a))), float(np.max(np.abs(b))))
+        return bool(np.all(np.abs(np.asarray(a) - np.asarray(b)) <= slack))
+    slack = 1e-12 + 1e-9 * max(abs(a), abs(b))
     if isinstance(r, (sp.Le, sp.Lt)):
         return a <= b + slack
     if isinstance(r, (sp.Ge, sp.Gt)):

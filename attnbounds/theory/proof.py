@@ -430,6 +430,13 @@ class Context:
                                     "relates random values on different probability spaces (conditioned on different "
                                     "events, or one conditioned and one not): no rule may put one for the other or "
                                     "take a mean of it, so state it on one space")
+            if isinstance(fact, FACTS) and _mixed_spaces(*_fact_sides(fact)):
+                # review 64: a fact's forms are relations too (weighted-norm gives 0 <= f and f <= R l1):
+                # WeightedNorm(D − Cond(D, A), 1, 1, 1) gave D >= Cond(D, A) in a pointwise sub-chain,
+                # and expect-monotone E[D] >= E[1] from "D >= 1 where A holds"
+                raise TypeError(f"hypotheses[{name!r}]: {type(fact).__name__}({', '.join(map(sp.sstr, _fact_sides(fact)))}) "
+                                "holds random values on different probability spaces (conditioned on different "
+                                "events, or one conditioned and one not): state it on one space")
         object.__setattr__(self, "hypotheses", _FrozenHypotheses(self.hypotheses))
 
     def without(self, name: str) -> "Context":
@@ -1157,11 +1164,16 @@ def undefined_parts(e) -> tuple[frozenset, frozenset]:
     range may run backwards (Karr's reading divides by them: Π_{k=1}^{-1} y = 1/y); ``partial``
     holds the applications of functions with poles of their own (tan, gamma, …: not among the
     functions defined wherever their arguments are, ``_TOTAL``, logic, nor this package's own
-    vocabulary). Inside sums, integrals and arguments too.
+    vocabulary). Inside sums, integrals and arguments too. A conditioned value ``Cond(X, A)``, and
+    a mean ``E[Cond(X, A)]``, brings the factor ``P(A)`` (the space given A does not exist where
+    it is 0), except under a factor ``P(A)`` (reviews 61 and 64).
 
     >>> x = sp.Symbol("x", real=True)
     >>> undefined_parts((x**2 - 1) / (x - 1)) == (frozenset({x - 1}), frozenset())
     True
+    >>> D = sp.Function("D")(1)
+    >>> undefined_parts(Cond(D, D >= 5))[0] == {Prob(D >= 5)}, undefined_parts(Prob(D >= 5) * Cond(D, D >= 5))[0]
+    (True, frozenset())
     """
     return _undefined_parts(sp.sympify(e), frozenset(), frozenset())
 
@@ -1198,6 +1210,12 @@ def _undefined_parts(e, sure, bound) -> tuple[frozenset, frozenset]:
             # with A impossible), unless a factor P(A) multiplies it, as in the law of total
             # expectation E[X | A] P(A) + E[X | not A] P(not A): E[X 1_A], 0 where P(A) = 0
             factors |= {Prob(a) for a in _given_events(n) - given}
+        elif isinstance(n, Cond) and n.args[1] not in given:
+            # a conditioned value outside a mean is a value on the space given A, which does not
+            # exist where P(A) = 0 (review 64: c = Cond(c, A), "c is c where A holds", and "c >= 1
+            # where A holds", both vacuous where A cannot happen, took a chain from c to 1 through
+            # Cond(c, A), so c >= 1 at c = 0): undefined there, as E[· | A] is
+            factors.add(Prob(n.args[1]))
         if isinstance(n, sp.Mul):
             given = _given_by(n, given)
         inner = bd | _bound_here(n) if sure else bd
@@ -3591,10 +3609,14 @@ def _has_cond(e) -> bool:
     return isinstance(e, sp.Basic) and bool(e.atoms(Cond))
 
 
-@_rule("total-expectation", "E[X] = Σ_k P(A_k) E[X | A_k] for events A_1, …, A_n that partition the sample space", "the law of total expectation (E[X] = Σ_k E[X 1_{A_k}] since Σ_k 1_{A_k} = 1, and E[X 1_A] = P(A) E[X | A]); the events are checked to be a partition exactly, as 0/1 polynomials in their atomic events, and X must not be conditioned already")
+@_rule("total-expectation", "E[X] = Σ_k P(A_k) E[X | A_k] for events A_1, …, A_n that partition the sample space", "the law of total expectation (E[X] = Σ_k E[X 1_{A_k}] since Σ_k 1_{A_k} = 1, and E[X 1_A] = P(A) E[X | A]); the events are checked to be a partition exactly, as 0/1 polynomials in their atomic events, and neither X nor an event may be conditioned already (events on a space given C partition that space only)")
 def _total_expectation(lhs, rel, rhs, p, ctx):
     _need(rel == "=", "total-expectation: only for '=' steps")
     events = [sp.sympify(ev) for ev in p["events"]]
+    # the events partition the whole space only if they are events of it: Cond(D, C) >= 2 and
+    # Cond(D, C) < 2 partition the space given C (review 64: their sum was read as E[D], and is E[D | C])
+    _need(not any(_has_cond(ev) for ev in events), "total-expectation: an event holds a conditioned value "
+          "(Cond): the events must partition the whole space, not a space conditioned on another event")
     _partition(events)
     for whole, split in ((lhs, rhs), (rhs, lhs)):
         if isinstance(whole, Expect):

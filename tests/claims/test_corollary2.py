@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 
 from attnbounds.claims import corollary2 as c2
 from attnbounds.claims import get
-from attnbounds.claims.base import holds_relation
+from attnbounds.claims.base import Sides, holds_relation
 from attnbounds.engine import Budget, judge_hypothesis_drop, judge_reading
-from attnbounds.numerics.attention import cumulative_distance
+from attnbounds.engine.tie import tie
+from attnbounds.numerics.attention import cumulative_distance, top_n_mask
 from attnbounds.numerics.montecarlo import mean_ci
 
 CLAIM = get("C2")
@@ -200,3 +203,91 @@ def test_paper_ii_read_asymptotically_fails_with_one_token_left_out():
         assert d == pytest.approx(float(cumulative_distance(w, np.ones((L, 1)), L - 1)), rel=1e-12)
         assert d == pytest.approx((L - 2) / L, rel=1e-12)
     assert proof.counterexample["d_tilde"][-1] > 0.99  # d~ -> 1 while N/L -> 1
+
+
+def _scaled_rhs(reading, factor):
+    """``reading`` with its right side multiplied by ``factor`` (the same bind and proof)."""
+
+    def sides(instance):
+        s = reading.sides(instance)
+        return Sides(s.lhs, factor * np.asarray(s.rhs))
+
+    return dataclasses.replace(reading, sides=sides)
+
+
+@pytest.mark.parametrize("name", ["reconstructed", "paper-ii", "bounded", "paper-i-difference"])
+def test_the_binds_tie_the_chains_goals_to_the_sides_and_a_changed_side_is_untied(name):
+    reading = CLAIM.reading(name)
+    proof = reading.symbolic()
+    got = tie(reading, proof)
+    assert got["status"] == "tied" and got["instances"] == 32, got
+    for factor in (1.001, 0.999):  # the goal's right side is the reading's, not one near it
+        wrong = tie(_scaled_rhs(reading, factor), proof)
+        assert wrong["status"] == "untied" and "the reading's sides" in wrong["detail"], (factor, wrong)
+
+
+def test_the_sandwich_bind_reads_the_tokens_outside_the_top_set():
+    """ρ_out is the largest norm outside I_N (the doctest of _bind_sandwich shows the values): the
+    largest of every token's is another right side, which the tie tells apart."""
+    reading = CLAIM.reading("reconstructed")
+
+    def everywhere(instance):  # ρ_out over every token, the selected ones too: another right side
+        values = c2._bind_sandwich(instance)
+        _, x, _ = c2._wxn(instance)
+        rho = next(k for k in values if str(k) == "rho_out")
+        return {**values, rho: float(np.linalg.norm(x, axis=-1).max())}
+
+    got = tie(dataclasses.replace(reading, bind=everywhere), reading.symbolic())
+    assert got["status"] == "untied" and "the reading's sides" in got["detail"], got
+
+
+def test_a_vanishing_bind_that_breaks_the_chains_hypotheses_is_untied():
+    """ᾱ_N is not in paper-ii's goal, only in its hypotheses (ᾱ_N = Σ_t β_t): a wrong value of it
+    leaves the sides equal and the tie untied."""
+    reading = CLAIM.reading("paper-ii")
+
+    def off(instance):
+        values = c2._bind_vanishing(instance)
+        mass = next(k for k in values if str(k) == "alpha_N")
+        return {**values, mass: 0.9 * values[mass]}
+
+    got = tie(dataclasses.replace(reading, bind=off), reading.symbolic())
+    assert got["status"] == "untied" and "hypothesis 'definition'" in got["detail"], got
+
+
+#: One bounded-logit instance (a batch of one): softmax of (1, 0, -1) selects token 0 (N = 1), whose
+#: norm 1 is below the left-out token 1's norm 2.
+ONE_BOUNDED = {"logits": np.array([[1.0, 0.0, -1.0]]), "T": 1.0, "a": 1.0, "x": np.array([[[1.0], [2.0], [-1.0]]]), "n": 1}
+
+
+def test_the_bounded_proof_needs_R_over_every_token():
+    """``bounded`` with paper-i-difference's R (the largest selected norm, in the sides and the
+    bind alike): the goal has those sides, but the proof's hypothesis ||x_i|| <= R fails at the
+    left-out token of norm 2 > R = 1. So the two readings' R are told apart by the hypotheses."""
+    reading = CLAIM.reading("bounded")
+
+    def sides(instance):  # the bounded formula with R = max over the selected tokens
+        w, x, n, L, C2 = c2._bounded_parts(instance)
+        norms = np.linalg.norm(x, axis=-1)
+        R = np.where(top_n_mask(w, n), norms, -np.inf).max(axis=-1)
+        return Sides(cumulative_distance(w, x, n), R * (1 + n * C2 * (L - n) / L))
+
+    selected_R = dataclasses.replace(reading, sides=sides, bind=CLAIM.reading("paper-i-difference").bind,
+                                     sweep=lambda rng, n: ONE_BOUNDED, strategy=None)
+    got = tie(selected_R, reading.symbolic())
+    assert got["status"] == "untied" and "hypothesis 'bounded_norms'" in got["detail"] and "at i = 1" in got["detail"], got
+    assert tie(dataclasses.replace(reading, sweep=lambda rng, n: ONE_BOUNDED, strategy=None), reading.symbolic())["status"] == "tied"
+
+
+def test_a_bounded_bind_with_a_wrong_softmax_normalizer_is_untied():
+    """S_t, read only by the hypothesis beta_t = e^{u_t/T}/(e^{u_t/T} + S_t), summed over every
+    token (the selected one's own logit too, not its L - 1 others): the hypothesis fails."""
+    reading = CLAIM.reading("paper-i-difference")
+    names = c2._bounded_symbols()["paper-i-difference"]
+
+    def with_own(instance):
+        values = reading.bind(instance)
+        return {**values, names["S"]: values[names["S"]] + np.exp(values[names["u"]] / float(instance["T"]))}
+
+    got = tie(dataclasses.replace(reading, bind=with_own), reading.symbolic())
+    assert got["status"] == "untied" and "hypothesis 'definition'" in got["detail"], got

@@ -101,3 +101,24 @@ def test_each_norm_reading_shows_its_norm_in_latex():
     assert len(set(forms.values())) == 4
     assert r"\|J\|_F" in forms["frobenius"] and r"\|J\|_2" in forms["spectral"] and r"\max_{i,j}" in forms["entry"]
     assert CLAIM.reading("transcribed").latex == forms["spectral"]  # the transcription read in the 2-norm
+
+
+def test_the_finite_difference_proof_is_tied_to_the_reconstructed_sides():
+    """The chain's goal g <= min{1/(2T), √2/ε}, at the logits, unit v, T and ε of the reading's
+    instances (``_bind_fd``), has the reading's sides; a right side 0.1% lower does not, nor
+    does the goal at 2v, twice the unit vector the reading's g is taken along."""
+    import dataclasses
+
+    from attnbounds import claims
+    from attnbounds.claims import corollary3 as c3
+    from attnbounds.engine.tie import tie
+
+    _, r = claims.reading("C3:reconstructed")
+    proof = r.symbolic()
+    got = tie(r, proof)
+    assert got["status"] == "tied" and got["instances"] >= 16 and got["hypotheses"] == ["unit"]
+    lower = dataclasses.replace(r, sides=lambda i: (lambda s: type(s)(s.lhs, s.rhs * 0.999))(r.sides(i)))
+    assert tie(lower, proof)["status"] == "untied"
+    names = c3._fd_symbols()
+    raw = dataclasses.replace(r, bind=lambda i: {**c3._bind_fd(i), names["v"]: 2 * np.asarray(i["v"], float) / np.linalg.norm(i["v"])})
+    assert tie(raw, proof)["status"] == "untied"

@@ -1,15 +1,17 @@
 """L2 claim object: the four readings of 1/(4T), the secondary form, the generic bound."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import sympy as sp
 from hypothesis import given, settings
 
-from attnbounds.claims.base import holds_relation
+from attnbounds.claims.base import Sides, holds_relation
 from attnbounds.claims.lemma1 import FAMILY_NAMES, family_normalizer
-from attnbounds.claims.lemma2 import CLAIM, NORMS, certify_counterexample, log_derivative_sup
+from attnbounds.claims.lemma2 import CLAIM, NORMS, _bind_entry, _entry_symbols, certify_counterexample, log_derivative_sup
+from attnbounds.engine.tie import tie
 from attnbounds.theory.normalization import FAMILIES, T, l, p
 
 try:
@@ -203,3 +205,37 @@ def test_log_form_is_strictly_tighter_for_spread_softmax_logits_and_two_term_win
     for L, two_term_wins in ((4, False), (7, False), (8, True), (64, True)):
         inst = {"family": "softmax", "param": 1.0, "logits": np.zeros(L)}
         assert (float(two(inst).rhs) < float(log(inst).rhs)) == two_term_wins
+
+
+def test_entry_bind_ties_the_diagonal_chain_to_the_sides():
+    r = CLAIM.reading("entry")
+    proof = r.symbolic()
+    got = tie(r, proof)
+    assert got["status"] == "tied" and got["instances"] == 32, got
+    assert set(got["hypotheses"]) == {"definition", "temperature", "weights"}
+    # the same bind against another statement: a bound 1% larger, or another norm (the row's)
+    looser = replace(r, sides=lambda i: Sides(r.sides(i).lhs, 1.01 * r.sides(i).rhs))
+    assert tie(looser, proof)["status"] == "untied"
+    assert tie(replace(r, sides=CLAIM.reading("row").sides), proof)["status"] == "untied"
+
+
+def test_entry_bind_takes_the_token_of_the_largest_entry_without_overflow():
+    r, s = CLAIM.reading("entry"), _entry_symbols()
+    # at T = 1e-3 the exponentials e^{l/T} overflow unless the logits are measured from their maximum
+    for Tv, z in ((1.0, np.array([-1.0, 0.5, -2.0])), (1e-3, np.array([-10.0, 10.0, 10.0 - 1e-3]))):
+        v = _bind_entry({"logits": z, "T": Tv})
+        e = np.exp((z - z.max()) / Tv)
+        assert v[s["R"]] == pytest.approx(e.sum() - 1, rel=1e-12) and v[s["alpha_i"]] == pytest.approx(1 / e.sum(), rel=1e-12)
+        assert v[s["alpha_i"]] * (1 - v[s["alpha_i"]]) / Tv == pytest.approx(float(r.sides({"logits": z, "T": Tv}).lhs), rel=1e-9)
+
+    def at_token(i):  # the diagonal chain's values at token i (the bind takes the largest weight's)
+        def bind(instance):
+            z, Tv = np.asarray(instance["logits"], dtype=float), float(instance["T"])
+            e = np.exp((z - z.max()) / Tv)
+            return {**_bind_entry(instance), s["l_i"]: z[i] - z.max(), s["R"]: e.sum() - e[i], s["alpha_i"]: e[i] / e.sum()}
+        return bind
+
+    one = {"logits": np.array([[-1.0, 0.5, -2.0]]), "T": np.array([1.0])}
+    for i, status in ((1, "tied"), (0, "untied"), (2, "untied")):
+        fixed = replace(r, bind=at_token(i), sweep=lambda rng, n: one, strategy=None)
+        assert tie(fixed, r.symbolic())["status"] == status

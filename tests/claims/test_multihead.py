@@ -90,3 +90,59 @@ def test_verdicts_and_numeric_search():
     # two heads separating 2 of 3 tokens cover 2/3 < 1 - (1/3)^2
     same = mask_sides("any-heads")({"masks": np.array([[True, True, False], [True, True, False]])})
     assert not holds_relation(same, ">=")
+
+
+def test_the_independence_proofs_are_tied_on_a_finite_space_of_head_patterns():
+    """H1's chains are evaluated on the setting built as a finite probability space (every
+    pattern of which head separates which token): the mean is the sides' enumeration, and
+    P(missed(i)) = Π(1 − p_h) holds there. Identical heads (every head separates the same
+    tokens, one pattern per head-0 pattern) break the independence the chain assumes."""
+    import dataclasses
+
+    from attnbounds import claims
+    from attnbounds.claims import multihead as mh
+    from attnbounds.engine.tie import SPACE, tie
+
+    for name, chain in (("H1:reconstructed", "independent"), ("H1:transcribed", "independent_equal_p")):
+        _, r = claims.reading(name)
+        proof = r.symbolic()
+        got = tie(r, proof)
+        assert got["status"] == "tied" and got["hypotheses"] == ["independence"], got
+        higher = dataclasses.replace(r, sides=lambda i, r=r: (lambda s: type(s)(s.lhs, s.rhs * 1.001))(r.sides(i)))
+        assert tie(higher, proof)["status"] == "untied"
+
+        def identical(instance, chain=chain):
+            b = mh._bind_independent(chain)(instance)
+            H, n = len(np.atleast_1d(instance["p"])), int(instance["n"])
+            pats = np.array(list(__import__("itertools").product((0, 1), repeat=H * n)), dtype=bool).reshape(-1, H, n)
+            same = np.all(pats == pats[:, :1], axis=1).all(axis=1)  # the heads agree on every token
+            prob = np.where(same, b[SPACE], 0.0)
+            return {**b, SPACE: prob / prob.sum()}
+
+        assert tie(dataclasses.replace(r, bind=identical), proof)["status"] == "untied"
+
+
+@pytest.mark.parametrize("name", ["union-bound", "worst-case"])
+def test_the_any_heads_proofs_are_tied_on_the_uniform_token_of_the_top_set(name):
+    """The union and worst-case chains read fractions as probabilities of a uniform token U:
+    on that space (S(h) the head's mask) their goals are the sides' counts. A right side off by
+    0.1%, or (worst case) a head g other than the largest's, does not tie."""
+    import dataclasses
+
+    from attnbounds import claims
+    from attnbounds.engine.tie import tie
+
+    _, r = claims.reading(f"H1:{name}")
+    proof = r.symbolic()
+    got = tie(r, proof)
+    assert got["status"] == "tied", got
+    assert got["hypotheses"] == (["g<=H"] if name == "worst-case" else []), got
+    off = dataclasses.replace(r, sides=lambda i, r=r: (lambda s: type(s)(s.lhs, s.rhs * 1.001))(r.sides(i)))
+    assert tie(off, proof)["status"] == "untied"
+    if name == "worst-case":
+        def smallest(instance, bind=r.bind):
+            b = bind(instance)
+            g = next(k for k in b if str(k) == "g")
+            return {**b, g: int(np.argmin(np.asarray(instance["masks"]).sum(axis=-1))) + 1}
+
+        assert tie(dataclasses.replace(r, bind=smallest), proof)["status"] == "untied"

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
 
 from attnbounds.claims import get
 from attnbounds.claims import theorem1_fixed as t1
-from attnbounds.claims.base import holds_relation
+from attnbounds.claims.base import Sides, holds_relation
 from attnbounds.engine import Budget, judge_reading, judge_hypothesis_drop
+from attnbounds.engine.tie import tie
 
 CLAIM = get("T1i")
 SMALL = Budget(examples=25, sweep=3000, mc_samples=200, audit=200)
@@ -188,3 +191,127 @@ def test_centroid_lemma_chains_check_and_need_their_hypotheses():
         weakened = Chain(chain.start, Context(kept), chain.steps)
         lhs, rel, rhs = chain_check.goal
         assert not weakened.prove(lhs, rel, rhs).complete
+
+
+# --- the tie of the sharpness proof to its reading (Reading.bind) ---------------------------------
+
+
+def _sharp_variant(**kw):
+    return dataclasses.replace(CLAIM.reading("sharp"), **kw)
+
+
+def test_sharp_bind_ties_the_witness_proof_to_the_sides():
+    reading = CLAIM.reading("sharp")
+    got = tie(reading, reading.symbolic())
+    assert got["status"] == "tied" and got["instances"] == 32, got
+    assert {"witness", "top-N", "normalized", "normalized-selected", "unit"} <= set(got["hypotheses"])
+
+
+def test_sharp_tie_fails_for_a_right_side_off_by_a_small_factor():
+    reading = _sharp_variant(sides=lambda i: Sides(t1.sides_reconstructed(i).lhs, 1.0001 * t1.sides_reconstructed(i).rhs))
+    got = tie(reading, reading.symbolic())
+    assert got["status"] == "untied" and "the goal" in got["detail"], got
+
+
+def test_sharp_tie_fails_for_a_bind_with_the_old_d1():
+    def old_d1(instance):
+        values = t1._bind_sharp(instance)
+        return {**values, t1._chain_symbols("witness_sum")["d_1"]: float(t1.bound_terms(instance)["d_1_norm"])}
+
+    reading = _sharp_variant(bind=old_d1)
+    assert tie(reading, reading.symbolic())["status"] == "untied"
+
+
+def test_sharp_tie_fails_off_the_witness():
+    """Arbitrary embeddings: the goal still has the sides' values, but no D_i equals its bound."""
+    reading = _sharp_variant(sweep=t1.sweep_instances, strategy=None)
+    got = tie(reading, reading.symbolic())
+    assert got["status"] == "untied" and "hypothesis 'witness'" in got["detail"], got
+
+
+def test_sharp_tie_checks_top_n_at_every_selected_weight():
+    """A witness for the selected set {0, 1} of weights (0.5, 0.2, 0.3), which is not the top-2
+    set: a_1 = 0.3 exceeds the selected 0.2 (but not 0.5, so a check at the largest selected
+    weight only would miss it). x_j = e on S, x_i = -e: R = 1, d_1 = 2, D = 1 = its bound."""
+    inst = {"weights": np.array([[0.5, 0.2, 0.3]]), "x": np.array([[[1.0], [1.0], [-1.0]]]), "selected": [0, 1]}
+    reading = _sharp_variant(sweep=lambda rng, n: inst, strategy=None)
+    got = tie(reading, reading.symbolic())
+    assert got["status"] == "untied" and "hypothesis 'top-N'" in got["detail"] and "t = 2" in got["detail"], got
+
+
+# --- the tie of the bound's proofs to their readings ----------------------------------------------
+
+BOUND_READINGS = ["reconstructed", "transcribed-sphere", "transcribed-if-R-ge-1", "reconstructed-d1-norm"]
+
+
+def _scaled_rhs(reading, factor):
+    """``reading`` with its right side multiplied by ``factor`` (the same bind and proof)."""
+
+    def sides(instance):
+        s = reading.sides(instance)
+        return Sides(s.lhs, factor * np.asarray(s.rhs))
+
+    return dataclasses.replace(reading, sides=sides)
+
+
+@pytest.mark.parametrize("name", BOUND_READINGS)
+def test_the_bound_binds_tie_the_chains_goals_to_the_sides_and_a_changed_side_is_untied(name):
+    reading = CLAIM.reading(name)
+    proof = reading.symbolic()
+    got = tie(reading, proof)
+    assert got["status"] == "tied" and got["instances"] == 32, got
+    # the index-reading hypotheses are checked (at every pair (i, t))
+    assert {"distance", "mean", "normalized", "normalized-selected", "R"} <= set(got["hypotheses"]), got
+    for factor in (1.001, 0.999):  # the goal's right side is the reading's, not one near it
+        wrong = tie(_scaled_rhs(reading, factor), proof)
+        assert wrong["status"] == "untied" and "the reading's sides" in wrong["detail"], (factor, wrong)
+
+
+def test_the_bound_binds_read_each_readings_own_d1():
+    """The paper's d_1 (a distance) in the old reading's bind, or the old d_1 (a norm) in the
+    paper's, is another right side."""
+    for name, other in (("reconstructed", "d_1_norm"), ("reconstructed-d1-norm", "d_1")):
+        reading = CLAIM.reading(name)
+        chain = {"reconstructed": "sum", "reconstructed-d1-norm": "d1_norm_sum"}[name]
+        wrong = dataclasses.replace(reading, bind=lambda i, c=chain, k=other: t1._bind_bound(i, c, k))
+        got = tie(wrong, reading.symbolic())
+        assert got["status"] == "untied" and "the reading's sides" in got["detail"], (name, got)
+
+
+def test_the_R_ge_1_proof_does_not_tie_to_the_transcription_for_every_R():
+    """The falsified ``transcribed`` has the goal of the R >= 1 proof, the same formula, at every
+    instance: only the proof's hypothesis R >= 1 tells them apart, and it fails where R < 1."""
+    transcribed = CLAIM.reading("transcribed")
+    r_ge_1 = CLAIM.reading("transcribed-if-R-ge-1")
+    reading = dataclasses.replace(transcribed, bind=r_ge_1.bind, symbolic=r_ge_1.symbolic)
+    got = tie(reading, reading.symbolic())
+    assert got["status"] == "untied" and "hypothesis 'R>=1'" in got["detail"], got
+
+
+def test_a_bound_bind_that_breaks_a_hypothesis_is_untied():
+    """Values the goal does not read, only the hypotheses: m taken as the selected mass (not
+    1 - alpha_N), c as s itself (not s/alpha_N)."""
+    reading = CLAIM.reading("transcribed-if-R-ge-1")
+    names = t1._chain_symbols("R_ge_1")
+
+    def mass_selected(instance):
+        values = reading.bind(instance)
+        return {**values, names["m"]: values[names["alpha_N"]]}
+
+    def context_as_mean(instance):
+        values = reading.bind(instance)
+        return {**values, names["c"]: values[names["alpha_N"]] * values[names["c"]]}
+
+    for bind, hypothesis in ((mass_selected, "mass"), (context_as_mean, "distance")):
+        got = tie(dataclasses.replace(reading, bind=bind), reading.symbolic())
+        assert got["status"] == "untied" and f"hypothesis {hypothesis!r}" in got["detail"], (hypothesis, got)
+
+
+def test_the_bound_tie_checks_top_n_for_a_selected_set_that_is_not_it():
+    """The top_n drop instance (weights (1/4, 3/4), the smaller one selected, x = (1, 1)): the goal
+    has the reading's sides (d~ = 1/2, B = -1/2), and the hypothesis top-N fails."""
+    inst = t1.any_subset_counterexample_t1i()
+    batch = {"weights": inst["weights"][None], "x": inst["x"][None], "selected": inst["selected"]}
+    reading = dataclasses.replace(CLAIM.reading("reconstructed"), sweep=lambda rng, n: batch, strategy=None)
+    got = tie(reading, reading.symbolic())
+    assert got["status"] == "untied" and "hypothesis 'top-N'" in got["detail"], got

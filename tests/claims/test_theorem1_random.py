@@ -193,3 +193,40 @@ def test_gap_bound_is_judged_only_from_three_tokens():
     assert not reading.inside({"weights": np.array([0.5, 0.5]), "x": np.ones((2, 1)), "n": 1})
     assert reading.inside({"weights": np.full(3, 1 / 3), "x": np.ones((3, 1)), "n": 1})
     assert reading.statement.startswith("L >= 3")
+
+
+@pytest.mark.parametrize("name", ["reconstructed", "gap_bound"])
+def test_the_random_selection_proofs_are_tied_on_the_space_of_subsets(name):
+    """The chains' goals, evaluated on every N-subset with probability 1/C(L, N), are the sides'
+    enumeration, and the hypotheses uniform_subset (P(i not in S), E[s_S | i not in S], and for
+    gap_bound the variance factor) hold there. A right side off by 0.1%, or a subset law that is
+    not uniform, does not tie."""
+    import dataclasses
+
+    from attnbounds import claims
+    from attnbounds.engine.tie import SPACE, tie
+
+    _, r = claims.reading(f"T1ii:{name}")
+    proof = r.symbolic()
+    got = tie(r, proof)
+    assert got["status"] == "tied" and got["hypotheses"] == ["uniform_subset"], got
+    off = dataclasses.replace(r, sides=lambda i, r=r: (lambda s: type(s)(s.lhs, s.rhs * 1.001))(r.sides(i)))
+    assert tie(off, proof)["status"] == "untied"
+
+    def skewed(instance, bind=r.bind):  # the first subset twice as likely: the goal's mean is no longer the sides'
+        b = bind(instance)
+        p = b[SPACE].copy()
+        p[0] *= 2
+        return {**b, SPACE: p / p.sum()}
+
+    assert tie(dataclasses.replace(r, bind=skewed), proof)["status"] == "untied"
+
+
+def test_reconstructed_chain_does_not_assume_the_variance_factor():
+    # f = N(L-1-N)/((L-1)(L-2)) is 0/0 at L = 2, which the lower bound covers: only gap_bound assumes it
+    import sympy as sp
+
+    checks = t1r.random_selection_checks()
+    (rec,) = checks["reconstructed"].chain.ctx.hypotheses.values()
+    (gap,) = checks["gap_bound"].chain.ctx.hypotheses.values()
+    assert len(rec) == 2 and len(gap) == 3 and not any(r.has(sp.IndexedBase("V")) for r in rec)
