@@ -290,7 +290,8 @@ def test_an_instance_where_the_goal_overflows_is_passed_over_not_a_conflict():
 
 def test_a_space_must_be_probabilities_and_its_random_functions_tables_over_its_atoms():
     from attnbounds.engine.refute import _eval
-    from attnbounds.engine.tie import SPACE, _env
+    from attnbounds.claims.base import SPACE
+    from attnbounds.engine.tie import _env
     from attnbounds.theory.proof import Expect
 
     X = sp.Function("X")
@@ -320,3 +321,37 @@ def test_a_goal_undefined_at_an_instance_without_overflow_is_a_conflict():
     assert tie(reading(1), proof)["status"] == "tied"
     got = tie(reading(0), proof)
     assert got["status"] == "untied" and "no overflow" in got["detail"] and "K=0" in got["detail"]
+
+
+def test_a_relation_between_random_values_outside_a_mean_is_checked_at_each_atom_it_speaks_of():
+    """Cond(X(1), A) = 1 with A = {B(1) = 1}: held at the atoms where A holds, whatever X is
+    elsewhere; failed where one such atom has X ≠ 1; no value where P(A) = 0."""
+    from attnbounds.claims.base import SPACE
+    from attnbounds.engine.tie import _env, _hypothesis_holds
+    from attnbounds.theory.proof import Cond
+
+    X, B = sp.Function("X"), sp.Function("B")
+    r = sp.Eq(Cond(X(1), B(1)), 1)
+    space = {SPACE: [0.5, 0.25, 0.25]}
+    held = _env({**space, X: [[1.0, 7.0, 1.0]], B: [[1.0, 0.0, 1.0]]}, random={X, B})
+    assert _hypothesis_holds(r, held, set()) is True
+    failed = _env({**space, X: [[1.0, 7.0, 2.0]], B: [[1.0, 0.0, 1.0]]}, random={X, B})
+    assert isinstance(_hypothesis_holds(r, failed, set()), str)
+    null = _env({SPACE: [0.5, 0.5, 0.0], X: [[7.0, 7.0, 1.0]], B: [[0.0, 0.0, 1.0]]}, random={X, B})
+    assert _hypothesis_holds(r, null, set()) is None
+
+
+def test_a_hypothesis_for_every_index_of_an_empty_sequence_holds_vacuously():
+    """L1's F_j >= m for the other tokens j: at L = 1 there is none, so it holds of none; a
+    sequence bind leaves out is still no value, and one index read at some value only is not
+    vacuous either."""
+    from attnbounds.engine.tie import _env, _hypothesis_holds
+
+    F = sp.IndexedBase("F")
+    j = sp.Symbol("j", integer=True, positive=True)
+    m = sp.Symbol("m", positive=True)
+    r = sp.Ge(F[j], m)
+    assert _hypothesis_holds(r, _env({F: np.zeros(0), m: 1.0}), {j}) is True
+    assert _hypothesis_holds(r, _env({m: 1.0}), {j}) is None
+    assert _hypothesis_holds(r, _env({F: np.zeros(0), m: 1.0}), set()) is None
+    assert isinstance(_hypothesis_holds(r, _env({F: [2.0, 0.5], m: 1.0}), {j}), str)

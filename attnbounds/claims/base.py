@@ -49,10 +49,16 @@ __all__ = [
     "Estimate",
     "Hypothesis",
     "Reading",
+    "SPACE",
     "Claim",
     "holds_relation",
     "subset_instances",
 ]
+
+#: The key of a ``bind``'s finite probability space (:class:`Reading`): the probabilities of its
+#: atoms, (atoms,). A random function's value is then a table (K, atoms) (or (K, atoms, d) for a
+#: random vector), its values at each atom, read from index 1 as a sequence.
+SPACE = "probabilities"
 
 Verdict = Literal["proved", "certified", "holds", "falsified", "undecided"]
 #: Verdicts from strongest to weakest; "falsified" is a finding, "undecided" is never a pass.
@@ -276,8 +282,9 @@ class Reading:
       kernel of :mod:`attnbounds.theory.proof`; ``certify() -> Proof``: interval arithmetic;
     * ``bind(instance) -> {symbol: value}``: the values of the proof's goal symbols at an
       instance (a number per symbol, a sequence per indexed base or function, read from index
-      1), so that the engine checks that the chain proves this reading's sides
-      (:mod:`attnbounds.engine.tie`); needs ``symbolic`` and ``sweep``;
+      1; a goal about means and probabilities is evaluated on a finite space the bind builds,
+      under the key :data:`SPACE`), so that the engine checks that the chain proves this
+      reading's sides (:mod:`attnbounds.engine.tie`); needs ``symbolic`` and ``sweep``;
     * ``assume(instance) -> bool``: the reading's own hypotheses (instances outside are not
       judged).
 

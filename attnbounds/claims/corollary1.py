@@ -41,17 +41,20 @@ $$\frac{1}{1 + (L-1)e^{2\Delta/T}} \;\le\; \alpha_i \;\le\; \frac{1}{1 + (L-1)e^
    sharp upper bound. Reversing the signs gives the sharp lower bound.
    $\blacksquare$
 
-**The checked chain.** Both readings are proved by the kernel, two steps each (one per side),
-for every $L \ge 1$. Each step cites the same side of Lemma 1's checked chain by the rule
-`instance`: the kernel re-checks Lemma 1's chain, substitutes $m = e^{-\Delta/T}$,
-$M = e^{\Delta/T}$, $x = e^{l_i/T}$ and $F(l_j) = e^{l_j/T}$ for the $L-1$ other tokens, checks
-that the step is Lemma 1's goal under that substitution, and discharges every premise of
-Lemma 1 under Corollary 1's hypotheses: $e^{-\Delta/T} > 0$ by SymPy's sign rules,
-$e^{-\Delta/T} \le e^{l/T} \le e^{\Delta/T}$ for $l = l_i$ and every $l_j$ (and $m \le M$) by
-`monotone` from $-\Delta \le l \le \Delta$, and the softmax definition as a hypothesis. The
-statements checked are the two-sided bounds on $\alpha_i$; the numeric evaluator checks them
-in log space ($\max_i |\log(L\alpha_i)| \le 2\Delta/T$, and $|\log\alpha_i - c| \le h$ for
-the sharp form), which is the same statement since $\log$ is increasing.
+**The checked chain.** Both readings are proved by the kernel for every $L \ge 1$, in three
+parts each. The last two are the sides, one step each: each cites the same side of Lemma 1's
+checked chain by the rule `instance`: the kernel re-checks Lemma 1's chain, substitutes
+$m = e^{-\Delta/T}$, $M = e^{\Delta/T}$, $x = e^{l_i/T}$ and $F(l_j) = e^{l_j/T}$ for the $L-1$
+other tokens, checks that the step is Lemma 1's goal under that substitution, and discharges
+every premise of Lemma 1 under Corollary 1's hypotheses: $e^{-\Delta/T} > 0$ by SymPy's sign
+rules, $e^{-\Delta/T} \le e^{l/T} \le e^{\Delta/T}$ for $l = l_i$ and every $l_j$ (and
+$m \le M$) by `monotone` from $-\Delta \le l \le \Delta$, and the softmax definition as a
+hypothesis. The first part is the reading's own statement for one token, in the log form its
+numeric evaluator takes: $|\log\alpha_i - c| \le h$ with $[c - h, c + h] = [\log lo, \log hi]$
+for the reading's interval $[lo, hi]$ (for the summary form $c = -\log L$ and $h = 2\Delta/T$,
+so it is $|\log(L\alpha_i)| \le 2\Delta/T$). It cites Lemma 1's statement chain the same way,
+between two `identity` steps that write its ends $\log\sigma(lo)$, $\log\sigma(hi)$ as this
+page's. The evaluator takes the maximum over $i$ of the left side.
 
 **Verdict on the transcription.** The summary's form is true: it is Lemma 1's loose form.
 It is not sharp for $L \ge 2$ and $\Delta > 0$: the sharp bounds tend to $0$ and $1$ as
@@ -136,6 +139,14 @@ def log_weights(instance) -> np.ndarray:
     return z - logsumexp(z, axis=-1, keepdims=True)
 
 
+def _transcribed_excess(instance) -> tuple[np.ndarray, np.ndarray]:
+    """(|log(L α_i)| per token, 2Δ/T): what :func:`transcribed_sides` maximizes, and its bound."""
+    _, _, T = _parts(instance)
+    la = log_weights(instance)
+    L = la.shape[-1]
+    return np.abs(la + math.log(L)), 2 * logit_bound(instance) / T
+
+
 @draws_weights
 def transcribed_sides(instance) -> Sides:
     """max_i |log(L α_i)| ≤ 2Δ/T, i.e. e^{−2Δ/T}/L ≤ α_i ≤ e^{2Δ/T}/L.
@@ -144,10 +155,22 @@ def transcribed_sides(instance) -> Sides:
     >>> round(float(s.lhs), 6), float(s.rhs)
     (1.433781, 2.0)
     """
+    excess, bound = _transcribed_excess(instance)
+    return Sides(excess.max(axis=-1), bound)
+
+
+def _reconstructed_excess(instance) -> tuple[np.ndarray, np.ndarray]:
+    """(|log α_i − c| per token, h): what :func:`reconstructed_sides` maximizes, and its bound."""
     _, _, T = _parts(instance)
     la = log_weights(instance)
     L = la.shape[-1]
-    return Sides(np.abs(la + math.log(L)).max(axis=-1), 2 * logit_bound(instance) / T)
+    x = 2 * logit_bound(instance) / T
+    with np.errstate(divide="ignore"):
+        log_rest = np.log(L - 1.0)  # −inf for L = 1: both bounds are 1
+    log_hi = -np.logaddexp(0.0, log_rest - x)  # −log(1 + (L−1)e^{−x})
+    log_lo = -np.logaddexp(0.0, log_rest + x)  # −log(1 + (L−1)e^{x})
+    centre, half = (log_hi + log_lo) / 2, (log_hi - log_lo) / 2
+    return np.abs(la - centre[..., None]), half
 
 
 @draws_weights
@@ -159,16 +182,8 @@ def reconstructed_sides(instance) -> Sides:
     >>> bool(abs(s.lhs - s.rhs) < 1e-12)  # aligned / anti-aligned keys attain it
     True
     """
-    _, _, T = _parts(instance)
-    la = log_weights(instance)
-    L = la.shape[-1]
-    x = 2 * logit_bound(instance) / T
-    with np.errstate(divide="ignore"):
-        log_rest = np.log(L - 1.0)  # −inf for L = 1: both bounds are 1
-    log_hi = -np.logaddexp(0.0, log_rest - x)  # −log(1 + (L−1)e^{−x})
-    log_lo = -np.logaddexp(0.0, log_rest + x)  # −log(1 + (L−1)e^{x})
-    centre, half = (log_hi + log_lo) / 2, (log_hi - log_lo) / 2
-    return Sides(np.abs(la - centre[..., None]).max(axis=-1), half)
+    excess, bound = _reconstructed_excess(instance)
+    return Sides(excess.max(axis=-1), bound)
 
 
 @st.composite
@@ -306,6 +321,18 @@ GOALS = {
 }
 
 
+def _log_goal(reading: str) -> tuple:
+    (_, _, hi), (_, _, lo) = GOALS[reading]
+    centre, half = (sp.log(hi) + sp.log(lo)) / 2, (sp.log(hi) - sp.log(lo)) / 2
+    return (sp.Abs(sp.log(_alpha) - centre), "<=", half)
+
+
+#: Each reading's own statement about one token i, in the log form its sides take:
+#: |log α − c| <= h with [c − h, c + h] = [log lo, log hi] for the interval [lo, hi] of GOALS
+#: (for "transcribed" c = −log L and h = 2Δ/T).
+LOG_GOALS = {name: _log_goal(name) for name in GOALS}
+
+
 def _exp_between(a, b, rel) -> Chain:
     """exp(a/T) rel exp(b/T), by monotonicity of exp(v/T)."""
     g = sp.exp(_v / _T)
@@ -347,15 +374,37 @@ def proof_chains(reading: str, ctx: Context | None = None) -> tuple[Chain, ...]:
     return tuple(out)
 
 
+def statement_chain(reading: str, ctx: Context | None = None) -> Chain:
+    """The chain that proves ``reading``'s statement :data:`LOG_GOALS` for one token: Lemma 1's
+    statement chain (:func:`attnbounds.claims.lemma1.statement_chain`) cited by ``instance`` with
+    the substitution of :func:`proof_chains`, between two ``identity`` steps that rewrite its
+    interval's ends σ(lo), σ(hi) (m = e^{−Δ/T}, M = e^{Δ/T}) as this reading's."""
+    if reading not in GOALS:
+        raise ValueError(f"reading: must be one of {sorted(GOALS)}, got {reading!r}")
+    ctx = _context() if ctx is None else ctx
+    subs, discharge = _lemma1_instance()
+    cited = l1.LOG_GOALS[reading]
+    sigma = {k: v for k, v in subs.items() if not isinstance(v, sp.Lambda)}  # the goal has no F(l_j)
+    lhs, _, rhs = LOG_GOALS[reading]
+    return (Chain(lhs, ctx).eq(cited[0].xreplace(sigma), by.identity())
+            .le(cited[2].xreplace(sigma), by.instance(Lemma(l1.statement_chain(reading), *cited), subs, discharge))
+            .eq(rhs, by.identity()))
+
+
 def check_proof(reading: str, ctx: Context | None = None, goals=None) -> AllOf:
-    """Check the proof of ``reading`` against its goals (or mutated ``goals``)."""
-    return AllOf.of(proof_chains(reading, ctx), GOALS[reading] if goals is None else goals, ctx)
+    """Check the proof of ``reading``: its statement :data:`LOG_GOALS` (:func:`statement_chain`, the
+    first part), then the two sides of :func:`proof_chains` against their goals (or mutated
+    ``goals``), as its lemmas."""
+    ctx = _context() if ctx is None else ctx
+    sides = GOALS[reading] if goals is None else goals
+    return AllOf.of((statement_chain(reading, ctx), *proof_chains(reading, ctx)), (LOG_GOALS[reading], *sides), ctx)
 
 
 @lru_cache(maxsize=1)  # exact and deterministic: compute once
 def _symbolic_transcribed() -> Proof:
     return Proof.from_chain(
         check_proof("transcribed"),
+        "|log(L alpha_i)| <= 2 Delta/T for one token: Lemma 1's statement chain, instantiated; its sides: "
         "Lemma 1's checked chain for C1/L <= alpha_i <= C2/L, instantiated with F = exp(l/T): m = exp(-Delta/T), "
         "M = exp(Delta/T), M/(mL) = exp(2 Delta/T)/L; its premises exp(-Delta/T) <= exp(l/T) <= exp(Delta/T) "
         "from |l| <= Delta (Cauchy-Schwarz) by monotonicity of exp",
@@ -366,10 +415,40 @@ def _symbolic_transcribed() -> Proof:
 def _symbolic_reconstructed() -> Proof:
     return Proof.from_chain(
         check_proof("reconstructed"),
-        "Lemma 1's checked chain for m/(m+(L-1)M) <= alpha_i <= M/(M+(L-1)m), instantiated with F = exp(l/T): "
+        "|log alpha_i - c| <= h, [c-h, c+h] = [log lo, log hi], for one token: Lemma 1's statement chain, "
+        "instantiated; its sides: Lemma 1's checked chain for m/(m+(L-1)M) <= alpha_i <= M/(M+(L-1)m), instantiated with F = exp(l/T): "
         "M/(M+(L-1)m) = 1/(1+(L-1)exp(-2 Delta/T)); premises from |l| <= Delta by monotonicity of exp; "
         "attained by keys aligned / anti-aligned with q",
     )
+
+
+def _bind_at(instance, excess) -> dict:
+    """The values of the proof's symbols (:func:`statement_chain` is about one token i) at the
+    token where ``excess`` (the per-token |log α_i − c| that the reading's sides maximize) is
+    largest, so that the goal's value is the sides' (for the tie, :mod:`attnbounds.engine.tie`;
+    at L = 1 the other tokens are none, and the hypotheses about every one of them hold vacuously):
+    α = α_i (:func:`log_weights`), l = q·k_i, z[1..L−1] the other tokens' logits and R the sum of
+    their e^{z_j/T}, Δ (:func:`logit_bound`), T, L. R is left out where it is beyond floats: then
+    Δ/T > 700, so the goal's e^{2Δ/T} overflows too and the tie passes the instance over."""
+    q, keys, T = _parts(instance)
+    logits = keys @ q
+    i = int(np.argmax(excess(instance)[0]))
+    rest = np.delete(logits, i)
+    with np.errstate(over="ignore"):
+        R = float(np.exp(rest / T).sum())
+    values = {_alpha: math.exp(log_weights(instance)[i]), _l: float(logits[i]), _z: rest,
+              _Delta: float(logit_bound(instance)), _T: float(T), _L: logits.shape[-1]}
+    return values if math.isinf(R) else {**values, _R: R}
+
+
+def _bind_transcribed(instance) -> dict:
+    """:func:`_bind_at` the token where |log(L α_i)| is largest (:func:`transcribed_sides`)."""
+    return _bind_at(instance, _transcribed_excess)
+
+
+def _bind_reconstructed(instance) -> dict:
+    """:func:`_bind_at` the token where |log α_i − c| is largest (:func:`reconstructed_sides`)."""
+    return _bind_at(instance, _reconstructed_excess)
 
 
 def _bounded_by_delta(instance):
@@ -426,6 +505,7 @@ CLAIM = Claim(
             symbolic=_symbolic_transcribed,
             certify=certify_box,
             sides=transcribed_sides,
+            bind=_bind_transcribed,
             note="true (Lemma 1's loose form); not sharp for L >= 2, Delta > 0",
             **_BOTH,
         ),
@@ -435,6 +515,7 @@ CLAIM = Claim(
             r"\frac{1}{1+(L-1)e^{2\Delta/T}} \le \alpha_i \le \frac{1}{1+(L-1)e^{-2\Delta/T}}",
             symbolic=_symbolic_reconstructed,
             sides=reconstructed_sides,
+            bind=_bind_reconstructed,
             note="sharp: keys aligned / anti-aligned with q attain it (argued on the page, not part of the verdict)",
             **_BOTH,
         ),

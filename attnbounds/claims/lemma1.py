@@ -40,6 +40,16 @@ $C_1 = m/M$ and $C_2 = M/m$, and no constants independent of $L$ do better.
    that is valid for all $L$ must be at least $M/m$. Symmetrically, $L\, m/(m + (L-1)M)$
    decreases to $m/M$, so every valid $C_1$ is at most $m/M$. $\blacksquare$
 
+**The checked chain.** The kernel checks steps 1–2 for each side (`monotone` in $x$, then in
+$R$, with $R$'s range summed term by term), and step 4 for the loose form. Each reading's
+proof starts with its own statement for one token, in the log form its numeric evaluator
+takes: $|\log\alpha_i - c| \le h$ with $[c - h, c + h] = [\log lo, \log hi]$ for the reading's
+interval $[lo, hi]$ (for the loose form $c = -\log L$ and $h = \log(M/m)$, so it is
+$|\log(L\alpha_i)| \le \log(M/m)$). It follows by `abs-bound` from $\log\alpha_i \le \log hi$
+and $\log\alpha_i \ge \log lo$, the same steps with $\log$ applied to every map (the loose
+form adds one `monotone` step in $w \in [m, M]$ on $\log(M/(w + (L-1)m))$ and
+$\log(m/(w + (L-1)M))$). The evaluator takes the maximum over $i$ of the left side.
+
 **Examples of constants.** Softmax with temperature $T$, $F = e^{l/T}$, has $m = e^{-a/T}$
 and $M = e^{a/T}$. Hence $C_1 = e^{-2a/T}$ and $C_2 = e^{2a/T}$, which gives Corollary 1.
 Other families: softplus $\log(1 + e^{l/T})$ and sigmoid are increasing, so their extremes
@@ -84,6 +94,7 @@ falsified.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
@@ -209,6 +220,14 @@ def _constants(instance):
     return family_constants(*_check_family(instance["family"], instance["param"]), float(instance["a"]))
 
 
+def _transcribed_excess(instance) -> tuple[np.ndarray, np.ndarray]:
+    """(|log(L α_i)| per token, log(M/m)): what :func:`transcribed_sides` maximizes, and its bound."""
+    m, M, _, _ = _constants(instance)
+    la = log_weights(instance)
+    L = la.shape[-1]
+    return np.abs(la + math.log(L)), np.full(la.shape[:-1], math.log(M / m))[()]
+
+
 def transcribed_sides(instance) -> Sides:
     """max_i |log(L α_i)| ≤ log(M/m), i.e. C1/L ≤ α_i ≤ C2/L with C1 = m/M = 1/C2.
 
@@ -216,10 +235,19 @@ def transcribed_sides(instance) -> Sides:
     >>> round(float(s.lhs), 6), round(float(s.rhs), 6)
     (1.433781, 2.0)
     """
+    excess, bound = _transcribed_excess(instance)
+    return Sides(excess.max(axis=-1), bound)
+
+
+def _reconstructed_excess(instance) -> tuple[np.ndarray, np.ndarray]:
+    """(|log α_i − c| per token, h): what :func:`reconstructed_sides` maximizes, and its bound."""
     m, M, _, _ = _constants(instance)
     la = log_weights(instance)
     L = la.shape[-1]
-    return Sides(np.abs(la + math.log(L)).max(axis=-1), np.full(la.shape[:-1], math.log(M / m))[()])
+    log_hi = math.log(M) - math.log(M + (L - 1) * m)
+    log_lo = math.log(m) - math.log(m + (L - 1) * M)
+    centre, half = (log_hi + log_lo) / 2, (log_hi - log_lo) / 2
+    return np.abs(la - centre), np.full(la.shape[:-1], half)[()]
 
 
 def reconstructed_sides(instance) -> Sides:
@@ -230,13 +258,8 @@ def reconstructed_sides(instance) -> Sides:
     >>> bool(abs(s.lhs - s.rhs) < 1e-12)  # attained: one logit at each extreme
     True
     """
-    m, M, _, _ = _constants(instance)
-    la = log_weights(instance)
-    L = la.shape[-1]
-    log_hi = math.log(M) - math.log(M + (L - 1) * m)
-    log_lo = math.log(m) - math.log(m + (L - 1) * M)
-    centre, half = (log_hi + log_lo) / 2, (log_hi - log_lo) / 2
-    return Sides(np.abs(la - centre).max(axis=-1), np.full(la.shape[:-1], half)[()])
+    excess, bound = _reconstructed_excess(instance)
+    return Sides(excess.max(axis=-1), bound)
 
 
 def _param_of(F) -> float:
@@ -334,14 +357,17 @@ def _context() -> Context:
                     "R-upper": Lemma(r_hi, _R, "<=", (_L - 1) * _M)})
 
 
-def _tight_chains(ctx: Context) -> tuple[Chain, Chain]:
+def _tight_chains(ctx: Context, f: Callable[[sp.Expr], sp.Expr] = lambda e: e) -> tuple[Chain, Chain]:
+    """f(α) <= f(M/(M+(L−1)m)) and f(α) >= f(m/(m+(L−1)M)), each step ``monotone`` in x, then in R;
+    f is the identity for the sides, or the increasing ``sp.log`` for the log-form statement (each
+    step's map composed with log, which is defined there: x/(x+R) > 0)."""
     g = _x / (_x + _R)
-    upper = (Chain(_alpha, ctx).eq(g, by.hypothesis("definition"))
-             .le(_M / (_M + _R), by.monotone(_x, g, _x, _M))
-             .le(_M / (_M + (_L - 1) * _m), by.monotone(_R, _M / (_M + _R), _R, (_L - 1) * _m)))
-    lower = (Chain(_alpha, ctx).eq(g, by.hypothesis("definition"))
-             .ge(_m / (_m + _R), by.monotone(_x, g, _x, _m))
-             .ge(_m / (_m + (_L - 1) * _M), by.monotone(_R, _m / (_m + _R), _R, (_L - 1) * _M)))
+    upper = (Chain(f(_alpha), ctx).eq(f(g), by.hypothesis("definition"))
+             .le(f(_M / (_M + _R)), by.monotone(_x, f(g), _x, _M))
+             .le(f(_M / (_M + (_L - 1) * _m)), by.monotone(_R, f(_M / (_M + _R)), _R, (_L - 1) * _m)))
+    lower = (Chain(f(_alpha), ctx).eq(f(g), by.hypothesis("definition"))
+             .ge(f(_m / (_m + _R)), by.monotone(_x, f(g), _x, _m))
+             .ge(f(_m / (_m + (_L - 1) * _M)), by.monotone(_R, f(_m / (_m + _R)), _R, (_L - 1) * _M)))
     return upper, lower
 
 
@@ -350,6 +376,18 @@ GOALS = {
     "reconstructed": ((_alpha, "<=", _M / (_M + (_L - 1) * _m)), (_alpha, ">=", _m / (_m + (_L - 1) * _M))),
     "transcribed": ((_alpha, "<=", _M / (_m * _L)), (_alpha, ">=", _m / (_M * _L))),
 }
+
+
+def _log_goal(reading: str) -> tuple:
+    (_, _, hi), (_, _, lo) = GOALS[reading]
+    centre, half = (sp.log(hi) + sp.log(lo)) / 2, (sp.log(hi) - sp.log(lo)) / 2
+    return (sp.Abs(sp.log(_alpha) - centre), "<=", half)
+
+
+#: Each reading's own statement about one token i, in the log form its sides take:
+#: |log α − c| <= h with [c − h, c + h] = [log lo, log hi] for the interval [lo, hi] of GOALS
+#: (for "transcribed" c = −log L and h = log(M/m), written through lo = m/(ML), hi = M/(mL)).
+LOG_GOALS = {name: _log_goal(name) for name in GOALS}
 
 
 def proof_chains(reading: str, ctx: Context | None = None) -> tuple[Chain, ...]:
@@ -365,16 +403,39 @@ def proof_chains(reading: str, ctx: Context | None = None) -> tuple[Chain, ...]:
     raise ValueError(f"reading: must be 'reconstructed' or 'transcribed', got {reading!r}")
 
 
+def statement_chain(reading: str, ctx: Context | None = None) -> Chain:
+    """The chain that proves ``reading``'s statement :data:`LOG_GOALS` for one token by ``abs-bound``
+    from two checked facts, log α <= log hi and log α >= log lo: the side chains of
+    :func:`proof_chains` with log applied to every step (for "transcribed", one more step each,
+    ``monotone`` in w on [m, M]: log(M/(w + (L−1)m)) and log(m/(w + (L−1)M)) decrease in w)."""
+    if reading not in GOALS:
+        raise ValueError(f"reading: must be 'reconstructed' or 'transcribed', got {reading!r}")
+    ctx = _context() if ctx is None else ctx
+    upper, lower = _tight_chains(ctx, sp.log)
+    if reading == "transcribed":
+        w = sp.Symbol("w", real=True)
+        up, low = sp.log(_M / (w + (_L - 1) * _m)), sp.log(_m / (w + (_L - 1) * _M))
+        upper = upper.le(sp.log(_M / (_m * _L)), by.monotone(w, up, _M, _m))
+        lower = lower.ge(sp.log(_m / (_M * _L)), by.monotone(w, low, _m, _M))
+    lhs, _, rhs = LOG_GOALS[reading]
+    return Chain(lhs, ctx).le(rhs, by.abs_bound(facts=(upper, lower)))
+
+
 def check_proof(reading: str, ctx: Context | None = None, goals=None) -> AllOf:
-    """Check the proof of ``reading`` against its goals (or mutated ``goals``)."""
-    return AllOf.of(proof_chains(reading, ctx), GOALS[reading] if goals is None else goals, ctx)
+    """Check the proof of ``reading``: its statement :data:`LOG_GOALS` (:func:`statement_chain`, the
+    first part), then the two sides of :func:`proof_chains` against their goals (or mutated
+    ``goals``), as its lemmas."""
+    ctx = _context() if ctx is None else ctx
+    sides = GOALS[reading] if goals is None else goals
+    return AllOf.of((statement_chain(reading, ctx), *proof_chains(reading, ctx)), (LOG_GOALS[reading], *sides), ctx)
 
 
 @lru_cache(maxsize=1)  # exact and deterministic: compute once
 def _symbolic_transcribed() -> Proof:
     return Proof.from_chain(
         check_proof("transcribed"),
-        "alpha_i = x/(x+R) is increasing in x = F(l_i) in [m, M] and decreasing in "
+        "|log(L alpha_i)| <= log(M/m) for one token by abs-bound from log alpha_i <= log(M/(mL)) and "
+        "log alpha_i >= log(m/(ML)); alpha_i = x/(x+R) is increasing in x = F(l_i) in [m, M] and decreasing in "
         "R = sum_{j!=i} F(l_j) in [(L-1)m, (L-1)M] (termwise); then M/(M+(L-1)m) <= M/(mL) "
         "and m/(m+(L-1)M) >= m/(ML) since M >= m",
     )
@@ -384,9 +445,36 @@ def _symbolic_transcribed() -> Proof:
 def _symbolic_reconstructed() -> Proof:
     return Proof.from_chain(
         check_proof("reconstructed"),
-        "alpha_i = x/(x+R) is increasing in x = F(l_i) in [m, M] (d/dx = R/(x+R)^2) and "
+        "|log alpha_i - c| <= h, [c-h, c+h] = [log lo, log hi], for one token by abs-bound from "
+        "log lo <= log alpha_i <= log hi; alpha_i = x/(x+R) is increasing in x = F(l_i) in [m, M] (d/dx = R/(x+R)^2) and "
         "decreasing in R = sum_{j!=i} F(l_j) in [(L-1)m, (L-1)M] (d/dR = -x/(x+R)^2)",
     )
+
+
+def _bind_at(instance, excess) -> dict:
+    """The values of the proof's symbols (:func:`statement_chain` is about one token i) at the
+    token where ``excess`` (the per-token |log α_i − c| that the reading's sides maximize) is
+    largest, so that the goal's value is the sides' (for the tie, :mod:`attnbounds.engine.tie`;
+    at L = 1 the other tokens are none, and the hypotheses about every one of them hold vacuously):
+    α = α_i (:func:`log_weights`), x = F(l_i), F[1..L−1] the other tokens' F(l_j) and R their
+    sum, m and M of F on [−a, a], L."""
+    family, param = _check_family(instance["family"], instance["param"])
+    m, M, _, _ = _constants(instance)
+    i = int(np.argmax(excess(instance)[0]))
+    f = family_normalizer(family, param).F(as_float_array(instance["logits"], "logits"))
+    rest = np.delete(f, i)
+    return {_alpha: math.exp(log_weights(instance)[i]), _x: float(f[i]), _f: rest, _R: float(rest.sum()),
+            _m: m, _M: M, _L: f.shape[-1]}
+
+
+def _bind_transcribed(instance) -> dict:
+    """:func:`_bind_at` the token where |log(L α_i)| is largest (:func:`transcribed_sides`)."""
+    return _bind_at(instance, _transcribed_excess)
+
+
+def _bind_reconstructed(instance) -> dict:
+    """:func:`_bind_at` the token where |log α_i − c| is largest (:func:`reconstructed_sides`)."""
+    return _bind_at(instance, _reconstructed_excess)
 
 
 # ------------------------------------------------------------------ hypotheses and drops
@@ -560,6 +648,7 @@ CLAIM = Claim(
             symbolic=_symbolic_transcribed,
             certify=certify_box,
             sides=transcribed_sides,
+            bind=_bind_transcribed,
             note="true once bounded logits and positivity (both omitted by the summary) are assumed",
             **_BOTH,
         ),
@@ -570,6 +659,7 @@ CLAIM = Claim(
             r"\frac{m}{m+(L-1)M} \le \alpha_i \le \frac{M}{M+(L-1)m}",
             symbolic=_symbolic_reconstructed,
             sides=reconstructed_sides,
+            bind=_bind_reconstructed,
             note="sharp: one logit at argmax F and the rest at argmin F attains the upper bound (argued on the page, not part "
                  "of the verdict)",
             **_BOTH,

@@ -174,7 +174,7 @@ def _bind_independent(chain: str):
     (:mod:`attnbounds.engine.tie`) on that space.
 
     >>> b = _bind_independent("independent")({"p": np.array([0.5, 0.25]), "n": 1})
-    >>> from attnbounds.engine.tie import SPACE
+    >>> from attnbounds.claims.base import SPACE
     >>> len(b[SPACE]), float(b[SPACE].sum())
     (4, 1.0)
     """
@@ -182,7 +182,7 @@ def _bind_independent(chain: str):
 
     import sympy as sp
 
-    from attnbounds.engine.tie import SPACE
+    from attnbounds.claims.base import SPACE
 
     c = h1_chains()[chain]
     goal = (getattr(c, "parts", None) or (c,))[0].goal
@@ -219,7 +219,7 @@ def _bind_masks(chain: str):
     """
     import sympy as sp
 
-    from attnbounds.engine.tie import SPACE
+    from attnbounds.claims.base import SPACE
 
     c = h1_chains()[chain]
     expr = sp.sympify(c.goal[0]) + sp.sympify(c.goal[2])

@@ -421,8 +421,9 @@ def _symbolic_tight_last() -> Proof:
 @functools.lru_cache(maxsize=None)
 def _chain_symbols(which: str) -> dict:
     """The symbols, bases and functions of T1ii chain ``which`` (``"reconstructed"`` or
-    ``"gap_bound"`` of :func:`random_selection_checks`), its goal's and hypotheses', by name."""
-    chain = random_selection_checks()[which]
+    ``"gap_bound"`` of :func:`random_selection_checks`, or ``"tight_last"``,
+    :func:`tight_last_check`), its goal's and hypotheses', by name."""
+    chain = tight_last_check() if which == "tight_last" else random_selection_checks()[which]
     exprs = [sp.sympify(x) for x in (chain.goal[0], chain.goal[2])]
     exprs += [r for h in chain.chain.ctx.hypotheses.values() for r in (h if isinstance(h, tuple) else (h,))]
     names: dict = {}
@@ -444,17 +445,17 @@ def _bind_random_subset(which: str):
     The tie then evaluates the mean and the hypotheses (P(i ∉ S), E[s_S | i ∉ S] and the variance
     E‖s_S − E s_S‖² given i ∉ S) on that space (:mod:`attnbounds.engine.tie`).
 
-    (:func:`tight_last_check` has none: its hypothesis s_S = Y − y_i given i ∉ S is an equation
-    between conditioned random vectors, which the evaluator gives no value outside a mean.)
+    For ``"tight_last"`` (:func:`tight_last_check`, N = L − 1 put in) the tie checks its hypothesis
+    s_S = Y − y_i given i ∉ S atom by atom, at the atoms where i ∉ S.
 
     >>> b = _bind_random_subset("gap_bound")(_CEX)
-    >>> from attnbounds.engine.tie import SPACE
+    >>> from attnbounds.claims.base import SPACE
     >>> b[SPACE].tolist(), {str(k): np.asarray(v).tolist() for k, v in b.items() if str(k) in ("in_S", "Y", "V")}
     ([0.5, 0.5], {'in_S': [[1.0, 0.0], [0.0, 1.0]], 'Y': [1.0], 'V': [0.0, 0.0]})
     """
     import itertools
 
-    from attnbounds.engine.tie import SPACE
+    from attnbounds.claims.base import SPACE
 
     def bind(instance: dict) -> dict:
         names = _chain_symbols(which)
@@ -468,7 +469,9 @@ def _bind_random_subset(which: str):
         s = np.einsum("la,ld->ad", in_s, y)  # s_S at each atom, (atoms, d)
         out = {SPACE: np.full(len(subsets), 1 / len(subsets)), names["in_S"]: in_s,
                names["s_S"]: np.broadcast_to(s, (L,) + s.shape).copy(), names["y"]: y, names["Y"]: y.sum(axis=0),
-               names["L"]: L, names["N"]: n}
+               names["L"]: L}
+        if "N" in names:  # (tight_last's chain has N = L − 1 put in)
+            out[names["N"]] = n
         if "V" in names:  # (gap_bound's)
             rest = [np.delete(y, i, axis=0) for i in range(L)]
             out[names["V"]] = np.array([((r - r.mean(axis=0)) ** 2).sum() for r in rest])
@@ -594,6 +597,7 @@ CLAIM = Claim(
             strategy=_configs_last,
             sides=_sides_tight_last,
             sweep=lambda rng, size: sweep_instances(rng, size, n_last=True),
+            bind=_bind_random_subset("tight_last"),
         ),
     ),
     proof=__doc__,

@@ -234,7 +234,12 @@ def _weaker_without(part, term) -> str | None:
     if rel not in ("<=", ">="):
         return None
     sign = -term if rel == "<=" else term
-    if prove_nonnegative(sign, part.chain.ctx.relations()):
+    rels = part.chain.ctx.relations()
+    coeff, rest = sp.sympify(sign).as_coeff_Mul()
+    # c log u >= 0 where u >= 1 (c > 0) or u <= 1 (c < 0), u > 0 proved: the log's own sign from its argument's
+    logged = (isinstance(rest, sp.log) and coeff != 0 and prove_nonnegative(rest.args[0], rels)
+              and prove_nonnegative(rest.args[0] - 1 if coeff > 0 else 1 - rest.args[0], rels))
+    if logged or prove_nonnegative(sign, rels):
         return (f"{sp.sstr(term)} {'<=' if rel == '<=' else '>='} 0 under the hypotheses (proved exactly), "
                 f"so the mutated bound is {'larger' if rel == '<=' else 'smaller'}: a weaker statement")
     return None

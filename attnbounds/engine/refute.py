@@ -128,6 +128,16 @@ class _Env:
         self.random: dict = {}  # random head -> (n, INT_MAX + 2, ATOMS) values on a finite space
         self.prob = None  # (n, ATOMS) probabilities of the atoms of that space
         self.atom: int | None = None  # the atom being evaluated (inside Expect / Prob)
+        self.beyond: list | None = None  # when a list: the exponentials and powers that left the floats' range
+
+
+def _note_beyond(env, e, arg, out, nonzero_base) -> None:
+    """Note ``e`` in ``env.beyond`` where its value is infinite (overflow) or 0 (underflow: e^x
+    and b^x with b != 0 are never 0) at a finite argument: a float artifact, not a value."""
+    a = np.asarray(arg, dtype=float)
+    v = np.asarray(out, dtype=float)
+    if np.all(np.isfinite(a)) and np.all(nonzero_base) and (np.any(np.isinf(v)) or np.any(v == 0)):
+        env.beyond.append(e)
 
 
 def _eval(e, env: _Env):
@@ -251,7 +261,10 @@ def _eval(e, env: _Env):
         if b.ndim == 2:
             raise NoNumericForm("a power of a vector")
         with np.errstate(all="ignore"):
-            return np.power(b, x)
+            out = np.power(b, x)
+        if env.beyond is not None:
+            _note_beyond(env, e, b, out, b != 0)
+        return out
     matrix = _eval_matrix_parts(e, env)
     if matrix is not None:
         return matrix
@@ -261,8 +274,12 @@ def _eval(e, env: _Env):
            sp.sign: np.sign, sp.floor: np.floor, sp.ceiling: np.ceil}  # the rest: _function_value
     for f, g in fns.items():
         if isinstance(e, f):
+            arg = _eval(e.args[0], env)
             with np.errstate(all="ignore"):
-                return g(_eval(e.args[0], env))
+                out = g(arg)
+            if env.beyond is not None and f is sp.exp:
+                _note_beyond(env, e, arg, out, True)
+            return out
     if isinstance(e, (sp.Max, sp.Min)):
         vals = [_eval(a, env) for a in e.args]
         return (np.maximum if isinstance(e, sp.Max) else np.minimum).reduce(vals)

@@ -17,10 +17,12 @@ and at each
 * every hypothesis of the chain must hold: one with an integer ``bind`` does not give, at
   every integer its assumptions allow where the chain reads it for every value, else at some
   one (with several, some choice of the others at every choice of those); an equation between
-  vectors entry by entry; a fact (WeightedNorm, BoundedDifferences) cannot be evaluated.
+  vectors entry by entry; a relation between random values outside a mean at every atom of the
+  space where it speaks (``_surely``); a fact (WeightedNorm, BoundedDifferences) cannot be
+  evaluated.
 
 Means and probabilities are evaluated on a finite probability space that ``bind`` builds from
-the reading's setting (:data:`SPACE`). An instance where the goal has no finite value because a
+the reading's setting (:data:`~attnbounds.claims.base.SPACE`). An instance where the goal has no finite value because a
 float over- or underflowed (e^{l/T}) is passed over, and said so; the goal must have a value at
 half the instances at least, or the tie is not evaluable. A goal with no value there without
 that (0/0) is a conflict: the proof does not speak of an instance the reading covers.
@@ -56,15 +58,13 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-__all__ = ["INSTANCES", "SPACE", "tie"]
+from attnbounds.claims.base import SPACE
+
+__all__ = ["INSTANCES", "tie"]
 
 #: Instances of the reading's sweep the goal is evaluated at.
 INSTANCES = 16
 
-#: The key of ``bind``'s finite probability space: the probabilities of its atoms, (atoms,). A
-#: random function's value is then a table (K, atoms) (or (K, atoms, d) for a random vector),
-#: its values at each atom, read from index 1 as a sequence.
-SPACE = "probabilities"
 
 _FLIP = {"<=": ">=", ">=": "<=", "=": "=", "==": "="}
 
@@ -256,31 +256,18 @@ def _overflows(exprs, env) -> bool:
     """Whether evaluating ``exprs`` leaves the range of floats: an exponential, or a power of a
     non-zero finite base, that is infinite (overflow) or 0 (underflow: e^{-800} is not 0, and a
     sum of such terms divided by another is 0/0 only in floats). A power of 0 is not (0^{-1} is
-    a division by 0). The refuter's evaluator is traced for the one evaluation."""
-    from attnbounds.engine import refute
+    a division by 0). The refuter's evaluator notes them (``env.beyond``) for one evaluation."""
+    from attnbounds.engine.refute import NoNumericForm, _eval
 
-    inner = refute._eval
-    seen: list = []
-
-    def traced(e, env):
-        v = inner(e, env)
-        a = np.asarray(v, dtype=float)
-        if not seen and isinstance(e, (sp.exp, sp.Pow)) and (np.any(np.isinf(a)) or np.any(a == 0)):
-            base = np.asarray(inner(e.args[0], env), dtype=float)
-            if np.all(np.isfinite(base)) and (isinstance(e, sp.exp) or np.all(base != 0)):
-                seen.append(e)
-        return v
-
-    refute._eval = traced
+    env.beyond = []
     try:
-        with np.errstate(all="ignore"):
-            for x in exprs:
-                traced(sp.sympify(x), env)
-    except (refute.NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError):
+        for x in exprs:
+            _eval(sp.sympify(x), env)
+    except (NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError):
         return False
     finally:
-        refute._eval = inner
-    return bool(seen)
+        beyond, env.beyond = env.beyond, None
+    return bool(beyond)
 
 
 def _hypothesis_holds(r, env, every=frozenset()):
@@ -290,10 +277,11 @@ def _hypothesis_holds(r, env, every=frozenset()):
     value (a term proof's index, ``every``), else at some one (the theorem is about each value:
     it applies where one meets its hypotheses). With several such symbols, some choice of those
     outside ``every`` must hold at every choice of those in it. An assignment at which ``r`` has
-    no value (an index past a table) is passed over; none with a value is None."""
+    no value (an index past a table) is passed over; none with a value is None, unless ``r`` is
+    read for every index of sequences ``bind`` gives empty (then it holds of none: vacuous)."""
     import itertools
 
-    from attnbounds.engine.refute import NoNumericForm, _eval, _int_meets, _meets
+    from attnbounds.engine.refute import NoNumericForm, _bare_random, _eval, _int_meets, _meets
 
     labels = {ix.base.label for ix in r.atoms(sp.Indexed)}
     free = sorted((x for x in r.free_symbols if isinstance(x, sp.Symbol) and x not in labels
@@ -303,6 +291,8 @@ def _hypothesis_holds(r, env, every=frozenset()):
 
     def value():  # (a, b): two numbers, or two vectors of an equation (compared entry by entry)
         try:
+            if env.prob is not None and _bare_random(r, env):
+                return _surely(r, env)
             a, b = (np.asarray(_eval(x, env), dtype=float)[0] for x in (r.lhs, r.rhs))
             if a.size == 1 and b.size == 1:
                 a, b = float(a.ravel()[0]), float(b.ravel()[0])
@@ -343,14 +333,23 @@ def _hypothesis_holds(r, env, every=frozenset()):
             return True
         if bad is not None and failure is None:
             failure = bad
-    if failure is None:  # no choice had a value
-        return None
+    if failure is None:  # no choice had a value: vacuous where r is read for every index of sequences bound empty
+        return True if not outer and _over_empty(r, set(free), env) else None
     at, (a, b) = failure
     where = ", ".join(f"{k} = {v}" for k, v in at.items())
     if not outer:
         return f"{_txt(a)} against {_txt(b)} at {where}"
     tried = "; ".join(f"{k}: {spans[k][0]} … {spans[k][-1]}" for k in outer)
     return f"it holds at no {', '.join(map(str, outer))} its assumptions allow (tried {tried}); e.g. {_txt(a)} against {_txt(b)} at {where}"
+
+
+def _over_empty(r, free: set, env) -> bool:
+    """Whether every sequence ``r`` reads at a free index is bound, and bound empty (L = 1 leaves
+    no other token: "F_j >= m for every j" is then true of no j, and vacuous)."""
+    heads = [ix.base for ix in r.atoms(sp.Indexed) if set(ix.free_symbols) & free]
+    heads += [f.func for f in r.atoms(sp.core.function.AppliedUndef) if set(f.free_symbols) & free]
+    tables = [env.values.get(h, env.random.get(h)) for h in heads]
+    return bool(heads) and all(t is not None and t.shape[1] == 2 for t in tables)
 
 
 def _assumptions_broken(values: dict, env) -> str | None:
@@ -472,17 +471,54 @@ def _txt(v) -> str:
     return repr(v) if np.ndim(v) == 0 else repr(np.asarray(v).tolist())
 
 
+def _surely(r, env):
+    """(a, b): the sides of ``r``, a relation between random values outside a mean, at each atom
+    of the space where it speaks (stacked; compared atom by atom): every atom of positive
+    probability, and where ``r`` holds values given events, only the atoms in every one of
+    them. None where such an event has probability 0 (a value given it is undefined there)."""
+    from attnbounds.engine.refute import _eval, _event_value
+    from attnbounds.theory.proof import Cond, Expect, Prob
+
+    def bare_conds(e):
+        if isinstance(e, (Expect, Prob)):
+            return set()
+        own = {e} if isinstance(e, Cond) else set()
+        return own.union(*[bare_conds(a) for a in e.args])
+
+    events = [c.args[1] for c in bare_conds(r.lhs) | bare_conds(r.rhs)]
+    prob = env.prob[0]
+    saved, la, lb = env.atom, [], []
+    try:
+        live = []
+        for a in range(prob.shape[0]):
+            env.atom = a
+            live.append(prob[a] > 0 and all(float(_event_value(ev, env)[0]) > 0 for ev in events))
+        if events and not any(live):
+            return None
+        for a in np.flatnonzero(live):
+            env.atom = int(a)
+            la.append(np.asarray(_eval(r.lhs, env), dtype=float)[0])
+            lb.append(np.asarray(_eval(r.rhs, env), dtype=float)[0])
+    finally:
+        env.atom = saved
+    a, b = np.asarray(la), np.asarray(lb)
+    if a.shape != b.shape or (a.ndim > 1 and not isinstance(r, sp.Eq)):
+        return None
+    return (a, b) if np.all(np.isfinite(a)) and np.all(np.isfinite(b)) else None
+
+
 def _relation_holds(r, a, b) -> bool:
-    """Whether ``r`` holds at the numbers a and b (or the vectors of an equation, entry by entry),
-    to rounding."""
+    """Whether ``r`` holds at the numbers a and b (or the vectors of an equation, entry by entry;
+    or arrays of values at the atoms of a space, atom by atom), to rounding."""
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         return False
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if isinstance(r, sp.Eq):
-        slack = 1e-12 + 1e-9 * max(float(np.max(np.abs(a))), float(np.max(np.abs(b))))
-        return bool(np.all(np.abs(np.asarray(a) - np.asarray(b)) <= slack))
-    slack = 1e-12 + 1e-9 * max(abs(a), abs(b))
+        slack = 1e-12 + 1e-9 * max(float(np.max(np.abs(a), initial=0)), float(np.max(np.abs(b), initial=0)))
+        return bool(np.all(np.abs(a - b) <= slack))
+    slack = 1e-12 + 1e-9 * np.maximum(np.abs(a), np.abs(b))
     if isinstance(r, (sp.Le, sp.Lt)):
-        return a <= b + slack
+        return bool(np.all(a <= b + slack))
     if isinstance(r, (sp.Ge, sp.Gt)):
-        return a >= b - slack
+        return bool(np.all(a >= b - slack))
     return True  # Ne and others: not read

@@ -1184,9 +1184,12 @@ def _undefined_parts(e, sure, bound) -> tuple[frozenset, frozenset]:
     (``bound``: Σ_{k=1}^{1} 1/(x − k) is not the 1/(x − k) of a free k). A covered part's own
     value still counts where the parts around it read it (1/n is undefined where n = 0)."""
     factors, partial = set(), set()
-    todo = [(e, bound, frozenset())]
+    # outer: the events of the Cond values around n, pointwise (not across a mean or a probability,
+    # which is a number): Cond(Cond(W, A), B) is W on the space given A and B, which does not exist
+    # where P(A and B) = 0, though P(A) and P(B) may both be positive (review 65)
+    todo = [(e, bound, frozenset(), frozenset())]
     while todo:
-        n, bd, given = todo.pop()
+        n, bd, given, outer = todo.pop()
         if n in _NOWHERE:  # complex infinity and nan are defined nowhere: undefined where 0 = 0
             factors.add(sp.S.Zero)
             continue
@@ -1216,12 +1219,28 @@ def _undefined_parts(e, sure, bound) -> tuple[frozenset, frozenset]:
             # where A holds", both vacuous where A cannot happen, took a chain from c to 1 through
             # Cond(c, A), so c >= 1 at c = 0): undefined there, as E[· | A] is
             factors.add(Prob(n.args[1]))
+        if isinstance(n, Cond) and outer and (both := _conjunction({n.args[1], *outer})) not in given:
+            factors.add(Prob(both))
         if isinstance(n, sp.Mul):
             given = _given_by(n, given)
         inner = bd | _bound_here(n) if sure else bd
         under = _unbound(given, n)
-        todo += [(a, inner, under) for a in n.args if isinstance(a, sp.Basic)]
+        if isinstance(n, Cond):
+            todo += [(n.args[0], inner, under, outer | {n.args[1]}), (n.args[1], inner, under, frozenset())]
+            continue
+        within = frozenset() if isinstance(n, (Expect, Prob)) else outer
+        todo += [(a, inner, under, within) for a in n.args if isinstance(a, sp.Basic)]
     return frozenset(factors), frozenset(partial)
+
+
+def _conjunction(events):
+    """The event that all of ``events`` hold (And; a tuple of them where SymPy's And cannot hold
+    one, an indicator function: a factor no hypothesis states, so never proved non-zero)."""
+    events = sorted(events, key=sp.default_sort_key)
+    try:
+        return sp.And(*events)
+    except TypeError:
+        return sp.Tuple(*events)
 
 
 def _total_application(n) -> bool:
@@ -1264,10 +1283,12 @@ def _sure_nodes(e) -> set:
         if n.is_Atom or (n, bd, given) in seen:
             continue
         seen.add((n, bd, given))
-        if isinstance(n, Expect) and _given_events(n) & given:
+        if isinstance(n, (Expect, Cond, Prob, Indicator)) and given and _held_events(n) & given:
             # E[X | A] under a factor P(A) is E[X 1_A], defined where P(A) = 0 (as _undefined_parts reads
             # it): not surely undefined there (review 62: P(A)·E[c | A] in an end let a bare E[c | A]
-            # through the middle of the chain)
+            # through the middle of the chain); nor is a conditioned value, or the probability or
+            # indicator of an event on the space given A, under that factor (review 65: P(A)·Cond(c, A)
+            # and P(A)·P(D >= 1 | A) in the ends let a bare one through the middle, c + T >= 1 + T)
             continue
         if not (n.free_symbols & bd):
             out.add(n)
@@ -1282,6 +1303,11 @@ def _sure_nodes(e) -> set:
             # (over a segment of positive length: a part free of the variable is undefined at every point of it)
             todo.append((n.function, bd | {lim[0] for lim in n.limits}, _unbound(given, n)))
     return out
+
+
+def _held_events(n) -> frozenset:
+    """The events of the Cond values in ``n``, itself included."""
+    return frozenset(c.args[1] for c in sp.preorder_traversal(n) if isinstance(c, Cond))
 
 
 def _given_events(n) -> frozenset:
@@ -1368,6 +1394,73 @@ def _newly_undefined(e, others, rels=()) -> str | None:
         if not _nonzero(f, () if f.free_symbols & bound else rels):
             return f"it is undefined where {sp.sstr(f)} = 0, which is not proved non-zero"
     return None
+
+
+@lru_cache(maxsize=4096)
+def _conditioning(e) -> frozenset:
+    """The probabilities P(A) at whose zero ``e`` is undefined because it holds a value conditioned
+    on A (``Cond(X, A)`` or E[X | A] outside a factor P(A)): the factors P(·) of
+    :func:`undefined_parts`, for an expression with a Cond."""
+    e = sp.sympify(e)
+    if not isinstance(e, sp.Basic) or not e.has(Cond):
+        return frozenset()
+    return frozenset(f for f in undefined_parts(e)[0] if isinstance(f, Prob))
+
+
+def _surely_conditioned(sides) -> frozenset:
+    """The probabilities P(A) at whose zero one of ``sides`` is surely undefined: it holds a value
+    conditioned on A outside every factor P(A), where an undefined part makes it undefined
+    (:func:`_sure_nodes`)."""
+    out: set = set()
+    for side in sides:
+        side = sp.sympify(side)
+        if isinstance(side, sp.Basic) and side.has(Cond):
+            for n in _sure_nodes(side):
+                if isinstance(n, (Cond, Expect, Prob, Indicator)):  # (a probability or indicator of an event given A)
+                    out |= _conditioning(n)
+    return frozenset(out)
+
+
+def _unread_conditioned(h_sides, step_sides, rels, strict: bool = False):
+    """A relation about ``h_sides`` that holds a value conditioned on A says nothing where P(A) = 0
+    (review 64: "c >= 1 where A holds" is vacuous when A cannot happen), so a step about
+    ``step_sides`` may read it only where that does not matter: P(A) is proved non-zero from
+    ``rels``, or a side of the step is itself surely undefined there, or the step holds trivially
+    there: its two sides identical with P(A) := 0 (as under a factor P(A), where E[X | A] P(A) is
+    E[X 1_A]), or its one side, a sign question ``e >= 0`` (not ``strict``), 0. The first P(A) that
+    is none of these, else None (review 65: c >= ‖Cond(u, A)‖ gave c >= 0 by algebra, and
+    c + Cond(0, A) >= 1 + Cond(0, A) was the step c >= 1)."""
+    need = set().union(*(_conditioning(x) for x in h_sides if isinstance(x, sp.Basic)))
+    if not need:
+        return None
+    step_sides = tuple(sp.sympify(x) for x in step_sides)
+    sure = _surely_conditioned(step_sides)
+    bound = _binder_variables(list(step_sides))
+    for f in sorted(need, key=sp.default_sort_key):
+        if f in sure or _nonzero(f, rels):
+            continue
+        if f.free_symbols & bound:
+            return f
+        at = [x.xreplace({f: sp.S.Zero}) for x in step_sides]
+        if (len(at) == 2 and is_identity(*at)) or (len(at) == 1 and not strict and is_identity(at[0], 0)):
+            continue
+        return f
+    return None
+
+
+def _readable(hypotheses: tuple, expr, strict: bool = False) -> tuple:
+    """``hypotheses`` less the inequalities that hold a value conditioned on an event A and so say
+    nothing where P(A) = 0, for a sign question about ``expr`` that may (:func:`_unread_conditioned`,
+    with P(A) proved non-zero from the hypotheses that hold no such value)."""
+    def conditioned(h):
+        return isinstance(h, sp.core.relational.Relational) and not isinstance(h, sp.Eq) and h.has(Cond) and bool(
+            _conditioning(h.lhs) | _conditioning(h.rhs))
+
+    if not any(conditioned(h) for h in hypotheses):
+        return hypotheses
+    plain = tuple(h for h in hypotheses if not conditioned(h))
+    return tuple(h for h in hypotheses
+                 if not conditioned(h) or _unread_conditioned((h.lhs, h.rhs), (expr,), plain, strict) is None)
 
 
 def _defined_where_step(sides, ends, ctx, what: str) -> None:
@@ -1726,7 +1819,8 @@ def _nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, max_t
     against their ranges with the step (:func:`_misdeclared_statement`)."""
     if _odd_limits(sp.sympify(expr)):
         return False
-    raw = tuple(hypotheses)
+    # a hypothesis about a value conditioned on A says nothing where P(A) = 0 (review 65)
+    raw = _readable(tuple(hypotheses), sp.sympify(expr), strict)
     if _unbounded(expr) or any(_unbounded(a) for h in raw if isinstance(h, sp.core.relational.Relational)
                                for a in (h.lhs, h.rhs)):
         return False
@@ -2408,6 +2502,8 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
                         continue
                     # (a symbol that is also an indexed base's label, whose subs would rename x[1] with
                     # x, is refused before any rule runs: _label_alias in Chain.check_steps)
+                    # (an equation that holds a conditioned value needs no check here: is_identity keeps
+                    # its poles, so the step holds that value, which a substitution cannot cancel)
                     if not got and not short and is_identity(y, x.subs(a, b)):
                         return f"substitutes {name}"
             failures.append(f"the step is not a substitution of {sp.sstr(h)}"
@@ -2422,9 +2518,17 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
             continue
         small, big = _orient(lhs, rel, rhs)
         if is_identity(big - small, g):
+            if (null := _unread_conditioned((h.lhs, h.rhs), (lhs, rhs), ctx.relations())) is not None:
+                failures.append(_unread_text(h, null))
+                continue
             return f"is hypothesis {name}"
         failures.append(f"the step {sp.sstr(small)} <= {sp.sstr(big)} is not {sp.sstr(h)}{_assumption_clash(small, big, h)}")
     raise _Fail("hypothesis: " + "; ".join(failures))
+
+
+def _unread_text(h, null) -> str:
+    return (f"{sp.sstr(h)} holds a value conditioned on an event, so it says nothing where {sp.sstr(null)} = 0, "
+            "which is not proved non-zero, and this step does not hold its conditioned values there")
 
 
 @_rule("monotone", "g(a) <= g(b) when a <= b and g' >= 0 between them, or a >= b and g' <= 0 between them", "the mean value theorem; g is built from continuous pieces in its variable (+, ×, powers, exp, log, sin, cos, atan, Abs, Max, Min, sums: an allow-list), and the sign of g' is proved by SymPy or certified by arb interval arithmetic on a box the hypotheses prove")
@@ -4624,7 +4728,7 @@ def _decide_piecewise(e, rels):
     return e.replace(lambda x: isinstance(x, sp.Piecewise), pick).xreplace(back)
 
 
-def _definitions(ctx: Context, defs) -> list:
+def _definitions(ctx: Context, defs, ends=None) -> list:
     """(pattern, replacement) pairs from the equations of the named hypotheses: ``f[k] = e(k)``
     (for every index) and ``s = e``.
 
@@ -4640,6 +4744,10 @@ def _definitions(ctx: Context, defs) -> list:
         for h in ctx.relation(name):
             if not isinstance(h, sp.Eq):
                 continue
+            # a definition of a value conditioned on A says nothing where P(A) = 0 (review 65: f[k] =
+            # Cond(0, A) made f[1] = f[2])
+            null = _unread_conditioned((h.lhs, h.rhs), ends, ctx.relations()) if ends is not None else None
+            _need(null is None, f"definitions: {_unread_text(h, null)}" if null is not None else "")
             lhs, rhs = h.lhs, h.rhs
             if isinstance(lhs, sp.Indexed) and len(lhs.indices) == 1 and isinstance(lhs.indices[0], sp.Symbol):
                 k = lhs.indices[0]
@@ -4904,7 +5012,7 @@ def _with_facts(ctx: Context, facts, ends) -> Context:
 @_rule("index-identity", "lhs = rhs by exact index algebra: Σ_{m=lo}^{hi} δ_{mx} f(m) = f(x) for x proved in [lo, hi], a Piecewise branch whose condition is proved, named definitions f[k] = e(k) substituted (for every k, so no other hypothesis may hold k bare, at points that have k's assumptions), derivatives evaluated, sums split by linearity", "each transformation is an exact identity (the Kronecker sum only when the index is proved in range; no random point is put into a mean or a probability, and no symbol under a sum that binds it); the final difference must cancel to 0")
 def _index_identity(lhs, rel, rhs, p, ctx):
     _need(rel == "=", "index-identity: only for '=' steps")
-    definitions = _definitions(ctx, p.get("defs"))
+    definitions = _definitions(ctx, p.get("defs"), (lhs, rhs))
     _need(_index_same(lhs, rhs, ctx.relations(), definitions), f"index-identity: {sp.sstr(lhs)} - ({sp.sstr(rhs)}) does not reduce to 0")
     return "the difference reduces to 0"
 
@@ -4923,7 +5031,7 @@ def _entrywise(lhs, rel, rhs, p, ctx):
     _need(not caught, f"entrywise: A or B stands under a binder of its own symbols {sorted(map(str, caught))}")
     r, c = _entry_symbols()
     local = _ranged(ctx, "entry", A.size, r, c)
-    definitions = _definitions(ctx, p.get("defs"))
+    definitions = _definitions(ctx, p.get("defs"), (lhs, rhs))
     _need(_index_same(A.entry(r, c), B.entry(r, c), local.relations(), definitions),
           f"entrywise: entry (r, c) differs: {sp.sstr(A.entry(r, c))} vs {sp.sstr(B.entry(r, c))}")
     return "equal entries for symbolic r, c in 1..n"
@@ -5276,7 +5384,7 @@ def _simplex_diameter(lhs, rel, rhs, p, ctx):
     _same(big, scale * sp.sqrt(2), "simplex-diameter: the big side is not c sqrt(2)")
     _nonneg(scale, ctx, "simplex-diameter: c >= 0")
     local = _ranged(ctx, "simplex", n, k)
-    definitions = _definitions(ctx, p.get("defs"))
+    definitions = _definitions(ctx, p.get("defs"), (lhs, rhs))
     for name, vec in (("p", P), ("q", Q)):
         _nonneg(vec(k), local, f"simplex-diameter: {name}_k >= 0")
         _need(_index_same(sp.Sum(vec(k), (k, 1, n)), 1, ctx.relations(), definitions), f"simplex-diameter: the {name}_k do not sum to 1")

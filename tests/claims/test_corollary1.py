@@ -81,10 +81,11 @@ def test_hypothesis_strategy_finds_no_violation(name):
 
 
 def test_symbolic_and_certificate():
-    # each side is one step citing Lemma 1's checked chain (rule "instance"), fully checked
+    # the statement (identity, instance of Lemma 1's statement chain, identity) and each side, one step
+    # citing Lemma 1's checked chain (rule "instance"): fully checked
     for name in ("transcribed", "reconstructed"):
         proof = CLAIM.reading(name).symbolic()
-        assert proof.status is True and proof.checked == proof.steps == 2
+        assert proof.status is True and proof.checked == proof.steps == 5
         assert "instance" in proof.rules and "monotone" in proof.rules
     assert certify_box().status is True
     # α_i = 1/(1 + Σ e^{l_j − l_i}) uses each difference once, so even one box certifies
@@ -112,3 +113,87 @@ def test_tiny_vectors_do_not_underflow_the_logit_bound():
     inst = {"q": np.array([1e-300]), "keys": np.array([[3.0], [-3.0]]), "T": 0.01}
     assert float(logit_bound(inst)) == pytest.approx(3e-300, rel=1e-12)
     assert bool(CLAIM.hypotheses[0].check(inst))
+
+
+# ------------------------------------------------------------------ the reading's statement and its tie
+
+
+@pytest.mark.parametrize("reading", ["reconstructed", "transcribed"])
+def test_first_part_proves_the_readings_log_form(reading):
+    import sympy as sp
+
+    from attnbounds.claims.corollary1 import LOG_GOALS, _context, _Delta, statement_chain
+
+    proof = CLAIM.reading(reading).symbolic()
+    first = proof.chain.parts[0]
+    assert first.goal == LOG_GOALS[reading] and first.rules[:2] == ("identity", "instance") and len(proof.chain.parts) == 3
+    lhs, rel, rhs = LOG_GOALS[reading]
+    chain = statement_chain(reading)
+    assert not chain.prove(lhs, rel, rhs * (1 - sp.Rational(1, 1000))).complete
+    assert not chain.prove(lhs, rel, rhs.xreplace({_Delta: _Delta / 2})).complete
+    assert not chain.prove(lhs, ">=", rhs).complete
+    for dropped in ("cauchy-schwarz", "definition"):
+        assert not statement_chain(reading, _context().without(dropped)).prove(lhs, rel, rhs).complete, dropped
+
+
+def _L2(instance):
+    return np.shape(instance["keys"])[-2] >= 2
+
+
+def _tie_from_L2(name, scale=1.0):
+    """The tie of the reading's proof under its bind, at sweep batches and strategy examples with
+    L >= 2, the reading's right side scaled by ``scale``."""
+    import dataclasses
+
+    from attnbounds.claims import corollary1
+    from attnbounds.claims.base import Sides
+    from attnbounds.engine.tie import tie
+
+    r = CLAIM.reading(name)
+
+    def sweep(rng, n):
+        while not _L2(batch := corollary1.sweep_instances(rng, n)):
+            pass
+        return batch
+
+    def sides(instance):
+        s = r.sides(instance)
+        return Sides(s.lhs, s.rhs * scale)
+
+    bind = getattr(corollary1, f"_bind_{name}")
+    tied = dataclasses.replace(r, sweep=sweep, strategy=lambda: r.strategy().filter(_L2), sides=sides, bind=bind)
+    return tie(tied, r.symbolic())
+
+
+@pytest.mark.parametrize("name", ["reconstructed", "transcribed"])
+def test_bind_ties_the_proof_to_the_sides_and_a_wrong_bound_unties(name):
+    got = _tie_from_L2(name)
+    assert got["status"] == "tied" and got["instances"] >= 16, got
+    assert set(got["hypotheses"]) == {"cauchy-schwarz", "definition"}
+    assert _tie_from_L2(name, scale=1 + 1e-3)["status"] == "untied"
+    assert _tie_from_L2(name, scale=1 - 1e-3)["status"] == "untied"
+
+
+def test_bind_picks_the_extreme_token_and_leaves_out_a_sum_beyond_floats():
+    from attnbounds.claims.corollary1 import _alpha, _bind_reconstructed, _bind_transcribed, _l, _L, _R, _z
+
+    inst = {"q": np.array([0.6, 0.8]), "keys": np.array([[-1.2, -1.6], [1.2, 1.6], [-1.2, -1.6]]), "T": 0.5}
+    values = _bind_reconstructed(inst)  # the aligned key attains the sharp bound
+    assert values[_l] == pytest.approx(2.0) and list(values[_z]) == pytest.approx([-2.0, -2.0]) and values[_L] == 3
+    assert values[_alpha] == pytest.approx(1 / (1 + 2 * math.exp(-8.0)), rel=1e-12)
+    assert values[_R] == pytest.approx(2 * math.exp(-4.0), rel=1e-12)
+    far = {"q": np.array([1.0]), "keys": np.array([[-1.0], [800.0]]), "T": 1.0}  # e^{800} is beyond floats
+    assert _R not in _bind_transcribed(far)
+
+
+@pytest.mark.parametrize("name", ["reconstructed", "transcribed"])
+def test_the_reading_carries_its_bind_and_ties_with_one_token_included(name):
+    # At L = 1 the other tokens' sequence is empty and the hypotheses about every one of them
+    # (z[j]) hold vacuously; the readings' own sweep and strategy (L = 1 included) tie.
+    from attnbounds.claims import corollary1
+    from attnbounds.engine.tie import tie
+
+    r = CLAIM.reading(name)
+    assert r.bind is getattr(corollary1, f"_bind_{name}")
+    got = tie(r, r.symbolic())
+    assert got["status"] == "tied" and got["instances"] >= 16, got

@@ -194,3 +194,83 @@ def test_length_independent_check_tells_fixed_from_length_aware():
     z = np.zeros((3, 4))
     assert np.all(h.check({"family": "softmax", "param": 1.0, "a": 1.0, "logits": z}))
     assert not np.any(h.check({"family": "ssmax", "param": 1.0, "a": 1.0, "logits": z}))
+
+
+# ------------------------------------------------------------------ the reading's statement and its tie
+
+
+@pytest.mark.parametrize("reading", ["reconstructed", "transcribed"])
+def test_first_part_proves_the_readings_log_form(reading):
+    import sympy as sp
+
+    from attnbounds.claims.lemma1 import LOG_GOALS, _context, statement_chain
+
+    proof = CLAIM.reading(reading).symbolic()
+    first = proof.chain.parts[0]
+    assert first.goal == LOG_GOALS[reading] and "abs-bound" in first.rules and len(proof.chain.parts) == 3
+    lhs, rel, rhs = LOG_GOALS[reading]
+    chain = statement_chain(reading)
+    assert not chain.prove(lhs, rel, rhs * (1 - sp.Rational(1, 1000))).complete
+    assert not chain.prove(lhs, ">=", rhs).complete
+    for dropped in ("positive", "bounded-logits", "definition"):
+        assert not statement_chain(reading, _context().without(dropped)).prove(lhs, rel, rhs).complete, dropped
+
+
+def _L2(instance):
+    return np.shape(instance["logits"])[-1] >= 2
+
+
+def _tie_from_L2(name, scale=1.0):
+    """The tie of the reading's proof under its bind, at sweep batches and strategy examples with
+    L >= 2, the reading's right side scaled by ``scale``."""
+    import dataclasses
+
+    from attnbounds.claims import lemma1
+    from attnbounds.claims.base import Sides
+    from attnbounds.engine.tie import tie
+
+    r = CLAIM.reading(name)
+
+    def sweep(rng, n):
+        while not _L2(batch := lemma1.sweep_instances(rng, n)):
+            pass
+        return batch
+
+    def sides(instance):
+        s = r.sides(instance)
+        return Sides(s.lhs, s.rhs * scale)
+
+    bind = getattr(lemma1, f"_bind_{name}")
+    tied = dataclasses.replace(r, sweep=sweep, strategy=lambda: r.strategy().filter(_L2), sides=sides, bind=bind)
+    return tie(tied, r.symbolic())
+
+
+@pytest.mark.parametrize("name", ["reconstructed", "transcribed"])
+def test_bind_ties_the_proof_to_the_sides_and_a_wrong_bound_unties(name):
+    got = _tie_from_L2(name)
+    assert got["status"] == "tied" and got["instances"] == 32, got
+    assert {"bounded-logits", "definition", "positive"} <= set(got["hypotheses"])
+    assert _tie_from_L2(name, scale=1 + 1e-3)["status"] == "untied"
+    assert _tie_from_L2(name, scale=1 - 1e-3)["status"] == "untied"
+
+
+def test_bind_picks_the_token_where_the_sides_maximum_is_attained():
+    from attnbounds.claims.lemma1 import _alpha, _bind_reconstructed, _f, _R, _x
+
+    inst = {"family": "taylor2", "param": 1.0, "a": 2.0, "logits": np.array([-1.0, 2.0, -1.0, -1.0])}
+    values = _bind_reconstructed(inst)
+    assert values[_x] == pytest.approx(5.0) and values[_alpha] == pytest.approx(5 / (5 + 3 * 0.5), rel=1e-12)
+    assert list(values[_f]) == pytest.approx([0.5, 0.5, 0.5]) and values[_R] == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("name", ["reconstructed", "transcribed"])
+def test_the_reading_carries_its_bind_and_ties_with_one_token_included(name):
+    # At L = 1 the other tokens' sequence is empty and the hypotheses about every one of them
+    # (F[j] >= m) hold vacuously; the readings' own sweep and strategy (L = 1 included) tie.
+    from attnbounds.claims import lemma1
+    from attnbounds.engine.tie import tie
+
+    r = CLAIM.reading(name)
+    assert r.bind is getattr(lemma1, f"_bind_{name}")
+    got = tie(r, r.symbolic())
+    assert got["status"] == "tied" and got["instances"] >= 16, got

@@ -204,7 +204,8 @@ def test_the_random_selection_proofs_are_tied_on_the_space_of_subsets(name):
     import dataclasses
 
     from attnbounds import claims
-    from attnbounds.engine.tie import SPACE, tie
+    from attnbounds.claims.base import SPACE
+    from attnbounds.engine.tie import tie
 
     _, r = claims.reading(f"T1ii:{name}")
     proof = r.symbolic()
@@ -230,3 +231,28 @@ def test_reconstructed_chain_does_not_assume_the_variance_factor():
     (rec,) = checks["reconstructed"].chain.ctx.hypotheses.values()
     (gap,) = checks["gap_bound"].chain.ctx.hypotheses.values()
     assert len(rec) == 2 and len(gap) == 3 and not any(r.has(sp.IndexedBase("V")) for r in rec)
+
+
+def test_the_last_token_proof_is_tied_with_its_conditioned_hypothesis_checked_atom_by_atom():
+    """tight_last's chain (N = L − 1) is tied on the space of (L − 1)-subsets; its hypothesis
+    s_S = Y − y_i given i ∉ S is a relation between random vectors outside a mean, checked at
+    each atom where i ∉ S. A context vector that keeps token i (s_S = Y at every atom) breaks it."""
+    import dataclasses
+
+    import numpy as np
+
+    from attnbounds import claims
+    from attnbounds.engine.tie import tie
+
+    _, r = claims.reading("T1ii:tight_last")
+    proof = r.symbolic()
+    got = tie(r, proof)
+    assert got["status"] == "tied" and got["hypotheses"] == ["N = L-1: S is I minus {i}", "uniform_subset"], got
+    names = t1r._chain_symbols("tight_last")
+
+    def whole(instance, bind=r.bind):
+        b = bind(instance)
+        Y = np.asarray(b[names["Y"]], dtype=float)
+        return {**b, names["s_S"]: np.broadcast_to(Y, np.shape(b[names["s_S"]])).copy()}
+
+    assert tie(dataclasses.replace(r, bind=whole), proof)["status"] == "untied"
