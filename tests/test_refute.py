@@ -317,3 +317,41 @@ def test_integers_are_drawn_over_every_value_their_assumptions_allow():
     got = refute(z, ">=", 1, Context({}), seed=0)
     assert got.assignment is not None and got.assignment["z"] < 0
     assert refute(z ** 2, ">=", 1, Context({}), seed=0).assignment is None  # z = 0 is never drawn
+
+
+def test_a_function_bound_to_callables_is_applied_and_differentiated_with_them():
+    """The tie's path (a bind gives F and F' as callables; the refuter's own draws give none): F(x)
+    is F at x's value, Derivative(F(x), x) and Subs(Derivative(F(_x), _x), _x, a) are F' at the
+    value, and a Mat of derivatives of F(l_u)/Σ_k F(l_k) is SymPy's derivative evaluated with them
+    (here softmax: J = diag α − ααᵀ). Without callables, F is a table, read at integers."""
+    from attnbounds.engine.refute import _Env, _eval
+    from attnbounds.theory.jacobian import ratio_setting
+    from attnbounds.theory.proof import OpNorm
+
+    s = ratio_setting()
+    F, lg, L = s["F"], s["l"], s["L"]
+    z = np.array([0.3, -1.0, 2.0])
+    env = _Env(1)
+    env.ints[L] = 3
+    env.values[lg] = np.concatenate([[np.nan], z, [np.nan]])[None, :]
+    env.functions[F] = (np.exp, lambda x: 2 * np.exp(x))  # not F's own: the evaluator takes it as given (the tie checks it)
+    y = sp.Symbol("y", real=True)
+    env.values[y] = np.array([0.5])
+    assert _eval(F(lg[2]), env)[0] == pytest.approx(np.exp(-1.0), rel=1e-15)
+    assert _eval(sp.Derivative(F(lg[3]), lg[3]), env)[0] == pytest.approx(2 * np.exp(2.0), rel=1e-15)
+    slope = sp.Derivative(F(3 * y), y).doit()  # 3 Subs(Derivative(F(_x), _x), _x, 3y)
+    assert slope.has(sp.Subs) and _eval(slope, env)[0] == pytest.approx(6 * np.exp(1.5), rel=1e-15)
+    env.functions[F] = (np.exp, np.exp)
+    a = np.exp(z) / np.exp(z).sum()
+    J = np.diag(a) - np.outer(a, a)
+    assert _eval(OpNorm(s["J"]), env)[0] == pytest.approx(np.linalg.norm(J, 2), rel=1e-12)
+    env.functions[F] = (np.exp, None)  # no F' given: F's central differences, where they are sure
+    got = _eval(sp.Derivative(F(lg[1]), lg[1]), env)[0]
+    assert np.isnan(got) or got == pytest.approx(np.exp(0.3), rel=1e-8)
+    plain = _Env(1)  # no callable: F is a table, read at the nearest integer as before
+    plain.values[F] = np.array([[np.nan, 10.0, 20.0, np.nan]])
+    plain.values[y] = np.array([1.9])
+    assert _eval(F(y), plain)[0] == 20.0
+    plain.integer_reads = True  # the tie's: a table read at 1.9 has no value
+    with pytest.raises(NoNumericForm, match="no integer"):
+        _eval(F(y), plain)

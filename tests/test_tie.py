@@ -355,3 +355,37 @@ def test_a_hypothesis_for_every_index_of_an_empty_sequence_holds_vacuously():
     assert _hypothesis_holds(r, _env({m: 1.0}), {j}) is None
     assert _hypothesis_holds(r, _env({F: np.zeros(0), m: 1.0}), set()) is None
     assert isinstance(_hypothesis_holds(r, _env({F: [2.0, 0.5], m: 1.0}), {j}), str)
+
+
+def test_a_function_bind_gives_callables_is_evaluated_with_them_and_checked_where_called():
+    """Lemma 2's chains speak of an undefined positive F: ‖J‖₂ of the derivatives of
+    F(l_u)/Σ_k F(l_k) is at most max_k |F'(l_k)/F(l_k)|/2. A bind gives F and F' as callables
+    ({F: (F, F')}); F's values must meet its assumptions where it is called, F' must be F's
+    slope there, and F given as a table (its values at the logits) is read at the logits' values,
+    which are no integers: not evaluable, rather than a wrong number."""
+    from attnbounds.theory.jacobian import generic_spectral_chain, ratio_setting
+
+    s = ratio_setting()
+    proof = Proof.from_chain(generic_spectral_chain("log_form"), "-")
+
+    def values(z, F=np.exp, dF=np.exp):
+        return {s["L"]: len(z), s["l"]: z, s["F"]: (F, dF), s["f"]: np.exp(z), s["fp"]: np.exp(z), s["S"]: np.exp(z).sum()}
+
+    def sides(i):  # softmax: J = diag α − ααᵀ, and |F'/F| = 1
+        a = np.exp(i["z"]) / np.exp(i["z"]).sum()
+        return Sides(np.linalg.norm(np.diag(a) - np.outer(a, a), 2), 0.5)
+
+    def reading(bind, rhs=1.0):
+        return Reading("reconstructed", "-", "-", symbolic=lambda: proof, bind=bind,
+                       sweep=lambda rng, n: {"z": rng.normal(0, 2, (n, 4))},
+                       sides=lambda i: Sides(sides(i).lhs, rhs * sides(i).rhs))
+
+    got = tie(reading(lambda i: values(i["z"])), proof)
+    assert got["status"] == "tied" and got["instances"] == 16, got
+    assert tie(reading(lambda i: values(i["z"]), rhs=1.001), proof)["status"] == "untied"
+    got = tie(reading(lambda i: values(i["z"], dF=lambda x: 1.01 * np.exp(x))), proof)
+    assert got["status"] == "untied" and "a derivative that is not its own" in got["detail"]
+    got = tie(reading(lambda i: values(i["z"], F=lambda x: -np.exp(x), dF=lambda x: -np.exp(x))), proof)
+    assert got["status"] == "untied" and "outside its assumptions (positive=True)" in got["detail"]
+    got = tie(reading(lambda i: {**values(i["z"]), s["F"]: np.exp(i["z"])}), proof)
+    assert got["status"] == "not evaluable" and "no integer" in got["detail"]

@@ -282,8 +282,9 @@ class Reading:
       kernel of :mod:`attnbounds.theory.proof`; ``certify() -> Proof``: interval arithmetic;
     * ``bind(instance) -> {symbol: value}``: the values of the proof's goal symbols at an
       instance (a number per symbol, a sequence per indexed base or function, read from index
-      1; a goal about means and probabilities is evaluated on a finite space the bind builds,
-      under the key :data:`SPACE`), so that the engine checks that the chain proves this
+      1; a function the goal applies to real arguments, numpy callables ``(F, F')``; a goal
+      about means and probabilities is evaluated on a finite space the bind builds, under the
+      key :data:`SPACE`), so that the engine checks that the chain proves this
       reading's sides (:mod:`attnbounds.engine.tie`); needs ``symbolic`` and ``sweep``;
     * ``assume(instance) -> bool``: the reading's own hypotheses (instances outside are not
       judged).

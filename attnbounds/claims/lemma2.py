@@ -300,11 +300,15 @@ def generic_sides(instance) -> Sides:
     z = as_float_array(instance["logits"], "logits")
     J = normalizer_jacobian(F.F, F.dF, z)  # (..., L, L)
     lhs = np.linalg.norm(J, ord=2, axis=(-2, -1))
+    return Sides(lhs, np.full(z.shape[:-1], _sup_log_derivative(family, param, int(z.shape[-1])) / 2)[()])
+
+
+def _sup_log_derivative(family: str, param: float, length: int) -> float:
+    """G = sup|(log F)'| of :func:`generic_sides`: the exact table's for a ratio family, else
+    that F's own at L = ``length``."""
     if family in FAMILY_NAMES:
-        G = log_derivative_sup(family, param)
-    else:
-        G = ratio_log_derivative_sup(family, param, int(z.shape[-1]))
-    return Sides(lhs, np.full(z.shape[:-1], G / 2)[()])
+        return log_derivative_sup(family, param)
+    return ratio_log_derivative_sup(family, param, length)
 
 
 def paper_form_sides(kind: str):
@@ -543,6 +547,29 @@ def _bind_entry(instance: dict) -> dict:
             s["alpha_i"]: float(a[i]), s["alpha_j"]: float(rest.max()) if rest.size else 0.0}
 
 
+def _bind_generic(instance: dict) -> dict:
+    """The values of the symbols of the general-L chains (:func:`attnbounds.theory.jacobian.
+    ratio_setting`) at one instance ``{"family", "param", "logits"}``, for the tie of their goals
+    to the sides (:mod:`attnbounds.engine.tie`): L and the logits l; F and F' as the family's own
+    callables (``F.F``, ``F.dF``: the functions :func:`paper_form_sides` and
+    :func:`generic_sides` differentiate the weights with), so the goal's ‖J‖₂ is SymPy's
+    derivative of F(l_u)/Σ_k F(l_k) evaluated with them; f = F(l), fp = F'(l) and S = Σ f as the
+    definitions name them; and G = sup|(log F)'| as :func:`generic_sides` takes it. The goals are
+    about the whole matrix and all the tokens, as the sides: no token is picked.
+
+    >>> v = _bind_generic({"family": "softmax", "param": 0.5, "logits": np.array([0.0, 1.0])})
+    >>> {str(k): np.round(x, 4).tolist() for k, x in v.items() if not isinstance(x, tuple)}
+    {'L': 2, 'l': [0.0, 1.0], 'f': [1.0, 7.3891], 'fp': [2.0, 14.7781], 'S': 8.3891, 'G': 2.0}
+    """
+    family, param = instance["family"], float(instance["param"])
+    N = family_normalizer(family, param)
+    z = as_float_array(instance["logits"], "logits")
+    f = N.F(z)
+    s = thj.ratio_setting()
+    return {s["L"]: int(z.shape[-1]), s["l"]: z, s["F"]: (N.F, N.dF), s["f"]: f, s["fp"]: N.dF(z),
+            s["S"]: float(f.sum()), s["G"]: _sup_log_derivative(family, param, int(z.shape[-1]))}
+
+
 def _symbolic_norm(kind: str, secondary: bool = False):
     def symbolic() -> Proof:
         cert = _softmax_certificates()
@@ -649,6 +676,7 @@ def _generic_reading(name, form, statement, latex):
         strategy=generic_instances,
         sides=paper_form_sides(form),
         sweep=generic_sweep,
+        bind=_bind_generic,
     )
 
 
@@ -724,6 +752,7 @@ CLAIM = Claim(
             sweep=generic_sweep,
             rtol=1e-9,
             atol=1e-12,
+            bind=_bind_generic,
             note="sharp in G: softmax at logits (0, 0) attains it (argued on the page, not part of the verdict)",
         ),
         _softmax_reading(

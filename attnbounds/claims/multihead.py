@@ -80,6 +80,8 @@ formula and the example $p = 0.8$, $H = 3$.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -164,6 +166,20 @@ def _independent_sweep(rng: np.random.Generator, size: int) -> dict:
     return {"p": p, "n": n}
 
 
+@functools.lru_cache(maxsize=None)
+def _goal_symbols(chain: str) -> dict:
+    """The functions and symbols of the goal of :func:`~attnbounds.theory.coverage.h1_chains`'s
+    ``chain``, by name (looked up when a bind first runs, not when the module is imported)."""
+    import sympy as sp
+
+    c = h1_chains()[chain]
+    goal = (getattr(c, "parts", None) or (c,))[0].goal
+    expr = sp.sympify(goal[0]) + sp.sympify(goal[2])
+    names = {str(f.func): f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
+    names.update({str(x): x for x in expr.free_symbols})
+    return names
+
+
 def _bind_independent(chain: str):
     """``bind`` for the chain ``chain`` of :func:`~attnbounds.theory.coverage.h1_chains` (its goal
     E[Σ_i 1{token i not missed}/N] = 1 − Π_h (1 − p_h)): the setting built as a finite
@@ -184,13 +200,8 @@ def _bind_independent(chain: str):
 
     from attnbounds.claims.base import SPACE
 
-    c = h1_chains()[chain]
-    goal = (getattr(c, "parts", None) or (c,))[0].goal
-    expr = sp.sympify(goal[0]) + sp.sympify(goal[2])
-    names = {str(f.func): f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
-    names.update({str(x): x for x in expr.free_symbols})
-
     def bind(instance: dict) -> dict:
+        names = _goal_symbols(chain)
         p = np.asarray(instance["p"], dtype=np.float64)
         n = int(instance["n"])
         H = p.shape[-1]
@@ -217,16 +228,10 @@ def _bind_masks(chain: str):
     >>> {str(k): np.asarray(v).tolist() for k, v in b.items()}
     {'probabilities': [0.5, 0.5], 'S': [[1.0, 0.0], [1.0, 1.0]], 'H': 2, 'g': 2}
     """
-    import sympy as sp
-
     from attnbounds.claims.base import SPACE
 
-    c = h1_chains()[chain]
-    expr = sp.sympify(c.goal[0]) + sp.sympify(c.goal[2])
-    names = {str(f.func): f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
-    names.update({str(x): x for x in expr.free_symbols})
-
     def bind(instance: dict) -> dict:
+        names = _goal_symbols(chain)
         m = np.asarray(instance["masks"], dtype=bool)
         H, N = m.shape
         out = {SPACE: np.full(N, 1 / N), names["S"]: m.astype(float), names["H"]: H}

@@ -26,9 +26,13 @@ sign, floor and ceiling; any other SymPy function of scalar arguments (Kronecker
 binomial, gamma, ...) is evaluated numerically at each draw; a derivative of order 1 or 2 by
 one variable (a symbol, or one value G(1) or x[2] of an index function or base) by finite
 differences (Ridders' extrapolation, kept only where it is sure: :func:`_derivative`), not by
-SymPy's rules; ``Expect`` and ``Prob`` on a finite probability space (below). Other parts
-(``Inner``, limits, integrals, ``Piecewise``, ``Subs``) have no numeric form, and
-:func:`refute` says so.
+SymPy's rules; ``Expect`` and ``Prob`` on a finite probability space (below); ``Piecewise``,
+``KroneckerDelta``, ``MaxOver``/``MinOver`` and the operator norm of a ``Mat``. Other parts
+(``Inner``, limits, integrals, ``Subs``) have no numeric form, and
+:func:`refute` says so. (The tie, :mod:`attnbounds.engine.tie`, may also bind an undefined
+function to callables F and F': then F(x) and F'(x), SymPy's ``Subs`` form included, are
+theirs, and a derivative of an expression in F is taken by SymPy's rules; the refuter's own
+draws never do.)
 
 >>> import sympy as sp
 >>> from attnbounds.theory.proof import Context, Norm, vector
@@ -129,6 +133,15 @@ class _Env:
         self.prob = None  # (n, ATOMS) probabilities of the atoms of that space
         self.atom: int | None = None  # the atom being evaluated (inside Expect / Prob)
         self.beyond: list | None = None  # when a list: the exponentials and powers that left the floats' range
+        # undefined function -> (F, F' or None): numpy callables a tie's bind gives (the refuter's
+        # own draws give none; its functions are tables); and head -> [(order, points, values)]
+        # of their calls, for the tie to check
+        self.functions: dict = {}
+        self.calls: dict = {}
+        # the tie's: a table (index function, base) read at a number that is no integer has no value
+        # (NoNumericForm), rather than the value at the nearest integer, which the refuter's own
+        # search reads (a function of a real argument drawn as a table)
+        self.integer_reads = False
 
 
 def _note_beyond(env, e, arg, out, nonzero_base) -> None:
@@ -196,6 +209,8 @@ def _eval(e, env: _Env):
         return np.full(env.n, float(e))
     if e is sp.pi or e is sp.E:
         return np.full(env.n, float(e))
+    if isinstance(e, AppliedUndef) and e.func in env.functions:
+        return _call(e.func, 0, e.args, env)
     if isinstance(e, AppliedUndef) or isinstance(e, sp.Indexed):
         head = e.func if isinstance(e, AppliedUndef) else e.base
         args = e.args if isinstance(e, AppliedUndef) else e.indices
@@ -210,6 +225,8 @@ def _eval(e, env: _Env):
             table = env.random[head][:, :, env.atom]
         else:
             table = env.values[head]
+        if env.integer_reads and np.isfinite(k) and abs(k - round(k)) > 1e-9:
+            raise NoNumericForm(f"no value for {e}: a table read at {k:g}, which is no integer")
         # an index that is no number (log 0) has no value either
         if not np.isfinite(k) or not 1 <= int(round(k)) <= table.shape[1] - 1:  # no value drawn there (a range that runs backwards
             # by Karr's convention reaches index 0 where a hypothesis fails): nan, so the draws of
@@ -284,7 +301,11 @@ def _eval(e, env: _Env):
         vals = [_eval(a, env) for a in e.args]
         return (np.maximum if isinstance(e, sp.Max) else np.minimum).reduce(vals)
     if isinstance(e, sp.Derivative):
+        if env.functions and any(f.func in env.functions for f in e.expr.atoms(AppliedUndef)):
+            return _derivative_of_bound(e, env)
         return _derivative(e, env)
+    if isinstance(e, sp.Subs) and env.functions:
+        return _slope_at(e, env)
     if isinstance(e, sp.Function) and e.args and not isinstance(e, (sp.Piecewise, sp.Subs)):
         return _function_value(e, env)
     raise NoNumericForm(f"no numeric rule for {type(e).__name__}")
@@ -454,6 +475,66 @@ def _derivative(e, env) -> np.ndarray:
             noise = 1e-10 * (1.0 + np.abs(f0)) / h1
             good &= gaps[1] <= 0.75 * gaps[0] + noise  # one-sided slopes: their gap halves with h where f is smooth
         return np.where(good, best, np.nan)
+
+
+def _call(head, order: int, args, env) -> np.ndarray:
+    """The callable ``env.functions[head]`` gives (F for ``order`` 0, F' for 1) at the value of
+    its one argument; the call is noted in ``env.calls``, and an infinite value, or a 0 of a
+    positive F, at a finite argument in ``env.beyond`` (a float artifact, as e^x's)."""
+    fn = env.functions[head][order]
+    if len(args) != 1:
+        raise NoNumericForm(f"{head} of {len(args)} arguments")
+    x = np.asarray(_eval(args[0], env), dtype=float)
+    if x.ndim != 1:
+        raise NoNumericForm(f"{head} of a vector")
+    with np.errstate(all="ignore"):
+        out = np.broadcast_to(np.asarray(fn(x), dtype=float), x.shape).copy()
+    env.calls.setdefault(head, []).append((order, x, out))
+    if env.beyond is not None and np.all(np.isfinite(x)):
+        underflow = out == 0 if order == 0 and head(*args).is_positive else False
+        if np.any(np.isinf(out) | underflow):
+            env.beyond.append(head(*args))
+    return out
+
+
+_DONE: dict = {}
+
+
+def _derivative_of_bound(e, env) -> np.ndarray:
+    """A derivative of an expression in functions bound to callables: F'(x) for dF(x)/dx (the
+    bound F' where there is one, else F's central differences, :func:`_derivative`); any
+    other, with the integers of ``env`` put in, by SymPy's rules (``doit``: a sum over
+    1..L written out, the chain rule) and evaluated."""
+    f = e.expr
+    if isinstance(f, AppliedUndef) and len(f.args) == 1 and e.variable_count == ((f.args[0], 1),):
+        if f.func in env.functions and env.functions[f.func][1] is not None:
+            return _call(f.func, 1, f.args, env)
+        return _derivative(e, env)
+    ints = tuple(sorted(((s, env.ints[s]) for s in e.free_symbols if s in env.ints), key=lambda t: _stable_key(t[0])))
+    key = (e, ints)
+    if key not in _DONE:
+        if len(_DONE) > 20000:
+            _DONE.clear()
+        _DONE[key] = e.subs({s: sp.Integer(v) for s, v in ints}).doit()
+    done = _DONE[key]
+    if done == e or done.has(e):  # SymPy's rules leave it: central differences
+        return _derivative(e, env)
+    return _eval(done, env)
+
+
+def _slope_at(e, env) -> np.ndarray:
+    """``Subs(Derivative(F(x), x), x, a)`` (SymPy's F'(a) for an argument a that is no variable)
+    with F bound to a callable: F' at the value of a."""
+    d = e.expr
+    if not (isinstance(d, sp.Derivative) and isinstance(d.expr, AppliedUndef) and d.expr.func in env.functions
+            and len(e.variables) == 1 and d.expr.args == e.variables and d.variable_count == ((e.variables[0], 1),)):
+        raise NoNumericForm(f"no numeric rule for {sp.sstr(e)}")
+    x = sp.Dummy("x", real=True)
+    env.values[x] = np.asarray(_eval(e.point[0], env), dtype=float)
+    try:
+        return _derivative_of_bound(sp.Derivative(d.expr.func(x), x), env)
+    finally:
+        del env.values[x]
 
 
 def _variable_slot(v, env):

@@ -21,11 +21,21 @@ and at each
   space where it speaks (``_surely``); a fact (WeightedNorm, BoundedDifferences) cannot be
   evaluated.
 
+An undefined function F the goal applies to real arguments (a normalizer F(l_k), and its
+derivatives, as in Lemma 2's chains) is bound to numpy callables: ``{F: (F, F')}``, or ``{F: F}``
+where no derivative of F is read (one is then F's central differences, where they are sure).
+F(x) is F at x's value, and dF(x)/dx (after SymPy's rules, which a derivative of a larger
+expression is put through with the bound integers in: ``Derivative(F(l[2]), l[2])`` or
+``Subs(Derivative(F(_x), _x), _x, a)``) is F' at it. Where F is called, its values must meet
+F's assumptions, and F' must be F's slope (against F's central differences). F bound as a
+table is read at integers only: read at a logit, it has no value (not evaluable).
+
 Means and probabilities are evaluated on a finite probability space that ``bind`` builds from
-the reading's setting (:data:`~attnbounds.claims.base.SPACE`). An instance where the goal has no finite value because a
-float over- or underflowed (e^{l/T}) is passed over, and said so; the goal must have a value at
-half the instances at least, or the tie is not evaluable. A goal with no value there without
-that (0/0) is a conflict: the proof does not speak of an instance the reading covers.
+the reading's setting (:data:`~attnbounds.claims.base.SPACE`). An instance where the goal has no
+finite value because a float over- or underflowed (e^{l/T}) is passed over, and said so; the
+goal must have a value at half the instances at least, or the tie is not evaluable. A goal with
+no value there without that (0/0) is a conflict: the proof does not speak of an instance the
+reading covers.
 
 The hypotheses are checked at the instances only: that the reading's own hypotheses give them
 is its author's word, and a tied row names them.
@@ -64,7 +74,6 @@ __all__ = ["INSTANCES", "tie"]
 
 #: Instances of the reading's sweep the goal is evaluated at.
 INSTANCES = 16
-
 
 _FLIP = {"<=": ">=", ">=": "<=", "=": "=", "==": "="}
 
@@ -156,7 +165,7 @@ class _NotEvaluable(ValueError):
     pass
 
 
-_NO_VALUE = object()  # _at: the goal has no finite value at the instance (float overflow)
+_NO_VALUE = object()  # _at: the goal has no finite value at the instance (a float over- or underflowed)
 
 
 def _relations_of(part) -> list:
@@ -215,6 +224,9 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
             gl, gr = (_scalar(_eval(sp.sympify(x), env)) for x in (lhs, rhs))
     except (NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError) as exc:
         raise _NotEvaluable(f"the proof's goal has no value from bind: {exc}") from None
+    broken = _calls_broken(env)
+    if broken:
+        return broken
     if not (np.isfinite(gl) and np.isfinite(gr)):
         if _overflows((lhs, rhs), env):  # beyond floats here (e^{l/T} over- or underflows): no point to tie at
             return _NO_VALUE
@@ -249,7 +261,7 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
         if held is not True:
             return f"the proof's hypothesis {name!r} ({sp.sstr(r)}) fails: {held}"
         hyps.add(repr(name))
-    return True
+    return _calls_broken(env) or True
 
 
 def _overflows(exprs, env) -> bool:
@@ -353,12 +365,13 @@ def _over_empty(r, free: set, env) -> bool:
 
 
 def _assumptions_broken(values: dict, env) -> str | None:
-    """The first bound value outside its symbol's (or base's, function's) assumptions, as text."""
+    """The first bound value outside its symbol's (or base's, function's) assumptions, as text.
+    A function bound to callables is checked where it is called (:func:`_calls_broken`)."""
     from attnbounds.engine.refute import _head_kind, _meets
     from attnbounds.theory.proof import _declared
 
     for key, given in values.items():
-        if key == SPACE:  # (checked in _env)
+        if key == SPACE or _callables(given) is not None:  # (checked in _env; where called)
             continue
         head = key.func if isinstance(key, sp.core.function.AppliedUndef) else key
         if not np.all(np.isfinite(np.asarray(given, dtype=float))):
@@ -379,6 +392,47 @@ def _assumptions_broken(values: dict, env) -> str | None:
     return None
 
 
+def _callables(v) -> tuple | None:
+    """(F, F' or None) where ``bind`` gives a function a callable F or a pair (F, F') of
+    callables, else None."""
+    if callable(v):
+        return (v, None)
+    if isinstance(v, tuple) and len(v) == 2 and all(callable(x) for x in v):
+        return v
+    return None
+
+
+def _calls_broken(env) -> str | None:
+    """For each function ``bind`` gives callables, at the points it was called at since the last
+    check: a value of F outside F's assumptions (F positive: F(x) > 0), or a value of F' that is
+    not F's derivative (against F's central differences, where they are sure: :func:`attnbounds.
+    engine.refute._derivative`), as text; None when all hold."""
+    from attnbounds.engine.refute import _Env, _eval, _head_kind, _meets
+    from attnbounds.theory.proof import _declared
+
+    calls, env.calls = env.calls, {}
+    for head, made in calls.items():
+        kind = _head_kind(head)
+        for order, x, out in made:
+            bad = np.isfinite(out) & ~_meets(kind, out) if order == 0 and kind is not None else np.zeros(out.shape, bool)
+            if np.any(bad):
+                return (f"bind gives {head} the value {float(out[bad][0])!r} at {float(x[bad][0])!r}, outside its assumptions "
+                        f"({_declared(kind)})")
+        points = np.unique(np.concatenate([x for order, x, _ in made if order == 1] + [np.empty(0)]))
+        points = points[np.isfinite(points)]
+        if not points.size:
+            continue
+        probe, x = _Env(points.size), sp.Dummy("x", real=True)
+        probe.values[x], probe.functions[head] = points, (env.functions[head][0], None)
+        with np.errstate(all="ignore"):
+            slope = np.asarray(_eval(sp.Derivative(head(x), x), probe), dtype=float)
+            given = np.broadcast_to(np.asarray(env.functions[head][1](points), dtype=float), points.shape)
+        for at, d, g in zip(points.tolist(), slope.tolist(), given.tolist()):
+            if np.isfinite(d) and not _close(g, d, 1e-6, 1e-9):
+                return f"bind gives {head} a derivative that is not its own: {g!r} at {at!r}, where {head}'s slope is {d!r}"
+    return None
+
+
 def _env(values: dict, arity: dict | None = None, random: set | None = None):
     """A one-draw evaluation environment (:mod:`attnbounds.engine.refute`) holding ``values``:
     an integer symbol's integer, a symbol's number (or vector), a base's or function's sequence
@@ -395,6 +449,7 @@ def _env(values: dict, arity: dict | None = None, random: set | None = None):
     from attnbounds.engine.refute import _Env
 
     env = _Env(1)
+    env.integer_reads = True  # a table is read at integers only (F given as a table, read at a logit: no value)
     random = (random or set()) if SPACE in values else set()  # without a space: values as given
     for key, v in values.items():
         if key == SPACE:
@@ -404,6 +459,9 @@ def _env(values: dict, arity: dict | None = None, random: set | None = None):
             env.prob = p[None, :]
             continue
         head = key.func if isinstance(key, sp.core.function.AppliedUndef) else key
+        if isinstance(head, sp.core.function.UndefinedFunction) and _callables(v) is not None:
+            env.functions[head] = _callables(v)
+            continue
         if head in random:
             a = np.asarray(v, dtype=float)
             if a.ndim < 2 or a.shape[1] != len(values[SPACE]):

@@ -10,8 +10,10 @@ from hypothesis import given, settings
 
 from attnbounds.claims.base import Sides, holds_relation
 from attnbounds.claims.lemma1 import FAMILY_NAMES, family_normalizer
-from attnbounds.claims.lemma2 import CLAIM, NORMS, _bind_entry, _entry_symbols, certify_counterexample, log_derivative_sup
+from attnbounds.claims.lemma2 import (CLAIM, NORMS, _bind_entry, _bind_generic, _entry_symbols, certify_counterexample,
+                                      log_derivative_sup)
 from attnbounds.engine.tie import tie
+from attnbounds.theory import jacobian as thj
 from attnbounds.theory.normalization import FAMILIES, T, l, p
 
 try:
@@ -239,3 +241,44 @@ def test_entry_bind_takes_the_token_of_the_largest_entry_without_overflow():
     for i, status in ((1, "tied"), (0, "untied"), (2, "untied")):
         fixed = replace(r, bind=at_token(i), sweep=lambda rng, n: one, strategy=None)
         assert tie(fixed, r.symbolic())["status"] == status
+
+
+GENERIC = {"reconstructed": {"definition", "log-derivative", "sigma-lemma"},
+           "generic-paper": {"definition", "diag-lemma", "rank-one-lemma", "sum-lemma"},
+           "generic-sharpest": {"definition", "sigma-lemma"}, "log-form": {"definition", "sigma-lemma"},
+           "log-form-tighter": {"definition"}}
+
+
+@pytest.mark.parametrize("name", sorted(GENERIC))
+def test_generic_bind_ties_the_general_L_chain_to_the_sides(name):
+    """F and F' are bound as the family's callables: the goal's ‖J‖₂ is SymPy's derivative of
+    F(l_u)/Σ_k F(l_k) evaluated with them, at the sweep's and the strategy's instances."""
+    r = CLAIM.reading(name)
+    proof = r.symbolic()
+    got = tie(r, proof)
+    assert got["status"] == "tied" and got["instances"] == 32, got
+    assert set(got["hypotheses"]) == GENERIC[name]
+    # the same bind against another statement: a right side 0.1% larger
+    off = replace(r, sides=lambda i: Sides(r.sides(i).lhs, 1.001 * r.sides(i).rhs))
+    assert tie(off, proof)["status"] == "untied"
+
+
+def test_generic_bind_is_the_families_own_F_and_its_derivative():
+    """The values the bind gives at one instance: F = e^{l/T} (T = 1/2), F' = 2F; the wrong F'
+    (or F read as a table of its values at the logits) does not tie."""
+    s = thj.ratio_setting()
+    inst = {"family": "softmax", "param": 0.5, "logits": np.array([0.0, 1.0, -2.0])}
+    v = _bind_generic(inst)
+    F, dF = v[s["F"]]
+    z = inst["logits"]
+    assert v[s["L"]] == 3 and np.array_equal(v[s["l"]], z) and v[s["G"]] == 2.0
+    assert np.allclose(F(z), np.exp(2 * z), rtol=1e-15) and np.allclose(dF(z), 2 * np.exp(2 * z), rtol=1e-15)
+    assert v[s["S"]] == pytest.approx(np.exp(2 * z).sum(), rel=1e-15)
+    r = CLAIM.reading("log-form")
+    one = replace(r, sweep=lambda rng, n: {k: np.asarray(x)[None] if k == "logits" else x for k, x in inst.items()},
+                  strategy=None)
+    assert tie(one, r.symbolic())["status"] == "tied"
+    wrong = replace(one, bind=lambda i: {**_bind_generic(i), s["F"]: (F, lambda x: 1.01 * dF(x))})
+    assert "a derivative that is not its own" in tie(wrong, r.symbolic())["detail"]
+    table = replace(one, bind=lambda i: {**_bind_generic(i), s["F"]: F(z)})
+    assert tie(table, r.symbolic())["status"] == "not evaluable"
