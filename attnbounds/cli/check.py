@@ -233,10 +233,14 @@ def _render_summary(rows: list[dict], console) -> None:
         console.print(f"under normalizer {_escape(normalizer)}: {summary_line(rows)}{_escape(note)}; {total:.1f} s")
     else:
         console.print(f"{summary_line(rows)}; {total:.1f} s")
-    conflicts = [r["id"] for r in rows if r.get("conflict")]
+    conflicts = [r["id"] for r in rows if r.get("conflict") and "CONFLICT (a bug)" in (r.get("evidence") or "")]
     if conflicts:
         console.print(f"[bold magenta]CONFLICT (a bug: the methods disagree, in a claim's methods or in the "
                       f"proof kernel; each row's conflict says which): {', '.join(conflicts)}[/]")
+    untied = [r["id"] for r in rows if r.get("conflict") and r["id"] not in conflicts]
+    if untied:
+        console.print(f"[bold magenta]CONFLICT (the proof does not prove the reading: its goal, at the values its "
+                      f"bind gives, is not the reading's sides; each row's conflict says where): {', '.join(untied)}[/]")
     timed = [r["id"] for r in rows if r.get("timed_out")]
     if timed:
         console.print(f"[bold yellow]TIME LIMIT: the wall-clock safety net interrupted a method of "

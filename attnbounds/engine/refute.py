@@ -574,7 +574,9 @@ def _event_value(ev, env) -> np.ndarray:
         return np.minimum.reduce([_event_value(a, env) for a in ev.args])
     if isinstance(ev, sp.Or):
         return np.maximum.reduce([_event_value(a, env) for a in ev.args])
-    if isinstance(ev, AppliedUndef) and ev.func in env.random:
+    if isinstance(ev, AppliedUndef):
+        if ev.func not in env.random:  # (the refuter draws every event; a tie's bind may leave one out)
+            raise NoNumericForm(f"no value for the event {ev}")
         return _eval(ev, env)  # an indicator event
     if isinstance(ev, Cup):
         return _eval(ev, env)  # a union of events: its indicator

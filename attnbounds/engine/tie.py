@@ -223,7 +223,9 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
         with np.errstate(all="ignore"):
             gl, gr = (_scalar(_eval(sp.sympify(x), env)) for x in (lhs, rhs))
     except (NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError) as exc:
-        raise _NotEvaluable(f"the proof's goal has no value from bind: {exc}") from None
+        why = (f"the bind gives no {SPACE!r} (attnbounds.claims.base.SPACE), the probabilities of a finite "
+               "space to take it on" if env.prob is None and "over no random variable" in str(exc) else str(exc))
+        raise _NotEvaluable(f"the proof's goal has no value from bind: {why}") from None
     broken = _calls_broken(env)
     if broken:
         return broken
@@ -231,8 +233,8 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
         if _overflows((lhs, rhs), env):  # beyond floats here (e^{l/T} over- or underflows): no point to tie at
             return _NO_VALUE
         return (f"the goal {sp.sstr(lhs)} {rel} {sp.sstr(rhs)} has no value here ({gl!r} {rel} {gr!r}, with no "
-                "overflow or underflow: 0/0 or a division by 0), where the reading's sides have one: the proof does not speak "
-                "of this instance")
+                "overflow or underflow: 0/0, a division by 0, or a sum that reads past a sequence bind gives), where "
+                "the reading's sides have one: the proof does not speak of this instance, or bind gives a wrong value")
     sides = reading.sides(instance)
     sl, sr = (np.asarray(x, dtype=float) for x in (sides.lhs, sides.rhs))
     if sl.size != 1 or sr.size != 1:
@@ -255,9 +257,11 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
                                 "whether the theorem applies to the reading's instances is not known")
         held = _hypothesis_holds(r, env, every)
         if held is None:
-            raise _NotEvaluable(f"the proof's hypothesis {name!r} ({sp.sstr(r)}) has no value at the bound values (a "
-                                "symbol bind does not give, an inequality between vectors, or no index with a value): "
-                                "whether the theorem applies to the reading's instances is not known")
+            missing = _unbound(r, env)
+            why = (f"bind gives no value for {', '.join(missing)}" if missing else
+                   "an inequality between vectors, an event of probability 0, or no index with a value")
+            raise _NotEvaluable(f"the proof's hypothesis {name!r} ({sp.sstr(r)}) has no value at the bound values "
+                                f"({why}): whether the theorem applies to the reading's instances is not known")
         if held is not True:
             return f"the proof's hypothesis {name!r} ({sp.sstr(r)}) fails: {held}"
         hyps.add(repr(name))
@@ -353,6 +357,18 @@ def _hypothesis_holds(r, env, every=frozenset()):
         return f"{_txt(a)} against {_txt(b)} at {where}"
     tried = "; ".join(f"{k}: {spans[k][0]} … {spans[k][-1]}" for k in outer)
     return f"it holds at no {', '.join(map(str, outer))} its assumptions allow (tried {tried}); e.g. {_txt(a)} against {_txt(b)} at {where}"
+
+
+def _unbound(r, env) -> list:
+    """The names of the symbols (other than integers, which are tried), bases and functions of
+    ``r`` that ``env`` holds no value for."""
+    labels = {ix.base.label for ix in r.atoms(sp.Indexed)}
+    names = [x for x in r.free_symbols if isinstance(x, sp.Symbol) and x not in labels and not x.is_integer
+             and x not in env.values and x not in env.ints]
+    names += [ix.base for ix in r.atoms(sp.Indexed) if ix.base not in env.values and ix.base not in env.random]
+    names += [f.func for f in r.atoms(sp.core.function.AppliedUndef)
+              if f.func not in env.values and f.func not in env.random and f.func not in env.functions]
+    return sorted({str(x) for x in names})
 
 
 def _over_empty(r, free: set, env) -> bool:
@@ -455,7 +471,9 @@ def _env(values: dict, arity: dict | None = None, random: set | None = None):
         if key == SPACE:
             p = np.asarray(v, dtype=float)
             if p.ndim != 1 or not np.all(p >= 0) or abs(p.sum() - 1) > 1e-9:
-                raise ValueError(f"bind: {SPACE} must be the probabilities of the atoms (non-negative, summing to 1)")
+                raise ValueError(f"bind: {SPACE!r} must be the probabilities of the atoms, one axis, non-negative and "
+                                 f"summing to 1 (to 1e-9); got shape {p.shape}, least "
+                                 f"{float(p.min()) if p.size else None}, sum {float(p.sum())!r}")
             env.prob = p[None, :]
             continue
         head = key.func if isinstance(key, sp.core.function.AppliedUndef) else key

@@ -83,6 +83,20 @@ class Judgement:
     timed_out: tuple[str, ...] = ()
 
 
+def _conflict_kind(conflicts) -> str:
+    """What a row's conflicts are: the proof tied to other sides than the reading's (its bind or its
+    chain, the author's to mend: :mod:`attnbounds.engine.tie`), or methods that disagree (a bug in a
+    claim's methods or in the kernel).
+
+    >>> _conflict_kind(["symbolic: the proof does not prove the reading: at n=2, ..."])
+    'the proof does not prove the reading'
+    >>> _conflict_kind(["sweep refutes the reading, but ..."])
+    'a bug'
+    """
+    tie = ("symbolic: the proof does not prove the reading", "symbolic: tie of the goal to the sides")
+    return "the proof does not prove the reading" if all(c.startswith(tie) for c in conflicts) else "a bug"
+
+
 def combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget) -> Judgement:
     """The strongest verdict that the methods' outcomes support (see the module docstring).
 
@@ -129,7 +143,7 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         )
     if conflicts:
         text = "; ".join(conflicts)
-        return Judgement("undecided", _short(f"CONFLICT (a bug): {text}"), cex, conflict=text)
+        return Judgement("undecided", _short(f"CONFLICT ({_conflict_kind(conflicts)}): {text}"), cex, conflict=text)
     if errors:
         text = "; ".join(f"{_METHOD_LABEL[o.method]}: {o.detail}" for o in errors)
         extra = f" (also: counterexample from {_METHOD_LABEL[fails[0].method]})" if fails else ""

@@ -146,3 +146,30 @@ def test_max_ge_mean_proof_checks_and_needs_its_hypothesis():
     assert not example.chain(Context({})).complete  # without sum a_k = 1 the first step is refused
     wrong = example.chain(Context({"sum1": sp.Eq(example.S, 2)}))  # then 1/L = 2/L is false
     assert not wrong.complete
+
+
+# --------------------------------------------------------------------- uniform_token (my_claim.md, bind)
+
+
+def test_uniform_token_readings_are_proved_and_tied_and_a_wrong_space_unties():
+    import dataclasses
+
+    from attnbounds.claims.base import SPACE
+    from attnbounds.engine import Budget, judge_reading
+    from attnbounds.engine.tie import tie
+
+    example = _load("uniform_token")
+    small = Budget(examples=20, sweep=300, mc_samples=100, audit=50)
+    for reading in example.CLAIM.readings:
+        row = judge_reading(example.CLAIM, reading, budget=small)
+        assert row["verdict"] == "proved" and row["proof"]["tie"]["status"] == "tied", row["evidence"]
+    mean = example.CLAIM.reading("reconstructed")
+
+    def skewed(instance):  # U drawn with the first token twice as likely: E[w_U] is no longer the sides'
+        b = example.mean_bind(instance)
+        p = b[SPACE].copy()
+        p[0] *= 2
+        return {**b, SPACE: p / p.sum()}
+
+    got = tie(dataclasses.replace(mean, bind=skewed), mean.symbolic())
+    assert got["status"] == "untied"
