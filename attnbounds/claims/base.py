@@ -50,6 +50,7 @@ __all__ = [
     "Hypothesis",
     "Reading",
     "SPACE",
+    "chain_symbols",
     "Claim",
     "holds_relation",
     "subset_instances",
@@ -59,6 +60,40 @@ __all__ = [
 #: atoms, (atoms,). A random function's value is then a table (K, atoms) (or (K, atoms, d) for a
 #: random vector), its values at each atom, read from index 1 as a sequence.
 SPACE = "probabilities"
+
+
+def chain_symbols(part) -> dict:
+    """The symbols, indexed bases and undefined functions of a checked chain's goal and of its
+    context's hypotheses (a lemma's statement), by name: what a reading's ``bind`` gives values
+    to. ``part`` is a checked chain, or an ``AllOf`` (its first part, the statement). A base is
+    named for itself, not for its label symbol.
+
+    >>> import sympy as sp
+    >>> from attnbounds.theory.proof import Chain, Context, by
+    >>> a, L = sp.IndexedBase("a"), sp.Symbol("L", positive=True)
+    >>> part = Chain(a[1] / L, Context({"h": sp.Le(a[1], 1)})).le(1 / L, by.hypothesis("h")).prove(a[1] / L, "<=", 1 / L)
+    >>> {name: type(v).__name__ for name, v in sorted(chain_symbols(part).items())}
+    {'L': 'Symbol', 'a': 'IndexedBase'}
+    """
+    import sympy as sp
+    from sympy.core.function import AppliedUndef
+
+    from attnbounds.theory.proof import Lemma
+
+    part = (getattr(part, "parts", None) or (part,))[0]
+    exprs = [sp.sympify(part.goal[0]), sp.sympify(part.goal[2])]
+    for h in part.chain.ctx.hypotheses.values():
+        for r in h if isinstance(h, tuple) else (h,):
+            r = r.relation_expr() if isinstance(r, Lemma) else r
+            if isinstance(r, sp.Basic):
+                exprs.append(r)
+    bases = {ix.base for e in exprs for ix in e.atoms(sp.Indexed)}
+    labels = {b.label for b in bases}
+    out = {str(x): x for e in exprs for x in e.free_symbols if isinstance(x, sp.Symbol) and x not in labels}
+    out.update({str(f.func): f.func for e in exprs for f in e.atoms(AppliedUndef)})
+    out.update({str(b): b for b in bases})
+    return out
+
 
 Verdict = Literal["proved", "certified", "holds", "falsified", "undecided"]
 #: Verdicts from strongest to weakest; "falsified" is a finding, "undecided" is never a pass.

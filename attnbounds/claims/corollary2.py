@@ -169,7 +169,7 @@ import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
-from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
+from attnbounds.claims.base import chain_symbols, Claim, Estimate, Hypothesis, Proof, Reading, Sides
 from attnbounds.claims.normalized import draws_weights, is_softmax, weights_of
 from attnbounds.numerics.attention import (
     context_vector,
@@ -310,21 +310,9 @@ def _spread_excess(w, x, n):
 
 
 def _symbols_of(checks: dict) -> dict:
-    """The symbols and indexed bases of each checked chain of ``checks`` (its goal and its
-    context's hypotheses), by chain and name, for the binds."""
-    from attnbounds.theory.proof import Lemma
-
-    out = {}
-    for key, check in checks.items():
-        exprs = [sp.sympify(check.goal[0]), sp.sympify(check.goal[2])]
-        for h in check.chain.ctx.hypotheses.values():
-            for r in h if isinstance(h, tuple) else (h,):
-                exprs.append(r.relation_expr() if isinstance(r, Lemma) else r)
-        bases = {b for e in exprs for b in e.atoms(sp.IndexedBase)}
-        labels = {b.label for b in bases}
-        names = {str(v): v for e in exprs for v in e.free_symbols if isinstance(v, sp.Symbol) and v not in labels}
-        out[key] = {**names, **{str(b): b for b in bases}}
-    return out
+    """:func:`~attnbounds.claims.base.chain_symbols` of each checked chain of ``checks``, by chain,
+    for the binds."""
+    return {key: chain_symbols(check) for key, check in checks.items()}
 
 
 @lru_cache(maxsize=1)

@@ -77,11 +77,10 @@ import math
 from functools import lru_cache
 
 import numpy as np
-import sympy as sp
 from hypothesis import strategies as st
 
 from attnbounds import strategies as abst
-from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.claims.base import Claim, chain_symbols, Hypothesis, Proof, Reading, Sides
 from attnbounds.claims.lemma2 import (
     NORMS,
     _softmax_parts,
@@ -224,12 +223,7 @@ def _symbolic_reconstructed() -> Proof:
 @lru_cache(maxsize=1)
 def _fd_symbols() -> dict:
     """The symbols and bases of the finite-difference chain's goal and hypotheses, by name."""
-    chain = _symbolic_reconstructed().chain
-    part = (getattr(chain, "parts", None) or (chain,))[0]
-    exprs = [part.goal[0], part.goal[2], *part.chain.ctx.hypotheses.values()]
-    out = {str(x): x for e in exprs for x in e.free_symbols if isinstance(x, sp.Symbol)}
-    out.update({str(ix.base): ix.base for e in exprs for ix in e.atoms(sp.Indexed)})  # a base, not its label
-    return out
+    return chain_symbols(_symbolic_reconstructed().chain)
 
 
 def _bind_fd(instance: dict) -> dict:

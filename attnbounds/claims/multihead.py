@@ -85,7 +85,7 @@ import functools
 import numpy as np
 from hypothesis import strategies as st
 
-from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.claims.base import Claim, chain_symbols, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.coverage import (
     coverage,
     coverage_references,
@@ -170,14 +170,7 @@ def _independent_sweep(rng: np.random.Generator, size: int) -> dict:
 def _goal_symbols(chain: str) -> dict:
     """The functions and symbols of the goal of :func:`~attnbounds.theory.coverage.h1_chains`'s
     ``chain``, by name (looked up when a bind first runs, not when the module is imported)."""
-    import sympy as sp
-
-    c = h1_chains()[chain]
-    goal = (getattr(c, "parts", None) or (c,))[0].goal
-    expr = sp.sympify(goal[0]) + sp.sympify(goal[2])
-    names = {str(f.func): f.func for f in expr.atoms(sp.core.function.AppliedUndef)}
-    names.update({str(x): x for x in expr.free_symbols})
-    return names
+    return chain_symbols(h1_chains()[chain])
 
 
 def _bind_independent(chain: str):

@@ -106,15 +106,13 @@ from __future__ import annotations
 from functools import lru_cache, partial
 
 import numpy as np
-import sympy as sp
 from hypothesis import strategies as st
-from sympy.core.function import AppliedUndef
 
-from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
+from attnbounds.claims.base import Claim, chain_symbols, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import cumulative_distance, selected_mass, softmax, top_n_mask
 from attnbounds.numerics.validation import check_count, check_rng
 from attnbounds.strategies import attention_configs, simplex_points
-from attnbounds.theory.proof import AllOf, Lemma
+from attnbounds.theory.proof import AllOf
 from attnbounds.theory.distance import (
     any_subset_counterexample_t1i,
     derive_t1_fixed,
@@ -449,16 +447,7 @@ def _chain_symbols(key: str) -> dict:
     >>> sorted(_chain_symbols("R_ge_1"))
     ['D', 'K', 'N', 'R', 'X', 'a', 'alpha_N', 'c', 'd_1', 'i', 'm', 't', 'w', 'y']
     """
-    part = t1i_chains()[key]
-    found: dict = {}
-    for r in (sp.Eq(part.goal[0], part.goal[2]),
-              *(h.relation_expr() if isinstance(h, Lemma) else h for h in part.chain.ctx.hypotheses.values())):
-        bases = {ix.base for ix in r.atoms(sp.Indexed)}
-        labels = {b.label for b in bases}
-        found.update({str(x): x for x in r.free_symbols if isinstance(x, sp.Symbol) and x not in labels})
-        found.update({str(f.func): f.func for f in r.atoms(AppliedUndef)})
-        found.update({str(b): b for b in bases})
-    return found
+    return chain_symbols(t1i_chains()[key])
 
 
 def _bind_bound(instance: dict, chain: str = "sum", d1_key: str = "d_1") -> dict:

@@ -91,7 +91,7 @@ import numpy as np
 
 import sympy as sp
 
-from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
+from attnbounds.claims.base import Claim, chain_symbols, Estimate, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import softmax, subset_cumulative_distance
 from attnbounds.numerics.sampling import sphere_points
 from attnbounds.numerics.selection import (
@@ -423,16 +423,7 @@ def _chain_symbols(which: str) -> dict:
     """The symbols, bases and functions of T1ii chain ``which`` (``"reconstructed"`` or
     ``"gap_bound"`` of :func:`random_selection_checks`, or ``"tight_last"``,
     :func:`tight_last_check`), its goal's and hypotheses', by name."""
-    chain = tight_last_check() if which == "tight_last" else random_selection_checks()[which]
-    exprs = [sp.sympify(x) for x in (chain.goal[0], chain.goal[2])]
-    exprs += [r for h in chain.chain.ctx.hypotheses.values() for r in (h if isinstance(h, tuple) else (h,))]
-    names: dict = {}
-    for e in exprs:
-        labels = {f.base.label for f in e.atoms(sp.Indexed)}
-        names.update({str(f.func): f.func for f in e.atoms(sp.core.function.AppliedUndef)})
-        names.update({str(f.base): f.base for f in e.atoms(sp.Indexed)})
-        names.update({str(x): x for x in e.free_symbols if isinstance(x, sp.Symbol) and x not in labels})
-    return names
+    return chain_symbols(tight_last_check() if which == "tight_last" else random_selection_checks()[which])
 
 
 def _bind_random_subset(which: str):

@@ -140,38 +140,21 @@ def _L2(instance):
     return np.shape(instance["keys"])[-2] >= 2
 
 
-def _tie_from_L2(name, scale=1.0):
+def _tie_from_L2(tie_where, name, scale=1.0):
     """The tie of the reading's proof under its bind, at sweep batches and strategy examples with
     L >= 2, the reading's right side scaled by ``scale``."""
-    import dataclasses
-
     from attnbounds.claims import corollary1
-    from attnbounds.claims.base import Sides
-    from attnbounds.engine.tie import tie
 
-    r = CLAIM.reading(name)
-
-    def sweep(rng, n):
-        while not _L2(batch := corollary1.sweep_instances(rng, n)):
-            pass
-        return batch
-
-    def sides(instance):
-        s = r.sides(instance)
-        return Sides(s.lhs, s.rhs * scale)
-
-    bind = getattr(corollary1, f"_bind_{name}")
-    tied = dataclasses.replace(r, sweep=sweep, strategy=lambda: r.strategy().filter(_L2), sides=sides, bind=bind)
-    return tie(tied, r.symbolic())
+    return tie_where(CLAIM.reading(name), _L2, corollary1.sweep_instances, scale)
 
 
 @pytest.mark.parametrize("name", ["reconstructed", "transcribed"])
-def test_bind_ties_the_proof_to_the_sides_and_a_wrong_bound_unties(name):
-    got = _tie_from_L2(name)
+def test_bind_ties_the_proof_to_the_sides_and_a_wrong_bound_unties(tie_where, name):
+    got = _tie_from_L2(tie_where, name)
     assert got["status"] == "tied" and got["instances"] >= 16, got
     assert set(got["hypotheses"]) == {"cauchy-schwarz", "definition"}
-    assert _tie_from_L2(name, scale=1 + 1e-3)["status"] == "untied"
-    assert _tie_from_L2(name, scale=1 - 1e-3)["status"] == "untied"
+    assert _tie_from_L2(tie_where, name, scale=1 + 1e-3)["status"] == "untied"
+    assert _tie_from_L2(tie_where, name, scale=1 - 1e-3)["status"] == "untied"
 
 
 def test_bind_picks_the_extreme_token_and_leaves_out_a_sum_beyond_floats():

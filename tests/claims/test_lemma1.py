@@ -220,38 +220,21 @@ def _L2(instance):
     return np.shape(instance["logits"])[-1] >= 2
 
 
-def _tie_from_L2(name, scale=1.0):
+def _tie_from_L2(tie_where, name, scale=1.0):
     """The tie of the reading's proof under its bind, at sweep batches and strategy examples with
     L >= 2, the reading's right side scaled by ``scale``."""
-    import dataclasses
-
     from attnbounds.claims import lemma1
-    from attnbounds.claims.base import Sides
-    from attnbounds.engine.tie import tie
 
-    r = CLAIM.reading(name)
-
-    def sweep(rng, n):
-        while not _L2(batch := lemma1.sweep_instances(rng, n)):
-            pass
-        return batch
-
-    def sides(instance):
-        s = r.sides(instance)
-        return Sides(s.lhs, s.rhs * scale)
-
-    bind = getattr(lemma1, f"_bind_{name}")
-    tied = dataclasses.replace(r, sweep=sweep, strategy=lambda: r.strategy().filter(_L2), sides=sides, bind=bind)
-    return tie(tied, r.symbolic())
+    return tie_where(CLAIM.reading(name), _L2, lemma1.sweep_instances, scale)
 
 
 @pytest.mark.parametrize("name", ["reconstructed", "transcribed"])
-def test_bind_ties_the_proof_to_the_sides_and_a_wrong_bound_unties(name):
-    got = _tie_from_L2(name)
+def test_bind_ties_the_proof_to_the_sides_and_a_wrong_bound_unties(tie_where, name):
+    got = _tie_from_L2(tie_where, name)
     assert got["status"] == "tied" and got["instances"] == 32, got
     assert {"bounded-logits", "definition", "positive"} <= set(got["hypotheses"])
-    assert _tie_from_L2(name, scale=1 + 1e-3)["status"] == "untied"
-    assert _tie_from_L2(name, scale=1 - 1e-3)["status"] == "untied"
+    assert _tie_from_L2(tie_where, name, scale=1 + 1e-3)["status"] == "untied"
+    assert _tie_from_L2(tie_where, name, scale=1 - 1e-3)["status"] == "untied"
 
 
 def test_bind_picks_the_token_where_the_sides_maximum_is_attained():
