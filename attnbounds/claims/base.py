@@ -74,6 +74,10 @@ def chain_symbols(part) -> dict:
     >>> part = Chain(a[1] / L, Context({"h": sp.Le(a[1], 1)})).le(1 / L, by.hypothesis("h")).prove(a[1] / L, "<=", 1 / L)
     >>> {name: type(v).__name__ for name, v in sorted(chain_symbols(part).items())}
     {'L': 'Symbol', 'a': 'IndexedBase'}
+    >>> chain_symbols(Chain(L))  # not checked: no goal yet
+    Traceback (most recent call last):
+    ...
+    TypeError: part: expected a checked chain (Chain.prove) or an AllOf, got Chain
     """
     import sympy as sp
     from sympy.core.function import AppliedUndef
@@ -81,6 +85,8 @@ def chain_symbols(part) -> dict:
     from attnbounds.theory.proof import Lemma
 
     part = (getattr(part, "parts", None) or (part,))[0]
+    if not (hasattr(part, "goal") and hasattr(part, "chain")):
+        raise TypeError(f"part: expected a checked chain (Chain.prove) or an AllOf, got {type(part).__name__}")
     exprs = [sp.sympify(part.goal[0]), sp.sympify(part.goal[2])]
     for h in part.chain.ctx.hypotheses.values():
         for r in h if isinstance(h, tuple) else (h,):
