@@ -389,3 +389,108 @@ def test_a_function_bind_gives_callables_is_evaluated_with_them_and_checked_wher
     assert got["status"] == "untied" and "outside its assumptions (positive=True)" in got["detail"]
     got = tie(reading(lambda i: {**values(i["z"]), s["F"]: np.exp(i["z"])}), proof)
     assert got["status"] == "not evaluable" and "no integer" in got["detail"]
+
+
+def _quarter():
+    p = sp.Symbol("p", positive=True)
+    chain = Chain(p * (1 - p)).le(sp.Rational(1, 4), by.algebra()).prove(p * (1 - p), "<=", sp.Rational(1, 4))
+    return p, Proof.from_chain(chain, "p(1 - p) = 1/4 - (p - 1/2)^2")
+
+
+def test_instances_bind_declines_are_passed_over_and_further_rounds_fill_the_count():
+    """A bind with no finite space at an instance raises NoFiniteSpace: the tie passes it over,
+    counts it, and draws further rounds (new seeds) until INSTANCES are evaluated."""
+    from attnbounds.claims.base import NoFiniteSpace
+    from attnbounds.engine.tie import INSTANCES
+
+    p, proof = _quarter()
+
+    def bind(i):
+        if i["p"] > 0.25:
+            raise NoFiniteSpace("p > 1/4: no space here")
+        return {p: i["p"]}
+
+    r = Reading("r", "p(1 - p) <= 1/4", "-", sides=lambda i: Sides(i["p"] * (1 - i["p"]), 0.25 + 0 * i["p"]),
+                sweep=lambda rng, n: {"p": rng.uniform(0, 1, n)}, bind=bind, symbolic=lambda: proof)
+    got = tie(r, proof)
+    assert got["status"] == "tied" and got["instances"] >= INSTANCES, got
+    assert "passed over, where bind builds no finite space" in got["detail"] and "p > 1/4" in got["detail"], got
+
+
+def test_a_fixed_instance_sweep_with_nothing_passed_over_is_not_drawn_again():
+    p, proof = _quarter()
+    calls = []
+
+    def sweep(rng, n):
+        calls.append(n)
+        return {"p": 0.3}
+
+    r = Reading("r", "p(1 - p) <= 1/4", "-", sides=lambda i: Sides(i["p"] * (1 - i["p"]), 0.25),
+                sweep=sweep, bind=lambda i: {p: i["p"]}, symbolic=lambda: proof)
+    got = tie(r, proof)
+    assert got["status"] == "tied" and got["instances"] == 1 and len(calls) == 1, (got, calls)
+
+
+def _signs_claim(weights_scale=1.0):
+    """E|Σ_j w_j X_j| <= Σ_j w_j for independent signs X_j (a WeightedNorm fact with no index):
+    the trial's claim, for the witness's messages."""
+    import itertools
+
+    from attnbounds.claims.base import SPACE, WITNESSES
+    from attnbounds.theory.proof import Expect, WeightedNorm
+
+    F = sp.Function("F", nonnegative=True)
+    l1, l2 = sp.Symbol("l1", nonnegative=True), sp.Symbol("l2", nonnegative=True)
+    ctx = Context({"signs": WeightedNorm(F(1), 1, l1, l2)})
+    chain = (Chain(Expect(F(1)), ctx)
+             .le(Expect(l1), by.expect_monotone(Chain(F(1), ctx).le(l1, by.weighted_norm("signs"))))
+             .eq(l1, by.linearity()))
+    proof = Proof.from_chain(chain.prove(Expect(F(1)), "<=", l1), "|Σ w X| <= Σ w")
+
+    def bind(i):
+        w = np.asarray(i["w"], dtype=float) * weights_scale
+        X = np.array(list(itertools.product((-1.0, 1.0), repeat=w.size)))  # (atoms, J)
+        return {SPACE: np.full(len(X), 1 / len(X)), F: np.abs(X @ w)[None, :], l1: w.sum(), l2: (w**2).sum(),
+                WITNESSES: {"signs": (w, X.T[:, :, None])}}
+
+    def sides(i):
+        b = bind(i)
+        return Sides(float((b[F] @ b[SPACE])[0]), float(b[l1]))
+
+    r = Reading("r", "E|Σ w X| <= Σ w", "-", sides=sides, sweep=lambda rng, n: {"w": rng.uniform(0, 1, (n, 3))},
+                bind=bind, symbolic=lambda: proof)
+    return r, proof, bind
+
+
+def test_a_witness_of_tiny_weights_is_checked_without_underflow():
+    """The trial's false conflict: weights near 1e-170 made the witness's norm 0 (its squares
+    underflowed), against the bind's |Σ w X| of 4.5e-170."""
+    r, proof, _ = _signs_claim(1e-170)
+    got = tie(r, proof)
+    assert got["status"] == "tied" and got["hypotheses"] == ["signs"], got
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda b, W: {**b, W: ("signs", 1)}, "must hold a dict"),
+    (lambda b, W: {**b, W: {"sign": b[W]["signs"]}}, "gives witnesses for 'sign' only"),
+    (lambda b, W: {**b, W: {"signs": (np.asarray(b[W]["signs"][0])[None, :], b[W]["signs"][1])}},
+     "has no free index: its witness's weights must be one row, (J,), got (1, 3)"),
+])
+def test_a_witness_given_wrongly_says_what_to_give(change, says):
+    import dataclasses
+
+    from attnbounds.claims.base import WITNESSES
+
+    r, proof, bind = _signs_claim()
+    got = tie(dataclasses.replace(r, bind=lambda i: change(bind(i), WITNESSES)), proof)
+    assert got["status"] == "not evaluable" and says in got["detail"], got
+
+
+def test_a_random_symbol_given_values_at_the_atoms_is_told_to_be_an_applied_function():
+    from attnbounds.claims.base import SPACE
+
+    Y = sp.Symbol("Y", random=True)
+    with pytest.raises(TypeError, match=r"Y is a random symbol.*F = sp.Function\('Y'\)"):
+        from attnbounds.engine.tie import _env
+
+        _env({SPACE: np.array([0.5, 0.5]), Y: np.array([0.0, 1.0])})

@@ -50,6 +50,8 @@ __all__ = [
     "Hypothesis",
     "Reading",
     "SPACE",
+    "WITNESSES",
+    "NoFiniteSpace",
     "chain_symbols",
     "Claim",
     "holds_relation",
@@ -61,12 +63,30 @@ __all__ = [
 #: random vector), its values at each atom, read from index 1 as a sequence.
 SPACE = "probabilities"
 
+#: The key of a ``bind``'s witnesses of the facts a proof's context states (not relations, so not
+#: evaluated as one): ``{hypothesis name: witness}``. A ``WeightedNorm`` fact f = ‖Σ_j w_j X_j‖
+#: takes ``(weights, vectors)``: the weights w_j, (J,), or (I, J) where the fact has a free index i
+#: (row i − 1 is i's), and the vectors X_j at each atom of the space, (J, atoms) or (J, atoms, d).
+#: The tie checks f, the radius and the weights' sums against them, and the X_j's independence.
+WITNESSES = "witnesses"
+
+
+class NoFiniteSpace(Exception):
+    """Raised by a ``bind`` at an instance whose setting it cannot build as a finite probability
+    space (a continuous law): the tie passes over the instance and says how many it passed over.
+
+    >>> raise NoFiniteSpace("d = 3: the uniform law on the sphere is continuous")
+    Traceback (most recent call last):
+    ...
+    attnbounds.claims.base.NoFiniteSpace: d = 3: the uniform law on the sphere is continuous
+    """
+
 
 def chain_symbols(part) -> dict:
     """The symbols, indexed bases and undefined functions of a checked chain's goal and of its
-    context's hypotheses (a lemma's statement), by name: what a reading's ``bind`` gives values
-    to. ``part`` is a checked chain, or an ``AllOf`` (its first part, the statement). A base is
-    named for itself, not for its label symbol.
+    context's hypotheses (a lemma's statement, a fact's expressions), by name: what a reading's
+    ``bind`` gives values to. ``part`` is a checked chain, or an ``AllOf`` (its first part, the
+    statement). A base is named for itself, not for its label symbol.
 
     >>> import sympy as sp
     >>> from attnbounds.theory.proof import Chain, Context, by
@@ -82,7 +102,7 @@ def chain_symbols(part) -> dict:
     import sympy as sp
     from sympy.core.function import AppliedUndef
 
-    from attnbounds.theory.proof import Lemma
+    from attnbounds.theory.proof import FACTS, Lemma, _fact_sides
 
     part = (getattr(part, "parts", None) or (part,))[0]
     if not (hasattr(part, "goal") and hasattr(part, "chain")):
@@ -91,7 +111,9 @@ def chain_symbols(part) -> dict:
     for h in part.chain.ctx.hypotheses.values():
         for r in h if isinstance(h, tuple) else (h,):
             r = r.relation_expr() if isinstance(r, Lemma) else r
-            if isinstance(r, sp.Basic):
+            if isinstance(r, FACTS):  # a fact's own expressions (the weights' sums of a WeightedNorm)
+                exprs += [sp.sympify(x) for x in _fact_sides(r)]
+            elif isinstance(r, sp.Basic):
                 exprs.append(r)
     bases = {ix.base for e in exprs for ix in e.atoms(sp.Indexed)}
     labels = {b.label for b in bases}
@@ -325,8 +347,10 @@ class Reading:
       instance (a number per symbol, a sequence per indexed base or function, read from index
       1; a function the goal applies to real arguments, numpy callables ``(F, F')``; a goal
       about means and probabilities is evaluated on a finite space the bind builds, under the
-      key :data:`SPACE`), so that the engine checks that the chain proves this
-      reading's sides (:mod:`attnbounds.engine.tie`); needs ``symbolic`` and ``sweep``;
+      key :data:`SPACE`, with witnesses of the context's facts under :data:`WITNESSES`), so that
+      the engine checks that the chain proves this reading's sides (:mod:`attnbounds.engine.tie`);
+      needs ``symbolic`` and ``sweep``. At an instance whose setting has no finite space (a
+      continuous law), it raises :class:`NoFiniteSpace` and the tie passes the instance over;
     * ``assume(instance) -> bool``: the reading's own hypotheses (instances outside are not
       judged).
 

@@ -142,6 +142,19 @@ The sweep and the Hypothesis search evaluate both sides with these formulas, in 
 and $d = 3$; Monte Carlo with 99% intervals checks $L = 16$, $N = 5$, $d = 8$. The
 counterexamples below are in $d = 1$, the smallest dimension where they fail.
 
+## The proofs tied to the readings' sides
+
+Each proved reading's chain is evaluated at the reading's own instances in $\mathbb{R}^1$
+(`_bind_line`), where $x_1, \dots, x_L$ uniform on $\{-M, M\}$ make a finite space of $2^L$
+equally likely sign patterns: the chain's goal, a mean of the counts and the $\xi_i$ as means
+on that space, must equal the sides the formulas above give. The fact `sphere_iid`
+($D_i = \|\sum_{j\in I_N\setminus\{i\}}\alpha_j x_j\|$, the $x_j$ independent with norm $M$) is
+checked against its witness, the other selected weights and the selected $x_j$ at each atom,
+independence included (the law of the $x_j$ together is the product of each one's), and so are
+`weights`, `r<=xi` and `D>=0`. The instances in $\mathbb{R}^3$, a continuous law, are passed
+over; the selected-only readings draw $d \in \{1, 3\}$ where $N \le 2$ (there $D_i$ is a
+constant, the same in every dimension), and $d = 3$ where $N = 3$.
+
 ## What the full text changed
 
 The summary counted a selected token as soon as it was inside the ball; the full text also
@@ -166,7 +179,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from attnbounds.claims.base import Claim, Estimate, Hypothesis, Proof, Reading, Sides
+from attnbounds.claims.base import (SPACE, WITNESSES, Claim, Estimate, Hypothesis, NoFiniteSpace, Proof, Reading, Sides,
+                                    chain_symbols)
 from attnbounds.numerics.attention import per_token_distance, softmax, top_n, top_n_mask
 from attnbounds.numerics.montecarlo import mean_ci
 from attnbounds.numerics.sampling import sphere_points
@@ -276,7 +290,8 @@ def _exact_strategy(draw, r_key: str = "r", positive_r: bool = False):
     w = w / w.sum()
     n = draw(st.integers(1, min(3, w.size - 1)))
     M = draw(st.floats(0.25, 4.0, allow_nan=False, allow_infinity=False))
-    inst = {"weights": w, "n": n, "M": M, "d": 3}
+    # N <= 2: D_i is a constant, the same in every R^d; R^1 (two points) lets the tie build the space
+    inst = {"weights": w, "n": n, "M": M, "d": 3 if n == 3 else draw(st.sampled_from([1, 3]))}
     if r_key == "u":
         inst["u"] = draw(st.floats(0.0, 1.0, allow_nan=False))
     else:
@@ -286,8 +301,10 @@ def _exact_strategy(draw, r_key: str = "r", positive_r: bool = False):
 
 
 def _exact_sweep(
-    rng: np.random.Generator, size: int, r_key: str = "r", positive_r: bool = False, max_n: int = 3
+    rng: np.random.Generator, size: int, r_key: str = "r", positive_r: bool = False, max_n: int = 3, line: bool = False
 ) -> dict:
+    """A batch of instances in R³; with ``line``, in R¹ or R³ (drawn last) where N <= 2, as
+    :func:`_exact_strategy` draws them."""
     L = int(rng.integers(2, 9))
     n = int(rng.integers(1, min(max_n, L - 1) + 1))
     T = np.exp(rng.uniform(np.log(0.05), np.log(20.0), size=(size, 1)))
@@ -298,6 +315,8 @@ def _exact_sweep(
         inst["u"] = rng.uniform(0.0, 1.0, size=size)
     else:
         inst["r"] = M * rng.uniform(1e-3 if positive_r else 0.0, 2.0, size=size)
+    if line and n <= 2:
+        inst["d"] = int(rng.choice([1, 3]))
     return inst
 
 
@@ -705,6 +724,63 @@ def _drop_condition() -> Proof:
     )
 
 
+def _bind_line(chain: str, r_key: str = "r"):
+    """``bind`` for the T2 chain ``chain`` of :func:`~attnbounds.theory.separability.t2_chains`:
+    the setting at d = 1 as a finite probability space, apart from the sides' formulas. The
+    sphere of radius M in R¹ is the two points ±M, so x_1, …, x_L independent and uniform on it
+    make 2^L equally likely atoms, one per pattern of signs. The tokens are ranked as the sides
+    rank them (largest weight first, equal weights in index order): D(i) = |α_{o_i} x_{o_i} − s|
+    for the N selected (i = 1..N, s = Σ_{selected} α x) and D_out(j) the same for the K = L − N
+    others, at each atom; σ1_i and σ2_i are the sum and the sum of squares of the other selected
+    weights, and t_i = ξ_i − r with ξ_i the mean of D(i) on the space. The WeightedNorm fact
+    ``sphere_iid`` (D(i) = |Σ_{j≠i selected} α_j x_j|) is witnessed by those weights and the
+    selected x_j at each atom, which the tie checks, independence included. With ``r_key`` "u",
+    r = u·min_i ξ_i, as the sides set it.
+
+    At d = 3 the law on the sphere is continuous: the bind raises
+    :class:`~attnbounds.claims.base.NoFiniteSpace` and the tie passes the instance over.
+
+    >>> b = _bind_line("hoeffding")({"weights": np.array([0.5, 0.3, 0.2]), "n": 2, "M": 1.0, "r": 0.1, "d": 1})
+    >>> {str(k): np.round(np.asarray(v), 3).tolist() for k, v in b.items() if str(k) in ("sigma1", "sigma2", "K")}
+    {'K': 1, 'sigma1': [0.3, 0.5], 'sigma2': [0.09, 0.25]}
+    >>> len(b[SPACE]), sorted(b[WITNESSES])
+    (8, ['sphere_iid'])
+    """
+    import itertools
+
+    def bind(instance: dict) -> dict:
+        d = int(instance.get("d", 3))
+        if d != 1:
+            raise NoFiniteSpace(f"d = {d}: the uniform law on the sphere of R^{d} is continuous (the tie's space is R^1's, "
+                                "the two points ±M)")
+        names = chain_symbols(t2_chains()[chain])
+        w = np.asarray(instance["weights"], dtype=np.float64)
+        n, M, L = int(instance["n"]), float(instance["M"]), w.shape[-1]
+        if r_key == "u":  # r = u · min_i ξ_i, as paper_sides("conditioned") sets it
+            r = float(instance["u"]) * float(exact_paper_terms({**instance, "r": 0.0})["xi"].min())
+        else:
+            r = float(instance["r"])
+        order = np.argsort(-w, kind="stable")
+        sel, rest = order[:n], order[n:]
+        x = M * np.array(list(itertools.product((-1.0, 1.0), repeat=L))).T  # x_k at each atom, (L, 2^L)
+        y = w[:, None] * x
+        s = y[sel].sum(axis=0)
+        prob = np.full(x.shape[1], 1.0 / x.shape[1])
+        others = np.where(np.eye(n, dtype=bool), 0.0, w[sel][None, :])  # row i: the other selected weights
+        # D(i) = |α_i x_i − s| as the sum it is, |Σ_{j≠i} α_j x_j| (at N ≤ 2 exactly the sides' α_j M: not
+        # an ulp off it, which would move D(i) across r = ξ_i)
+        D = np.abs(others @ x[sel])  # (N, atoms)
+        given = {"D": D, "D_out": np.abs(y[rest] - s), "N": n, "K": L - n, "M": M, "r": r,
+                 "sigma1": others.sum(axis=1), "sigma2": (others**2).sum(axis=1), "t": D @ prob - r}
+        out = {names[k]: v for k, v in given.items() if k in names}
+        out[SPACE] = prob
+        if "sigma1" in names:  # the chains with the WeightedNorm fact
+            out[WITNESSES] = {"sphere_iid": (others, x[sel][..., None])}
+        return out
+
+    return bind
+
+
 def _sigma_positive(instance):
     """σ_i² = Σ_{j∈I_N∖{i}} α_j² > 0 for every selected i: N ≥ 2 and the second largest weight > 0
     (McDiarmid's form divides by σ_i²; at σ_i² = 0 its right side is not defined)."""
@@ -713,7 +789,7 @@ def _sigma_positive(instance):
 
 
 def _reading(name, statement, latex, symbolic, kind, mc, r_key="r", positive_r=False, relation="<=", note="",
-             assume=None):
+             assume=None, bind=None):
     return Reading(
         name,
         statement,
@@ -728,6 +804,7 @@ def _reading(name, statement, latex, symbolic, kind, mc, r_key="r", positive_r=F
         rtol=1e-9,
         atol=1e-9,
         note=note,
+        bind=bind,
     )
 
 
@@ -776,12 +853,13 @@ CLAIM = Claim(
             "upper side as written, restricted to r <= min_i xi_i (instances give r = u min_i xi_i, u in [0, 1])",
             r"r\le\min_i\xi_i \Rightarrow \frac{\mathbb{E}[N_s]}{N} \le \frac1N\sum_{i\in I_N}e^{-(r-\xi_i)^2/(16M^2)}",
             _symbolic_conditioned, "conditioned", _mc_upper("conditioned"), r_key="u",
+            bind=_bind_line("conditioned", r_key="u"),
         ),
         _reading(
             "hoeffding",
             "the constant Hoeffding gives on the paper's range (D_i in [0, 2M]; the paper's own constant was lost): E[N_s]/N <= (1/N) sum exp(-((xi_i - r)_+)^2/(2 M^2))",
             r"\frac{\mathbb{E}[N_s]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2}\Big)",
-            _symbolic_hoeffding, "hoeffding", _mc_upper("hoeffding"),
+            _symbolic_hoeffding, "hoeffding", _mc_upper("hoeffding"), bind=_bind_line("hoeffding"),
         ),
         _reading(
             "reconstructed",
@@ -789,12 +867,14 @@ CLAIM = Claim(
             "sigma_i^2 = sum_{j in I_N, j != i} alpha_j^2",
             r"\frac{\mathbb{E}[N_s]}{N} \le \frac1N\sum_{i\in I_N}\exp\!\Big(-\frac{((\xi_i-r)_+)^2}{2M^2\sigma_i^2}\Big)",
             _symbolic_reconstructed, "reconstructed", _mc_upper("reconstructed"), assume=_sigma_positive,
+            bind=_bind_line("mcdiarmid"),
         ),
         _reading(
             "lower_reconstructed",
             "r > 0: 1 - (1/(rN)) sum xi_i - sum_{j not in I_N} P(D_j <= r) <= E[N_s]/N (Markov + union bound)",
             r"1-\frac{1}{rN}\sum_{i\in I_N}\xi_i - \sum_{j\notin I_N}\Pr(D_j\le r) \le \frac{\mathbb{E}[N_s]}{N}",
             _symbolic_lower_reconstructed, "lower_reconstructed", _mc_lower("paper", union=True), positive_r=True,
+            bind=_bind_line("union"),
         ),
         Reading(
             "transcribed-selected-only",
@@ -815,7 +895,8 @@ CLAIM = Claim(
             symbolic=_symbolic_lower_selected,
             strategy=lambda: _exact_strategy(positive_r=True),
             sides=_sides_lower,
-            sweep=lambda rng, size: _exact_sweep(rng, size, positive_r=True),
+            sweep=lambda rng, size: _exact_sweep(rng, size, positive_r=True, line=True),
+            bind=_bind_line("markov"),
             montecarlo=_mc_lower("selected"),
         ),
         Reading(
@@ -828,7 +909,8 @@ CLAIM = Claim(
             symbolic=_symbolic_reconstructed_selected,
             strategy=_exact_strategy,
             sides=_sides_reconstructed,
-            sweep=_exact_sweep,
+            sweep=lambda rng, size: _exact_sweep(rng, size, line=True),
+            bind=_bind_line("mcdiarmid_selected"),
             montecarlo=_mc_upper("reconstructed", definition="selected"),
         ),
     ),

@@ -237,7 +237,11 @@ def _render_summary(rows: list[dict], console) -> None:
     if conflicts:
         console.print(f"[bold magenta]CONFLICT (a bug: the methods disagree, in a claim's methods or in the "
                       f"proof kernel; each row's conflict says which): {', '.join(conflicts)}[/]")
-    untied = [r["id"] for r in rows if r.get("conflict") and r["id"] not in conflicts]
+    raised = [r["id"] for r in rows if r.get("conflict") and "CONFLICT (the bind raised)" in (r.get("evidence") or "")]
+    if raised:
+        console.print(f"[bold magenta]CONFLICT (the bind raised: the tie could not evaluate the proof's goal at the "
+                      f"reading's instances; each row's conflict names the error): {', '.join(raised)}[/]")
+    untied = [r["id"] for r in rows if r.get("conflict") and r["id"] not in conflicts and r["id"] not in raised]
     if untied:
         console.print(f"[bold magenta]CONFLICT (the proof does not prove the reading: its goal, at the values its "
                       f"bind gives, is not the reading's sides; each row's conflict says where): {', '.join(untied)}[/]")

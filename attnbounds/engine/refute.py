@@ -142,6 +142,11 @@ class _Env:
         # (NoNumericForm), rather than the value at the nearest integer, which the refuter's own
         # search reads (a function of a real argument drawn as a table)
         self.integer_reads = False
+        # the tie's: the means and probabilities already evaluated, by (expression, integers): a mean
+        # inside a probability (P(X − E[X] <= −t)) is otherwise evaluated again at every atom. Only
+        # where the values, the space and the functions stay fixed (the tie's environments), and
+        # not while over- and underflows are noted (env.beyond)
+        self.means: dict | None = None
 
 
 def _note_beyond(env, e, arg, out, nonzero_base) -> None:
@@ -162,6 +167,10 @@ def _eval(e, env: _Env):
         if env.prob is None:
             raise NoNumericForm(f"{type(e).__name__} over no random variable")
         arg = e.args[0]
+        cache = env.means if env.beyond is None else None
+        key = (e, tuple(sorted(env.ints.items(), key=lambda kv: str(kv[0])))) if cache is not None else None
+        if cache is not None and key in cache:
+            return cache[key]
         given = {c.args[1] for c in arg.atoms(Cond)} if isinstance(e, Expect) else set()
         if len(given) > 1:
             raise NoNumericForm("an expectation conditioned on two events")
@@ -190,6 +199,8 @@ def _eval(e, env: _Env):
             with np.errstate(all="ignore"):  # P(A) = 0: E[X | A] is undefined (nan, never a counterexample)
                 mass = np.where(mass > 0, mass, np.nan)
                 out = out / (mass[:, None] if out.ndim == 2 else mass)
+        if cache is not None:
+            cache[key] = out
         return out
     if isinstance(e, Indicator):  # 1_A at the current atom
         if env.atom is None:

@@ -18,8 +18,14 @@ and at each
   every integer its assumptions allow where the chain reads it for every value, else at some
   one (with several, some choice of the others at every choice of those); an equation between
   vectors entry by entry; a relation between random values outside a mean at every atom of the
-  space where it speaks (``_surely``); a fact (WeightedNorm, BoundedDifferences) cannot be
-  evaluated.
+  space where it speaks (``_surely``); a ``WeightedNorm`` fact against the witness ``bind``
+  gives it (:data:`~attnbounds.claims.base.WITNESSES`: the weights, and the vectors at each
+  atom), at every index its assumptions allow where its values are given: the norm at every
+  atom is the weighted sum's, each vector's length is at most the radius, the weights' sums
+  are the fact's (to a relative slack), and the vectors are independent (the values they take
+  together are every combination of each one's, with the product of their probabilities). A
+  ``BoundedDifferences`` fact cannot be evaluated. ``bind`` may not give a value to a symbol
+  the chain reads for every value (a sum's index): its hypotheses are checked at each value.
 
 An undefined function F the goal applies to real arguments (a normalizer F(l_k), and its
 derivatives, as in Lemma 2's chains) is bound to numpy callables: ``{F: (F, F')}``, or ``{F: F}``
@@ -31,7 +37,10 @@ F's assumptions, and F' must be F's slope (against F's central differences). F b
 table is read at integers only: read at a logit, it has no value (not evaluable).
 
 Means and probabilities are evaluated on a finite probability space that ``bind`` builds from
-the reading's setting (:data:`~attnbounds.claims.base.SPACE`). An instance where the goal has no
+the reading's setting (:data:`~attnbounds.claims.base.SPACE`). An instance whose setting has no
+finite space (a continuous law) the bind declines (:class:`~attnbounds.claims.base.NoFiniteSpace`):
+it is passed over, and the tie says how many were, and the reasons the bind gave; at least
+half of :data:`INSTANCES` must then be evaluated. An instance where the goal has no
 finite value because a float over- or underflowed (e^{l/T}) is passed over, and said so; the
 goal must have a value at half the instances at least, or the tie is not evaluable. A goal with
 no value there without that (0/0) is a conflict: the proof does not speak of an instance the
@@ -68,12 +77,15 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from attnbounds.claims.base import SPACE
+from attnbounds.claims.base import SPACE, WITNESSES, NoFiniteSpace
 
-__all__ = ["INSTANCES", "tie"]
+__all__ = ["INSTANCES", "ROUNDS", "tie"]
 
 #: Instances of the reading's sweep the goal is evaluated at.
 INSTANCES = 16
+#: Rounds of instances at most (each with its own seeds) while fewer than ``INSTANCES`` are
+#: evaluated because the reading's hypotheses or ``bind`` passed instances over.
+ROUNDS = 8
 
 _FLIP = {"<=": ">=", ">=": "<=", "=": "=", "==": "="}
 
@@ -84,16 +96,15 @@ def tie(reading, proof, seed: int = 0, instances: int = INSTANCES) -> dict:
 
     The statement is the proof's first part (an ``AllOf``'s others are its lemmas). The
     instances are ``instances`` of the sweep and, where the reading has a Hypothesis strategy,
-    as many of its examples (a sweep of one fixed instance ties at one point only)."""
+    as many of its examples (a sweep of one fixed instance ties at one point only); where
+    fewer than ``instances`` are evaluated because some lie outside the reading's hypotheses or
+    bind has no finite space there, another round with new seeds, :data:`ROUNDS` at most."""
     from attnbounds.engine.methods import _instance_text
     from attnbounds.theory.proof import _every_reads
 
     if reading.bind is None or reading.sweep is None or reading.sides is None or proof.chain is None:
         raise ValueError("tie: needs a reading with bind, sweep and sides, and a proof with a chain")
     part = (getattr(proof.chain, "parts", None) or (proof.chain,))[0]
-    picked = [i for i in _instances(reading, seed, instances) if reading.inside(i)]
-    if not picked:
-        return {"status": "not evaluable", "instances": 0, "detail": "no instance of the sweep meets the reading's hypotheses"}
     lhs, rel, rhs = part.goal
     for name, r in _relations_of(part):
         if _same_statement(r, lhs, rel, rhs):
@@ -101,28 +112,53 @@ def tie(reading, proof, seed: int = 0, instances: int = INSTANCES) -> dict:
                     "detail": f"the proof's goal is its own hypothesis {name!r}: it proves nothing of the reading"}
     hyps: set = set()
     every = _every_reads(part.chain)  # the symbols the chain reads for every value
-    overflowed = []
-    for inst in picked:
-        try:
-            got = _at(part, reading, inst, hyps, every)
-        except _NotEvaluable as exc:
-            return {"status": "not evaluable", "instances": 0, "detail": str(exc)}
-        if got is _NO_VALUE:
-            overflowed.append(inst)
-        elif got is not True:
-            return {"status": "untied", "instances": len(picked),
-                    "detail": f"the proof does not prove the reading: at {_instance_text(inst)}, {got}"}
-    done = len(picked) - len(overflowed)
-    if 2 * done < len(picked):  # most instances beyond floats: too few points to tie at
+    picked, overflowed, declined = [], [], []
+    for k in range(ROUNDS):
+        raw = _instances(reading, seed + k, instances)
+        here = [i for i in raw if reading.inside(i)]
+        picked += here
+        passed_over = len(raw) - len(here)
+        for inst in here:
+            try:
+                got = _at(part, reading, inst, hyps, every)
+            except _Declined as exc:  # a continuous law at this instance: no finite space to tie on
+                declined.append((inst, str(exc)))
+                passed_over += 1
+                continue
+            except _NotEvaluable as exc:
+                return {"status": "not evaluable", "instances": 0, "detail": str(exc)}
+            if got is _NO_VALUE:
+                overflowed.append(inst)
+            elif got is not True:
+                return {"status": "untied", "instances": len(picked),
+                        "detail": f"the proof does not prove the reading: at {_instance_text(inst)}, {got}"}
+        # another round (new seeds) only where the reading's hypotheses or bind passed instances over
+        if len(picked) - len(declined) - len(overflowed) >= instances or not passed_over:
+            break
+    if not picked:
+        return {"status": "not evaluable", "instances": 0, "detail": "no instance of the sweep meets the reading's hypotheses"}
+    why = sorted({m for _, m in declined})
+    passed = (f"; {len(declined)} of {len(picked)} instance(s) passed over, where bind builds no finite space "
+              f"({len(why)} reason(s): {'; '.join(repr(m) for m in why[:3])}{' …' if len(why) > 3 else ''}; e.g. at "
+              f"{_instance_text(declined[0][0])})") if declined else ""
+    tried = len(picked) - len(declined)
+    done = tried - len(overflowed)
+    if tried == 0:
+        return {"status": "not evaluable", "instances": 0,
+                "detail": f"bind builds no finite space at any of the {len(picked)} instance(s){passed}"}
+    if declined and done < instances // 2:  # too few points left to tie at
         return {"status": "not evaluable", "instances": done,
-                "detail": f"the proof's goal has no finite value in floats at {len(overflowed)} of {len(picked)} "
-                          f"instance(s) (e.g. {_instance_text(overflowed[0])})"}
+                "detail": f"the goal is evaluated at {done} instance(s) only, fewer than {instances // 2}{passed}"}
+    if 2 * done < tried:  # most instances beyond floats: too few points to tie at
+        return {"status": "not evaluable", "instances": done,
+                "detail": f"the proof's goal has no finite value in floats at {len(overflowed)} of {tried} "
+                          f"instance(s) (e.g. {_instance_text(overflowed[0])}){passed}"}
     under = (f"; its {len(hyps)} hypothesis(es) {', '.join(sorted(hyps))} hold there (checked there only, in "
              "floats: the reading's own hypotheses must give them)") if hyps else ""
     skipped = (f" ({len(overflowed)} more skipped: the goal has no finite value there in floats, e.g. at "
                f"{_instance_text(overflowed[0])})") if overflowed else ""
     return {"status": "tied", "instances": done, "hypotheses": sorted(h.strip("'") for h in hyps),
-            "detail": f"the proof's goal has the reading's sides at {done} instance(s){skipped}{under}"}
+            "detail": f"the proof's goal has the reading's sides at {done} instance(s){skipped}{passed}{under}"}
 
 
 def _instances(reading, seed: int, count: int) -> list:
@@ -163,6 +199,10 @@ def _examples(strategy, count: int, seed: int) -> list:
 
 class _NotEvaluable(ValueError):
     pass
+
+
+class _Declined(Exception):
+    """bind raised NoFiniteSpace at the instance (its setting has no finite space there)."""
 
 
 _NO_VALUE = object()  # _at: the goal has no finite value at the instance (a float over- or underflowed)
@@ -210,10 +250,18 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
     other than an integer read only as a subscript (checked at every index of the tables), makes
     the tie not evaluable: the theorem might not apply to the instance."""
     from attnbounds.engine.refute import NoNumericForm, _eval
+    from attnbounds.theory.proof import WeightedNorm
 
-    values = reading.bind(instance)
+    try:
+        values = reading.bind(instance)
+    except NoFiniteSpace as exc:  # (from bind only: the same exception from the sides is an error)
+        raise _Declined(str(exc)) from None
     if not isinstance(values, dict):
         raise TypeError(f"bind: expected a dict (symbol -> value), got {type(values).__name__}")
+    fixed = sorted(str(k) for k in values if isinstance(k, sp.Symbol) and k in every)
+    if fixed:  # a hypothesis read at each value of i would then be checked at the one value bind gives
+        raise _NotEvaluable(f"bind gives a value to {', '.join(fixed)}, which the chain reads for every value (a sum's "
+                            "or a term proof's index): leave it out, and the tie checks the hypotheses at every value")
     env = _env(values, _arity(part), _random(part))
     broken = _assumptions_broken(values, env)
     if broken:
@@ -252,6 +300,12 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
         return (f"the goal {sp.sstr(lhs)} {rel} {sp.sstr(rhs)} is {gl!r} {rel} {gr!r}, the reading's sides "
                 f"{sl!r} {reading.relation} {sr!r}")
     for name, r in _relations_of(part):
+        if isinstance(r, WeightedNorm):
+            held = _weighted_norm_holds(name, r, env, values)
+            if held is not True:
+                return f"the proof's hypothesis {name!r} (a WeightedNorm fact) fails against bind's witness: {held}"
+            hyps.add(repr(name))
+            continue
         if not isinstance(r, sp.core.relational.Relational):
             raise _NotEvaluable(f"the proof's hypothesis {name!r} is a {type(r).__name__}, which the tie cannot evaluate: "
                                 "whether the theorem applies to the reading's instances is not known")
@@ -266,6 +320,176 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
             return f"the proof's hypothesis {name!r} ({sp.sstr(r)}) fails: {held}"
         hyps.add(repr(name))
     return _calls_broken(env) or True
+
+
+def _weighted_norm_holds(name, h, env, values):
+    """True where the ``WeightedNorm`` fact ``h`` (f = ‖Σ_j w_j X_j‖, the X_j independent with
+    ‖X_j‖ ≤ radius, l1 = Σ_j |w_j|, l2 = Σ_j w_j²) holds on the bound space against the witness
+    ``values[WITNESSES][name]`` = (weights, vectors), else the text of what fails. With a free
+    integer i in the fact (D(i)), at every i its assumptions allow where any of f, the radius,
+    l1 and l2 has a value, with the weights' row for i: row i − 1 of an (I, J) table, or a dict
+    {i: row}. The comparisons are relative (a value near 0 is not "close" to another by an
+    absolute slack), f's to the largest the norm can be, radius · l1. No witness, no space, a
+    witness of the wrong shape or an index where some of the fact's values are given and others
+    not: not evaluable."""
+    from attnbounds.engine.refute import NoNumericForm, _eval, _int_meets, _meets
+
+    given = values.get(WITNESSES) or {}
+    if not isinstance(given, dict):
+        raise _NotEvaluable(f"bind: the key WITNESSES must hold a dict {{hypothesis name: (weights, vectors)}}, got "
+                            f"{type(given).__name__}")
+    witness = given.get(name)
+    if env.prob is None or witness is None:
+        others = f" (it gives witnesses for {', '.join(map(repr, given))} only)" if given else ""
+        raise _NotEvaluable(f"the proof's hypothesis {name!r} is a WeightedNorm fact ({sp.sstr(h.f)} = ‖Σ_j w_j X_j‖, "
+                            "the X_j independent): bind gives " + ("no space (key SPACE) to check it on" if env.prob is None
+                            else f"no witness for it (key WITNESSES: {{{name!r}: (weights, vectors)}}){others}"))
+    if not (isinstance(witness, tuple) and len(witness) == 2):
+        raise _NotEvaluable(f"bind: the witness of {name!r} must be a pair (weights, vectors), got {type(witness).__name__}")
+    prob = env.prob[0]
+    rows = witness[0]
+    X = np.asarray(witness[1], dtype=float)
+    X = X[..., None] if X.ndim == 2 else X
+    if isinstance(rows, dict):
+        rows = {int(k): np.asarray(v, dtype=float) for k, v in rows.items()}
+        W = None
+        as_given = "{" + ", ".join(f"{k}: {r.shape}" for k, r in rows.items()) + "}"
+    else:
+        W = np.asarray(rows, dtype=float)
+        rows = {k + 1: W[k] for k in range(W.shape[0])} if W.ndim == 2 else None
+        as_given = str(W.shape)
+    shapes = [r.shape for r in rows.values()] if rows is not None else [W.shape]
+    if X.ndim != 3 or X.shape[1] != prob.size or any(sh != X.shape[:1] for sh in shapes) or (W is not None and W.ndim not in (1, 2)):
+        raise _NotEvaluable(f"bind: the witness of {name!r} must be weights (J,), (I, J) or {{i: (J,)}} and vectors (J, atoms) "
+                            f"or (J, atoms, d) on the {prob.size} atoms; got weights {as_given} and vectors {np.shape(witness[1])}")
+    if not all(np.all(np.isfinite(r)) for r in (rows.values() if rows is not None else [W])) or not np.all(np.isfinite(X)):
+        return "the witness holds a value that is not a finite number"
+    live = np.flatnonzero(prob > 0)
+    parts = (h.f, h.radius, h.l1, h.l2)
+    labels = {ix.base.label for e in parts for ix in sp.sympify(e).atoms(sp.Indexed)}
+    free = sorted({x for e in parts for x in sp.sympify(e).free_symbols
+                   if isinstance(x, sp.Symbol) and x.is_integer and x not in labels and x not in env.ints
+                   and x not in env.values}, key=sp.default_sort_key)
+    if len(free) > 1:
+        raise _NotEvaluable(f"the WeightedNorm fact {name!r} has {len(free)} free indices ({', '.join(map(str, free))}); "
+                            "the tie checks a fact with one at most")
+    if free and rows is None:
+        raise _NotEvaluable(f"bind: the WeightedNorm fact {name!r} has a free index {free[0]}: its witness's weights must "
+                            f"be one row per value of {free[0]}, (I, J) (row {free[0]} − 1) or {{{free[0]}: (J,)}}, got {as_given}")
+    if not free and rows is not None:
+        raise _NotEvaluable(f"bind: the WeightedNorm fact {name!r} has no free index: its witness's weights must be one "
+                            f"row, (J,), got {as_given}")
+    bad = _independence_fails(X[:, live], prob[live])
+    if bad:
+        return bad
+
+    def number(e):
+        try:
+            v = np.asarray(_eval(sp.sympify(e), env), dtype=float)
+        except (NoNumericForm, ZeroDivisionError, TypeError, ValueError, IndexError):
+            return None
+        return float(v.ravel()[0]) if v.size == 1 and np.isfinite(v.ravel()[0]) else None
+
+    def at_index(row, where):
+        """True, the text of a failure, or None where none of the fact's values is given here
+        (past every table); not evaluable where some are and others are not."""
+        radius, l1, l2 = (number(e) for e in (h.radius, h.l1, h.l2))
+        saved, f = env.atom, []
+        try:
+            for a in live:
+                env.atom = int(a)
+                f.append(number(h.f))
+        finally:
+            env.atom = saved
+        given = {"f": all(v is not None for v in f), "radius": radius is not None, "l1": l1 is not None, "l2": l2 is not None}
+        some = {"f": any(v is not None for v in f), "radius": given["radius"], "l1": given["l1"], "l2": given["l2"]}
+        indexed = [k for k in given if free and sp.sympify(getattr(h, k)).has(free[0])]  # the values i reads
+        if not any(some[k] for k in (indexed or given)):  # past every table of the index
+            return None
+        if not all(given.values()):
+            missing = [sp.sstr(getattr(h, k)) for k, v in given.items() if not v]
+            raise _NotEvaluable(f"the WeightedNorm fact {name!r}{where}: bind gives no value for {', '.join(missing)}, where "
+                                "it gives one for the fact's other values: the fact cannot be checked there")
+        if row is None:
+            return f"the witness has no weights{where}, where {sp.sstr(h.f)} has a value"
+        f = np.asarray(f)
+        norm = _norms(np.einsum("j,jad->ad", row, X[:, live]))
+        scale = 1e-12 * radius * l1  # f is at most radius · l1: rounding relative to that
+        if not np.all(np.abs(f - norm) <= scale + 1e-9 * np.maximum(np.abs(f), np.abs(norm))):
+            k = int(np.argmax(np.abs(f - norm)))
+            return (f"{sp.sstr(h.f)} is {float(f[k])!r} at atom {int(live[k])}{where}, the witness's ‖Σ_j w_j X_j‖ "
+                    f"{float(norm[k])!r}")
+        longest = float(_norms(X[:, live]).max(initial=0.0))
+        if longest > radius * (1 + 1e-12):
+            return f"a vector of the witness has length {longest!r}, over the radius {sp.sstr(h.radius)} = {radius!r}{where}"
+        for what, want, got in (("l1", l1, float(np.abs(row).sum())), ("l2", l2, float((row**2).sum()))):
+            if not _close(want, got, 1e-9, 0.0):
+                return (f"the fact's {what}, {sp.sstr(getattr(h, what))}, is {float(want)!r}{where}; the witness's weights "
+                        f"give {float(got)!r}")
+        return True
+
+    if not free:
+        got = at_index(W, "")
+        if got is None:
+            raise _NotEvaluable(f"the WeightedNorm fact {name!r}: bind gives none of its values "
+                                f"({', '.join(sp.sstr(e) for e in parts)})")
+        return got
+    i = free[0]
+    width = max([t.shape[1] - 2 for t in list(env.values.values()) + list(env.random.values()) if np.ndim(t) >= 2]
+                + [max(rows) + 1 if rows else 1, 8])
+    checked = 0
+    for k in range(-width, width + 1):
+        if not (_int_meets(i, k) and bool(_meets(i, np.array([float(k)]))[0])):
+            continue
+        env.ints[i] = k
+        try:
+            got = at_index(rows.get(k), f" at {i} = {k}")
+        finally:
+            env.ints.pop(i, None)
+        if got is None:
+            if k in rows:
+                return f"the witness has weights for {i} = {k}, where the fact has no value"
+            continue
+        if got is not True:
+            return got
+        checked += 1
+    if not checked:
+        raise _NotEvaluable(f"the WeightedNorm fact {name!r} has no value at any {i} from bind")
+    return True
+
+
+def _norms(v) -> np.ndarray:
+    """The Euclidean norms along the last axis, scaled so that tiny (1e-170) or huge entries do not
+    under- or overflow in their squares."""
+    v = np.asarray(v, dtype=float)
+    big = np.abs(v).max(axis=-1, initial=0.0)
+    safe = np.where(big > 0, big, 1.0)
+    return big * np.sqrt(((v / safe[..., None]) ** 2).sum(axis=-1))
+
+
+def _independence_fails(X, prob) -> str | None:
+    """None where the vectors X (J, atoms, d) are independent under the atoms' probabilities
+    ``prob`` (all positive), else the text of a failure: the values the J vectors take together
+    must be every combination of the values each takes (the support of the law of them all is the
+    product of each one's), each with the product of the J probabilities (to a relative 1e-9)."""
+    J = X.shape[0]
+    keys = [tuple(map(tuple, X[:, a].tolist())) for a in range(X.shape[1])]
+    joint: dict = {}
+    margins = [dict() for _ in range(J)]
+    for a, key in enumerate(keys):
+        joint[key] = joint.get(key, 0.0) + prob[a]
+        for j in range(J):
+            margins[j][key[j]] = margins[j].get(key[j], 0.0) + prob[a]
+    combos = float(np.prod([float(len(m)) for m in margins]))
+    if len(joint) != combos:
+        return (f"the witness's vectors are not independent: they take {len(joint)} combinations of values together, "
+                f"not every one of the {combos:.0f} combinations of each one's values")
+    for key, p in joint.items():
+        prod = float(np.prod([margins[j][key[j]] for j in range(J)]))
+        if not _close(p, prod, 1e-9, 0.0):
+            return (f"the witness's vectors are not independent: their values {[list(v) for v in key]} together have "
+                    f"probability {p!r}, the product of each one's {prod!r}")
+    return None
 
 
 def _overflows(exprs, env) -> bool:
@@ -387,7 +611,7 @@ def _assumptions_broken(values: dict, env) -> str | None:
     from attnbounds.theory.proof import _declared
 
     for key, given in values.items():
-        if key == SPACE or _callables(given) is not None:  # (checked in _env; where called)
+        if key in (SPACE, WITNESSES) or _callables(given) is not None:  # (checked in _env; with the facts; where called)
             continue
         head = key.func if isinstance(key, sp.core.function.AppliedUndef) else key
         if not np.all(np.isfinite(np.asarray(given, dtype=float))):
@@ -463,11 +687,15 @@ def _env(values: dict, arity: dict | None = None, random: set | None = None):
     [10.0, 12.0, 20.0]
     """
     from attnbounds.engine.refute import _Env
+    from attnbounds.theory.proof import is_random_atom
 
     env = _Env(1)
+    env.means = {}  # (the values below stay fixed: a mean is evaluated once, not again at each atom)
     env.integer_reads = True  # a table is read at integers only (F given as a table, read at a logit: no value)
     random = (random or set()) if SPACE in values else set()  # without a space: values as given
     for key, v in values.items():
+        if key == WITNESSES:  # (checked with the facts they witness)
+            continue
         if key == SPACE:
             p = np.asarray(v, dtype=float)
             if p.ndim != 1 or not np.all(p >= 0) or abs(p.sum() - 1) > 1e-9:
@@ -491,6 +719,10 @@ def _env(values: dict, arity: dict | None = None, random: set | None = None):
             continue
         if isinstance(head, sp.Symbol):
             a = np.asarray(v, dtype=float)
+            if SPACE in values and is_random_atom(head) and a.ndim >= 1:
+                raise TypeError(f"bind: {head} is a random symbol, given values at the atoms; the tie reads a random "
+                                f"variable on the space as an applied function: write {head} as F(1) with "
+                                f"F = sp.Function({str(head)!r}) and bind F to a table (1, atoms)")
             if head.is_integer and a.ndim == 0 and float(a).is_integer():
                 env.ints[head] = int(a)
             else:

@@ -85,16 +85,21 @@ class Judgement:
 
 def _conflict_kind(conflicts) -> str:
     """What a row's conflicts are: the proof tied to other sides than the reading's (its bind or its
-    chain, the author's to mend: :mod:`attnbounds.engine.tie`), or methods that disagree (a bug in a
-    claim's methods or in the kernel).
+    chain, the author's to mend: :mod:`attnbounds.engine.tie`), a bind that raised (the tie's
+    status "error", the author's to mend too), or methods that disagree (a bug in a claim's
+    methods or in the kernel).
 
     >>> _conflict_kind(["symbolic: the proof does not prove the reading: at n=2, ..."])
     'the proof does not prove the reading'
+    >>> _conflict_kind(["symbolic: tie of the goal to the sides: ValueError: oops"])
+    'the bind raised'
     >>> _conflict_kind(["sweep refutes the reading, but ..."])
     'a bug'
     """
-    tie = ("symbolic: the proof does not prove the reading", "symbolic: tie of the goal to the sides")
-    return "the proof does not prove the reading" if all(c.startswith(tie) for c in conflicts) else "a bug"
+    untied, raised = "symbolic: the proof does not prove the reading", "symbolic: tie of the goal to the sides"
+    if all(c.startswith(raised) for c in conflicts):  # the tie's status "error": bind (or a value it gave) raised
+        return "the bind raised"
+    return "the proof does not prove the reading" if all(c.startswith((untied, raised)) for c in conflicts) else "a bug"
 
 
 def combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget) -> Judgement:

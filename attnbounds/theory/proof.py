@@ -254,6 +254,9 @@ class BoundedDifferences:
     f: Any
     sum_c2: Any
 
+    def __post_init__(self):
+        _sympify_fields(self)
+
 
 @dataclass(frozen=True)
 class WeightedNorm:
@@ -261,9 +264,10 @@ class WeightedNorm:
     index set J, the X_j independent random vectors with ‖X_j‖ ≤ ``radius`` surely, the weights
     w_j fixed (not random), ``l1`` = Σ_j |w_j| and ``l2`` = Σ_j w_j².
 
-    Three rules read it: ``mcdiarmid`` (replacing X_j moves f by at most |w_j| ‖X_j − X_j'‖ ≤
+    Two rules read it: ``mcdiarmid`` (replacing X_j moves f by at most |w_j| ‖X_j − X_j'‖ ≤
     2·radius·|w_j|, so Σ_j c_j² = 4·radius²·l2) and ``weighted-norm`` (0 ≤ f ≤ radius·l1, and
-    l2 ≤ l1²).
+    l2 ≤ l1²), whose bounds on f give ``hoeffding`` its range. Its fields may be numbers
+    (``WeightedNorm(f, 1, l1, l2)``): they are sympified.
 
     >>> D = sp.Function("D")  # random; the radius and the weights' sums are numbers
     >>> a1 = sp.Function("a1", nonnegative=True, deterministic=True)  # R, l1, l2 must be >= 0
@@ -278,6 +282,23 @@ class WeightedNorm:
     radius: Any
     l1: Any
     l2: Any
+
+    def __post_init__(self):
+        _sympify_fields(self)
+
+
+def _sympify_fields(fact) -> None:
+    """A fact's fields as SymPy expressions (a radius given as the int 1 is Integer(1)), each named
+    where it is not one."""
+    import dataclasses
+
+    for fld in dataclasses.fields(fact):
+        v = getattr(fact, fld.name)
+        try:
+            object.__setattr__(fact, fld.name, sp.sympify(v, strict=True))
+        except (sp.SympifyError, TypeError) as exc:
+            raise TypeError(f"{type(fact).__name__}: {fld.name} must be a SymPy expression or a number, got "
+                            f"{type(v).__name__} ({exc})") from None
 
 
 #: The context's facts that are not relations: no sign oracle reads them, named rules do.
@@ -754,7 +775,10 @@ def _untrusted_node(n) -> str | None:
     outside :data:`_TRUSTED_SYMPY`, or a symbol (indexed base, undefined function) declared with
     one of :data:`_RISKY_FACTS`."""
     if isinstance(n, (sp.Symbol, sp.Indexed, AppliedUndef)):
-        bad = [f for f in _RISKY_FACTS if getattr(n, f"is_{f}", None) is True]
+        try:
+            bad = [f for f in _RISKY_FACTS if getattr(n, f"is_{f}", None) is True]
+        except Exception as exc:  # noqa: BLE001 -- g(Lambda(j, …)): SymPy's evalf of it raises IndexError (review 67)
+            return f"SymPy raises {type(exc).__name__} when it evaluates its facts"
         if isinstance(n, sp.Symbol):  # KroneckerDelta reads these (review 41): delta(i, a) is built as 0
             bad += [f for f in ("below_fermi", "above_fermi") if n.assumptions0.get(f)]
         return f"it is {bad[0]} by its declaration, from which SymPy derives wrong facts" if bad else None
@@ -1533,7 +1557,7 @@ def _holds_at(v, p) -> bool:
     return all(getattr(p, f"is_{a}", None) == val for a, val in _profile(v).items())
 
 
-_MISDECLARABLE = (sp.Sum, sp.Product, sp.Integral, sp.Subs, sp.Limit, sp.Derivative, Cup)  # with _Extremum and Mat (at the end)
+_MISDECLARABLE = (sp.Sum, sp.Product, sp.Integral, sp.Subs, sp.Limit, sp.Derivative, Cup, sp.Lambda)  # with _Extremum and Mat (at the end)
 
 
 def _misdeclared_reason(bad: list) -> str:
@@ -1635,9 +1659,14 @@ def _misdeclared(e, rels=()) -> list:
                 out.append(f"{v} in the derivative by {v} (a derivative needs a variable that runs over a segment)")
     # any other binder (an integral transform, a set builder): the kernel knows no range for its
     # variable, so the variable may carry no assumption SymPy could read as a fact
-    known = (sp.Sum, sp.Product, Cup, sp.Integral, sp.Subs, sp.Limit, sp.Derivative, sp.Lambda) + _MISDECLARABLE
+    # (a Lambda is one, unless it is a MaxOver's, MinOver's or Mat's, whose range 1..n is checked
+    # above: j ↦ Σ_{k=j}^{j} b[k] in an ImageSet over the integers, or as a function's argument,
+    # runs over every integer whatever j's declaration says; review 67)
+    known = tuple(t for t in (sp.Sum, sp.Product, Cup, sp.Integral, sp.Subs, sp.Limit, sp.Derivative) + _MISDECLARABLE
+                  if t is not sp.Lambda)
+    owned = {b.args[0] for b in e.atoms(_Extremum, Mat)}
     for b in sp.preorder_traversal(e):
-        if isinstance(b, known) or not isinstance(b, sp.Basic) or b.is_Atom:
+        if isinstance(b, known) or not isinstance(b, sp.Basic) or b.is_Atom or b in owned:
             continue
         for v in sorted(_bound_here(b), key=str):
             if not _fits(v, {}):
@@ -2478,9 +2507,15 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
             if rel != "=":
                 failures.append(f"{sp.sstr(h)} is an equation; the step must be '='")
                 continue
-            caught, narrow, derivs = set(), {}, set()
+            caught, narrow, derivs, patterns = set(), {}, set(), set()
             for a, b in ((h.lhs, h.rhs), (h.rhs, h.lhs)):
                 for x, y in ((lhs, rhs), (rhs, lhs)):
+                    # a binder over a value, not a symbol (Subs(L x[k], x[k], 5), which is 5 L): inside
+                    # it x[k] is its variable, not the equation's x[k], and SymPy's substitution goes in
+                    # (1/L := x[k] made it Subs(1, x[k], 5) = 1); no substitution is read through one
+                    if pattern := _value_binders(x):
+                        patterns.update(map(sp.sstr, pattern))
+                        continue
                     # a symbol the hypothesis has only as a subscript or argument (P(missed(i)) = …)
                     # is read for every value of it; one it has bare (y = k) is one value
                     # (the old side too: SymPy replaces D(i) under a sum over i, the sum's own i)
@@ -2504,11 +2539,17 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
                     # x, is refused before any rule runs: _label_alias in Chain.check_steps)
                     # (an equation that holds a conditioned value needs no check here: is_identity keeps
                     # its poles, so the step holds that value, which a substitution cannot cancel)
-                    if not got and not short and is_identity(y, x.subs(a, b)):
+                    # SymPy's subs does not go under a sum that binds a symbol of the equation (x[k] in
+                    # Σ_k x[k], P(pick(k)) in Σ_k P(pick(k))): where the checks above read the equation
+                    # for every value of each captured symbol, the substitution done structurally
+                    # (xreplace) is the same equation at each value the binder runs over
+                    if not got and not short and any(is_identity(y, z) for z in _substitutions(x, a, b)):
                         return f"substitutes {name}"
             failures.append(f"the step is not a substitution of {sp.sstr(h)}"
                             + (f" ({sorted(map(str, caught))} would be captured by a sum that binds the same symbol)" if caught else "")
                             + (f" (it would go under a derivative in {sorted(derivs)}, a variable of the equation)" if derivs else "")
+                            + (f" (a Subs, Limit or other binder in the step binds {sorted(patterns)}, which is not a "
+                               "symbol: a value of the equation there would be read as its variable)" if patterns else "")
                             + "".join(f" (it is about every {c} with {c}'s assumptions ({_declared(c)}), not about every {c} "
                                       f"of {m}, which binds it)" for c, m in sorted(narrow.items(), key=str)))
             continue
@@ -2524,6 +2565,39 @@ def _hypothesis(lhs, rel, rhs, p, ctx):
             return f"is hypothesis {name}"
         failures.append(f"the step {sp.sstr(small)} <= {sp.sstr(big)} is not {sp.sstr(h)}{_assumption_clash(small, big, h)}")
     raise _Fail("hypothesis: " + "; ".join(failures))
+
+
+def _value_binders(e) -> list:
+    """The variables of the binders in ``e`` (not its derivatives, whose variables the
+    ``hypothesis`` rule checks on their own) that are not symbols: an indexed value or an applied
+    function that a Subs, a Limit, a sum or an integral binds (Subs(L x[k], x[k], 5) is 5 L)."""
+    out = []
+    for n in sp.preorder_traversal(sp.sympify(e)):
+        if not isinstance(n, sp.Basic) or not n.args or isinstance(n, (sp.Atom, sp.Derivative, *_NEVER_BINDS)):
+            continue
+        if isinstance(n, sp.Limit):
+            vs = (n.args[1],)
+        elif isinstance(n, (ExprWithLimits, sp.Lambda, sp.Subs)):
+            vs = n.variables
+        else:
+            vs = getattr(n, "bound_symbols", ())
+        out += [v for v in vs if not isinstance(v, sp.Symbol)]
+    return out
+
+
+def _substitutions(x, a, b):
+    """``x`` with ``b`` put for ``a``: SymPy's substitution, then the structural one (xreplace,
+    which also goes under a sum that binds a symbol of ``a`` or ``b``); one SymPy refuses to
+    build is skipped, and the structural one where it is SymPy's."""
+    done = []
+    for put in (lambda: x.subs(a, b), lambda: x.xreplace({a: b})):
+        try:
+            z = put()
+        except (ValueError, TypeError):
+            continue
+        if z not in done:
+            done.append(z)
+            yield z
 
 
 def _unread_text(h, null) -> str:

@@ -22,7 +22,6 @@ from attnbounds.theory.proof import Chain, Context, Expect, Indicator, Prob, by
 
 L = sp.Symbol("L", integer=True, positive=True)
 k = sp.Symbol("k", integer=True, positive=True)
-q = sp.Symbol("q", positive=True)
 a = sp.IndexedBase("a", real=True)
 pick = sp.Function("pick")  # event: U = k
 S = sp.Sum(a[k], (k, 1, L))
@@ -64,18 +63,17 @@ def mean_proof() -> Proof:
     c = (Chain(goal)
          .eq(sp.Sum(Expect(a[k] * Indicator(pick(k))), (k, 1, L)), by.expect_sum())
          .eq(sp.Sum(a[k] * Prob(pick(k)), (k, 1, L)), by.indicator_mean())
-         .eq(sp.Sum(a[k] * q, (k, 1, L)), by.hypothesis("uniform"))
-         .eq(q * S, by.identity())
-         .eq(q, by.hypothesis("sum1"))
-         .eq(1 / L, by.hypothesis("q")))
-    ctx = Context({"sum1": SUM1, "uniform": sp.Eq(Prob(pick(k)), q), "q": sp.Eq(q, 1 / L)})
+         .eq(sp.Sum(a[k] / L, (k, 1, L)), by.hypothesis("uniform"))  # P(U = k) = 1/L under the sum over k
+         .eq(S / L, by.identity())
+         .eq(1 / L, by.hypothesis("sum1")))
+    ctx = Context({"sum1": SUM1, "uniform": sp.Eq(Prob(pick(k)), 1 / L)})
     return Proof.from_chain(c.prove(goal, "==", 1 / L, ctx), "E[w_U] = Σ_k w_k P(U = k) = (1/L) Σ_k w_k = 1/L")
 
 
 def mean_bind(instance):
     w = np.asarray(instance["weights"], dtype=float)
     n = w.shape[-1]
-    return {SPACE: np.full(n, 1.0 / n), pick: np.eye(n), a: w, L: n, q: 1.0 / n}
+    return {SPACE: np.full(n, 1.0 / n), pick: np.eye(n), a: w, L: n}
 
 
 # ---------- instances ----------

@@ -244,3 +244,97 @@ def test_the_mcdiarmid_readings_are_judged_only_where_sigma_squared_is_positive(
         batch = {"weights": np.array([[0.5, 0.3, 0.2], [0.6, 0.4, 0.0]]), "n": 2}
         assert reading.inside(batch, size=2).tolist() == [True, True]
         assert "sigma_i^2 > 0" in reading.statement
+
+
+_TIED = {  # proved reading -> the hypotheses its chain's context holds, checked at the instances
+    "hoeffding": ["sphere_iid", "weights"],
+    "reconstructed": ["sphere_iid"],
+    "upper_if_r_le_xi": ["definition:t=xi-r", "r<=xi", "sphere_iid", "weights"],
+    "lower_reconstructed": ["D>=0", "markov"],
+    "transcribed_lower-selected-only": ["D>=0", "markov"],
+    "reconstructed-selected-only": ["sphere_iid"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TIED))
+def test_the_proved_readings_are_tied_on_the_line_and_pass_over_the_sphere_of_r3(name):
+    """Each proved reading's chain is evaluated on R¹'s sphere, the two points ±M, where x_1..x_L
+    make 2^L equally likely sign patterns; at d = 3 (a continuous law) bind declines and the tie
+    passes the instance over and says so. The WeightedNorm fact is checked against its witness.
+    A right side off by 0.1% does not tie."""
+    import dataclasses
+
+    from attnbounds.engine.tie import INSTANCES, tie
+
+    r = CLAIM.reading(name)
+    proof = r.symbolic()
+    got = tie(r, proof)
+    assert got["status"] == "tied" and got["hypotheses"] == _TIED[name], got
+    assert got["instances"] >= INSTANCES // 2, got
+    assert "passed over, where bind builds no finite space" in got["detail"] and "d = 3" in got["detail"], got
+    off = dataclasses.replace(r, sides=lambda i, r=r: (lambda s: type(s)(s.lhs, s.rhs * 1.001))(r.sides(i)))
+    assert tie(off, proof)["status"] == "untied"
+
+
+def _line_pairs(instance) -> bool:
+    """Instances (or a sweep's batch) in R¹ with N = 2 (two selected tokens)."""
+    return int(instance["d"]) == 1 and int(instance["n"]) == 2
+
+
+@pytest.mark.parametrize("break_it, says", [
+    ("dependent", "not independent"),  # x_2 := x_1: the same norms, but not independent
+    ("long", "over the radius"),  # vectors 2x with weights α/2: the same norms, vectors of length 2M
+    ("sigma2", "l2, sigma2(i), is"),  # σ2 that is not the other weights' sum of squares (not in hoeffding's goal)
+    ("rows", "the witness's ‖Σ_j w_j X_j‖"),  # each token given its own weight instead of the other's
+])
+def test_a_witness_that_does_not_make_d_a_weighted_norm_of_independent_vectors_is_untied(tie_where, break_it, says):
+    import dataclasses
+
+    from attnbounds.claims.base import WITNESSES
+
+    r = CLAIM.reading("hoeffding")
+    names = t2.chain_symbols(t2.t2_chains()["hoeffding"])
+    keep = _line_pairs
+
+    def broken(instance, bind=r.bind):
+        b = bind(instance)
+        W, X = b[WITNESSES]["sphere_iid"]
+        if break_it == "dependent":
+            X = np.stack([X[0], X[0]])
+        elif break_it == "long":
+            W, X = W / 2, X * 2
+        elif break_it == "sigma2":
+            b = {**b, names["sigma2"]: np.asarray(b[names["sigma2"]]) * 1.5}
+        elif break_it == "rows":
+            W = W[::-1]
+        return {**b, WITNESSES: {"sphere_iid": (W, X)}}
+
+    assert tie_where(r, keep, r.sweep)["status"] == "tied"
+    got = tie_where(dataclasses.replace(r, bind=broken), keep, r.sweep)
+    assert got["status"] == "untied" and "sphere_iid" in got["detail"] and says in got["detail"], got
+
+
+def test_a_proof_with_a_weighted_norm_fact_and_no_witness_is_not_evaluable():
+    import dataclasses
+
+    from attnbounds.claims.base import WITNESSES
+    from attnbounds.engine.tie import tie
+
+    r = CLAIM.reading("hoeffding")
+    bare = dataclasses.replace(r, bind=lambda i, bind=r.bind: {k: v for k, v in bind(i).items() if k != WITNESSES})
+    got = tie(bare, r.symbolic())
+    assert got["status"] == "not evaluable" and "no witness" in got["detail"] and "sphere_iid" in got["detail"], got
+
+
+def test_a_bind_that_builds_no_space_anywhere_is_not_evaluable():
+    import dataclasses
+
+    from attnbounds.claims.base import NoFiniteSpace
+    from attnbounds.engine.tie import tie
+
+    def never(instance):
+        raise NoFiniteSpace("no finite space here")
+
+    r = CLAIM.reading("hoeffding")
+    got = tie(dataclasses.replace(r, bind=never), r.symbolic())
+    assert got["status"] == "not evaluable" and "no finite space at any" in got["detail"], got

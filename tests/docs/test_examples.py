@@ -173,3 +173,35 @@ def test_uniform_token_readings_are_proved_and_tied_and_a_wrong_space_unties():
 
     got = tie(dataclasses.replace(mean, bind=skewed), mean.symbolic())
     assert got["status"] == "untied"
+
+
+# --------------------------------------------------------------------- random_signs (my_claim.md, witness)
+
+
+def test_random_signs_readings_are_proved_and_tied_and_a_dependent_witness_unties():
+    """The WeightedNorm example: both readings proved and tied with the fact's witness; signs that
+    are not independent (X_2 = X_1 in the witness), or a witness left out, do not tie."""
+    import dataclasses
+
+    from attnbounds.claims.base import WITNESSES
+    from attnbounds.engine import Budget, judge_reading
+    from attnbounds.engine.tie import tie
+
+    example = _load("random_signs")
+    small = Budget(examples=20, sweep=300, mc_samples=100, audit=50)
+    for reading in example.CLAIM.readings:
+        row = judge_reading(example.CLAIM, reading, budget=small)
+        assert row["verdict"] == "proved" and row["proof"]["tie"]["status"] == "tied", row["evidence"]
+        assert row["proof"]["tie"]["hypotheses"] == ["signs"]
+    mean = example.CLAIM.reading("transcribed")
+
+    def dependent(instance):
+        b = example.bind(instance)
+        w, X = b[WITNESSES]["signs"]
+        return {**b, WITNESSES: {"signs": (w, np.repeat(X[:1], len(w), axis=0))}}
+
+    keep = dataclasses.replace(mean, sweep=lambda rng, n: {"weights": np.array([[0.5, 0.25, 0.25]] * n)})
+    got = tie(dataclasses.replace(keep, bind=dependent), mean.symbolic())
+    assert got["status"] == "untied" and "not independent" in got["detail"], got
+    bare = dataclasses.replace(keep, bind=lambda i: {k: v for k, v in example.bind(i).items() if k != WITNESSES})
+    assert tie(bare, mean.symbolic())["status"] == "not evaluable"
