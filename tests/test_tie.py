@@ -415,6 +415,9 @@ def test_instances_bind_declines_are_passed_over_and_further_rounds_fill_the_cou
     got = tie(r, proof)
     assert got["status"] == "tied" and got["instances"] >= INSTANCES, got
     assert "passed over, where bind builds no finite space" in got["detail"] and "p > 1/4" in got["detail"], got
+    # the reason says which of the instance's values the bind had read when it declined (here p,
+    # a value the sides are computed from, not a setting such as a dimension: a reader should doubt it)
+    assert "[bind had read p of the instance]" in got["detail"], got
 
 
 def test_a_fixed_instance_sweep_with_nothing_passed_over_is_not_drawn_again():

@@ -39,8 +39,9 @@ table is read at integers only: read at a logit, it has no value (not evaluable)
 Means and probabilities are evaluated on a finite probability space that ``bind`` builds from
 the reading's setting (:data:`~attnbounds.claims.base.SPACE`). An instance whose setting has no
 finite space (a continuous law) the bind declines (:class:`~attnbounds.claims.base.NoFiniteSpace`):
-it is passed over, and the tie says how many were, and the reasons the bind gave; at least
-half of :data:`INSTANCES` must then be evaluated. An instance where the goal has no
+it is passed over, and the tie says how many were, the reasons the bind gave and which of the
+instance's values it had read (by item) when it declined; at least half of :data:`INSTANCES`
+must then be evaluated. An instance where the goal has no
 finite value because a float over- or underflowed (e^{l/T}) is passed over, and said so; the
 goal must have a value at half the instances at least, or the tie is not evaluable. A goal with
 no value there without that (0/0) is a conflict: the proof does not speak of an instance the
@@ -205,6 +206,24 @@ class _Declined(Exception):
     """bind raised NoFiniteSpace at the instance (its setting has no finite space there)."""
 
 
+class _Reads(dict):
+    """An instance that notes which of its keys are read: a bind that declines an instance says
+    which values it had read by then (a decline should rest on the setting, d = 3, not on the
+    values the sides are computed from)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.read: set = set()
+
+    def __getitem__(self, key):
+        self.read.add(str(key))
+        return super().__getitem__(key)
+
+    def get(self, key, default=None):
+        self.read.add(str(key))
+        return super().get(key, default)
+
+
 _NO_VALUE = object()  # _at: the goal has no finite value at the instance (a float over- or underflowed)
 
 
@@ -252,10 +271,12 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
     from attnbounds.engine.refute import NoNumericForm, _eval
     from attnbounds.theory.proof import WeightedNorm
 
+    seen = _Reads(instance) if isinstance(instance, dict) else instance
     try:
-        values = reading.bind(instance)
+        values = reading.bind(seen)
     except NoFiniteSpace as exc:  # (from bind only: the same exception from the sides is an error)
-        raise _Declined(str(exc)) from None
+        read = sorted(seen.read) if isinstance(seen, _Reads) else []
+        raise _Declined(f"{exc} [bind had read {', '.join(read) or 'none of its keys by item'} of the instance]") from None
     if not isinstance(values, dict):
         raise TypeError(f"bind: expected a dict (symbol -> value), got {type(values).__name__}")
     fixed = sorted(str(k) for k in values if isinstance(k, sp.Symbol) and k in every)
