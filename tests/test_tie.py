@@ -497,3 +497,13 @@ def test_a_random_symbol_given_values_at_the_atoms_is_told_to_be_an_applied_func
         from attnbounds.engine.tie import _env
 
         _env({SPACE: np.array([0.5, 0.5]), Y: np.array([0.0, 1.0])})
+
+
+def test_a_fact_with_a_field_that_is_no_expression_names_the_field():
+    from attnbounds.theory.proof import BoundedDifferences, WeightedNorm
+
+    assert WeightedNorm(sp.Function("F")(1), 1, sp.Symbol("a"), 2).radius == sp.Integer(1)  # numbers are sympified
+    with pytest.raises(TypeError, match=r"WeightedNorm: f must be a SymPy expression or a number, got str"):
+        WeightedNorm("x", 1, 1, 1)
+    with pytest.raises(TypeError, match=r"BoundedDifferences: sum_c2 must be a SymPy expression or a number"):
+        BoundedDifferences(sp.Symbol("f"), object())

@@ -353,7 +353,7 @@ def _weighted_norm_holds(name, h, env, values):
     absolute slack), f's to the largest the norm can be, radius · l1. No witness, no space, a
     witness of the wrong shape or an index where some of the fact's values are given and others
     not: not evaluable."""
-    from attnbounds.engine.refute import NoNumericForm, _eval, _int_meets, _meets
+    from attnbounds.engine.refute import NoNumericForm, _eval
 
     given = values.get(WITNESSES) or {}
     if not isinstance(given, dict):
@@ -459,9 +459,7 @@ def _weighted_norm_holds(name, h, env, values):
     width = max([t.shape[1] - 2 for t in list(env.values.values()) + list(env.random.values()) if np.ndim(t) >= 2]
                 + [max(rows) + 1 if rows else 1, 8])
     checked = 0
-    for k in range(-width, width + 1):
-        if not (_int_meets(i, k) and bool(_meets(i, np.array([float(k)]))[0])):
-            continue
+    for k in _allowed(i, width):
         env.ints[i] = k
         try:
             got = at_index(rows.get(k), f" at {i} = {k}")
@@ -542,7 +540,7 @@ def _hypothesis_holds(r, env, every=frozenset()):
     read for every index of sequences ``bind`` gives empty (then it holds of none: vacuous)."""
     import itertools
 
-    from attnbounds.engine.refute import NoNumericForm, _bare_random, _eval, _int_meets, _meets
+    from attnbounds.engine.refute import NoNumericForm, _bare_random, _eval
 
     labels = {ix.base.label for ix in r.atoms(sp.Indexed)}
     free = sorted((x for x in r.free_symbols if isinstance(x, sp.Symbol) and x not in labels
@@ -569,8 +567,7 @@ def _hypothesis_holds(r, env, every=frozenset()):
             return None
         return True if _relation_holds(r, *got) else f"{_txt(got[0])} against {_txt(got[1])}"
     width = max([t.shape[1] - 2 for t in env.values.values() if np.ndim(t) >= 2] + [8])
-    spans = {k: [v for v in range(-width, width + 1) if _int_meets(k, v) and bool(_meets(k, np.array([float(v)]))[0])]
-             for k in free}
+    spans = {k: _allowed(k, width) for k in free}
     inner = [k for k in free if k in every]
     outer = [k for k in free if k not in every]
     failure = None
@@ -602,6 +599,13 @@ def _hypothesis_holds(r, env, every=frozenset()):
         return f"{_txt(a)} against {_txt(b)} at {where}"
     tried = "; ".join(f"{k}: {spans[k][0]} … {spans[k][-1]}" for k in outer)
     return f"it holds at no {', '.join(map(str, outer))} its assumptions allow (tried {tried}); e.g. {_txt(a)} against {_txt(b)} at {where}"
+
+
+def _allowed(k, width: int) -> list:
+    """The integers in −width … width that the integer symbol ``k``'s assumptions allow."""
+    from attnbounds.engine.refute import _int_meets, _meets
+
+    return [v for v in range(-width, width + 1) if _int_meets(k, v) and bool(_meets(k, np.array([float(v)]))[0])]
 
 
 def _unbound(r, env) -> list:
