@@ -71,3 +71,36 @@ def test_the_verdict_does_not_depend_on_how_fast_the_clock_runs(monkeypatch):
     monkeypatch.setattr(run, "time", _SlowClock())
     loaded = engine.check(ids, quick=True) + engine.check(claims=[_AMGM], quick=True)
     assert _without_timings(loaded) == _without_timings(quiet)
+
+
+def _drawing_reading(seen: list) -> Reading:
+    def sides(inst):
+        x = float(inst["x"])
+        seen.append(x)
+        return Sides(np.asarray(x * x), np.asarray(-1.0))
+
+    return Reading("transcribed", "x^2 >= -1", "-", relation=">=", sides=sides,
+                   strategy=lambda: st.fixed_dictionaries({"x": st.floats(-1, 1)}))
+
+
+def test_a_seed_draws_the_same_examples_after_another_local_module_is_imported(tmp_path, monkeypatch):
+    """Hypothesis mixes constants read from the local modules loaded into its draws; the engine's
+    runs (run_strategy, the tie's examples) leave them out (``methods.seeded_draws``), so the
+    same seed draws the same examples before and after a module full of constants is imported."""
+    import importlib
+
+    from attnbounds.engine.methods import run_strategy
+    from attnbounds.engine.tie import _examples
+
+    budget = engine.Budget(examples=200, sweep=10, mc_samples=10, audit=10)
+    before: list = []
+    run_strategy(_drawing_reading(before), budget, seed=3, reading_id="X:transcribed")
+    tie_before = _examples(st.fixed_dictionaries({"x": st.floats(-1, 1)}), 200, 3)
+    consts = ", ".join(f"{(k * 0.0137) % 1 - 0.5:.6f}" for k in range(300))
+    (tmp_path / "many_constants_here.py").write_text(f"VALUES = [{consts}]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("many_constants_here")
+    after: list = []
+    run_strategy(_drawing_reading(after), budget, seed=3, reading_id="X:transcribed")
+    assert len(before) >= 150 and after == before
+    assert _examples(st.fixed_dictionaries({"x": st.floats(-1, 1)}), 200, 3) == tie_before

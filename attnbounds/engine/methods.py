@@ -50,6 +50,7 @@ __all__ = [
     "run_sweep",
     "run_montecarlo",
     "montecarlo_outcome",
+    "seeded_draws",
 ]
 
 #: Exact methods, most authoritative first; a counterexample is reported from the first
@@ -134,6 +135,40 @@ def _undecided(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 def _undecided_text(lhs: np.ndarray, rhs: np.ndarray) -> str:
     nan = np.any(np.isnan(lhs)) or np.any(np.isnan(rhs))
     return "sides returned NaN" if nan else "both sides returned the same infinity (an overflow: their order is unknown)"
+
+
+@contextmanager
+def seeded_draws():
+    """Hypothesis draws that depend on the seed and the strategy only, not on which modules
+    this process has imported.
+
+    Hypothesis (6.1xx) mixes into its draws, now and then, constants it reads from every
+    *local* module loaded so far (a claim file, a test module, this package): the same seed
+    then draws other examples once another module is imported (measured: a reading's strategy
+    run discarded 10 instances alone and 9 inside ``engine.check``, with the same seed). Inside
+    this context that pool is empty, and the cache Hypothesis keeps of it is cleared on the way
+    in and out, so a seed reproduces a row in any process. Its global constants (0, ±1, the
+    floats' edges, …) are still drawn. Where a Hypothesis without that pool is installed, this
+    changes nothing (the determinism tests then show whether its draws are reproducible)."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - another Hypothesis layout
+        providers = None
+    getter = getattr(providers, "_get_local_constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    if getter is None or cache is None or not hasattr(providers, "Constants"):  # pragma: no cover
+        yield
+        return
+    empty = copy.deepcopy(providers._local_constants)
+    for pool in (empty.integers, empty.floats, empty.bytes, empty.strings):
+        pool.clear()
+    providers._get_local_constants = lambda: empty
+    cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = getter
+        cache.clear()
 
 
 @contextmanager
@@ -330,7 +365,7 @@ def _audit_of(proof: Proof, draws: int):
     if got is not None and got[0]() is proof.chain:
         return got[1]
     audit = audit_proof(proof, draws=draws)
-    _AUDITS[key] = (weakref.ref(proof.chain, lambda _, key=key: _AUDITS.pop(key, None)), audit)
+    _AUDITS[key] = (weakref.ref(proof.chain, lambda _, key=key, audits=_AUDITS: audits.pop(key, None)), audit)
     return audit
 
 
@@ -502,7 +537,7 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
             phases=(Phase.generate, Phase.target, Phase.shrink),
         )(given(strategy)(body))
         test = hypothesis_seed(_hypothesis_seed(seed, rid))(test)
-        with _time_limit(budget.time_limit):
+        with _time_limit(budget.time_limit), seeded_draws():
             test()
     except _Violation:
         instance, lhs, rhs = state["failing"]

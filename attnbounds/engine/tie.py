@@ -191,8 +191,11 @@ def _examples(strategy, count: int, seed: int) -> list:
     def collect(instance):
         got.append(instance)
 
+    from attnbounds.engine.methods import seeded_draws
+
     try:
-        collect()
+        with seeded_draws():
+            collect()
     except Unsatisfiable:
         pass
     return got[:count]

@@ -1,0 +1,63 @@
+"""The kernel keeps its pure checks of an expression per arguments (``proof._kept``, and
+``_wrong_facts`` per expression): a kept answer must be the one for those very arguments, a
+symbol's declarations included, and a caller that changes an answer must not change the next."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from attnbounds.theory import proof
+
+
+def test_a_kept_answer_depends_on_the_symbols_declarations():
+    """Two symbols named k, one positive and one only an integer: over the range −1 … −1 the
+    first is misdeclared and the second is not, in either order of asking."""
+    k_pos = sp.Symbol("k", integer=True, positive=True)
+    k_int = sp.Symbol("k", integer=True)
+    assert proof._index_misfit(k_pos, -1, -1) != []
+    assert proof._index_misfit(k_int, -1, -1) == []
+    assert proof._index_misfit(k_pos, -1, -1) != []  # asked again, after the other: still its own
+    f = sp.Function("f")
+    assert proof._misdeclared(sp.Sum(f(k_pos), (k_pos, -1, -1)))
+    assert proof._misdeclared(sp.Sum(f(k_int), (k_int, -1, -1))) == []
+
+
+def test_a_kept_answer_depends_on_the_relations():
+    """k positive over 1 … n: misfit without n >= 1 known, none with it (the relations are part
+    of the key)."""
+    k = sp.Symbol("k", integer=True, positive=True)
+    lo = sp.Symbol("lo", integer=True)
+    assert proof._index_misfit(k, lo, 5) != []
+    assert proof._index_misfit(k, lo, 5, (sp.Ge(lo, 1),)) == []
+    assert proof._index_misfit(k, lo, 5) != []
+
+
+def test_wrong_facts_reads_the_declarations():
+    """An even symbol is a node whose facts the kernel does not read; a plain one of the same
+    name is not."""
+    assert proof._wrong_facts(sp.Symbol("p", even=True) + 1) is not None
+    assert proof._wrong_facts(sp.Symbol("p") + 1) is None
+    assert proof._wrong_facts(sp.Symbol("p", even=True) + 1) is not None
+
+
+def test_a_caller_that_changes_an_answer_changes_no_other():
+    k = sp.Symbol("k", integer=True, positive=True)
+    f = sp.Function("f")
+    e = sp.Sum(f(k), (k, -1, -1))
+    first = proof._misdeclared(e)
+    first.append("changed by a caller")
+    assert "changed by a caller" not in proof._misdeclared(e)
+    profile = proof._range_profile(1, 5, ())
+    profile["changed"] = True
+    assert "changed" not in proof._range_profile(1, 5, ())
+    assert profile != proof._range_profile(1, 5, ())
+
+
+def test_unhashable_arguments_are_checked_without_the_cache():
+    """Relations given as a list (unhashable) get the answer the same relations give as a tuple."""
+    k = sp.Symbol("k", integer=True, positive=True)
+    lo = sp.Symbol("lo", integer=True)
+    before = proof._index_misfit.cache_info()
+    assert proof._index_misfit(k, lo, 5, [sp.Ge(lo, 1)]) == proof._index_misfit(k, lo, 5, (sp.Ge(lo, 1),)) == []
+    after = proof._index_misfit.cache_info()
+    assert after.hits + after.misses == before.hits + before.misses + 1  # the tuple only went to the cache
