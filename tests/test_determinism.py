@@ -104,3 +104,46 @@ def test_a_seed_draws_the_same_examples_after_another_local_module_is_imported(t
     run_strategy(_drawing_reading(after), budget, seed=3, reading_id="X:transcribed")
     assert len(before) >= 150 and after == before
     assert _examples(st.fixed_dictionaries({"x": st.floats(-1, 1)}), 200, 3) == tie_before
+
+
+def test_seeded_draws_nested_interleaved_and_raising_blocks_restore_hypothesis():
+    """Review 68: two threads' blocks interleaved (A in, B in, A out, B out) left Hypothesis'
+    pool empty for the rest of the process; nested blocks and an exception inside restore it too."""
+    import threading
+
+    from hypothesis.internal.conjecture import providers
+
+    from attnbounds.engine.methods import seeded_draws
+
+    own = providers._get_local_constants
+    try:
+        with seeded_draws():
+            with seeded_draws():
+                assert len(providers._get_local_constants()) == 0
+            assert len(providers._get_local_constants()) == 0
+            raise RuntimeError("inside")
+    except RuntimeError:
+        pass
+    assert providers._get_local_constants is own
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    inside_b: list = []
+
+    def a():
+        with seeded_draws():
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    def b():
+        a_in.wait(10)
+        with seeded_draws():
+            b_in.set()
+            a_out.wait(10)
+            inside_b.append(len(providers._get_local_constants()))  # still inside B's block, after A left
+
+    threads = [threading.Thread(target=f) for f in (a, b)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(20)
+    assert a_out.is_set() and inside_b == [0] and providers._get_local_constants is own

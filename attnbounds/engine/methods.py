@@ -137,6 +137,11 @@ def _undecided_text(lhs: np.ndarray, rhs: np.ndarray) -> str:
     return "sides returned NaN" if nan else "both sides returned the same infinity (an overflow: their order is unknown)"
 
 
+_DRAWS_LOCK = threading.Lock()
+_DRAWS_DEPTH = 0  # seeded_draws blocks open (nested, or in other threads)
+_DRAWS_GETTER = None  # Hypothesis' own getter of the local constants, while they are open
+
+
 @contextmanager
 def seeded_draws():
     """Hypothesis draws that depend on the seed and the strategy only, not on which modules
@@ -149,7 +154,10 @@ def seeded_draws():
     this context that pool is empty, and the cache Hypothesis keeps of it is cleared on the way
     in and out, so a seed reproduces a row in any process. Its global constants (0, ±1, the
     floats' edges, …) are still drawn. Where a Hypothesis without that pool is installed, this
-    changes nothing (the determinism tests then show whether its draws are reproducible)."""
+    changes nothing (the determinism tests then show whether its draws are reproducible).
+
+    Nested and concurrent blocks share one patch, undone when the last one leaves. While any is
+    open, Hypothesis runs in other threads draw without the pool too."""
     try:
         from hypothesis.internal.conjecture import providers
     except ImportError:  # pragma: no cover - another Hypothesis layout
@@ -159,16 +167,24 @@ def seeded_draws():
     if getter is None or cache is None or not hasattr(providers, "Constants"):  # pragma: no cover
         yield
         return
-    empty = copy.deepcopy(providers._local_constants)
-    for pool in (empty.integers, empty.floats, empty.bytes, empty.strings):
-        pool.clear()
-    providers._get_local_constants = lambda: empty
-    cache.clear()
+    global _DRAWS_DEPTH, _DRAWS_GETTER
+    with _DRAWS_LOCK:  # one patch for nested and concurrent uses, undone by the last to leave
+        if _DRAWS_DEPTH == 0:
+            empty = copy.deepcopy(providers._local_constants)
+            for pool in (empty.integers, empty.floats, empty.bytes, empty.strings):
+                pool.clear()
+            _DRAWS_GETTER = getter
+            providers._get_local_constants = lambda: empty
+        _DRAWS_DEPTH += 1
+    cache.clear()  # this thread's cache (Hypothesis keeps one per thread)
     try:
         yield
     finally:
-        providers._get_local_constants = getter
         cache.clear()
+        with _DRAWS_LOCK:
+            _DRAWS_DEPTH -= 1
+            if _DRAWS_DEPTH == 0:
+                providers._get_local_constants = _DRAWS_GETTER
 
 
 @contextmanager

@@ -53,20 +53,35 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.function import AppliedUndef
 
+def _equal_apart(x) -> bool:
+    """Whether ``x`` (an expression, or a tuple or list of them) holds a ``Subs``: SymPy compares
+    and hashes a Subs with its variables renamed to canonical symbols that drop their declarations,
+    so Subs(t, t, −1) with t plain equals Subs(t, t, −1) with t positive, though the kernel
+    refuses the second (review 68: a kept answer for the first proved √((−1)²) = −1 in the same
+    process). The kernel's caches pass such arguments to the function itself."""
+    if isinstance(x, sp.Basic):
+        return x.has(sp.Subs)
+    if isinstance(x, (tuple, list)):
+        return any(_equal_apart(a) for a in x)
+    return False
+
+
 def _kept(fn):
     """``fn`` kept per arguments (an LRU cache) where they are hashable: for the kernel's pure
     checks of an expression (its structure, its symbols' declarations and the relations given,
-    which SymPy's equality and hash all read), asked again and again of the same sides by the
-    sign prover. A result is handed out as a copy where it is a list or a dict, so a caller that
-    changes it changes no other caller's."""
+    which SymPy's equality and hash all read, except in a ``Subs``: :func:`_equal_apart`), asked
+    again and again of the same sides by the sign prover. A result is handed out as a copy where
+    it is a list or a dict, so a caller that changes it changes no other caller's."""
     cached = lru_cache(maxsize=8192)(fn)
 
-    def call(*args):
+    def call(*args, **kwargs):
         try:
-            hash(args)
+            hash((args, tuple(sorted(kwargs.items()))))
         except TypeError:
-            return fn(*args)
-        out = cached(*args)
+            return fn(*args, **kwargs)
+        if _equal_apart(args) or _equal_apart(tuple(kwargs.values())):
+            return fn(*args, **kwargs)
+        out = cached(*args, **kwargs)
         return out.copy() if isinstance(out, (list, dict)) else out
 
     call.__doc__, call.__name__, call.__wrapped__, call.cache_info = fn.__doc__, fn.__name__, fn, cached.cache_info
@@ -830,7 +845,7 @@ def _wrong_facts(e):
     e = sp.sympify(e) if not isinstance(e, sp.Basic) else e
     if not isinstance(e, sp.Basic):
         return None
-    return _wrong_facts_of(e)
+    return _wrong_facts_of.__wrapped__(e) if _equal_apart(e) else _wrong_facts_of(e)
 
 
 @lru_cache(maxsize=8192)
@@ -838,7 +853,7 @@ def _wrong_facts_of(e):
     """:func:`_wrong_facts` of a SymPy expression: a function of ``e`` alone (its structure and its
     symbols' declarations, which SymPy's equality and hash read), so it is kept per expression
     (the sign prover asks it of each hypothesis side at each call, 524,000 times in one mutation
-    run)."""
+    run); not for an expression with a ``Subs`` (:func:`_equal_apart`)."""
     for n in sp.preorder_traversal(e):
         if isinstance(n, sp.Basic) and _untrusted_node(n) is not None:
             return n
@@ -1167,7 +1182,7 @@ _TOTAL = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.Abs, sp.re, sp.im, sp.sig
 _NOWHERE = (sp.zoo, sp.nan)  # values that define nothing (x/0 is built as zoo·x)
 
 
-@lru_cache(maxsize=4096)
+@_kept
 def _zero_factors(b, sure: bool = False) -> frozenset:
     """The factors whose zeros make ``b`` zero: over a common denominator, each factor of the
     product that is not a power with a negative exponent (whose base's zeros are read where the
@@ -1207,7 +1222,7 @@ def _zero_factors(b, sure: bool = False) -> frozenset:
     return frozenset(out)
 
 
-@lru_cache(maxsize=4096)
+@_kept
 def undefined_parts(e) -> tuple[frozenset, frozenset]:
     """Where ``e`` may be undefined, as ``(factors, partial)``: ``e`` is defined wherever no
     expression of ``factors`` is 0 and every application in ``partial`` is.
@@ -1397,7 +1412,7 @@ def _sure_parts(nodes) -> tuple[frozenset, frozenset]:
     return frozenset(factors), frozenset(partial)
 
 
-@lru_cache(maxsize=4096)
+@_kept
 def surely_undefined(e) -> tuple[frozenset, frozenset]:
     """Where ``e`` is surely undefined, as ``(factors, partial)`` like :func:`undefined_parts`, but
     a lower bound: read only at the sub-expressions through which an undefined part makes ``e``
@@ -1449,7 +1464,7 @@ def _newly_undefined(e, others, rels=()) -> str | None:
     return None
 
 
-@lru_cache(maxsize=4096)
+@_kept
 def _conditioning(e) -> frozenset:
     """The probabilities P(A) at whose zero ``e`` is undefined because it holds a value conditioned
     on A (``Cond(X, A)`` or E[X | A] outside a factor P(A)): the factors P(·) of
@@ -1892,7 +1907,9 @@ def _nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, max_t
     # Σ_{k=1}^{10^6} k^k, or by a quadrature that does not return: review 51)
     hyps = tuple(type(h)(_alpha(h.lhs, raw), _alpha(h.rhs, raw), evaluate=False) if isinstance(h, sp.core.relational.Relational)
                  else h for h in raw)
-    return _prove_nonnegative(_alpha(sp.sympify(expr), raw), hyps, strict, max_tries)
+    goal = _alpha(sp.sympify(expr), raw)
+    prover = _prove_nonnegative.__wrapped__ if _equal_apart((goal, hyps)) else _prove_nonnegative
+    return prover(goal, hyps, strict, max_tries)
 
 
 @lru_cache(maxsize=4096)

@@ -61,3 +61,22 @@ def test_unhashable_arguments_are_checked_without_the_cache():
     assert proof._index_misfit(k, lo, 5, [sp.Ge(lo, 1)]) == proof._index_misfit(k, lo, 5, (sp.Ge(lo, 1),)) == []
     after = proof._index_misfit.cache_info()
     assert after.hits + after.misses == before.hits + before.misses + 1  # the tuple only went to the cache
+
+
+def test_a_subs_is_judged_by_its_own_declaration_not_by_a_kept_look_alike():
+    """Review 68: SymPy compares Subs(t, t, −1) with t plain and with t positive as equal (its
+    canonical variables drop the declaration). A kept answer for the first made the kernel prove
+    √((−1)²) = −1 through the second, which SymPy builds as Subs(t, t, −1) from Subs(√(t²), t, −1)."""
+    from attnbounds.theory.proof import Chain, by
+
+    t, tp = sp.Symbol("t"), sp.Symbol("t", positive=True)
+    plain, declared = sp.Subs(t, t, -1), sp.Subs(sp.sqrt(tp ** 2), tp, -1)
+    assert plain == declared and hash(plain) == hash(declared)  # SymPy's equality, which the fix works around
+    assert Chain(plain).eq(-1, by.identity()).prove(plain, "=", -1).complete  # true: t plain
+    assert proof._misdeclared(plain) == []
+    assert proof._misdeclared(declared) != []
+    res = Chain(declared).eq(-1, by.identity()).prove(declared, "=", -1)
+    assert not res.complete and "substitution" in res.first_failure
+    even = sp.Subs(sp.Symbol("t", even=True) + 1, sp.Symbol("t", even=True), 2)
+    assert proof._wrong_facts(sp.Subs(t + 1, t, 2)) is None
+    assert proof._wrong_facts(even) is not None
