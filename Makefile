@@ -41,7 +41,8 @@ run: install
 
 # The suite in parallel (pytest-xdist): one worker per core, at most 4 (each may load SmolLM2), a
 # test file per worker so that a module's fixtures are built once. Measured on two cores
-# (2026-12-06): 533 s with two workers against 851 s in one process. TEST_WORKERS=0 runs it in one.
+# (2026-12-06, CI=true): 476 s with two workers against 851 s in one process (a fresh clone, whose
+# workers also compile the numba kernels: 644-694 s). TEST_WORKERS=0 runs it in one.
 TEST_WORKERS ?= auto
 test: install
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile
