@@ -182,6 +182,8 @@ def _examples(strategy, count: int, seed: int) -> list:
     from hypothesis import seed as hypothesis_seed
     from hypothesis.errors import Unsatisfiable
 
+    from attnbounds.engine.methods import seeded_draws
+
     got: list = []
 
     @hypothesis_seed(seed)
@@ -190,8 +192,6 @@ def _examples(strategy, count: int, seed: int) -> list:
     @given(strategy)
     def collect(instance):
         got.append(instance)
-
-    from attnbounds.engine.methods import seeded_draws
 
     try:
         with seeded_draws():

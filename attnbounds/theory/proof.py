@@ -45,7 +45,7 @@ import itertools
 import secrets
 import weakref
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import lru_cache, wraps
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -74,6 +74,7 @@ def _kept(fn):
     it is a list or a dict, so a caller that changes it changes no other caller's."""
     cached = lru_cache(maxsize=8192)(fn)
 
+    @wraps(fn)
     def call(*args, **kwargs):
         try:
             hash((args, tuple(sorted(kwargs.items()))))
@@ -84,7 +85,7 @@ def _kept(fn):
         out = cached(*args, **kwargs)
         return out.copy() if isinstance(out, (list, dict)) else out
 
-    call.__doc__, call.__name__, call.__wrapped__, call.cache_info = fn.__doc__, fn.__name__, fn, cached.cache_info
+    call.cache_info = cached.cache_info
     return call
 
 
@@ -595,7 +596,7 @@ def _lemma_defined(lemma: Lemma, ctx: "Context") -> bool:
     return _lemma_defined_cached(lemma.lhs, lemma.rhs, ctx)
 
 
-@lru_cache(maxsize=512)
+@_kept
 def _lemma_defined_cached(lhs, rhs, ctx: "Context") -> bool:
     sides = [sp.sympify(x) for x in (lhs, rhs)]
     if not any(any(undefined_parts(x)) for x in sides):
@@ -845,10 +846,10 @@ def _wrong_facts(e):
     e = sp.sympify(e) if not isinstance(e, sp.Basic) else e
     if not isinstance(e, sp.Basic):
         return None
-    return _wrong_facts_of.__wrapped__(e) if _equal_apart(e) else _wrong_facts_of(e)
+    return _wrong_facts_of(e)
 
 
-@lru_cache(maxsize=8192)
+@_kept
 def _wrong_facts_of(e):
     """:func:`_wrong_facts` of a SymPy expression: a function of ``e`` alone (its structure and its
     symbols' declarations, which SymPy's equality and hash read), so it is kept per expression
@@ -1907,12 +1908,10 @@ def _nonnegative(expr, hypotheses: Sequence = (), *, strict: bool = False, max_t
     # Σ_{k=1}^{10^6} k^k, or by a quadrature that does not return: review 51)
     hyps = tuple(type(h)(_alpha(h.lhs, raw), _alpha(h.rhs, raw), evaluate=False) if isinstance(h, sp.core.relational.Relational)
                  else h for h in raw)
-    goal = _alpha(sp.sympify(expr), raw)
-    prover = _prove_nonnegative.__wrapped__ if _equal_apart((goal, hyps)) else _prove_nonnegative
-    return prover(goal, hyps, strict, max_tries)
+    return _prove_nonnegative(_alpha(sp.sympify(expr), raw), hyps, strict, max_tries)
 
 
-@lru_cache(maxsize=4096)
+@_kept
 def _prove_nonnegative(expr, hypotheses: tuple, strict: bool, max_tries: int) -> bool:
     e = sp.sympify(expr)
     if _sign_ok(e, strict):
