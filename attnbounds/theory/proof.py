@@ -63,6 +63,8 @@ def _equal_apart(x) -> bool:
         return x.has(sp.Subs)
     if isinstance(x, (tuple, list)):
         return any(_equal_apart(a) for a in x)
+    if isinstance(x, Context):  # (hashed by its hypotheses: review 69)
+        return any(_equal_apart(a) for h in x.hypotheses.values() for a in _sides(h))
     return False
 
 
@@ -568,7 +570,8 @@ def _lemma_check(lemma: Lemma, ctx: "Context"):
     ch = lemma.chain
     key = (lemma, lemma.lhs, lemma.relation, lemma.rhs, id(ch), id(getattr(ch, "start", None)),
            id(getattr(ch, "steps", None)), id(getattr(ch, "ctx", None)))
-    res = _lemma_check_cached(key, ctx)
+    fresh = _equal_apart((lemma.lhs, lemma.rhs, ctx))  # (a Subs: see _equal_apart)
+    res = (_lemma_check_cached.__wrapped__ if fresh else _lemma_check_cached)(key, ctx)
     for record in _STEP_RECORDS:  # the lemma's accepted steps, whether checked now or cached
         record.add(_kept_steps(res))
     return res
@@ -1611,8 +1614,10 @@ def _misdeclared_reason(bad: list) -> str:
 
 
 def _misdeclared_statement(lhs, rhs, ctx) -> list:
-    """:func:`_misdeclared` of a statement: its sides and its context's relations (a hypothesis
-    Σ_{k=−1}^{−1} √(k²) z >= z with k declared positive is built as Σ k z >= z)."""
+    """:func:`_misdeclared` of a statement: its sides, its context's relations (a hypothesis
+    Σ_{k=−1}^{−1} √(k²) z >= z with k declared positive is built as Σ k z >= z) and the fields
+    of its facts (review 69: a ``WeightedNorm`` radius Σ_{k=−1}^{−1} (|k| − k + 1), which is 3,
+    built as Σ 1 = 1 with k positive, let ``weighted-norm`` prove a bound a third too small)."""
     if not any(isinstance(x, sp.Basic) and x.has(*_MISDECLARABLE) for x in [lhs, rhs] + [
             a for h in ctx.hypotheses.values() for a in _sides(h)]):
         return []
@@ -1620,6 +1625,10 @@ def _misdeclared_statement(lhs, rhs, ctx) -> list:
     out = _misdeclared(lhs, rels) + _misdeclared(rhs, rels)
     for r in rels:
         out += _misdeclared(r.lhs, rels) + _misdeclared(r.rhs, rels)
+    for h in ctx.hypotheses.values():
+        if isinstance(h, FACTS):
+            for a in _fact_sides(h):
+                out += _misdeclared(a, rels)
     return out
 
 

@@ -80,3 +80,21 @@ def test_a_subs_is_judged_by_its_own_declaration_not_by_a_kept_look_alike():
     even = sp.Subs(sp.Symbol("t", even=True) + 1, sp.Symbol("t", even=True), 2)
     assert proof._wrong_facts(sp.Subs(t + 1, t, 2)) is None
     assert proof._wrong_facts(even) is not None
+
+
+def test_a_context_holding_a_subs_bypasses_the_caches_keyed_by_contexts():
+    """Review 69: contexts hash and compare by their hypotheses, so two contexts whose only
+    difference is a declaration inside a Subs are one key; ``_lemma_defined_cached`` and the
+    lemma checks, keyed by a context, check such a context afresh."""
+    c = sp.Symbol("c", real=True)
+    t, tp = sp.Symbol("t"), sp.Symbol("t", positive=True)
+    plain = proof.Context({"h": sp.Eq(c, sp.Subs(t, t, -1))})
+    declared = proof.Context({"h": sp.Eq(c, sp.Subs(sp.sqrt(tp ** 2), tp, -1))})
+    assert plain == declared and hash(plain) == hash(declared)  # SymPy's equality, which the guard works around
+    assert proof._equal_apart(plain) and proof._equal_apart((c, declared))
+    assert not proof._equal_apart(proof.Context({"h": sp.Eq(c, -1)}))
+    before = proof._lemma_defined_cached.cache_info()
+    proof._lemma_defined_cached(c, c + 1, plain)
+    proof._lemma_defined_cached(c, c + 1, declared)
+    after = proof._lemma_defined_cached.cache_info()
+    assert (after.hits, after.misses) == (before.hits, before.misses)  # neither went to the cache
