@@ -334,8 +334,15 @@ def _p_inside(a, rho, r):
     """
     a, rho, r = np.broadcast_arrays(np.asarray(a, float), np.asarray(rho, float), np.asarray(r, float))
     both = (a > 0) & (rho > 0)
-    safe = np.where(both, 4 * a * rho, 1.0)
-    smooth = np.clip((r**2 - (a - rho) ** 2) / safe, 0.0, 1.0)
+    # (r² − (a − ρ)²)/(4aρ) in units of m = max(a, ρ), with s = min(a, ρ)/m: ((r/m)² − 1 + s(2 − s))/(4s),
+    # Written so, it neither cancels (a ≪ ρ: r² − (ρ − a)² as written loses a, 1e-17 gave 0 for 1/2)
+    # nor under- or overflows as a ρ product (a = 1e-308 is drawn); ±inf is read right by the clip
+    m = np.where(both, np.maximum(a, rho), 1.0)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore", under="ignore"):
+        s = np.minimum(a, rho) / m
+        ratio = ((r - m) / m * (r / m + 1) + s * (2 - s)) / (4 * s)  # (r − m exact near m: no rounding of r/m there)
+    ratio = np.where(np.isnan(ratio), 0.5, ratio)  # 0/0: s below the smallest float and r = max(a, ρ), where P → 1/2
+    smooth = np.clip(ratio, 0.0, 1.0)
     return np.where(both, smooth, np.where(a > 0, (a <= r), (rho <= r)).astype(float))
 
 

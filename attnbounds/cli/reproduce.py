@@ -99,7 +99,7 @@ def _verify(directory: str) -> None:
 @click.option("--rows", type=click.Choice(["prefix", "full"]), default="prefix", show_default=True,
               help="Paper protocol, causal models: a row's metric over its t visible keys (prefix) or over all L keys, masked ones with weight 0 (full).")
 @click.option("--ks-alpha", type=float, default=None, help="E3's KS level [default: 0.01; the listing uses 0.05].")
-@click.option("--e5-length", type=int, default=None, help="Paper protocol: the L of E5 [default: the largest L <= 256].")
+@click.option("--e5-length", type=int, default=None, help="Paper protocol: the L of E5 [default: the largest L <= 256, else the smallest L].")
 @click.option("--tile/--no-tile", default=True, show_default=True,
               help="Paper protocol: each shorter L also uses the windows of length L that tile the rest of each window "
                    "(one batched forward), so its per-head means rest on about as many positions as the longest L's.")

@@ -632,7 +632,7 @@ def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, ba
                     ks.seed(y, n, terms["d_tilde"], terms["main"], upto=limits.get(n))
                 else:
                     ks.seed(y, n, terms["d_tilde"], terms["main"], L=K)
-            if n in e1_n or n in e2_n:
+            if n in e1_n or (n in e2_n and K == Lmax):  # (what spec_for asked the quantities of)
                 bound = _t1_bound_candidates(terms, tcount[None, :], n)[forms.get("T1i", "d1_pair")]
                 e12 = (("d_tilde", terms["d_tilde"]), ("bound", bound), ("expectation", terms["main"]))
 

@@ -95,7 +95,7 @@ class ReproduceConfig:
     protocol: str | None = None  # "paper" (Appendix B, every query position) or "last-query"; None: paper,
     # or last-query when what-if normalizers are asked for (they are defined on the last query row)
     rows: str = "prefix"  # paper protocol, causal models: "prefix" or "full" (masked keys with weight 0)
-    e5_length: int | None = None  # paper protocol: L of E5 (None: the largest L <= 256)
+    e5_length: int | None = None  # paper protocol: L of E5 (None: the largest L <= 256, else the smallest L)
     tile: bool = True  # paper protocol: each shorter L also takes the windows of length L that tile the window
     settings: ex.ExperimentSettings = field(default_factory=ex.ExperimentSettings)
     model_overrides: dict = field(default_factory=dict)  # gpt2-random config fields (tests)
@@ -105,9 +105,11 @@ class ReproduceConfig:
         if not isinstance(self.model, str) or not self.model.strip():
             raise ConfigError("--model: must be a non-empty name")
         exps = tuple(e.strip().upper() for e in self.experiments)
+        if not any(exps):
+            raise ConfigError(f"--experiments: no experiment given; choose one or more of {','.join(EXPERIMENTS)}")
         bad = [e for e in exps if e not in EXPERIMENTS]
-        if bad or not exps:
-            raise ConfigError(f"--experiments: unknown experiment {', '.join(bad) or '(none)'}; choose from {','.join(EXPERIMENTS)}")
+        if bad:
+            raise ConfigError(f"--experiments: unknown experiment {', '.join(e or '(an empty name)' for e in bad)}; choose from {','.join(EXPERIMENTS)}")
         if self.vectors not in VECTORS:
             raise ConfigError(f"--vectors: must be one of {', '.join(VECTORS)}, got {self.vectors!r}")
         try:

@@ -2874,6 +2874,7 @@ def _mcdiarmid(lhs, rel, rhs, p, ctx):
     h = ctx.hypotheses.get(name)
     _need(isinstance(h, FACTS), f"mcdiarmid: no BoundedDifferences or WeightedNorm hypothesis {name!r} in the context")
     _same(h.f, f, "mcdiarmid: the hypothesis is about another function")
+    _fact_defined(h, (lhs, rhs), ctx, "mcdiarmid")
     if isinstance(h, WeightedNorm):
         _possible_weighted_norm(h, ctx, "mcdiarmid")
     sum_c2 = h.sum_c2 if isinstance(h, BoundedDifferences) else 4 * h.radius**2 * h.l2
@@ -2909,6 +2910,13 @@ def _hoeffding(lhs, rel, rhs, p, ctx):
     return "Hoeffding, one variable in [a, b]"
 
 
+def _fact_defined(h, ends, ctx, what: str) -> None:
+    """A fact says nothing where its fields are undefined, so a rule may read it only where they
+    are defined wherever the step is (review 70: with R = 1/b and l1 = b, b = (y² − y)/(y − 1),
+    SymPy builds R·l1 as 1, and weighted-norm proved D(i) <= 1 where the definition is 0/0)."""
+    _defined_where_step(_fact_sides(h), ends, ctx, f"{what}: the definition's fields")
+
+
 def _possible_weighted_norm(h, ctx, what: str) -> None:
     """A WeightedNorm definition must describe a setting that can exist: a bound on norms, a sum of
     |w_j| and one of w_j² are constants >= 0 (declared or from the hypotheses), Σw_j² > (Σ|w_j|)²
@@ -2934,6 +2942,7 @@ def _weighted_norm(lhs, rel, rhs, p, ctx):
     _not_assumed(ctx, name, "weighted-norm")
     h = ctx.hypotheses.get(name)
     _need(isinstance(h, WeightedNorm), f"weighted-norm: no WeightedNorm hypothesis {name!r} in the context")
+    _fact_defined(h, (lhs, rhs), ctx, "weighted-norm")
     _possible_weighted_norm(h, ctx, "weighted-norm")
     forms = {"f <= R*l1": (h.f, h.radius * h.l1), "0 <= f": (0, h.f), "l2 <= l1^2": (h.l2, h.l1**2),
              "0 <= l1": (0, h.l1), "0 <= l2": (0, h.l2)}

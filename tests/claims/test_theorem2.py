@@ -338,3 +338,30 @@ def test_a_bind_that_builds_no_space_anywhere_is_not_evaluable():
     r = CLAIM.reading("hoeffding")
     got = tie(dataclasses.replace(r, bind=never), r.symbolic())
     assert got["status"] == "not evaluable" and "no finite space at any" in got["detail"], got
+
+
+def test_p_inside_is_exact_at_every_scale_and_warns_of_nothing():
+    """A new user's trial saw "overflow encountered in divide" on every check: Hypothesis draws
+    a = 1e-308, and 4aρ underflowed. The formula as written also cancelled: for a ≪ ρ and r = ρ,
+    r² − (a − ρ)² lost a (a = 1e-17 gave 0 for 1/2). Against the exact probability, in rationals."""
+    import warnings
+    from fractions import Fraction
+
+    def exact(a, rho, r):
+        a, rho, r = Fraction(a), Fraction(rho), Fraction(r)  # the floats' exact values
+        return float(min(max((r**2 - (a - rho) ** 2) / (4 * a * rho), 0), 1))
+
+    rng = np.random.default_rng(0)
+    cases = [(1.2225130572449935e-308, 0.10094624801518093, 1.3971671083869215), (1e-17, 1.0, 1.0),
+             (1.0, 1e-17, 1.0), (1e-200, 1e-200, 3e-200), (1e-200, 1e-200, 1e-201), (1e-300, 1e-5, 1e-5),
+             (3.0, 2.0, 1.0 + 1e-12), (1e300, 1e300, 1e300), (0.5, 0.5, 0.5)]
+    for _ in range(300):
+        a, rho = 10.0 ** rng.uniform(-300, 300, 2)
+        r = max(a, rho) * (1 + rng.uniform(-1, 1) * 10.0 ** rng.uniform(-18, 0)) if rng.random() < 0.5 else a + rho * rng.random()
+        cases.append((a, rho, r))
+    a, rho, r = (np.array(c) for c in zip(*cases))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = t2._p_inside(a, rho, r)
+    want = np.array([exact(*c) for c in cases])
+    assert np.allclose(got, want, rtol=0, atol=1e-12), [(c, g, w) for c, g, w in zip(cases, got, want) if abs(g - w) > 1e-12][:3]

@@ -468,6 +468,20 @@ def test_short_lengths_take_the_windows_that_tile_each_window(corpus, tiny, tmp_
     assert "## Query positions per mean" in report and "| E1 | 16 | 5 | 88 | 2 |" in report
 
 
+@pytest.mark.parametrize("lengths", [(4, 32), (2, 4)])
+def test_e2_with_e3_and_a_short_tiled_length_runs(corpus, tiny, tmp_path, lengths):
+    """A new user's trial: E2 with E3 and a short L beside a longer one raised KeyError('mass'):
+    E2's N = 1 is an E3 scan point of the short L's tiling windows, where E2 (at the longest L
+    only) asked for no mass. E2 rows are written at the longest L only, and E3 at every L."""
+    cfg = run.ReproduceConfig(model="gpt2-random", text=corpus, lengths=lengths, windows=1,
+                              experiments=("E2", "E3"), model_overrides=TINY)
+    run.run_reproduce(cfg, tmp_path, progress=False, handle=tiny)
+    rows = _heads(tmp_path / "heads.csv")
+    assert {int(r["L"]) for r in rows if r["experiment"] == "E2"} == {lengths[-1]}
+    with open(tmp_path / "critical_n.csv") as fh:
+        assert {int(r["L"]) for r in csv.DictReader(fh)} == set(lengths)
+
+
 def test_batched_capture_equals_one_window_at_a_time(corpus, tiny):
     from attnbounds.empirical.capture import capture_attention, capture_batch
     from attnbounds.empirical.text import load_text, token_windows

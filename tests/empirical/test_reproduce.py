@@ -181,6 +181,8 @@ def test_cli_quick_smollm2_end_to_end(corpus, tmp_path):
     [
         (["--model", "no-such-model"], "--model: unknown model"),
         (["--model", "gpt2-random", "--experiments", "E1,E9"], "--experiments: unknown experiment E9"),
+        (["--model", "gpt2-random", "--experiments", ""], "--experiments: no experiment given"),
+        (["--model", "gpt2-random", "--experiments", " , "], "--experiments: no experiment given"),
         (["--model", "gpt2-random", "--vectors", "queries"], "--vectors: must be one of"),
         (["--model", "gpt2-random", "--lengths", "32,64", "--top-n", "1,64", "--protocol", "last-query"], "--top-n: N = 64 must be < L"),
         (["--model", "gpt2-random", "--lengths", "32", "--top-n", "x", "--protocol", "last-query"], "--top-n: expected comma-separated integers"),
