@@ -22,7 +22,10 @@ The layer's input hidden states come from ``output_hidden_states`` (entry ``i`` 
 input of layer ``i``). Memory is O(Y·H·L·dh + Y·H·Q·L): no L×L map is kept.
 
 Models covered: GPT-2 (Conv1D projections, scaling 1/√dh, causal), Llama-style
-(SmolLM2: RoPE, grouped-query attention), BERT (MiniLM: bidirectional).
+(SmolLM2: RoPE, grouped-query attention), BERT (MiniLM: bidirectional), Gemma 2 and 3 (logit
+soft-capping where set, sliding windows through the mask). Each layer's last kept row is checked
+against the weights the model's own eager attention returns; a model whose attention differs
+(something the record does not reproduce) is refused.
 
 Prefix equivalence: in a causal model, row ``P − 1`` of a window depends only on its
 first ``P`` tokens, so one capture over L_max tokens with
@@ -134,7 +137,9 @@ def capturing_attention(module, query, key, value, attention_mask, scaling=None,
         module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs
     )  # (attn_output (B, L, H, dh), full weights (B, H, L, L)) — used for the forward only
     if _ACTIVE is not None:
-        record = _record_rows(query, key, value, attention_mask, scaling, _ACTIVE.rows, _ACTIVE.fields, _ACTIVE.batch)
+        record = _record_rows(query, key, value, attention_mask, scaling, _ACTIVE.rows, _ACTIVE.fields, _ACTIVE.batch,
+                              softcap=kwargs.get("softcap"))
+        _check_against_eager(module, record, output, _ACTIVE.rows, len(_ACTIVE.layers))
         if _ACTIVE.on_layer is not None:  # streamed: the per-row arrays are used now and not kept
             _ACTIVE.on_layer(len(_ACTIVE.layers), record)
             record = {**record, "logits": None, "weights": None, "queries": None}
@@ -142,10 +147,43 @@ def capturing_attention(module, query, key, value, attention_mask, scaling=None,
     return output
 
 
+def _check_against_eager(module, record, output, rows, layer: int) -> None:
+    """The recorded logits of the last kept row must give the weights the model's own eager
+    attention returned (``output[1]``): a model whose attention has something the record does not
+    reproduce (a trial of a model with logit soft-capping got weights off by 0.8, silently) is
+    refused by name. One row per layer: O(H·L)."""
+    import torch
+
+    eager = output[1] if isinstance(output, tuple) and len(output) > 1 else None
+    got = record.get("logits")
+    kind = "logits"
+    if got is None:
+        got, kind = record.get("weights"), "weights"
+    if eager is None or got is None or not isinstance(eager, torch.Tensor) or eager.ndim != 4:
+        return
+    row = np.asarray(got[0] if got.ndim == 4 else got, dtype=np.float64)[:, -1, :]  # (H, L): the last kept row
+    if kind == "logits":
+        top = row.max(-1, keepdims=True)
+        w = np.exp(row - np.where(np.isfinite(top), top, 0.0))
+        w /= w.sum(-1, keepdims=True)
+    else:
+        w = row
+    theirs = eager[0, :, int(rows[-1]), :].detach().to("cpu", torch.float64).numpy()  # (H, L)
+    tol = max(1e-4, 16 * float(torch.finfo(eager.dtype).eps))
+    gap = float(np.max(np.abs(w - theirs))) if w.shape == theirs.shape else float("inf")
+    if not gap <= tol:
+        raise RuntimeError(
+            f"the attention recorded in layer {layer} ({type(module).__name__}) differs from the weights of the "
+            f"model's own eager attention by {gap:.3g} (tolerance {tol:.1g}): this model's attention has something "
+            "the capture does not reproduce (softmax(q·kᵀ·scaling + mask), with logit soft-capping where the layer "
+            "passes softcap); its results would be wrong, so the run stops")
+
+
 def _record_rows(query, key, value, attention_mask, scaling, rows, fields=("logits", "weights", "queries"),
-                 batch: bool = False) -> dict:
+                 batch: bool = False, softcap=None) -> dict:
     """Logits, weights, keys, values for the kept query rows of one layer (batch 0, or every
-    batch entry with a leading batch axis when ``batch``).
+    batch entry with a leading batch axis when ``batch``). ``softcap``: the layer's logit
+    soft-capping (Gemma 2: l = c·tanh(l/c) before the mask), as its eager attention applies it.
 
     ``fields`` names the per-row arrays to keep; the others are recorded as None (all rows
     of a long window: (H, L, L) float32 per array and layer).
@@ -166,6 +204,8 @@ def _record_rows(query, key, value, attention_mask, scaling, rows, fields=("logi
     # without three more (B, H, Q, L) arrays (each a fresh mapping at L = 1024: its pages faulted in)
     logits = torch.matmul(q.float(), k.float().transpose(-1, -2))  # (B, H, Q, L)
     logits.mul_(scaling)  # l = q·k · scaling
+    if softcap is not None:  # as the eager attention of Gemma 2: l/c, tanh, ·c (before the mask)
+        logits.div_(softcap).tanh_().mul_(softcap)
     if attention_mask is not None:
         mask = attention_mask if every else attention_mask[..., rows, :]  # (B, 1, Q, L)
         if mask.dtype == torch.bool:
@@ -182,6 +222,7 @@ def _record_rows(query, key, value, attention_mask, scaling, rows, fields=("logi
         "values": first(v),  # (H, L, dh)
         "queries": first(q) if "queries" in fields else None,  # (H, Q, dh)
         "scaling": float(scaling),
+        "softcap": None if softcap is None else float(softcap),
         "mask_given": attention_mask is not None,
     }
 

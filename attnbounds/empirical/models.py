@@ -354,6 +354,8 @@ def _load_pretrained(name: str, source: str, cache_dir, local_files_only: bool) 
     from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
 
     kwargs = dict(cache_dir=cache_dir, local_files_only=local_files_only)
+    if Path(source).is_dir():  # a local model: say what in it is wrong (not "run hf download")
+        return _load_local(name, source, cache_dir)
     try:
         config = AutoConfig.from_pretrained(source, **dict(kwargs, local_files_only=True))  # the cache first
     except (OSError, ValueError) as err:
@@ -365,6 +367,7 @@ def _load_pretrained(name: str, source: str, cache_dir, local_files_only: bool) 
             config = AutoConfig.from_pretrained(source, **kwargs)
         except (OSError, ValueError) as err2:
             raise _not_found_error(name, source, local_files_only) from err2
+    _has_attention(config)
     causal = _is_causal(config)
     auto = AutoModelForCausalLM if causal else AutoModel
     try:
@@ -380,6 +383,50 @@ def _load_pretrained(name: str, source: str, cache_dir, local_files_only: bool) 
         revision=getattr(config, "_commit_hash", None),
     )
     return handle
+
+
+def _load_local(name: str, source: str, cache_dir) -> ModelHandle:
+    """A model from a local directory, each failure named by its cause (a new user's trial got
+    "not found … run `hf download <the directory>`" for a broken config.json, an unknown
+    model_type, a directory without weights, and "text too short" for one without a tokenizer)."""
+    from transformers import AutoConfig, AutoModel, AutoModelForCausalLM, AutoTokenizer
+
+    def fail(what, err=None):
+        cause = f": {type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}" if err else ""
+        return ValueError(f"{name!r}: {what}{cause}")
+
+    try:
+        config = AutoConfig.from_pretrained(source, local_files_only=True)
+    except (OSError, ValueError, KeyError) as err:
+        raise fail("its config.json cannot be read (invalid JSON, or a model_type this transformers does not know)", err) from err
+    _has_attention(config)
+    causal = _is_causal(config)
+    if _weights_file(source, cache_dir) is None and not any(Path(source).glob("*.index.json")):
+        raise fail("the directory holds no weights (model.safetensors, pytorch_model.bin, or a sharded index)")
+    auto = AutoModelForCausalLM if causal else AutoModel
+    try:
+        model = auto.from_pretrained(source, attn_implementation="eager", local_files_only=True)
+    except (OSError, ValueError) as err:
+        raise fail("its weights cannot be loaded", err) from err
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
+    except (OSError, ValueError, TypeError) as err:
+        raise fail("its tokenizer cannot be loaded (tokenizer.json, or vocab.json and merges.txt, …)", err) from err
+    if len(tokenizer) < 2 or not tokenizer("Hello world")["input_ids"]:  # transformers builds an empty one silently
+        raise fail(f"the directory holds no usable tokenizer (it encodes nothing; {len(tokenizer)} token(s)): save "
+                   "the model's tokenizer there too (tokenizer.save_pretrained)")
+    handle = _handle(name, model, tokenizer, causal=causal, source=source)
+    weights = _weights_file(source, cache_dir)
+    handle.provenance.update(weights_file=weights.name if weights else None,
+                             weights_file_sha256=_file_sha256(weights) if weights else None, revision=None)
+    return handle
+
+
+def _has_attention(config) -> None:
+    """Refuse a model with no attention layers (a state-space model's config has no heads)."""
+    if not getattr(config, "num_attention_heads", None):
+        raise ValueError(f"model_type {config.model_type!r} has no attention layers (its config gives no "
+                         "num_attention_heads); only models with attention can be captured")
 
 
 # --- shared pieces ---------------------------------------------------------------------
@@ -455,8 +502,9 @@ def _not_found_error(name: str, source: str, local_files_only: bool, note: str =
     if note:
         where = f"{where}; {note}"
     if name == "gpt2":
+        here = " (a directory ./gpt2 is here: as --model ./gpt2 it is read as a local model)" if Path("gpt2").is_dir() else ""
         return FileNotFoundError(
-            f"pretrained GPT-2 ({GPT2_HUB_ID}) is not in {where}. On a machine with internet run "
+            f"pretrained GPT-2 ({GPT2_HUB_ID}) is not in {where}{here}. On a machine with internet run "
             f"`hf download {GPT2_HUB_ID}` (older huggingface_hub: `huggingface-cli download {GPT2_HUB_ID}`) "
             f"and copy the cache (~/.cache/huggingface) here, or pass a local directory holding "
             f"config.json, model.safetensors and the tokenizer files as the model name "

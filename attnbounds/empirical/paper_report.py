@@ -230,6 +230,8 @@ def head_summary(h: dict, crit: dict | None) -> dict:
             flags = []
             if np.isfinite(ns[y, k]) and ns[y, k] <= SATURATION:
                 flags.append("saturated")
+            elif nN is not None and not np.isfinite(ns[y, k]):  # E4 ran, but no row of this head leaves a key
+                flags.append("no-ns")  # out at N (a sliding window of at most N keys): not judged
             if np.isfinite(gT[y, k]) and gT[y, k] >= 0.5 * bound:
                 flags.append("gradient-near-bound-at-T0.1")
             cols["layer"].append(y)
@@ -357,8 +359,12 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True,
     if _sel(h, experiment="E4").any():
         ns = sorted(set(h["N"][_sel(h, experiment="E4")].tolist()))
         data = [_per_head(h, experiment="E4", metric="ns_over_n", N=n).reshape(-1) for n in ns]
-        lo = [np.nanmean(_per_head(h, experiment="E4", metric="lower_bound", N=n)) for n in ns]
-        hi = [np.nanmean(_per_head(h, experiment="E4", metric="upper_bound", N=n)) for n in ns]
+        def mean_of(metric, n):  # NaN (no point drawn) where no head has a value (a sliding window of <= N keys)
+            v = _per_head(h, experiment="E4", metric=metric, N=n)
+            return float(np.mean(v[np.isfinite(v)])) if np.isfinite(v).any() else np.nan
+
+        lo = [mean_of("lower_bound", n) for n in ns]
+        hi = [mean_of("upper_bound", n) for n in ns]
         fig, ax = plt.subplots(figsize=(6, 4))
         ax.boxplot([d[np.isfinite(d)] for d in data], positions=range(len(ns)), widths=0.5)
         ax.plot(range(len(ns)), np.clip(lo, 0, 1), "v--", color="tab:blue", label="T2 lower (Markov), mean")
@@ -607,6 +613,10 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
     if n and int(summary["ns_N"][0]) >= 0:
         capacity = (f"N_s/N at N = {summary['ns_N'][0]}; a head at or below {SATURATION:.2f} has saturated its "
                     f"geometric capacity (paper: 70–80%). {sat} of {n} heads are flagged saturated.")
+        unjudged = int(sum("no-ns" in f for f in summary["flags"]))
+        if unjudged:
+            capacity += (f" {unjudged} of {n} heads have no N_s/N at N = {summary['ns_N'][0]} (flag `no-ns`): none of "
+                         "their rows sees more keys than that (a sliding window), so they are not judged.")
     elif n:
         capacity = ("N_s/N: E4 was not run, so no head is flagged saturated (`heads_summary.csv` has N_s/N NaN "
                     "and ns_N = -1).")

@@ -622,6 +622,8 @@ def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, ba
             spec, limits = spec_for(K, means_for)
         rows = _rows(lg, x, K, prefix, spec, limits)
         tcount = rows.pop("keys")  # (K,) keys each row sees (a sliding window sees fewer than t)
+        if ks is not None:
+            ks.see_keys(means_for, tcount)
         ns = sorted(spec)
         for a, n in enumerate(ns):
             terms = {k: rows[k][:, a] for k in rows}
@@ -680,7 +682,7 @@ def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, ba
                         store[k] = np.empty((handle.n_layers, size), dtype=np.float32)
                 blocks = [store[k][y] for k in sorted(store)]
             qk = None
-            if record is not None and record.get("queries") is not None:
+            if record is not None and record.get("queries") is not None and not record.get("softcap"):
                 qk = (record["queries"], record["keys"], record["scaling"])
             kept_lg = _Logits(logits[:, :Lc, :Lc], prefix, keep=ks is not None, blocks=blocks, qk=qk)
             # E1/E2/E4 read the captured logits (E3's kept layer recomputes its blocks)
@@ -1060,11 +1062,22 @@ class _KSSearch:
         self.done: dict = {}  # L -> (N_crit or None, {N: (statistic, p, mean d̃, mean expectation)})
         self.extra: dict = {}  # (L, N) -> per layer (Σ d̃, count, Σ main, count) over the tiling windows
         self._sizes: dict = {}  # L -> per-head means in each of the KS test's samples
+        self._most_keys: dict = {}  # L -> the most keys a row r < L sees (a sliding window: fewer than L)
         self._keys: dict = {}  # id of a kept layer's vectors -> their RowKeys without a Gram matrix (‖x_i‖², ‖x_i‖),
         # one per layer for all of E3's passes (a pass with an N < GRAM_GAP makes its own, with the Gram matrix)
 
     def _key(self, n, L):
         return n if self.prefix else (n, L)
+
+    def see_keys(self, lengths, keys) -> None:
+        """Note how many keys the rows see (``keys`` (K,), row r of the pass): at each L in
+        ``lengths``, the most over the rows r < L. With a sliding window of w keys in every layer
+        no row leaves a key out at N >= w, so E3's grid stops below the most keys a row sees (a
+        new user's trial: a Mistral with a 16-key window raised from the KS test at N = 21)."""
+        keys = np.asarray(keys)
+        for L in lengths:
+            if keys.size:
+                self._most_keys[L] = max(self._most_keys.get(L, 0), int(keys[:L].max()))
 
     def _keep(self, y: int, n: int, L, d_tilde_rows, main_rows, upto=None) -> None:
         """Keep layer y's per-head sums at N for every L the rows (H, L_rows) serve: in prefix
@@ -1240,6 +1253,10 @@ class _KSSearch:
     def _search(self, kept, L, stage, sub=None):
         tested: dict = {}
         grid = ks_grid(L)
+        if L in self._most_keys:  # N must leave a key out of some row (a sliding window sees fewer than L)
+            grid = grid[grid < self._most_keys[L]]
+        if not grid.size:
+            return None, tested
         # geometric scan in increasing N, stopping at the first non-rejecting point,
         # then bisection on the grid between it and the last rejecting point
         pos = _scan_positions(grid.size)
@@ -1278,6 +1295,8 @@ class _KSSearch:
         scan = {k: [] for k in ("window", "L", "N", "statistic", "p_value", "d_tilde_mean", "expectation_mean")}
         for L in sorted(self.done):
             n_crit, tested = self.done[L]
+            if not tested:  # no N of the grid leaves a key out of any row (a window of one key)
+                continue
             last = n_crit if n_crit is not None else max(tested)
             crit["window"].append(self.window)
             crit["L"].append(L)

@@ -2911,9 +2911,10 @@ def _hoeffding(lhs, rel, rhs, p, ctx):
 
 
 def _fact_defined(h, ends, ctx, what: str) -> None:
-    """A fact says nothing where its fields are undefined, so a rule may read it only where they
-    are defined wherever the step is (review 70: with R = 1/b and l1 = b, b = (y² − y)/(y − 1),
-    SymPy builds R·l1 as 1, and weighted-norm proved D(i) <= 1 where the definition is 0/0)."""
+    """A rule reads a fact only where its fields are proved defined wherever the step is (review
+    70: with R = 1/b and l1 = b SymPy builds R·l1 as 1, and with b = E[c | A], P(A) possibly 0,
+    weighted-norm proved D(i) <= 1 where the fact says nothing). Stricter than a stated relation,
+    which presumes its ordinary poles away: b = (y² − y)/(y − 1) is refused too."""
     _defined_where_step(_fact_sides(h), ends, ctx, f"{what}: the definition's fields")
 
 

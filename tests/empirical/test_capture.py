@@ -270,3 +270,58 @@ def test_minilm_capture_is_bidirectional_and_equals_eager(minilm):
 def test_handle_must_be_a_model_handle():
     with pytest.raises(ValueError, match="handle must be a ModelHandle"):
         capture_attention(object(), [1, 2])
+
+
+# --- models whose attention the record must reproduce, or refuse --------------------------
+
+
+def _gemma2_dir(tmp_path, tokenizer, softcap):
+    """A 2-layer Gemma 2 with random weights (large, so that soft-capping changes the weights),
+    saved with GPT-2's tokenizer."""
+    import torch
+    from transformers import Gemma2Config, Gemma2Model
+
+    torch.manual_seed(0)
+    config = Gemma2Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                          num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=256,
+                          attn_logit_softcapping=softcap, final_logit_softcapping=None, initializer_range=0.5,
+                          sliding_window=256, layer_types=["full_attention", "full_attention"])
+    model = Gemma2Model(config)
+    model.save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    return str(tmp_path)
+
+
+def test_a_soft_capped_model_is_captured_with_its_cap(tiny_gpt2, tmp_path):
+    """A new user's trial: Gemma 2's attention caps its logits (c·tanh(l/c)); the record rebuilt
+    q·kᵀ·scaling without it, and the weights were off by 0.8 with no warning."""
+    from attnbounds.empirical.models import load_model
+
+    handle = load_model(_gemma2_dir(tmp_path, tiny_gpt2.tokenizer, softcap=5.0))
+    ids = _ids(handle, 24)
+    cap = capture_attention(handle, ids, query_positions=np.arange(24))
+    ref = _eager_weights(handle, ids)
+    capped = np.abs(cap.logits[np.isfinite(cap.logits)])
+    assert capped.max() <= 5.0 and capped.max() > 4.0  # the cap is reached: without it these logits are larger
+    assert np.abs(cap.weights - ref).max() < TOL
+
+
+def test_a_model_whose_attention_the_record_cannot_reproduce_is_refused(tiny_gpt2, monkeypatch):
+    """The last kept row of each layer is checked against the weights the model's own eager
+    attention returns: an attention with something the record does not rebuild stops the run."""
+    import torch
+
+    from attnbounds.empirical import capture
+
+    real = capture._model_eager_attention
+
+    def tempered(module):
+        fn = real(module)
+
+        def run(module, query, key, value, attention_mask, **kw):  # a temperature of 2 the record does not know
+            return fn(module, query / 2, key, value, attention_mask, **kw)
+        return run
+
+    monkeypatch.setattr(capture, "_model_eager_attention", tempered)
+    with torch.no_grad(), pytest.raises(RuntimeError, match="differs from the weights of the model's own eager attention"):
+        capture_attention(tiny_gpt2, _ids(tiny_gpt2, 16))

@@ -46,3 +46,50 @@ def test_online_asks_the_hub_after_the_cache(monkeypatch, config_calls):
     with pytest.raises(FileNotFoundError, match="not in the Hugging Face cache or hub"):
         models.load_model("someone/no-such-model", local_files_only=False)
     assert config_calls == [True, False]
+
+
+# --- a local model directory: each failure named by its cause (a new user's trial) ----------
+
+
+def _copy(src, dst, keep):
+    import shutil
+
+    dst.mkdir()
+    for f in src.iterdir():
+        if keep(f.name):
+            shutil.copy(f, dst / f.name)
+    return dst
+
+
+@pytest.mark.parametrize("case, message", [
+    ("no-tokenizer", "holds no usable tokenizer"),
+    ("no-weights", "holds no weights"),
+    ("bad-json", "its config.json cannot be read"),
+    ("unknown-type", "its config.json cannot be read"),
+    ("no-attention", "has no attention layers"),
+])
+def test_a_broken_local_model_is_named_by_its_cause(tiny_gpt2_dir, tmp_path, case, message):
+    """They were all "not found … run `hf download <the directory>`", or "--text: text too short"
+    (transformers builds an empty tokenizer from a directory without one)."""
+    import json
+
+    weights = {"model.safetensors", "pytorch_model.bin"}
+    if case == "no-tokenizer":
+        d = _copy(tiny_gpt2_dir, tmp_path / case, lambda f: f in weights | {"config.json", "generation_config.json"})
+    elif case == "no-weights":
+        d = _copy(tiny_gpt2_dir, tmp_path / case, lambda f: f not in weights)
+    elif case == "bad-json":
+        d = _copy(tiny_gpt2_dir, tmp_path / case, lambda f: True)
+        (d / "config.json").write_text("{not json")
+    elif case == "unknown-type":
+        d = _copy(tiny_gpt2_dir, tmp_path / case, lambda f: True)
+        (d / "config.json").write_text(json.dumps({**json.loads((tiny_gpt2_dir / "config.json").read_text()),
+                                                   "model_type": "my_arch"}))
+    else:
+        from transformers import MambaConfig
+
+        d = tmp_path / case
+        MambaConfig(hidden_size=16, num_hidden_layers=1, vocab_size=100).save_pretrained(d)
+    with pytest.raises(ValueError, match=message) as err:
+        models.load_model(str(d))
+    assert "hf download" not in str(err.value)

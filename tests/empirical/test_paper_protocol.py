@@ -482,6 +482,33 @@ def test_e2_with_e3_and_a_short_tiled_length_runs(corpus, tiny, tmp_path, length
         assert {int(r["L"]) for r in csv.DictReader(fh)} == set(lengths)
 
 
+def test_a_sliding_window_of_every_layer_ends_e3s_grid_and_is_named_in_the_summary(corpus, tiny, tmp_path):
+    """A new user's trial: a Mistral whose every layer sees 8 keys raised from E3's KS test (no
+    row leaves a key out at N >= 8: no per-head mean), and its heads had no N_s/N at N = 16 but
+    were flagged "ok". E3 now searches N below the most keys a row sees; such a head says why."""
+    import torch
+    from transformers import MistralConfig, MistralModel
+
+    from attnbounds.empirical.models import load_model
+
+    torch.manual_seed(0)
+    config = MistralConfig(vocab_size=len(tiny.tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                           num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=128, sliding_window=8)
+    MistralModel(config).save_pretrained(tmp_path / "model")
+    tiny.tokenizer.save_pretrained(tmp_path / "model")
+    handle = load_model(str(tmp_path / "model"))
+    cfg = run.ReproduceConfig(model=str(tmp_path / "model"), text=corpus, lengths=(16, 32), windows=1,
+                              experiments=("E3", "E4"))
+    run.run_reproduce(cfg, tmp_path / "out", progress=False, handle=handle)
+    with open(tmp_path / "out" / "ks_scan.csv") as fh:
+        tested = [int(float(r["N"])) for r in csv.DictReader(fh)]
+    assert tested and max(tested) < 9  # a row sees at most 8 keys (9 with the query's own, as the mask gives)
+    with open(tmp_path / "out" / "heads_summary.csv") as fh:
+        flags = [r["flags"] for r in csv.DictReader(fh)]
+    assert flags and all("no-ns" in f for f in flags), flags
+    assert "have no N_s/N at N = 16" in (tmp_path / "out" / "report.md").read_text()
+
+
 def test_batched_capture_equals_one_window_at_a_time(corpus, tiny):
     from attnbounds.empirical.capture import capture_attention, capture_batch
     from attnbounds.empirical.text import load_text, token_windows

@@ -25,6 +25,13 @@ fact that says nothing there, and the goal, defined there, is false:
   P(f = 0) = 1/2 > exp(−2) ≈ 0.135.
 
 Each is beside its true variant, which the kernel accepts (b = y with y > 0, or P(A) > 0 stated).
+
+Which of the three are holes depends on how a stated fact with an ordinary pole is read. A stated
+relation with a pole presumes the point away (docs/proof-rules.md: "a hypothesis with 1/y
+presumes y != 0"; review 71 kept such a chain as true): read so, y = 1 is no model of the first
+and third contexts, and those two statements are true. The second is false under either reading
+(a value conditioned on a null event says nothing: reviews 64 and 65). The fix refuses all three:
+for a fact it is stricter than for a stated relation.
 The fix: both rules read a fact only where its fields are defined wherever the step is
 (``proof._fact_defined``, the check a sub-chain's relation gets).
 
