@@ -188,6 +188,11 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
     except (run.ConfigError, store.OutputLocked) as err:
         raise UsageError(str(err)) from None
     click.echo(f"wrote {out_dir}/results.json, report.md, {len(results['files'])} tables and figures")
+    timing = results.get("timing") or {}
+    if timing.get("cached_windows"):
+        total = len(timing.get("per_window") or []) or len(timing["cached_windows"])
+        click.echo(f"  {len(timing['cached_windows'])} of {total} windows came from the cache in {out_dir} "
+                   "(computed by an earlier run with the same settings)")
     for key, item in results["headline"].items():
         why = f"; {item['why']}" if item.get("why") else ""
         click.echo(f"  {key}: {item['measured']}  (paper: {item['paper']}{why})")

@@ -356,6 +356,7 @@ def test_interrupt_exits_130_and_leaves_a_resumable_cache(corpus, tiny_gpt2_dir,
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 0, again.output
     assert json.loads((out / "results.json").read_text())["timing"]["cached_windows"] == [0]
+    assert "1 of 2 windows came from the cache" in again.output  # said on the terminal too (a trial missed it)
 
 
 def test_publish_without_a_one_step_swap(tmp_path, monkeypatch):
