@@ -334,7 +334,7 @@ def _p_inside(a, rho, r):
     """
     a, rho, r = np.broadcast_arrays(np.asarray(a, float), np.asarray(rho, float), np.asarray(r, float))
     both = (a > 0) & (rho > 0)
-    # (r² − (a − ρ)²)/(4aρ) in units of m = max(a, ρ), with s = min(a, ρ)/m: ((r/m)² − 1 + s(2 − s))/(4s),
+    # (r² − (a − ρ)²)/(4aρ) in units of m = max(a, ρ), with s = min(a, ρ)/m: ((r/m)² − 1 + s(2 − s))/(4s).
     # Written so, it neither cancels (a ≪ ρ: r² − (ρ − a)² as written loses a, 1e-17 gave 0 for 1/2)
     # nor under- or overflows as a ρ product (a = 1e-308 is drawn); ±inf is read right by the clip
     m = np.where(both, np.maximum(a, rho), 1.0)
