@@ -429,7 +429,10 @@ def _check_input_ids(input_ids, handle) -> np.ndarray:
         raise ValueError(f"input_ids has {ids.shape[0]} tokens; {handle.name} accepts at most {handle.max_positions}")
     vocab = handle.model.config.vocab_size
     if ids.min() < 0 or ids.max() >= vocab:
-        raise ValueError(f"input_ids must lie in [0, {vocab}), got range [{ids.min()}, {ids.max()}]")
+        tok = getattr(handle, "tokenizer", None)
+        hint = (f": the tokenizer has {len(tok)} tokens and the model's embedding {vocab}, so the tokenizer is not "
+                "the model's" if tok is not None and len(tok) > vocab else "")
+        raise ValueError(f"input_ids must lie in [0, {vocab}), got range [{ids.min()}, {ids.max()}]{hint}")
     return ids.astype(np.int64)
 
 

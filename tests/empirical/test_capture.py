@@ -325,3 +325,15 @@ def test_a_model_whose_attention_the_record_cannot_reproduce_is_refused(tiny_gpt
     monkeypatch.setattr(capture, "_model_eager_attention", tempered)
     with torch.no_grad(), pytest.raises(RuntimeError, match="differs from the weights of the model's own eager attention"):
         capture_attention(tiny_gpt2, _ids(tiny_gpt2, 16))
+
+
+def test_ids_beyond_the_models_vocabulary_name_a_mismatched_tokenizer(tiny_gpt2):
+    """A trial's model had vocab_size 1000 and GPT-2's tokenizer: the error now says why."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from attnbounds.empirical.capture import _check_input_ids
+
+    small = replace(tiny_gpt2, model=SimpleNamespace(config=SimpleNamespace(vocab_size=1000)))
+    with pytest.raises(ValueError, match=r"the tokenizer has 50257 tokens and the model's embedding 1000"):
+        _check_input_ids(np.array([0, 48937]), small)
