@@ -375,12 +375,16 @@ def _load_pretrained(name: str, source: str, cache_dir, local_files_only: bool) 
         tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
     except OSError as err:
         raise _not_found_error(name, source, local_files_only) from err
-    handle = _handle(name, model, tokenizer, causal=causal, source=source)
-    weights = _weights_file(source, cache_dir)
+    return _with_weights(_handle(name, model, tokenizer, causal=causal, source=source),
+                         _weights_file(source, cache_dir), getattr(config, "_commit_hash", None))
+
+
+def _with_weights(handle: ModelHandle, weights: Path | None, revision) -> ModelHandle:
+    """``handle`` with the weights file it was read from (name, sha256) and the hub revision."""
     handle.provenance.update(
         weights_file=weights.name if weights else None,
         weights_file_sha256=_file_sha256(weights) if weights else None,
-        revision=getattr(config, "_commit_hash", None),
+        revision=revision,
     )
     return handle
 
@@ -401,7 +405,8 @@ def _load_local(name: str, source: str, cache_dir) -> ModelHandle:
         raise fail("its config.json cannot be read (invalid JSON, or a model_type this transformers does not know)", err) from err
     _has_attention(config)
     causal = _is_causal(config)
-    if _weights_file(source, cache_dir) is None and not any(Path(source).glob("*.index.json")):
+    weights = _weights_file(source, cache_dir)
+    if weights is None and not any(Path(source).glob("*.index.json")):
         raise fail("the directory holds no weights (model.safetensors, pytorch_model.bin, or a sharded index)")
     auto = AutoModelForCausalLM if causal else AutoModel
     try:
@@ -415,11 +420,7 @@ def _load_local(name: str, source: str, cache_dir) -> ModelHandle:
     if len(tokenizer) < 2 or not tokenizer("Hello world")["input_ids"]:  # transformers builds an empty one silently
         raise fail(f"the directory holds no usable tokenizer (it encodes nothing; {len(tokenizer)} token(s)): save "
                    "the model's tokenizer there too (tokenizer.save_pretrained)")
-    handle = _handle(name, model, tokenizer, causal=causal, source=source)
-    weights = _weights_file(source, cache_dir)
-    handle.provenance.update(weights_file=weights.name if weights else None,
-                             weights_file_sha256=_file_sha256(weights) if weights else None, revision=None)
-    return handle
+    return _with_weights(_handle(name, model, tokenizer, causal=causal, source=source), weights, None)
 
 
 def _has_attention(config) -> None:

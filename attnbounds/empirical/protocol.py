@@ -1075,9 +1075,10 @@ class _KSSearch:
         no row leaves a key out at N >= w, so E3's grid stops below the most keys a row sees (a
         new user's trial: a Mistral with a 16-key window raised from the KS test at N = 21)."""
         keys = np.asarray(keys)
+        if not keys.size:
+            return
         for L in lengths:
-            if keys.size:
-                self._most_keys[L] = max(self._most_keys.get(L, 0), int(keys[:L].max()))
+            self._most_keys[L] = max(self._most_keys.get(L, 0), int(keys[:L].max()))
 
     def _keep(self, y: int, n: int, L, d_tilde_rows, main_rows, upto=None) -> None:
         """Keep layer y's per-head sums at N for every L the rows (H, L_rows) serve: in prefix

@@ -68,13 +68,16 @@ def _equal_apart(x) -> bool:
     return False
 
 
-def _kept(fn):
-    """``fn`` kept per arguments (an LRU cache) where they are hashable: for the kernel's pure
-    checks of an expression (its structure, its symbols' declarations and the relations given,
-    which SymPy's equality and hash all read, except in a ``Subs``: :func:`_equal_apart`), asked
-    again and again of the same sides by the sign prover. A result is handed out as a copy where
-    it is a list or a dict, so a caller that changes it changes no other caller's."""
-    cached = lru_cache(maxsize=8192)(fn)
+def _kept(fn=None, *, maxsize: int = 8192):
+    """``fn`` kept per arguments (an LRU cache of ``maxsize``) where they are hashable: for the
+    kernel's pure checks of an expression (its structure, its symbols' declarations and the
+    relations given, which SymPy's equality and hash all read, except in a ``Subs``:
+    :func:`_equal_apart`), asked again and again of the same sides by the sign prover. A result is
+    handed out as a copy where it is a list or a dict, so a caller that changes it changes no
+    other caller's. ``@_kept`` or ``@_kept(maxsize=...)``."""
+    if fn is None:
+        return lambda f: _kept(f, maxsize=maxsize)
+    cached = lru_cache(maxsize=maxsize)(fn)
 
     @wraps(fn)
     def call(*args, **kwargs):
@@ -88,6 +91,7 @@ def _kept(fn):
         return out.copy() if isinstance(out, (list, dict)) else out
 
     call.cache_info = cached.cache_info
+    call.cache_clear = cached.cache_clear
     return call
 
 
@@ -570,14 +574,13 @@ def _lemma_check(lemma: Lemma, ctx: "Context"):
     ch = lemma.chain
     key = (lemma, lemma.lhs, lemma.relation, lemma.rhs, id(ch), id(getattr(ch, "start", None)),
            id(getattr(ch, "steps", None)), id(getattr(ch, "ctx", None)))
-    fresh = _equal_apart((lemma.lhs, lemma.rhs, ctx))  # (a Subs: see _equal_apart)
-    res = (_lemma_check_cached.__wrapped__ if fresh else _lemma_check_cached)(key, ctx)
+    res = _lemma_check_cached(key, ctx)
     for record in _STEP_RECORDS:  # the lemma's accepted steps, whether checked now or cached
         record.add(_kept_steps(res))
     return res
 
 
-@lru_cache(maxsize=512)
+@_kept(maxsize=512)  # (a key or context holding a Subs is checked afresh: _equal_apart)
 def _lemma_check_cached(key, ctx: "Context"):
     lemma = key[0]
     saved = _STEP_RECORDS[:]
