@@ -34,6 +34,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -371,12 +372,33 @@ def _load_pretrained(name: str, source: str, cache_dir, local_files_only: bool) 
     causal = _is_causal(config)
     auto = AutoModelForCausalLM if causal else AutoModel
     try:
-        model = auto.from_pretrained(source, attn_implementation="eager", **kwargs)
+        model = _from_pretrained(auto, name, source, **kwargs)
         tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
     except OSError as err:
         raise _not_found_error(name, source, local_files_only) from err
     return _with_weights(_handle(name, model, tokenizer, causal=causal, source=source),
                          _weights_file(source, cache_dir), getattr(config, "_commit_hash", None))
+
+
+def _from_pretrained(auto, name: str, source: str, **kwargs):
+    """``auto.from_pretrained`` with eager attention, without transformers' load report (a trial's
+    BertForMaskedLM checkpoint printed a 14-line table: its task head UNEXPECTED, the pooler
+    MISSING, neither of which attention reads). Weights the checkpoint lacks outside the pooler
+    are initialized at random: they are named on stderr."""
+    from transformers.utils import logging as hf_logging
+
+    before = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        model, info = auto.from_pretrained(source, attn_implementation="eager", output_loading_info=True, **kwargs)
+    finally:
+        hf_logging.set_verbosity(before)
+    random = sorted(k for k in info.get("missing_keys", ()) if not k.startswith("pooler."))
+    if random:
+        more = f", … ({len(random)} in all)" if len(random) > 3 else ""
+        print(f"note: {name}: {len(random)} weight(s) missing from the checkpoint were initialized at random: "
+              f"{', '.join(random[:3])}{more}", file=sys.stderr, flush=True)
+    return model
 
 
 def _with_weights(handle: ModelHandle, weights: Path | None, revision) -> ModelHandle:
@@ -410,7 +432,7 @@ def _load_local(name: str, source: str, cache_dir) -> ModelHandle:
         raise fail("the directory holds no weights (model.safetensors, pytorch_model.bin, or a sharded index)")
     auto = AutoModelForCausalLM if causal else AutoModel
     try:
-        model = auto.from_pretrained(source, attn_implementation="eager", local_files_only=True)
+        model = _from_pretrained(auto, name, source, local_files_only=True)
     except (OSError, ValueError) as err:
         raise fail("its weights cannot be loaded", err) from err
     try:

@@ -480,6 +480,9 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
         handle = _load_model_checked(load_model, config, progress)
     load_seconds = time.perf_counter() - t_start
     config = config.resolve_lengths(int(handle.max_positions))
+    if config.rows == "full" and not handle.causal:  # a trial's --rows full on MiniLM was silently a no-op
+        print(f"note: --rows full: {handle.name} is bidirectional, every row already sees all L keys, so --rows "
+              "changes nothing (the report says 'all keys (bidirectional)')", file=sys.stderr, flush=True)
     text_sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     try:
         windows = token_windows(text, handle.tokenizer, config.lengths[-1], config.windows)

@@ -93,3 +93,34 @@ def test_a_broken_local_model_is_named_by_its_cause(tiny_gpt2_dir, tmp_path, cas
     with pytest.raises(ValueError, match=message) as err:
         models.load_model(str(d))
     assert "hf download" not in str(err.value)
+
+
+def _tiny_bert_mlm(directory, tokenizer_dir):
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    tok = AutoTokenizer.from_pretrained(tokenizer_dir)
+    BertForMaskedLM(BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                               intermediate_size=64, max_position_embeddings=64)).save_pretrained(directory)
+    tok.save_pretrained(directory)
+    return directory
+
+
+def test_a_task_heads_checkpoint_loads_without_transformers_load_report(tiny_gpt2_dir, tmp_path, capfd):
+    """A trial's BertForMaskedLM printed transformers' 14-line LOAD REPORT (its MLM head UNEXPECTED,
+    the pooler MISSING: neither is read by attention). Weights missing elsewhere are named."""
+    d = _tiny_bert_mlm(tmp_path / "mlm", tiny_gpt2_dir)
+    handle = models.load_model(str(d))
+    err = capfd.readouterr().err
+    assert handle.causal is False and handle.n_layers == 2
+    assert "LOAD REPORT" not in err and "UNEXPECTED" not in err and "note:" not in err
+
+    from safetensors.torch import load_file, save_file
+
+    weights = load_file(d / "model.safetensors")
+    dropped = sorted(k for k in weights if "layer.1.attention.self.query" in k)
+    save_file({k: v for k, v in weights.items() if k not in dropped}, d / "model.safetensors", metadata={"format": "pt"})
+    models.load_model(str(d))
+    err = capfd.readouterr().err
+    assert "LOAD REPORT" not in err
+    assert "2 weight(s) missing from the checkpoint were initialized at random" in err
+    assert all(k.removeprefix("bert.") in err for k in dropped)

@@ -161,6 +161,21 @@ def test_bidirectional_minilm_one_pass_per_length(corpus, tmp_path):
     assert len(rows) == 6 * 12 * 2 * 2
 
 
+def test_rows_full_on_an_encoder_is_said_to_change_nothing(corpus, minilm, tmp_path, capsys):
+    """A trial's --rows full on MiniLM ran silently: an encoder's rows see every key either way."""
+    def paper(rows, out):
+        cfg = run.ReproduceConfig(model="minilm", text=corpus, lengths=(16, 32), windows=1, experiments=("E1",),
+                                  rows=rows, settings=run.QUICK_SETTINGS)
+        return run.run_reproduce(cfg, tmp_path / out, progress=False, handle=minilm)
+
+    full = paper("full", "full")
+    assert "note: --rows full: minilm is bidirectional" in capsys.readouterr().err
+    prefix = paper("prefix", "prefix")
+    assert "--rows" not in capsys.readouterr().err
+    assert (tmp_path / "full" / "heads.csv").read_text() == (tmp_path / "prefix" / "heads.csv").read_text()
+    assert full["protocol"]["rows"] == prefix["protocol"]["rows"] == "all keys (bidirectional)"
+
+
 def test_cli_quick_smollm2_end_to_end(corpus, tmp_path):
     out = tmp_path / "smol"
     r = CliRunner().invoke(main, ["reproduce", "--model", "smollm2", "--text", corpus, "--quick", "--out", str(out),
