@@ -65,8 +65,9 @@ linkcheck: install
 verdicts: install
 	$(BIN)/python docs/generate_verdicts.py
 
-# Committed figures and tables for the docs' Experiments page (SmolLM2 and random GPT-2).
-experiments-docs: install
+# Committed figures and tables for the docs' Experiments page: random GPT-2, SmolLM2, MiniLM and
+# Gemma-3 (hence install-gemma).
+experiments-docs: install-gemma
 	$(BIN)/python docs/generate_experiments.py --text $(TEXT)
 
 bench: install

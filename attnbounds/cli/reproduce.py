@@ -48,9 +48,9 @@ def _settings_error(err: ValueError) -> UsageError:
 
 #: The options that only --protocol last-query reads, with what the paper protocol does instead.
 _LAST_QUERY_ONLY = {
-    "--top-n": "uses the listings' N (E1: 5; E2: 1,5,10,20,100; E4: 1,2,4,8,16,32,64) and E3's grid of step "
+    "--top-n": "uses the listings' N (E1: 5; E2: 1,5,10,20,100), for E4 (no N in its listing) 1,2,4,8,16,32,64, and E3's grid of step "
                "max(1, ⌊L/100⌋)",
-    "--mc-samples": "takes the expectation from T1(ii)'s closed form, not from random subsets",
+    "--mc-samples": "takes the expectation from T1(ii)'s main term (indicators replaced by their means), not from random subsets",
     "--ks-grid": "tests E3's grid of step max(1, ⌊L/100⌋)",
     "--radius": "sets E4's radius to r = min over non-selected i of ‖s − α_i x_i‖",
 }
@@ -80,7 +80,7 @@ def _verify(directory: str) -> None:
                    "Face cache (downloaded only when online; an id without owner, e.g. distilgpt2, only when cached).  [required unless --verify]")
 @click.option("--text", "text", default=None, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).  [required unless --verify]")
 @click.option("--lengths", default=None, help="Comma-separated L values [default: 32,64,128,256,512,1024 capped at the model's positions].")
-@click.option("--top-n", default=None, help="--protocol last-query: comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20]. The paper protocol uses the listings' N (E1: 5; E2: 1,5,10,20,100; E4: 1,2,4,…,64; E3: a grid of step max(1, ⌊L/100⌋)) and refuses this option.")
+@click.option("--top-n", default=None, help="--protocol last-query: comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20]. The paper protocol uses the listings' N (E1: 5; E2: 1,5,10,20,100), for E4 (no N in its listing) 1,2,4,…,64, for E3 a grid of step max(1, ⌊L/100⌋), and refuses this option.")
 @click.option("--windows", type=int, default=None, help="Number of text windows [default: 4; --quick: 1].")
 @click.option("--experiments", default="E1,E2,E3,E4,E5", show_default=True, help="Comma-separated subset of E1..E5.")
 @click.option("--vectors", default="values", show_default=True, help="x_i: values, keys or hidden (each head's value vectors, its key vectors, or the layer's input hidden states).")

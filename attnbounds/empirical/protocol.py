@@ -150,7 +150,8 @@ def claim_forms(w, x, visible, ns, terms: dict | None, order) -> dict:
     ``sides`` is evaluated on four rows per N (short rows, at most 64 keys, where the block
     has them) and the candidate that equals its right side (and whose d̃ equals its left
     side) is chosen. For T1(ii), ``T1ii:reconstructed``'s right side is compared with the
-    kernel's main term on short rows (its left side is an exact expectation over subsets).
+    kernel's main term on short rows (its left side is an exact expectation over subsets), or,
+    where no row has at most ten keys (an encoder), on the first ten keys of two sampled rows.
     ``terms`` are :func:`~attnbounds.empirical.experiments.position_metrics` of the block
     with ``what=("terms", "main")``; None computes them on the sampled rows only. Raises
     ``RuntimeError`` naming the claim when no form matches: the kernel must then follow the claim.
@@ -169,7 +170,7 @@ def claim_forms(w, x, visible, ns, terms: dict | None, order) -> dict:
         short = valid[tcount[valid] <= min(64, n + 16)]  # the right side's pairwise distances cost t² per head
         pool = short if short.size else valid
         rows = np.unique(np.concatenate([pool[np.linspace(0, pool.size - 1, min(4, pool.size)).astype(int)],
-                                         valid[tcount[valid] <= 10][:2]]))
+                                         valid[tcount[valid] <= _T1II_KEYS][:2]]))
         if terms is None:  # the kernel on the sampled rows only
             local_terms = ex.position_metrics(w[:_FORM_HEADS, rows], x[:_FORM_HEADS], [n],
                                               visible=None if visible is None else visible[rows],
@@ -199,13 +200,33 @@ def claim_forms(w, x, visible, ns, terms: dict | None, order) -> dict:
         chosen.setdefault("T1i", good[0])
         if chosen["T1i"] not in good:
             raise RuntimeError("claim T1i: the matching form differs between N; check T1i:reconstructed")
-        for r, inst in _sample_instances(w, x, visible, n, [r for r in rows if tcount[r] <= 10][:2]):
-            rhs = np.asarray(t2.sides(inst).rhs, dtype=float)
-            if not np.allclose(get("main", r), rhs, rtol=1e-7, atol=1e-9):
-                raise RuntimeError("claim T1ii: the kernel's main term differs from T1ii:reconstructed's right side; "
-                                   "update experiments.position_metrics")
+        few = [r for r in rows if tcount[r] <= _T1II_KEYS][:2]
+        for r, inst in _sample_instances(w, x, visible, n, few):
+            _check_t1ii(t2, inst, get("main", r))
             chosen["T1ii"] = "main"
+        if not few and n < _T1II_KEYS:  # no row this short (an encoder, or --rows full): the first keys of two
+            # sampled rows, their weights renormalized, are an instance of the claim the kernel is run on
+            for r in rows[:2]:
+                keys = (np.arange(w.shape[-1]) if visible is None else np.flatnonzero(visible[r]))[:_T1II_KEYS]
+                ws = np.asarray(w[:_FORM_HEADS, r, keys], dtype=np.float64)
+                ws = ws / ws.sum(-1, keepdims=True)
+                xs = np.asarray(x[:_FORM_HEADS][:, keys], dtype=np.float64)
+                main = ex.position_metrics(ws[:, None, :], xs, [n], what=("main",))["main"]
+                _check_t1ii(t2, {"weights": ws, "x": xs, "n": int(n)}, np.asarray(main)[:, 0, 0])
+                chosen["T1ii"] = "main"
     return chosen
+
+
+_T1II_KEYS = 10  # T1(ii)'s left side is an exact expectation over the subsets of a row's keys: rows of at most
+# this many keys
+
+
+def _check_t1ii(reading, inst, main) -> None:
+    """The kernel's main term on an instance equals the right side of the reading ``T1ii:reconstructed``."""
+    rhs = np.asarray(reading.sides(inst).rhs, dtype=float)
+    if not np.allclose(main, rhs, rtol=1e-7, atol=1e-9):
+        raise RuntimeError("claim T1ii: the kernel's main term differs from T1ii:reconstructed's right side; "
+                           "update experiments.position_metrics")
 
 
 # --- one window -------------------------------------------------------------------------

@@ -164,7 +164,7 @@ def test_reproduce_verify_needs_no_model(tmp_path):
     _one_line_error(CliRunner().invoke(main, ["reproduce", "--text", CORPUS]), "--model: required")
 
 
-@pytest.mark.parametrize("flag, value, instead", [("--top-n", "1,5", "listings' N"), ("--mc-samples", "4", "closed form"),
+@pytest.mark.parametrize("flag, value, instead", [("--top-n", "1,5", "listings' N"), ("--mc-samples", "4", "T1(ii)'s main term"),
                                                   ("--ks-grid", "8", "step max(1"), ("--radius", "0.5", "min over non-selected")])
 def test_last_query_options_are_refused_under_the_paper_protocol(tmp_path, no_model_load, flag, value, instead):
     """The paper protocol (the default) reads none of these; a run that silently ignored them would mislead."""

@@ -261,6 +261,28 @@ def test_claim_forms_follow_the_claim(monkeypatch):
     assert protocol.claim_forms(w, x, vis, [1, 3], terms, order)["T1i"] == "d1_norm"  # the old reading
 
 
+def test_t1ii_is_checked_on_an_encoders_rows_too(monkeypatch):
+    """An audit found T1(ii) checked only on rows of at most ten keys: an encoder's rows all
+    see L keys, so its runs never compared the kernel's main term with the claim. The first
+    ten keys of sampled rows are now the instance; a kernel off the claim stops the run."""
+    rng = np.random.default_rng(3)
+    L = 24
+    w = rng.random((4, L, L))
+    w /= w.sum(-1, keepdims=True)
+    x = ex.to_sphere(rng.standard_normal((4, L, 5)))
+    order = ex.top_order(w, 5)
+    assert protocol.claim_forms(w, x, None, [1, 5], None, order) == {"T1i": "d1_pair", "T1ii": "main"}
+    real = ex.position_metrics
+
+    def off(*a, **k):
+        res = real(*a, **k)
+        return {key: v * (1 + 1e-5) if key == "main" else v for key, v in res.items()}
+
+    monkeypatch.setattr(ex, "position_metrics", off)
+    with pytest.raises(RuntimeError, match="claim T1ii: the kernel's main term differs"):
+        protocol.claim_forms(w, x, None, [1, 5], None, order)
+
+
 def test_top_order_breaks_ties_to_the_lower_index():
     w = np.array([[[0.25, 0.25, 0.25, 0.25], [0.1, 0.3, 0.3, 0.3]]])
     assert ex.top_order(w, 2).tolist() == [[[0, 1], [1, 2]]]
