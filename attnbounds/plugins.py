@@ -31,6 +31,34 @@ class PluginError(ImportError):
     """The plug-in exists but raised while it was imported or loaded."""
 
 
+_HELPERS: dict = {}  # a claim file's path -> the modules it imported from beside it: (name, file, sha256)
+
+
+def _file_sha(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _helpers_beside(here: str, names) -> list:
+    """The modules of ``names`` loaded from files under the directory ``here`` (not this package)."""
+    out = []
+    for name in sorted(names):
+        f = getattr(sys.modules.get(name), "__file__", None)
+        if not f or name.split(".")[0] == "attnbounds":
+            continue
+        f = os.path.abspath(f)
+        try:
+            inside = os.path.commonpath([f, here]) == here
+        except ValueError:  # another drive
+            inside = False
+        if inside:
+            out.append((name, f, _file_sha(f)))
+    return out
+
+
 def import_module_or_file(module_name: str, *, what: str = "spec") -> ModuleType:
     """Import ``pkg.module`` (also from the current directory, as ``python -m`` would) or a
     ``path/to/file.py`` (imported once per path and content: an edited file is imported anew;
@@ -42,8 +70,12 @@ def import_module_or_file(module_name: str, *, what: str = "spec") -> ModuleType
             raise PluginNotFound(f"{what}: no such file {module_name!r}")
         with open(path, "rb") as fh:
             key = "_attnbounds_plugin_" + hashlib.sha256(path.encode() + fh.read()).hexdigest()[:16]
-        if key in sys.modules:
+        helpers = _HELPERS.get(path, ())
+        if key in sys.modules and all(_file_sha(f) == sha for _, f, sha in helpers):
             return sys.modules[key]
+        for name, _, _ in helpers:  # a file beside it changed (or the file itself): its helpers are imported anew
+            sys.modules.pop(name, None)  # (review 46: an edited helper module kept its old bound)
+        sys.modules.pop(key, None)
         spec = importlib.util.spec_from_file_location(key, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[key] = module  # dataclasses and pickling look the module up while it runs
@@ -51,6 +83,7 @@ def import_module_or_file(module_name: str, *, what: str = "spec") -> ModuleType
         added = here not in sys.path
         if added:
             sys.path.insert(0, here)
+        before = set(sys.modules)
         try:
             spec.loader.exec_module(module)
         except Exception as exc:
@@ -59,7 +92,12 @@ def import_module_or_file(module_name: str, *, what: str = "spec") -> ModuleType
         finally:
             if added and here in sys.path:
                 sys.path.remove(here)
+            _HELPERS[path] = _helpers_beside(here, set(sys.modules) - before - {key})
         return module
+    if os.path.isdir(module_name):  # a trial: "cannot import module '/tmp'"
+        raise PluginNotFound(f"{what}: {module_name!r} is a directory; name a .py file in it or a module")
+    if os.path.isfile(module_name) and not module_name.endswith(".py"):  # "No module named 'notes'" for notes.txt
+        raise PluginNotFound(f"{what}: {module_name!r} is not a .py file; name a Python file or a module")
     try:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:

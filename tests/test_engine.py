@@ -216,15 +216,29 @@ def test_symbolic_refutation_is_falsified_and_confirmed_numerically():
 
 
 def test_certify_pass_is_certified():
-    r = Reading("transcribed", "-", "-", certify=lambda: Proof(True, "arb enclosure"))
+    from hypothesis import strategies as st
+
+    from attnbounds.numerics.intervals import certify_between_on_grid
+
+    def certify():
+        status, cert = certify_between_on_grid(lambda z: [z[0] * (1 - z[0])], [(0, 1)], 64, "-1/100", "26/100")
+        return Proof(status, "arb enclosure", certificate=cert)
+
+    r = Reading("transcribed", "-", "-", certify=certify)
     row = engine.judge_reading(make_claim("TOYC", r), r, budget=SMALL)
     # nothing but the certificate: nothing ties it to the reading's sides
     assert row["verdict"] == "undecided" and "not cross-checked" in row["evidence"], row
-    r = Reading("transcribed", "-", "-", certify=lambda: Proof(True, "arb enclosure"),
-                sides=lambda i: Sides(np.zeros_like(i["x"]), np.ones_like(i["x"])),
-                sweep=lambda rng, k: {"x": rng.uniform(size=k)})
+    numeric = dict(sides=lambda i: Sides(np.zeros_like(np.asarray(i["x"], float)), np.ones_like(np.asarray(i["x"], float))),
+                   sweep=lambda rng, k: {"x": rng.uniform(size=k)},
+                   strategy=lambda: st.fixed_dictionaries({"x": st.floats(0, 1)}))
+    r = Reading("transcribed", "-", "-", certify=certify, **numeric)
     row = engine.judge_reading(make_claim("TOYC", r), r, budget=SMALL)
     assert row["verdict"] == "certified", row
+    assert "certificate: arb, 64 cells a side" in row["evidence"] and "[0, 1]" in row["evidence"], row
+    # a Proof(True) with no interval certificate is no certificate (review 46)
+    r = Reading("transcribed", "-", "-", certify=lambda: Proof(True, "arb enclosure"), **numeric)
+    row = engine.judge_reading(make_claim("TOYC", r), r, budget=SMALL)
+    assert row["verdict"] == "holds" and "without an interval certificate" not in row["evidence"], row
 
 
 def test_a_proof_of_another_statement_is_caught_by_the_numeric_sides():
@@ -337,11 +351,18 @@ def test_both_sides_the_same_infinity_are_an_error_not_a_pass():
 
     r = Reading("transcribed", "-", "-", strategy=x_in_0_2, sides=lambda i: Sides(2 * big(i), big(i)), sweep=sweep_x)
     row = engine.judge_reading(make_claim("TOYINF", r), r, budget=SMALL)
-    assert row["verdict"] == "undecided" and "same infinity" in row["error"]
-    # one infinite side against a finite one is decided: an overflowed value is beyond every float
+    assert row["verdict"] == "undecided" and "a side infinite" in row["evidence"], row
+    # one infinite side against a finite one is not decided either: an overflow's true value may be
+    # below the other side (review 46: e^x·1e-300 is inf at x = 710.5, its value 3.6e8 < 1e9)
     r = Reading("transcribed", "-", "-", strategy=x_in_0_2, sides=lambda i: Sides(np.asarray(i["x"]), big(i)),
                 sweep=sweep_x)
-    assert engine.judge_reading(make_claim("TOYINF2", r), r, budget=SMALL)["verdict"] == "holds"
+    row = engine.judge_reading(make_claim("TOYINF2", r), r, budget=SMALL)
+    assert row["verdict"] == "undecided" and "a side infinite" in row["evidence"], row
+    # an instance with a finite violating element is a counterexample whatever its other elements are
+    r = Reading("transcribed", "-", "-", strategy=x_in_0_2, sweep=sweep_x,
+                sides=lambda i: Sides(np.stack([np.asarray(i["x"], float), 2 + 0 * np.asarray(i["x"], float)], -1),
+                                      np.stack([big(i), 1 + 0 * np.asarray(i["x"], float)], -1)))
+    assert engine.judge_reading(make_claim("TOYINF3", r), r, budget=SMALL)["verdict"] == "falsified"
 
 
 def test_a_bound_met_only_within_the_rounding_slack_says_so():

@@ -146,7 +146,9 @@ class Proof:
     with a ``counterexample`` instance and both sides' values) or None (cannot decide).
 
     A symbolic proof carries its ``chain``: a :class:`attnbounds.theory.proof.ChainCheck`,
-    every step of which the kernel checked. ``steps``, ``checked`` and ``rules`` summarise
+    every step of which the kernel checked. A certify method's ``status=True`` carries its
+    ``certificate``, issued by an interval routine of :mod:`attnbounds.numerics.intervals`
+    (without one it is no certificate: the engine does not count it). ``steps``, ``checked`` and ``rules`` summarise
     it; a chain with an unchecked (argued) step can not back ``status=True``; use
     :meth:`from_chain`, which sets the status from the check.
     """
@@ -157,6 +159,7 @@ class Proof:
     lhs: float | None = None
     rhs: float | None = None
     chain: Any = None
+    certificate: Any = None  # a certify method's interval certificate (attnbounds.numerics.intervals)
 
     def __post_init__(self):
         self.validate()
@@ -384,6 +387,12 @@ class Reading:
         if self.bind is not None and (self.symbolic is None or self.sweep is None):
             raise ValueError(f"reading {self.name!r}: bind ties a symbolic proof's goal to the sides at the sweep's "
                              "instances; it needs both `symbolic` and `sweep`")
+        for name, cap in (("rtol", MAX_RTOL), ("atol", MAX_ATOL)):  # rounding slack, not a tolerance on the
+            # mathematics: an rtol of 1 made x <= 1/2 `hold` on [0, 1] (review 46); the tie caps them alike
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= cap:
+                raise ValueError(f"reading {self.name!r}: {name}: the rounding slack of a numeric comparison, a number "
+                                 f"in [0, {cap:g}], got {value!r}; a tolerance the statement allows belongs in its sides")
         if self.assume is not None and not callable(self.assume):
             raise TypeError(f"assume: expected a callable (instance -> bool), got {type(self.assume).__name__}")
         for name, shape in (("symbolic", "() -> Proof"), ("certify", "() -> Proof"), ("strategy", "() -> a Hypothesis strategy"),
@@ -450,6 +459,10 @@ def subset_instances(batch: Instance, keep) -> Instance:
     """
     keep = np.asarray(keep, dtype=bool)
     return {k: (v[keep] if isinstance(v, np.ndarray) and v.ndim >= 1 else v) for k, v in batch.items()}
+
+
+MAX_RTOL = 1e-6  # the largest rounding slack a reading may give (relative, and absolute below)
+MAX_ATOL = 1e-9
 
 
 def holds_relation(sides: Sides, relation: str, rtol: float = 1e-9, atol: float = 1e-12):

@@ -246,14 +246,15 @@ def certify_box(pieces: int = 4) -> Proof:
     """
     L = 3
     lo, hi = _summary_bounds(1, 1, L)
-    status, failure = certify_between_on_grid(arb_softmax, [(-1, 1)] * L, pieces, lo, hi)
+    status, found = certify_between_on_grid(arb_softmax, [(-1, 1)] * L, pieces, lo, hi)
     if status is None:
-        _, i, alpha = failure
+        _, i, alpha = found  # the first cell not separated
         return Proof(None, f"arb could not separate alpha_{i + 1} = {alpha} from the bounds")
     return Proof(
         True,
         f"arb: T = 1, Delta = 1, L = 3, logits in [-1, 1]^3 ({pieces}^3 boxes): every alpha_i lies "
         "strictly inside (e^-2/3, e^2/3)",
+        certificate=found,
     )
 
 

@@ -318,14 +318,15 @@ def certify_box(pieces: int = 8) -> Proof:
         f = [((x + 1) ** 2 + 1) / 2 for x in z]
         return [1 / (1 + sum(f[j] for j in range(L) if j != i) / f[i]) for i in range(L)]
 
-    status, failure = certify_between_on_grid(weights, [(-a, a)] * L, pieces, "1/30", "10/3")
+    status, found = certify_between_on_grid(weights, [(-a, a)] * L, pieces, "1/30", "10/3")
     if status is None:
-        _, i, alpha = failure
+        _, i, alpha = found  # the first cell not separated
         return Proof(None, f"arb could not separate alpha_{i + 1} = {alpha} from [1/30, 10/3]")
     return Proof(
         True,
         f"arb: on [-2, 2]^3 ({pieces}^3 boxes), F = 1 + l + l^2/2, every alpha_i lies strictly inside "
         "(C1/L, C2/L) = (1/30, 10/3)",
+        certificate=found,
     )
 
 

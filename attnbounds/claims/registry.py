@@ -30,6 +30,7 @@ without one follow, by id), and user claims after the package's in registration 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 from dataclasses import dataclass
 from typing import Callable, Iterable
@@ -263,6 +264,9 @@ def claims_from(obj) -> list[Claim]:
     """The claims an object offers: a Claim, a sequence of Claims, or a module's ``CLAIM``/``CLAIMS``."""
     if isinstance(obj, Claim):
         return [obj]
+    if isinstance(obj, (str, bytes, os.PathLike)):  # a trial's engine.check(claims="my_claim.py") listed "str" per letter
+        raise TypeError(f"claims: expected Claim objects, got the path or spec {obj!r}; load it first with "
+                        "attnbounds.claims.load_claims(spec)")
     if isinstance(obj, (list, tuple)):
         bad = [type(c).__name__ for c in obj if not isinstance(c, Claim)]
         if bad:

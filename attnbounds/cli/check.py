@@ -28,6 +28,8 @@ their ids, e.g. ``L1:reconstructed``) and ``--matrix`` loops over every normaliz
 from __future__ import annotations
 
 import importlib
+import math
+import os
 import sys
 import time
 from collections import Counter
@@ -512,10 +514,17 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path
     """
     from attnbounds.engine.budget import PRESET, budget_for
 
+    if time_limit is not None and not math.isfinite(time_limit):  # FloatRange(min=0) lets inf and nan through
+        raise click.BadParameter(f"must be a finite number of seconds (0: none), got {time_limit}",
+                                 param_hint="'--time-limit'")
     budget = budget_for(quick, examples, PRESET if time_limit is None else (time_limit or None))
     if plot_path and not matrix:
         raise UsageError("--plot: only valid with --matrix")
+    if strict and (matrix or mutants):  # it was silently ignored there
+        raise UsageError(f"--strict: not combinable with {'--mutants' if mutants else '--matrix'} (--mutants exits 1 "
+                         "when a mutant is proved or certified; --matrix reports its cells)")
     check_writable_file(json_path, "--json")  # before the claims run, not after
+    _refuse_overwriting_inputs(json_path, claim_specs, normalizer)
     expected, recorded_meta = _read_expected(expect_path, mutants or matrix, json_path)
     check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
     user_claims = load_user_claims(claim_specs)
@@ -567,6 +576,20 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path
 
 def _row_key(row: dict) -> tuple:
     return row["id"], row.get("kind", "reading")
+
+
+def _refuse_overwriting_inputs(json_path, claim_specs, normalizer) -> None:
+    """--json must not name a file this run reads: a trial's `--claims mine.py --json mine.py`
+    replaced the user's claim file with the rows."""
+    if not json_path or json_path == "-":
+        return
+    target = os.path.abspath(json_path)
+    for flag, specs in (("--claims", claim_specs), ("--normalizer", (normalizer,) if normalizer else ())):
+        for spec in specs:
+            path = spec.split(":", 1)[0] if spec.split(":", 1)[0].endswith(".py") else spec
+            if path.endswith(".py") and os.path.abspath(path) == target:
+                raise UsageError(f"--json: {json_path!r} is the file {flag} reads ({spec!r}); this run would overwrite "
+                                 "it: write the rows elsewhere")
 
 
 def _read_expected(path, other_command: bool, json_path=None) -> tuple[dict | None, dict | None]:

@@ -38,6 +38,9 @@ def derive(name, latex, as_json, claim_specs):
             for n in of_claim:
                 click.echo(f"{n:<14} {derivation.get(n).title}")
             return
+    if name not in derivation.names() and _claims_named(name, user):
+        raise UsageError(f"NAME: claim {name} names no derivation; `attnbounds derive"
+                         f"{'' if user is None else ' ' + claims_options(claim_specs)}` lists them")
     try:
         data = derivation.to_json(name)
     except KeyError as exc:
@@ -58,9 +61,23 @@ def derive(name, latex, as_json, claim_specs):
             click.echo(f"      {res['note']}")
 
 
+def _claims_named(name: str, user=None) -> list:
+    """The claims whose id (or paper-qualified id) is ``name``: the package's, or with ``--claims`` the user's."""
+    if user is not None:
+        return [c for c in user if name in (c.id, f"{c.paper}:{c.id}")]
+    from attnbounds.claims import registry
+
+    try:
+        claim, rest = registry.split_id(name)
+    except (KeyError, ValueError):
+        return []
+    return [claim] if not rest else []
+
+
 def _of_claim(name: str, user=None) -> list[str]:
     """The derivations of claim ``name`` (``L2`` -> ``L2-generic``, ``L2-softmax``); with ``--claims``
     (``user``: the claims loaded), those its claim of that id names."""
-    if user is not None:
-        return list(dict.fromkeys(n for c in user if name in (c.id, f"{c.paper}:{c.id}") for n in c.derivations))
-    return [n for n in derivation.names() if n.startswith(name + "-")]
+    named = [n for c in _claims_named(name, user) for n in c.derivations]
+    if user is None:  # (a trial: C3 names L2-softmax, and `derive C3` was refused)
+        named += [n for n in derivation.names() if n.startswith(name + "-")]
+    return list(dict.fromkeys(named))

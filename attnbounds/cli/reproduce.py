@@ -187,6 +187,12 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         results = run.run_reproduce(config, out_dir, progress=not no_progress)
     except (run.ConfigError, store.OutputLocked) as err:
         raise UsageError(str(err)) from None
+    except KeyboardInterrupt:  # say what a rerun will find (the group's message promised a resume either way)
+        saved = sorted(store.WindowCache(out_dir).dir.glob("window_*.npz"))
+        what = (f"{len(saved)} finished window(s) are saved in {store.WindowCache(out_dir).dir}: rerun the same command "
+                "to resume from them" if saved else "no window of this run had finished, so it saved nothing")
+        click.echo(f"Interrupted: {what}.", err=True)
+        click.get_current_context().exit(130)
     click.echo(f"wrote {out_dir}/results.json, report.md, {len(results['files'])} tables and figures")
     timing = results.get("timing") or {}
     if timing.get("cached_windows"):

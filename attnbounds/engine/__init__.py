@@ -37,23 +37,25 @@ Each :class:`~attnbounds.claims.base.Reading` carries up to five methods (see
 Every public name of the submodules is importable from :mod:`attnbounds.engine`.
 
 A symbolic proof is ``proved`` only when the proof kernel checked every step of its chain
-and a numeric method evaluated the reading's sides without a counterexample (here a sweep:
-the chain's goal is its author's, and only the sides, and ``Reading.bind`` where the reading
-gives it, tie it to the reading); a bare
-``Proof(True, ...)`` is an argued proof, and the verdict falls back to the other evidence
-(here none, so ``undecided``):
+and the chain's goal is tied to the reading: by ``Reading.bind`` where the reading gives it,
+or by the numeric evidence ``holds`` itself needs (here Hypothesis and a full sweep of the
+reading's sides without a counterexample: the chain's goal is its author's, and only the
+sides tie it to the reading); a bare ``Proof(True, ...)`` is an argued proof, and the verdict
+falls back to the other evidence (here none, so ``undecided``):
 
 >>> import sympy as sp
->>> from attnbounds.claims.base import Proof, Reading
+>>> from attnbounds.claims.base import Proof, Reading, Sides
 >>> from attnbounds.theory.proof import Chain, by
 >>> p = sp.Symbol("p")
 >>> chain = Chain(sp.Rational(1, 4) - p * (1 - p)).eq((p - sp.Rational(1, 2)) ** 2, by.identity())
 >>> goal = (sp.Rational(1, 4) - p * (1 - p), "==", (p - sp.Rational(1, 2)) ** 2)
->>> r = Reading("t", "t", "t", symbolic=lambda: Proof.from_chain(chain.prove(*goal), "expand"))
->>> sweep = MethodOutcome("sweep", "pass", "no counterexample", count=4000)
->>> combine(r, [run_exact(r, "symbolic", Budget()), sweep], Budget()).verdict
+>>> r = Reading("t", "t", "t", symbolic=lambda: Proof.from_chain(chain.prove(*goal), "expand"),
+...             sides=lambda i: Sides(0, 0), sweep=lambda rng, n: {}, strategy=lambda: None)
+>>> numeric = [MethodOutcome("strategy", "pass", "no counterexample", count=200),
+...            MethodOutcome("sweep", "pass", "no counterexample", count=Budget().sweep)]
+>>> combine(r, [run_exact(r, "symbolic", Budget()), *numeric], Budget()).verdict
 'proved'
->>> combine(r, [run_exact(r, "symbolic", Budget())], Budget()).verdict  # nothing ties it to the reading
+>>> combine(r, [run_exact(r, "symbolic", Budget()), numeric[1]], Budget()).verdict  # a sweep alone ties nothing
 'undecided'
 >>> bare = Reading("t", "t", "t", symbolic=lambda: Proof(True, "expand(...) == 0"))
 >>> outcome = run_exact(bare, "symbolic", Budget())

@@ -120,21 +120,30 @@ class _Violation(AssertionError):
 
 
 class _NonFinite(ValueError):
-    """Raised when ``sides`` returns NaN, or both sides the same infinity (an overflow of both:
-    which is larger is unknown): an evaluator bug, not a counterexample."""
+    """Raised when ``sides`` returns NaN: an evaluator bug, not a counterexample."""
+
+
+class _Overflowed(ValueError):
+    """Raised when no element of an instance violates the relation in finite values and some
+    element has an infinite side: the instance is not judged (counted, as one outside the
+    reading's hypotheses is)."""
 
 
 def _undecided(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Where the sides cannot be compared: NaN on either side, or the same infinity on both
-    (inf <= inf would hold whatever the true values are). One infinite side against a finite
-    one, or −inf against +inf, is still decided: an overflowed value is beyond every float."""
-    with np.errstate(invalid="ignore"):
-        return np.isnan(lhs) | np.isnan(rhs) | (np.isinf(lhs) & (lhs == rhs))
+    """Where the sides cannot be compared: NaN (an error) or an infinity on either side. An
+    infinite side is an overflow as often as a true infinity: e^x·1e-300 is inf at x = 710.5
+    though its value is 3.6e8 (review 46: a false 1e9 <= e^x·1e-300 held, one infinite side
+    being taken as beyond every float), so its order is unknown. Such an element decides
+    nothing: an instance violates where a finite element does, and holds only where every
+    element is finite and holds."""
+    return ~np.isfinite(lhs) | ~np.isfinite(rhs)
 
 
 def _undecided_text(lhs: np.ndarray, rhs: np.ndarray) -> str:
-    nan = np.any(np.isnan(lhs)) or np.any(np.isnan(rhs))
-    return "sides returned NaN" if nan else "both sides returned the same infinity (an overflow: their order is unknown)"
+    return "sides returned NaN"
+
+
+_OVERFLOW_NOTE = "a side infinite: an overflow or a true infinity, their order unknown"
 
 
 _DRAWS_LOCK = threading.Lock()
@@ -279,22 +288,43 @@ def slack_note(info: dict | None, rtol: float, atol: float) -> str:
 
 
 def _violation(lhs: np.ndarray, rhs: np.ndarray, relation: str) -> np.ndarray:
-    """How far ``lhs <relation> rhs`` is from holding (> 0 means violated)."""
-    if relation == "<=":
-        return lhs - rhs
-    if relation == ">=":
-        return rhs - lhs
-    return np.abs(lhs - rhs)
+    """How far ``lhs <relation> rhs`` is from holding (> 0 means violated; NaN where both sides are
+    the same infinity, which callers mask)."""
+    with np.errstate(invalid="ignore"):
+        if relation == "<=":
+            return lhs - rhs
+        if relation == ">=":
+            return rhs - lhs
+        return np.abs(lhs - rhs)
+
+
+def _rows_equal(batch: dict, size: int, first: dict) -> bool:
+    """Whether every instance of ``batch`` (``size`` of them) equals the instance ``first``."""
+    try:
+        for k, v in batch.items():
+            a, b = np.asarray(v), np.asarray(first.get(k))
+            rows = a if a.ndim >= 1 and a.shape[0] == size else a[None]
+            if not all(np.array_equal(r, b) for r in (rows[0], rows[-1])) or not np.all(rows == rows[0]):
+                return False
+        return True
+    except Exception:  # noqa: BLE001 -- values that do not compare (ragged, objects): taken as varied
+        return False
 
 
 def _worst_element(sides: Sides, reading: Reading) -> tuple[float, float, bool]:
-    """Both sides at the element that violates most (or holds least) and whether all hold."""
+    """Both sides at the finite element that violates most (or holds least) and whether all
+    hold. NaN raises :class:`_NonFinite`; an infinite side decides nothing (:func:`_undecided`):
+    with no finite violation and some infinite element, :class:`_Overflowed`."""
     lhs, rhs = _as_float_arrays(sides)
-    if np.any(_undecided(lhs, rhs)):
+    lhs, rhs = np.broadcast_arrays(lhs, rhs)
+    if np.any(np.isnan(lhs)) or np.any(np.isnan(rhs)):
         raise _NonFinite(_undecided_text(lhs, rhs))
-    ok = holds_relation(Sides(lhs, rhs), reading.relation, reading.rtol, reading.atol)
-    margin = _violation(lhs, rhs, reading.relation)
-    k = int(np.argmax(np.where(np.isnan(margin), -np.inf, margin).ravel())) if margin.size else 0
+    unknown = _undecided(lhs, rhs)
+    ok = holds_relation(Sides(lhs, rhs), reading.relation, reading.rtol, reading.atol) | unknown
+    if np.all(ok) and np.any(unknown):
+        raise _Overflowed(_OVERFLOW_NOTE)
+    margin = np.where(unknown, -np.inf, _violation(lhs, rhs, reading.relation))
+    k = int(np.argmax(margin.ravel())) if margin.size else 0
     return float(lhs.ravel()[k]), float(rhs.ravel()[k]), bool(np.all(ok))
 
 
@@ -344,12 +374,29 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
     if proof.status is True and info is not None:
         out = _audited(proof, info, budget, seconds)
         return _tied(out, reading, proof) if reading.bind is not None and out.outcome == "pass" else out
+    if proof.status is True and method == "certify":
+        from attnbounds.numerics.intervals import issued_certificate
+
+        if not issued_certificate(proof.certificate):  # "certified" means interval arithmetic ran (review 46)
+            return MethodOutcome(method, "unknown", "certify() returned Proof(True) without an interval certificate "
+                                 "(Proof.certificate, issued by attnbounds.numerics.intervals): not counted "
+                                 f"[{proof.detail}]", seconds)
+        box = proof.certificate.text() if hasattr(proof.certificate, "text") else proof.certificate.detail
+        return MethodOutcome(method, "pass", f"{proof.detail} [certificate: {box}]", seconds, proof=info)
     if proof.status is True:
         return MethodOutcome(method, "pass", proof.detail, seconds, proof=info)
     if proof.status is None:
         return MethodOutcome(method, "unknown", proof.detail, seconds, proof=info)
     # A refutation: report the instance, and confirm it numerically where we can.
     lhs, rhs, conflict, note = proof.lhs, proof.rhs, None, ""
+    if reading.assume is not None and proof.counterexample is not None:
+        try:
+            inside = reading.inside(_snapshot(proof.counterexample))
+        except Exception as exc:  # noqa: BLE001
+            inside, note = True, f" (the reading's hypotheses could not be read at it: {_error_text(exc)})"
+        if not inside:  # review 46: a counterexample outside the reading's own hypotheses refutes nothing
+            return MethodOutcome(method, "error", f"{method} refutes the reading at an instance outside its own "
+                                 f"hypotheses (assume): {_instance_text(proof.counterexample)}", seconds, proof=info)
     if reading.sides is not None and proof.counterexample is not None:
         try:
             nl, nr, ok = _worst_element(reading.sides(_snapshot(proof.counterexample)), reading)
@@ -508,7 +555,7 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
     rid = reading_id or reading.name
     start = time.perf_counter()
     state: dict[str, Any] = {"evaluated": 0, "failing": None, "found": False, "raised_on": None, "discarded": 0,
-                             "slack": _Slack(reading)}
+                             "overflowed": 0, "slack": _Slack(reading)}
 
     def body(instance):
         if not isinstance(instance, dict):  # the contract (claims.base): an instance is a dict of named values
@@ -526,6 +573,10 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
             reject()
         try:
             lhs, rhs, ok = _worst_element(reading.sides(instance), reading)
+        except _Overflowed:  # not judged: Hypothesis draws another
+            if not state["found"]:
+                state["overflowed"] += 1
+            reject()
         except Exception:
             state["found"] = True
             state["raised_on"] = _snapshot(instance)  # the last one is the shrunk one
@@ -569,7 +620,8 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
     except Unsatisfiable:
         return MethodOutcome(
             "strategy", "incomplete", f"Hypothesis: {state['evaluated']} of {budget.examples} example(s) met the "
-            f"reading's hypotheses ({state['discarded']} discarded), no counterexample", time.perf_counter() - start,
+            f"reading's hypotheses ({state['discarded']} discarded) with finite sides ({state['overflowed']} with "
+            f"{_OVERFLOW_NOTE}), no counterexample", time.perf_counter() - start,
             count=state["evaluated"], discarded=state["discarded"],
         )
     except MethodTimeout as exc:
@@ -595,7 +647,8 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
         )
     seconds = time.perf_counter() - start
     n = state["evaluated"]
-    return MethodOutcome("strategy", "pass", f"no counterexample in {n} Hypothesis example(s)"
+    over = f" ({state['overflowed']} more not judged: {_OVERFLOW_NOTE})" if state["overflowed"] else ""
+    return MethodOutcome("strategy", "pass", f"no counterexample in {n} Hypothesis example(s){over}"
                          f"{state['slack'].note()}", seconds, count=n, discarded=state["discarded"],
                          slack=state["slack"].info())
 
@@ -647,8 +700,10 @@ def run_sweep(
     rid = reading_id or reading.name
     rng = np.random.default_rng(_stream_seed(seed, rid, "sweep"))
     start = time.perf_counter()
-    done = violations = drawn = discarded = 0
+    done = violations = drawn = discarded = overflowed = 0
     fixed = False
+    varied = False  # some instance differs from the first (one instance repeated is one fixed instance)
+    first = None
     worst: tuple[float, dict] | None = None
     slack = _Slack(reading)
     chunk = min(_CHUNK_START, budget.sweep)
@@ -667,6 +722,9 @@ def run_sweep(
                 fixed = size is None
                 size = 1 if fixed else size
                 drawn += size
+                if not fixed and not varied:
+                    first = first if first is not None else _snapshot(_slice_instance(batch, 0))
+                    varied = not _rows_equal(batch, size, first)
                 if reading.assume is not None:  # instances outside the reading's hypotheses are not judged
                     keep = reading.inside(batch, size)
                     if not keep.all():
@@ -684,16 +742,22 @@ def run_sweep(
                     lhs, rhs = np.broadcast_to(lhs, (size,)), np.broadcast_to(rhs, (size,))
                 if lhs.shape[0] != size:
                     raise ValueError(f"sides() returned shape {lhs.shape} for a batch of {size} instance(s)")
-                nan = _undecided(*np.broadcast_arrays(lhs, rhs))
+                lhs, rhs = np.broadcast_arrays(lhs, rhs)
+                nan = np.isnan(lhs) | np.isnan(rhs)
                 if np.any(nan):
                     i = int(np.argwhere(nan.reshape(size, -1).any(axis=1))[0, 0])
                     raise _NonFinite(f"{_undecided_text(lhs, rhs)} at instance {_instance_text(_slice_instance(batch, i))}")
-                ok = holds_relation(Sides(lhs, rhs), reading.relation, reading.rtol, reading.atol)
+                unknown = _undecided(lhs, rhs)  # an infinite side decides nothing
+                ok = holds_relation(Sides(lhs, rhs), reading.relation, reading.rtol, reading.atol) | unknown
                 bad = ~ok.reshape(size, -1).all(axis=1)
-                slack.add(np.where(ok, _violation(lhs, rhs, reading.relation), -np.inf).reshape(size, -1).max(axis=1))
+                unjudged = unknown.reshape(size, -1).any(axis=1) & ~bad
+                overflowed += int(unjudged.sum())
+                size_judged = size - int(unjudged.sum())
+                slack.add(np.where(ok & ~unknown, _violation(lhs, rhs, reading.relation), -np.inf)
+                          .reshape(size, -1).max(axis=1)[~unjudged])
                 if np.any(bad):
                     violations += int(bad.sum())
-                    margin = _violation(lhs, rhs, reading.relation).reshape(size, -1).max(axis=1)
+                    margin = np.where(unknown, -np.inf, _violation(lhs, rhs, reading.relation)).reshape(size, -1).max(axis=1)
                     margin = np.where(bad, margin, -np.inf)
                     i = int(np.argmax(margin))
                     candidate = _snapshot(_slice_instance(batch, i))
@@ -702,7 +766,7 @@ def run_sweep(
                     key = (-_instance_entries(candidate), float(margin[i]))
                     if worst is None or key > worst[0]:
                         worst = (key, candidate)
-                done += size
+                done += size_judged
                 if fixed:
                     break
                 if _batch_bytes(batch) * 2 <= _CHUNK_BYTES and chunk < _CHUNK_MAX:
@@ -744,9 +808,14 @@ def run_sweep(
     if fixed and done and not timed_out:
         return MethodOutcome("sweep", "pass", "no counterexample at the sweep's one fixed instance (its values have "
                              "no batch axis: judged once)", seconds, count=done, discarded=discarded)
+    if done > 1 and not varied:  # review 46: np.full(n, 0.25) counted as the budget's instances
+        return MethodOutcome("sweep", "pass", f"no counterexample at the sweep's one instance, drawn {done} times "
+                             "(every instance equal: counted once)", seconds, count=1, discarded=discarded)
+    over = f" ({overflowed} more not judged: {_OVERFLOW_NOTE})" if overflowed else ""
     if timed_out or done < budget.sweep:
         why = timeout_note or (
-            f"only {done} of {drawn} drawn instance(s) met the reading's hypotheses" if discarded
+            f"only {done} of {drawn} drawn instance(s) met the reading's hypotheses{over}" if discarded
+            else f"only {done} of {drawn} drawn instance(s) had finite sides{over}" if overflowed
             else "the sweep ended early"
         )
         return MethodOutcome(
@@ -754,7 +823,7 @@ def run_sweep(
             f"sweep: {why}, after {done} of {budget.sweep} instance(s), no counterexample",
             seconds, count=done, timed_out=timed_out, discarded=discarded,
         )
-    return MethodOutcome("sweep", "pass", f"no counterexample in {done} sweep instance(s){slack.note()}", seconds,
+    return MethodOutcome("sweep", "pass", f"no counterexample in {done} sweep instance(s){over}{slack.note()}", seconds,
                          count=done, discarded=discarded, slack=slack.info())
 
 
@@ -825,6 +894,10 @@ def run_montecarlo(
     lhs_txt = f"{_fmt(est.lhs)} [{_fmt(est.lhs_ci[0])}, {_fmt(est.lhs_ci[1])}]"
     rhs_txt = f"{_fmt(est.rhs)} [{_fmt(est.rhs_ci[0])}, {_fmt(est.rhs_ci[1])}]"
     level = f"{100 * est.confidence:g}%"
+    if outcome == "pass" and est.samples < budget.mc_samples:  # held to its budget, as the sweep is (review 46)
+        text = (f"Monte Carlo: {est.samples} of the budget's {budget.mc_samples} samples, no counterexample: "
+                f"lhs {lhs_txt} {reading.relation} rhs {rhs_txt}")
+        return MethodOutcome("montecarlo", "incomplete", _join(text, est.detail), seconds, count=est.samples, mc=mc)
     if outcome == "pass":
         text = f"MC ({est.samples} samples, {level} CI): lhs {lhs_txt} {reading.relation} rhs {rhs_txt}"
         return MethodOutcome("montecarlo", "pass", _join(text, est.detail), seconds, count=est.samples, mc=mc)

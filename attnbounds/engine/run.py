@@ -17,6 +17,7 @@ safety net interrupts a method (the row's ``timed_out`` then names it).
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -271,7 +272,7 @@ def _registry(claims) -> ClaimRegistry:
     if claims is None:
         return claim_registry.REGISTRY
     reg = ClaimRegistry(modules=(), beside=claim_registry.REGISTRY)
-    for c in claim_registry.claims_from(claims if isinstance(claims, Claim) else tuple(claims)):
+    for c in claim_registry.claims_from(claims if isinstance(claims, (Claim, str, bytes, os.PathLike)) else tuple(claims)):
         reg.register(c)
     return reg
 

@@ -110,10 +110,12 @@ def tie(reading, proof, seed: int = 0, instances: int = INSTANCES) -> dict:
     for name, r in _relations_of(part):
         if _same_statement(r, lhs, rel, rhs):
             return {"status": "untied", "instances": 0,
-                    "detail": f"the proof's goal is its own hypothesis {name!r}: it proves nothing of the reading"}
+                    "detail": f"the proof's goal is its own hypothesis {name!r} (up to algebra): it proves nothing of "
+                              "the reading"}
     hyps: set = set()
     every = _every_reads(part.chain)  # the symbols the chain reads for every value
     picked, overflowed, declined = [], [], []
+    unevaluable = None
     for k in range(ROUNDS):
         raw = _instances(reading, seed + k, instances)
         here = [i for i in raw if reading.inside(i)]
@@ -126,16 +128,21 @@ def tie(reading, proof, seed: int = 0, instances: int = INSTANCES) -> dict:
                 declined.append((inst, str(exc)))
                 passed_over += 1
                 continue
-            except _NotEvaluable as exc:
-                return {"status": "not evaluable", "instances": 0, "detail": str(exc)}
+            except _NotEvaluable as exc:  # the other instances may still show the proof untied
+                unevaluable = unevaluable or str(exc)
+                continue
             if got is _NO_VALUE:
                 overflowed.append(inst)
             elif got is not True:
                 return {"status": "untied", "instances": len(picked),
                         "detail": f"the proof does not prove the reading: at {_instance_text(inst)}, {got}"}
+        if unevaluable is not None:
+            break
         # another round (new seeds) only where the reading's hypotheses or bind passed instances over
         if len(picked) - len(declined) - len(overflowed) >= instances or not passed_over:
             break
+    if unevaluable is not None:
+        return {"status": "not evaluable", "instances": 0, "detail": unevaluable}
     if not picked:
         return {"status": "not evaluable", "instances": 0, "detail": "no instance of the sweep meets the reading's hypotheses"}
     why = sorted({m for _, m in declined})
@@ -261,8 +268,35 @@ def _same_statement(r, lhs, rel, rhs) -> bool:
         return False
     same, flipped = pairs
     a, b = sp.sympify(lhs), sp.sympify(rhs)
-    return (isinstance(r, same) and (r.lhs, r.rhs) == (a, b)) or (isinstance(r, flipped) and (r.lhs, r.rhs) == (b, a)) or (
-        rel in ("=", "==") and isinstance(r, sp.Eq) and (r.lhs, r.rhs) == (b, a))
+    if (isinstance(r, same) and (r.lhs, r.rhs) == (a, b)) or (isinstance(r, flipped) and (r.lhs, r.rhs) == (b, a)) or (
+            rel in ("=", "==") and isinstance(r, sp.Eq) and (r.lhs, r.rhs) == (b, a)):
+        return True
+    return _rescaled_goal(r, a, rel, b)
+
+
+def _rescaled_goal(r, a, rel, b) -> bool:
+    """Whether hypothesis ``r`` gives the goal ``a rel b`` by algebra alone: its two sides' difference
+    is a positive constant times the goal's (a strict one included: a - b < 0 gives a <= b). Review
+    46: the hypothesis a - b <= 0 proved a <= b, tied to a false reading where its sweep held."""
+    if rel in ("=", "=="):
+        if not isinstance(r, sp.Eq):
+            return False
+        g, h = a - b, r.lhs - r.rhs
+    else:
+        down = {sp.Le: 1, sp.Lt: 1, sp.Ge: -1, sp.Gt: -1}.get(type(r))  # h <= 0 after moving its terms
+        if down is None:
+            return False
+        g = a - b if rel == "<=" else b - a
+        h = (r.lhs - r.rhs) * down
+    try:
+        if h == 0 or g == 0:
+            return False
+        q = sp.simplify(g / h)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+    if not q.is_number:
+        return False
+    return bool(q.is_positive) if rel not in ("=", "==") else bool(q.is_nonzero)
 
 
 def _at(part, reading, instance, hyps: set, every) -> Any:
@@ -323,27 +357,42 @@ def _at(part, reading, instance, hyps: set, every) -> Any:
     if not ok:
         return (f"the goal {sp.sstr(lhs)} {rel} {sp.sstr(rhs)} is {gl!r} {rel} {gr!r}, the reading's sides "
                 f"{sl!r} {reading.relation} {sr!r}")
+    unknown = None  # the first hypothesis with no value here: raised only once every other one held
+    # (review 46: an unused hypothesis with no value hid one that fails)
     for name, r in _relations_of(part):
         if isinstance(r, WeightedNorm):
-            held = _weighted_norm_holds(name, r, env, values)
+            try:
+                held = _weighted_norm_holds(name, r, env, values)
+            except _NotEvaluable as exc:
+                unknown = unknown or exc
+                continue
             if held is not True:
                 return f"the proof's hypothesis {name!r} (a WeightedNorm fact) fails against bind's witness: {held}"
             hyps.add(repr(name))
             continue
         if not isinstance(r, sp.core.relational.Relational):
-            raise _NotEvaluable(f"the proof's hypothesis {name!r} is a {type(r).__name__}, which the tie cannot evaluate: "
-                                "whether the theorem applies to the reading's instances is not known")
+            unknown = unknown or _NotEvaluable(
+                f"the proof's hypothesis {name!r} is a {type(r).__name__}, which the tie cannot evaluate: whether the "
+                "theorem applies to the reading's instances is not known")
+            continue
         held = _hypothesis_holds(r, env, every)
         if held is None:
             missing = _unbound(r, env)
             why = (f"bind gives no value for {', '.join(missing)}" if missing else
                    "an inequality between vectors, an event of probability 0, or no index with a value")
-            raise _NotEvaluable(f"the proof's hypothesis {name!r} ({sp.sstr(r)}) has no value at the bound values "
-                                f"({why}): whether the theorem applies to the reading's instances is not known")
+            unknown = unknown or _NotEvaluable(
+                f"the proof's hypothesis {name!r} ({sp.sstr(r)}) has no value at the bound values ({why}): whether the "
+                "theorem applies to the reading's instances is not known")
+            continue
         if held is not True:
             return f"the proof's hypothesis {name!r} ({sp.sstr(r)}) fails: {held}"
         hyps.add(repr(name))
-    return _calls_broken(env) or True
+    broken = _calls_broken(env)
+    if broken:
+        return broken
+    if unknown is not None:
+        raise unknown
+    return True
 
 
 def _weighted_norm_holds(name, h, env, values):

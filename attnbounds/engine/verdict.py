@@ -7,13 +7,17 @@ the strongest verdict the evidence supports:
     ``reading.symbolic()`` returned ``Proof(status=True)`` whose chain of steps the proof
     kernel (:mod:`attnbounds.theory.proof`) checked completely; a proof with an unchecked
     (argued) step, or with no chain, gets the verdict its other evidence supports. The chain's
-    goal is the one its author passed to ``Chain.prove``, so a numeric method (Hypothesis,
-    sweep or Monte Carlo) must also have passed on at least one instance of the reading's own
-    sides: a proof of another statement then shows as a conflict where that statement is false
-    (a proof of another *true* statement cannot be told apart). Without one the verdict is
-    ``undecided`` ("not cross-checked");
+    goal is the one its author passed to ``Chain.prove``, so it must be tied to the reading's
+    own sides: by the reading's ``bind`` (the goal evaluated at the reading's instances,
+    :mod:`attnbounds.engine.tie`, status ``tied``), or by the numeric evidence that ``holds``
+    itself needs (below). A proof of another statement then shows as a conflict where that
+    statement is false (a proof of another *true* statement cannot be told apart). Without
+    either the verdict is ``undecided`` ("not cross-checked"): one passing instance of a fixed
+    sweep is not enough (review 46);
 ``certified``
-    ``reading.certify()`` returned ``Proof(status=True)``, cross-checked in the same way;
+    ``reading.certify()`` returned ``Proof(status=True)`` carrying an interval certificate
+    (:class:`attnbounds.numerics.intervals.Certificate`, issued by that module's routines; its
+    box is quoted in the evidence), cross-checked by the numeric evidence ``holds`` needs;
 ``holds``
     no counterexample in ``K`` Hypothesis examples *and* none in a batched numpy sweep of at
     least the budget's instance count (both methods must be set and must finish). A reading
@@ -45,12 +49,15 @@ disagree.
 >>> from attnbounds.claims.base import Reading
 >>> from attnbounds.engine.budget import Budget
 >>> from attnbounds.engine.methods import MethodOutcome
->>> r = Reading("t", "t", "t", symbolic=lambda: None)
->>> sweep = MethodOutcome("sweep", "pass", "no counterexample", count=10)
->>> combine(r, [MethodOutcome("symbolic", "pass", "expand(...) == 0"), sweep], Budget()).verdict
+>>> from attnbounds.claims.base import Sides
+>>> r = Reading("t", "t", "t", symbolic=lambda: None, sides=lambda i: Sides(0, 1), sweep=lambda rng, n: {},
+...             strategy=lambda: None)
+>>> found = [MethodOutcome("strategy", "pass", "no counterexample", count=100),
+...          MethodOutcome("sweep", "pass", "no counterexample", count=Budget().sweep)]
+>>> combine(r, [MethodOutcome("symbolic", "pass", "expand(...) == 0"), *found], Budget()).verdict
 'proved'
->>> combine(r, [MethodOutcome("symbolic", "pass", "expand(...) == 0")], Budget()).evidence[:50]
-'symbolic passes, but not cross-checked: no numeric'
+>>> combine(r, [MethodOutcome("symbolic", "pass", "expand(...) == 0"), found[1]], Budget()).evidence[:50]
+'symbolic passes, but not cross-checked: nothing ti'
 """
 
 from __future__ import annotations
@@ -167,14 +174,21 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         if f.method == "sweep":
             ev += f" ({c.get('violations')} of {c.get('of')} violate)"
         return Judgement("falsified", _short(ev, 200), cex)
+    searching = reading.strategy is not None or reading.sweep is not None
+    sampling = reading.montecarlo is not None
+    reasons = _holds_reasons(by, searching, sampling, budget)
     exact = [m for m in _EXACT if m in by and by[m].outcome == "pass"]
-    if exact and not any(by[m].outcome == "pass" and (by[m].count or 0) > 0 for m in _NUMERIC if m in by):
+    tied = "symbolic" in exact and ((by["symbolic"].proof or {}).get("tie") or {}).get("status") == "tied"
+    if exact and not tied and (reasons or not (searching or sampling)):
         # the proof's goal is the one its author gave Chain.prove (a certificate's, the function
-        # it bounds): only a method that evaluates the reading's own sides ties it to the
-        # reading, and shows a proof of another statement as a conflict
+        # it bounds): only the tie (bind: the goal evaluated at the reading's instances) or the
+        # numeric evidence `holds` itself needs ties it to the reading, and shows a proof of
+        # another statement as a conflict (review 46: one passing instance of a fixed sweep made
+        # a proof of 1 <= 2 `proved` for a false reading)
+        why = "; ".join(reasons) if reasons else "no numeric method (Hypothesis, sweep, Monte Carlo)"
         return Judgement("undecided", _short(
-            f"{_METHOD_LABEL[exact[0]]} passes, but not cross-checked: no numeric method (Hypothesis, sweep, Monte "
-            f"Carlo) evaluated this reading's sides and passed, so nothing ties the proof's goal to the reading "
+            f"{_METHOD_LABEL[exact[0]]} passes, but not cross-checked: nothing ties the proof's goal to the reading "
+            f"(no bind tied it, and the numeric evidence is short of what holds needs: {why}) "
             f"[{by[exact[0]].detail}]", 300))
     if "symbolic" in by and by["symbolic"].outcome == "pass":
         info = by["symbolic"].proof or {}
@@ -193,23 +207,6 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
             argued = f" (proof {sym.proof['status']}: {sym.proof['checked']}/{sym.proof['steps']} steps checked)"
         return Judgement("certified", _short(f"certify: {by['certify'].detail}{argued}"))
 
-    searching = reading.strategy is not None or reading.sweep is not None
-    sampling = reading.montecarlo is not None
-    reasons = []
-    if searching:
-        st, sw = by.get("strategy"), by.get("sweep")
-        if st is None or sw is None:
-            missing = "sweep" if sw is None else "Hypothesis strategy"
-            reasons.append(f"holds needs both Hypothesis and a sweep; the reading has no {missing}")
-        for o in (st, sw):
-            if o is not None and o.outcome != "pass":
-                reasons.append(o.detail)
-        if sw is not None and sw.outcome == "pass" and (sw.count or 0) < budget.sweep:
-            reasons.append(f"sweep ran {sw.count} < {budget.sweep} instances")
-    if sampling:
-        mc = by.get("montecarlo")
-        if mc is None or mc.outcome != "pass":
-            reasons.append(mc.detail if mc else "Monte Carlo did not run")
     if (searching or sampling) and not reasons:
         parts = []
         if searching:
@@ -225,6 +222,28 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         return Judgement("undecided", "no method to judge this reading")
     unknown = [o.detail for o in outcomes if o.outcome == "unknown"]
     return Judgement("undecided", _short("; ".join(reasons + unknown) or "no method decided", 200))
+
+
+def _holds_reasons(by: dict, searching: bool, sampling: bool, budget: Budget) -> list[str]:
+    """Why the numeric outcomes ``by`` fall short of ``holds`` (empty: they suffice): Hypothesis and
+    a full sweep where the reading searches, a passing Monte Carlo of the budget's samples where
+    it samples."""
+    reasons = []
+    if searching:
+        st, sw = by.get("strategy"), by.get("sweep")
+        if st is None or sw is None:
+            missing = "sweep" if sw is None else "Hypothesis strategy"
+            reasons.append(f"holds needs both Hypothesis and a sweep; the reading has no {missing}")
+        for o in (st, sw):
+            if o is not None and o.outcome != "pass":
+                reasons.append(o.detail)
+        if sw is not None and sw.outcome == "pass" and (sw.count or 0) < budget.sweep:
+            reasons.append(f"sweep ran {sw.count} < {budget.sweep} instances")
+    if sampling:
+        mc = by.get("montecarlo")
+        if mc is None or mc.outcome != "pass":
+            reasons.append(mc.detail if mc else "Monte Carlo did not run")
+    return reasons
 
 
 def _slack_text(st, sw, reading) -> str:

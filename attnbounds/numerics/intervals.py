@@ -37,6 +37,7 @@ from __future__ import annotations
 import itertools
 import numbers
 from dataclasses import dataclass
+import weakref
 from fractions import Fraction
 from typing import Callable, Sequence
 
@@ -45,7 +46,9 @@ from flint import arb, fmpq
 from attnbounds.numerics.validation import check_count
 
 __all__ = [
+    "Certificate",
     "IntervalCertificate",
+    "issued_certificate",
     "as_rational",
     "box_to_arbs",
     "certify_between_on_grid",
@@ -55,6 +58,42 @@ __all__ = [
 
 # Boxes of at most this dimension also probe their 2^k vertices for counterexamples.
 _MAX_VERTEX_DIM = 4
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What an interval routine of this module proved: ``statement`` for every x in ``box``
+    (exact rational ends, as strings), by ``routine``. Only this module's routines issue one
+    (:func:`issued_certificate`): a ``certify`` method's ``Proof(True, ...)`` is a certificate only
+    when it carries one (``Proof.certificate``), and the verdict quotes its box."""
+
+    routine: str
+    statement: str
+    box: tuple[tuple[str, str], ...]
+
+    def text(self) -> str:
+        box = " x ".join(f"[{lo}, {hi}]" for lo, hi in self.box)
+        return f"{self.routine} on {box}: {self.statement}"
+
+
+_ISSUED: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _issue(cert):
+    _ISSUED.add(cert)
+    return cert
+
+
+def issued_certificate(obj) -> bool:
+    """Whether ``obj`` is a certificate this module's routines issued and nobody altered
+    (a :class:`Certificate`, or an :class:`IntervalCertificate` with status True).
+
+    >>> issued_certificate(Certificate("made by hand", "f <= 0", (("0", "1"),)))
+    False
+    >>> issued_certificate(certify_between_on_grid(lambda z: [z[0]], [(0, 1)], 4, -1, 2)[1])
+    True
+    """
+    return isinstance(obj, (Certificate, IntervalCertificate)) and obj in _ISSUED
 
 
 @dataclass(frozen=True)
@@ -138,9 +177,9 @@ def certify_between_on_grid(f, box, pieces: int, lower, upper):
 
     Each coordinate interval of ``box`` is cut into ``pieces`` equal closed cells with exact
     rational ends; ``lower``/``upper`` are rationals or ``arb`` enclosures; ``f`` maps a list of ``arb`` balls (one cell per coordinate) to a sequence
-    of ``arb`` enclosures. Returns ``(True, None)`` when every enclosure lies strictly inside,
-    else ``(None, (cell, k, value))`` for the first one that does not: a coarse grid can only
-    give "cannot decide", never a refutation.
+    of ``arb`` enclosures. Returns ``(True, certificate)`` (a :class:`Certificate`) when every
+    enclosure lies strictly inside, else ``(None, (cell, k, value))`` for the first one that does
+    not: a coarse grid can only give "cannot decide", never a refutation.
 
     >>> certify_between_on_grid(lambda z: [z[0] * (1 - z[0])], [(0, 1)], 64, "-1/100", "26/100")[0]
     True
@@ -154,12 +193,17 @@ def certify_between_on_grid(f, box, pieces: int, lower, upper):
         box_to_arbs([(lo + (hi - lo) * k / pieces, lo + (hi - lo) * (k + 1) / pieces) for k in range(pieces)])
         for lo, hi in _check_box(box)
     ]
+    root = _check_box(box)
     for index in itertools.product(range(pieces), repeat=len(cells)):
         values = f([cells[c][k] for c, k in enumerate(index)])
         for k, value in enumerate(values):
             if not (value > lo_b and value < hi_b):
                 return None, (index, k, value)
-    return True, None
+    def shown(bound):
+        return bound.str(6, radius=False) if isinstance(bound, arb) else str(as_rational(bound))
+
+    return True, _issue(Certificate(f"arb, {pieces} cells a side", f"{shown(lower)} < f(x)_k < {shown(upper)}",
+                                    tuple((str(lo), str(hi)) for lo, hi in root)))
 
 
 def _eval(f, args) -> arb:
@@ -286,7 +330,8 @@ def certify_upper_bound(
             boxes=boxes,
             depth=deepest,
         )
-    return IntervalCertificate(True, f"f {relation} {bound} certified on {boxes} box(es)", boxes=boxes, depth=deepest)
+    return _issue(IntervalCertificate(True, f"f {relation} {bound} certified on {boxes} box(es) of "
+                                      + " x ".join(f"[{lo}, {hi}]" for lo, hi in root), boxes=boxes, depth=deepest))
 
 
 def arb_softmax(logits: Sequence, T=1) -> list[arb]:

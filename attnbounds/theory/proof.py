@@ -4288,8 +4288,12 @@ def _kept_steps(check) -> tuple:
 
 def _fingerprint(check) -> tuple:
     """What decides whether ``check`` is complete, as values: compared by :func:`issued`."""
+    ctx = getattr(check.chain, "ctx", None)  # the context the steps were checked under, which the tie reads
+    # (review 46: a context swapped in after prove with object.__setattr__ went unnoticed)
+    hyps = tuple(getattr(ctx, "hypotheses", {}).items()) if ctx is not None else ()
     return (check.reaches_goal, check.goal_reason, tuple((s.rule, s.checked, s.reason) for s in check.step_checks),
-            len(check.step_checks), check.lemma_rules, check.assumed_premises, check.goal, id(check.chain))
+            len(check.step_checks), check.lemma_rules, check.assumed_premises, check.goal, id(check.chain),
+            id(ctx), hyps)
 
 
 class _StepRecord:

@@ -46,8 +46,8 @@ def _checked(detail):
 
 
 def _one_two(inst):
-    # 1 <= 2 at every instance: the numeric side of the toys' proved readings (a proof counts
-    # only when a numeric method evaluates the reading's own sides too)
+    # 1 <= 2 at every instance: the numeric side of the toys' proved readings (a proof without a
+    # bind counts only with the numeric evidence holds needs: Hypothesis and a full sweep)
     n = np.asarray(inst["n"], dtype=float)
     return Sides(np.ones_like(n), 2 * np.ones_like(n))
 
@@ -58,13 +58,14 @@ def _claim(cid, transcribed, reconstructed=None):
         transcription_latex="toy", hypotheses=(),
         readings=(transcribed, reconstructed or Reading("reconstructed", "-", "-",
                                                         symbolic=lambda: _checked("exact"), sides=_one_two,
-                                                        sweep=_sweep_ints)),
+                                                        sweep=_sweep_ints, strategy=_ints)),
         proof="toy",
     )
 
 
 FALSE = Reading("transcribed", "n² <= 10n", "-", strategy=_ints, sides=_int_sides, sweep=_sweep_ints)
-TRUE = Reading("transcribed", "1 <= 2", "-", symbolic=lambda: _checked("1 <= 2"), sides=_one_two, sweep=_sweep_ints)
+TRUE = Reading("transcribed", "1 <= 2", "-", symbolic=lambda: _checked("1 <= 2"), sides=_one_two, sweep=_sweep_ints,
+               strategy=_ints)
 
 
 @pytest.fixture
@@ -120,12 +121,13 @@ def _slow_checked():
 def test_time_limit_fires_visibly_in_the_table_the_json_and_strict(monkeypatch, tmp_path):
     monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
     registry.register(_claim("SLOW", Reading("transcribed", "1 <= 2", "-", symbolic=_slow_checked, sides=_one_two,
-                                             sweep=_sweep_ints)))
+                                             sweep=_sweep_ints, strategy=_ints)))
     out = tmp_path / "rows.json"
     result = run("SLOW:transcribed", "--time-limit", "0.3", "--json", str(out))
     assert result.exit_code == 0, result.output
     row = read_rows(out)[0]
-    assert row["verdict"] == "undecided" and row["timed_out"] == ["symbolic"]
+    # the proof cut short, the verdict is the numeric evidence's (Hypothesis and the sweep: holds), marked
+    assert row["verdict"] == "holds" and row["timed_out"] == ["symbolic"]
     assert row["evidence"].startswith("TIME LIMIT (symbolic)")
     assert "(time limit)" in result.stdout and "TIME LIMIT: the wall-clock safety net interrupted" in result.stdout
     assert run("SLOW:transcribed", "--time-limit", "0.3", "--strict").exit_code == 1

@@ -311,3 +311,53 @@ def test_claims_lists_a_shared_id_with_its_paper(tmp_path):
     assert [c["paper"] for c in json.loads(res.output)] == ["notes-a", "notes-b"]
     res = CliRunner().invoke(main, ["claims", "--claims", str(tmp_path / "a.py")])
     assert res.output.startswith("TV ")  # a unique id stays short
+
+
+# --- a demanding user's trial (stop 46) ----------------------------------------------------
+
+
+def test_check_json_never_overwrites_the_claims_file_it_reads(tmp_path):
+    mine = tmp_path / "mine.py"
+    text = (REPO / "docs" / "examples" / "my_claim.py").read_text()
+    mine.write_text(text)
+    r = CliRunner().invoke(main, ["check", "--claims", str(mine), "--quick", "--json", str(mine)])
+    _one_line_error(r, "--json: ", "is the file --claims reads", "would overwrite it")
+    assert mine.read_text() == text
+
+
+@pytest.mark.parametrize("value", ["inf", "nan"])
+def test_check_time_limit_must_be_finite(value):
+    _one_line_error(CliRunner().invoke(main, ["check", "--time-limit", value, "T1i:sharp"]), "'--time-limit'", "finite")
+
+
+@pytest.mark.parametrize("other", ["--matrix", "--mutants"])
+def test_check_strict_is_refused_where_it_would_be_ignored(other):
+    _one_line_error(CliRunner().invoke(main, ["check", other, "--strict", "C1", "--quick"]), "--strict: not combinable")
+
+
+@pytest.mark.parametrize("kind, fragment", [("dir", "is a directory"), ("txt", "is not a .py file")])
+def test_check_claims_that_is_not_a_python_file(tmp_path, kind, fragment):
+    path = tmp_path if kind == "dir" else tmp_path / "notes.txt"
+    if kind == "txt":
+        path.write_text("notes\n")
+    _one_line_error(CliRunner().invoke(main, ["check", "--claims", str(path), "--quick"]), "--claims: ", fragment)
+
+
+@pytest.mark.parametrize("name, lists", [("C3", "L2-softmax"), ("2508.17821:L2", "L2-generic")])
+def test_derive_a_claim_id_lists_the_derivations_the_claim_names(name, lists):
+    """`derive C3` was refused, though C3 names L2-softmax (the names were matched by prefix)."""
+    r = CliRunner().invoke(main, ["derive", name])
+    assert r.exit_code == 0 and lists in r.output, r.output
+
+
+def test_derive_a_claim_without_derivations_says_so():
+    r = CliRunner().invoke(main, ["derive", "--claims", str(REPO / "docs" / "examples" / "my_claim.py"), "TV"])
+    line = _one_line_error(r, "claim TV names no derivation")
+    assert "did you mean" not in line
+
+
+def test_engine_check_given_a_path_says_how_to_load_it():
+    from attnbounds import engine
+
+    with pytest.raises(TypeError, match="load it first with attnbounds.claims.load_claims"):
+        engine.check(claims="docs/examples/my_claim.py")

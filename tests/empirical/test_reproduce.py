@@ -264,6 +264,28 @@ def test_a_broken_pipe_that_is_not_stdout_is_an_error(corpus, tmp_path, monkeypa
     assert r.exit_code == 1 and "Error: BrokenPipeError: a pipe closed" in r.output
 
 
+def test_an_interrupt_says_what_a_rerun_will_find(corpus, tmp_path, monkeypatch):
+    """A trial: the interrupt promised a resume even when no window had finished."""
+    from attnbounds.empirical import store
+
+    out = tmp_path / "o"
+
+    def interrupted(config, out_dir, **k):
+        if k.get("progress") is False and (tmp_path / "save").exists():
+            cache = store.WindowCache(out_dir).dir
+            cache.mkdir(parents=True, exist_ok=True)
+            (cache / "window_000.npz").write_bytes(b"")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "run_reproduce", interrupted)
+    args = ["reproduce", "--model", "gpt2-random", "--text", corpus, "--out", str(out), "--no-progress"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 130 and "no window of this run had finished, so it saved nothing" in r.output
+    (tmp_path / "save").touch()
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 130 and "1 finished window(s) are saved in" in r.output and "rerun the same command" in r.output
+
+
 def test_cli_error_above_model_positions(corpus, tmp_path):
     r = CliRunner().invoke(main, ["reproduce", "--model", "minilm", "--text", corpus, "--lengths", "32,1024",
                                   "--out", str(tmp_path), "--no-progress"])
