@@ -403,3 +403,13 @@ def test_an_exact_refutation_outside_the_readings_hypotheses_is_not_a_finding():
                 symbolic=lambda: Proof(False, "x = 2", {"x": 2.0}, lhs=2.0, rhs=1.0))
     row = _row(r)
     assert row["verdict"] == "undecided" and "outside its own hypotheses" in row["evidence"], row["evidence"]
+
+
+def test_a_certificate_altered_after_it_was_issued_is_no_certificate():
+    from attnbounds.numerics.intervals import Certificate, certify_between_on_grid, issued_certificate
+
+    status, cert = certify_between_on_grid(lambda z: [z[0]], [(0, 1)], 4, -1, 2)
+    assert status is True and issued_certificate(cert)
+    assert not issued_certificate(Certificate("by hand", "f(x) < 2", (("0", "5"),)))
+    object.__setattr__(cert, "box", (("0", "5"),))  # a wider box than the one certified
+    assert not issued_certificate(cert)

@@ -148,7 +148,8 @@ class Proof:
     A symbolic proof carries its ``chain``: a :class:`attnbounds.theory.proof.ChainCheck`,
     every step of which the kernel checked. A certify method's ``status=True`` carries its
     ``certificate``, issued by an interval routine of :mod:`attnbounds.numerics.intervals`
-    (without one it is no certificate: the engine does not count it). ``steps``, ``checked`` and ``rules`` summarise
+    (without one it is no certificate: the engine does not count it). ``steps``, ``checked``
+    and ``rules`` summarise
     it; a chain with an unchecked (argued) step can not back ``status=True``; use
     :meth:`from_chain`, which sets the status from the check.
     """

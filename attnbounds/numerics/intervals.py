@@ -85,8 +85,10 @@ def _issue(cert):
 
 
 def issued_certificate(obj) -> bool:
-    """Whether ``obj`` is a certificate this module's routines issued and nobody altered
-    (a :class:`Certificate`, or an :class:`IntervalCertificate` with status True).
+    """Whether ``obj`` is a certificate this module's routines issued (a :class:`Certificate`, or
+    an :class:`IntervalCertificate` with status True), or one equal to it field by field: the
+    same statement on the same box. One altered after it was issued (``object.__setattr__``)
+    no longer is.
 
     >>> issued_certificate(Certificate("made by hand", "f <= 0", (("0", "1"),)))
     False
