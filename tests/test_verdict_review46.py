@@ -181,6 +181,27 @@ def test_a_context_replaced_after_prove_is_still_issued_and_proved():
     assert not issued(proof.chain) or _row(r)["verdict"] != "proved"
 
 
+def _claim_file(cid: str, head: str, rhs: str) -> str:
+    """A claim file's text: x <= ``rhs`` on [0, 1] (``head``: the line that defines what ``rhs`` reads)."""
+    return f'''
+import numpy as np
+from hypothesis import strategies as st
+from attnbounds.claims.base import Claim, Reading, Sides
+{head}
+
+def sides(i):
+    x = np.asarray(i["x"], float)
+    return Sides(x, {rhs} + 0 * x)
+
+CLAIM = Claim(id="{cid}", paper="review46", title="-", source="-", statement="-", transcription="-",
+              transcription_latex="-", hypotheses=(), proof="", readings=(
+    Reading("transcribed", "-", "-"),
+    Reading("reconstructed", "x <= RHS on [0, 1]", "-", sides=sides,
+            sweep=lambda rng, n: {{"x": rng.uniform(0, 1, n)}},
+            strategy=lambda: st.fixed_dictionaries({{"x": st.floats(0, 1)}}))))
+'''
+
+
 def test_an_edited_helper_module_of_a_claim_file_is_stale(tmp_path):
     # Was a hole (now: the modules a claim file imported from beside it are re-imported when one
     # changes): plugins.import_module_or_file re-imports a claim file when its own content changes,
@@ -190,23 +211,7 @@ def test_an_edited_helper_module_of_a_claim_file_is_stale(tmp_path):
     helper = f"rv46_helper_{uuid.uuid4().hex[:8]}"
     (tmp_path / f"{helper}.py").write_text("RHS = 1.0\n")
     main = tmp_path / "rv46_claim.py"
-    main.write_text(f'''
-import numpy as np
-from hypothesis import strategies as st
-from attnbounds.claims.base import Claim, Reading, Sides
-import {helper} as H
-
-def sides(i):
-    x = np.asarray(i["x"], float)
-    return Sides(x, H.RHS + 0 * x)
-
-CLAIM = Claim(id="STALE", paper="review46", title="-", source="-", statement="-", transcription="-",
-              transcription_latex="-", hypotheses=(), proof="", readings=(
-    Reading("transcribed", "-", "-"),
-    Reading("reconstructed", "x <= RHS on [0, 1]", "-", sides=sides,
-            sweep=lambda rng, n: {{"x": rng.uniform(0, 1, n)}},
-            strategy=lambda: st.fixed_dictionaries({{"x": st.floats(0, 1)}}))))
-''')
+    main.write_text(_claim_file("STALE", f"import {helper} as H", "H.RHS"))
 
     def verdict():
         c = claim_api.load_claims(str(main))[0]
@@ -367,31 +372,14 @@ def test_a_sweep_cut_short_by_the_readings_hypotheses_is_not_holds():
 
 def test_an_edited_claim_file_is_imported_anew(tmp_path):
     main = tmp_path / f"rv46_self_{uuid.uuid4().hex[:8]}.py"
-    text = '''
-import numpy as np
-from hypothesis import strategies as st
-from attnbounds.claims.base import Claim, Reading, Sides
-RHS = {rhs}
-
-def sides(i):
-    x = np.asarray(i["x"], float)
-    return Sides(x, RHS + 0 * x)
-
-CLAIM = Claim(id="SELF", paper="review46", title="-", source="-", statement="-", transcription="-",
-              transcription_latex="-", hypotheses=(), proof="", readings=(
-    Reading("transcribed", "-", "-"),
-    Reading("reconstructed", "x <= RHS on [0, 1]", "-", sides=sides,
-            sweep=lambda rng, n: {{"x": rng.uniform(0, 1, n)}},
-            strategy=lambda: st.fixed_dictionaries({{"x": st.floats(0, 1)}}))))
-'''
 
     def verdict():
         c = claim_api.load_claims(str(main))[0]
         return engine.judge_reading(c, c.reading("reconstructed"), budget=SMALL)["verdict"]
 
-    main.write_text(text.format(rhs="1.0"))
+    main.write_text(_claim_file("SELF", "RHS = 1.0", "RHS"))
     assert verdict() == "holds"
-    main.write_text(text.format(rhs="0.5"))
+    main.write_text(_claim_file("SELF", "RHS = 0.5", "RHS"))
     assert verdict() == "falsified"
 
 

@@ -586,7 +586,7 @@ def _refuse_overwriting_inputs(json_path, claim_specs, normalizer) -> None:
     target = os.path.abspath(json_path)
     for flag, specs in (("--claims", claim_specs), ("--normalizer", (normalizer,) if normalizer else ())):
         for spec in specs:
-            path = spec.split(":", 1)[0] if spec.split(":", 1)[0].endswith(".py") else spec
+            path = spec.split(":", 1)[0]  # 'file.py' or 'file.py:object'
             if path.endswith(".py") and os.path.abspath(path) == target:
                 raise UsageError(f"--json: {json_path!r} is the file {flag} reads ({spec!r}); this run would overwrite "
                                  "it: write the rows elsewhere")

@@ -134,11 +134,12 @@ def _t1_bound_candidates(terms: dict, t, n: int) -> dict:
 _FORM_HEADS = 4  # heads of each sampled row on which the claims' forms are checked
 
 
-def _sample_instances(w, x, visible, n, rows):
-    """Per-row instances (batched over the first heads) for the claim readings: the keys that take part."""
+def _sample_instances(w, x, visible, n, rows, first=None):
+    """Per-row instances (batched over the first heads) for the claim readings: the keys that take
+    part (with ``first``, only the first that many of them, their weights renormalized)."""
     h = slice(0, _FORM_HEADS)
     for r in rows:
-        keys = np.arange(w.shape[-1]) if visible is None else np.flatnonzero(visible[r])
+        keys = (np.arange(w.shape[-1]) if visible is None else np.flatnonzero(visible[r]))[:first]
         yield r, {"weights": w[h, r, keys] / w[h, r, keys].sum(-1, keepdims=True), "x": x[h][:, keys], "n": int(n)}
 
 
@@ -206,13 +207,9 @@ def claim_forms(w, x, visible, ns, terms: dict | None, order) -> dict:
             chosen["T1ii"] = "main"
         if not few and n < _T1II_KEYS:  # no row this short (an encoder, or --rows full): the first keys of two
             # sampled rows, their weights renormalized, are an instance of the claim the kernel is run on
-            for r in rows[:2]:
-                keys = (np.arange(w.shape[-1]) if visible is None else np.flatnonzero(visible[r]))[:_T1II_KEYS]
-                ws = np.asarray(w[:_FORM_HEADS, r, keys], dtype=np.float64)
-                ws = ws / ws.sum(-1, keepdims=True)
-                xs = np.asarray(x[:_FORM_HEADS][:, keys], dtype=np.float64)
-                main = ex.position_metrics(ws[:, None, :], xs, [n], what=("main",))["main"]
-                _check_t1ii(t2, {"weights": ws, "x": xs, "n": int(n)}, np.asarray(main)[:, 0, 0])
+            for _, inst in _sample_instances(w, x, visible, n, rows[:2], first=_T1II_KEYS):
+                main = ex.position_metrics(inst["weights"][:, None, :], inst["x"], [n], what=("main",))["main"]
+                _check_t1ii(t2, inst, np.asarray(main)[:, 0, 0])
                 chosen["T1ii"] = "main"
     return chosen
 
