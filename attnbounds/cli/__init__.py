@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
+import threading
 
 import click
 
@@ -20,10 +22,55 @@ _COMMANDS = {
 }
 
 
+class _Terminated:
+    """SIGTERM (a job scheduler's or ``timeout``'s stop, ``kill PID``) taken as Ctrl-C is: through the
+    SIGINT handler in place (``check``'s guard, or Python's), so that each command's interrupt path
+    runs (the rows finished so far written, the windows saved named); the exit status is then
+    143 (128 + SIGTERM), not 130. Only in the main thread; the previous handler is put back."""
+
+    def __init__(self):
+        self.hit = False
+        self._previous = None
+
+    def _handler(self, signum, frame):
+        self.hit = True
+        on_int = signal.getsignal(signal.SIGINT)
+        if callable(on_int):  # check's guard sets its flag and raises; Python's raises KeyboardInterrupt
+            on_int(signal.SIGINT, frame)
+        raise KeyboardInterrupt  # SIGINT ignored (a background job of a script) or left to the default
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+        return False
+
+    def status(self, code):
+        return 143 if self.hit and code == 130 else code
+
+
 class _LazyGroup(click.Group):
-    """Lazy subcommands; an interrupt exits 130 and an unexpected error is one line (``--debug``: traceback)."""
+    """Lazy subcommands; an interrupt exits 130 (143 for SIGTERM) and an unexpected error is one line
+    (``--debug``: traceback)."""
 
     def invoke(self, ctx):
+        with _Terminated() as term:
+            try:
+                return self._invoke(ctx)
+            except click.exceptions.Exit as exc:
+                if term.status(exc.exit_code) != exc.exit_code:
+                    ctx.exit(term.status(exc.exit_code))
+                raise
+            except SystemExit as exc:
+                if isinstance(exc.code, int) and term.status(exc.code) != exc.code:
+                    raise SystemExit(term.status(exc.code)) from None
+                raise
+
+    def _invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:

@@ -13,8 +13,8 @@ interrupts is marked ``(time limit)`` in the table and listed in the row's ``tim
 Exit status: 0 when the run completed (a falsified transcription is a finding, not a
 failure); 1 under ``--strict`` when a reading is falsified or a row reports a conflict, an
 error or a method interrupted by the time limit; 1 under ``--expect PATH`` when a row's verdict
-differs from the one recorded in PATH (or is not recorded there); 2 on usage errors; 130 when interrupted
-(the rows finished so far are printed and, with ``--json``, written).
+differs from the one recorded in PATH (or is not recorded there); 2 on usage errors; 130 when interrupted,
+143 when stopped by SIGTERM (either way the rows finished so far are printed and, with ``--json``, written).
 
 ``--json PATH`` writes ``{"format", "meta", "rows"}`` (:mod:`attnbounds.engine.meta`: what the
 run was, and the rows of :mod:`attnbounds.engine.rows`); it is rewritten after every row,

@@ -19,6 +19,15 @@ class UsageError(click.UsageError):
         click.echo(f"Error: {self.format_message()}", err=True)
 
 
+def refuse_option_like(path, flag: str) -> None:
+    """An output path that starts with '-' (other than '-' itself) is an option that took the
+    place of the path (``--json --strict``: click gives ``--strict`` to ``--json``); refuse it
+    rather than create a file of that name. A file so named is still reachable as ``./-name``."""
+    if path is not None and str(path).startswith("-") and str(path) != "-":
+        raise UsageError(f"{flag}: {str(path)!r} looks like an option, not a path: {flag} takes a path right "
+                         f"after it (for a file so named, write ./{path})")
+
+
 def check_writable_file(path: str | None, flag: str, *, suffixes: tuple = ()) -> None:
     """Fail at once (one line, exit 2) if ``path`` cannot be written, before any heavy work.
 
@@ -28,6 +37,7 @@ def check_writable_file(path: str | None, flag: str, *, suffixes: tuple = ()) ->
     """
     if path in (None, "-"):
         return
+    refuse_option_like(path, flag)
     p = Path(os.path.abspath(os.path.expanduser(str(path))))
     if suffixes and not p.name.lower().endswith(suffixes):
         raise UsageError(f"{flag}: must end in {', '.join(suffixes)}, got {str(path)!r}")

@@ -7,6 +7,10 @@ import click
 from attnbounds.cli.common import UsageError, claims_options, load_user_claims, write_json
 from attnbounds.theory import derivation
 
+#: The ``format`` of ``derive NAME --json``'s object (none before it). The lists that ``derive
+#: --json`` and ``derive CLAIM --json`` print (``[{"name", "title"}]``) stay bare lists.
+DERIVE_FORMAT = "attnbounds-derive/1"
+
 
 @click.command()
 @click.argument("name", required=False)
@@ -50,7 +54,7 @@ def derive(name, latex, as_json, claim_specs):
         hint = did_you_mean(name, [*derivation.names(), *(ids() if user is None else [c.id for c in user])])
         raise UsageError(f"NAME: {exc.args[0]} (or a claim id such as L2, for its derivations){hint}") from None
     if as_json:
-        write_json(data, None)
+        write_json({"format": DERIVE_FORMAT, **data}, None)
         return
     click.echo(f"{data['name']}: {data['title']}")
     for key, res in data["results"].items():

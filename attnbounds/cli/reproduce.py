@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from attnbounds.cli.common import UsageError
+from attnbounds.cli.common import UsageError, refuse_option_like
 
 
 def _int_list(text: str | None, option: str):
@@ -129,6 +129,7 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
             raise UsageError(f"{flag}: required (or use --verify DIR)")
     from attnbounds.empirical import store
 
+    refuse_option_like(out_dir, "--out")
     try:  # first, and before the heavier imports: a bad --out is reported at once
         store.check_output_dir(out_dir)
     except store.OutputDirError as err:

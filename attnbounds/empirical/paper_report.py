@@ -451,7 +451,7 @@ def _grid_points(values) -> np.ndarray:
 def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     """Write the paper protocol's files into ``out``; return results.json's dict."""
     from attnbounds.jsonio import write_json
-    from attnbounds.empirical.report import _digest, _versions, write_csv
+    from attnbounds.empirical.report import _versions, stamped, write_csv
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -503,8 +503,7 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
                      for k, v in table.items()},
         "files": sorted(files + figures),
     }
-    stable = {k: v for k, v in results.items() if k != "timing"}
-    results["numbers_sha256"] = _digest(stable)
+    results = stamped(results, meta)
     write_json(results, str(out / "results.json"))
     _report(out, results, summary, figures, positions, multihead)
     return results

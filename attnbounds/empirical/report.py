@@ -306,13 +306,25 @@ def write_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
         "headline": summary["headline"],
         "files": sorted([_FILES[n] for n in tables if n in _FILES] + figures),
     }
-    stable = {k: v for k, v in results.items() if k != "timing"}
-    results["numbers_sha256"] = _digest(stable)
-    if meta.get("run_id"):  # after the digest: the id differs between runs, the numbers do not
-        results["run_id"] = meta["run_id"]
+    results = stamped(results, meta)
     write_json(results, str(out / "results.json"))
     _report_md(out, results, figures)
     return results
+
+
+#: The ``format`` of ``reproduce``'s ``results.json`` (both protocols; none before it).
+RESULTS_FORMAT = "attnbounds-reproduce/1"
+
+
+def stamped(results: dict, meta: dict) -> dict:
+    """``results`` with ``format`` first, ``numbers_sha256`` (the digest of everything but the
+    timing) and the run's ``run_id``; the format and the id come after the digest, which is
+    therefore the same as before the format existed and the same for two runs of the same numbers."""
+    stable = {k: v for k, v in results.items() if k != "timing"}
+    out = {"format": RESULTS_FORMAT, **results, "numbers_sha256": _digest(stable)}
+    if meta.get("run_id"):
+        out["run_id"] = meta["run_id"]
+    return out
 
 
 def _digest(obj) -> str:

@@ -266,3 +266,28 @@ def test_quick_check_of_real_readings_end_to_end(tmp_path):
     assert row["counterexample"]["lhs"] > row["counterexample"]["rhs"]
     assert rows["C1:reconstructed"]["verdict"] in ("proved", "certified", "holds")
     assert run("L2:row", "--quick", "--strict").exit_code == 1
+
+
+def test_sigterm_stops_like_ctrl_c_and_exits_143(monkeypatch, tmp_path):
+    """A job scheduler's stop (SIGTERM) takes the interrupt path: the finished rows are written."""
+    import os
+    import signal
+
+    def terminated_sweep(rng, k):
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("SIGTERM did not stop the sweep")
+
+    stuck = Reading("transcribed", "-", "-", symbolic=lambda: Proof(None, "?"), strategy=_ints, sides=_int_sides,
+                    sweep=terminated_sweep)
+    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
+    registry.register(_claim("BAD", FALSE))
+    registry.register(_claim("STUCK", stuck))
+    out = tmp_path / "partial.json"
+    before = signal.getsignal(signal.SIGTERM)
+    result = run("--quick", "--json", str(out))
+    assert result.exit_code == 143, result.output
+    assert "interrupted" in result.stderr
+    rows = read_rows(out)
+    assert [r["id"] for r in rows] == ["BAD:transcribed", "BAD:reconstructed", "STUCK:transcribed"]
+    assert rows[2]["error"] == "interrupted"
+    assert signal.getsignal(signal.SIGTERM) is before  # put back

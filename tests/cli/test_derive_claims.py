@@ -57,7 +57,9 @@ def test_derive_prints_a_derivation_a_claims_file_registers(tmp_path, fresh_regi
     path = _file(tmp_path, "usr_claims")
     out = CliRunner().invoke(main, ["derive", "--claims", path, "USR-range", "--json"])
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout)["results"]["lower"]["expr"] == "1/L"
+    doc = json.loads(out.stdout)
+    assert doc["results"]["lower"]["expr"] == "1/L"
+    assert doc["format"] == "attnbounds-derive/1" and doc["name"] == "USR-range"
     listed = CliRunner().invoke(main, ["derive", "--claims", path, "USR"])
     assert listed.exit_code == 0 and "USR-range" in listed.output and f"--claims {path}" in listed.output
     shown = CliRunner().invoke(main, ["claims", "--claims", path, "USR"])

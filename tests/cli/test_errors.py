@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -361,3 +362,21 @@ def test_engine_check_given_a_path_says_how_to_load_it():
 
     with pytest.raises(TypeError, match="load it first with attnbounds.claims.load_claims"):
         engine.check(claims="docs/examples/my_claim.py")
+
+
+@pytest.mark.parametrize("argv, flag, taken", [
+    (["check", "L1", "--quick", "--json", "--strict"], "--json", "--strict"),
+    (["check", "--matrix", "L1", "--quick", "--plot", "--no-progress"], "--plot", "--no-progress"),
+    (["reproduce", "--model", "gpt2-random", "--text", CORPUS, "--out", "--quick"], "--out", "--quick"),
+])
+def test_an_option_taken_as_an_output_path_is_refused(tmp_path, monkeypatch, no_model_load, argv, flag, taken):
+    monkeypatch.chdir(tmp_path)  # a file named after the option would land here
+    _one_line_error(CliRunner().invoke(main, argv), f"{flag}: {taken!r} looks like an option", f"./{taken}")
+    assert not list(tmp_path.iterdir())  # nothing created
+
+
+def test_a_file_named_like_an_option_is_written_through_dot_slash(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["check", "C3", "--quick", "--no-progress", "--json", "./--strict"])
+    assert r.exit_code == 0, r.output
+    assert json.loads((tmp_path / "--strict").read_text())["format"] == "attnbounds-check/2"

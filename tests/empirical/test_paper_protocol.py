@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 
 from attnbounds.empirical import experiments as ex
-from attnbounds.empirical import protocol, run
+from attnbounds.empirical import protocol, run, store
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO.parent / "shared" / "corpus" / "war_and_peace.txt"
@@ -145,6 +146,11 @@ def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, ti
     crit = _heads(tmp_path / "critical_n.csv")
     assert list(crit[0]) == ["window", "L", "N_crit", "statistic", "p_value"]
     assert all(r["N_crit"] == "nan" or r["N_crit"].isdigit() for r in crit)  # a grid point, written 31 (not 31.0)
+    # results.json: its format first, and the run id the manifest names (the paper protocol had none)
+    written = json.loads((tmp_path / "results.json").read_text())
+    assert next(iter(written)) == "format" and written["format"] == "attnbounds-reproduce/1"
+    assert written["run_id"] == json.loads((tmp_path / "manifest.json").read_text())["run_id"]
+    assert store.verify(tmp_path) == []
     # results.json's config: the settings this protocol reads, not last-query's top_n or Monte Carlo settings
     assert "top_n" not in res["config"] and "normalizers" not in res["config"]
     assert res["config"]["settings"] == {"ks_alpha": 0.01} and list(res["config"]["lengths"]) == [16, 32]

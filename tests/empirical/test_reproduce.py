@@ -286,6 +286,30 @@ def test_an_interrupt_says_what_a_rerun_will_find(corpus, tmp_path, monkeypatch)
     assert r.exit_code == 130 and "1 finished window(s) are saved in" in r.output and "rerun the same command" in r.output
 
 
+def test_sigterm_says_what_was_saved_and_exits_143(corpus, tmp_path, monkeypatch):
+    """A job scheduler's stop (SIGTERM) takes the interrupt path of Ctrl-C, even when SIGINT is
+    ignored (a background job of a script)."""
+    import os
+    import signal
+
+    from attnbounds.empirical import store
+
+    def terminated(config, out_dir, **k):
+        cache = store.WindowCache(out_dir).dir
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / "window_000.npz").write_bytes(b"")
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("SIGTERM did not stop the run")
+
+    monkeypatch.setattr(run, "run_reproduce", terminated)
+    monkeypatch.setattr(signal, "getsignal", lambda s, real=signal.getsignal: signal.SIG_IGN if s == signal.SIGINT
+                        else real(s))
+    r = CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text", corpus, "--out", str(tmp_path / "o"),
+                                  "--no-progress"])
+    assert r.exit_code == 143, r.output
+    assert "1 finished window(s) are saved in" in r.output
+
+
 def test_cli_error_above_model_positions(corpus, tmp_path):
     r = CliRunner().invoke(main, ["reproduce", "--model", "minilm", "--text", corpus, "--lengths", "32,1024",
                                   "--out", str(tmp_path), "--no-progress"])

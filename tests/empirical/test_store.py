@@ -270,7 +270,9 @@ def test_verify_reports_inconsistent_directories(corpus, tiny_handle, tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert "results.json" in manifest["files"] and "distances.csv" in manifest["files"]
     assert manifest["parameters"]["config"]["seed"] == 0
-    assert json.loads((out / "results.json").read_text())["run_id"] == manifest["run_id"]
+    results = json.loads((out / "results.json").read_text())
+    assert results["run_id"] == manifest["run_id"]
+    assert next(iter(results)) == "format" and results["format"] == "attnbounds-reproduce/1"
     ok = CliRunner().invoke(main, ["reproduce", "--verify", str(out)])
     assert ok.exit_code == 0, ok.output
     with open(out / "distances.csv", "a") as fh:
@@ -501,3 +503,15 @@ def test_another_runs_write_probe_is_not_a_foreign_file(tmp_path, beside):
     (out / "notes.txt").touch()  # a real foreign file is still refused
     with pytest.raises(store.OutputDirError, match="notes.txt|not empty"):
         store.check_output_dir(out)
+
+
+def test_results_stamp_leaves_the_numbers_digest_to_the_numbers():
+    from attnbounds.empirical import report
+
+    results = {"seed": 0, "headline": {"x": 1.5}, "timing": {"forward_seconds": 1.0}}
+    one = report.stamped(dict(results), {"run_id": "a"})
+    other = report.stamped({**results, "timing": {"forward_seconds": 9.0}}, {"run_id": "b"})
+    assert list(one)[0] == "format" and one["format"] == report.RESULTS_FORMAT and one["run_id"] == "a"
+    assert one["numbers_sha256"] == other["numbers_sha256"] == report._digest({"seed": 0, "headline": {"x": 1.5}})
+    assert report.stamped({**results, "seed": 1}, {})["numbers_sha256"] != one["numbers_sha256"]
+    assert "run_id" not in report.stamped(dict(results), {})
