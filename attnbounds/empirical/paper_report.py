@@ -448,6 +448,22 @@ def _grid_points(values) -> np.ndarray:
                     dtype=object)
 
 
+_PART_NAMES = {"rows": "E1/E2/E4 and E3's scan rows", "e3_search": "E3's search", "e5": "E5", "h1": "H1",
+               "claim_forms": "the claims' forms (and loading the compiled kernels)", "other": "other"}
+
+
+def _parts_text(timing: dict) -> str:
+    """'; metrics by part: ...' from ``timing["metric_parts"]`` (nothing without it).
+
+    >>> _parts_text({"metric_parts": {"rows": 12.04, "e5": 1.5, "other": 0.26}})
+    "; metrics by part: E1/E2/E4 and E3's scan rows 12.0 s, E5 1.5 s, other 0.3 s"
+    """
+    parts = timing.get("metric_parts") or {}
+    if not parts:
+        return ""
+    return "; metrics by part: " + ", ".join(f"{_PART_NAMES.get(k, k)} {v:.1f} s" for k, v in parts.items())
+
+
 def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     """Write the paper protocol's files into ``out``; return results.json's dict."""
     from attnbounds.jsonio import write_json
@@ -602,7 +618,8 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
              f"- text `{results['text']['source']}`; lengths {cfg['lengths']}, windows {cfg['windows']}, rows `{results['protocol']['rows']}`,"
              f" vectors {cfg['vectors']} ({'unit sphere' if cfg['sphere'] else 'raw'}), seed {cfg['seed']}, KS α {results['protocol']['ks_alpha']}",
              f"- every metric at every query position t, averaged over t per head; {_forms_text(results['protocol']['claim_forms'])}",
-             f"- forward {t['forward_seconds']:.1f} s, metrics {t['metric_seconds']:.1f} s" + timing_note(t), "",
+             f"- forward {t['forward_seconds']:.1f} s, metrics {t['metric_seconds']:.1f} s" + timing_note(t)
+             + _parts_text(t), "",
              "## Against the paper", "", "| quantity | measured | paper |", "|---|---|---|"]
     for k, v in results["paper_table"].items():
         why = results.get("paper_table_notes", {}).get(k)

@@ -82,6 +82,12 @@ class PaperSettings:
     epsilons = (1e-3, 1e-1, 10.0)  # Alg. 5
 
 
+#: The parts of a paper run's metric seconds (``timing["metric_parts"]``, plus "other"): E1/E2/E4
+#: and E3's scan points in the layers' rows, E3's search over the kept logits, E5, H1's probe, and
+#: the one check of the claims' forms (which also loads the compiled kernels from numba's cache).
+METRIC_PARTS = ("rows", "e3_search", "e5", "h1", "claim_forms")
+
+
 def ks_grid(L: int) -> np.ndarray:
     """E3's N grid for window length L: 1, 1 + h, 1 + 2h, … < L with h = max(1, ⌊L/100⌋).
 
@@ -580,6 +586,9 @@ def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, ba
     tile = bool(getattr(config, "tile", True))
     P = PaperSettings
     clock = {"forward_seconds": 0.0, "metric_seconds": 0.0}
+    # where the metric seconds go (results.json's timing, report.md): E1/E2/E4 and E3's scan rows,
+    # E3's search, E5, H1, the claims' forms (checked once); the rest of metric_seconds is "other"
+    parts = dict.fromkeys(METRIC_PARTS, 0.0)
     heads = _Heads(window)
     forms: dict = {}
     decided: list = []  # the claim forms are checked once, on the first layer
@@ -636,8 +645,16 @@ def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, ba
             return
         if not decided:
             decided.append(True)
+            t0 = time.perf_counter()
             decide_forms(lg, x, K)
+            parts["claim_forms"] += time.perf_counter() - t0
             spec, limits = spec_for(K, means_for)
+        t0 = time.perf_counter()
+        _layer_rows(y, lg, x, K, means_for, S, tile, spec, limits)
+        parts["rows"] += time.perf_counter() - t0
+
+    def _layer_rows(y, lg, x, K, means_for, S, tile, spec, limits):
+        """layer_rows' rows and per-head sums, once the claims' forms are decided."""
         rows = _rows(lg, x, K, prefix, spec, limits)
         tcount = rows.pop("keys")  # (K,) keys each row sees (a sliding window sees fewer than t)
         if ks is not None:
@@ -679,7 +696,9 @@ def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, ba
                         add("E4", name, terms[key], L)
 
     def e5(y, logits, S, part):
+        t0 = time.perf_counter()
         tot, cnt = _e5_layer(logits, causal, config.seed, window, L5, y, part)
+        parts["e5"] += time.perf_counter() - t0
         for i, T in enumerate(P.temperatures):
             for j, e in enumerate(P.epsilons):
                 heads.add("E5", "g", _fold(tot[:, i, j], S), _fold(np.full(tot.shape[0], cnt, dtype=np.float64), S),
@@ -715,7 +734,9 @@ def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, ba
             if L5 is not None and L5 in group and (causal or L5 == Lc):
                 e5(y, logits[:, :L5, :L5], 1, 0)
             if LH1 is not None and LH1 in group and (causal or LH1 == Lc):
+                t0 = time.perf_counter()
                 probe = h1_layer(logits, x, causal and prefix, LH1)
+                parts["h1"] += time.perf_counter() - t0
                 for k in H1_COLUMNS:
                     h1[k].append({"window": window, "layer": y, "L": LH1, "N": H1_N}.get(k, probe.get(k)))
                 h1["jaccard_rows"].append(probe["jaccard_rows"])
@@ -764,7 +785,9 @@ def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, ba
             ks.release(kept_sub)
             if not causal:
                 ks.release(kept)
-            clock["metric_seconds"] += time.perf_counter() - t0
+            spent = time.perf_counter() - t0
+            clock["metric_seconds"] += spent
+            parts["e3_search"] += spent
         del kept_sub
         if store and kept is not None:  # the shorter lengths read only the rows below the next L
             nxt = down[i + 1] if i + 1 < len(down) else 0
@@ -781,7 +804,8 @@ def _paper_window_tables(handle, ids, window: int, config, capture_fn, stage, ba
     if LH1 is not None:
         tables["multihead"] = {k: np.asarray(v, dtype=np.int64 if k in ("window", "layer", "L", "N") else np.float64)
                                for k, v in h1.items()}
-    return tables, {**clock, "claim_forms": forms}
+    parts["other"] = max(clock["metric_seconds"] - sum(parts.values()), 0.0)
+    return tables, {**clock, "metric_parts": parts, "claim_forms": forms}
 
 
 def _each_layer_batch(batch_fn, handle, sub, config, fn, clock) -> None:

@@ -446,6 +446,16 @@ def run_reproduce(config: ReproduceConfig, out_dir, *, progress: bool = True, ha
             raise
 
 
+def _metric_parts(timings: list) -> dict:
+    """``{"metric_parts": {part: seconds}}`` summed over the windows that report them (the paper
+    protocol's: :data:`attnbounds.empirical.protocol.METRIC_PARTS` and "other"), or {} when none does
+    (the last-query protocol; windows cached by a version without them)."""
+    have = [t["metric_parts"] for t in timings if t.get("metric_parts")]
+    if not have:
+        return {}
+    return {"metric_parts": {k: float(sum(p.get(k, 0.0) for p in have)) for k in have[0]}}
+
+
 def _check_text_length(text: str, config: "ReproduceConfig") -> None:
     # a token is at least one byte: fewer bytes than windows × L cannot be enough (the exact
     # check needs the tokenizer, after the model loads)
@@ -542,6 +552,7 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
         "timing": {"model_load_seconds": load_seconds,
                    "forward_seconds": float(sum(t["forward_seconds"] for t in timings)),
                    "metric_seconds": float(sum(t["metric_seconds"] for t in timings)),
+                   **_metric_parts(timings),
                    "per_window": timings, "cached_windows": cached},
         "run_id": run_id,
     }

@@ -146,6 +146,12 @@ def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, ti
     crit = _heads(tmp_path / "critical_n.csv")
     assert list(crit[0]) == ["window", "L", "N_crit", "statistic", "p_value"]
     assert all(r["N_crit"] == "nan" or r["N_crit"].isdigit() for r in crit)  # a grid point, written 31 (not 31.0)
+    # the metric seconds by part: every part timed, and they add up to the metric seconds
+    parts = res["timing"]["metric_parts"]
+    assert list(parts) == [*protocol.METRIC_PARTS, "other"] and min(parts.values()) >= 0
+    assert parts["rows"] > 0 and parts["e3_search"] > 0 and parts["e5"] > 0
+    assert sum(parts.values()) == pytest.approx(res["timing"]["metric_seconds"], rel=1e-9)
+    assert "; metrics by part: E1/E2/E4 and E3's scan rows " in (tmp_path / "report.md").read_text()
     # results.json: its format first, and the run id the manifest names (the paper protocol had none)
     written = json.loads((tmp_path / "results.json").read_text())
     assert next(iter(written)) == "format" and written["format"] == "attnbounds-reproduce/1"
