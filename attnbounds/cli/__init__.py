@@ -23,10 +23,11 @@ _COMMANDS = {
 
 
 class _Terminated:
-    """SIGTERM (a job scheduler's or ``timeout``'s stop, ``kill PID``) taken as Ctrl-C is: through the
+    """SIGTERM (``kill PID``, a job scheduler's stop) taken as Ctrl-C is: through the
     SIGINT handler in place (``check``'s guard, or Python's), so that each command's interrupt path
     runs (the rows finished so far written, the windows saved named); the exit status is then
-    143 (128 + SIGTERM), not 130. Only in the main thread; the previous handler is put back."""
+    143 (128 + SIGTERM), not 130. A second SIGTERM kills at once. Only in the main thread; the
+    previous handler is put back."""
 
     def __init__(self):
         self.hit = False
@@ -34,6 +35,9 @@ class _Terminated:
 
     def _handler(self, signum, frame):
         self.hit = True
+        # a second SIGTERM kills at once: a KeyboardInterrupt raised inside a gc callback is dropped by
+        # Python, and a command without check's guard would then go on (the first was not lost in vain)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         on_int = signal.getsignal(signal.SIGINT)
         if callable(on_int):  # check's guard sets its flag and raises; Python's raises KeyboardInterrupt
             on_int(signal.SIGINT, frame)

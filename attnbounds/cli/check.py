@@ -37,7 +37,8 @@ from pathlib import Path
 
 import click
 
-from attnbounds.cli.common import UsageError, check_writable_file, did_you_mean, load_user_claims, write_json
+from attnbounds.cli.common import (UsageError, check_writable_file, did_you_mean, load_user_claims,
+                                   refuse_option_like, write_json)
 
 _STYLE = {
     "proved": "bold green",
@@ -518,6 +519,8 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path
         raise click.BadParameter(f"must be a finite number of seconds (0: none), got {time_limit}",
                                  param_hint="'--time-limit'")
     budget = budget_for(quick, examples, PRESET if time_limit is None else (time_limit or None))
+    for path, flag in ((json_path, "--json"), (plot_path, "--plot")):  # first: an option taken for the path
+        refuse_option_like(path, flag)
     if plot_path and not matrix:
         raise UsageError("--plot: only valid with --matrix")
     if strict and (matrix or mutants):  # it was silently ignored there
@@ -526,7 +529,7 @@ def check(ids, quick, examples, seed, time_limit, json_path, strict, expect_path
     check_writable_file(json_path, "--json")  # before the claims run, not after
     _refuse_overwriting_inputs(json_path, claim_specs, normalizer)
     expected, recorded_meta = _read_expected(expect_path, mutants or matrix, json_path)
-    check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"))
+    check_writable_file(plot_path, "--plot", suffixes=(".png", ".svg", ".pdf"), stdout=False)
     user_claims = load_user_claims(claim_specs)
     console = _console(stderr=json_path == "-")
     from attnbounds.engine.meta import check_document, run_meta
@@ -665,10 +668,12 @@ def _run_mutants(ids, budget, seed, json_path, user_claims, console, progress: b
     started = [0]
 
     def step(rid):  # progress by readings: each is judged, then (proved or certified) mutated
+        if guard.hit:  # an interrupt dropped in a gc callback (see _InterruptGuard)
+            raise KeyboardInterrupt
         bar(f"{rid} mutants", started[0], total)
         started[0] += 1
 
-    with _Progress(progress) as bar:
+    with _InterruptGuard() as guard, _Progress(progress) as bar:
         report = run_mutants(list(ids) or None, seed=seed, budget=budget, claims=user_claims, progress=step)
         bar("done", total, total)
     table = Table(header_style="bold")
@@ -815,10 +820,10 @@ def _run_matrix(ids, budget, seed, json_path, normalizer, plot_path, console, us
         _check_normalizer(normalizer)
     _resolve_ids(ids, user_claims)
     try:
-        with _Progress(progress) as bar:
+        with _InterruptGuard() as guard, _Progress(progress) as bar:
             result = battery.run_matrix([normalizer] if normalizer else None, list(ids) or None,
                                         budget=budget, seed=seed, claims=user_claims,
-                                        progress=bar)
+                                        progress=guard.wrap(bar))
     except (ValueError, KeyError) as exc:
         _as_usage_error(exc, ("normalizer", "ids", "unknown"))
         raise

@@ -19,25 +19,29 @@ class UsageError(click.UsageError):
         click.echo(f"Error: {self.format_message()}", err=True)
 
 
-def refuse_option_like(path, flag: str) -> None:
-    """An output path that starts with '-' (other than '-' itself) is an option that took the
-    place of the path (``--json --strict``: click gives ``--strict`` to ``--json``); refuse it
-    rather than create a file of that name. A file so named is still reachable as ``./-name``."""
+def refuse_option_like(path, flag: str, *, stdout: bool = True) -> None:
+    """Refuse an output path that starts with '-': an option that took the place of the path
+    (``--json --strict``: click gives ``--strict`` to ``--json``), not a file to create under that
+    name (a file so named is still reachable as ``./-name``). '-' itself means stdout, and is
+    refused where ``stdout`` is False (a plot, an output directory)."""
+    if path is not None and str(path) == "-" and not stdout:
+        raise UsageError(f"{flag}: '-' (stdout) is not possible here: give a path (for one named '-', write ./-)")
     if path is not None and str(path).startswith("-") and str(path) != "-":
         raise UsageError(f"{flag}: {str(path)!r} looks like an option, not a path: {flag} takes a path right "
                          f"after it (for a file so named, write ./{path})")
 
 
-def check_writable_file(path: str | None, flag: str, *, suffixes: tuple = ()) -> None:
+def check_writable_file(path: str | None, flag: str, *, suffixes: tuple = (), stdout: bool = True) -> None:
     """Fail at once (one line, exit 2) if ``path`` cannot be written, before any heavy work.
 
-    ``None`` and ``-`` (stdout) pass. The file's directory must exist (a typo in it is an
-    error, not a reason to create directories anywhere) and be writable. Nothing is created
-    or changed.
+    ``None`` passes, and ``-`` (stdout) unless ``stdout`` is False; a path that starts with '-' is
+    refused (:func:`refuse_option_like`). The file's directory must exist (a typo in it is an
+    error, not a reason to create directories anywhere) and be writable. Nothing is created or
+    changed.
     """
+    refuse_option_like(path, flag, stdout=stdout)
     if path in (None, "-"):
         return
-    refuse_option_like(path, flag)
     p = Path(os.path.abspath(os.path.expanduser(str(path))))
     if suffixes and not p.name.lower().endswith(suffixes):
         raise UsageError(f"{flag}: must end in {', '.join(suffixes)}, got {str(path)!r}")

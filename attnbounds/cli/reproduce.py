@@ -129,7 +129,7 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
             raise UsageError(f"{flag}: required (or use --verify DIR)")
     from attnbounds.empirical import store
 
-    refuse_option_like(out_dir, "--out")
+    refuse_option_like(out_dir, "--out", stdout=False)  # a directory: '-' would be one named '-'
     try:  # first, and before the heavier imports: a bad --out is reported at once
         store.check_output_dir(out_dir)
     except store.OutputDirError as err:

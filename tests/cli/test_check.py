@@ -291,3 +291,35 @@ def test_sigterm_stops_like_ctrl_c_and_exits_143(monkeypatch, tmp_path):
     assert [r["id"] for r in rows] == ["BAD:transcribed", "BAD:reconstructed", "STUCK:transcribed"]
     assert rows[2]["error"] == "interrupted"
     assert signal.getsignal(signal.SIGTERM) is before  # put back
+
+
+def test_a_sigterm_dropped_in_a_gc_callback_still_stops_at_the_next_method(monkeypatch, tmp_path):
+    """Python drops a KeyboardInterrupt raised in a gc callback (Hypothesis installs one): SIGTERM goes
+    through check's guard, whose flag stops the run at the next method; a second SIGTERM would kill."""
+    import os
+    import signal
+
+    sent = []
+
+    def swallowed(rng, k):
+        if not sent:  # once: a second SIGTERM would kill the test process
+            sent.append(True)
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+            except KeyboardInterrupt:  # what a gc callback does with it
+                pass
+            assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the next SIGTERM kills
+        return _sweep_ints(rng, k)
+
+    lost = Reading("transcribed", "-", "-", symbolic=lambda: Proof(None, "?"), strategy=_ints, sides=_int_sides,
+                   sweep=swallowed)
+    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
+    registry.register(_claim("LOST", lost))
+    registry.register(_claim("BAD", FALSE))
+    out = tmp_path / "partial.json"
+    before = signal.getsignal(signal.SIGTERM)
+    result = run("--quick", "--json", str(out))
+    assert sent and result.exit_code == 143, result.output
+    ids = [r["id"] for r in read_rows(out)]
+    assert "BAD:transcribed" not in ids  # stopped before the next claim
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -367,6 +367,7 @@ def test_engine_check_given_a_path_says_how_to_load_it():
 @pytest.mark.parametrize("argv, flag, taken", [
     (["check", "L1", "--quick", "--json", "--strict"], "--json", "--strict"),
     (["check", "--matrix", "L1", "--quick", "--plot", "--no-progress"], "--plot", "--no-progress"),
+    (["check", "--plot", "--matrix", "L1", "--quick"], "--plot", "--matrix"),  # not "only valid with --matrix"
     (["reproduce", "--model", "gpt2-random", "--text", CORPUS, "--out", "--quick"], "--out", "--quick"),
 ])
 def test_an_option_taken_as_an_output_path_is_refused(tmp_path, monkeypatch, no_model_load, argv, flag, taken):
@@ -380,3 +381,13 @@ def test_a_file_named_like_an_option_is_written_through_dot_slash(tmp_path, monk
     r = CliRunner().invoke(main, ["check", "C3", "--quick", "--no-progress", "--json", "./--strict"])
     assert r.exit_code == 0, r.output
     assert json.loads((tmp_path / "--strict").read_text())["format"] == "attnbounds-check/2"
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["check", "--matrix", "L1", "--quick", "--plot", "-"], "--plot"),
+    (["reproduce", "--model", "gpt2-random", "--text", CORPUS, "--out", "-"], "--out"),
+])
+def test_stdout_is_refused_where_it_cannot_be(tmp_path, monkeypatch, no_model_load, argv, flag):
+    monkeypatch.chdir(tmp_path)
+    _one_line_error(CliRunner().invoke(main, argv), f"{flag}: '-' (stdout) is not possible here", "./-")
+    assert not list(tmp_path.iterdir())
