@@ -9,9 +9,10 @@ import importlib
 import os
 import signal
 import sys
-import threading
 
 import click
+
+from attnbounds.cli.common import SignalHook
 
 # command name -> (module, attribute)
 _COMMANDS = {
@@ -22,16 +23,14 @@ _COMMANDS = {
 }
 
 
-class _Terminated:
+class _Terminated(SignalHook):
     """SIGTERM (``kill PID``, a job scheduler's stop) taken as Ctrl-C is: through the
     SIGINT handler in place (``check``'s guard, or Python's), so that each command's interrupt path
     runs (the rows finished so far written, the windows saved named); the exit status is then
     143 (128 + SIGTERM), not 130. A second SIGTERM kills at once. Only in the main thread; the
     previous handler is put back."""
 
-    def __init__(self):
-        self.hit = False
-        self._previous = None
+    signum = signal.SIGTERM
 
     def _handler(self, signum, frame):
         self.hit = True
@@ -42,16 +41,6 @@ class _Terminated:
         if callable(on_int):  # check's guard sets its flag and raises; Python's raises KeyboardInterrupt
             on_int(signal.SIGINT, frame)
         raise KeyboardInterrupt  # SIGINT ignored (a background job of a script) or left to the default
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGTERM, self._handler)
-        return self
-
-    def __exit__(self, *exc):
-        if self._previous is not None:
-            signal.signal(signal.SIGTERM, self._previous)
-        return False
 
     def status(self, code):
         return 143 if self.hit and code == 130 else code

@@ -30,6 +30,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import signal
 import sys
 import time
 from collections import Counter
@@ -37,7 +38,7 @@ from pathlib import Path
 
 import click
 
-from attnbounds.cli.common import (UsageError, check_writable_file, did_you_mean, load_user_claims,
+from attnbounds.cli.common import (SignalHook, UsageError, check_writable_file, did_you_mean, load_user_claims,
                                    refuse_option_like, write_json)
 
 _STYLE = {
@@ -365,33 +366,16 @@ class _Progress:
             self.bar.update(self.task, description=str(label), completed=done, total=total or None)
 
 
-class _InterruptGuard:
+class _InterruptGuard(SignalHook):
     """Make Ctrl-C stick: Python drops a ``KeyboardInterrupt`` raised inside a garbage-collector
     callback (Hypothesis installs one), so the SIGINT handler also sets a flag that the
     progress callback turns into a ``KeyboardInterrupt`` at the next method boundary."""
 
-    def __init__(self):
-        self.hit = False
-        self._previous = None
+    signum = signal.SIGINT
 
     def _handler(self, signum, frame):
         self.hit = True
         raise KeyboardInterrupt
-
-    def __enter__(self):
-        import signal
-        import threading
-
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handler)
-        return self
-
-    def __exit__(self, *exc):
-        import signal
-
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-        return False
 
     def wrap(self, progress):
         def guarded(label, done, total):

@@ -12,6 +12,36 @@ from attnbounds.jsonio import write_json  # noqa: F401 -- the CLI's JSON output,
 from attnbounds.suggest import close_matches, did_you_mean  # noqa: F401 -- re-exported for the commands
 
 
+class SignalHook:
+    """A handler (``_handler``) for the signal ``signum`` while the block runs, put in place only in
+    the main thread (where Python runs handlers), the previous one put back after; ``hit`` says
+    whether the signal came."""
+
+    signum: int
+
+    def __init__(self):
+        self.hit = False
+        self._previous = None
+
+    def _handler(self, signum, frame):  # pragma: no cover - each subclass has its own
+        raise NotImplementedError
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(self.signum, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._previous is not None:
+            signal.signal(self.signum, self._previous)
+        return False
+
+
 class UsageError(click.UsageError):
     """A usage error printed as one line, ``Error: ...``, with exit status 2."""
 

@@ -169,17 +169,26 @@ def test_bad_option_values_name_the_option(toys, args, name):
     assert name in result.stderr
 
 
+def _undecided(sweep):
+    """A reading whose proof says nothing and whose sweep is ``sweep``."""
+    return Reading("transcribed", "-", "-", symbolic=lambda: Proof(None, "?"), strategy=_ints, sides=_int_sides,
+                   sweep=sweep)
+
+
+def _run_claims(monkeypatch, tmp_path, *claims):
+    """``check --quick --json`` over ``claims`` only: (result, the JSON's path)."""
+    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
+    for claim in claims:
+        registry.register(claim)
+    out = tmp_path / "partial.json"
+    return run("--quick", "--json", str(out)), out
+
+
 def test_interrupt_writes_the_finished_rows(monkeypatch, tmp_path):
     def interrupting_sweep(rng, k):
         raise KeyboardInterrupt
 
-    stuck = Reading("transcribed", "-", "-", symbolic=lambda: Proof(None, "?"), strategy=_ints, sides=_int_sides,
-                    sweep=interrupting_sweep)
-    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
-    registry.register(_claim("BAD", FALSE))
-    registry.register(_claim("STUCK", stuck))
-    out = tmp_path / "partial.json"
-    result = run("--quick", "--json", str(out))
+    result, out = _run_claims(monkeypatch, tmp_path, _claim("BAD", FALSE), _claim("STUCK", _undecided(interrupting_sweep)))
     assert result.exit_code == 130
     assert "interrupted" in result.stderr
     rows = read_rows(out)
@@ -277,14 +286,8 @@ def test_sigterm_stops_like_ctrl_c_and_exits_143(monkeypatch, tmp_path):
         os.kill(os.getpid(), signal.SIGTERM)
         raise AssertionError("SIGTERM did not stop the sweep")
 
-    stuck = Reading("transcribed", "-", "-", symbolic=lambda: Proof(None, "?"), strategy=_ints, sides=_int_sides,
-                    sweep=terminated_sweep)
-    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
-    registry.register(_claim("BAD", FALSE))
-    registry.register(_claim("STUCK", stuck))
-    out = tmp_path / "partial.json"
     before = signal.getsignal(signal.SIGTERM)
-    result = run("--quick", "--json", str(out))
+    result, out = _run_claims(monkeypatch, tmp_path, _claim("BAD", FALSE), _claim("STUCK", _undecided(terminated_sweep)))
     assert result.exit_code == 143, result.output
     assert "interrupted" in result.stderr
     rows = read_rows(out)
@@ -311,14 +314,8 @@ def test_a_sigterm_dropped_in_a_gc_callback_still_stops_at_the_next_method(monke
             assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the next SIGTERM kills
         return _sweep_ints(rng, k)
 
-    lost = Reading("transcribed", "-", "-", symbolic=lambda: Proof(None, "?"), strategy=_ints, sides=_int_sides,
-                   sweep=swallowed)
-    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
-    registry.register(_claim("LOST", lost))
-    registry.register(_claim("BAD", FALSE))
-    out = tmp_path / "partial.json"
     before = signal.getsignal(signal.SIGTERM)
-    result = run("--quick", "--json", str(out))
+    result, out = _run_claims(monkeypatch, tmp_path, _claim("LOST", _undecided(swallowed)), _claim("BAD", FALSE))
     assert sent and result.exit_code == 143, result.output
     ids = [r["id"] for r in read_rows(out)]
     assert "BAD:transcribed" not in ids  # stopped before the next claim
