@@ -432,7 +432,8 @@ def normalizer_families(names=None) -> SearchStrategy:
     Each has ``name``, ``expr`` (SymPy F, in the symbol ``l``), ``F`` and ``dF`` (numpy,
     elementwise), ``weights`` and ``jacobian``. A family's searched parameter is drawn from
     :data:`PARAM_CHOICES`: T ∈ {1/4, 1/2, 1, 2, 4} for ``softmax`` and p ∈ {1/2, 1, 3/2, 2, 3}
-    for ``even_power``.
+    for ``even_power``. A failing example shows the drawn normalizer as
+    ``Normalizer('even_power', p=0.5, T=1.0)``: its name and parameters.
     """
     valid = _nz.names(role="family")
     if names is None:
@@ -460,7 +461,9 @@ def normalizer_families(names=None) -> SearchStrategy:
         N = name if isinstance(name, _nz.Normalizer) else _nz.get(name)
         key = N.search_param
         if key is not None and key in PARAM_CHOICES:
-            options.append(st.sampled_from(PARAM_CHOICES[key]).map(lambda v, N=N, key=key: N.with_params(**{key: v})))
+            # sampled, not mapped: a failing example then shows the normalizer's repr, which names
+            # the family and the parameter (Normalizer('even_power', p=0.5, T=1.0)), not the lambda
+            options.append(st.sampled_from([N.with_params(**{key: v}) for v in PARAM_CHOICES[key]]))
         else:
             options.append(st.just(N))
     return st.one_of(options)

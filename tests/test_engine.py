@@ -7,6 +7,7 @@ these tests do not depend on the claim modules.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import time
 
 import numpy as np
@@ -49,6 +50,12 @@ def amgm_symbolic():
     u, v = sp.symbols("u v", nonnegative=True)
     chain = Chain((u**2 + v**2) / 2).ge(u * v, by.algebra())
     return Proof.from_chain(chain.prove((u**2 + v**2) / 2, ">=", u * v), "(a+b)/2 - sqrt(ab) = (sqrt a - sqrt b)^2/2 >= 0")
+
+
+def amgm_bind(inst):
+    # the tie: the proof's u, v are the square roots of the reading's a, b
+    u, v = sp.symbols("u v", nonnegative=True)
+    return {u: float(np.sqrt(inst["a"])), v: float(np.sqrt(inst["b"]))}
 
 
 def checked_proof(detail: str) -> Proof:
@@ -105,7 +112,7 @@ FALSE_FLOAT = Reading("transcribed", "x² <= x on [0, 2]", "x^2 \\le x", strateg
 FALSE_INT = Reading("transcribed", "n² <= 10n on 0..100", "n^2 \\le 10n", strategy=n_in_0_100, sides=int_sides,
                     sweep=sweep_n)
 TRUE_AMGM = Reading("reconstructed", "AM >= GM", "\\frac{a+b}2 \\ge \\sqrt{ab}", relation=">=",
-                    symbolic=amgm_symbolic, strategy=ab_nonneg, sides=amgm_sides, sweep=sweep_ab)
+                    symbolic=amgm_symbolic, strategy=ab_nonneg, sides=amgm_sides, sweep=sweep_ab, bind=amgm_bind)
 TRUE_NUMERIC = Reading("reconstructed", "AM >= GM, numerically", "-", relation=">=", strategy=ab_nonneg,
                        sides=amgm_sides, sweep=sweep_ab)
 
@@ -215,7 +222,7 @@ def test_symbolic_refutation_is_falsified_and_confirmed_numerically():
     assert row["counterexample"] == {"instance": {"x": 1.5}, "lhs": 2.25, "rhs": 1.5, "method": "symbolic"}
 
 
-def test_certify_pass_is_certified():
+def test_certify_pass_untied_is_holds_and_names_the_certificate():
     from hypothesis import strategies as st
 
     from attnbounds.numerics.intervals import certify_between_on_grid
@@ -233,7 +240,11 @@ def test_certify_pass_is_certified():
                    strategy=lambda: st.fixed_dictionaries({"x": st.floats(0, 1)}))
     r = Reading("transcribed", "-", "-", certify=certify, **numeric)
     row = engine.judge_reading(make_claim("TOYC", r), r, budget=SMALL)
-    assert row["verdict"] == "certified", row
+    # the certificate bounds x(1 - x) on [0, 1]; the reading's sides are 0 <= 1: nothing ties one to
+    # the other (trial 48: an unrelated certificate made a reading `certified`), so the verdict is the
+    # numeric evidence's, and the row names the certificate it could not use
+    assert row["verdict"] == "holds", row
+    assert "interval certificate" in row["evidence"] and "not certified" in row["evidence"], row
     assert "certificate: arb, 64 cells a side" in row["evidence"] and "[0, 1]" in row["evidence"], row
     # a Proof(True) with no interval certificate is no certificate (review 46)
     r = Reading("transcribed", "-", "-", certify=lambda: Proof(True, "arb enclosure"), **numeric)
@@ -462,7 +473,14 @@ def test_combine_precedence():
     r = TRUE_AMGM
     b = Budget(examples=5, sweep=100)
     cex = {"instance": {"a": 1}, "lhs": 1.0, "rhs": 2.0, "method": "sweep"}
-    assert combine(r, [_o("symbolic", "pass"), _o("strategy", "pass", 5), _o("sweep", "pass", 100)], b).verdict == "proved"
+    tied = replace(_o("symbolic", "pass"), proof={"proves": ["(u**2 + v**2)/2 >= u*v"],
+                                                  "tie": {"status": "tied", "instances": 32}})
+    assert combine(r, [tied, _o("strategy", "pass", 5), _o("sweep", "pass", 100)], b).verdict == "proved"
+    # untied (no tie in the proof): the proof is named, the verdict is the numeric evidence's
+    j = combine(r, [_o("symbolic", "pass"), _o("strategy", "pass", 5), _o("sweep", "pass", 100)], b)
+    assert j.verdict == "holds" and "not tied to the reading (no bind), so not proved" in j.evidence, j.evidence
+    j = combine(r, [_o("certify", "pass"), _o("strategy", "pass", 5), _o("sweep", "pass", 100)], b)
+    assert j.verdict == "holds" and "so not certified" in j.evidence, j.evidence
     assert combine(r, [_o("symbolic", "unknown"), _o("strategy", "pass", 5), _o("sweep", "pass", 100)], b).verdict == "holds"
     assert combine(r, [_o("symbolic", "unknown"), _o("strategy", "pass", 5), _o("sweep", "pass", 99)], b).verdict == "undecided"
     assert combine(r, [_o("strategy", "pass", 5), _o("sweep", "incomplete", 50)], b).verdict == "undecided"

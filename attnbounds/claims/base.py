@@ -332,6 +332,22 @@ class _NamedSides:
         return f"<sides of reading {self._reading!r}: {self.__wrapped__!r}>"
 
 
+def _normalizer_spec(reading: str, normalizer) -> str:
+    """The spec of ``Reading.normalizer`` (a name, a spec or a normalizer object), checked: an
+    error naming ``normalizer`` otherwise (``NormalizerNotFound``, a ``ValueError``, for a name
+    that does not resolve; ``TypeError`` for a value of the wrong kind)."""
+    from attnbounds.claims.normalized import lookup, resolve
+    from attnbounds.numerics import normalizers as nz
+
+    where = f"reading {reading!r}: normalizer"
+    if isinstance(normalizer, str):
+        with nz.for_argument(where):  # NormalizerNotFound (a ValueError) for a name that does not resolve
+            return lookup(normalizer).spec  # a spec a reading was posed under, or one get resolves
+    if isinstance(normalizer, nz.Normalizer):
+        return resolve(normalizer).spec  # remembered by its spec, so that instances naming it resolve
+    raise TypeError(f"{where}: expected a normalizer name or spec (str) or a Normalizer, got {type(normalizer).__name__}")
+
+
 @dataclass(frozen=True)
 class Reading:
     """One precise reading of a claim, with every method that can judge it.
@@ -360,7 +376,15 @@ class Reading:
 
     ``rtol``/``atol`` are the rounding slack of a numeric comparison (never a tolerance on the
     mathematics); ``note`` is shown with the row; ``normalizer`` names the normalizer the
-    reading is about, when it is one other than softmax.
+    reading is about, when it is one other than softmax: anything
+    :func:`attnbounds.numerics.normalizers.get` resolves (a registered name, ``"name(key=value)"``,
+    ``"module:object"``, an entry point, or a normalizer object). It is checked when the reading
+    is made (a name that does not resolve raises a ``ValueError`` naming ``normalizer``), kept as
+    the normalizer's :attr:`~attnbounds.numerics.normalizers.Normalizer.spec`, and recorded in
+    the reading's row (``row.normalizer``). It labels the reading; it does not change how its
+    ``sides`` compute weights (those that call
+    :func:`~attnbounds.claims.normalized.weights_of` read the instance's ``"normalizer"`` key).
+    :meth:`under` sets it to the normalizer the reading is posed under.
     """
 
     name: str
@@ -376,7 +400,7 @@ class Reading:
     rtol: float = 1e-9
     atol: float = 1e-12
     note: str = ""
-    normalizer: str | None = None
+    normalizer: Any = None  # str | Normalizer | None; a str (its spec) once made
     assume: Callable[[Instance], Any] | None = None
     bind: Callable[[Instance], dict] | None = None
 
@@ -404,6 +428,8 @@ class Reading:
                 hint = " (pass a function returning the strategy, not the strategy itself)" if name == "strategy" else ""
                 raise TypeError(f"reading {self.name!r}: {name}: expected a callable {shape}, got "
                                 f"{type(got).__name__}{hint}")
+        if self.normalizer is not None:
+            object.__setattr__(self, "normalizer", _normalizer_spec(self.name, self.normalizer))
         if self.sides is not None and not isinstance(self.sides, _NamedSides):
             object.__setattr__(self, "sides", _NamedSides(self.sides, self.name, self.sweep))
 

@@ -41,20 +41,30 @@ $$\frac{1}{1 + (L-1)e^{2\Delta/T}} \;\le\; \alpha_i \;\le\; \frac{1}{1 + (L-1)e^
    sharp upper bound. Reversing the signs gives the sharp lower bound.
    $\blacksquare$
 
-**The checked chain.** Both readings are proved by the kernel for every $L \ge 1$, in three
-parts each. The last two are the sides, one step each: each cites the same side of Lemma 1's
-checked chain by the rule `instance`: the kernel re-checks Lemma 1's chain, substitutes
-$m = e^{-\Delta/T}$, $M = e^{\Delta/T}$, $x = e^{l_i/T}$ and $F(l_j) = e^{l_j/T}$ for the $L-1$
-other tokens, checks that the step is Lemma 1's goal under that substitution, and discharges
-every premise of Lemma 1 under Corollary 1's hypotheses: $e^{-\Delta/T} > 0$ by SymPy's sign
-rules, $e^{-\Delta/T} \le e^{l/T} \le e^{\Delta/T}$ for $l = l_i$ and every $l_j$ (and
-$m \le M$) by `monotone` from $-\Delta \le l \le \Delta$, and the softmax definition as a
-hypothesis. The first part is the reading's own statement for one token, in the log form its
-numeric evaluator takes: $|\log\alpha_i - c| \le h$ with $[c - h, c + h] = [\log lo, \log hi]$
-for the reading's interval $[lo, hi]$ (for the summary form $c = -\log L$ and $h = 2\Delta/T$,
-so it is $|\log(L\alpha_i)| \le 2\Delta/T$). It cites Lemma 1's statement chain the same way,
-between two `identity` steps that write its ends $\log\sigma(lo)$, $\log\sigma(hi)$ as this
-page's. The evaluator takes the maximum over $i$ of the left side.
+**The checked chain.** The context states only what the readings assume: the logits $l_i =
+q\cdot k_i$ and $z_j = q\cdot k_j$ of the other tokens, written by polarization as $(\|q +
+k\|^2 - \|q - k\|^2)/4$ (the tie evaluates norms in floats, not an abstract inner product), $K
+= \max_j\|k_j\|$ as a bound on every key's norm (the upper half of the max's definition),
+$\Delta = \|q\|\,K$, and softmax. Step 1, $-\Delta \le l_i, z_j \le \Delta$, is four lemmas,
+each a checked chain: the triangle inequality $\|q \pm k\| \le \|q\| + \|k\|$ and the reverse
+one $\|q \mp k\| \ge |\|q\| - \|k\||$ (rule `monotone-chain`) give Cauchy–Schwarz $|q\cdot k|
+\le \|q\|\,\|k\|$, then $\|k\| \le K$ (rule `monotone`) and $\|q\|K = \Delta$. (The kernel's
+`cauchy-schwarz` rule speaks of an `Inner` or of a sum of a fixed length; neither has a numeric
+form at the readings' instances for every dimension $d$.) Both readings are proved by the
+kernel for every $L \ge 1$, in three parts each. The last two are the sides, one step each:
+each cites the same side of Lemma 1's checked chain by the rule `instance`: the kernel
+re-checks Lemma 1's chain, substitutes $m = e^{-\Delta/T}$, $M = e^{\Delta/T}$, $x = e^{l_i/T}$
+and $F(l_j) = e^{l_j/T}$ for the $L-1$ other tokens, checks that the step is Lemma 1's goal
+under that substitution, and discharges every premise of Lemma 1 under Corollary 1's
+hypotheses: $e^{-\Delta/T} > 0$ by SymPy's sign rules, $e^{-\Delta/T} \le e^{l/T} \le
+e^{\Delta/T}$ for $l = l_i$ and every $l_j$ (and $m \le M$) by `monotone` from $-\Delta \le l
+\le \Delta$ (step 1's lemmas), and the softmax definition as a hypothesis. The first part is
+the reading's own statement for one token, in the log form its numeric evaluator takes:
+$|\log\alpha_i - c| \le h$ with $[c - h, c + h] = [\log lo, \log hi]$ for the reading's
+interval $[lo, hi]$ (for the summary form $c = -\log L$ and $h = 2\Delta/T$, so it is
+$|\log(L\alpha_i)| \le 2\Delta/T$). It cites Lemma 1's statement chain the same way, between
+two `identity` steps that write its ends $\log\sigma(lo)$, $\log\sigma(hi)$ as this page's. The
+evaluator takes the maximum over $i$ of the left side.
 
 **Verdict on the transcription.** The summary's form is true: it is Lemma 1's loose form.
 It is not sharp for $L \ge 2$ and $\Delta > 0$: the sharp bounds tend to $0$ and $1$ as
@@ -85,7 +95,7 @@ from attnbounds.claims.normalized import draws_weights, is_softmax, weights_of
 from attnbounds.numerics.intervals import arb_softmax, as_rational, certify_between_on_grid, certify_upper_bound
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature
 from attnbounds.theory import normalization as thn
-from attnbounds.theory.proof import AllOf, Chain, Context, Lemma, by
+from attnbounds.theory.proof import AllOf, Chain, Context, Lemma, Norm, by, vector
 
 __all__ = [
     "CLAIM",
@@ -294,7 +304,8 @@ def certify_weight_bound(L: int = 2, delta="1", T="1", side: str = "lower", max_
 # checked chains (:func:`attnbounds.claims.lemma1.proof_chains`) by the kernel's ``instance``
 # rule: m = exp(-Delta/T), M = exp(Delta/T), x = exp(l_i/T), F(l_j) = exp(l_j/T), and every
 # premise of Lemma 1 is discharged under C1's hypotheses (exp(-Delta/T) <= exp(l/T) <=
-# exp(Delta/T) by ``monotone``, from |l| <= Delta).
+# exp(Delta/T) by ``monotone``, from |l| <= Delta, which the lemmas of :func:`_context` derive
+# from the definitions of l, K and Delta by Cauchy-Schwarz).
 _Delta = sp.Symbol("Delta", nonnegative=True)  # |q| max_j |k_j|: a product of norms
 _T = sp.Symbol("T", positive=True)  # the temperature
 _l = sp.Symbol("l", real=True)  # l_i = q.k_i, the logit of the token i
@@ -304,13 +315,87 @@ _alpha, _R, _L, _j = l1._alpha, l1._R, l1._L, l1._j  # alpha_i, sum of the other
 _m, _M = sp.exp(-_Delta / _T), sp.exp(_Delta / _T)  # Lemma 1's extremes of F = exp(l/T) on [-Delta, Delta]
 
 
-def _context() -> Context:
-    return Context({
-        # Cauchy-Schwarz: every logit lies in [-Delta, Delta]
-        "cauchy-schwarz": (_l >= -_Delta, _l <= _Delta, _z[_j] >= -_Delta, _z[_j] <= _Delta),
+_q, _k = vector("q k_i")  # the query and the key of the token i
+_keys = sp.IndexedBase(sp.Symbol("k", commutative=False))  # the keys of the L - 1 other tokens, k[1], ..., k[L-1]
+_K = sp.Symbol("K", nonnegative=True)  # max_j |k_j|, the largest key norm (over all L keys)
+_w = sp.Symbol("w", real=True)  # the variable of the monotone steps of the logit bound
+
+
+def _polar(u, v):
+    """<u, v> written by polarization, (|u + v|^2 - |u - v|^2)/4: the kernel's ``Inner`` has no
+    numeric form, so the tie could not evaluate a definition l = <q, k_i>; the norms it can."""
+    return (Norm(u + v) ** 2 - Norm(u - v) ** 2) / 4
+
+
+def _logit_bound_chain(x, key, ctx: Context, side: str) -> Chain:
+    """x <= Delta (``side="upper"``) or x >= -Delta (``"lower"``) for the logit x = <q, key>:
+    Cauchy-Schwarz |<q, key>| <= |q| |key|, from the polarization form by the triangle inequality
+    |q +- key| <= |q| + |key| and the reverse one |q -+ key| >= ||q| - |key||, each step
+    ``monotone-chain`` in the norm it bounds; then |key| <= K = max_j |k_j| (``largest-key``) and
+    Delta = |q| K (``Delta``)."""
+    plus, minus, a, b = Norm(_q + key), Norm(_q - key), Norm(_q), Norm(key)
+    gap = sp.Abs(a - b)
+    chain = Chain(x, ctx).eq(_polar(_q, key), by.hypothesis("logits"))
+    if side == "upper":
+        tri = Chain(plus).le(a + b, by.triangle(_q, key))
+        rev = Chain(gap).le(minus, by.reverse_triangle(_q, key))
+        return (chain.le(((a + b) ** 2 - minus ** 2) / 4, by.monotone_chain(_w, (_w ** 2 - minus ** 2) / 4, plus, a + b, tri))
+                .le(((a + b) ** 2 - gap ** 2) / 4, by.monotone_chain(_w, ((a + b) ** 2 - _w ** 2) / 4, minus, gap, rev))
+                .eq(a * b, by.identity())  # Cauchy-Schwarz: <q, key> <= |q| |key|
+                .le(a * _K, by.monotone(_w, a * _w, b, _K))
+                .eq(_Delta, by.hypothesis("Delta")))
+    tri = Chain(minus).le(a + b, by.triangle(_q, -key))
+    rev = Chain(gap).le(plus, by.reverse_triangle(_q, -key))
+    return (chain.ge((gap ** 2 - minus ** 2) / 4, by.monotone_chain(_w, (_w ** 2 - minus ** 2) / 4, plus, gap, rev))
+            .ge((gap ** 2 - (a + b) ** 2) / 4, by.monotone_chain(_w, (gap ** 2 - _w ** 2) / 4, minus, a + b, tri))
+            .eq(-a * b, by.identity())  # Cauchy-Schwarz: <q, key> >= -|q| |key|
+            .ge(-a * _K, by.monotone(_w, -a * _w, b, _K))
+            .eq(-_Delta, by.hypothesis("Delta")))
+
+
+#: The lemmas of :func:`_context` that bound the logits, name -> (logit, key, side): every one
+#: is a checked chain (:func:`_logit_bound_chain`), none is stated.
+LOGIT_LEMMAS = {
+    "cauchy-schwarz": (_l, _k, "upper"),
+    "cauchy-schwarz-lower": (_l, _k, "lower"),
+    "cauchy-schwarz-others": (_z[_j], _keys[_j], "upper"),
+    "cauchy-schwarz-others-lower": (_z[_j], _keys[_j], "lower"),
+}
+
+
+def _definitions() -> dict:
+    """What the readings assume, and nothing derived: the logits l_i = <q, k_i> and
+    z_j = <q, k_j> (polarization form), K the largest key norm, Delta = |q| K, and softmax."""
+    return {
+        # l_i = q.k_i and z_j = q.k_j for the other tokens, by polarization
+        "logits": (sp.Eq(_l, _polar(_q, _k)), sp.Eq(_z[_j], _polar(_q, _keys[_j]))),
+        # K = max_j |k_j| is at least every key's norm (the definition of the max, its upper half)
+        "largest-key": (Norm(_k) <= _K, Norm(_keys[_j]) <= _K),
+        "Delta": sp.Eq(_Delta, Norm(_q) * _K),
         # softmax: alpha_i = exp(l_i/T) / (exp(l_i/T) + sum of the other L - 1 tokens' exp(z_j/T))
         "definition": (sp.Eq(_alpha, sp.exp(_l / _T) / (sp.exp(_l / _T) + _R)),
                        sp.Eq(_R, sp.Sum(sp.exp(_z[_j] / _T), (_j, 1, _L - 1)))),
+    }
+
+
+def _context() -> Context:
+    """The readings' context: :func:`_definitions`, and the logit bounds -Delta <= l_i, z_j <= Delta
+    as lemmas (:data:`LOGIT_LEMMAS`), each derived from the definitions by a checked chain."""
+    base = Context(_definitions())
+    lemmas = {name: Lemma(_logit_bound_chain(x, key, base, side), x, "<=" if side == "upper" else ">=",
+                          _Delta if side == "upper" else -_Delta)
+              for name, (x, key, side) in LOGIT_LEMMAS.items()}
+    return base.extended(lemmas)
+
+
+def bounded_logits_context() -> Context:
+    """Softmax with every logit in [-Delta, Delta] as a stated premise (``bounded-logits``):
+    Lemma 1 for F = exp(l/T), a theorem of its own. Corollary 2 cites Corollary 1's chain under
+    it, discharging the premise by its own setting's hypothesis; Corollary 1's readings use
+    :func:`_context`, which derives the bound."""
+    return Context({
+        "bounded-logits": (_l >= -_Delta, _l <= _Delta, _z[_j] >= -_Delta, _z[_j] <= _Delta),
+        "definition": _definitions()["definition"],
     })
 
 
@@ -408,7 +493,9 @@ def _symbolic_transcribed() -> Proof:
         "|log(L alpha_i)| <= 2 Delta/T for one token: Lemma 1's statement chain, instantiated; its sides: "
         "Lemma 1's checked chain for C1/L <= alpha_i <= C2/L, instantiated with F = exp(l/T): m = exp(-Delta/T), "
         "M = exp(Delta/T), M/(mL) = exp(2 Delta/T)/L; its premises exp(-Delta/T) <= exp(l/T) <= exp(Delta/T) "
-        "from |l| <= Delta (Cauchy-Schwarz) by monotonicity of exp",
+        "from |l| <= Delta by monotonicity of exp; |l| <= Delta derived (lemmas cauchy-schwarz*): l = q.k_i "
+        "(polarization), Cauchy-Schwarz by the triangle and reverse triangle inequalities, |k_i| <= K = max_j |k_j|, "
+        "Delta = |q| K",
     )
 
 
@@ -418,7 +505,8 @@ def _symbolic_reconstructed() -> Proof:
         check_proof("reconstructed"),
         "|log alpha_i - c| <= h, [c-h, c+h] = [log lo, log hi], for one token: Lemma 1's statement chain, "
         "instantiated; its sides: Lemma 1's checked chain for m/(m+(L-1)M) <= alpha_i <= M/(M+(L-1)m), instantiated with F = exp(l/T): "
-        "M/(M+(L-1)m) = 1/(1+(L-1)exp(-2 Delta/T)); premises from |l| <= Delta by monotonicity of exp; "
+        "M/(M+(L-1)m) = 1/(1+(L-1)exp(-2 Delta/T)); premises from |l| <= Delta by monotonicity of exp, "
+        "|l| <= Delta derived by Cauchy-Schwarz and |k_i| <= max_j |k_j| (lemmas cauchy-schwarz*); "
         "attained by keys aligned / anti-aligned with q",
     )
 
@@ -429,8 +517,10 @@ def _bind_at(instance, excess) -> dict:
     largest, so that the goal's value is the sides' (for the tie, :mod:`attnbounds.engine.tie`;
     at L = 1 the other tokens are none, and the hypotheses about every one of them hold vacuously):
     α = α_i (:func:`log_weights`), l = q·k_i, z[1..L−1] the other tokens' logits and R the sum of
-    their e^{z_j/T}, Δ (:func:`logit_bound`), T, L. R is left out where it is beyond floats: then
-    Δ/T > 700, so the goal's e^{2Δ/T} overflows too and the tie passes the instance over."""
+    their e^{z_j/T}, Δ (:func:`logit_bound`), T, L; and the vectors the definitions of l, z and Δ
+    read: q, k_i, the other tokens' keys k[1..L−1] (in the order of z) and K = max_j ‖k_j‖.
+    R is left out where it is beyond floats: then Δ/T > 700, so the goal's e^{2Δ/T} overflows too
+    and the tie passes the instance over."""
     q, keys, T = _parts(instance)
     logits = keys @ q
     i = int(np.argmax(excess(instance)[0]))
@@ -438,7 +528,8 @@ def _bind_at(instance, excess) -> dict:
     with np.errstate(over="ignore"):
         R = float(np.exp(rest / T).sum())
     values = {_alpha: math.exp(log_weights(instance)[i]), _l: float(logits[i]), _z: rest,
-              _Delta: float(logit_bound(instance)), _T: float(T), _L: logits.shape[-1]}
+              _Delta: float(logit_bound(instance)), _T: float(T), _L: logits.shape[-1],
+              _q: q, _k: keys[i], _keys: np.delete(keys, i, axis=0), _K: float(_norm(keys).max(axis=-1))}
     return values if math.isinf(R) else {**values, _R: R}
 
 
@@ -488,7 +579,8 @@ CLAIM = Claim(
     hypotheses=(
         Hypothesis(
             "cauchy-schwarz",
-            "|l_i| = |q.k_i| <= Delta for every i (always true: Cauchy-Schwarz)",
+            "|l_i| = |q.k_i| <= Delta for every i (always true: Cauchy-Schwarz; the proof derives it, "
+            "lemmas cauchy-schwarz*, from l_i = q.k_i and Delta = |q| max_j |k_j|)",
             check=_bounded_by_delta,
         ),
         Hypothesis(

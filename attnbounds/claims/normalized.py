@@ -34,7 +34,7 @@ claim's own normalizer.
 >>> reweigh({"q": [1.0], "keys": [[1.0]], "T": 1.0}, "ssmax")
 Traceback (most recent call last):
 ...
-attnbounds.claims.normalized.NotApplicable: the reading's instances (keys q, keys, T) hold no 'weights' or ratio-form 'family' to draw through 'ssmax': its sides make their own weights from these keys, with the normalizer they were written for
+attnbounds.claims.normalized.NotApplicable: the reading's instances (keys q, keys, T) hold no 'weights' or ratio-form 'family' to draw through 'ssmax': its sides make their own weights from these keys, with the normalizer they were written for (to judge it under another, mark the sides with attnbounds.claims.normalized.draws_weights and make the weights with weights_of, their Jacobian with jacobian_of)
 """
 
 from __future__ import annotations
@@ -203,7 +203,9 @@ def reweigh(instance: dict, normalizer, *, draws: bool = False, shift=0.0) -> di
         )
     raise NotApplicable(
         f"the reading's instances (keys {keys}) hold no 'weights' or ratio-form 'family' to draw through {N.name!r}: "
-        "its sides make their own weights from these keys, with the normalizer they were written for"
+        "its sides make their own weights from these keys, with the normalizer they were written for (to judge "
+        "it under another, mark the sides with attnbounds.claims.normalized.draws_weights and make the weights "
+        "with weights_of, their Jacobian with jacobian_of)"
     )
 
 

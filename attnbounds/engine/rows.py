@@ -48,15 +48,21 @@ whose keys are :data:`ROW_FIELDS`, in order::
 
 A row judged under a normalizer (``attnbounds check --normalizer NAME``) also has::
 
-    normalizer         the normalizer's name
+    normalizer         the normalizer's spec, which :func:`attnbounds.numerics.normalizers.get`
+                       resolves (a plug-in by its "module:object"), so a counterexample replays
     hypotheses_broken  the claim's hypotheses the normalizer breaks (by its metadata, or
                        failed by the counterexample instance)
+
+(so does the row of a reading that names its own normalizer, ``Reading(normalizer=...)``,
+with ``hypotheses_broken`` null).
 
 Numbers in rows are plain Python floats/ints; non-finite floats are written as the strings
 ``"inf"``, ``"-inf"``, ``"nan"`` so that the JSON is strict.
 
 A row also reads as a mapping of those fields (``row["verdict"]``, ``row.get("error")``,
-``dict(row)``), so code written against the JSON form works on rows unchanged.
+``dict(row)``), so code written against the JSON form works on rows unchanged. It is not a
+``dict``, so ``json.dumps`` refuses it: write ``json.dumps(jsonable(rows))`` (or
+``[row.to_dict() for row in rows]``).
 
 >>> row = Row("L1:transcribed", "L1", "transcribed")
 >>> row.verdict, row["verdict"], tuple(row.to_dict()) == ROW_FIELDS
@@ -158,8 +164,14 @@ ROW_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Row) if f.name not in
 def jsonable(value: Any) -> Any:
     """Convert numbers, numpy arrays and nested containers into strict-JSON values.
 
+    Any mapping (a :class:`Row` among them) becomes a ``dict``, an object with a ``to_dict()``
+    its dict, a set a sorted list; only a scalar that is none of these (a SymPy expression)
+    becomes its ``str``.
+
     >>> jsonable({"x": np.array([1.0, np.inf]), "n": np.int64(3), "t": (1, 2)})
     {'x': [1.0, 'inf'], 'n': 3, 't': [1, 2]}
+    >>> jsonable([Row("L1:transcribed", "L1", "transcribed")])[0]["verdict"]
+    'undecided'
     """
     if value is None or isinstance(value, (bool, str)):
         return value
@@ -174,10 +186,21 @@ def jsonable(value: Any) -> Any:
         return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
     if isinstance(value, np.ndarray):
         return jsonable(value.tolist())
-    if isinstance(value, dict):
+    if isinstance(value, Row):
+        return jsonable(value.to_dict())
+    if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict) and not isinstance(value, type):
+        return jsonable(to_dict())
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        items = [jsonable(v) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            return sorted(items, key=repr)
     if isinstance(value, complex):
         return str(value)
     try:  # sympy numbers and other scalars that know how to become floats

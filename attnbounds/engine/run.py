@@ -113,7 +113,7 @@ def judge_reading(
     seed = check_seed(seed)
     cid = claim.id if claim_id is None else claim_id
     rid = f"{cid}:{reading.name}"
-    row = Row(rid, cid, reading.name, "reading")
+    row = Row(rid, cid, reading.name, "reading", normalizer=reading.normalizer)  # the normalizer it is about, if named
     sid = rid if stream_id is None else stream_id
     start = time.perf_counter()
     outcomes: list[MethodOutcome] = []
@@ -431,8 +431,10 @@ def check(
             raise TypeError(f"{name}: expected a callable, got {type(fn).__name__}")
     if normalizer is not None:
         from attnbounds.claims.normalized import resolve
+        from attnbounds.numerics.normalizers import for_argument
 
-        normalizer = resolve(normalizer)
+        with for_argument("normalizer"):  # the errors of normalizers.get name the argument passed here
+            normalizer = resolve(normalizer)
     units = _plan(resolve_ids(ids, claims=claims))
     if normalizer is not None:
         units = [u for u in units if u[0] != "drop"]

@@ -5,19 +5,23 @@ the strongest verdict the evidence supports:
 
 ``proved``
     ``reading.symbolic()`` returned ``Proof(status=True)`` whose chain of steps the proof
-    kernel (:mod:`attnbounds.theory.proof`) checked completely; a proof with an unchecked
-    (argued) step, or with no chain, gets the verdict its other evidence supports. The chain's
-    goal is the one its author passed to ``Chain.prove``, so it must be tied to the reading's
-    own sides: by the reading's ``bind`` (the goal evaluated at the reading's instances,
-    :mod:`attnbounds.engine.tie`, status ``tied``), or by the numeric evidence that ``holds``
-    itself needs (below). A proof of another statement then shows as a conflict where that
-    statement is false (a proof of another *true* statement cannot be told apart). Without
-    either the verdict is ``undecided`` ("not cross-checked"): one passing instance of a fixed
-    sweep is not enough (review 46);
+    kernel (:mod:`attnbounds.theory.proof`) checked completely, **tied** to the reading by its
+    ``bind`` (the goal and the chain's hypotheses evaluated at the reading's instances,
+    :mod:`attnbounds.engine.tie`, status ``tied``). The chain's goal is the one its author
+    passed to ``Chain.prove``, which the kernel cannot compare with the reading's sides (Python
+    functions): without the tie nothing a machine checked links the proof to the reading (a
+    proof of p(1 − p) ≤ 1/4 made a reading about a Jacobian norm ``proved``: trial 48). An
+    untied proof is named in the evidence of a ``holds`` (when the numeric evidence below
+    suffices), never ``proved``; with less evidence the verdict is ``undecided`` ("not
+    cross-checked"). A proof with an unchecked (argued) step, or with no chain, gets the
+    verdict its other evidence supports;
 ``certified``
-    ``reading.certify()`` returned ``Proof(status=True)`` carrying an interval certificate
-    (:class:`attnbounds.numerics.intervals.Certificate`, issued by that module's routines; its
-    box is quoted in the evidence), cross-checked by the numeric evidence ``holds`` needs;
+    interval arithmetic on the reading's own domain and sides. ``reading.certify()`` returns
+    ``Proof(status=True)`` with a certificate issued by :mod:`attnbounds.numerics.intervals`,
+    which says what it bounds on its box; nothing yet ties that box and function to the
+    reading's domain and sides (the certificates of L1 and C1 cover one box, T = 1, Δ = 1,
+    L = 3, of readings about every T, Δ and L), so a certificate is named in the evidence
+    of a ``holds``, as an untied proof is, and no reading is ``certified`` for now;
 ``holds``
     no counterexample in ``K`` Hypothesis examples *and* none in a batched numpy sweep of at
     least the budget's instance count (both methods must be set and must finish). A reading
@@ -46,6 +50,7 @@ disagree.
 
 :func:`judge_drop` does the same for a hypothesis-drop demonstration.
 
+>>> from dataclasses import replace
 >>> from attnbounds.claims.base import Reading
 >>> from attnbounds.engine.budget import Budget
 >>> from attnbounds.engine.methods import MethodOutcome
@@ -54,7 +59,11 @@ disagree.
 ...             strategy=lambda: None)
 >>> found = [MethodOutcome("strategy", "pass", "no counterexample", count=100),
 ...          MethodOutcome("sweep", "pass", "no counterexample", count=Budget().sweep)]
->>> combine(r, [MethodOutcome("symbolic", "pass", "expand(...) == 0"), *found], Budget()).verdict
+>>> untied = MethodOutcome("symbolic", "pass", "expand(...) == 0", proof={"proves": ["p*(1 - p) <= 1/4"]})
+>>> combine(r, [untied, *found], Budget()).verdict  # no bind: nothing ties the proof to the reading
+'holds'
+>>> tied = replace(untied, proof={"proves": ["p*(1 - p) <= 1/4"], "tie": {"status": "tied", "instances": 32}})
+>>> combine(r, [tied, *found], Budget()).verdict
 'proved'
 >>> combine(r, [MethodOutcome("symbolic", "pass", "expand(...) == 0"), found[1]], Budget()).evidence[:50]
 'symbolic passes, but not cross-checked: nothing ti'
@@ -179,33 +188,27 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
     reasons = _holds_reasons(by, searching, sampling, budget)
     exact = [m for m in _EXACT if m in by and by[m].outcome == "pass"]
     tied = "symbolic" in exact and ((by["symbolic"].proof or {}).get("tie") or {}).get("status") == "tied"
-    if exact and not tied and (reasons or not (searching or sampling)):
-        # the proof's goal is the one its author gave Chain.prove (a certificate's, the function
-        # it bounds): only the tie (bind: the goal evaluated at the reading's instances) or the
-        # numeric evidence `holds` itself needs ties it to the reading, and shows a proof of
-        # another statement as a conflict (review 46: one passing instance of a fixed sweep made
-        # a proof of 1 <= 2 `proved` for a false reading)
+    if tied:
+        info = by["symbolic"].proof or {}
+        goals = info.get("proves") or []
+        what = f" {_short(goals[0], 70)}" + (f" (+{len(goals) - 1} lemma(s))" if len(goals) > 1 else "") if goals else ""
+        t = info["tie"]
+        held = t.get("hypotheses")
+        where = f", where its hypotheses {', '.join(held)} held" if held else ""
+        return Judgement("proved", _short(
+            f"symbolic proves{what}; tied to the sides at {t['instances']} instance(s){where}: {by['symbolic'].detail}", 240))
+    # An exact method not tied to the reading proves (or certifies) the statement its author gave
+    # Chain.prove (a certificate: its function on its box), which no machine step links to the
+    # reading's sides: a proof of p(1 - p) <= 1/4 made a reading about a Jacobian norm `proved`
+    # (trial 48). Only the numeric evidence then speaks for the reading: `holds` at most, with
+    # the untied proof named; without that evidence, `undecided` ("not cross-checked").
+    untied = [_untied_text(m, by[m]) for m in exact]
+    if exact and (reasons or not (searching or sampling)):
         why = "; ".join(reasons) if reasons else "no numeric method (Hypothesis, sweep, Monte Carlo)"
         return Judgement("undecided", _short(
             f"{_METHOD_LABEL[exact[0]]} passes, but not cross-checked: nothing ties the proof's goal to the reading "
             f"(no bind tied it, and the numeric evidence is short of what holds needs: {why}) "
             f"[{by[exact[0]].detail}]", 300))
-    if "symbolic" in by and by["symbolic"].outcome == "pass":
-        info = by["symbolic"].proof or {}
-        goals = info.get("proves") or []
-        what = f" {_short(goals[0], 70)}" + (f" (+{len(goals) - 1} lemma(s))" if len(goals) > 1 else "") if goals else ""
-        t = info.get("tie")
-        held = t.get("hypotheses") if t else None
-        tied = ("" if t is None else (f"; tied to the sides at {t['instances']} instance(s)"
-                                      + (f", where its hypotheses {', '.join(held)} held" if held else ""))
-                if t["status"] == "tied" else f"; not tied to the sides ({t['detail']})")
-        return Judgement("proved", _short(f"symbolic proves{what}{tied}: {by['symbolic'].detail}", 240))
-    if "certify" in by and by["certify"].outcome == "pass":
-        sym = by.get("symbolic")
-        argued = ""
-        if sym is not None and sym.proof is not None and sym.proof.get("status") in UNPROVED:
-            argued = f" (proof {sym.proof['status']}: {sym.proof['checked']}/{sym.proof['steps']} steps checked)"
-        return Judgement("certified", _short(f"certify: {by['certify'].detail}{argued}"))
 
     if (searching or sampling) and not reasons:
         parts = []
@@ -217,11 +220,23 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         sym = by.get("symbolic")
         if sym is not None and sym.proof is not None and sym.proof.get("status") in UNPROVED:
             parts.append(f"proof {sym.proof['status']}: {sym.proof['checked']}/{sym.proof['steps']} steps checked")
-        return Judgement("holds", _short("; ".join(parts), 200))
+        return Judgement("holds", _short("; ".join(parts + untied), 300 if untied else 200))
     if not outcomes:
         return Judgement("undecided", "no method to judge this reading")
     unknown = [o.detail for o in outcomes if o.outcome == "unknown"]
     return Judgement("undecided", _short("; ".join(reasons + unknown) or "no method decided", 200))
+
+
+def _untied_text(method: str, outcome) -> str:
+    """What an exact method that passed, but is tied to no reading, showed (``holds`` names it)."""
+    if method == "symbolic":
+        info = outcome.proof or {}
+        goals = info.get("proves") or []
+        t = info.get("tie")
+        why = "no bind" if t is None else f"tie {t['status']}: {_short(str(t.get('detail', '')), 80)}"
+        return (f"a checked proof of {_short(goals[0], 70) if goals else 'its own goal'}, not tied to the reading "
+                f"({why}), so not proved")
+    return f"an interval certificate ({_short(outcome.detail, 90)}), not tied to the reading's domain and sides, so not certified"
 
 
 def _holds_reasons(by: dict, searching: bool, sampling: bool, budget: Budget) -> list[str]:

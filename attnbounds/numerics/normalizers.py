@@ -82,9 +82,10 @@ import importlib.metadata
 import math
 import numbers
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import mpmath
 import numpy as np
@@ -105,6 +106,7 @@ __all__ = [
     "get",
     "load",
     "resolve",
+    "for_argument",
     "names",
     "register",
     "unregister",
@@ -461,6 +463,10 @@ class Normalizer:
     #: the parameters it was made with (kept by :meth:`with_params`), so :attr:`spec` can name
     #: the ones set since
     base_params: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
+    #: where :func:`get` found it when that is not its name: the ``"module:object"``,
+    #: ``"path.py:object"`` or entry-point name it was loaded by (None: a registered name, or
+    #: an object made in this process), so that :attr:`spec` names what :func:`get` reads back
+    source: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -516,6 +522,12 @@ class Normalizer:
         (the bare name when there are none): rows and counterexamples record it, so that a
         counterexample found under ``ssmax(s=2)`` replays under s = 2.
 
+        A plug-in loaded from ``"module:object"``, ``"path.py:object"`` or an entry point is
+        named by that (its :attr:`source`), not by its own ``name``, which :func:`get` does not
+        know: ``get("my_norms:softmax1").spec == "my_norms:softmax1"``. An object made in this
+        process and never registered (``from_sympy(...)`` passed as itself) has only its name;
+        :func:`register` it, or load it by its import path, to make its rows replayable.
+
         >>> get("ssmax(s=2)").spec, get("ssmax").spec, get("softmax", T=0.5).spec
         ('ssmax(s=2.0)', 'ssmax', 'softmax(T=0.5)')
         >>> get(get("entmax(alpha=2)").spec).params["alpha"]
@@ -523,9 +535,24 @@ class Normalizer:
         """
         base = self.base_params or {}
         changed = {k: v for k, v in self.params.items() if k not in base or not _same_value(base[k], v)}
+        head = self.source or self.name
         if not changed:
-            return self.name
-        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in sorted(changed.items()))})"
+            return head
+        return f"{head}({', '.join(f'{k}={v!r}' for k, v in sorted(changed.items()))})"
+
+    def __repr__(self) -> str:
+        """The name and the parameters (what a failing Hypothesis example shows), and where
+        :func:`get` found it when that is not its name.
+
+        >>> get("even_power", p=0.5)
+        Normalizer('even_power', p=0.5, T=1.0)
+        """
+        params = ", ".join(f"{k}={v!r}" for k, v in self.params.items() if v is not None)
+        source = f", source={self.source!r}" if self.source else ""
+        return f"Normalizer({self.name!r}{', ' if params else ''}{params}{source})"
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # Hypothesis and IPython: the short repr, not every field
+        printer.text(repr(self))
 
     def _prepare(self, logits, params):
         z = as_float_array(logits, "logits")
@@ -855,7 +882,7 @@ def register(name: str, normalizer, *, replace: bool = False) -> Normalizer:
     if name in _BUILTIN and replace:
         raise ValueError(f"name: {name!r} is a built-in normalizer and cannot be replaced")
     norm = _coerce(normalizer, name, "normalizer")
-    if norm.name != name:
+    if norm.name != name or norm.source is not None:
         norm = _replace_name(norm, name)
     _REGISTRY[name] = norm
     return norm
@@ -877,7 +904,7 @@ def unregister(name: str) -> None:
 
 
 def _replace_name(norm: Normalizer, name: str) -> Normalizer:
-    return replace(norm, name=name)
+    return replace(norm, name=name, source=None)  # registered: get(name) finds it
 
 
 _SPEC = re.compile(r"^\s*(?P<base>[^()\s]+)\s*(?:\((?P<args>.*)\))?\s*$")
@@ -977,6 +1004,34 @@ def resolve(spec, *, flag: str = "name_or_spec") -> Normalizer:
     return norm
 
 
+_ARGUMENT = "name_or_spec"
+
+
+@contextmanager
+def for_argument(name: str) -> Iterator[None]:
+    """Within it, an error of :func:`get` (or :func:`resolve`) names the argument ``name`` that
+    the user passed the normalizer as, instead of :func:`get`'s own ``name_or_spec``; the
+    error keeps its type (:class:`NormalizerNotFound`, ``ValueError``, ``TypeError``).
+
+    >>> with for_argument("normalizer"):  # doctest: +ELLIPSIS
+    ...     get("nosuch")
+    Traceback (most recent call last):
+    ...
+    attnbounds.numerics.normalizers.NormalizerNotFound: normalizer: unknown normalizer 'nosuch'; ...
+    """
+    try:
+        yield
+    except (ValueError, TypeError) as exc:  # NormalizerNotFound and PluginError are ValueErrors
+        text = str(exc.args[0]) if len(exc.args) == 1 and isinstance(exc.args[0], str) else None
+        if text is None or not text.startswith(f"{_ARGUMENT}: "):
+            raise
+        try:
+            renamed = type(exc)(f"{name}: {text.removeprefix(f'{_ARGUMENT}: ')}")
+        except Exception:  # noqa: BLE001 -- an error type that cannot be rebuilt from its message
+            raise exc from exc.__cause__
+        raise renamed.with_traceback(exc.__traceback__) from exc.__cause__
+
+
 def _lookup(base: str) -> Normalizer:
     if base in _REGISTRY:
         return _REGISTRY[base]
@@ -988,14 +1043,14 @@ def _lookup(base: str) -> Normalizer:
             if not hasattr(obj, part):
                 raise NormalizerNotFound(f"name_or_spec: module {module_name!r} has no attribute {attr!r}")
             obj = getattr(obj, part)
-        return _coerce(obj, base, "name_or_spec")
+        return _with_source(_coerce(obj, base, "name_or_spec"), base)
     ep = _entry_point(base)
     if ep is not None:
         try:
             obj = ep.load()
         except Exception as exc:  # a broken plug-in must not look like a missing one
             raise PluginError(f"entry point {base!r} ({ep.value}) failed to load: {exc}") from exc
-        return _coerce(obj, base, f"entry point {base!r}")
+        return _with_source(_coerce(obj, base, f"entry point {base!r}"), base)
     if base in RENAMED:
         raise NormalizerNotFound(f"name_or_spec: {base!r} meant two things and was renamed: use {RENAMED[base]}")
     from attnbounds.suggest import did_you_mean
@@ -1004,6 +1059,14 @@ def _lookup(base: str) -> Normalizer:
         f"name_or_spec: unknown normalizer {base!r}{did_you_mean(base, names(), n=2)}; valid: {', '.join(names())}, "
         f"'module:object', 'path.py:object', or an entry point in group {ENTRY_POINT_GROUP!r}"
     )
+
+
+def _with_source(norm: Normalizer, source: str) -> Normalizer:
+    """``norm`` remembering that :func:`get` found it as ``source`` (so that its :attr:`~Normalizer.spec`,
+    which rows and counterexamples record, resolves again), unless that is its name."""
+    if norm.name == source or norm.source == source:
+        return norm
+    return replace(norm, source=source)
 
 
 def _import_plugin_module(module_name: str):
@@ -1092,9 +1155,10 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, **defau
 
     Free symbols other than ``l_symbol`` are parameters and need a default in ``defaults``,
     except ``n``, which is the number of visible keys (then the normalizer depends on L).
-    ``T`` is reserved. ``roles`` (default ``{"attention"}``) are the places the normalizer may
-    be drawn for, among :data:`ROLES` (``"family"``: by
-    :func:`attnbounds.strategies.normalizer_families`). Weights are computed stably as softmax(log F); the Jacobian is
+    ``T`` is reserved. ``roles`` (default ``{"attention"}``) are the places the normalizer is
+    used by default once registered (:func:`register`), among :data:`ROLES` (``"family"``: drawn by
+    :func:`attnbounds.strategies.normalizer_families` when it is given no ``names``; an object
+    passed in its ``names`` is drawn whatever its roles). Weights are computed stably as softmax(log F); the Jacobian is
     J_ij = α_i (δ_ij − α_j) (log F)'(l_j), with (log F)' from ``sympy.diff``.
 
     >>> l, b = sp.symbols("l b", real=True)
@@ -1126,14 +1190,23 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, **defau
     if extra:
         raise TypeError(f"{extra[0]}: not a free symbol of F_expr = {F}")
     name = name or f"sympy:{F}"
-    log_F = sp.expand_log(sp.log(F), force=True)
-    args = [l_symbol, *param_syms] + ([n_sym] if n_sym is not None else [])
+    # log F is rewritten only where SymPy can show the rewrite is valid for the values the
+    # symbols take (a real logit, real parameters, n >= 1): log(e^{b l}) = b l and
+    # log((1 + l²)²) = 2 log(1 + l²), but log(u²) stays (2 log u is NaN where u < 0: a
+    # forced expand_log rejected F = (sin l - 2)², positive everywhere).
+    l_real = sp.Dummy("l", real=True)
+    p_real = [sp.Dummy(s.name, real=True) for s in param_syms]
+    n_real = sp.Dummy("n", positive=True) if n_sym is not None else None
+    args = [l_real, *p_real] + ([n_real] if n_real is not None else [])
+    F_real = F.xreplace(dict(zip([l_symbol, *param_syms] + ([n_sym] if n_sym is not None else []), args)))
+    log_F = sp.expand_log(sp.log(F_real))
     log_F_num = sp.lambdify(args, log_F, "numpy")
-    dlog_F_num = sp.lambdify(args, sp.diff(log_F, l_symbol), "numpy")
+    dlog_F_num = sp.lambdify(args, sp.diff(log_F, l_real), "numpy")
     # Where float64 overflows (e^l for l > 709 makes log F = inf, F'/F = inf/inf), the same
     # expressions are evaluated again, entry by entry, in mpmath (no exponent range limit).
     log_F_mp = sp.lambdify(args, log_F, "mpmath")
-    dlog_F_mp = sp.lambdify(args, sp.diff(log_F, l_symbol), "mpmath")
+    dlog_F_mp = sp.lambdify(args, sp.diff(log_F, l_real), "mpmath")
+    F_mp = sp.lambdify(args, F_real, "mpmath")  # F itself: where log F is not finite, is F > 0?
     pnames = [s.name for s in param_syms]
 
     def _args(z, p):
@@ -1156,11 +1229,28 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, **defau
                     v[idx] = np.nan  # F <= 0 there (log of a non-positive number): reported below
         return v
 
+    def _F_at(z, p, idx):
+        """F itself at entry ``idx`` of ``z`` (mpmath: no overflow), or None where it has no real value."""
+        full = [np.broadcast_to(np.asarray(x, dtype=float), z.shape) for x in _args(z, p)]
+        try:
+            with mpmath.workdps(30):
+                value = F_mp(mpmath.mpf(float(z[idx])), *(mpmath.mpf(float(x[idx])) for x in full))
+                if isinstance(value, mpmath.mpc):
+                    return value.real if value.imag == 0 else None
+                return mpmath.mpf(value)
+        except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+            return None
+
     def kernel(z, **p):
         v = _evaluate(log_F_num, log_F_mp, z, p)
-        if not np.all(np.isfinite(v)):
-            bad = z[~np.isfinite(v)].ravel()[0]
-            raise PluginError(f"normalizer {name!r}: F must be positive and finite, but F(l/T = {bad:.6g}) is not (F = {F})")
+        for idx in zip(*np.nonzero(~np.isfinite(v))):  # decided by F itself, not by its logarithm
+            value = _F_at(z, p, idx)
+            if value is not None and mpmath.isfinite(value) and value > 0:
+                v[idx] = float(mpmath.log(value))
+            else:
+                shown = "undefined" if value is None else mpmath.nstr(value, 6)
+                raise PluginError(f"normalizer {name!r}: F must be positive and finite, but F(l/T = {z[idx]:.6g}) = "
+                                  f"{shown} (F = {F})")
         return _softmax(v)
 
     def jacobian(z, **p):

@@ -9,7 +9,10 @@ where α_i(1 − α_i) = (1/L)(1 − 1/L)). We encode both readings and let the 
 
 * the reconstruction ``max_i α_i(1 − α_i) ≤ 1/4`` is proved exactly, since
   1/4 − p(1 − p) = (p − 1/2)², and searched numerically as well (the engine reports a
-  conflict if the two ever disagree);
+  conflict if the two ever disagree). The proof is about one number p; ``bind`` says which
+  (the weight α_i where α_i(1 − α_i) is largest), and the engine checks at the reading's
+  instances that the proof's goal, at that p, has the reading's two sides. Without ``bind``
+  nothing a machine checked links the proof to the reading, and the verdict is ``holds``;
 * the transcription ``max_i α_i(1 − α_i) ≤ 1/L`` is searched by Hypothesis and by a numpy
   sweep; any counterexample is shrunk by Hypothesis and reported with both sides.
 
@@ -45,13 +48,23 @@ def one_over_length_sides(instance: dict) -> Sides:
     return Sides(lhs, np.full_like(lhs, 1.0 / L))  # rhs = 1/L
 
 
+P = sp.Symbol("p", real=True)  # the proof's variable
+
+
 def prove_quarter() -> Proof:
     """A chain of two checked steps: p(1 − p) = 1/4 − (p − 1/2)² (an identity) ≤ 1/4 (the
     dropped square is ≥ 0 for real p). The proof kernel checks both and the chaining."""
-    p = sp.Symbol("p", real=True)
+    p = P
     quarter, half = sp.Rational(1, 4), sp.Rational(1, 2)
     chain = Chain(p * (1 - p)).eq(quarter - (p - half) ** 2, by.identity()).le(quarter, by.algebra())
     return Proof.from_chain(chain.prove(p * (1 - p), "<=", quarter), "p(1 − p) = 1/4 − (p − 1/2)² ≤ 1/4")
+
+
+def bind_quarter(instance: dict) -> dict:
+    """The tie: the value of the proof's p at one instance, the weight where α_i(1 − α_i) is largest,
+    so that the goal p(1 − p) <= 1/4 has the reading's sides there."""
+    w = np.asarray(instance["weights"], dtype=float)
+    return {P: float(w[np.argmax(w * (1.0 - w))])}
 
 
 def weight_instances():
@@ -99,6 +112,7 @@ CLAIM = Claim(
             statement="max_i α_i(1 − α_i) ≤ 1/4",
             latex=r"\max_i \alpha_i (1 - \alpha_i) \le \frac{1}{4}",
             symbolic=prove_quarter,
+            bind=bind_quarter,
             strategy=weight_instances,
             sides=quarter_sides,
             sweep=weight_batches,

@@ -152,7 +152,9 @@ def _tie_from_L2(tie_where, name, scale=1.0):
 def test_bind_ties_the_proof_to_the_sides_and_a_wrong_bound_unties(tie_where, name):
     got = _tie_from_L2(tie_where, name)
     assert got["status"] == "tied" and got["instances"] >= 16, got
-    assert set(got["hypotheses"]) == {"cauchy-schwarz", "definition"}
+    # the stated definitions, and the logit bounds, which are lemmas derived from them (no longer stated)
+    assert set(got["hypotheses"]) == {"logits", "largest-key", "Delta", "definition", "cauchy-schwarz",
+                                      "cauchy-schwarz-lower", "cauchy-schwarz-others", "cauchy-schwarz-others-lower"}
     assert _tie_from_L2(tie_where, name, scale=1 + 1e-3)["status"] == "untied"
     assert _tie_from_L2(tie_where, name, scale=1 - 1e-3)["status"] == "untied"
 
@@ -180,3 +182,101 @@ def test_the_reading_carries_its_bind_and_ties_with_one_token_included(name):
     assert r.bind is getattr(corollary1, f"_bind_{name}")
     got = tie(r, r.symbolic())
     assert got["status"] == "tied" and got["instances"] >= 16, got
+
+
+# ------------------------------------------------------------------ the logit bound is derived, not stated
+
+
+def test_context_states_definitions_only_and_derives_the_logit_bound():
+    import sympy as sp
+
+    from attnbounds.claims import corollary1 as c1
+    from attnbounds.theory.proof import Lemma
+
+    ctx = c1._context()
+    stated = {k for k, h in ctx.hypotheses.items() if not isinstance(h, Lemma)}
+    assert stated == {"logits", "largest-key", "Delta", "definition"}
+    # no stated hypothesis bounds a logit by Delta: the bound is what the lemmas prove
+    for name in stated:
+        h = ctx.hypotheses[name]
+        for r in h if isinstance(h, tuple) else (h,):
+            assert not (r.has(c1._Delta) and (r.has(c1._l) or r.has(c1._z))), (name, r)
+    want = {"cauchy-schwarz": (c1._l, "<=", c1._Delta), "cauchy-schwarz-lower": (c1._l, ">=", -c1._Delta),
+            "cauchy-schwarz-others": (c1._z[c1._j], "<=", c1._Delta),
+            "cauchy-schwarz-others-lower": (c1._z[c1._j], ">=", -c1._Delta)}
+    for name, goal in want.items():
+        lemma = ctx.hypotheses[name]
+        assert isinstance(lemma, Lemma) and (lemma.lhs, lemma.relation, lemma.rhs) == goal
+        res = lemma.chain.prove(*goal)
+        assert res.complete, (name, res.first_failure)
+        assert {"hypothesis", "monotone-chain", "identity", "monotone"} <= set(res.rules), res.rules
+        assert sp.sympify(lemma.chain.ctx.hypotheses["Delta"].rhs).has(c1._K)
+    assert c1.check_proof("transcribed").complete
+
+
+@pytest.mark.parametrize("name", ["cauchy-schwarz", "cauchy-schwarz-lower", "cauchy-schwarz-others",
+                                  "cauchy-schwarz-others-lower"])
+def test_a_halved_logit_bound_is_rejected(name):
+    # mutation: Delta -> Delta/2 in the derived bound; the chain proves |l| <= Delta, not Delta/2
+    from attnbounds.claims import corollary1 as c1
+    from attnbounds.theory.proof import Context, Lemma
+
+    ctx = c1._context()
+    lemma = ctx.hypotheses[name]
+    half = lemma.rhs.xreplace({c1._Delta: c1._Delta / 2})
+    assert not lemma.chain.prove(lemma.lhs, lemma.relation, half).complete
+    mutated = Context({**ctx.hypotheses, name: Lemma(lemma.chain, lemma.lhs, lemma.relation, half)})
+    assert not mutated.relation(name)  # the kernel does not accept the mutated lemma as a fact
+    # and the readings' proofs, which need that side of the bound, no longer check
+    for reading in ("transcribed", "reconstructed"):
+        assert not c1.check_proof(reading, ctx=mutated).complete, reading
+
+
+def test_a_halved_delta_or_a_key_bound_is_rejected():
+    import sympy as sp
+
+    from attnbounds.claims import corollary1 as c1
+    from attnbounds.theory.proof import Context, Norm
+
+    base = c1._definitions()
+    for key, value in (("Delta", sp.Eq(c1._Delta, Norm(c1._q) * c1._K / 2)),  # Delta defined too small
+                       ("largest-key", (Norm(c1._k) <= 2 * c1._K, Norm(c1._keys[c1._j]) <= 2 * c1._K))):
+        ctx = Context({**base, key: value})
+        for name, (x, key_vec, side) in c1.LOGIT_LEMMAS.items():
+            chain = c1._logit_bound_chain(x, key_vec, ctx, side)
+            rel, rhs = ("<=", c1._Delta) if side == "upper" else (">=", -c1._Delta)
+            assert not chain.prove(x, rel, rhs).complete, (key, name)
+
+
+@pytest.mark.parametrize("dropped", ["logits", "largest-key", "Delta"])
+def test_each_definition_is_needed(dropped):
+    from attnbounds.claims import corollary1 as c1
+
+    for reading in ("transcribed", "reconstructed"):
+        assert not c1.check_proof(reading, ctx=c1._context().without(dropped)).complete, (reading, dropped)
+
+
+def test_the_tie_checks_the_definitions_against_the_instances():
+    # a bind that gives K half the largest key norm breaks "largest-key" (and Delta = |q| K):
+    # the definitions are checked at the readings' instances, not taken on trust
+    import dataclasses
+
+    from attnbounds.claims import corollary1 as c1
+    from attnbounds.engine.tie import tie
+
+    r = CLAIM.reading("transcribed")
+
+    def halved(instance):
+        values = r.bind(instance)
+        return {**values, c1._K: values[c1._K] / 2}
+
+    got = tie(dataclasses.replace(r, bind=halved), r.symbolic())
+    assert got["status"] == "untied" and "hypothesis" in got["detail"], got
+
+
+def test_corollary2_cites_the_bounded_logits_theorem():
+    from attnbounds.claims import corollary1 as c1
+
+    ctx = c1.bounded_logits_context()
+    assert set(ctx.hypotheses) == {"bounded-logits", "definition"}
+    assert all(c.prove(*g).complete for c, g in zip(c1.proof_chains("transcribed", ctx), c1.GOALS["transcribed"]))

@@ -291,3 +291,15 @@ def test_a_bounded_bind_with_a_wrong_softmax_normalizer_is_untied():
 
     got = tie(dataclasses.replace(reading, bind=with_own), reading.symbolic())
     assert got["status"] == "untied" and "hypothesis 'definition'" in got["detail"], got
+
+
+def test_paper_i_ratio_says_it_is_our_formalisation_and_names_the_big_o_reading():
+    # "dominated by" is not defined by the paper: the ratio -> 1 reading must say it is the
+    # project's formalisation, that the Big-O sense holds, and which reading covers that
+    r = CLAIM.reading("paper-i-ratio")
+    text = f"{r.statement} {r.note}"
+    assert "project's formalisation" in r.statement and "not the paper's definition" in r.statement
+    assert "Big-O" in r.note and "paper-i-difference" in r.note and "not the paper's" in r.note
+    assert "holds" in text and "4/3" in r.note
+    assert "project's formalisation" in CLAIM.reading("paper-i-difference").statement
+    assert "does not define" in CLAIM.proof and "Big-O sense" in CLAIM.proof

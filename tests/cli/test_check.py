@@ -46,10 +46,15 @@ def _checked(detail):
 
 
 def _one_two(inst):
-    # 1 <= 2 at every instance: the numeric side of the toys' proved readings (a proof without a
-    # bind counts only with the numeric evidence holds needs: Hypothesis and a full sweep)
+    # 1 <= 2 at every instance: the numeric side of the toys' proved readings, whose proof of 1 <= 2
+    # the bind ties to these sides (_tie_one_two: the goal has no symbol to give a value to);
+    # without a bind, a proof makes a reading `holds` at most
     n = np.asarray(inst["n"], dtype=float)
     return Sides(np.ones_like(n), 2 * np.ones_like(n))
+
+
+def _tie_one_two(inst):
+    return {}
 
 
 def _claim(cid, transcribed, reconstructed=None):
@@ -58,14 +63,14 @@ def _claim(cid, transcribed, reconstructed=None):
         transcription_latex="toy", hypotheses=(),
         readings=(transcribed, reconstructed or Reading("reconstructed", "-", "-",
                                                         symbolic=lambda: _checked("exact"), sides=_one_two,
-                                                        sweep=_sweep_ints, strategy=_ints)),
+                                                        sweep=_sweep_ints, strategy=_ints, bind=_tie_one_two)),
         proof="toy",
     )
 
 
 FALSE = Reading("transcribed", "n² <= 10n", "-", strategy=_ints, sides=_int_sides, sweep=_sweep_ints)
 TRUE = Reading("transcribed", "1 <= 2", "-", symbolic=lambda: _checked("1 <= 2"), sides=_one_two, sweep=_sweep_ints,
-               strategy=_ints)
+               strategy=_ints, bind=_tie_one_two)
 
 
 @pytest.fixture
@@ -121,7 +126,7 @@ def _slow_checked():
 def test_time_limit_fires_visibly_in_the_table_the_json_and_strict(monkeypatch, tmp_path):
     monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
     registry.register(_claim("SLOW", Reading("transcribed", "1 <= 2", "-", symbolic=_slow_checked, sides=_one_two,
-                                             sweep=_sweep_ints, strategy=_ints)))
+                                             sweep=_sweep_ints, strategy=_ints, bind=_tie_one_two)))
     out = tmp_path / "rows.json"
     result = run("SLOW:transcribed", "--time-limit", "0.3", "--json", str(out))
     assert result.exit_code == 0, result.output

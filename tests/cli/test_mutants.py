@@ -35,7 +35,7 @@ TOY = Claim(
     id="PQ", title="toy", source="tests", statement="p(1-p) <= 1/4", transcription="-", transcription_latex="-",
     hypotheses=(Hypothesis("unit", "0 <= p <= 1"),),
     readings=(
-        Reading("transcribed", "p(1-p) <= 1/4", "-", symbolic=_proof, sides=_sides,
+        Reading("transcribed", "p(1-p) <= 1/4", "-", symbolic=_proof, sides=_sides, bind=lambda i: {p: i["p"]},
                 strategy=lambda: st.fixed_dictionaries({"p": st.floats(0, 1)}),
                 sweep=lambda rng, n: {"p": rng.uniform(0, 1, n)}),
         Reading("reconstructed", "p(1-p) <= 1/2 (loose, no proof)", "-",
@@ -94,21 +94,23 @@ def _needed_proof():
 
 def _implied_proof():
     # "p >= 0" follows from p = q^2 (an equation of the context): dropping it leaves a true
-    # statement, which the row must say, not count as killed
+    # statement, which the row must say, not count as killed (the goal is -p <= 1, not -p <= 0:
+    # that one is its own hypothesis p >= 0, which the tie reports as a conflict)
     ctx = Context({"square": sp.Eq(p, q**2), "p>=0": p >= 0})
-    chain = Chain(-p, ctx).le(0, by.algebra())
-    return Proof.from_chain(chain.prove(-p, "<=", 0), "-p <= 0")
+    chain = Chain(-p, ctx).le(1, by.algebra())
+    return Proof.from_chain(chain.prove(-p, "<=", 1), "-p <= 0 <= 1")
 
 
 TOY2 = Claim(
     id="PQ2", title="toy", source="tests", statement="-", transcription="-", transcription_latex="-", hypotheses=(),
     readings=(
-        Reading("transcribed", "p q <= q", "-", symbolic=_needed_proof,
+        Reading("transcribed", "p q <= q", "-", symbolic=_needed_proof, bind=lambda i: {p: i["p"], q: i["q"]},
                 sides=lambda i: Sides(np.asarray(i["p"]) * np.asarray(i["q"]), np.asarray(i["q"])),
                 strategy=lambda: st.fixed_dictionaries({"p": st.floats(0, 1), "q": st.floats(0, 2)}),
                 sweep=lambda rng, n: {"p": rng.uniform(0, 1, n), "q": rng.uniform(0, 2, n)}),
-        Reading("reconstructed", "-p <= 0 for p = q^2", "-", symbolic=_implied_proof,
-                sides=lambda i: Sides(-np.asarray(i["q"]) ** 2, np.zeros_like(np.asarray(i["q"], float))),
+        Reading("reconstructed", "-p <= 1 for p = q^2", "-", symbolic=_implied_proof,
+                bind=lambda i: {p: float(i["q"]) ** 2, q: i["q"]},
+                sides=lambda i: Sides(-np.asarray(i["q"]) ** 2, np.ones_like(np.asarray(i["q"], float))),
                 strategy=lambda: st.fixed_dictionaries({"q": st.floats(-2, 2)}),
                 sweep=lambda rng, n: {"q": rng.uniform(-2, 2, n)}),
     ),
