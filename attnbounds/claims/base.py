@@ -371,6 +371,12 @@ class Reading:
       the engine checks that the chain proves this reading's sides (:mod:`attnbounds.engine.tie`);
       needs ``symbolic`` and ``sweep``. At an instance whose setting has no finite space (a
       continuous law), it raises :class:`NoFiniteSpace` and the tie passes the instance over;
+    * ``locate(instance) -> point``: the point of a ``certify`` method's certificate box that an
+      instance is (one number per coordinate of the box, in its order), so that the engine
+      checks at the reading's instances that each lies in the box and that the certified
+      f(x) − bound is the reading's lhs − rhs there (:func:`attnbounds.engine.tie.certificate_tie`);
+      needs ``certify`` and ``sweep``. Without it a certificate ties to nothing, and the verdict
+      is never ``certified``;
     * ``assume(instance) -> bool``: the reading's own hypotheses (instances outside are not
       judged).
 
@@ -403,6 +409,7 @@ class Reading:
     normalizer: Any = None  # str | Normalizer | None; a str (its spec) once made
     assume: Callable[[Instance], Any] | None = None
     bind: Callable[[Instance], dict] | None = None
+    locate: Callable[[Instance], Any] | None = None
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
@@ -412,6 +419,9 @@ class Reading:
         if self.bind is not None and (self.symbolic is None or self.sweep is None):
             raise ValueError(f"reading {self.name!r}: bind ties a symbolic proof's goal to the sides at the sweep's "
                              "instances; it needs both `symbolic` and `sweep`")
+        if self.locate is not None and (self.certify is None or self.sweep is None):
+            raise ValueError(f"reading {self.name!r}: locate ties a certificate's box to the sides at the sweep's "
+                             "instances; it needs both `certify` and `sweep`")
         for name, cap in (("rtol", MAX_RTOL), ("atol", MAX_ATOL)):  # rounding slack, not a tolerance on the
             # mathematics: an rtol of 1 made x <= 1/2 `hold` on [0, 1] (review 46); the tie caps them alike
             value = getattr(self, name)
@@ -422,7 +432,8 @@ class Reading:
             raise TypeError(f"assume: expected a callable (instance -> bool), got {type(self.assume).__name__}")
         for name, shape in (("symbolic", "() -> Proof"), ("certify", "() -> Proof"), ("strategy", "() -> a Hypothesis strategy"),
                             ("sides", "instance -> Sides"), ("sweep", "(rng, count) -> instances"),
-                            ("montecarlo", "(rng, samples) -> Estimate"), ("bind", "instance -> {symbol: value}")):
+                            ("montecarlo", "(rng, samples) -> Estimate"), ("bind", "instance -> {symbol: value}"),
+                            ("locate", "instance -> a point of the certificate's box")):
             got = getattr(self, name)
             if got is not None and not callable(got):
                 hint = " (pass a function returning the strategy, not the strategy itself)" if name == "strategy" else ""

@@ -304,6 +304,7 @@ def under(reading, normalizer):
         symbolic=None,
         certify=None,
         bind=None,
+        locate=None,
         montecarlo=None,
         strategy=strategy,
         sweep=sweep,

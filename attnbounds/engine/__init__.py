@@ -37,11 +37,12 @@ Each :class:`~attnbounds.claims.base.Reading` carries up to five methods (see
 Every public name of the submodules is importable from :mod:`attnbounds.engine`.
 
 A symbolic proof is ``proved`` only when the proof kernel checked every step of its chain
-and the chain's goal is tied to the reading: by ``Reading.bind`` where the reading gives it,
-or by the numeric evidence ``holds`` itself needs (here Hypothesis and a full sweep of the
-reading's sides without a counterexample: the chain's goal is its author's, and only the
-sides tie it to the reading); a bare ``Proof(True, ...)`` is an argued proof, and the verdict
-falls back to the other evidence (here none, so ``undecided``):
+and the chain's goal is tied to the reading by ``Reading.bind`` (the goal evaluated at the
+reading's instances): the chain's goal is its author's, and without the tie nothing a machine
+checked links it to the reading, so the verdict is the numeric evidence's, ``holds`` at most
+(here Hypothesis and a full sweep of the reading's sides without a counterexample), with the
+untied proof named; a bare ``Proof(True, ...)`` is an argued proof, and the verdict falls back
+to the other evidence (here none, so ``undecided``):
 
 >>> import sympy as sp
 >>> from attnbounds.claims.base import Proof, Reading, Sides
@@ -49,14 +50,19 @@ falls back to the other evidence (here none, so ``undecided``):
 >>> p = sp.Symbol("p")
 >>> chain = Chain(sp.Rational(1, 4) - p * (1 - p)).eq((p - sp.Rational(1, 2)) ** 2, by.identity())
 >>> goal = (sp.Rational(1, 4) - p * (1 - p), "==", (p - sp.Rational(1, 2)) ** 2)
+>>> sides = lambda i: Sides(0.25 - i["p"] * (1 - i["p"]), (i["p"] - 0.5) ** 2)
+>>> sweep = lambda rng, n: {"p": rng.uniform(-2, 2, n)}
 >>> r = Reading("t", "t", "t", symbolic=lambda: Proof.from_chain(chain.prove(*goal), "expand"),
-...             sides=lambda i: Sides(0, 0), sweep=lambda rng, n: {}, strategy=lambda: None)
+...             sides=sides, sweep=sweep, strategy=lambda: None)
 >>> numeric = [MethodOutcome("strategy", "pass", "no counterexample", count=200),
 ...            MethodOutcome("sweep", "pass", "no counterexample", count=Budget().sweep)]
->>> combine(r, [run_exact(r, "symbolic", Budget()), *numeric], Budget()).verdict
-'proved'
+>>> combine(r, [run_exact(r, "symbolic", Budget()), *numeric], Budget()).verdict  # no bind: untied
+'holds'
 >>> combine(r, [run_exact(r, "symbolic", Budget()), numeric[1]], Budget()).verdict  # a sweep alone ties nothing
 'undecided'
+>>> tied = Reading("t", "t", "t", symbolic=r.symbolic, sides=sides, sweep=sweep, bind=lambda i: {p: i["p"]})
+>>> combine(tied, [run_exact(tied, "symbolic", Budget()), *numeric], Budget()).verdict
+'proved'
 >>> bare = Reading("t", "t", "t", symbolic=lambda: Proof(True, "expand(...) == 0"))
 >>> outcome = run_exact(bare, "symbolic", Budget())
 >>> outcome.proof, combine(bare, [outcome], Budget()).verdict

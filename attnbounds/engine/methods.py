@@ -96,6 +96,7 @@ class MethodOutcome:
     mc: dict | None = None
     conflict: str | None = None
     proof: dict | None = None  # symbolic only: {"steps", "checked", "substeps", "rules", "status", ...} (proof_summary)
+    tie: dict | None = None  # certify only, with the reading's locate: the certificate's tie (tie.certificate_tie)
     timed_out: bool = False
     discarded: int = 0  # instances outside the reading's own hypotheses (``reading.assume``), not judged
     slack: dict | None = None  # searches: {"count", "largest"} of the instances that hold only within the rounding slack
@@ -381,7 +382,8 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
                                  "(Proof.certificate, issued by attnbounds.numerics.intervals): not counted "
                                  f"[{proof.detail}]", seconds)
         box = proof.certificate.text() if hasattr(proof.certificate, "text") else proof.certificate.detail
-        return MethodOutcome(method, "pass", f"{proof.detail} [certificate: {box}]", seconds, proof=info)
+        out = MethodOutcome(method, "pass", f"{proof.detail} [certificate: {box}]", seconds, proof=info)
+        return _certificate_tied(out, reading, proof) if reading.locate is not None else out
     if proof.status is True:
         return MethodOutcome(method, "pass", proof.detail, seconds, proof=info)
     if proof.status is None:
@@ -471,6 +473,25 @@ def _tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
     if got["status"] in ("untied", "error") and conflict is None:
         conflict = f"symbolic: {got['detail']}"
     return replace(out, proof=info, conflict=conflict, seconds=out.seconds + time.perf_counter() - start)
+
+
+def _certificate_tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
+    """A passing certify outcome with its certificate's tie to the reading's sides
+    (:func:`attnbounds.engine.tie.certificate_tie`) in ``tie`` and in its detail; a certificate
+    of another function, or a ``locate`` that raises, is a conflict. A box that does not hold
+    every instance (``uncovered``) is none: the certificate speaks of part of the domain only."""
+    from attnbounds.engine.tie import certificate_tie
+
+    start = time.perf_counter()
+    try:
+        got = certificate_tie(reading, proof.certificate)
+    except Exception as exc:  # noqa: BLE001 -- a locate that fails is the reading's error, shown on the row
+        got = {"status": "error", "instances": 0, "detail": f"tie of the certificate to the sides: {_error_text(exc)}"}
+    conflict = out.conflict
+    if got["status"] in ("untied", "error") and conflict is None:
+        conflict = f"certify: {got['detail']}"
+    return replace(out, tie=got, conflict=conflict, detail=f"{out.detail}; tie {got['status']}: {got['detail']}",
+                   seconds=out.seconds + time.perf_counter() - start)
 
 
 def proves(chain) -> list[str]:

@@ -142,11 +142,11 @@ def _scaled_reading(reading: Reading) -> Reading:
                         e.samples, e.confidence, e.instance, e.detail)
 
     return replace(reading, sides=scaled_sides if sides else None, montecarlo=scaled_mc if mc else None,
-                   symbolic=None, certify=None, bind=None)
+                   symbolic=None, certify=None, bind=None, locate=None)
 
 
 def _flipped_reading(reading: Reading) -> Reading:
-    return replace(reading, relation=_FLIP[reading.relation], symbolic=None, certify=None, bind=None)
+    return replace(reading, relation=_FLIP[reading.relation], symbolic=None, certify=None, bind=None, locate=None)
 
 
 # ----------------------------------------------------------------------------- the kernel side

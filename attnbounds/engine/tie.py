@@ -73,6 +73,7 @@ out) leaves the tie "not evaluable", with the reason.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -80,7 +81,7 @@ import sympy as sp
 
 from attnbounds.claims.base import SPACE, WITNESSES, NoFiniteSpace
 
-__all__ = ["INSTANCES", "ROUNDS", "tie"]
+__all__ = ["INSTANCES", "ROUNDS", "tie", "certificate_tie"]
 
 #: Instances of the reading's sweep the goal is evaluated at.
 INSTANCES = 16
@@ -167,6 +168,87 @@ def tie(reading, proof, seed: int = 0, instances: int = INSTANCES) -> dict:
                f"{_instance_text(overflowed[0])})") if overflowed else ""
     return {"status": "tied", "instances": done, "hypotheses": sorted(h.strip("'") for h in hyps),
             "detail": f"the proof's goal has the reading's sides at {done} instance(s){skipped}{passed}{under}"}
+
+
+def certificate_tie(reading, certificate, seed: int = 0, instances: int = INSTANCES) -> dict:
+    """``{"status": "tied" | "uncovered" | "untied" | "not evaluable", "instances": n, "detail":
+    text}`` for an interval certificate (:class:`~attnbounds.numerics.intervals.IntervalCertificate`
+    of ``f(x) <= bound`` on a box) against ``reading`` (with ``locate``, ``sweep`` and ``sides``).
+
+    At the same instances as :func:`tie` (the sweep's, then as many Hypothesis examples), inside
+    the reading's own hypotheses, ``locate`` gives the point of the box the instance is, and
+
+    * the point must lie in the box, else the status is ``uncovered``: the certificate speaks of
+      part of the reading's domain only (no conflict: the verdict is then the numeric
+      evidence's);
+    * the certificate's margin f(x) − bound must be the reading's, lhs − rhs for ``<=`` (rhs −
+      lhs for ``>=``), to the reading's slack, else ``untied``: a certificate of another function,
+      which the engine reports as a conflict.
+
+    A grid certificate (``lower < f(x)_k < upper`` for every k) has no one margin, and a reading
+    ``==`` is no upper bound: both are ``not evaluable``.
+
+    >>> import numpy as np
+    >>> from attnbounds.claims.base import Proof, Reading, Sides
+    >>> from attnbounds.numerics.intervals import certify_upper_bound
+    >>> cert = certify_upper_bound(lambda x: x[0] * (1 - x[0]), [(0, 1)], "1/2")
+    >>> r = Reading("r", "x(1 - x) <= 1/2 on [0, 1]", "-", sides=lambda i: Sides(i["x"] * (1 - i["x"]), 0.5 + 0 * i["x"]),
+    ...             sweep=lambda rng, n: {"x": rng.uniform(0, 1, n)}, locate=lambda i: [i["x"]],
+    ...             certify=lambda: Proof(True, "arb", certificate=cert))
+    >>> certificate_tie(r, cert)["status"]
+    'tied'
+    >>> wide = Reading("w", "x(1 - x) <= 1/2 on [0, 2]", "-", sides=r.sides, sweep=lambda rng, n: {"x": rng.uniform(0, 2, n)},
+    ...                locate=r.locate, certify=r.certify)
+    >>> certificate_tie(wide, cert)["status"]
+    'uncovered'
+    >>> other = Reading("o", "x <= 1/2 + x/2 on [0, 1]", "-", sides=lambda i: Sides(i["x"], 0.5 + i["x"] / 2),
+    ...                 sweep=r.sweep, locate=r.locate, certify=r.certify)
+    >>> certificate_tie(other, cert)["status"]
+    'untied'
+    """
+    from attnbounds.engine.methods import _instance_text
+
+    if reading.locate is None or reading.sweep is None or reading.sides is None:
+        raise ValueError("certificate_tie: needs a reading with locate, sweep and sides")
+    box = tuple(getattr(certificate, "box", ()) or ())
+    if getattr(certificate, "f", None) is None or not box:
+        return {"status": "not evaluable", "instances": 0,
+                "detail": "the certificate bounds no one function it can be evaluated by (a grid certificate of "
+                          "lower < f(x)_k < upper): only an upper bound's (certify_upper_bound) ties to a reading"}
+    if reading.relation not in ("<=", ">="):
+        return {"status": "not evaluable", "instances": 0,
+                "detail": f"a certificate bounds f above; the reading is an equation ({reading.relation})"}
+    picked = [i for i in _instances(reading, seed, instances) if reading.inside(i)]
+    if not picked:
+        return {"status": "not evaluable", "instances": 0, "detail": "no instance of the sweep meets the reading's hypotheses"}
+    shown = " x ".join(f"[{lo}, {hi}]" for lo, hi in box)
+    for inst in picked:
+        point = np.asarray(reading.locate(inst), dtype=float).ravel()
+        if point.size != len(box):
+            raise ValueError(f"locate: gave {point.size} coordinate(s) at {_instance_text(inst)}; the certificate's "
+                             f"box {shown} has {len(box)}")
+        if not np.all(np.isfinite(point)):
+            return {"status": "not evaluable", "instances": 0,
+                    "detail": f"locate gave a point that is not finite ({point.tolist()}) at {_instance_text(inst)}"}
+        if not certificate.covers(point.tolist()):
+            return {"status": "uncovered", "instances": len(picked),
+                    "detail": f"the reading's instance {_instance_text(inst)} is the point {point.tolist()}, outside the "
+                              f"certificate's box {shown}: it certifies part of the reading's domain only"}
+        sides = reading.sides(inst)
+        lhs, rhs = float(np.asarray(sides.lhs, dtype=float)), float(np.asarray(sides.rhs, dtype=float))
+        if not (math.isfinite(lhs) and math.isfinite(rhs)):
+            return {"status": "not evaluable", "instances": 0,
+                    "detail": f"the reading's sides are not finite at {_instance_text(inst)}"}
+        want = lhs - rhs if reading.relation == "<=" else rhs - lhs
+        got = certificate.margin(point.tolist())
+        slack = reading.atol + reading.rtol * max(abs(lhs), abs(rhs), abs(got), abs(float(sp.Rational(certificate.bound))))
+        if not abs(got - want) <= slack:
+            return {"status": "untied", "instances": len(picked),
+                    "detail": f"the certificate is not of the reading's sides: at {_instance_text(inst)} (the point "
+                              f"{point.tolist()}), f(x) - bound = {got:.6g} but the reading's "
+                              f"{'lhs - rhs' if reading.relation == '<=' else 'rhs - lhs'} = {want:.6g}"}
+    return {"status": "tied", "instances": len(picked),
+            "detail": f"f(x) - bound is the reading's margin at {len(picked)} instance(s), each inside the box {shown}"}
 
 
 def _instances(reading, seed: int, count: int) -> list:

@@ -16,12 +16,16 @@ the strongest verdict the evidence supports:
     cross-checked"). A proof with an unchecked (argued) step, or with no chain, gets the
     verdict its other evidence supports;
 ``certified``
-    interval arithmetic on the reading's own domain and sides. ``reading.certify()`` returns
-    ``Proof(status=True)`` with a certificate issued by :mod:`attnbounds.numerics.intervals`,
-    which says what it bounds on its box; nothing yet ties that box and function to the
-    reading's domain and sides (the certificates of L1 and C1 cover one box, T = 1, Δ = 1,
-    L = 3, of readings about every T, Δ and L), so a certificate is named in the evidence
-    of a ``holds``, as an untied proof is, and no reading is ``certified`` for now;
+    ``reading.certify()`` returned ``Proof(status=True)`` with an interval certificate of
+    ``f(x) <= bound`` on a box, issued by :func:`attnbounds.numerics.intervals.certify_upper_bound`,
+    **tied** to the reading by its ``locate`` (an instance's point of the box): at the reading's
+    instances every point lies in the box and f(x) − bound is the reading's lhs − rhs
+    (:func:`attnbounds.engine.tie.certificate_tie`, status ``tied``). A box that misses an
+    instance (``uncovered``: the certificate speaks of part of the reading's domain only), a
+    grid certificate (no one function to evaluate) or no ``locate`` leave the certificate named
+    in the evidence of a ``holds``, as an untied proof is; a certificate of another function is a
+    conflict. (The certificates of L1 and C1 cover one box, T = 1, Δ = 1, L = 3, of readings about
+    every T, Δ and L; their readings are ``proved``.)
 ``holds``
     no counterexample in ``K`` Hypothesis examples *and* none in a batched numpy sweep of at
     least the budget's instance count (both methods must be set and must finish). A reading
@@ -112,10 +116,13 @@ def _conflict_kind(conflicts) -> str:
     >>> _conflict_kind(["sweep refutes the reading, but ..."])
     'a bug'
     """
-    untied, raised = "symbolic: the proof does not prove the reading", "symbolic: tie of the goal to the sides"
-    if all(c.startswith(raised) for c in conflicts):  # the tie's status "error": bind (or a value it gave) raised
+    untied = ("symbolic: the proof does not prove the reading", "certify: the certificate is not of the reading's sides")
+    raised = ("symbolic: tie of the goal to the sides", "certify: tie of the certificate to the sides")
+    if all(c.startswith(raised[0]) for c in conflicts):  # the tie's status "error": bind (or a value it gave) raised
         return "the bind raised"
-    return "the proof does not prove the reading" if all(c.startswith((untied, raised)) for c in conflicts) else "a bug"
+    if all(c.startswith(raised[1]) for c in conflicts):  # a certificate's tie: locate raised
+        return "the locate raised"
+    return "the proof does not prove the reading" if all(c.startswith(untied + raised) for c in conflicts) else "a bug"
 
 
 def combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget) -> Judgement:
@@ -197,6 +204,12 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         where = f", where its hypotheses {', '.join(held)} held" if held else ""
         return Judgement("proved", _short(
             f"symbolic proves{what}; tied to the sides at {t['instances']} instance(s){where}: {by['symbolic'].detail}", 240))
+    if "certify" in exact and (by["certify"].tie or {}).get("status") == "tied":
+        sym = by.get("symbolic")
+        argued = ""
+        if sym is not None and sym.proof is not None and sym.proof.get("status") in UNPROVED:
+            argued = f" (proof {sym.proof['status']}: {sym.proof['checked']}/{sym.proof['steps']} steps checked)"
+        return Judgement("certified", _short(f"certify: {by['certify'].detail}{argued}", 300))
     # An exact method not tied to the reading proves (or certifies) the statement its author gave
     # Chain.prove (a certificate: its function on its box), which no machine step links to the
     # reading's sides: a proof of p(1 - p) <= 1/4 made a reading about a Jacobian norm `proved`
@@ -236,7 +249,10 @@ def _untied_text(method: str, outcome) -> str:
         why = "no bind" if t is None else f"tie {t['status']}: {_short(str(t.get('detail', '')), 80)}"
         return (f"a checked proof of {_short(goals[0], 70) if goals else 'its own goal'}, not tied to the reading "
                 f"({why}), so not proved")
-    return f"an interval certificate ({_short(outcome.detail, 90)}), not tied to the reading's domain and sides, so not certified"
+    t = outcome.tie
+    why = "no locate" if t is None else f"tie {t['status']}"
+    return (f"an interval certificate ({_short(outcome.detail, 90)}), not tied to the reading's domain and sides "
+            f"({why}), so not certified")
 
 
 def _holds_reasons(by: dict, searching: bool, sampling: bool, budget: Budget) -> list[str]:

@@ -105,6 +105,15 @@ class IntervalCertificate:
     ``status`` is True (certified), False (refuted at ``counterexample``, a tuple of exact
     rationals, where f is enclosed by ``value``) or None (undecided). ``boxes`` counts the
     boxes examined and ``depth`` the deepest bisection level reached.
+
+    A certificate (status True) also keeps what it proved, so that it can be tied to a
+    reading (:func:`attnbounds.engine.tie.certificate_tie`): ``f`` (the function bounded),
+    ``bound`` (exact, as a string), ``strict`` and ``box`` (exact rational ends, as strings).
+    :meth:`covers` says whether a point lies in the box, :meth:`margin` is f(x) − bound there.
+
+    >>> cert = certify_upper_bound(lambda x: x[0] * x[0], [(0, 1)], 2)
+    >>> cert.covers([0.5]), cert.covers([1.5]), cert.margin([0.5])
+    (True, False, -1.75)
     """
 
     status: bool | None
@@ -113,6 +122,26 @@ class IntervalCertificate:
     value: arb | None = None
     boxes: int = 0
     depth: int = 0
+    box: tuple[tuple[str, str], ...] = ()
+    f: Callable | None = None
+    bound: str | None = None
+    strict: bool = False
+
+    def covers(self, point) -> bool:
+        """Whether ``point`` (one number per coordinate, floats at their exact binary value) lies
+        in the certified box, ends included."""
+        if len(point) != len(self.box):
+            raise ValueError(f"point: the box has {len(self.box)} coordinate(s), got {len(point)}")
+        return all(fmpq(lo) <= as_rational(float(v), "point") <= fmpq(hi)
+                   for v, (lo, hi) in zip(point, ((as_rational(a), as_rational(b)) for a, b in self.box)))
+
+    def margin(self, point) -> float:
+        """f(x) − bound at ``point`` (exact rationals of the floats given), the midpoint of its
+        ``arb`` enclosure as a float: at most 0 (below 0 if strict) wherever :meth:`covers` holds."""
+        if self.f is None or self.bound is None:
+            raise ValueError("margin: only a certificate (status True) knows its function and bound")
+        value = _eval(self.f, [arb(as_rational(float(v), "point")) for v in point]) - arb(as_rational(self.bound))
+        return float(value.mid())
 
 
 def as_rational(value, name: str = "value") -> fmpq:
@@ -333,7 +362,9 @@ def certify_upper_bound(
             depth=deepest,
         )
     return _issue(IntervalCertificate(True, f"f {relation} {bound} certified on {boxes} box(es) of "
-                                      + " x ".join(f"[{lo}, {hi}]" for lo, hi in root), boxes=boxes, depth=deepest))
+                                      + " x ".join(f"[{lo}, {hi}]" for lo, hi in root), boxes=boxes, depth=deepest,
+                                      box=tuple((str(lo), str(hi)) for lo, hi in root), f=f,
+                                      bound=str(as_rational(bound, "bound")), strict=strict))
 
 
 def arb_softmax(logits: Sequence, T=1) -> list[arb]:

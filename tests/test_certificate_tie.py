@@ -1,0 +1,114 @@
+"""A certificate ties to a reading through its ``locate``: `certified` only when, at the reading's
+instances, every point lies in the certificate's box and the certified f(x) - bound is the
+reading's lhs - rhs (trial 48: an unrelated certificate made a reading `certified`)."""
+
+import numpy as np
+import pytest
+from flint import arb
+from hypothesis import strategies as st
+
+from attnbounds import engine
+from attnbounds.claims.base import Claim, Proof, Reading, Sides
+from attnbounds.engine import Budget
+from attnbounds.engine.mutants import run_mutants
+from attnbounds.numerics.intervals import certify_between_on_grid, certify_upper_bound
+
+SMALL = Budget(examples=30, sweep=2_000, mc_samples=100, audit=200)
+
+
+def _x(i):
+    return np.asarray(i["x"], dtype=float)
+
+
+def _var_sides(i):  # x(1 - x) <= 1/4, attained at x = 1/2
+    return Sides(_x(i) * (1 - _x(i)), 0.25 + 0 * _x(i))
+
+
+def _upper():
+    # attained: certified by concavity (f'' = -2 on the box)
+    return certify_upper_bound(lambda x: x[0] * (1 - x[0]), [(0, 1)], "1/4",
+                               gradient=lambda x: [1 - 2 * x[0]], hessian=lambda x: [[arb(-2)]])
+
+
+def _certify():
+    cert = _upper()
+    return Proof(cert.status, "arb: x(1 - x) <= 1/4 on [0, 1]", certificate=cert)
+
+
+def _reading(name="reconstructed", sides=_var_sides, high=1.0, **kw):
+    args = dict(sides=sides, certify=_certify, locate=lambda i: [float(_x(i))],
+                sweep=lambda rng, n: {"x": rng.uniform(0, high, n)},
+                strategy=lambda: st.fixed_dictionaries({"x": st.floats(0, high)}))
+    args.update(kw)
+    return Reading(name, "x(1 - x) <= 1/4", "-", **args)
+
+
+def _claim(*readings):
+    names = {r.name for r in readings}
+    extra = tuple(Reading(n, "no method", "-") for n in ("transcribed", "reconstructed") if n not in names)
+    return Claim(id="CERT", title="toy", source="tests", statement="-", transcription="-", transcription_latex="-",
+                 hypotheses=(), readings=tuple(readings) + extra, proof="toy")
+
+
+def _row(reading):
+    return engine.judge_reading(_claim(reading), reading, budget=SMALL, seed=0)
+
+
+def test_a_certificate_tied_by_locate_is_certified():
+    row = _row(_reading())
+    assert row["verdict"] == "certified", row["evidence"]
+    assert "tie tied" in row["evidence"] and "each inside the box [0, 1]" in row["evidence"], row["evidence"]
+
+
+def test_without_locate_a_certificate_is_named_in_a_holds():
+    row = _row(_reading(locate=None))
+    assert row["verdict"] == "holds", row["evidence"]
+    assert "not tied to the reading's domain and sides (no locate), so not certified" in row["evidence"]
+
+
+def test_a_box_that_misses_the_readings_domain_is_not_certified():
+    # the reading speaks of [0, 2] (where x(1 - x) <= 1/4 still holds); the box is [0, 1]
+    row = _row(_reading(high=2.0))
+    assert row["verdict"] == "holds" and row["conflict"] is None, row["evidence"]
+    assert "tie uncovered" in row["evidence"], row["evidence"]
+
+
+def test_a_certificate_of_another_function_is_a_conflict():
+    # x/4 <= 1/4 is true on [0, 1], but the certificate bounds x(1 - x), not x/4
+    row = _row(_reading(sides=lambda i: Sides(_x(i) / 4, 0.25 + 0 * _x(i))))
+    assert row["verdict"] == "undecided" and row["conflict"], row["evidence"]
+    assert "the certificate is not of the reading's sides" in row["conflict"]
+
+
+def test_a_grid_certificate_ties_to_nothing():
+    def grid():
+        status, cert = certify_between_on_grid(lambda z: [z[0] * (1 - z[0])], [(0, 1)], 64, "-1/100", "26/100")
+        return Proof(status, "arb grid", certificate=cert)
+
+    row = _row(_reading(certify=grid))
+    assert row["verdict"] == "holds", row["evidence"]
+    assert "tie not evaluable" in row["evidence"], row["evidence"]
+
+
+def test_a_locate_that_raises_is_the_readings_error_and_a_conflict():
+    def locate(i):
+        raise RuntimeError("no point")
+
+    row = _row(_reading(locate=locate))
+    assert row["verdict"] == "undecided" and "the locate raised" in row["evidence"], row["evidence"]
+
+
+def test_locate_needs_certify_and_sweep():
+    with pytest.raises(ValueError, match="locate ties a certificate's box"):
+        Reading("r", "-", "-", sides=_var_sides, sweep=lambda rng, n: {"x": rng.uniform(size=n)},
+                locate=lambda i: [0.0])
+    with pytest.raises(TypeError, match="locate: expected a callable"):
+        _reading(locate=[0.0])
+
+
+def test_a_certified_readings_mutants_are_judged():
+    report = run_mutants(["CERT"], budget=SMALL, claims=[_claim(_reading())])
+    assert report.readings == ["CERT:reconstructed"]
+    by = {r.mutant: r for r in report.rows}
+    assert by["scaled"].verdict == "falsified" and by["flipped"].verdict == "falsified"
+    assert not report.defects
