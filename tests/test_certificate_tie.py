@@ -95,7 +95,54 @@ def test_a_locate_that_raises_is_the_readings_error_and_a_conflict():
         raise RuntimeError("no point")
 
     row = _row(_reading(locate=locate))
-    assert row["verdict"] == "undecided" and "the locate raised" in row["evidence"], row["evidence"]
+    assert row["verdict"] == "undecided" and "the certificate's tie raised" in row["evidence"], row["evidence"]
+    assert "locate raised at" in row["conflict"] and "no point" in row["conflict"], row["conflict"]
+
+
+def test_sides_of_several_numbers_are_named_not_taken_for_locate():
+    row = _row(_reading(sides=lambda i: Sides(np.stack([_x(i), _x(i)], -1) * (1 - _x(i))[..., None],
+                                              np.full(np.shape(_x(i)) + (2,), 0.25))))
+    assert "sides: gave 2 and 2 values at one instance" in (row["conflict"] or ""), row["evidence"]
+
+
+def test_a_large_bound_buys_no_slack():
+    # review 48: the slack was rtol * max(..., |bound|): a bound of 1e12 gave a slack of 1000, so a
+    # certificate of the constant 1e12 - 1 <= 1e12 tied to x <= 1 - 1e-7 on [0, 1] (false near 1),
+    # which came out `certified`
+    def certify():
+        cert = certify_upper_bound(lambda x: arb(10**12 - 1) + 0 * x[0], [(0, 1)], 10**12)
+        return Proof(cert.status, "arb: a constant", certificate=cert)
+
+    r = _reading(certify=certify, sides=lambda i: Sides(_x(i), 1 - 1e-7 + 0 * _x(i)), strategy=None)
+    row = _row(r)
+    assert row["verdict"] not in ("certified", "proved"), row["evidence"]
+    assert "the certificate is not of the reading's sides" in (row["conflict"] or ""), row["evidence"]
+
+
+def test_a_certificate_whose_function_changed_after_issue_certifies_nothing():
+    state = {"c": 0.0}
+
+    def f(x):  # a closure: its state can change after the certificate is issued
+        return x[0] * (1 - x[0]) + arb(state["c"])
+
+    cert = certify_upper_bound(f, [(0, 1)], "1/4", gradient=lambda x: [1 - 2 * x[0]], hessian=lambda x: [[arb(-2)]])
+    assert cert.status is True and cert.margin([0.5]) == 0.0
+    state["c"] = 0.5
+    with pytest.raises(ValueError, match="no longer gives the values"):
+        cert.margin([0.5])
+    row = _row(_reading(certify=lambda: Proof(True, "arb", certificate=cert)))
+    assert row["verdict"] == "undecided" and "no longer gives the values" in (row["conflict"] or ""), row["evidence"]
+
+
+def test_an_unhashable_callable_can_be_certified():
+    class Quadratic:  # a dataclass-like callable without __hash__
+        __hash__ = None
+
+        def __call__(self, x):
+            return x[0] * (1 - x[0])
+
+    cert = certify_upper_bound(Quadratic(), [(0, 1)], "1/2")
+    assert cert.status is True and cert.margin([0.5]) == -0.25
 
 
 def test_locate_needs_certify_and_sweep():
@@ -112,3 +159,24 @@ def test_a_certified_readings_mutants_are_judged():
     by = {r.mutant: r for r in report.rows}
     assert by["scaled"].verdict == "falsified" and by["flipped"].verdict == "falsified"
     assert not report.defects
+
+
+def test_the_check_table_says_a_certificate_conflict_is_the_certificates(monkeypatch):
+    """review 48: a certificate of another function was summarised as "the proof does not prove the
+    reading: its goal, at the values its bind gives, ..."; and one reading that names its own
+    normalizer made the whole table "under normalizer"."""
+    from click.testing import CliRunner
+
+    from attnbounds import claims as registry
+    from attnbounds.claims import registry as claim_registry
+    from attnbounds.cli import main
+
+    monkeypatch.setattr(claim_registry, "REGISTRY", claim_registry.ClaimRegistry(modules=()))
+    other = _reading(sides=lambda i: Sides(_x(i) / 4, 0.25 + 0 * _x(i)))
+    named = _reading(name="transcribed", normalizer="ssmax")
+    registry.register(_claim(other, named))
+    result = CliRunner().invoke(main, ["check", "--quick", "CERT"], catch_exceptions=False)
+    out = " ".join(result.output.split())
+    assert "CONFLICT (the certificate is not of the reading's sides" in out, result.output
+    assert "the proof does not prove the reading" not in out, result.output
+    assert "under normalizer" not in out, result.output

@@ -109,13 +109,18 @@ def _evidence(row: dict) -> str:
 
 
 def normalizer_of(rows: list[dict]) -> str | None:
-    """The normalizer the rows were judged under (``check --normalizer``), or None.
+    """The normalizer the rows were judged under (``check --normalizer``, which every row
+    records), or None: one reading that names its own (``Reading(normalizer=...)``) among others
+    does not make the whole table "under" it.
 
     >>> normalizer_of([{"normalizer": "ssmax"}, {"normalizer": "ssmax"}]), normalizer_of([{"id": "L1"}])
     ('ssmax', None)
+    >>> normalizer_of([{"normalizer": "ssmax"}, {"id": "L1"}]) is None
+    True
     """
-    names = list(dict.fromkeys(str(r["normalizer"]) for r in rows if r.get("normalizer")))
-    return ", ".join(names) or None
+    if not rows or not all(r.get("normalizer") for r in rows):
+        return None
+    return ", ".join(dict.fromkeys(str(r["normalizer"]) for r in rows))
 
 
 def short_proof(proof: dict | None) -> str:
@@ -245,7 +250,18 @@ def _render_summary(rows: list[dict], console) -> None:
     if raised:
         console.print(f"[bold magenta]CONFLICT (the bind raised: the tie could not evaluate the proof's goal at the "
                       f"reading's instances; each row's conflict names the error): {', '.join(raised)}[/]")
-    untied = [r["id"] for r in rows if r.get("conflict") and r["id"] not in conflicts and r["id"] not in raised]
+    located = [r["id"] for r in rows
+               if r.get("conflict") and "CONFLICT (the certificate's tie raised)" in (r.get("evidence") or "")]
+    if located:
+        console.print(f"[bold magenta]CONFLICT (the certificate's tie raised: its locate, or the reading's sides, failed "
+                      f"at the reading's instances; each row's conflict names the error): {', '.join(located)}[/]")
+    rest = [r for r in rows if r.get("conflict") and r["id"] not in conflicts + raised + located]
+    uncertified = [r["id"] for r in rest if str(r["conflict"]).startswith("certify:")]
+    if uncertified:
+        console.print(f"[bold magenta]CONFLICT (the certificate is not of the reading's sides: its f(x) - bound, at the "
+                      f"points its locate gives, is not the reading's lhs - rhs; each row's conflict says where): "
+                      f"{', '.join(uncertified)}[/]")
+    untied = [r["id"] for r in rest if r["id"] not in uncertified]
     if untied:
         console.print(f"[bold magenta]CONFLICT (the proof does not prove the reading: its goal, at the values its "
                       f"bind gives, is not the reading's sides; each row's conflict says where): {', '.join(untied)}[/]")

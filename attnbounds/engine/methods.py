@@ -478,8 +478,9 @@ def _tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
 def _certificate_tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
     """A passing certify outcome with its certificate's tie to the reading's sides
     (:func:`attnbounds.engine.tie.certificate_tie`) in ``tie`` and in its detail; a certificate
-    of another function, or a ``locate`` that raises, is a conflict. A box that does not hold
-    every instance (``uncovered``) is none: the certificate speaks of part of the domain only."""
+    of another function, a ``locate`` or sides that raise, or a certificate whose function was
+    altered after it was issued, is a conflict. A box that does not hold every instance
+    (``uncovered``) is none: the certificate speaks of part of the domain only."""
     from attnbounds.engine.tie import certificate_tie
 
     start = time.perf_counter()

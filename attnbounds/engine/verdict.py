@@ -20,7 +20,8 @@ the strongest verdict the evidence supports:
     ``f(x) <= bound`` on a box, issued by :func:`attnbounds.numerics.intervals.certify_upper_bound`,
     **tied** to the reading by its ``locate`` (an instance's point of the box): at the reading's
     instances every point lies in the box and f(x) − bound is the reading's lhs − rhs
-    (:func:`attnbounds.engine.tie.certificate_tie`, status ``tied``). A box that misses an
+    (:func:`attnbounds.engine.tie.certificate_tie`, status ``tied``), cross-checked by the
+    numeric evidence ``holds`` needs. A box that misses an
     instance (``uncovered``: the certificate speaks of part of the reading's domain only), a
     grid certificate (no one function to evaluate) or no ``locate`` leave the certificate named
     in the evidence of a ``holds``, as an untied proof is; a certificate of another function is a
@@ -113,6 +114,8 @@ def _conflict_kind(conflicts) -> str:
     'the proof does not prove the reading'
     >>> _conflict_kind(["symbolic: tie of the goal to the sides: ValueError: oops"])
     'the bind raised'
+    >>> _conflict_kind(["certify: the certificate is not of the reading's sides: at x=1, ..."])
+    "the certificate is not of the reading's sides"
     >>> _conflict_kind(["sweep refutes the reading, but ..."])
     'a bug'
     """
@@ -120,8 +123,10 @@ def _conflict_kind(conflicts) -> str:
     raised = ("symbolic: tie of the goal to the sides", "certify: tie of the certificate to the sides")
     if all(c.startswith(raised[0]) for c in conflicts):  # the tie's status "error": bind (or a value it gave) raised
         return "the bind raised"
-    if all(c.startswith(raised[1]) for c in conflicts):  # a certificate's tie: locate raised
-        return "the locate raised"
+    if all(c.startswith(raised[1]) for c in conflicts):  # a certificate's tie: its locate or the sides raised
+        return "the certificate's tie raised"
+    if all(c.startswith(untied[1]) for c in conflicts):  # a certificate of another function
+        return "the certificate is not of the reading's sides"
     return "the proof does not prove the reading" if all(c.startswith(untied + raised) for c in conflicts) else "a bug"
 
 
@@ -204,7 +209,9 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         where = f", where its hypotheses {', '.join(held)} held" if held else ""
         return Judgement("proved", _short(
             f"symbolic proves{what}; tied to the sides at {t['instances']} instance(s){where}: {by['symbolic'].detail}", 240))
-    if "certify" in exact and (by["certify"].tie or {}).get("status") == "tied":
+    if "certify" in exact and (by["certify"].tie or {}).get("status") == "tied" and not reasons and (searching or sampling):
+        # the tie checks the box and the function at the reading's instances; the numeric
+        # evidence holds needs is asked as well (as before the tie existed), a second view of the sides
         sym = by.get("symbolic")
         argued = ""
         if sym is not None and sym.proof is not None and sym.proof.get("status") in UNPROVED:

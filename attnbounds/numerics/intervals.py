@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import weakref
 from fractions import Fraction
 from typing import Callable, Sequence
@@ -110,6 +110,10 @@ class IntervalCertificate:
     reading (:func:`attnbounds.engine.tie.certificate_tie`): ``f`` (the function bounded),
     ``bound`` (exact, as a string), ``strict`` and ``box`` (exact rational ends, as strings).
     :meth:`covers` says whether a point lies in the box, :meth:`margin` is f(x) − bound there.
+    ``f`` is kept by reference (any callable, hashable or not) and is not part of the
+    certificate's equality; ``fingerprint``, f's enclosures at the box's centre and corners
+    when it was issued, is, and :meth:`margin` refuses an f that no longer gives them (a
+    closure whose state changed after the certificate was issued).
 
     >>> cert = certify_upper_bound(lambda x: x[0] * x[0], [(0, 1)], 2)
     >>> cert.covers([0.5]), cert.covers([1.5]), cert.margin([0.5])
@@ -123,9 +127,10 @@ class IntervalCertificate:
     boxes: int = 0
     depth: int = 0
     box: tuple[tuple[str, str], ...] = ()
-    f: Callable | None = None
+    f: Callable | None = field(default=None, compare=False)
     bound: str | None = None
     strict: bool = False
+    fingerprint: tuple[str, ...] = ()
 
     def covers(self, point) -> bool:
         """Whether ``point`` (one number per coordinate, floats at their exact binary value) lies
@@ -140,8 +145,19 @@ class IntervalCertificate:
         ``arb`` enclosure as a float: at most 0 (below 0 if strict) wherever :meth:`covers` holds."""
         if self.f is None or self.bound is None:
             raise ValueError("margin: only a certificate (status True) knows its function and bound")
+        if _fingerprint(self.f, self.box) != self.fingerprint:
+            raise ValueError("f: the certificate's function no longer gives the values it gave when the certificate "
+                             "was issued (altered since): it certifies nothing")
         value = _eval(self.f, [arb(as_rational(float(v), "point")) for v in point]) - arb(as_rational(self.bound))
         return float(value.mid())
+
+
+def _fingerprint(f, box) -> tuple[str, ...]:
+    """f's enclosures (full precision) at the centre and, up to 4 dimensions, the corners of ``box``."""
+    ends = [(as_rational(lo), as_rational(hi)) for lo, hi in box]
+    centre = tuple((lo + hi) / 2 for lo, hi in ends)
+    return tuple(_eval(f, [arb(v) for v in point]).str(radius=True, more=True)
+                 for point in _probe_points(ends, centre))
 
 
 def as_rational(value, name: str = "value") -> fmpq:
@@ -364,7 +380,8 @@ def certify_upper_bound(
     return _issue(IntervalCertificate(True, f"f {relation} {bound} certified on {boxes} box(es) of "
                                       + " x ".join(f"[{lo}, {hi}]" for lo, hi in root), boxes=boxes, depth=deepest,
                                       box=tuple((str(lo), str(hi)) for lo, hi in root), f=f,
-                                      bound=str(as_rational(bound, "bound")), strict=strict))
+                                      bound=str(as_rational(bound, "bound")), strict=strict,
+                                      fingerprint=_fingerprint(f, root)))
 
 
 def arb_softmax(logits: Sequence, T=1) -> list[arb]:

@@ -1010,8 +1010,9 @@ _ARGUMENT = "name_or_spec"
 @contextmanager
 def for_argument(name: str) -> Iterator[None]:
     """Within it, an error of :func:`get` (or :func:`resolve`) names the argument ``name`` that
-    the user passed the normalizer as, instead of :func:`get`'s own ``name_or_spec``; the
-    error keeps its type (:class:`NormalizerNotFound`, ``ValueError``, ``TypeError``).
+    the user passed the normalizer as, instead of :func:`get`'s own ``name_or_spec``, and a
+    parameter's error (``"s: must be > 0"``) is put after it; the error keeps its type
+    (:class:`NormalizerNotFound`, ``ValueError``, ``TypeError``).
 
     >>> with for_argument("normalizer"):  # doctest: +ELLIPSIS
     ...     get("nosuch")
@@ -1023,8 +1024,10 @@ def for_argument(name: str) -> Iterator[None]:
         yield
     except (ValueError, TypeError) as exc:  # NormalizerNotFound and PluginError are ValueErrors
         text = str(exc.args[0]) if len(exc.args) == 1 and isinstance(exc.args[0], str) else None
-        if text is None or not text.startswith(f"{_ARGUMENT}: "):
+        if text is None or text.startswith(f"{name}: "):
             raise
+        # get's own argument is renamed; any other message (a parameter's, "s: must be > 0") is
+        # about the normalizer the user passed as ``name`` too, and says so
         try:
             renamed = type(exc)(f"{name}: {text.removeprefix(f'{_ARGUMENT}: ')}")
         except Exception:  # noqa: BLE001 -- an error type that cannot be rebuilt from its message

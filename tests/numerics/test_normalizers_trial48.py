@@ -127,13 +127,21 @@ def test_engine_check_names_the_normalizer_argument(bad, kind, text):
     assert str(info.value).startswith(text) and "name_or_spec" not in str(info.value)
 
 
-def test_for_argument_leaves_other_errors_alone():
+def test_for_argument_leaves_other_kinds_of_error_alone_and_names_the_argument_in_the_rest():
     with pytest.raises(KeyError, match="name_or_spec"):
         with nz.for_argument("normalizer"):
             raise KeyError("name_or_spec: not an error of get")
-    with pytest.raises(ValueError, match="^something else$"):
+    # a parameter's error is about the normalizer passed too (review 48: "ssmax(s=-1)" said only
+    # "s: must be > 0"), and says which argument it came in
+    with pytest.raises(ValueError, match="^normalizer: something else$"):
         with nz.for_argument("normalizer"):
             raise ValueError("something else")
+    with pytest.raises(ValueError, match="^normalizer: s: must be > 0"):
+        with nz.for_argument("normalizer"):
+            nz.get("ssmax(s=-1)")
+    with pytest.raises(ValueError, match="^normalizer: already named$"):  # not named twice
+        with nz.for_argument("normalizer"):
+            raise ValueError("normalizer: already named")
 
 
 # ----------------------------------------------------------- normalizer_families: readable examples
