@@ -180,3 +180,10 @@ def test_the_check_table_says_a_certificate_conflict_is_the_certificates(monkeyp
     assert "CONFLICT (the certificate is not of the reading's sides" in out, result.output
     assert "the proof does not prove the reading" not in out, result.output
     assert "under normalizer" not in out, result.output
+
+
+def test_an_undecided_certificate_passed_as_true_is_named_for_what_it_is():
+    cert = certify_upper_bound(lambda x: x[0] * (1 - x[0]), [(0, 1)], "1/4", max_depth=4)  # attained: undecided
+    assert cert.status is None
+    out = engine.run_exact(_reading(certify=lambda: Proof(True, "arb", certificate=cert)), "certify", SMALL)
+    assert out.outcome == "unknown" and "a certificate that certifies nothing (its status is None" in out.detail, out.detail

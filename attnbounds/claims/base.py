@@ -376,7 +376,8 @@ class Reading:
       checks at the reading's instances that each lies in the box and that the certified
       f(x) − bound is the reading's lhs − rhs there (:func:`attnbounds.engine.tie.certificate_tie`);
       needs ``certify`` and ``sweep``. Without it a certificate ties to nothing, and the verdict
-      is never ``certified``;
+      is never ``certified``. The reading's domain is what its sweep and strategy draw: one that
+      draws less than its statement names is certified on what they draw only;
     * ``assume(instance) -> bool``: the reading's own hypotheses (instances outside are not
       judged).
 

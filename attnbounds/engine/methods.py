@@ -378,8 +378,11 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
         from attnbounds.numerics.intervals import issued_certificate
 
         if not issued_certificate(proof.certificate):  # "certified" means interval arithmetic ran (review 46)
-            return MethodOutcome(method, "unknown", "certify() returned Proof(True) without an interval certificate "
-                                 "(Proof.certificate, issued by attnbounds.numerics.intervals): not counted "
+            status = getattr(proof.certificate, "status", True)
+            what = (f"with a certificate that certifies nothing (its status is {status}: "
+                    f"{getattr(proof.certificate, 'detail', '')})" if status is not True else
+                    "without an interval certificate (Proof.certificate, issued by attnbounds.numerics.intervals)")
+            return MethodOutcome(method, "unknown", f"certify() returned Proof(True) {what}: not counted "
                                  f"[{proof.detail}]", seconds)
         box = proof.certificate.text() if hasattr(proof.certificate, "text") else proof.certificate.detail
         out = MethodOutcome(method, "pass", f"{proof.detail} [certificate: {box}]", seconds, proof=info)

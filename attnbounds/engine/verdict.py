@@ -227,7 +227,8 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         why = "; ".join(reasons) if reasons else "no numeric method (Hypothesis, sweep, Monte Carlo)"
         return Judgement("undecided", _short(
             f"{_METHOD_LABEL[exact[0]]} passes, but not cross-checked: nothing ties the proof's goal to the reading "
-            f"(no bind tied it, and the numeric evidence is short of what holds needs: {why}) "
+            f"(no {'bind' if exact[0] == 'symbolic' else 'locate'} tied it, and the numeric evidence is short of "
+            f"what holds needs: {why}) "
             f"[{by[exact[0]].detail}]", 300))
 
     if (searching or sampling) and not reasons:

@@ -137,8 +137,8 @@ class IntervalCertificate:
         in the certified box, ends included."""
         if len(point) != len(self.box):
             raise ValueError(f"point: the box has {len(self.box)} coordinate(s), got {len(point)}")
-        return all(fmpq(lo) <= as_rational(float(v), "point") <= fmpq(hi)
-                   for v, (lo, hi) in zip(point, ((as_rational(a), as_rational(b)) for a, b in self.box)))
+        ends = [(as_rational(lo), as_rational(hi)) for lo, hi in self.box]
+        return all(lo <= as_rational(float(v), "point") <= hi for v, (lo, hi) in zip(point, ends))
 
     def margin(self, point) -> float:
         """f(x) − bound at ``point`` (exact rationals of the floats given), the midpoint of its

@@ -1,0 +1,41 @@
+"""docs/examples/certify_a_bound.py: a tied certificate is certified; one whose box misses the
+reading's draws is not, and neither is one tied to sides it does not bound."""
+
+import importlib.util
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from attnbounds.claims.base import Sides
+from attnbounds.engine import judge_reading
+
+PATH = Path(__file__).resolve().parents[2] / "docs" / "examples" / "certify_a_bound.py"
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("docs_examples_certify_a_bound", PATH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_tutorial_verdicts(capsys):
+    ex = _load()
+    rows = {row["reading"]: row for row in ex.main()}
+    assert rows["reconstructed"]["verdict"] == "certified", rows["reconstructed"]["evidence"]
+    assert "each inside the box [0, 4]" in rows["reconstructed"]["evidence"]
+    assert rows["transcribed"]["verdict"] == "holds", rows["transcribed"]["evidence"]
+    assert "tie uncovered" in rows["transcribed"]["evidence"]
+    assert "XEX:reconstructed" in capsys.readouterr().out
+
+
+def test_sides_the_certificate_does_not_bound_are_not_certified():
+    ex = _load()
+    reading = ex.CLAIM.readings[1]
+    # 0.37 is still above 1/e = 0.3679, so the reading is true, but the certificate is of 3/8: the
+    # margins differ, a conflict
+    tighter = replace(reading, sides=lambda i: Sides(ex.sides(i).lhs, np.full_like(np.asarray(i["x"], float), 0.37)))
+    row = judge_reading(ex.CLAIM, tighter, quick=True, seed=0)
+    assert row["verdict"] == "undecided" and "the certificate is not of the reading's sides" in row["conflict"], \
+        row["evidence"]
