@@ -187,3 +187,19 @@ def test_an_undecided_certificate_passed_as_true_is_named_for_what_it_is():
     assert cert.status is None
     out = engine.run_exact(_reading(certify=lambda: Proof(True, "arb", certificate=cert)), "certify", SMALL)
     assert out.outcome == "unknown" and "a certificate that certifies nothing (its status is None" in out.detail, out.detail
+
+
+def test_bad_input_to_the_certificate_tie_names_the_argument():
+    from attnbounds.engine.tie import certificate_tie
+
+    cert = _upper()
+    with pytest.raises(ValueError, match="point: the box has 1 coordinate"):
+        cert.covers([0.5, 0.5])
+    refuted = certify_upper_bound(lambda x: x[0] * x[0], [(-1, 1)], 1, strict=True)
+    with pytest.raises(ValueError, match="margin: only a certificate"):
+        refuted.margin([0.5])
+    with pytest.raises(ValueError, match="needs a reading with locate, sweep and sides"):
+        certificate_tie(_reading(locate=None), cert)
+    row = _row(_reading(locate=lambda i: [float(_x(i)), 0.0]))  # two coordinates for a box of one
+    assert row["verdict"] == "undecided", row["evidence"]
+    assert "locate: gave 2 coordinate(s)" in row["conflict"] and "has 1" in row["conflict"], row["conflict"]

@@ -460,22 +460,28 @@ def _audited(proof: Proof, info: dict, budget: Budget, seconds: float) -> Method
     return MethodOutcome("symbolic", "pass", proof.detail, seconds, proof=info)
 
 
+def _run_tie(run, method: str, what: str) -> tuple[dict, str | None, float]:
+    """``run()``, a tie (:mod:`attnbounds.engine.tie`), with what the two exact methods do with
+    it: an exception is the status ``"error"`` ("tie of ``what`` to the sides: ...", the
+    reading's error, shown on the row), and ``untied`` or ``error`` is a conflict
+    (``"method: detail"``). Returns (the tie, the conflict or None, the seconds it took)."""
+    start = time.perf_counter()
+    try:
+        got = run()
+    except Exception as exc:  # noqa: BLE001 -- a bind or locate that fails is the reading's error
+        got = {"status": "error", "instances": 0, "detail": f"tie of {what} to the sides: {_error_text(exc)}"}
+    conflict = f"{method}: {got['detail']}" if got["status"] in ("untied", "error") else None
+    return got, conflict, time.perf_counter() - start
+
+
 def _tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
     """A passing symbolic outcome with the tie of its goal to the reading's sides
     (:func:`attnbounds.engine.tie.tie`) in its ``proof`` object; a goal that is not the
     reading's sides, or whose hypotheses fail at its instances, is a conflict."""
     from attnbounds.engine.tie import tie
 
-    start = time.perf_counter()
-    try:
-        got = tie(reading, proof)
-    except Exception as exc:  # noqa: BLE001 -- a bind that fails is the reading's error, shown on the row
-        got = {"status": "error", "instances": 0, "detail": f"tie of the goal to the sides: {_error_text(exc)}"}
-    info = {**out.proof, "tie": got}
-    conflict = out.conflict
-    if got["status"] in ("untied", "error") and conflict is None:
-        conflict = f"symbolic: {got['detail']}"
-    return replace(out, proof=info, conflict=conflict, seconds=out.seconds + time.perf_counter() - start)
+    got, conflict, spent = _run_tie(lambda: tie(reading, proof), "symbolic", "the goal")
+    return replace(out, proof={**out.proof, "tie": got}, conflict=out.conflict or conflict, seconds=out.seconds + spent)
 
 
 def _certificate_tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
@@ -486,16 +492,9 @@ def _certificate_tied(out: MethodOutcome, reading: Reading, proof: Proof) -> Met
     (``uncovered``) is none: the certificate speaks of part of the domain only."""
     from attnbounds.engine.tie import certificate_tie
 
-    start = time.perf_counter()
-    try:
-        got = certificate_tie(reading, proof.certificate)
-    except Exception as exc:  # noqa: BLE001 -- a locate that fails is the reading's error, shown on the row
-        got = {"status": "error", "instances": 0, "detail": f"tie of the certificate to the sides: {_error_text(exc)}"}
-    conflict = out.conflict
-    if got["status"] in ("untied", "error") and conflict is None:
-        conflict = f"certify: {got['detail']}"
-    return replace(out, tie=got, conflict=conflict, detail=f"{out.detail}; tie {got['status']}: {got['detail']}",
-                   seconds=out.seconds + time.perf_counter() - start)
+    got, conflict, spent = _run_tie(lambda: certificate_tie(reading, proof.certificate), "certify", "the certificate")
+    return replace(out, tie=got, conflict=out.conflict or conflict, detail=f"{out.detail}; tie {got['status']}: "
+                   f"{got['detail']}", seconds=out.seconds + spent)
 
 
 def proves(chain) -> list[str]:
