@@ -194,9 +194,14 @@ def temperatures(min_value: float = 1e-3, max_value: float = 1e3) -> SearchStrat
 
     T = 10^u with u uniform in [log10 min_value, log10 max_value], so every decade is about
     equally likely; the endpoints and 1 (when in range) are drawn explicitly too.
+
+    A failing example shrinks toward T = 1, the neutral temperature (else toward the end
+    nearer 1 in decades), not toward the smallest T: the special values are listed nearest
+    1 first, as Hypothesis shrinks a ``sampled_from`` toward its first element, and u shrinks
+    toward 0.
     """
     lo, hi = _check_value_range(min_value, max_value, positive=True)
-    specials = sorted({lo, hi} | ({1.0} if lo <= 1.0 <= hi else set()))
+    specials = sorted({lo, hi} | ({1.0} if lo <= 1.0 <= hi else set()), key=lambda v: (abs(math.log10(v)), v))
     if lo == hi:
         return st.just(lo)
     exponents = _finite_floats(math.log10(lo), math.log10(hi))
@@ -432,7 +437,10 @@ def normalizer_families(names=None) -> SearchStrategy:
     Each has ``name``, ``expr`` (SymPy F, in the symbol ``l``), ``F`` and ``dF`` (numpy,
     elementwise), ``weights`` and ``jacobian``. A family's searched parameter is drawn from
     :data:`PARAM_CHOICES`: T ∈ {1/4, 1/2, 1, 2, 4} for ``softmax`` and p ∈ {1/2, 1, 3/2, 2, 3}
-    for ``even_power``. A failing example shows the drawn normalizer as
+    for ``even_power`` (where its default is among these); any other searched parameter (a
+    plug-in's ``beta``, or a ``p`` of default 10) from its default times {1/4, 1/2, 1, 2, 4}
+    (the default must then be > 0). A failing example
+    shrinks toward the value nearest the default (in ratio) and shows the drawn normalizer as
     ``Normalizer('even_power', p=0.5, T=1.0)``: its name and parameters.
     """
     valid = _nz.names(role="family")
@@ -460,10 +468,26 @@ def normalizer_families(names=None) -> SearchStrategy:
     for name in [*named, *own]:
         N = name if isinstance(name, _nz.Normalizer) else _nz.get(name)
         key = N.search_param
-        if key is not None and key in PARAM_CHOICES:
+        if key is not None:
             # sampled, not mapped: a failing example then shows the normalizer's repr, which names
             # the family and the parameter (Normalizer('even_power', p=0.5, T=1.0)), not the lambda
-            options.append(st.sampled_from([N.with_params(**{key: v}) for v in PARAM_CHOICES[key]]))
+            options.append(st.sampled_from([N.with_params(**{key: v}) for v in _search_values(N, key)]))
         else:
             options.append(st.just(N))
     return st.one_of(options)
+
+
+def _search_values(N, key: str) -> list:
+    """The values of ``N``'s searched parameter ``key`` to draw, nearest its default first (in
+    ratio), so that a failing example shrinks toward the default."""
+    default = N.params[key]
+    if key in PARAM_CHOICES and default in PARAM_CHOICES[key]:  # a plug-in's p = 10 is not even_power's
+        values = PARAM_CHOICES[key]
+    else:
+        if isinstance(default, bool) or not isinstance(default, (int, float)) or not default > 0:
+            raise InvalidArgument(f"search_param: {key!r} of normalizer {N.name!r} has default {default!r}; a searched "
+                                  "parameter other than T or p is drawn as its default times 1/4 … 4, so the default "
+                                  "must be a number > 0")
+        values = tuple(float(default) * f for f in (0.25, 0.5, 1.0, 2.0, 4.0))
+    base = float(default) if isinstance(default, (int, float)) and default > 0 else 1.0
+    return sorted(values, key=lambda v: (abs(math.log(v / base)), v))

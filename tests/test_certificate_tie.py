@@ -1,6 +1,8 @@
-"""A certificate ties to a reading through its ``locate``: `certified` only when, at the reading's
-instances, every point lies in the certificate's box and the certified f(x) - bound is the
-reading's lhs - rhs (trial 48: an unrelated certificate made a reading `certified`)."""
+"""A certificate ties to a reading through its ``locate`` and ``domain``: `certified` only when the
+certificate's box contains the reading's stated domain and, at the reading's instances, every
+point lies in that domain and the certified f(x) - bound is the reading's lhs - rhs (trial 48: an
+unrelated certificate made a reading `certified`; a reading stated for every x but drawn on
+[-4, 4] was certified on [-4, 4])."""
 
 import numpy as np
 import pytest
@@ -35,9 +37,18 @@ def _certify():
     return Proof(cert.status, "arb: x(1 - x) <= 1/4 on [0, 1]", certificate=cert)
 
 
+def _sweep(high):
+    def sweep(rng, n):
+        x = rng.uniform(0, high, n)
+        x[:2] = (0.0, high)[:n]  # the ends: the tie needs the draws to spread over the domain
+        return {"x": x}
+
+    return sweep
+
+
 def _reading(name="reconstructed", sides=_var_sides, high=1.0, **kw):
-    args = dict(sides=sides, certify=_certify, locate=lambda i: [float(_x(i))],
-                sweep=lambda rng, n: {"x": rng.uniform(0, high, n)},
+    args = dict(sides=sides, certify=_certify, locate=lambda i: [float(_x(i))], domain=[(0, high)],
+                sweep=_sweep(high),
                 strategy=lambda: st.fixed_dictionaries({"x": st.floats(0, high)}))
     args.update(kw)
     return Reading(name, "x(1 - x) <= 1/4", "-", **args)
@@ -57,11 +68,12 @@ def _row(reading):
 def test_a_certificate_tied_by_locate_is_certified():
     row = _row(_reading())
     assert row["verdict"] == "certified", row["evidence"]
-    assert "tie tied" in row["evidence"] and "each inside the box [0, 1]" in row["evidence"], row["evidence"]
+    assert "tie tied" in row["evidence"], row["evidence"]
+    assert "the box [0, 1] contains the reading's domain [0, 1]" in row["evidence"], row["evidence"]
 
 
 def test_without_locate_a_certificate_is_named_in_a_holds():
-    row = _row(_reading(locate=None))
+    row = _row(_reading(locate=None, domain=None))
     assert row["verdict"] == "holds", row["evidence"]
     assert "not tied to the reading's domain and sides (no locate), so not certified" in row["evidence"]
 
@@ -71,6 +83,94 @@ def test_a_box_that_misses_the_readings_domain_is_not_certified():
     row = _row(_reading(high=2.0))
     assert row["verdict"] == "holds" and row["conflict"] is None, row["evidence"]
     assert "tie uncovered" in row["evidence"], row["evidence"]
+
+
+def test_a_domain_wider_than_what_is_drawn_is_not_certified():
+    # trial 48: the statement is for every x >= 0; the sweep and strategy draw [0, 1] only, all inside
+    # the box, yet the box does not contain the stated domain
+    row = _row(_reading(domain=[(0, "oo")]))
+    assert row["verdict"] == "holds" and row["conflict"] is None, row["evidence"]
+    assert "tie uncovered" in row["evidence"] and "domain [0, oo) is not within the certificate's box [0, 1]" in \
+        row["evidence"], row["evidence"]
+
+
+def test_an_instance_outside_the_stated_domain_is_the_readings_error():
+    # the sweep draws [0, 2] while the reading states [0, 1]: it draws outside its own statement
+    row = _row(_reading(high=2.0, domain=[(0, 1)]))
+    assert row["verdict"] == "undecided" and "the certificate's tie raised" in row["evidence"], row["evidence"]
+    assert "outside its stated domain [0, 1]" in row["conflict"], row["conflict"]
+
+
+def test_draws_that_miss_part_of_the_domain_tie_to_part_of_it_only():
+    """Review 49: -|1 - x| <= 1/2 on [0, 2] is x - 1 on [0, 1]; a reading "x - 1 <= 1/2 on [0, 2]"
+    (false beyond 3/2) whose sweep drew [0, 1] only was certified."""
+    def certify():
+        cert = certify_upper_bound(lambda x: -abs(1 - x[0]), [(0, 2)], "1/2")
+        return Proof(cert.status, "arb", certificate=cert)
+
+    false = _reading(sides=lambda i: Sides(_x(i) - 1, 0.5 + 0 * _x(i)), certify=certify, domain=[(0, 2)])
+    row = _row(false)  # drawn on [0, 1]: no counterexample there, and the certificate's margin matches
+    assert row["verdict"] == "holds", row["evidence"]
+    assert "tie undersampled" in row["evidence"], row["evidence"]
+    assert "reach coordinate 0 of the domain only from 0 to 1" in row["detail"]["certify"], row["detail"]["certify"]
+    # a gap in the middle: draws near both ends of [0, 1], none between 0.1 and 0.9
+    def gapped(rng, n):
+        x = rng.uniform(0, 0.1, n)
+        x[: n // 2] = rng.uniform(0.9, 1, n // 2)
+        x[:2] = (0.0, 1.0)[:n]
+        return {"x": x}
+
+    ends = lambda: st.fixed_dictionaries({"x": st.floats(0, 0.1) | st.floats(0.9, 1)})  # noqa: E731
+    row = _row(_reading(sweep=gapped, strategy=ends))
+    assert row["verdict"] == "holds" and "tie undersampled" in row["evidence"], row["evidence"]
+    assert "leave a gap from" in row["detail"]["certify"], row["detail"]["certify"]
+    # without a strategy the numeric evidence falls short of holds: the row says which tie failed
+    row = _row(_reading(sweep=gapped, strategy=None))
+    assert row["verdict"] == "undecided" and "nothing ties the certificate to the reading (its tie is " \
+        "undersampled" in row["evidence"], row["evidence"]
+
+
+def test_a_float_drawn_at_a_decimal_end_is_inside():
+    """Review 49: the float 0.1 is 1/10 + 5.6e-18, outside [0, 1/10]; it was a conflict."""
+    def certify():
+        cert = certify_upper_bound(lambda x: x[0] * (1 - x[0]), [(0, "1/10")], "1/4")
+        return Proof(cert.status, "arb", certificate=cert)
+
+    row = _row(_reading(certify=certify, domain=[(0, "1/10")], sweep=lambda rng, n: {"x": np.linspace(0, 0.1, n)},
+                        strategy=lambda: st.fixed_dictionaries({"x": st.floats(0, 0.1)})))
+    assert row["verdict"] == "certified" and row["conflict"] is None, row["evidence"]
+    # further out than rounding is still the reading's error
+    row = _row(_reading(certify=certify, domain=[(0, "1/10")], sweep=lambda rng, n: {"x": np.linspace(0, 0.1001, n)},
+                        strategy=None))
+    assert "outside its stated domain [0, 1/10]" in (row["conflict"] or ""), row["evidence"]
+
+
+def test_a_domain_of_another_dimension_is_the_readings_error():
+    row = _row(_reading(domain=[(0, 1), (0, 1)]))
+    assert row["verdict"] == "undecided", row["evidence"]
+    assert "domain: the reading's domain [0, 1] x [0, 1] has 2 coordinate(s)" in row["conflict"], row["conflict"]
+
+
+def test_domain_ends_are_exact_or_unbounded():
+    import sympy as sp
+    from fractions import Fraction
+
+    r = _reading(domain=[(-sp.oo, Fraction(1, 3))])
+    assert r.domain == (("-oo", "1/3"),)
+    assert _reading(domain=[(float("-inf"), "oo")]).domain == (("-oo", "oo"),)
+    assert _reading(domain=[(0.1, 1)]).domain[0][0] == "3602879701896397/36028797018963968"  # 0.1's exact value
+    for bad, message in (([(1, 0)], "coordinate 0 is empty"), ([("oo", "oo")], "coordinate 0 is empty"),
+                         ([(0, "x")], "coordinate 0's end 'x' is neither an exact number"), ([(0, 1, 2)], "coordinate 0 must be a pair"),
+                         ([], "needs at least one coordinate"), ("0,1", "expected a sequence of \\(lo, hi\\) pairs")):
+        with pytest.raises((ValueError, TypeError), match=f"domain: {message}"):
+            _reading(domain=bad)
+
+
+def test_locate_and_domain_go_together():
+    with pytest.raises(ValueError, match="locate and domain go together"):
+        _reading(domain=None)
+    with pytest.raises(ValueError, match="locate and domain go together"):
+        _reading(locate=None)
 
 
 def test_a_certificate_of_another_function_is_a_conflict():
@@ -148,7 +248,7 @@ def test_an_unhashable_callable_can_be_certified():
 def test_locate_needs_certify_and_sweep():
     with pytest.raises(ValueError, match="locate ties a certificate's box"):
         Reading("r", "-", "-", sides=_var_sides, sweep=lambda rng, n: {"x": rng.uniform(size=n)},
-                locate=lambda i: [0.0])
+                locate=lambda i: [0.0], domain=[(0, 1)])
     with pytest.raises(TypeError, match="locate: expected a callable"):
         _reading(locate=[0.0])
 
@@ -198,8 +298,8 @@ def test_bad_input_to_the_certificate_tie_names_the_argument():
     refuted = certify_upper_bound(lambda x: x[0] * x[0], [(-1, 1)], 1, strict=True)
     with pytest.raises(ValueError, match="margin: only a certificate"):
         refuted.margin([0.5])
-    with pytest.raises(ValueError, match="needs a reading with locate, sweep and sides"):
-        certificate_tie(_reading(locate=None), cert)
+    with pytest.raises(ValueError, match="needs a reading with locate, domain, sweep and sides"):
+        certificate_tie(_reading(locate=None, domain=None), cert)
     row = _row(_reading(locate=lambda i: [float(_x(i)), 0.0]))  # two coordinates for a box of one
     assert row["verdict"] == "undecided", row["evidence"]
     assert "locate: gave 2 coordinate(s)" in row["conflict"] and "has 1" in row["conflict"], row["conflict"]

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -63,6 +63,12 @@ def test_temperatures_cover_decades():
 
     run()
     assert len(decades) >= 5, decades
+
+
+@pytest.mark.parametrize(("bounds", "nearest_one"), [((1e-3, 1e3), 1.0), ((2.0, 50.0), 2.0), ((1e-3, 0.5), 0.5)])
+def test_temperatures_shrink_toward_one(bounds, nearest_one):
+    # a property false at every T: the minimal example is the neutral temperature, or the end nearer 1
+    assert find(temperatures(*bounds), lambda T: True, settings=settings(database=None)) == nearest_one
 
 
 @given(simplex_points(max_size=7))

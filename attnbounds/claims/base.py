@@ -332,6 +332,65 @@ class _NamedSides:
         return f"<sides of reading {self._reading!r}: {self.__wrapped__!r}>"
 
 
+_INFINITE = {"oo": "oo", "+oo": "oo", "inf": "oo", "+inf": "oo", "-oo": "-oo", "-inf": "-oo"}
+
+
+def _domain_end(reading: str, k: int, value) -> str:
+    """One end of a ``domain`` coordinate as a string: an exact rational (``"1/3"``) or ``"oo"`` /
+    ``"-oo"`` for an unbounded end (a float infinity, SymPy's ``oo``, or the strings)."""
+    from attnbounds.numerics.intervals import as_rational
+
+    text = str(value).strip().lower() if isinstance(value, str) or type(value).__name__ in (
+        "Infinity", "NegativeInfinity") else None
+    if text in _INFINITE:
+        return _INFINITE[text]
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return "oo" if value > 0 else "-oo"
+    try:
+        return str(as_rational(value, "end"))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"reading {reading!r}: domain: coordinate {k}'s end {value!r} is neither an exact "
+                         f"number ({exc}) nor 'oo' / '-oo'") from None
+
+
+def _domain_box(reading: str, domain) -> tuple:
+    """``domain`` as a tuple of ``(lo, hi)`` strings (:attr:`Reading.domain`), checked."""
+    if isinstance(domain, (str, bytes)) or not hasattr(domain, "__iter__"):
+        raise TypeError(f"reading {reading!r}: domain: expected a sequence of (lo, hi) pairs, one per coordinate of "
+                        f"the certificate's box, got {type(domain).__name__}")
+    box = []
+    for k, pair in enumerate(domain):
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
+            raise ValueError(f"reading {reading!r}: domain: coordinate {k} must be a pair (lo, hi), got {pair!r}")
+        lo, hi = (_domain_end(reading, k, v) for v in pair)
+        if lo == "oo" or hi == "-oo" or (_end_value(lo) > _end_value(hi)):
+            raise ValueError(f"reading {reading!r}: domain: coordinate {k} is empty ([{lo}, {hi}])")
+        box.append((lo, hi))
+    if not box:
+        raise ValueError(f"reading {reading!r}: domain: needs at least one coordinate")
+    return tuple(box)
+
+
+def _end_value(end: str):
+    """A domain end as a number for ordering: a Fraction, or ±inf."""
+    from fractions import Fraction
+
+    return {"oo": float("inf"), "-oo": float("-inf")}.get(end) or Fraction(end)
+
+
+def _domain_text(domain) -> str:
+    """A domain (or a certificate's box) as text: ``[0, 4] x [1/2, oo)``."""
+    return " x ".join(f"{'(' if lo == '-oo' else '['}{lo}, {hi}{')' if hi == 'oo' else ']'}" for lo, hi in domain)
+
+
+def _domain_within(domain, box) -> bool:
+    """Whether ``domain`` (ends as :attr:`Reading.domain` keeps them) lies in ``box`` (exact ends, a
+    certificate's), coordinate by coordinate, compared exactly."""
+    return len(domain) == len(box) and all(
+        _end_value(str(blo)) <= _end_value(lo) and _end_value(hi) <= _end_value(str(bhi))
+        for (lo, hi), (blo, bhi) in zip(domain, box))
+
+
 def _normalizer_spec(reading: str, normalizer) -> str:
     """The spec of ``Reading.normalizer`` (a name, a spec or a normalizer object), checked: an
     error naming ``normalizer`` otherwise (``NormalizerNotFound``, a ``ValueError``, for a name
@@ -373,11 +432,20 @@ class Reading:
       continuous law), it raises :class:`NoFiniteSpace` and the tie passes the instance over;
     * ``locate(instance) -> point``: the point of a ``certify`` method's certificate box that an
       instance is (one number per coordinate of the box, in its order), so that the engine
-      checks at the reading's instances that each lies in the box and that the certified
+      checks at the reading's instances that each lies in its domain and that the certified
       f(x) − bound is the reading's lhs − rhs there (:func:`attnbounds.engine.tie.certificate_tie`);
-      needs ``certify`` and ``sweep``. Without it a certificate ties to nothing, and the verdict
-      is never ``certified``. The reading's domain is what its sweep and strategy draw: one that
-      draws less than its statement names is certified on what they draw only;
+      needs ``certify``, ``sweep`` and ``domain``. Without it a certificate ties to nothing, and
+      the verdict is never ``certified``;
+    * ``domain``: the reading's stated domain in ``locate``'s coordinates, a sequence of
+      ``(lo, hi)`` pairs, one per coordinate of the certificate's box, each end an exact number
+      (an int, a ``Fraction``, a string like ``"1/3"``, a float at its exact binary value) or
+      ``"-oo"`` / ``"oo"`` (a float infinity or SymPy's ``oo`` too) for an unbounded end;
+      needs ``locate``. It is what the statement is about, not what the sweep draws: a
+      certificate is ``certified`` only when its box contains the whole domain (compared
+      exactly), and every instance the sweep and strategy draw inside the reading's hypotheses
+      must lie in it (else the tie raises: the reading draws outside its own statement) and,
+      together, spread over it (near both ends of each coordinate, with no wide gap: else the
+      tie is ``undersampled``). Kept as ``(lo, hi)`` strings (``"oo"`` for an unbounded end);
     * ``assume(instance) -> bool``: the reading's own hypotheses (instances outside are not
       judged).
 
@@ -411,6 +479,7 @@ class Reading:
     assume: Callable[[Instance], Any] | None = None
     bind: Callable[[Instance], dict] | None = None
     locate: Callable[[Instance], Any] | None = None
+    domain: Any = None  # a sequence of (lo, hi) pairs; a tuple of (str, str) once made
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
@@ -423,6 +492,11 @@ class Reading:
         if self.locate is not None and (self.certify is None or self.sweep is None):
             raise ValueError(f"reading {self.name!r}: locate ties a certificate's box to the sides at the sweep's "
                              "instances; it needs both `certify` and `sweep`")
+        if (self.locate is None) != (self.domain is None):
+            raise ValueError(f"reading {self.name!r}: locate and domain go together: domain states, in locate's "
+                             "coordinates, the box of points the reading is about (a certificate must contain it)")
+        if self.domain is not None:
+            object.__setattr__(self, "domain", _domain_box(self.name, self.domain))
         for name, cap in (("rtol", MAX_RTOL), ("atol", MAX_ATOL)):  # rounding slack, not a tolerance on the
             # mathematics: an rtol of 1 made x <= 1/2 `hold` on [0, 1] (review 46); the tie caps them alike
             value = getattr(self, name)

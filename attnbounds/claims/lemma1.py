@@ -107,7 +107,7 @@ from attnbounds.claims.base import Claim, Hypothesis, Proof, Reading, Sides
 from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.intervals import certify_between_on_grid
 from attnbounds.numerics import normalizers as nz
-from attnbounds.numerics.validation import as_float_array, check_count, check_rng
+from attnbounds.numerics.validation import as_float_array, check_count, check_rng, exact_number
 from attnbounds.theory import normalization as thn
 from attnbounds.theory.derivation import is_identity
 from attnbounds.theory.proof import AllOf, Chain, Context, Lemma, by
@@ -187,7 +187,7 @@ def family_constants(family: str, param: float, a: float) -> tuple[float, float,
     if not (math.isfinite(a) and a > 0):
         raise ValueError(f"a: must be a finite number > 0, got {a!r}")
     expr = _ratio_form(family_normalizer(family, param))
-    k = thn.normalizer_constants(expr, thn.l, sp.nsimplify(a))
+    k = thn.normalizer_constants(expr, thn.l, exact_number(a, "a"))
     if k is None:
         raise ValueError(f"family: the extremes of {expr} on [-{a}, {a}] cannot be decided exactly")
     return float(k.m), float(k.M), float(k.argmin), float(k.argmax)

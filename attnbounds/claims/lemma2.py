@@ -166,7 +166,7 @@ from attnbounds.claims.normalized import draws_weights, is_softmax, jacobian_of
 from attnbounds.claims.lemma1 import FAMILY_NAMES, PARAM_CHOICES, family_normalizer
 from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.jacobian import dense_jacobian_norms, normalizer_jacobian, softmax_jacobian_norms
-from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature
+from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature, exact_number
 from attnbounds.theory import jacobian as thj
 
 __all__ = [
@@ -244,7 +244,7 @@ def log_derivative_sup(family: str, param: float) -> float:
         raise ValueError(f"family: must be one of {FAMILY_NAMES}, got {family!r}")
     expr, _ = _log_derivative_table()[family]
     values = family_normalizer(family, float(param)).params
-    return float(expr.subs({s: sp.nsimplify(values[s.name]) for s in expr.free_symbols if s.name in values}))
+    return float(expr.subs({s: exact_number(values[s.name], s.name) for s in expr.free_symbols if s.name in values}))
 
 
 @lru_cache(maxsize=256)

@@ -305,6 +305,7 @@ def under(reading, normalizer):
         certify=None,
         bind=None,
         locate=None,
+        domain=None,
         montecarlo=None,
         strategy=strategy,
         sweep=sweep,

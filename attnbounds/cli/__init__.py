@@ -32,8 +32,17 @@ class _Terminated(SignalHook):
 
     signum = signal.SIGTERM
 
+    def __enter__(self):
+        SignalHook.terminated = False
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        SignalHook.terminated = False
+        return super().__exit__(*exc)
+
     def _handler(self, signum, frame):
         self.hit = True
+        SignalHook.terminated = True  # read by check's guard even where SIGINT is ignored
         # a second SIGTERM kills at once: a KeyboardInterrupt raised inside a gc callback is dropped by
         # Python, and a command without check's guard would then go on (the first was not lost in vain)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)

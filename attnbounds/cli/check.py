@@ -389,6 +389,16 @@ class _InterruptGuard(SignalHook):
 
     signum = signal.SIGINT
 
+    @property
+    def hit(self) -> bool:
+        """Whether Ctrl-C (or a SIGTERM, :attr:`SignalHook.terminated`, also where SIGINT is
+        ignored and this guard is not in place) came."""
+        return self._hit or SignalHook.terminated
+
+    @hit.setter
+    def hit(self, value: bool) -> None:
+        self._hit = value
+
     def _handler(self, signum, frame):
         self.hit = True
         raise KeyboardInterrupt

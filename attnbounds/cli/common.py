@@ -14,10 +14,16 @@ from attnbounds.suggest import close_matches, did_you_mean  # noqa: F401 -- re-e
 
 class SignalHook:
     """A handler (``_handler``) for the signal ``signum`` while the block runs, put in place only in
-    the main thread (where Python runs handlers), the previous one put back after; ``hit`` says
-    whether the signal came."""
+    the main thread (where Python runs handlers) and only where the signal is not ignored (a
+    parent that set it to ``SIG_IGN``, as ``nohup`` does for SIGHUP and a shell for a background
+    job's SIGINT, asked that it not stop the command), the previous one put back after; ``hit``
+    says whether the signal came."""
 
     signum: int
+    #: Set when a SIGTERM came (the CLI's SIGTERM hook, ``attnbounds.cli._Terminated``): a
+    #: command's own guard reads it too, where SIGINT is ignored and the guard is not in place
+    #: (the SIGTERM hook's KeyboardInterrupt can be dropped inside a gc callback)
+    terminated = False
 
     def __init__(self):
         self.hit = False
@@ -30,7 +36,8 @@ class SignalHook:
         import signal
         import threading
 
-        if threading.current_thread() is threading.main_thread():
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(self.signum) is not signal.SIG_IGN:
             self._previous = signal.signal(self.signum, self._handler)
         return self
 

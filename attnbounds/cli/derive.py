@@ -1,15 +1,21 @@
-"""``attnbounds derive [NAME] [--latex] [--json]``."""
+"""``attnbounds derive [NAME] [--normalizer SPEC] [--latex] [--json]``."""
 
 from __future__ import annotations
 
 import click
+import sympy as sp
 
 from attnbounds.cli.common import UsageError, claims_options, load_user_claims, write_json
+from attnbounds.numerics.validation import exact_number
 from attnbounds.theory import derivation
 
-#: The ``format`` of ``derive NAME --json``'s object (none before it). The lists that ``derive
-#: --json`` and ``derive CLAIM --json`` print (``[{"name", "title"}]``) stay bare lists.
+#: The ``format`` of ``derive NAME --json``'s object (none before it), and of ``derive
+#: --normalizer SPEC --json``'s. The lists that ``derive --json`` and ``derive CLAIM --json``
+#: print (``[{"name", "title"}]``) stay bare lists.
 DERIVE_FORMAT = "attnbounds-derive/1"
+
+#: The title of ``derive --normalizer SPEC``'s derivation (its name is the normalizer's spec).
+NORMALIZER_TITLE = "Lemma 1 (logits in [-a, a]) and Lemma 2 constants of alpha_i = F(l_i)/sum_j F(l_j)"
 
 
 @click.command()
@@ -20,10 +26,31 @@ DERIVE_FORMAT = "attnbounds-derive/1"
               help="Load your own claims first (a file 'path/to/my_claim.py' or 'module:object', repeatable, as "
                    "`check --claims` takes them): the derivations they register become NAMEs, and their claim ids "
                    "list theirs.")
-def derive(name, latex, as_json, claim_specs):
+@click.option("--normalizer", "normalizer_spec", default=None, metavar="SPEC",
+              help="Instead of NAME (both is an error): Lemma 1's and Lemma 2's constants for normalizer SPEC, "
+                   "resolved as `check --normalizer` resolves it: a registered name ('softplus', 'softmax(T=0.5)'), "
+                   "'module:object', 'path.py:object' or an entry point. It needs a symbolic F with "
+                   "alpha_i = F(l_i)/sum_j F(l_j), independent of L: a ratio-form family, or a plug-in made with "
+                   "attnbounds.numerics.normalizers.from_sympy. Prints F; g = (log F)'; m = min F and M = max F on "
+                   "[-a, a] and C1 = m/M, C2 = M/m (Lemma 1: C1/L <= alpha_i <= C2/L); G = sup |g| over all real "
+                   "logits, and Lemma 2's bounds in it: G/4 (an entry of the Jacobian), sqrt(2) G/4 (a row), G/2 "
+                   "(spectral and Frobenius norms). The temperature T stays a symbol unless SPEC sets it. A value "
+                   "SymPy does not decide exactly is printed 'undecided' (--json: \"expr\": null, \"undecided\": "
+                   "true), never a guess.")
+def derive(name, latex, as_json, claim_specs, normalizer_spec):
     """Print the closed forms of derivation NAME (no NAME: list the derivations; a claim id
-    such as L2: list that claim's derivations)."""
+    such as L2: list that claim's derivations).
+
+    With --normalizer SPEC instead of NAME: the constants of Lemma 1 and Lemma 2 for that
+    normalizer's F, in the same layout (--latex, --json as for NAME)."""
     user = load_user_claims(claim_specs)
+    if normalizer_spec is not None:
+        if name is not None:
+            raise UsageError(f"NAME and --normalizer: give one of them, not both (NAME {name!r} is a derivation or "
+                             "claim; --normalizer SPEC prints the constants of SPEC's F)")
+        data = normalizer_derivation(normalizer_spec)
+        _emit(data, latex, as_json)
+        return
     if name is None:
         if as_json:
             write_json([{"name": n, "title": derivation.get(n).title} for n in derivation.names()], None)
@@ -53,12 +80,19 @@ def derive(name, latex, as_json, claim_specs):
 
         hint = did_you_mean(name, [*derivation.names(), *(ids() if user is None else [c.id for c in user])])
         raise UsageError(f"NAME: {exc.args[0]} (or a claim id such as L2, for its derivations){hint}") from None
+    _emit(data, latex, as_json)
+
+
+def _emit(data: dict, latex: bool, as_json: bool) -> None:
+    """Print a derivation's ``{"name", "title", "results"}``: JSON, or one line per result (a
+    result SymPy left undecided reads ``undecided``)."""
     if as_json:
         write_json({"format": DERIVE_FORMAT, **data}, None)
         return
     click.echo(f"{data['name']}: {data['title']}")
     for key, res in data["results"].items():
-        click.echo(f"  {key} = {res['latex'] if latex else res['expr']}")
+        value = "undecided" if res.get("undecided") else res["latex"] if latex else res["expr"]
+        click.echo(f"  {key} = {value}")
         if "maximizer" in res:
             click.echo(f"      attained at: {res['maximizer']}")
         if "note" in res:
@@ -85,3 +119,169 @@ def _of_claim(name: str, user=None) -> list[str]:
     if user is None:  # (a trial: C3 names L2-softmax, and `derive C3` was refused)
         named += [n for n in derivation.names() if n.startswith(name + "-")]
     return list(dict.fromkeys(named))
+
+
+# --------------------------------------------------------------------------------------
+# derive --normalizer SPEC
+# --------------------------------------------------------------------------------------
+
+
+def _undecided(note: str) -> dict:
+    """A result SymPy did not decide: no expression (``null`` in JSON), never a guess."""
+    return {"expr": None, "latex": None, "undecided": True, "note": note}
+
+
+def normalizer_derivation(spec: str) -> dict:
+    """``{"name", "title", "results"}`` of ``derive --normalizer SPEC``, as
+    :func:`attnbounds.theory.derivation.to_json` gives a registered derivation's.
+
+    Lemma 1: m, M on [−a, a] from :func:`attnbounds.theory.normalization.normalizer_constants`.
+    Lemma 2: G = sup |(log F)'| over all real logits, from the exact table of
+    :func:`attnbounds.theory.jacobian.family_log_derivative_sup` for a ratio-form family, else
+    from :func:`attnbounds.theory.normalization.real_line_extremes`; the bounds are those of
+    the ``L2-generic`` derivation with G substituted. A bad SPEC, or one without a symbolic F
+    independent of L, is a :class:`UsageError` naming ``--normalizer``.
+    """
+    from attnbounds.numerics import normalizers as nz
+    from attnbounds.theory import normalization as thn
+
+    try:
+        N = nz.resolve(spec, flag="--normalizer")  # as check resolves it, with a trial run
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if N.sympy_F is None:
+        raise UsageError(f"--normalizer: {spec!r} has no symbolic form F with alpha_i = F(l_i)/sum_j F(l_j), which "
+                         "derive needs (make one with attnbounds.numerics.normalizers.from_sympy)")
+    if N.depends_on_length or "n" in {s.name for s in N.sympy_F.free_symbols}:
+        raise UsageError(f"--normalizer: {spec!r} depends on the number of keys n (F = {sp.sstr(N.sympy_F)}): "
+                         "Lemma 1 needs F independent of L, so derive has no constants for it")
+    symbolic_T = not _sets_temperature(N, spec)
+    F = _theory_form(N.sympy_F, N, symbolic_T)
+    l = thn.l
+    t_note = ("T: the temperature, a symbol (SPEC sets it so: name(T=0.5))" if symbolic_T
+              else f"at T = {sp.sstr(exact_number(N.params['T'], 'T'))}")
+    out = {
+        "F": derivation.Result(F, note=f"alpha_i = F(l_i)/sum_j F(l_j); {t_note}").to_json(),
+        "g": derivation.Result(sp.simplify(sp.diff(F, l) / F), note="g = F'/F = (log F)'").to_json(),
+    }
+    # Lemma 1
+    try:
+        k = thn.normalizer_constants(F, l, thn.a)
+    except ValueError as exc:  # F not positive on [-a, a]
+        raise UsageError(f"--normalizer: {spec!r}: {exc}") from None
+    if k is None:
+        out["m"] = _undecided("min F on [-a, a]: undecided (SymPy shows F neither monotone on [-a, a] nor, with a "
+                              "a symbol, where its critical points lie; or it cannot decide m > 0)")
+        out["M"] = _undecided("max F on [-a, a]: undecided (as m)")
+        out["C1"] = _undecided("m/M: undecided (as m)")
+        out["C2"] = _undecided("M/m: undecided (as m)")
+    else:
+        how = f"F {k.method}" if k.method.startswith("monotone") else k.method
+        out["m"] = derivation.Result(k.m, {"l": k.argmin}, f"min F on [-a, a] ({how})").to_json()
+        out["M"] = derivation.Result(k.M, {"l": k.argmax}, f"max F on [-a, a] ({how})").to_json()
+        out["C1"] = derivation.Result(k.C1, note="m/M; Lemma 1: alpha_i >= C1/L").to_json()
+        out["C2"] = derivation.Result(k.C2, note="M/m; Lemma 1: alpha_i <= C2/L").to_json()
+    # Lemma 2: G, then L2-generic's bounds (proved there) with G substituted
+    from attnbounds.theory.jacobian import G as G_symbol
+
+    sup = _family_sup(N, symbolic_T) or _log_derivative_sup(F, symbolic_T)
+    if sup is None:
+        G, tail = G_symbol, "; in terms of G, undecided for this F"
+        out["G"] = _undecided("sup |g| over all real logits: undecided (SymPy finds no finite set of critical "
+                              "points of g, or cannot order its values and limits)")
+    else:
+        G, where, note = sup
+        tail = "; no finite bound (G = oo)" if G == sp.oo else ""
+        out["G"] = derivation.Result(G, None if where is None else {"l": where}, note).to_json()
+    bounds = derivation.get("L2-generic").compute()
+    for key in ("entry", "row", "spectral", "frobenius"):
+        out[key] = derivation.Result(bounds[key].expr.xreplace({G_symbol: G}),
+                                     note=f"Lemma 2: {bounds[key].note}{tail}").to_json()
+    return {"name": N.spec, "title": NORMALIZER_TITLE, "results": out}
+
+
+def _sets_temperature(N, spec: str) -> bool:
+    """Whether SPEC (``softmax(T=0.5)``, even ``softmax(T=1)``) or the normalizer object itself
+    (made with ``with_params(T=...)``) sets the temperature; else T stays a symbol."""
+    base = N.base_params or {}
+    if "T" not in base or base["T"] != N.params["T"]:
+        return True
+    head, paren, args = spec.partition("(")
+    return bool(paren) and "T" in {part.partition("=")[0].strip() for part in args.rstrip().rstrip(")").split(",")}
+
+
+def _theory_form(expr, N, symbolic_T: bool) -> sp.Expr:
+    """``expr`` (the normalizer's ``sympy_F``, or an expression in its parameters) in the theory's
+    symbols: the logit l; T the positive symbol, or its value; every other parameter its value
+    (exact: the decimal each prints as, :func:`~attnbounds.numerics.validation.exact_number`), as
+    :meth:`Normalizer.ratio_form` substitutes them."""
+    from attnbounds.theory import normalization as thn
+
+    subs = {}
+    for s in expr.free_symbols:
+        if s.name == "l":
+            subs[s] = thn.l
+        elif s.name == "T":
+            subs[s] = thn.T if symbolic_T else exact_number(N.params["T"], "T")
+        elif N.params.get(s.name) is not None:
+            subs[s] = exact_number(N.params[s.name], s.name)
+    return expr.xreplace(subs)
+
+
+def _family_sup(N, symbolic_T: bool):
+    """(G, where, note) for a ratio-form family of the theory (same name, same F): the exact
+    table of :func:`attnbounds.theory.jacobian.family_log_derivative_sup` (the family's F, or
+    the family's F at l/T, whose G is the table's divided by T), with the parameters' values;
+    None for any other F."""
+    from attnbounds.theory import jacobian as thj
+    from attnbounds.theory import normalization as thn
+
+    fam = thn.FAMILIES.get(N.name)
+    if fam is None or not fam.real_line:
+        return None
+    raw = N.sympy_F.xreplace({s: {"l": thn.l, "T": thn.T}[s.name] for s in N.sympy_F.free_symbols
+                              if s.name in ("l", "T")})
+    expr, how = thj.family_log_derivative_sup()[N.name]
+    at_T = "" if symbolic_T else f", at T = {sp.sstr(exact_number(N.params['T'], 'T'))}"
+    note = f"sup |g| over all real logits: L2-generic's G_{N.name} ({how}){at_T}"
+    if derivation.is_identity(raw, fam.F):
+        pass
+    elif thn.T not in fam.params and derivation.is_identity(raw, fam.F.subs(thn.l, thn.l / thn.T)):
+        expr = expr / thn.T
+        note = (f"sup |g| over all real logits: L2-generic's G_{N.name} = {sp.sstr(expr * thn.T)} ({how}), over T, "
+                f"as F is the family's at l/T{at_T}")
+    else:
+        return None
+    return _theory_form(expr, N, symbolic_T), None, note
+
+
+def _log_derivative_sup(F, symbolic_T: bool):
+    """(G, where, note) with G = sup |(log F)'| over all real logits, decided exactly by
+    :func:`attnbounds.theory.normalization.real_line_extremes`, or None. Where T is a symbol and
+    F(l) = F_1(l/T) is checked exactly (F_1: F at T = 1; every plug-in from ``from_sympy`` is so),
+    G = G_1/T, attained at T times F_1's point; an F with T elsewhere is undecided (unless g is
+    constant)."""
+    from attnbounds.theory import normalization as thn
+
+    l, T = thn.l, thn.T
+    F1, scale = F, sp.S.One
+    if symbolic_T and T in F.free_symbols and derivation.is_identity(F, F.xreplace({T: 1}).xreplace({l: l / T})):
+        F1, scale = F.xreplace({T: 1}), T
+    g1 = sp.simplify(sp.diff(F1, l) / F1)
+    k = thn.real_line_extremes(g1, l, name="(log F)'")
+    if k is None:
+        return None
+    if k.M == sp.oo or k.m == -sp.oo:
+        G1, where = sp.oo, (k.argmax if k.M == sp.oo else k.argmin)
+    elif (k.M + k.m).is_nonnegative:  # sup |g| = max(M, -m)
+        G1, where = k.M, k.argmax
+    elif (k.M + k.m).is_nonpositive:
+        G1, where = -k.m, k.argmin
+    else:
+        return None
+    note = "sup |g| over all real logits"
+    if k.method == "constant":
+        return G1 / scale, None, f"{note}: g is constant"
+    if where.is_infinite:
+        return G1 / scale, None, f"{note}, approached as l -> {sp.sstr(where)} (not attained)"
+    return G1 / scale, scale * where, f"{note} (exact: critical points of g and its limits at -oo, oo)"

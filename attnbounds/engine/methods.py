@@ -487,9 +487,10 @@ def _tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
 def _certificate_tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
     """A passing certify outcome with its certificate's tie to the reading's sides
     (:func:`attnbounds.engine.tie.certificate_tie`) in ``tie`` and in its detail; a certificate
-    of another function, a ``locate`` or sides that raise, or a certificate whose function was
-    altered after it was issued, is a conflict. A box that does not hold every instance
-    (``uncovered``) is none: the certificate speaks of part of the domain only."""
+    of another function, a ``locate`` or sides that raise, an instance outside the reading's
+    stated ``domain``, or a certificate whose function was altered after it was issued, is a
+    conflict. A box that does not contain the reading's domain (``uncovered``) is none: the
+    certificate speaks of part of the domain only."""
     from attnbounds.engine.tie import certificate_tie
 
     got, conflict, spent = _run_tie(lambda: certificate_tie(reading, proof.certificate), "certify", "the certificate")

@@ -142,11 +142,11 @@ def _scaled_reading(reading: Reading) -> Reading:
                         e.samples, e.confidence, e.instance, e.detail)
 
     return replace(reading, sides=scaled_sides if sides else None, montecarlo=scaled_mc if mc else None,
-                   symbolic=None, certify=None, bind=None, locate=None)
+                   symbolic=None, certify=None, bind=None, locate=None, domain=None)
 
 
 def _flipped_reading(reading: Reading) -> Reading:
-    return replace(reading, relation=_FLIP[reading.relation], symbolic=None, certify=None, bind=None, locate=None)
+    return replace(reading, relation=_FLIP[reading.relation], symbolic=None, certify=None, bind=None, locate=None, domain=None)
 
 
 # ----------------------------------------------------------------------------- the kernel side
@@ -251,7 +251,7 @@ def _closed(lhs, rel, rhs) -> bool | None:
     d = sp.sympify(lhs) - sp.sympify(rhs)
     if d.free_symbols or d.atoms(sp.Function):
         return None
-    d = sp.nsimplify(d) if d.is_Float else sp.simplify(d)
+    d = sp.Rational(d) if d.is_Float else sp.simplify(d)  # a Float's exact value (nsimplify took 1e-100 for 0)
     sign = {"<=": d.is_nonpositive, ">=": d.is_nonnegative, "==": d.is_zero, "=": d.is_zero}[rel]
     return None if sign is None else bool(sign)
 

@@ -81,7 +81,7 @@ import sympy as sp
 
 from attnbounds.claims.base import SPACE, WITNESSES, NoFiniteSpace
 
-__all__ = ["INSTANCES", "ROUNDS", "tie", "certificate_tie"]
+__all__ = ["INSTANCES", "ROUNDS", "END_REACH", "MAX_GAP", "tie", "certificate_tie"]
 
 #: Instances of the reading's sweep the goal is evaluated at.
 INSTANCES = 16
@@ -175,15 +175,28 @@ def certificate_tie(reading, certificate, seed: int = 0, instances: int = INSTAN
     text}`` for an interval certificate (:class:`~attnbounds.numerics.intervals.IntervalCertificate`
     of ``f(x) <= bound`` on a box) against ``reading`` (with ``locate``, ``sweep`` and ``sides``).
 
-    At the same instances as :func:`tie` (the sweep's, then as many Hypothesis examples), inside
-    the reading's own hypotheses, ``locate`` gives the point of the box the instance is, and
+    The reading's stated ``domain`` (in ``locate``'s coordinates) must lie in the certificate's box,
+    compared exactly, else the status is ``uncovered``: the certificate speaks of part of the
+    reading's domain only (no conflict: the verdict is then the numeric evidence's). Then at the
+    same instances as :func:`tie` (the sweep's, then as many Hypothesis examples), inside the
+    reading's own hypotheses, ``locate`` gives the point of the box the instance is, and
 
-    * the point must lie in the box, else the status is ``uncovered``: the certificate speaks of
-      part of the reading's domain only (no conflict: the verdict is then the numeric
-      evidence's);
+    * the point must lie in the reading's domain (else a ``ValueError``: the reading draws outside
+      its own statement, or ``locate`` is wrong), and so in the box; a coordinate at most two
+      ulps beyond a domain end (the float 0.1 drawn at the end 1/10) is moved to the nearest
+      float inside;
     * the certificate's margin f(x) − bound must be the reading's, lhs − rhs for ``<=`` (rhs −
       lhs for ``>=``), to the reading's slack, else ``untied``: a certificate of another function,
       which the engine reports as a conflict.
+
+    The margins are compared at the drawn instances only, so the drawn points must spread over
+    the domain: in each coordinate (of positive width) they must come within :data:`END_REACH`
+    of the width of both ends, and leave no gap wider than :data:`MAX_GAP` of it, else the
+    status is ``undersampled`` (no conflict: the certificate is named in a ``holds``). A sweep
+    that draws part of the domain would otherwise tie a certificate of a function that is the
+    reading's margin there only (review 49: −|1 − x| ≤ 1/2 on [0, 2] certified "x − 1 ≤ 1/2 on
+    [0, 2]", false beyond 3/2, whose sweep drew [0, 1]). The check is per coordinate: a sweep of
+    a 2-D domain's diagonal passes it.
 
     A grid certificate (``lower < f(x)_k < upper`` for every k) has no one margin, and a reading
     ``==`` is no upper bound: both are ``not evaluable``.
@@ -193,23 +206,24 @@ def certificate_tie(reading, certificate, seed: int = 0, instances: int = INSTAN
     >>> from attnbounds.numerics.intervals import certify_upper_bound
     >>> cert = certify_upper_bound(lambda x: x[0] * (1 - x[0]), [(0, 1)], "1/2")
     >>> r = Reading("r", "x(1 - x) <= 1/2 on [0, 1]", "-", sides=lambda i: Sides(i["x"] * (1 - i["x"]), 0.5 + 0 * i["x"]),
-    ...             sweep=lambda rng, n: {"x": rng.uniform(0, 1, n)}, locate=lambda i: [i["x"]],
+    ...             sweep=lambda rng, n: {"x": np.linspace(0, 1, n)}, locate=lambda i: [i["x"]], domain=[(0, 1)],
     ...             certify=lambda: Proof(True, "arb", certificate=cert))
     >>> certificate_tie(r, cert)["status"]
     'tied'
-    >>> wide = Reading("w", "x(1 - x) <= 1/2 on [0, 2]", "-", sides=r.sides, sweep=lambda rng, n: {"x": rng.uniform(0, 2, n)},
-    ...                locate=r.locate, certify=r.certify)
+    >>> wide = Reading("w", "x(1 - x) <= 1/2 for x >= 0", "-", sides=r.sides, sweep=r.sweep, locate=r.locate,
+    ...                domain=[(0, "oo")], certify=r.certify)
     >>> certificate_tie(wide, cert)["status"]
     'uncovered'
     >>> other = Reading("o", "x <= 1/2 + x/2 on [0, 1]", "-", sides=lambda i: Sides(i["x"], 0.5 + i["x"] / 2),
-    ...                 sweep=r.sweep, locate=r.locate, certify=r.certify)
+    ...                 sweep=r.sweep, locate=r.locate, domain=r.domain, certify=r.certify)
     >>> certificate_tie(other, cert)["status"]
     'untied'
     """
+    from attnbounds.claims.base import _domain_text, _domain_within
     from attnbounds.engine.methods import _instance_text
 
-    if reading.locate is None or reading.sweep is None or reading.sides is None:
-        raise ValueError("certificate_tie: needs a reading with locate, sweep and sides")
+    if reading.locate is None or reading.domain is None or reading.sweep is None or reading.sides is None:
+        raise ValueError("certificate_tie: needs a reading with locate, domain, sweep and sides")
     box = tuple(getattr(certificate, "box", ()) or ())
     if getattr(certificate, "f", None) is None or not box:
         return {"status": "not evaluable", "instances": 0,
@@ -218,10 +232,18 @@ def certificate_tie(reading, certificate, seed: int = 0, instances: int = INSTAN
     if reading.relation not in ("<=", ">="):
         return {"status": "not evaluable", "instances": 0,
                 "detail": f"a certificate bounds f above; the reading is an equation ({reading.relation})"}
+    shown, stated = _domain_text(box), _domain_text(reading.domain)
+    if len(reading.domain) != len(box):
+        raise ValueError(f"domain: the reading's domain {stated} has {len(reading.domain)} coordinate(s); the "
+                         f"certificate's box {shown} has {len(box)}")
+    if not _domain_within(reading.domain, box):
+        return {"status": "uncovered", "instances": 0,
+                "detail": f"the reading's domain {stated} is not within the certificate's box {shown}: it certifies "
+                          "part of the reading's domain only"}
     picked = [i for i in _instances(reading, seed, instances) if reading.inside(i)]
     if not picked:
         return {"status": "not evaluable", "instances": 0, "detail": "no instance of the sweep meets the reading's hypotheses"}
-    shown = " x ".join(f"[{lo}, {hi}]" for lo, hi in box)
+    drawn: list = []
     for inst in picked:
         try:
             point = np.asarray(reading.locate(inst), dtype=float).ravel()
@@ -233,7 +255,14 @@ def certificate_tie(reading, certificate, seed: int = 0, instances: int = INSTAN
         if not np.all(np.isfinite(point)):
             return {"status": "not evaluable", "instances": 0,
                     "detail": f"locate gave a point that is not finite ({point.tolist()}) at {_instance_text(inst)}"}
-        if not certificate.covers(point.tolist()):
+        inside = _into_domain(point, reading.domain)
+        if inside is None:
+            raise ValueError(f"domain: the reading's instance {_instance_text(inst)} is the point {point.tolist()}, "
+                             f"outside its stated domain {stated}: its sweep or strategy draws outside its statement, "
+                             "or its locate is wrong")
+        point = inside
+        drawn.append(point)
+        if not certificate.covers(point.tolist()):  # cannot happen with the domain within the box; kept as a guard
             return {"status": "uncovered", "instances": len(picked),
                     "detail": f"the reading's instance {_instance_text(inst)} is the point {point.tolist()}, outside the "
                               f"certificate's box {shown}: it certifies part of the reading's domain only"}
@@ -256,8 +285,68 @@ def certificate_tie(reading, certificate, seed: int = 0, instances: int = INSTAN
                     "detail": f"the certificate is not of the reading's sides: at {_instance_text(inst)} (the point "
                               f"{point.tolist()}), f(x) - bound = {got:.6g} but the reading's "
                               f"{'lhs - rhs' if reading.relation == '<=' else 'rhs - lhs'} = {want:.6g}"}
-    return {"status": "tied", "instances": len(picked),
-            "detail": f"f(x) - bound is the reading's margin at {len(picked)} instance(s), each inside the box {shown}"}
+    short = _undersampled(np.array(drawn), reading.domain)
+    if short is not None:
+        return {"status": "undersampled", "instances": len(picked),
+                "detail": f"the box {shown} contains the reading's domain {stated}, but the {len(picked)} drawn "
+                          f"instance(s) where f(x) - bound is compared with the reading's margin {short}: the tie "
+                          "speaks of part of the domain only (draw all of it, its ends included)"}
+    return {"status": "tied", "instances": len(picked), "domain": stated,
+            "detail": f"the box {shown} contains the reading's domain {stated}, and f(x) - bound is the reading's "
+                      f"margin at {len(picked)} drawn instance(s), which spread over each coordinate of it"}
+
+
+#: How near each end of a domain coordinate the drawn points must come, as a fraction of its width.
+END_REACH = 0.01
+#: The widest gap the drawn points may leave in a domain coordinate, as a fraction of its width.
+MAX_GAP = 0.25
+
+
+def _into_domain(point: np.ndarray, domain) -> np.ndarray | None:
+    """``point`` with each coordinate that lies beyond its domain end by at most two ulps of the
+    end (a float drawn at a decimal end: the float 0.1 is 1/10 + 5.6e-18) moved to the nearest
+    float inside; None if a coordinate lies further out."""
+    from fractions import Fraction
+
+    from attnbounds.claims.base import _end_value
+
+    out = point.astype(float).copy()
+    for k, (v, (lo, hi)) in enumerate(zip(point, domain)):
+        for end, side in ((_end_value(lo), -1), (_end_value(hi), 1)):
+            if isinstance(end, float):  # an unbounded end
+                continue
+            beyond = (Fraction(float(v)) - end) * side
+            if beyond <= 0:
+                continue
+            if beyond > 2 * Fraction(float(np.spacing(abs(float(end))))):
+                return None
+            inner = float(end)
+            if (Fraction(inner) - end) * side > 0:
+                inner = float(np.nextafter(inner, -side * np.inf))
+            out[k] = inner
+    return out
+
+
+def _undersampled(points: np.ndarray, domain) -> str | None:
+    """Why the drawn ``points`` (n, k) do not spread over ``domain`` (:data:`END_REACH`,
+    :data:`MAX_GAP`), or None."""
+    from attnbounds.claims.base import _end_value
+
+    for k, (lo, hi) in enumerate(domain):
+        a, b = float(_end_value(lo)), float(_end_value(hi))
+        width = b - a
+        if not width > 0 or not math.isfinite(width):
+            continue
+        values = np.sort(points[:, k])
+        if values[0] - a > END_REACH * width or b - values[-1] > END_REACH * width:
+            return (f"reach coordinate {k} of the domain only from {values[0]:.6g} to {values[-1]:.6g}, not within "
+                    f"{END_REACH:.0%} of its width of both ends {lo} and {hi}")
+        gaps = np.diff(values)
+        g = int(np.argmax(gaps)) if gaps.size else 0
+        if gaps.size and gaps[g] > MAX_GAP * width:
+            return (f"leave a gap from {values[g]:.6g} to {values[g + 1]:.6g} in coordinate {k}, wider than "
+                    f"{MAX_GAP:.0%} of its width")
+    return None
 
 
 def _instances(reading, seed: int, count: int) -> list:

@@ -18,12 +18,14 @@ the strongest verdict the evidence supports:
 ``certified``
     ``reading.certify()`` returned ``Proof(status=True)`` with an interval certificate of
     ``f(x) <= bound`` on a box, issued by :func:`attnbounds.numerics.intervals.certify_upper_bound`,
-    **tied** to the reading by its ``locate`` (an instance's point of the box): at the reading's
-    instances every point lies in the box and f(x) − bound is the reading's lhs − rhs
+    **tied** to the reading by its ``locate`` (an instance's point of the box) and ``domain``
+    (the reading's stated domain in those coordinates): the box contains the domain, compared
+    exactly, and at the reading's instances, which must spread over the domain, every point
+    lies in the domain and f(x) − bound is the reading's lhs − rhs
     (:func:`attnbounds.engine.tie.certificate_tie`, status ``tied``), cross-checked by the
-    numeric evidence ``holds`` needs. A box that misses an
-    instance (``uncovered``: the certificate speaks of part of the reading's domain only), a
-    grid certificate (no one function to evaluate) or no ``locate`` leave the certificate named
+    numeric evidence ``holds`` needs. A box that does not contain the domain (``uncovered``:
+    the certificate speaks of part of the reading's domain only), instances that do not
+    spread over it (``undersampled``), a grid certificate (no one function to evaluate) or no ``locate`` leave the certificate named
     in the evidence of a ``holds``, as an untied proof is; a certificate of another function is a
     conflict. (The certificates of L1 and C1 cover one box, T = 1, Δ = 1, L = 3, of readings about
     every T, Δ and L; their readings are ``proved``.)
@@ -225,11 +227,14 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
     untied = [_untied_text(m, by[m]) for m in exact]
     if exact and (reasons or not (searching or sampling)):
         why = "; ".join(reasons) if reasons else "no numeric method (Hypothesis, sweep, Monte Carlo)"
+        first = by[exact[0]]
+        t = (first.proof or {}).get("tie") if exact[0] == "symbolic" else first.tie
+        how = (f"no {'bind' if exact[0] == 'symbolic' else 'locate'}" if t is None else
+               f"its tie is {t['status']}")
         return Judgement("undecided", _short(
-            f"{_METHOD_LABEL[exact[0]]} passes, but not cross-checked: nothing ties the proof's goal to the reading "
-            f"(no {'bind' if exact[0] == 'symbolic' else 'locate'} tied it, and the numeric evidence is short of "
-            f"what holds needs: {why}) "
-            f"[{by[exact[0]].detail}]", 300))
+            f"{_METHOD_LABEL[exact[0]]} passes, but not cross-checked: nothing ties the "
+            f"{'proof' if exact[0] == 'symbolic' else 'certificate'} to the reading ({how}, and the numeric evidence "
+            f"is short of what holds needs: {why}) [{first.detail}]", 300))
 
     if (searching or sampling) and not reasons:
         parts = []
@@ -258,8 +263,8 @@ def _untied_text(method: str, outcome) -> str:
         return (f"a checked proof of {_short(goals[0], 70) if goals else 'its own goal'}, not tied to the reading "
                 f"({why}), so not proved")
     t = outcome.tie
-    why = "no locate" if t is None else f"tie {t['status']}"
-    return (f"an interval certificate ({_short(outcome.detail, 90)}), not tied to the reading's domain and sides "
+    why = "no locate" if t is None else f"tie {t['status']}: {_short(str(t.get('detail', '')), 120)}"
+    return (f"an interval certificate ({_short(outcome.detail, 60)}), not tied to the reading's domain and sides "
             f"({why}), so not certified")
 
 

@@ -21,8 +21,19 @@ three-valued, like SymPy's logic:
 A bound that f attains (a tight bound) cannot be certified from enclosures alone, since
 every ball around the maximiser overshoots. If ``gradient`` and ``hessian`` are given and a
 box's Hessian enclosure is negative semidefinite (Gershgorin: H_ii + Σ_{j≠i}|H_ij| ≤ 0 for
-every i), f is concave on the box and f(x) ≤ f(c) + Σ_i |∂_i f(c)|·r_i with c the centre and
-r_i the half-widths; at an interior maximiser this is exactly f(c).
+every i), f is concave on the box, so for any anchor y of the box f lies below its tangent
+plane there: f(x) ≤ f(y) + Σ_i max(∂_i f(y)·(lo_i − y_i), ∂_i f(y)·(hi_i − y_i)). At a
+maximiser y (∇f(y) = 0 inside, or pointing out of the box at its edge) this is exactly f(y).
+The anchors tried are the box's centre, its vertices (up to four dimensions), and the
+maximiser of f's quadratic model at the centre on the box (Newton's step y = c − H(c)⁻¹∇f(c)
+in floats; a coordinate it puts outside the box is held at that end and the step re-solved
+for the others), its free coordinates rounded to the nearest multiples of 2^−k for
+k = 0 … 52. So an attained bound is certified where the maximiser is a dyadic rational (1/2,
+3/8, 0, …) that this model reaches from some box of the bisection: inside the box, at a
+vertex or on a face. That is exact for a quadratic f; for another f the model's maximiser
+is only near f's, and the bisection's smaller boxes bring it nearer. A maximiser that is not
+dyadic (1/3, √2) has no anchor at which f(y) = bound is exact, and an attained bound there
+stays undecided (give it a little slack).
 
 >>> cert = certify_upper_bound(lambda x: 2 * x[0] * (1 - x[0]), [(0, 1)], "1/2",
 ...                            gradient=lambda x: [2 - 4 * x[0]], hessian=lambda x: [[arb(-4)]])
@@ -174,20 +185,29 @@ def as_rational(value, name: str = "value") -> fmpq:
     """
     if isinstance(value, fmpq):
         return value
-    if isinstance(value, bool):
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
         raise TypeError(f"{name}: expected a number, got bool")
     try:
         if isinstance(value, str):
             frac = Fraction(value.strip())
-        elif isinstance(value, (numbers.Rational, numbers.Real)):
-            frac = Fraction(value)
+        elif isinstance(value, numbers.Integral):  # numpy and SymPy integers too
+            frac = Fraction(int(value))
+        elif isinstance(value, numbers.Rational):
+            frac = Fraction(int(value.numerator), int(value.denominator))
+        elif isinstance(value, numbers.Real) or _is_sympy_float(value):  # np.float32, sympy Float: its float
+            frac = Fraction(float(value))
         else:
             raise TypeError
-    except (OverflowError, ValueError):
+    except (OverflowError, ValueError, ZeroDivisionError):
         raise ValueError(f"{name}: must be a finite number, got {value!r}") from None
     except TypeError:
         raise TypeError(f"{name}: expected a number or a string like '1/3', got {type(value).__name__}") from None
     return fmpq(frac.numerator, frac.denominator)
+
+
+def _is_sympy_float(value) -> bool:
+    """Whether ``value`` is a SymPy Float (not registered as a ``numbers.Real``)."""
+    return type(value).__module__.startswith("sympy") and getattr(value, "is_Float", False)
 
 
 def _check_box(box) -> list[tuple[fmpq, fmpq]]:
@@ -263,19 +283,96 @@ def _eval(f, args) -> arb:
     raise TypeError(f"f: must return an arb ball (or an exact int/rational), got {type(value).__name__}")
 
 
-def _concave_upper(f, gradient, hessian, box, centre) -> arb | None:
-    """f(c) + Σ|∂_i f(c)| r_i if the Hessian enclosure on the box is negative semidefinite."""
+def _concave_below(f, gradient, hessian, box, centre, below) -> bool:
+    """Whether concavity settles the box: its Hessian enclosure is negative semidefinite
+    (Gershgorin) and, at some anchor y (:func:`_anchors`), f's tangent plane at y stays
+    ``below`` the bound on the box (module docstring)."""
     balls = [arb(lo).union(arb(hi)) for lo, hi in box]
     H = hessian(balls)
     k = len(box)
     for i in range(k):  # Gershgorin row i: H_ii + Σ_{j≠i} |H_ij| ≤ 0
         row = arb(H[i][i]) + sum((arb(H[i][j]).abs_upper() for j in range(k) if j != i), arb(0))
         if not row <= 0:
-            return None
-    c = [arb(v) for v in centre]
-    g = gradient(c)
-    radii = [(hi - lo) / 2 for lo, hi in box]
-    return _eval(f, c) + sum((arb(g[i]).abs_upper() * arb(radii[i]) for i in range(k)), arb(0))
+            return False
+    for y in _anchors(gradient, hessian, box, centre):
+        ys = [arb(v) for v in y]
+        g = gradient(ys)
+        rise = sum(((arb(g[i]) * arb(lo - y[i])).max(arb(g[i]) * arb(hi - y[i])) for i, (lo, hi) in enumerate(box)),
+                   arb(0))
+        if below(_eval(f, ys) + rise):
+            return True
+    return False
+
+
+def _anchors(gradient, hessian, box, centre):
+    """Anchors of the concavity bound, exact rationals in the box: the centre, the vertices (up to
+    :data:`_MAX_VERTEX_DIM` dimensions), then the maximiser of the quadratic model at the centre
+    on the box (:func:`_model_maximiser`) with its free coordinates rounded to the nearest
+    multiples of 2^-k (k = 0 … 52), each tried once."""
+    seen = set()
+
+    def once(point):
+        point = tuple(point)
+        if point not in seen:
+            seen.add(point)
+            yield point
+
+    yield from once(centre)
+    if len(box) <= _MAX_VERTEX_DIM:
+        for vertex in itertools.product(*box):
+            yield from once(vertex)
+    for point in _model_maximiser(gradient, hessian, box, centre):
+        yield from once(point)
+
+
+def _model_maximiser(gradient, hessian, box, centre) -> list:
+    """Candidate maximisers of f on the box from its quadratic model at the centre c (in floats):
+    Newton's step y = c − H⁻¹∇f(c), then, for each coordinate it puts outside the box, that
+    coordinate fixed at the end it crossed and the step re-solved for the others (an active set:
+    a maximiser on a face), until no coordinate leaves. A fixed coordinate is its exact end; a
+    free one is rounded to the nearest multiple of 2^-k, k = 0 … 52, within the box. Empty where
+    the model has no finite step (a singular Hessian, values beyond floats)."""
+    import numpy as np
+
+    k = len(box)
+    try:
+        lo = np.array([int(a.p) / int(a.q) for a, _ in box])
+        hi = np.array([int(b.p) / int(b.q) for _, b in box])
+        c = np.array([int(v.p) / int(v.q) for v in centre])
+        balls = [arb(v) for v in centre]
+        g = np.array([float(arb(v).mid()) for v in gradient(balls)])
+        H = np.array([[float(arb(v).mid()) for v in row] for row in hessian(balls)])
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(np.isfinite(g))
+                and np.all(np.isfinite(H))):
+            return []
+        fixed: dict = {}  # coordinate -> the exact end it is held at
+        y = c.copy()
+        for _ in range(k + 1):
+            free = [i for i in range(k) if i not in fixed]
+            if not free:
+                break
+            held = np.array([float(int(fixed[i].p) / int(fixed[i].q)) if i in fixed else c[i] for i in range(k)])
+            rhs = -(g[free] + H[np.ix_(free, list(fixed))] @ (held[list(fixed)] - c[list(fixed)]) if fixed else
+                    g[free])
+            step = np.linalg.solve(H[np.ix_(free, free)], rhs)
+            y = held.copy()
+            y[free] = c[free] + step
+            if not np.all(np.isfinite(y)):
+                return []
+            out = [i for i in free if y[i] < lo[i] or y[i] > hi[i]]
+            if not out:
+                break
+            for i in out:
+                fixed[i] = box[i][0] if y[i] < lo[i] else box[i][1]
+        y = np.clip(y, lo, hi)
+        points = []
+        for bits in range(53):
+            scale = 2**bits
+            points.append([fixed[i] if i in fixed else min(max(fmpq(round(float(y[i]) * scale), scale), box[i][0]),
+                                                             box[i][1]) for i in range(k)])
+        return points
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # overflow, a singular or huge model
+        return []
 
 
 def _probe_points(box, centre):
@@ -342,10 +439,8 @@ def certify_upper_bound(
         if below(_eval(f, [arb(lo).union(arb(hi)) for lo, hi in current])):
             continue
         centre = tuple((lo + hi) / 2 for lo, hi in current)
-        if gradient is not None:
-            upper = _concave_upper(f, gradient, hessian, current, centre)
-            if upper is not None and below(upper):
-                continue
+        if gradient is not None and _concave_below(f, gradient, hessian, current, centre, below):
+            continue
         for point in _probe_points(current, centre):
             fc = _eval(f, [arb(v) for v in point])
             if violates(fc):

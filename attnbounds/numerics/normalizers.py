@@ -94,7 +94,7 @@ from scipy.special import expit
 
 from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.jacobian import finite_difference_jacobian  # the shared central-difference kernel
-from attnbounds.numerics.validation import as_float_array, check_temperature
+from attnbounds.numerics.validation import as_float_array, check_temperature, exact_number
 from attnbounds.theory import normalization as thn
 
 __all__ = [
@@ -354,6 +354,7 @@ def _check_real_param(name: str, *, positive=False, minimum=None, exclusive=True
                     raise ValueError(f"{name}: must be >= 1 everywhere")
                 return arr
             raise TypeError(f"{name}: must be a real number, got {type(value).__name__}")
+        value = float(value)  # a SymPy or Fraction rational too (np.isfinite refused them, unnamed)
         if not np.isfinite(value):
             raise ValueError(f"{name}: must be finite, got {value!r}")
         if positive and value <= 0:
@@ -389,9 +390,9 @@ def _substitute(sympy_F, values: Mapping[str, Any], length) -> sp.Expr:
             if length is not None:
                 subs[sym] = sp.Integer(int(length))
         elif name == "n_0" and values.get("base_length") is not None:
-            subs[sym] = sp.nsimplify(values["base_length"])
+            subs[sym] = exact_number(values["base_length"], "base_length")
         elif values.get(name) is not None:
-            subs[sym] = sp.nsimplify(values[name])
+            subs[sym] = exact_number(values[name], name)
     return sympy_F.subs(subs)
 
 
@@ -1153,7 +1154,8 @@ def from_callable(
     )
 
 
-def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, **defaults) -> Normalizer:
+def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, search_param: str | None = None,
+               **defaults) -> Normalizer:
     """A normalizer α_i = F(l_i) / Σ_j F(l_j) from a positive SymPy expression F.
 
     Free symbols other than ``l_symbol`` are parameters and need a default in ``defaults``,
@@ -1164,6 +1166,15 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, **defau
     passed in its ``names`` is drawn whatever its roles). Weights are computed stably as softmax(log F); the Jacobian is
     J_ij = α_i (δ_ij − α_j) (log F)'(l_j), with (log F)' from ``sympy.diff``.
 
+    ``search_param`` (default None: none) names the parameter that Lemma 1 / Lemma 2's searches
+    vary (:attr:`Normalizer.search_param`): ``"T"`` or one of F's own parameters, not ``n``.
+    Its default must be > 0 and so must every value it is given later (the searches draw
+    positive values and record it as the instance's ``param``).
+    :func:`attnbounds.strategies.normalizer_families` draws it from
+    :data:`attnbounds.strategies.PARAM_CHOICES` when that lists its default among the values for
+    its name (``T`` and ``p``), else as its default times 1/4, 1/2, 1, 2 and 4. A bad
+    ``search_param`` is a ``TypeError`` or ``ValueError`` naming it.
+
     >>> l, b = sp.symbols("l b", real=True)
     >>> N = from_sympy(sp.exp(b * l), l, name="scaled", b=2.0)
     >>> np.allclose(N.weights([0.0, 1.0]), get("softmax").weights([0.0, 2.0]))
@@ -1172,6 +1183,13 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, **defau
     Traceback (most recent call last):
     ...
     ValueError: F_expr: free symbol 'b' needs a default value (pass b=...)
+    >>> p = sp.Symbol("p", positive=True)
+    >>> from_sympy((1 + l**2) ** p, l, name="my_power", p=2.0, search_param="p").search_param
+    'p'
+    >>> from_sympy((1 + l**2) ** p, l, p=2.0, search_param="q")
+    Traceback (most recent call last):
+    ...
+    ValueError: search_param: 'q' is not a parameter of F = (l**2 + 1)**p; valid: 'T', 'p', or None
     """
     try:
         F = sp.sympify(F_expr)
@@ -1192,6 +1210,7 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, **defau
     extra = sorted(set(defaults) - {s.name for s in param_syms})
     if extra:
         raise TypeError(f"{extra[0]}: not a free symbol of F_expr = {F}")
+    _check_search_param(search_param, [s.name for s in param_syms], defaults, F)
     name = name or f"sympy:{F}"
     # log F is rewritten only where SymPy can show the rewrite is valid for the values the
     # symbols take (a real logit, real parameters, n >= 1): log(e^{b l}) = b l and
@@ -1261,7 +1280,7 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, **defau
         g = _evaluate(dlog_F_num, dlog_F_mp, z, p)
         return _softmax_jacobian_from_weights(a) * g[..., None, :]  # α_i(δ_ij − α_j)·(log F)'(z_j)
 
-    checks = {k: _check_real_param(k) for k in pnames}
+    checks = {k: _check_real_param(k, positive=k == search_param) for k in pnames}
     params = {k: checks[k](defaults[k]) for k in pnames}
     if n_sym is not None:
         params["n"] = None
@@ -1277,8 +1296,26 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, **defau
         sympy_F=F.subs(l_symbol, LOGIT / _T),  # in the raw logit: the kernels act on l/T
         validate_output=True,
         description=f"F = {F}",
+        search_param=search_param,
         **({} if roles is None else {"roles": frozenset([roles] if isinstance(roles, str) else roles)}),
     )
+
+
+def _check_search_param(search_param, pnames: list[str], defaults: Mapping[str, Any], F) -> None:
+    """:func:`from_sympy`'s ``search_param``: None, ``"T"`` or a parameter of F with a default > 0."""
+    if search_param is None:
+        return
+    if not isinstance(search_param, str):
+        raise TypeError(f"search_param: must be a parameter's name or None, got {type(search_param).__name__}")
+    if search_param == "n":
+        raise ValueError("search_param: 'n' is the number of visible keys, not a parameter to search")
+    if search_param != "T" and search_param not in pnames:
+        valid = ", ".join(repr(k) for k in ["T", *pnames])
+        raise ValueError(f"search_param: {search_param!r} is not a parameter of F = {F}; valid: {valid}, or None")
+    value = defaults.get(search_param, 1.0)  # T's default is 1
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and not value > 0:
+        raise ValueError(f"search_param: the searched parameter {search_param!r} must be > 0 (the searches draw "
+                         f"positive values), but its default is {value!r}")
 
 
 def _log_softplus(x):

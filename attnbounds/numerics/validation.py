@@ -19,6 +19,7 @@ __all__ = [
     "check_top_n",
     "check_distribution",
     "check_embeddings",
+    "exact_number",
 ]
 
 
@@ -176,3 +177,43 @@ def check_embeddings(x, weights: np.ndarray, name: str = "x") -> np.ndarray:
             f"{weights.shape[:-1]}"
         ) from exc
     return arr
+
+
+def exact_number(value, name: str = "value"):
+    """``value`` as an exact SymPy number, never a guess: an int (numpy's too) as an Integer, a
+    ``Fraction`` or SymPy rational as itself, a float (numpy's, SymPy's ``Float``) as the decimal
+    it prints as, its shortest round-trip form (``0.1`` → 1/10, ``1e-100`` → 10^-100, which the
+    float is the nearest double to), and any other exact SymPy number as itself. Unlike
+    ``sympy.nsimplify``, which guesses a closed form (0.3333333333 → 1/3, 1.4142135623730951 →
+    √2, 1e-100 → 0), the value is the one written.
+
+    >>> exact_number(0.1), exact_number(0.3333333333), exact_number(2), exact_number(1.4142135623730951)
+    (1/10, 3333333333/10000000000, 2, 14142135623730951/10000000000000000)
+    >>> exact_number(float("nan"), "T")
+    Traceback (most recent call last):
+    ...
+    ValueError: T: must be a finite number, got nan
+    """
+    from fractions import Fraction
+
+    import sympy as sp
+
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected a number, got bool")
+    if isinstance(value, sp.Basic):
+        if value.is_Float:
+            value = float(value)
+        elif value.is_number and value.is_finite and value.is_extended_real:
+            return value
+        else:
+            raise ValueError(f"{name}: must be a finite real number, got {value}")
+    if isinstance(value, numbers.Integral):
+        return sp.Integer(int(value))
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, numbers.Real):
+        v = float(value)
+        if not np.isfinite(v):
+            raise ValueError(f"{name}: must be a finite number, got {value!r}")
+        return sp.Rational(repr(v))
+    raise TypeError(f"{name}: expected a number, got {type(value).__name__}")

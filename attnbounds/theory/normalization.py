@@ -43,6 +43,7 @@ __all__ = [
     "FAMILIES",
     "NormalizerConstants",
     "function_extremes",
+    "real_line_extremes",
     "normalizer_constants",
     "prove_tight_bounds",
     "tight_bounds",
@@ -146,20 +147,56 @@ def _check_symbol(variable, name: str) -> sp.Symbol:
     return variable
 
 
+def _as_expr(value, name: str, variable: sp.Symbol | None = None) -> sp.Expr:
+    """``value`` as a SymPy expression, or an error naming the argument ``name``: a string is
+    parsed (with ``variable``'s name bound to ``variable``) and one that does not parse is a
+    ``ValueError``; anything else must be a SymPy expression or a number (``TypeError``)."""
+    if isinstance(value, str):
+        try:
+            expr = sp.sympify(value, locals=None if variable is None else {variable.name: variable})
+        except Exception as exc:  # noqa: BLE001 -- sympify's parser raises SympifyError, TokenError, SyntaxError, ...
+            raise ValueError(f"{name}: cannot parse {value!r} as a SymPy expression ({type(exc).__name__})") from None
+    else:
+        try:
+            expr = sp.sympify(value, strict=True)
+        except sp.SympifyError:
+            raise TypeError(f"{name}: expected a SymPy expression or a number, got {type(value).__name__}") from None
+    if not isinstance(expr, sp.Expr):
+        raise TypeError(f"{name}: expected a SymPy expression, got {type(expr).__name__} ({expr})")
+    if expr.has(sp.S.NaN, sp.S.ComplexInfinity, sp.S.Infinity, sp.S.NegativeInfinity):
+        raise ValueError(f"{name}: must be finite, got {expr}")
+    return expr
+
+
+def _function_in(f, variable: sp.Symbol, name: str) -> sp.Expr:
+    """``f`` as a SymPy expression in ``variable`` (see :func:`_as_expr`); a free symbol with
+    ``variable``'s name but other assumptions (``Symbol("l")`` for the real :data:`l`) is taken
+    as ``variable``: without this, F would be a constant in the variable."""
+    f = _as_expr(f, name, variable)
+    same_name = {s: variable for s in f.free_symbols if s.name == variable.name and s != variable}
+    return f.xreplace(same_name) if same_name else f
+
+
+def _half_width(half_width) -> sp.Expr:
+    aa = _as_expr(half_width, "half_width")
+    if aa.is_positive is not True:
+        raise ValueError(f"half_width: must be positive, got {half_width!r}")
+    return aa
+
+
 def function_extremes(f, variable=l, half_width=a, *, name: str = "f") -> NormalizerConstants | None:
     """Exact min and max of a real function ``f`` on [−a, a] (no positivity required).
 
-    Same exact routes as :func:`normalizer_constants`; ``None`` when undecided.
+    Same exact routes, arguments and errors as :func:`normalizer_constants` (``name`` is the
+    argument named in ``f``'s errors); ``None`` when undecided.
 
     >>> k = function_extremes(l * (1 - l), l, 1)
     >>> k.m, k.argmin, k.M, k.argmax
     (-2, -1, 1/4, 1/2)
     """
-    f = sp.sympify(f)
     variable = _check_symbol(variable, "variable")
-    aa = sp.sympify(half_width)
-    if aa.is_positive is not True:
-        raise ValueError(f"half_width: must be positive, got {half_width!r}")
+    f = _function_in(f, variable, name)
+    aa = _half_width(half_width)
     if not f.has(variable):
         return NormalizerConstants(f, f, -aa, aa, "constant")
     df = sp.diff(f, variable)
@@ -182,17 +219,96 @@ def function_extremes(f, variable=l, half_width=a, *, name: str = "f") -> Normal
     if points is None:
         return None
     values = [f.subs(variable, x) for x in points]
-    if not all(v.is_number and v.is_real for v in values):
+    order = _exact_order(values)
+    if order is None:
         return None
-    # Order finitely many real numbers exactly: pick by a 50-digit value, then confirm with
-    # exact sign decisions (None from SymPy -> undecided).
+    i_min, i_max = order
+    return NormalizerConstants(values[i_min], values[i_max], points[i_min], points[i_max], "critical points")
+
+
+def _exact_order(values) -> tuple[int, int] | None:
+    """The indices of the least and the greatest of finitely many real numbers (``oo`` and
+    ``-oo`` allowed), the first of equal ones; None unless SymPy decides every comparison."""
+    if not all(v.is_number and v.is_extended_real for v in values):
+        return None
+    # Pick by a 50-digit value, then confirm with exact sign decisions (None from SymPy ->
+    # undecided); equal values (two -oo) are equal without a subtraction.
     i_min = min(range(len(values)), key=lambda k: sp.N(values[k], 50))
     i_max = max(range(len(values)), key=lambda k: sp.N(values[k], 50))
-    if any((values[k] - values[i_min]).is_nonnegative is not True for k in range(len(values))):
+
+    def below(x, y) -> bool:
+        return x == y or (y - x).is_extended_nonnegative is True
+
+    if not all(below(values[i_min], v) and below(v, values[i_max]) for v in values):
         return None
-    if any((values[i_max] - values[k]).is_nonnegative is not True for k in range(len(values))):
+    return i_min, i_max
+
+
+def real_line_extremes(f, variable=l, *, name: str = "f") -> NormalizerConstants | None:
+    """Exact infimum and supremum of a real function ``f`` over the whole real line, or
+    ``None`` when undecided (never a guess).
+
+    ``f`` must be continuous on ℝ (``continuous_domain``) and, unless constant in the variable,
+    free of other symbols. The
+    candidates are the critical points of :func:`normalizer_constants`' second route, taken on ℝ
+    (the zeros of each smooth piece's derivative and the points where that derivative is not
+    continuous, and where a piece's condition changes; SymPy must find each set finite), and the
+    limits at −∞ and +∞ (``sympy.limit``; each a real number, ``oo`` or ``-oo``). Between two
+    consecutive candidates the derivative is continuous and not zero, so ``f`` is monotone there
+    and its infimum and supremum are the least and the greatest candidate value.
+
+    Returns
+    -------
+    NormalizerConstants or None
+        ``m`` = inf f and ``M`` = sup f (possibly ``-oo``, ``oo``); ``argmin`` / ``argmax``
+        is a point where it is attained (0 for a constant f, attained everywhere), or ``-oo`` /
+        ``oo`` where it is only approached as the variable goes there. ``method`` is
+        ``"constant"`` or ``"critical points and limits"``.
+
+    Raises
+    ------
+    TypeError
+        ``variable`` is not a SymPy Symbol, or ``f`` is neither a SymPy expression nor a
+        number (nor a string).
+    ValueError
+        ``f`` is a string that does not parse, or is not finite (``nan``, ``zoo``, ``oo``).
+
+    Examples
+    --------
+    >>> k = real_line_extremes(2 * l / (1 + l**2))  # (log F)' of F = 1 + l**2
+    >>> k.m, k.argmin, k.M, k.argmax
+    (-1, -1, 1, 1)
+    >>> k = real_line_extremes(1 / (1 + sp.exp(l)))  # approached at -oo and oo, never attained
+    >>> k.m, k.argmin, k.M, k.argmax
+    (0, oo, 1, -oo)
+    >>> real_line_extremes(sp.cos(l) / (2 + sp.sin(l))) is None  # infinitely many critical points
+    True
+    """
+    variable = _check_symbol(variable, "variable")
+    f = _function_in(f, variable, name)
+    if not f.has(variable):
+        return NormalizerConstants(f, f, sp.S.Zero, sp.S.Zero, "constant")
+    if f.free_symbols != {variable}:
         return None
-    return NormalizerConstants(values[i_min], values[i_max], points[i_min], points[i_max], "critical points")
+    box = sp.S.Reals
+    try:
+        if continuous_domain(f, variable, box) != box:
+            return None
+    except (NotImplementedError, ValueError, TypeError):  # SymPy cannot tell where f is continuous
+        return None
+    found = _candidate_points(f, variable, box)
+    if found is None:
+        return None
+    points = [x for x in found if x.is_finite] + [sp.S.NegativeInfinity, sp.S.Infinity]  # attained first
+    try:
+        values = [sp.limit(f, variable, x) if x.is_infinite else f.subs(variable, x) for x in points]
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    order = _exact_order(values)
+    if order is None:
+        return None
+    i_min, i_max = order
+    return NormalizerConstants(values[i_min], values[i_max], points[i_min], points[i_max], "critical points and limits")
 
 
 def _finite_points(expr, variable, box, what):
@@ -260,18 +376,34 @@ def normalizer_constants(F, variable=l, half_width=a) -> NormalizerConstants | N
 
     Parameters
     ----------
-    F : sympy expression in ``variable``
-    variable : sympy Symbol, the logit (default :data:`l`)
-    half_width : positive sympy expression or number, the range [−a, a] (default :data:`a`)
+    F : sympy expression in ``variable``, a number, or a string
+        A string is parsed by ``sympy.sympify`` with ``variable``'s name bound to ``variable``
+        (other names become plain symbols, with no assumptions). A free symbol of ``F`` with
+        ``variable``'s name but other assumptions (``Symbol("l")``) is taken as ``variable``.
+    variable : sympy.Symbol
+        The logit; default :data:`l` (real).
+    half_width : sympy expression, number or string
+        The a of the range [−a, a], positive; default :data:`a` (a positive symbol); a string
+        is parsed.
 
     Returns
     -------
     NormalizerConstants or None
+        ``m``, ``M``, where they are attained (``argmin``, ``argmax``), how they were found
+        (``method``: ``"monotone increasing"``, ``"monotone decreasing"``, ``"critical
+        points"`` or ``"constant"``), and the properties ``C1`` = m/M and ``C2`` = M/m; ``None``
+        when undecided (also when SymPy cannot decide m > 0).
 
     Raises
     ------
+    TypeError
+        ``variable`` is not a SymPy Symbol, or ``F`` or ``half_width`` is neither a SymPy
+        expression nor a number nor a string (a list, ``None``, a relation such as ``l > 0``).
     ValueError
-        ``F`` is not positive (or not continuous) on the range, or ``half_width`` ≤ 0.
+        ``F`` or ``half_width`` is a string that does not parse, or is not finite (``nan``,
+        ``oo``); ``half_width`` is not decided positive; ``F`` is not positive on the range
+        (its minimum is ≤ 0), or, with a numeric ``half_width``, not continuous on it. Each
+        message starts with the argument's name (``F: ...``).
 
     Examples
     --------
@@ -282,10 +414,16 @@ def normalizer_constants(F, variable=l, half_width=a) -> NormalizerConstants | N
     1/2
     >>> normalizer_constants(1 + l + l**2 / 2) is None  # is the critical point -1 in [-a, a]?
     True
+    >>> normalizer_constants("exp(l/2)", l, 1).C2  # a string: its l is the variable
+    E
     >>> normalizer_constants(l, l, 1)
     Traceback (most recent call last):
     ...
     ValueError: F: must be positive on [-a, a]; its minimum is -1
+    >>> normalizer_constants("exp(l", l, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: F: cannot parse 'exp(l' as a SymPy expression (SympifyError)
     """
     k = function_extremes(F, variable, half_width, name="F")
     if k is None:

@@ -5,11 +5,14 @@ The largest value of x e^{−x} for x ≥ 0 is 1/e ≈ 0.368 (at x = 1), so 3/8 
 * ``reconstructed``: x e^{−x} ≤ 3/8 on [0, 4]. ``certify`` encloses f(x) = x e^{−x} with
   python-flint ``arb`` balls on [0, 4], bisecting where an enclosure is not yet below 3/8
   (:func:`attnbounds.numerics.intervals.certify_upper_bound`); ``locate`` says which point of that
-  box an instance is (its x), and the engine checks at the reading's instances that the point
-  lies in the box and that f(x) − 3/8 is the reading's lhs − rhs. The verdict is ``certified``.
-* ``transcribed``: the same for every x ≥ 0, drawn on [0, 40]. The certificate covers [0, 4]
-  only, so the tie reports the first instance outside the box ("uncovered") and the verdict is
-  the numeric evidence's, ``holds``, with the certificate named.
+  box an instance is (its x) and ``domain`` states the reading's domain in those coordinates,
+  [0, 4]. The engine checks that the box contains the domain and, at the reading's instances,
+  that each point lies in the domain and that f(x) − 3/8 is the reading's lhs − rhs. The
+  verdict is ``certified``.
+* ``transcribed``: the same for every x ≥ 0, domain [0, oo), drawn on [0, 40]. The certificate
+  covers [0, 4] only, so the tie reports that the box does not contain the domain ("uncovered")
+  and the verdict is the numeric evidence's, ``holds``, with the certificate named. It would be
+  the same if the sweep drew [0, 4] only: the stated domain decides, not what is drawn.
 
 Run it with ``python docs/examples/certify_a_bound.py``.
 """
@@ -45,7 +48,7 @@ def locate(instance: dict) -> list[float]:
 def sweep_on(high: float):
     def sweep(rng: np.random.Generator, count: int) -> dict:
         x = rng.uniform(0.0, high, count)
-        x[:2] = (0.0, high)[:count]  # the domain's ends too: the tie knows the domain only by what is drawn
+        x[:2] = (0.0, high)[:count]  # the ends too, where the sides are compared with the certificate
         return {"x": x}
 
     return sweep
@@ -65,9 +68,11 @@ CLAIM = Claim(
     hypotheses=(),
     readings=(
         Reading("transcribed", "x e^{-x} <= 3/8 for every x >= 0 (drawn on [0, 40])", r"x e^{-x} \le 3/8",
-                sides=sides, certify=certify, locate=locate, sweep=sweep_on(40.0), strategy=instances_on(40.0)),
+                sides=sides, certify=certify, locate=locate, domain=[(0, "oo")], sweep=sweep_on(40.0),
+                strategy=instances_on(40.0)),
         Reading("reconstructed", "x e^{-x} <= 3/8 on [0, 4]", r"x e^{-x} \le 3/8, x \in [0, 4]",
-                sides=sides, certify=certify, locate=locate, sweep=sweep_on(4.0), strategy=instances_on(4.0)),
+                sides=sides, certify=certify, locate=locate, domain=[(0, 4)], sweep=sweep_on(4.0),
+                strategy=instances_on(4.0)),
     ),
     proof=__doc__,
 )

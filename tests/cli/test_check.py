@@ -301,6 +301,61 @@ def test_sigterm_stops_like_ctrl_c_and_exits_143(monkeypatch, tmp_path):
     assert signal.getsignal(signal.SIGTERM) is before  # put back
 
 
+def test_a_sigterm_dropped_in_a_gc_callback_stops_the_run_where_sigint_is_ignored(monkeypatch, tmp_path):
+    """Review 49: with SIGINT ignored (a script's background job) check's guard is not in place; a
+    SIGTERM whose KeyboardInterrupt a gc callback drops must still stop the run at the next method."""
+    import os
+    import signal
+
+    sent = []
+
+    def swallowed(rng, k):
+        if not sent:
+            sent.append(True)
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+            except KeyboardInterrupt:  # what a gc callback does with it
+                pass
+        return _sweep_ints(rng, k)
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        result, out = _run_claims(monkeypatch, tmp_path, _claim("LOST", _undecided(swallowed)), _claim("BAD", FALSE))
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert sent and result.exit_code == 143, result.output
+    assert "BAD:transcribed" not in [r["id"] for r in read_rows(out)]  # stopped before the next claim
+
+
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_an_ignored_signal_stays_ignored(monkeypatch, tmp_path, signame):
+    """A parent that ignores SIGINT (a shell's background job) or SIGTERM asked that it not stop the
+    command: check's guard and the SIGTERM hook leave it ignored, and the run finishes."""
+    import os
+    import signal
+
+    signum = getattr(signal, signame)
+    sent = []
+
+    def signalled_sweep(rng, k):
+        if not sent:
+            sent.append(signal.getsignal(signum))
+            os.kill(os.getpid(), signum)  # ignored: nothing happens
+        return _sweep_ints(rng, k)
+
+    before = signal.signal(signum, signal.SIG_IGN)
+    try:
+        result, out = _run_claims(monkeypatch, tmp_path, _claim("SIG", _undecided(signalled_sweep)), _claim("BAD", FALSE))
+        assert signal.getsignal(signum) is signal.SIG_IGN
+    finally:
+        signal.signal(signum, before)
+    assert sent == [signal.SIG_IGN], sent  # the handler in place while the sweep ran
+    assert result.exit_code == 0, result.output
+    ids = [r["id"] for r in read_rows(out)]
+    assert "BAD:transcribed" in ids and not any(r.get("error") for r in read_rows(out))
+
+
 def test_a_sigterm_dropped_in_a_gc_callback_still_stops_at_the_next_method(monkeypatch, tmp_path):
     """Python drops a KeyboardInterrupt raised in a gc callback (Hypothesis installs one): SIGTERM goes
     through check's guard, whose flag stops the run at the next method; a second SIGTERM would kill."""

@@ -181,3 +181,14 @@ def test_a_claim_hypothesis_the_proof_names_otherwise_is_dropped_once():
     drops = {r.mutant: r for r in report.rows if r.mutant.startswith("dropped-hypothesis:")}
     assert set(drops) == {"dropped-hypothesis:independence"}
     assert drops["dropped-hypothesis:independence"].verdict == "falsified"
+
+
+def test_a_closed_goal_of_a_tiny_float_is_not_taken_for_zero():
+    """Review 49: nsimplify took 1e-100 for 0, so 1e-100 <= 0 was decided true."""
+    import sympy as sp
+
+    from attnbounds.engine.mutants import _closed
+
+    assert _closed(sp.Float(1e-100), "<=", 0) is False
+    assert _closed(sp.Float(-1e-100), "<=", 0) is True
+    assert _closed(sp.Float(1e-100), "==", 0) is False

@@ -1,5 +1,6 @@
-"""docs/examples/certify_a_bound.py: a tied certificate is certified; one whose box misses the
-reading's draws is not, and neither is one tied to sides it does not bound."""
+"""docs/examples/certify_a_bound.py: a tied certificate is certified; one whose box does not contain
+the reading's stated domain is not, even where the sweep draws inside the box, and neither is one
+tied to sides it does not bound."""
 
 import importlib.util
 from dataclasses import replace
@@ -24,10 +25,18 @@ def test_the_tutorial_verdicts(capsys):
     ex = _load()
     rows = {row["reading"]: row for row in ex.main()}
     assert rows["reconstructed"]["verdict"] == "certified", rows["reconstructed"]["evidence"]
-    assert "each inside the box [0, 4]" in rows["reconstructed"]["evidence"]
+    assert "the box [0, 4] contains the reading's domain [0, 4]" in rows["reconstructed"]["evidence"]
     assert rows["transcribed"]["verdict"] == "holds", rows["transcribed"]["evidence"]
-    assert "tie uncovered" in rows["transcribed"]["evidence"]
+    assert "tie uncovered: the reading's domain [0, oo) is not within" in rows["transcribed"]["evidence"]
     assert "XEX:reconstructed" in capsys.readouterr().out
+
+
+def test_the_stated_domain_decides_not_what_is_drawn():
+    ex = _load()
+    # "for every x >= 0" drawn on [0, 4] only: every draw lies in the box, yet the statement is wider
+    narrow = replace(ex.CLAIM.readings[0], sweep=ex.sweep_on(4.0), strategy=ex.instances_on(4.0))
+    row = judge_reading(ex.CLAIM, narrow, quick=True, seed=0)
+    assert row["verdict"] == "holds" and "tie uncovered" in row["evidence"], row["evidence"]
 
 
 def test_sides_the_certificate_does_not_bound_are_not_certified():

@@ -30,6 +30,66 @@ def test_tight_bound_needs_concavity():
     assert concave.status is True
 
 
+def test_concavity_anchors_beyond_the_centre():
+    """Trial 48: concavity certified an attained bound only where the maximiser was the centre of a
+    box the bisection makes. The tangent plane is now also taken at the vertices and at a Newton
+    step rounded to dyadic rationals."""
+    neg2 = lambda x: [[arb(-2)]]  # noqa: E731
+    # the maximiser 0 is a vertex of [0, 8], never a bisection centre (those are 8 m / 2^k, m odd)
+    edge = certify_upper_bound(lambda x: 1 - x[0] * x[0], [(0, 8)], 1, max_depth=12,
+                               gradient=lambda x: [-2 * x[0]], hessian=neg2)
+    assert edge.status is True and edge.boxes == 1, edge.detail
+    # the maximiser 3/8 of x(3/4 - x) on [0, 5] is never a bisection centre (those are 5 m / 2^k)
+    off = certify_upper_bound(lambda x: x[0] * (arb(3) / 4 - x[0]), [(0, 5)], "9/64", max_depth=12,
+                              gradient=lambda x: [arb(3) / 4 - 2 * x[0]], hessian=neg2)
+    assert off.status is True, off.detail
+    # in two dimensions, with a cross term: the maximiser (1/4, -3/8)
+    shift = lambda z: (z[0] - arb(1) / 4, z[1] + arb(3) / 8)  # noqa: E731
+
+    def f(z):
+        u, v = shift(z)
+        return -(u * u) - v * v - u * v
+
+    def g(z):
+        u, v = shift(z)
+        return [-2 * u - v, -2 * v - u]
+
+    two = certify_upper_bound(f, [(-1, 1), (-1, 2)], 0, max_depth=12, gradient=g,
+                              hessian=lambda z: [[arb(-2), arb(-1)], [arb(-1), arb(-2)]])
+    assert two.status is True, two.detail
+    # on a face (review 49): the maximiser (1/4, 0) of -(x - 1/2)^2 - (y + 1)^2 - (x - 1/2)(y + 1)/2
+    # on [-1, 2] x [0, 1] has y held at 0 and x from the re-solved step
+    def face(z):
+        u, v = z[0] - arb(1) / 2, z[1] + 1
+        return -(u * u) - v * v - u * v / 2
+
+    def face_g(z):
+        u, v = z[0] - arb(1) / 2, z[1] + 1
+        return [-2 * u - v / 2, -2 * v - u / 2]
+
+    on_face = certify_upper_bound(face, [(-1, 2), (0, 1)], "-15/16", max_depth=12, gradient=face_g,
+                                  hessian=lambda z: [[arb(-2), arb(-0.5)], [arb(-0.5), arb(-2)]])
+    assert on_face.status is True, on_face.detail
+    # a model beyond floats gives no anchor, not an error (review 49: OverflowError)
+    far = certify_upper_bound(lambda x: x[0] - arb("1e-300") * x[0] * x[0], [(0, 1)], "1/2",
+                              gradient=lambda x: [1 - 2 * arb("1e-300") * x[0]], hessian=lambda x: [[-2 * arb("1e-300")]])
+    assert far.status is False  # f(1) = 1 - 1e-300 > 1/2
+    huge = certify_upper_bound(lambda x: -((x[0] - arb(10) ** 400) ** 2), [(0, 3 * 10**400)], 0, max_depth=4,
+                               gradient=lambda x: [-2 * (x[0] - arb(10) ** 400)], hessian=lambda x: [[arb(-2)]])
+    assert huge.status is None
+    # a bound just below the maximum is still refuted, and a maximiser that is not dyadic (1/3)
+    # leaves an attained bound undecided: no anchor gives f(y) = 1/6 exactly
+    assert certify_upper_bound(lambda x: x[0] * (arb(3) / 4 - x[0]), [(0, 5)], "0.1406", gradient=lambda x:
+                               [arb(3) / 4 - 2 * x[0]], hessian=neg2).status is False
+    third = certify_upper_bound(lambda x: x[0] - arb(3) / 2 * x[0] * x[0], [(0, 1)], "1/6", max_depth=10,
+                                gradient=lambda x: [1 - 3 * x[0]], hessian=lambda x: [[arb(-3)]])
+    assert third.status is None, third.detail
+    # with a little slack the non-dyadic maximiser is certified
+    assert certify_upper_bound(lambda x: x[0] - arb(3) / 2 * x[0] * x[0], [(0, 1)], "166666667/1000000000",
+                               max_depth=40, gradient=lambda x: [1 - 3 * x[0]],
+                               hessian=lambda x: [[arb(-3)]]).status is True
+
+
 def test_false_bound_gives_an_exact_counterexample():
     cert = certify_upper_bound(lambda x: 2 * x[0] * (1 - x[0]), [(0, 1)], "0.49")
     assert cert.status is False

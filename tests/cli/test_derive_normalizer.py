@@ -1,0 +1,222 @@
+"""``derive --normalizer SPEC``: Lemma 1's and Lemma 2's constants for a user's normalizer (a
+built-in ratio-form family, or a plug-in made with ``normalizers.from_sympy``), resolved as
+``check --normalizer`` resolves it; undecided values printed as such, never guessed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import sympy as sp
+from click.testing import CliRunner
+
+from attnbounds.cli import main
+from attnbounds.cli.derive import DERIVE_FORMAT, NORMALIZER_TITLE
+
+T, a = sp.Symbol("T", positive=True), sp.Symbol("a", positive=True)
+l = sp.Symbol("l", real=True)
+G = sp.Symbol("G", positive=True)
+NAMES = {"T": T, "a": a, "l": l, "G": G}
+KEYS = ["F", "g", "m", "M", "C1", "C2", "G", "entry", "row", "spectral", "frobenius"]
+
+PLUGINS = '''
+from dataclasses import replace
+
+import sympy as sp
+from attnbounds.numerics.normalizers import from_callable, from_sympy
+
+l = sp.Symbol("l", real=True)
+b = sp.Symbol("b", positive=True)
+quad = from_sympy(l**2 + 1, l, name="quad")
+scaled = from_sympy(sp.exp(b * l), l, name="scaled", b=2.0)
+square_power = from_sympy((1 + l**2) ** 2, l, name="square_power")
+softplus_own = from_sympy(sp.log(1 + sp.exp(l)), l, name="softplus_own")
+gauss = from_sympy(sp.exp(l**2), l, name="gauss")
+cosh = from_sympy(sp.cosh(l), l, name="cosh")
+no_T = replace(quad, name="no_T", sympy_F=l**2 + 1)  # hand-made: its F does not read l/T
+T_outside = replace(quad, name="T_outside", sympy_F=sp.exp(l) + sp.Symbol("T", positive=True))
+numeric_only = from_callable(lambda z: (z**2 + 1) / (z**2 + 1).sum(-1, keepdims=True), name="numeric_only")
+'''
+
+
+@pytest.fixture(scope="module")
+def plugins(tmp_path_factory):
+    path = tmp_path_factory.mktemp("derive_plugins") / "derive_plugins.py"
+    path.write_text(PLUGINS)
+    return str(path)
+
+
+def _run(*args):
+    return CliRunner().invoke(main, ["derive", *args])
+
+
+def _json(*args) -> dict:
+    out = _run(*args, "--json")
+    assert out.exit_code == 0, out.output
+    return json.loads(out.stdout)
+
+
+def _expr(results, key):
+    return sp.sympify(results[key]["expr"], locals=NAMES)
+
+
+def _same(x, y) -> bool:
+    return sp.simplify(sp.sympify(x) - sp.sympify(y)) == 0
+
+
+def _error(out, *fragments):
+    assert out.exit_code == 2, out.output
+    line = out.output.strip()
+    assert "\n" not in line and line.startswith("Error: "), line
+    for fragment in fragments:
+        assert fragment in line, line
+    return line
+
+
+def test_softmax_constants_are_exact_in_json():
+    doc = _json("--normalizer", "softmax")
+    assert doc["format"] == DERIVE_FORMAT and doc["name"] == "softmax" and doc["title"] == NORMALIZER_TITLE
+    r = doc["results"]
+    assert list(r) == KEYS
+    expected = {
+        "F": sp.exp(l / T), "g": 1 / T, "m": sp.exp(-a / T), "M": sp.exp(a / T),
+        "C1": sp.exp(-2 * a / T), "C2": sp.exp(2 * a / T), "G": 1 / T,
+        "entry": 1 / (4 * T), "row": sp.sqrt(2) / (4 * T), "spectral": 1 / (2 * T), "frobenius": 1 / (2 * T),
+    }
+    for key, value in expected.items():
+        assert _same(_expr(r, key), value), (key, r[key])
+        assert not r[key].get("undecided")
+    assert r["m"]["maximizer"] == {"l": "-a"} and r["M"]["maximizer"] == {"l": "a"}
+    assert "G_softmax" in r["G"]["note"]  # from L2-generic's exact table
+
+
+def test_softmax_text_and_latex_layout():
+    text = _run("--normalizer", "softmax")
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    assert lines[0] == f"softmax: {NORMALIZER_TITLE}"
+    for line in ("  F = exp(l/T)", "  m = exp(-a/T)", "  C1 = exp(-2*a/T)", "  C2 = exp(2*a/T)", "  G = 1/T",
+                 "  entry = 1/(4*T)", "  row = sqrt(2)/(4*T)", "  spectral = 1/(2*T)", "      attained at: {'l': '-a'}"):
+        assert line in lines, line
+    latex = _run("--normalizer", "softmax", "--latex")
+    assert latex.exit_code == 0 and "  C1 = e^{- \\frac{2 a}{T}}" in latex.output.splitlines()
+    assert "  G = \\frac{1}{T}" in latex.output.splitlines()
+
+
+def test_a_spec_that_sets_the_temperature_substitutes_it():
+    r = _json("--normalizer", "softmax(T=0.5)")["results"]
+    assert _expr(r, "F") == sp.exp(2 * l)
+    assert _expr(r, "C1") == sp.exp(-4 * a) and _expr(r, "G") == 2 and _expr(r, "spectral") == 1
+    # T = 1 written out is set too (the bare name keeps T a symbol)
+    assert _expr(_json("--normalizer", "softmax(T=1)")["results"], "G") == 1
+
+
+@pytest.mark.parametrize(("T", "G"), [("0.3333333333", sp.Rational(10**10, 3333333333)),
+                                      ("1.4142135623730951", sp.Rational(10**16, 14142135623730951)),
+                                      ("1e-100", sp.Integer(10) ** 100)])
+def test_a_parameter_is_the_value_written_not_a_guess(T, G):
+    # review 49: nsimplify printed T = 1/3 and G = 3 for T = 0.3333333333, sqrt(2) for 1.4142135623730951,
+    # and refused 1e-100 (taken for 0)
+    r = _json("--normalizer", f"softmax(T={T})")["results"]
+    assert _expr(r, "G") == G, r["G"]
+
+
+def test_softplus_family_uses_the_exact_table_and_matches_numbers():
+    r = _json("--normalizer", "softplus")["results"]
+    assert _same(_expr(r, "m"), sp.log(1 + sp.exp(-a / T)))
+    assert _same(_expr(r, "M"), sp.log(1 + sp.exp(a / T)))
+    assert _expr(r, "G") == 1 / T  # sup over the real line, approached as l -> -oo
+    Tv, av = 0.7, 1.3
+    x = np.linspace(-av, av, 100_001)
+    F = np.logaddexp(0.0, x / Tv)
+    values = {T: sp.nsimplify(Tv), a: sp.nsimplify(av)}
+    assert float(_expr(r, "C1").subs(values)) == pytest.approx(F.min() / F.max(), rel=1e-9)
+    assert float(_expr(r, "C2").subs(values)) == pytest.approx(F.max() / F.min(), rel=1e-9)
+    g = np.exp(-np.logaddexp(0.0, -x / Tv)) / (Tv * F)  # sigma(x/T) / (T softplus(x/T)) < 1/T
+    assert g.max() < 1 / Tv
+
+
+def test_an_undecided_lemma1_constant_is_printed_undecided_never_guessed():
+    text = _run("--normalizer", "taylor2")
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    for key in ("m", "M", "C1", "C2"):
+        assert f"  {key} = undecided" in lines
+    assert "  G = 1/T" in lines  # decided: L2-generic's G_taylor2
+    r = _json("--normalizer", "taylor2")["results"]
+    for key in ("m", "M", "C1", "C2"):
+        assert r[key]["expr"] is None and r[key]["latex"] is None and r[key]["undecided"] is True
+        assert "undecided" in r[key]["note"]
+    assert not r["G"].get("undecided") and _expr(r, "G") == 1 / T
+
+
+def test_a_from_sympy_plugin(plugins):
+    r = _json("--normalizer", f"{plugins}:quad")["results"]
+    assert _json("--normalizer", f"{plugins}:quad")["name"] == f"{plugins}:quad"
+    assert _same(_expr(r, "F"), 1 + l**2 / T**2)
+    assert _same(_expr(r, "g"), 2 * l / (T**2 + l**2))
+    assert _expr(r, "G") == 1 / T and r["G"]["maximizer"] == {"l": "T"}  # |g| = 1/T at l = +-T
+    assert _expr(r, "entry") == 1 / (4 * T) and _expr(r, "frobenius") == 1 / (2 * T)
+    assert all(r[k]["undecided"] for k in ("m", "M", "C1", "C2"))  # not monotone, a symbolic
+    s = _json("--normalizer", f"{plugins}:scaled")["results"]  # exp(b l), b = 2
+    assert _expr(s, "F") == sp.exp(2 * l / T) and _expr(s, "C1") == sp.exp(-4 * a / T)
+    assert _expr(s, "G") == 2 / T and _expr(s, "row") == sp.sqrt(2) / (2 * T)
+
+
+def test_the_generic_supremum_agrees_with_the_table_and_with_a_grid(plugins):
+    family = _expr(_json("--normalizer", "even_power(p=2)")["results"], "G")  # table: p/T
+    mine = _expr(_json("--normalizer", f"{plugins}:square_power")["results"], "G")  # critical points
+    assert family == mine == 2 / T
+    x = np.linspace(-50.0, 50.0, 400_001)
+    for name, g in (("quad", 2 * x / (1 + x**2)), ("square_power", 4 * x / (1 + x**2)), ("cosh", np.tanh(x))):
+        Gv = float(_expr(_json("--normalizer", f"{plugins}:{name}(T=1)")["results"], "G"))
+        assert np.abs(g).max() <= Gv * (1 + 1e-12) and np.abs(g).max() == pytest.approx(Gv, rel=1e-6), name
+
+
+def test_an_undecided_or_infinite_g(plugins):
+    r = _json("--normalizer", f"{plugins}:softplus_own")["results"]  # the family's F, but no table for a plug-in
+    assert r["G"]["expr"] is None and r["G"]["undecided"] is True
+    assert _expr(r, "entry") == G / 4 and _expr(r, "spectral") == G / 2  # still Lemma 2, in terms of G
+    assert "undecided" in r["entry"]["note"]
+    lines = _run("--normalizer", f"{plugins}:softplus_own").output.splitlines()
+    assert "  G = undecided" in lines and "  entry = G/4" in lines
+    assert _same(_expr(r, "m"), sp.log(1 + sp.exp(-a / T)))  # Lemma 1 decided all the same
+    gauss = _json("--normalizer", f"{plugins}:gauss")["results"]  # g = 2l/T^2, unbounded
+    assert gauss["G"]["expr"] == "oo" and gauss["spectral"]["expr"] == "oo"
+
+
+def test_g_is_scaled_by_T_only_where_F_reads_l_over_T(plugins):
+    r = _json("--normalizer", f"{plugins}:no_T")["results"]
+    assert _expr(r, "F") == 1 + l**2 and _expr(r, "G") == 1 and r["G"]["maximizer"] == {"l": "1"}
+    # exp(l) + T: sup over l of |g| = e^l/(e^l + T) is 1 for every T, not 1/T; SymPy does not decide it here
+    r = _json("--normalizer", f"{plugins}:T_outside")["results"]
+    assert r["G"]["undecided"] is True
+
+
+def test_name_and_normalizer_together_are_refused():
+    _error(_run("L1-constants", "--normalizer", "softmax"), "NAME and --normalizer", "'L1-constants'")
+
+
+@pytest.mark.parametrize("spec, fragments", [
+    ("nosuch", ["--normalizer: unknown normalizer 'nosuch'"]),
+    ("softmax(q=1)", ["--normalizer:", "q is an unknown parameter"]),
+    ("softmax(T=-1)", ["--normalizer:", "T: must be > 0"]),
+    ("sparsemax", ["--normalizer: 'sparsemax' has no symbolic form F", "from_sympy"]),
+    ("ssmax", ["--normalizer: 'ssmax' depends on the number of keys n", "Lemma 1 needs F independent of L"]),
+])
+def test_a_bad_or_unusable_spec_names_the_option(spec, fragments):
+    _error(_run("--normalizer", spec), *fragments)
+
+
+def test_a_plugin_without_a_symbolic_form_names_the_option(plugins, tmp_path):
+    _error(_run("--normalizer", f"{plugins}:numeric_only"), "--normalizer:", "has no symbolic form F")
+    _error(_run("--normalizer", f"{tmp_path / 'missing.py'}:quad"), "--normalizer:")
+
+
+def test_the_help_documents_the_option_and_its_combination_with_name():
+    out = _run("--help")
+    assert out.exit_code == 0
+    text = " ".join(out.output.split())
+    assert "--normalizer SPEC" in text and "Instead of NAME (both is an error)" in text
+    assert "'undecided'" in text and "T stays a symbol unless SPEC sets it" in text
