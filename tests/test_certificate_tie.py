@@ -139,6 +139,11 @@ def test_a_float_drawn_at_a_decimal_end_is_inside():
     row = _row(_reading(certify=certify, domain=[(0, "1/10")], sweep=lambda rng, n: {"x": np.linspace(0, 0.1, n)},
                         strategy=lambda: st.fixed_dictionaries({"x": st.floats(0, 0.1)})))
     assert row["verdict"] == "certified" and row["conflict"] is None, row["evidence"]
+    # trial 49: a locate that computes rounds by more than two ulps; the reading's slack covers it
+    row = _row(_reading(certify=certify, domain=[(0, "1/10")], sweep=lambda rng, n: {"x": np.linspace(0, 0.1, n)},
+                        locate=lambda i: [float(_x(i)) * (1 + 4e-15)],
+                        strategy=lambda: st.fixed_dictionaries({"x": st.floats(0, 0.1)})))
+    assert row["verdict"] == "certified" and row["conflict"] is None, row["evidence"]
     # further out than rounding is still the reading's error
     row = _row(_reading(certify=certify, domain=[(0, "1/10")], sweep=lambda rng, n: {"x": np.linspace(0, 0.1001, n)},
                         strategy=None))
@@ -296,10 +301,105 @@ def test_bad_input_to_the_certificate_tie_names_the_argument():
     with pytest.raises(ValueError, match="point: the box has 1 coordinate"):
         cert.covers([0.5, 0.5])
     refuted = certify_upper_bound(lambda x: x[0] * x[0], [(-1, 1)], 1, strict=True)
-    with pytest.raises(ValueError, match="margin: only a certificate"):
-        refuted.margin([0.5])
+    assert refuted.margin([1.0]) == 0.0  # a refutation knows its f and bound (trial 49): it can be tied
+    undecided = certify_upper_bound(lambda x: x[0] * (1 - x[0]), [(0, 1)], "1/4", max_depth=2)
+    with pytest.raises(ValueError, match="margin: only a certificate or a refutation"):
+        undecided.margin([0.5])
     with pytest.raises(ValueError, match="needs a reading with locate, domain, sweep and sides"):
         certificate_tie(_reading(locate=None, domain=None), cert)
     row = _row(_reading(locate=lambda i: [float(_x(i)), 0.0]))  # two coordinates for a box of one
     assert row["verdict"] == "undecided", row["evidence"]
     assert "locate: gave 2 coordinate(s)" in row["conflict"] and "has 1" in row["conflict"], row["conflict"]
+
+
+def test_a_certificate_that_refutes_another_function_falsifies_nothing():
+    """Trial 49: certify bounded 2x(1 - x) by 1/4 by mistake; the refuted certificate made the true
+    reading x(1 - x) <= 1/4 `falsified` (lhs=None at {}), against Hypothesis and the sweep. Its f is
+    not the reading's margin: a conflict, as for a passing certificate of another function."""
+    def certify():
+        cert = certify_upper_bound(lambda x: 2 * x[0] * (1 - x[0]), [(0, 1)], "1/4")
+        return Proof(cert.status, "arb: x(1 - x) <= 1/4", certificate=cert)
+
+    row = _row(_reading(certify=certify))
+    assert row["verdict"] == "undecided" and row["counterexample"] is None, row["evidence"]
+    assert "the certificate is not of the reading's sides" in row["conflict"], row["conflict"]
+    assert "the certificate refutes its f <= bound at the point (1/2)" in row["detail"]["certify"], row["detail"]
+    # without locate nothing ties the refutation to the reading: it is named, and falsifies nothing
+    row = _row(_reading(certify=certify, locate=None, domain=None))
+    assert row["verdict"] == "holds" and "falsifies nothing" in row["evidence"], row["evidence"]
+
+
+def test_a_refutation_of_the_readings_own_function_is_a_conflict_with_no_counterexample():
+    """Trial 49: a bound false only within 1e-7 of an irrational point (a peak the sweep and
+    Hypothesis miss), refuted by the certificate at a dyadic point: not `holds`."""
+    import math
+
+    width = 5000.0
+    centre = math.log(1.5)
+
+    def sides(i):
+        with np.errstate(over="ignore"):
+            sg = 1 / (1 + np.exp(-width * (_x(i) - centre)))
+        return Sides(sg * (1 - sg), 0.25 - 1e-8 + 0 * _x(i))
+
+    def sweep(rng, n):
+        x = rng.uniform(-8, 8, n)
+        x[:2] = (-8.0, 8.0)[:n]
+        return {"x": x}
+
+    def certify():
+        c = arb(3) / 2
+        cert = certify_upper_bound(lambda x: (lambda sg: sg * (1 - sg))(1 / (1 + (-width * (x[0] - c.log())).exp())),
+                                   [(-8, 8)], "0.24999999")
+        return Proof(cert.status, "arb", certificate=cert)
+
+    row = _row(_reading(sides=sides, certify=certify, domain=[(-8, 8)], sweep=sweep,
+                        strategy=lambda: st.fixed_dictionaries({"x": st.floats(-8, 8)})))
+    assert row["verdict"] == "undecided" and row["counterexample"] is None, row["evidence"]
+    assert "the certificate refutes f <= bound at the point" in row["conflict"], row["conflict"]
+    assert "if an instance within the reading's hypotheses is that point, the reading is false there" in \
+        row["conflict"], row["conflict"]
+
+
+def test_a_refutation_is_rechecked_and_agrees_with_a_numeric_counterexample():
+    """Review 49: a strict refutation (f(p) = bound) of a non-strict reading, and a forged one, made
+    conflicts; a tied refutation beside a numeric counterexample turned `falsified` into a conflict."""
+    from flint import fmpq
+
+    from attnbounds.numerics.intervals import IntervalCertificate, _fingerprint
+
+    def strict():
+        cert = certify_upper_bound(lambda x: x[0] * (1 - x[0]), [(0, 1)], "1/4", strict=True)
+        return Proof(cert.status, "arb", certificate=cert)
+
+    row = _row(_reading(certify=strict))  # x(1 - x) <= 1/4 is true; f(1/2) = 1/4 refutes only < 1/4
+    assert row["verdict"] == "holds" and row["conflict"] is None, row["evidence"]
+    assert "tie no violation" in row["detail"]["certify"], row["detail"]["certify"]
+
+    def f(x):
+        return x[0] * (1 - x[0])
+
+    forged = IntervalCertificate(False, "forged", (fmpq(1, 2),), None, box=(("0", "1"),), f=f, bound="1/4",
+                                 fingerprint=_fingerprint(f, [(fmpq(0), fmpq(1))]))
+    row = _row(_reading(certify=lambda: Proof(False, "forged", certificate=forged)))
+    assert row["verdict"] == "holds" and row["conflict"] is None, row["evidence"]
+
+    def fifth():
+        cert = certify_upper_bound(f, [(0, 1)], "1/5")
+        return Proof(cert.status, "arb", certificate=cert)
+
+    false = _reading(sides=lambda i: Sides(_x(i) * (1 - _x(i)), 0.2 + 0 * _x(i)), certify=fifth)
+    row = _row(false)  # x(1 - x) <= 1/5 is false: Hypothesis finds it, and the refutation agrees
+    assert row["verdict"] == "falsified" and row["conflict"] is None, row["evidence"]
+
+
+def test_an_undecided_certificate_is_named_in_the_holds():
+    """Trial 49: an undecided certificate (an attained bound without derivatives) left no trace."""
+    def certify():
+        cert = certify_upper_bound(lambda x: x[0] * (1 - x[0]), [(0, 1)], "1/4", max_depth=6)
+        return Proof(cert.status, "arb: x(1 - x) <= 1/4", certificate=cert)
+
+    row = _row(_reading(certify=certify))
+    assert row["verdict"] == "holds", row["evidence"]
+    assert "certify did not certify" in row["evidence"] and "still open at depth 6" in row["detail"]["certify"], \
+        (row["evidence"], row["detail"])

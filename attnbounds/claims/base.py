@@ -674,6 +674,7 @@ class Claim:
                     "latex": r.latex,
                     "relation": r.relation,
                     "methods": list(r.methods),
+                    **({"domain": [list(pair) for pair in r.domain]} if r.domain is not None else {}),
                 }
                 for r in self.readings
             ],

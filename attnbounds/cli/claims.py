@@ -7,6 +7,7 @@ from collections import Counter
 import click
 
 from attnbounds import claims as registry
+from attnbounds.claims.base import _domain_text
 from attnbounds.cli.common import UsageError, claims_options, did_you_mean, load_user_claims, write_json
 
 
@@ -61,6 +62,8 @@ def claims(claim_id, latex, as_json, claim_specs):
     for r in c.readings:
         click.echo(f"  - {c.id}:{r.name}: {r.latex if latex else r.statement}")
         click.echo(f"      methods: {', '.join(r.methods) or 'none'}")
+        if r.domain is not None:  # a certificate's tie: the stated domain, in locate's coordinates (trial 49)
+            click.echo(f"      domain (locate's coordinates): {_domain_text(r.domain)}")
     if c.derivations:
         how = "attnbounds derive NAME" if user is None else f"attnbounds derive {claims_options(claim_specs)} NAME"
         click.echo(f"Derivations: {', '.join(c.derivations)} ({how})")

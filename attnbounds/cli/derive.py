@@ -36,7 +36,8 @@ NORMALIZER_TITLE = "Lemma 1 (logits in [-a, a]) and Lemma 2 constants of alpha_i
                    "logits, and Lemma 2's bounds in it: G/4 (an entry of the Jacobian), sqrt(2) G/4 (a row), G/2 "
                    "(spectral and Frobenius norms). The temperature T stays a symbol unless SPEC sets it. A value "
                    "SymPy does not decide exactly is printed 'undecided' (--json: \"expr\": null, \"undecided\": "
-                   "true), never a guess.")
+                   "true), never a guess; Lemma 2's bounds where G is undecided are printed in G, marked "
+                   "'(undecided)' (--json: the expression in G, \"undecided\": true).")
 def derive(name, latex, as_json, claim_specs, normalizer_spec):
     """Print the closed forms of derivation NAME (no NAME: list the derivations; a claim id
     such as L2: list that claim's derivations).
@@ -91,7 +92,8 @@ def _emit(data: dict, latex: bool, as_json: bool) -> None:
         return
     click.echo(f"{data['name']}: {data['title']}")
     for key, res in data["results"].items():
-        value = "undecided" if res.get("undecided") else res["latex"] if latex else res["expr"]
+        shown = res["latex"] if latex else res["expr"]
+        value = ("undecided" if shown is None else f"{shown} (undecided)") if res.get("undecided") else shown
         click.echo(f"  {key} = {value}")
         if "maximizer" in res:
             click.echo(f"      attained at: {res['maximizer']}")
@@ -170,8 +172,8 @@ def normalizer_derivation(spec: str) -> dict:
     except ValueError as exc:  # F not positive on [-a, a]
         raise UsageError(f"--normalizer: {spec!r}: {exc}") from None
     if k is None:
-        out["m"] = _undecided("min F on [-a, a]: undecided (SymPy shows F neither monotone on [-a, a] nor, with a "
-                              "a symbol, where its critical points lie; or it cannot decide m > 0)")
+        out["m"] = _undecided("min F on [-a, a]: undecided (SymPy cannot show F monotone on [-a, a] nor, with a "
+                              "a symbol, where its critical points lie, or cannot decide m > 0)")
         out["M"] = _undecided("max F on [-a, a]: undecided (as m)")
         out["C1"] = _undecided("m/M: undecided (as m)")
         out["C2"] = _undecided("M/m: undecided (as m)")
@@ -197,6 +199,8 @@ def normalizer_derivation(spec: str) -> dict:
     for key in ("entry", "row", "spectral", "frobenius"):
         out[key] = derivation.Result(bounds[key].expr.xreplace({G_symbol: G}),
                                      note=f"Lemma 2: {bounds[key].note}{tail}").to_json()
+        if sup is None:  # written in G, which is undecided (trial 49: --json did not say so)
+            out[key]["undecided"] = True
     return {"name": N.spec, "title": NORMALIZER_TITLE, "results": out}
 
 

@@ -377,8 +377,8 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
     if proof.status is True and method == "certify":
         from attnbounds.numerics.intervals import issued_certificate
 
-        if not issued_certificate(proof.certificate):  # "certified" means interval arithmetic ran (review 46)
-            status = getattr(proof.certificate, "status", True)
+        status = getattr(proof.certificate, "status", True)
+        if not issued_certificate(proof.certificate) or status is not True:  # interval arithmetic ran (review 46)
             what = (f"with a certificate that certifies nothing (its status is {status}: "
                     f"{getattr(proof.certificate, 'detail', '')})" if status is not True else
                     "without an interval certificate (Proof.certificate, issued by attnbounds.numerics.intervals)")
@@ -390,7 +390,25 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
     if proof.status is True:
         return MethodOutcome(method, "pass", proof.detail, seconds, proof=info)
     if proof.status is None:
-        return MethodOutcome(method, "unknown", proof.detail, seconds, proof=info)
+        cert = getattr(proof.certificate, "detail", None) if method == "certify" else None
+        detail = f"{proof.detail} [certificate: {cert}]" if cert and cert not in proof.detail else proof.detail
+        return MethodOutcome(method, "unknown", detail, seconds, proof=info)
+    if not proof.counterexample:
+        # trial 49: a certificate that refutes its own f (the author's bug: 2s(1 - s) for s(1 - s)) made a true
+        # reading `falsified`; a point of the certificate's box is not an instance of the reading
+        cert = proof.certificate
+        point = getattr(cert, "counterexample", None)
+        try:
+            shown = ", ".join(str(v) for v in point) if point else ""
+        except TypeError:  # not a sequence (review 49: a crash, not a row)
+            point, shown = None, ""
+        where = (f" (the certificate refutes its f <= bound at the point ({shown}): "
+                 f"{getattr(cert, 'detail', '')})") if point else ""
+        out = MethodOutcome(method, "unknown", f"{method} refutes the reading but gives no instance of it to check the "
+                            f"refutation at, so it falsifies nothing{where} [{proof.detail}]", seconds, proof=info)
+        if method == "certify" and point and reading.locate is not None and getattr(cert, "f", None) is not None:
+            return _refutation_tied(out, reading, cert)
+        return out
     # A refutation: report the instance, and confirm it numerically where we can.
     lhs, rhs, conflict, note = proof.lhs, proof.rhs, None, ""
     if reading.assume is not None and proof.counterexample is not None:
@@ -496,6 +514,33 @@ def _certificate_tied(out: MethodOutcome, reading: Reading, proof: Proof) -> Met
     got, conflict, spent = _run_tie(lambda: certificate_tie(reading, proof.certificate), "certify", "the certificate")
     return replace(out, tie=got, conflict=out.conflict or conflict, detail=f"{out.detail}; tie {got['status']}: "
                    f"{got['detail']}", seconds=out.seconds + spent)
+
+
+def _refutation_tied(out: MethodOutcome, reading: Reading, cert) -> MethodOutcome:
+    """A certificate's refutation (f(p) > bound at a point p of its box, no instance of the
+    reading) tied to the reading as a passing certificate is
+    (:func:`attnbounds.engine.tie.certificate_tie`, which re-checks f(p) − bound > 0 from f
+    itself). Where p lies in the reading's domain and f(x) − bound is the reading's margin at
+    its drawn instances (``tied``, or ``undersampled``: they do not spread over the domain),
+    the tie carries ``refutes``, a conflict only where no numeric method found a
+    counterexample (:mod:`attnbounds.engine.verdict`): where one did, the reading is falsified
+    by it, and the refutation agrees. The point may be no instance of the reading (its
+    hypotheses, or instances that fill part of the domain), so the conflict says so: never a
+    ``holds``, never a ``falsified`` without an instance. A refutation of another function is
+    a conflict too (the certificate is not of the reading's sides: the author's bug, as for a
+    passing certificate); one outside the domain, one that violates a strict bound only
+    (f(p) = bound), or one untied for another reason, falsifies nothing."""
+    from attnbounds.engine.tie import certificate_tie
+
+    got, conflict, spent = _run_tie(lambda: certificate_tie(reading, cert), "certify", "the refutation")
+    if got["status"] in ("tied", "undersampled"):  # the verdict's combination decides (verdict._combine)
+        got = {**got, "refutes": (
+            f"certify: the certificate refutes f <= bound at the point ({', '.join(str(v) for v in cert.counterexample)}) "
+            f"of the reading's domain, where f(x) - bound > 0 is re-checked, and {got['detail']}: if an instance within "
+            "the reading's hypotheses is that point, the reading is false there, and no numeric method drew one (draw "
+            "it, or give certify's Proof that instance as its counterexample)")}
+    return replace(out, tie=got, conflict=out.conflict or conflict,
+                   detail=f"{out.detail}; tie {got['status']}: {got['detail']}", seconds=out.seconds + spent)
 
 
 def proves(chain) -> list[str]:

@@ -182,9 +182,10 @@ def certificate_tie(reading, certificate, seed: int = 0, instances: int = INSTAN
     reading's own hypotheses, ``locate`` gives the point of the box the instance is, and
 
     * the point must lie in the reading's domain (else a ``ValueError``: the reading draws outside
-      its own statement, or ``locate`` is wrong), and so in the box; a coordinate at most two
-      ulps beyond a domain end (the float 0.1 drawn at the end 1/10) is moved to the nearest
-      float inside;
+      its own statement, or ``locate`` is wrong), and so in the box; a coordinate beyond a
+      domain end by at most two ulps of it (the float 0.1 drawn at the end 1/10) or the
+      reading's slack (``rtol`` · |end| + ``atol``: a ``locate`` that computes rounds) is moved
+      to the nearest float inside;
     * the certificate's margin f(x) − bound must be the reading's, lhs − rhs for ``<=`` (rhs −
       lhs for ``>=``), to the reading's slack, else ``untied``: a certificate of another function,
       which the engine reports as a conflict.
@@ -236,7 +237,22 @@ def certificate_tie(reading, certificate, seed: int = 0, instances: int = INSTAN
     if len(reading.domain) != len(box):
         raise ValueError(f"domain: the reading's domain {stated} has {len(reading.domain)} coordinate(s); the "
                          f"certificate's box {shown} has {len(box)}")
-    if not _domain_within(reading.domain, box):
+    refuted = getattr(certificate, "status", True) is False
+    if refuted:  # a refutation at a point p: p must lie in the domain; the box need not contain it
+        from fractions import Fraction
+
+        from attnbounds.claims.base import _end_value
+
+        p = [Fraction(int(v.p), int(v.q)) for v in certificate.counterexample]
+        if len(p) != len(box) or not all(_end_value(lo) <= v <= _end_value(hi) for v, (lo, hi) in zip(p, reading.domain)):
+            return {"status": "uncovered", "instances": 0,
+                    "detail": f"the refuting point ({', '.join(map(str, p))}) is outside the reading's domain {stated}"}
+        excess = certificate.excess([str(v) for v in p])  # re-checked, not taken from the refutation (review 49)
+        if not excess > 0:  # f(p) >= bound refutes f < bound only; the reading's relation is not strict
+            return {"status": "no violation", "instances": 0,
+                    "detail": f"at the refuting point ({', '.join(map(str, p))}) f - bound = {excess.str(8)}, not > 0: "
+                              "it refutes a strict bound only, and the reading's relation is not strict"}
+    elif not _domain_within(reading.domain, box):
         return {"status": "uncovered", "instances": 0,
                 "detail": f"the reading's domain {stated} is not within the certificate's box {shown}: it certifies "
                           "part of the reading's domain only"}
@@ -255,14 +271,15 @@ def certificate_tie(reading, certificate, seed: int = 0, instances: int = INSTAN
         if not np.all(np.isfinite(point)):
             return {"status": "not evaluable", "instances": 0,
                     "detail": f"locate gave a point that is not finite ({point.tolist()}) at {_instance_text(inst)}"}
-        inside = _into_domain(point, reading.domain)
+        inside = _into_domain(point, reading.domain, reading.rtol, reading.atol)
         if inside is None:
             raise ValueError(f"domain: the reading's instance {_instance_text(inst)} is the point {point.tolist()}, "
-                             f"outside its stated domain {stated}: its sweep or strategy draws outside its statement, "
-                             "or its locate is wrong")
+                             f"outside its stated domain {stated}{_decimal(reading.domain)} by more than the reading's "
+                             "rounding slack (rtol, atol): its sweep or strategy draws outside its statement, or its "
+                             "locate is wrong")
         point = inside
         drawn.append(point)
-        if not certificate.covers(point.tolist()):  # cannot happen with the domain within the box; kept as a guard
+        if not refuted and not certificate.covers(point.tolist()):  # not with the domain within the box: a guard
             return {"status": "uncovered", "instances": len(picked),
                     "detail": f"the reading's instance {_instance_text(inst)} is the point {point.tolist()}, outside the "
                               f"certificate's box {shown}: it certifies part of the reading's domain only"}
@@ -284,16 +301,21 @@ def certificate_tie(reading, certificate, seed: int = 0, instances: int = INSTAN
             return {"status": "untied", "instances": len(picked),
                     "detail": f"the certificate is not of the reading's sides: at {_instance_text(inst)} (the point "
                               f"{point.tolist()}), f(x) - bound = {got:.6g} but the reading's "
-                              f"{'lhs - rhs' if reading.relation == '<=' else 'rhs - lhs'} = {want:.6g}"}
+                              f"{'lhs - rhs' if reading.relation == '<=' else 'rhs - lhs'} = {want:.6g} (a "
+                              "certificate ties where f(x) - bound is the reading's margin: certify the reading's "
+                              "own function and bound)"}
     short = _undersampled(np.array(drawn), reading.domain)
+    held = "" if refuted else f"the box {shown} contains the reading's domain {stated}, "
+    if refuted:
+        stated = f"{stated} (where the refuting point lies)"
     if short is not None:
         return {"status": "undersampled", "instances": len(picked),
-                "detail": f"the box {shown} contains the reading's domain {stated}, but the {len(picked)} drawn "
+                "detail": f"{held}{'but ' if held else ''}the {len(picked)} drawn "
                           f"instance(s) where f(x) - bound is compared with the reading's margin {short}: the tie "
                           "speaks of part of the domain only (draw all of it, its ends included)"}
-    return {"status": "tied", "instances": len(picked), "domain": stated,
-            "detail": f"the box {shown} contains the reading's domain {stated}, and f(x) - bound is the reading's "
-                      f"margin at {len(picked)} drawn instance(s), which spread over each coordinate of it"}
+    return {"status": "tied", "instances": len(picked), "domain": _domain_text(reading.domain),
+            "detail": f"{held}{'and ' if held else ''}f(x) - bound is the reading's margin at {len(picked)} drawn "
+                      f"instance(s), which spread over each coordinate of the domain {stated}"}
 
 
 #: How near each end of a domain coordinate the drawn points must come, as a fraction of its width.
@@ -302,10 +324,21 @@ END_REACH = 0.01
 MAX_GAP = 0.25
 
 
-def _into_domain(point: np.ndarray, domain) -> np.ndarray | None:
-    """``point`` with each coordinate that lies beyond its domain end by at most two ulps of the
-    end (a float drawn at a decimal end: the float 0.1 is 1/10 + 5.6e-18) moved to the nearest
-    float inside; None if a coordinate lies further out."""
+def _decimal(domain) -> str:
+    """`` (≈ [0.1, 0.3])``: the domain's ends as decimals, where one is a long fraction (a float end
+    is its exact binary value); else empty."""
+    from attnbounds.claims.base import _end_value
+
+    if all(len(e) <= 12 for pair in domain for e in pair):
+        return ""
+    return " (≈ " + " x ".join(f"[{float(_end_value(lo)):.17g}, {float(_end_value(hi)):.17g}]" for lo, hi in domain) + ")"
+
+
+def _into_domain(point: np.ndarray, domain, rtol: float = 0.0, atol: float = 0.0) -> np.ndarray | None:
+    """``point`` with each coordinate that lies beyond its domain end by at most the rounding of a
+    float (two ulps of the end: the float 0.1 is 1/10 + 5.6e-18) or the reading's slack
+    (``rtol`` · |end| + ``atol``: a ``locate`` that computes, (l1 − l2)/T, rounds by more; trial
+    49) moved to the nearest float inside; None if a coordinate lies further out."""
     from fractions import Fraction
 
     from attnbounds.claims.base import _end_value
@@ -318,7 +351,8 @@ def _into_domain(point: np.ndarray, domain) -> np.ndarray | None:
             beyond = (Fraction(float(v)) - end) * side
             if beyond <= 0:
                 continue
-            if beyond > 2 * Fraction(float(np.spacing(abs(float(end))))):
+            slack = max(2 * Fraction(float(np.spacing(abs(float(end))))), Fraction(rtol * abs(float(end)) + atol))
+            if beyond > slack:
                 return None
             inner = float(end)
             if (Fraction(inner) - end) * side > 0:

@@ -171,6 +171,9 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
     cex = fails[0].counterexample if fails else None
 
     conflicts = [o.conflict for o in outcomes if o.conflict]
+    refutes = [o.tie["refutes"] for o in outcomes if o.method == "certify" and o.tie and o.tie.get("refutes")]
+    if refutes and not fails:  # a certificate's refutation tied to the reading, and no counterexample (trial 49)
+        conflicts.append(refutes[0])
     if fails and exact_pass:
         conflicts.append(
             f"{', '.join(_METHOD_LABEL[o.method] for o in exact_pass)} proves the reading but "
@@ -246,6 +249,9 @@ def _combine(reading: Reading, outcomes: Sequence[MethodOutcome], budget: Budget
         sym = by.get("symbolic")
         if sym is not None and sym.proof is not None and sym.proof.get("status") in UNPROVED:
             parts.append(f"proof {sym.proof['status']}: {sym.proof['checked']}/{sym.proof['steps']} steps checked")
+        cert = by.get("certify")
+        if cert is not None and cert.outcome in ("unknown", "error"):  # trial 49: a failed certificate left no trace
+            untied.append(f"certify did not certify: {_short(cert.detail, 160)}")
         return Judgement("holds", _short("; ".join(parts + untied), 300 if untied else 200))
     if not outcomes:
         return Judgement("undecided", "no method to judge this reading")

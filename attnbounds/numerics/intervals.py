@@ -35,6 +35,17 @@ is only near f's, and the bisection's smaller boxes bring it nearer. A maximiser
 dyadic (1/3, √2) has no anchor at which f(y) = bound is exact, and an attained bound there
 stays undecided (give it a little slack).
 
+The gradient and Hessian used are f's own, by forward-mode automatic differentiation of f on
+``arb`` jets (jets: enclosures of f, ∇f and ∇²f over the balls f is given); the
+``gradient`` and ``hessian`` passed ask for concavity and are compared with them at the box's
+centre and on the whole box, and one that disagrees raises a ``ValueError`` naming it (a
+trial's Hessian of the wrong sign had certified the false x² ≤ 1/2 on [−1, 1]). Where f uses
+an operation a jet does not support, concavity is not used and an undecided certificate says
+so.
+
+A refutation (status False) keeps ``f``, ``bound`` and ``box`` as a certificate does, so that
+the engine can tie it to a reading.
+
 >>> cert = certify_upper_bound(lambda x: 2 * x[0] * (1 - x[0]), [(0, 1)], "1/2",
 ...                            gradient=lambda x: [2 - 4 * x[0]], hessian=lambda x: [[arb(-4)]])
 >>> cert.status
@@ -52,7 +63,7 @@ import weakref
 from fractions import Fraction
 from typing import Callable, Sequence
 
-from flint import arb, fmpq
+from flint import arb, fmpq, fmpz
 
 from attnbounds.numerics.validation import check_count
 
@@ -117,8 +128,8 @@ class IntervalCertificate:
     rationals, where f is enclosed by ``value``) or None (undecided). ``boxes`` counts the
     boxes examined and ``depth`` the deepest bisection level reached.
 
-    A certificate (status True) also keeps what it proved, so that it can be tied to a
-    reading (:func:`attnbounds.engine.tie.certificate_tie`): ``f`` (the function bounded),
+    A certificate (status True), and a refutation (False), also keeps what it is about, so that
+    it can be tied to a reading (:func:`attnbounds.engine.tie.certificate_tie`): ``f`` (the function bounded),
     ``bound`` (exact, as a string), ``strict`` and ``box`` (exact rational ends, as strings).
     :meth:`covers` says whether a point lies in the box, :meth:`margin` is f(x) − bound there.
     ``f`` is kept by reference (any callable, hashable or not) and is not part of the
@@ -155,12 +166,26 @@ class IntervalCertificate:
         """f(x) − bound at ``point`` (exact rationals of the floats given), the midpoint of its
         ``arb`` enclosure as a float: at most 0 (below 0 if strict) wherever :meth:`covers` holds."""
         if self.f is None or self.bound is None:
-            raise ValueError("margin: only a certificate (status True) knows its function and bound")
+            raise ValueError("margin: only a certificate or a refutation (status True or False) knows its function "
+                             "and bound")
         if _fingerprint(self.f, self.box) != self.fingerprint:
             raise ValueError("f: the certificate's function no longer gives the values it gave when the certificate "
                              "was issued (altered since): it certifies nothing")
         value = _eval(self.f, [arb(as_rational(float(v), "point")) for v in point]) - arb(as_rational(self.bound))
         return float(value.mid())
+
+
+    def excess(self, point) -> arb:
+        """f(x) − bound at ``point`` (exact rationals: a refutation's ``counterexample``), enclosed by
+        ``arb``, after the fingerprint check of :meth:`margin`: a refutation of a non-strict
+        reading must show it > 0."""
+        if self.f is None or self.bound is None:
+            raise ValueError("excess: only a certificate or a refutation (status True or False) knows its function "
+                             "and bound")
+        if _fingerprint(self.f, self.box) != self.fingerprint:
+            raise ValueError("f: the certificate's function no longer gives the values it gave when the certificate "
+                             "was issued (altered since): it certifies nothing")
+        return _eval(self.f, [arb(as_rational(v, "point")) for v in point]) - arb(as_rational(self.bound))
 
 
 def _fingerprint(f, box) -> tuple[str, ...]:
@@ -283,28 +308,245 @@ def _eval(f, args) -> arb:
     raise TypeError(f"f: must return an arb ball (or an exact int/rational), got {type(value).__name__}")
 
 
-def _concave_below(f, gradient, hessian, box, centre, below) -> bool:
-    """Whether concavity settles the box: its Hessian enclosure is negative semidefinite
-    (Gershgorin) and, at some anchor y (:func:`_anchors`), f's tangent plane at y stays
-    ``below`` the bound on the box (module docstring)."""
+class _NotDifferentiable(ArithmeticError):
+    """f is not differentiated by jets on the ball (an unsupported operation, a comparison, a
+    log or sqrt of a ball not > 0, abs of a ball with both signs)."""
+
+
+class _Jet(arb):
+    """A value with its gradient and Hessian, each an ``arb`` enclosure (forward-mode automatic
+    differentiation in interval arithmetic): f evaluated on jets seeded with the coordinates'
+    balls gives enclosures of f, ∇f and ∇²f over those balls, from f itself (trial 49: a
+    user's gradient or Hessian with a slip certified a false bound). Supports +, −, ×, ÷,
+    integer, rational and ball powers, ``exp``, ``log``, ``sqrt``, ``sin``, ``cos``, ``atan``
+    and ``abs`` (of a ball of one sign). A jet is an ``arb`` whose own value is NaN (review 49:
+    ``arb.cos(jet)``, an unbound method, read a plain object's memory as a ball and gave a
+    garbage value or aborted the process), so an operation it does not support gives NaN, and
+    a comparison raises: either way concavity is not used there."""
+
+    __slots__ = ("v", "g", "h")
+
+    def __init__(self, v, g, h):
+        arb.__init__(self, "nan")
+        self.v, self.g, self.h = v, g, h
+
+    @staticmethod
+    def _lift(c, k):
+        if isinstance(c, _Jet):
+            return c
+        if isinstance(c, bool) or not isinstance(c, (arb, fmpq, fmpz, float, numbers.Rational)):
+            raise _NotDifferentiable(f"a jet cannot combine with {type(c).__name__}")
+        c = arb(c) if isinstance(c, (arb, float)) else arb(as_rational(c, "f's constant"))
+        return _Jet(c, [arb(0)] * k, [[arb(0)] * k for _ in range(k)])
+
+    def _chain(self, f0, f1, f2):  # φ(u) with φ(v) = f0, φ'(v) = f1, φ''(v) = f2
+        k = len(self.g)
+        return _Jet(f0, [f1 * gi for gi in self.g],
+                    [[f2 * self.g[i] * self.g[j] + f1 * self.h[i][j] for j in range(k)] for i in range(k)])
+
+    def __add__(self, o):
+        o = self._lift(o, len(self.g))
+        k = len(self.g)
+        return _Jet(self.v + o.v, [a + b for a, b in zip(self.g, o.g)],
+                    [[self.h[i][j] + o.h[i][j] for j in range(k)] for i in range(k)])
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        k = len(self.g)
+        return _Jet(-self.v, [-a for a in self.g], [[-self.h[i][j] for j in range(k)] for i in range(k)])
+
+    def __pos__(self):
+        return self
+
+    def __sub__(self, o):
+        return self + (-self._lift(o, len(self.g)))
+
+    def __rsub__(self, o):
+        return self._lift(o, len(self.g)) + (-self)
+
+    def __mul__(self, o):
+        o = self._lift(o, len(self.g))
+        k = len(self.g)
+        return _Jet(self.v * o.v, [a * o.v + self.v * b for a, b in zip(self.g, o.g)],
+                    [[self.h[i][j] * o.v + self.g[i] * o.g[j] + self.g[j] * o.g[i] + self.v * o.h[i][j]
+                      for j in range(k)] for i in range(k)])
+
+    __rmul__ = __mul__
+
+    def _inverse(self):
+        if self.v.contains(0):
+            raise _NotDifferentiable("a division by a ball holding 0")
+        r = 1 / self.v
+        return self._chain(r, -r * r, 2 * r * r * r)
+
+    def __truediv__(self, o):
+        return self * self._lift(o, len(self.g))._inverse()
+
+    def __rtruediv__(self, o):
+        return self._lift(o, len(self.g)) * self._inverse()
+
+    def __pow__(self, p):
+        if isinstance(p, (int, fmpz, numbers.Integral)) and not isinstance(p, bool):
+            p = int(p)
+            if p == 0:
+                return self._lift(1, len(self.g))
+            if p < 0:
+                return (self ** -p)._inverse()
+            v = self.v
+            return self._chain(v ** p, p * v ** (p - 1), p * (p - 1) * (v ** (p - 2) if p >= 2 else arb(0)))
+        if isinstance(p, _Jet) or isinstance(p, bool) or not isinstance(p, (arb, fmpq, float, numbers.Rational)):
+            raise _NotDifferentiable(f"a power with exponent {type(p).__name__}")
+        p = arb(p) if isinstance(p, (arb, float)) else arb(as_rational(p, "f's exponent"))
+        if not self.v > 0:
+            raise _NotDifferentiable("a power of a ball not > 0")
+        v = self.v
+        return self._chain(v ** p, p * v ** (p - 1), p * (p - 1) * v ** (p - 2))
+
+    def __rpow__(self, base):
+        raise _NotDifferentiable("a power with a jet exponent")
+
+    def _refuse(self, *_):
+        raise _NotDifferentiable("a comparison (or truth value) of a jet")
+
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = __bool__ = _refuse
+    __hash__ = None
+
+    def exp(self):
+        e = self.v.exp()
+        return self._chain(e, e, e)
+
+    def log(self):
+        if not self.v > 0:
+            raise _NotDifferentiable("log of a ball not > 0")
+        r = 1 / self.v
+        return self._chain(self.v.log(), r, -r * r)
+
+    def sqrt(self):
+        if not self.v > 0:
+            raise _NotDifferentiable("sqrt of a ball not > 0")
+        q = self.v.sqrt()
+        return self._chain(q, 1 / (2 * q), -1 / (4 * q * self.v))
+
+    def sin(self):
+        return self._chain(self.v.sin(), self.v.cos(), -self.v.sin())
+
+    def cos(self):
+        return self._chain(self.v.cos(), -self.v.sin(), -self.v.cos())
+
+    def atan(self):
+        d = 1 / (1 + self.v * self.v)
+        return self._chain(self.v.atan(), d, -2 * self.v * d * d)
+
+    def __abs__(self):
+        if self.v >= 0:  # |u| is u on the whole ball (0 at an end only): its derivatives are u's
+            return self
+        if self.v <= 0:
+            return -self
+        raise _NotDifferentiable("abs of a ball with both signs")
+
+
+def _derivatives(f, balls) -> tuple:
+    """(f, ∇f, ∇²f) enclosed over ``balls`` by evaluating f on jets (:class:`_Jet`); raises
+    :class:`_NotDifferentiable` where f uses an operation a jet does not support, or does not
+    return a jet (a constant f needs no concavity), and where the value is not finite."""
+    k = len(balls)
+    zero = [[arb(0)] * k for _ in range(k)]
+    xs = [_Jet(b, [arb(1) if j == i else arb(0) for j in range(k)], zero) for i, b in enumerate(balls)]
+    try:
+        out = f(xs)
+    except _NotDifferentiable:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- any operation a jet does not support
+        raise _NotDifferentiable(f"{type(exc).__name__}: {exc}") from None
+    if not isinstance(out, _Jet):
+        raise _NotDifferentiable(f"f returned {type(out).__name__} on jets, not a jet")
+    if not (out.v.is_finite() and all(a.is_finite() for a in out.g) and all(a.is_finite() for r in out.h for a in r)):
+        raise _NotDifferentiable("f's value or derivatives on jets are not finite (an operation a jet does not "
+                                 "support gives NaN)")
+    return out.v, out.g, out.h
+
+
+def _check_given_derivatives(f, gradient, hessian, root) -> None:
+    """Compare the caller's ``gradient`` and ``hessian`` with f's own (jets) at the box's centre and
+    on the whole box: each entry's enclosure must meet f's, and their shapes must be f's
+    (``ValueError`` naming the argument otherwise). Where the jets cannot differentiate f on
+    the whole box, nothing is compared (the caller's derivatives are never used anyway)."""
+    k = len(root)
+    centre = [arb((lo + hi) / 2) for lo, hi in root]
+    whole = [arb(lo).union(arb(hi)) for lo, hi in root]
+    try:
+        _, g_c, _ = _derivatives(f, centre)
+        _, _, H_box = _derivatives(f, whole)
+    except _NotDifferentiable:
+        return
+    g_given, H_given = list(gradient(centre)), [list(row) for row in hessian(whole)]
+    if len(g_given) != k:
+        raise ValueError(f"gradient: has {len(g_given)} entries; the box has {k} coordinates")
+    if len(H_given) != k or any(len(row) != k for row in H_given):
+        raise ValueError(f"hessian: must be {k} x {k} (the box has {k} coordinates)")
+    for name, given, own, at in (("gradient", [g_given], [g_c], "the box's centre"),
+                                 ("hessian", H_given, H_box, "the box")):
+        for i, (row_given, row_own) in enumerate(zip(given, own)):
+            for j, (u, a) in enumerate(zip(row_given, row_own)):
+                if not arb(u).overlaps(a):
+                    where = f"[{i}][{j}]" if name == "hessian" else f"[{j}]"
+                    raise ValueError(f"{name}: entry {where} is {arb(u).str(8)} on {at}, but f's own derivative "
+                                     f"(automatic differentiation of f) is {a.str(8)} there: the {name} given does "
+                                     "not belong to f")
+
+
+def _agrees(jet_value: arb, value: arb) -> bool:
+    """Whether f's value on jets and on plain balls agree (finite, overlapping): f must compute the
+    same function on both, or its jets' derivatives are of another function."""
+    return jet_value.is_finite() and value.is_finite() and jet_value.overlaps(value)
+
+
+def _concave_below(f, box, centre, below) -> tuple:
+    """(settled, why not): whether concavity settles the box: its Hessian enclosure (from f's
+    jets, :class:`_Jet`) is negative semidefinite (Gershgorin) and, at some anchor y
+    (:func:`_anchors`), f's tangent plane at y stays ``below`` the bound on the box (module
+    docstring). f's value on jets must agree with its value on balls, on the box, at its
+    vertices (up to :data:`_MAX_VERTEX_DIM` dimensions) and at y: f must compute the same
+    function on both, which these comparisons check at those points only (a function that
+    branches on its arguments' type is outside what they guard)."""
     balls = [arb(lo).union(arb(hi)) for lo, hi in box]
-    H = hessian(balls)
+    try:
+        v_box, _, H = _derivatives(f, balls)
+    except _NotDifferentiable as exc:
+        return False, str(exc)
+    if not _agrees(v_box, _eval(f, balls)):
+        return False, "f's value on jets is not its value on balls"
     k = len(box)
     for i in range(k):  # Gershgorin row i: H_ii + Σ_{j≠i} |H_ij| ≤ 0
-        row = arb(H[i][i]) + sum((arb(H[i][j]).abs_upper() for j in range(k) if j != i), arb(0))
+        row = H[i][i] + sum((H[i][j].abs_upper() for j in range(k) if j != i), arb(0))
         if not row <= 0:
-            return False
-    for y in _anchors(gradient, hessian, box, centre):
+            return False, None
+    if k <= _MAX_VERTEX_DIM:  # the same function on jets and on balls, at the vertices too (review 49)
+        for vertex in itertools.product(*box):
+            vs = [arb(v) for v in vertex]
+            try:
+                same = _agrees(_derivatives(f, vs)[0], _eval(f, vs))
+            except _NotDifferentiable:
+                same = True  # no jet there: nothing to compare (the box's own jets were compared above)
+            if not same:
+                return False, "f's value on jets is not its value on balls"
+    for y in _anchors(f, box, centre):
         ys = [arb(v) for v in y]
-        g = gradient(ys)
-        rise = sum(((arb(g[i]) * arb(lo - y[i])).max(arb(g[i]) * arb(hi - y[i])) for i, (lo, hi) in enumerate(box)),
-                   arb(0))
-        if below(_eval(f, ys) + rise):
-            return True
-    return False
+        try:
+            v_y, g, _ = _derivatives(f, ys)
+        except _NotDifferentiable:
+            continue
+        fy = _eval(f, ys)
+        if not _agrees(v_y, fy):
+            continue
+        rise = sum(((g[i] * arb(lo - y[i])).max(g[i] * arb(hi - y[i])) for i, (lo, hi) in enumerate(box)), arb(0))
+        if below(fy + rise):
+            return True, None
+    return False, None
 
 
-def _anchors(gradient, hessian, box, centre):
+def _anchors(f, box, centre):
     """Anchors of the concavity bound, exact rationals in the box: the centre, the vertices (up to
     :data:`_MAX_VERTEX_DIM` dimensions), then the maximiser of the quadratic model at the centre
     on the box (:func:`_model_maximiser`) with its free coordinates rounded to the nearest
@@ -321,11 +563,11 @@ def _anchors(gradient, hessian, box, centre):
     if len(box) <= _MAX_VERTEX_DIM:
         for vertex in itertools.product(*box):
             yield from once(vertex)
-    for point in _model_maximiser(gradient, hessian, box, centre):
+    for point in _model_maximiser(f, box, centre):
         yield from once(point)
 
 
-def _model_maximiser(gradient, hessian, box, centre) -> list:
+def _model_maximiser(f, box, centre) -> list:
     """Candidate maximisers of f on the box from its quadratic model at the centre c (in floats):
     Newton's step y = c − H⁻¹∇f(c), then, for each coordinate it puts outside the box, that
     coordinate fixed at the end it crossed and the step re-solved for the others (an active set:
@@ -339,9 +581,9 @@ def _model_maximiser(gradient, hessian, box, centre) -> list:
         lo = np.array([int(a.p) / int(a.q) for a, _ in box])
         hi = np.array([int(b.p) / int(b.q) for _, b in box])
         c = np.array([int(v.p) / int(v.q) for v in centre])
-        balls = [arb(v) for v in centre]
-        g = np.array([float(arb(v).mid()) for v in gradient(balls)])
-        H = np.array([[float(arb(v).mid()) for v in row] for row in hessian(balls)])
+        _, g_c, H_c = _derivatives(f, [arb(v) for v in centre])
+        g = np.array([float(v.mid()) for v in g_c])
+        H = np.array([[float(v.mid()) for v in row] for row in H_c])
         if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(np.isfinite(g))
                 and np.all(np.isfinite(H))):
             return []
@@ -371,7 +613,7 @@ def _model_maximiser(gradient, hessian, box, centre) -> list:
             points.append([fixed[i] if i in fixed else min(max(fmpq(round(float(y[i]) * scale), scale), box[i][0]),
                                                              box[i][1]) for i in range(k)])
         return points
-    except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # overflow, a singular or huge model
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError):  # overflow, a singular or huge model, no jets
         return []
 
 
@@ -428,6 +670,10 @@ def certify_upper_bound(
         return bool(v >= b) if strict else bool(v > b)
 
     relation = "<" if strict else "<="
+    concave = gradient is not None  # concavity asked for: with f's own derivatives, the caller's only compared
+    not_differentiable = None
+    if concave:
+        _check_given_derivatives(f, gradient, hessian, root)
     stack = [(root, 0)]
     boxes = 0
     deepest = 0
@@ -439,19 +685,24 @@ def certify_upper_bound(
         if below(_eval(f, [arb(lo).union(arb(hi)) for lo, hi in current])):
             continue
         centre = tuple((lo + hi) / 2 for lo, hi in current)
-        if gradient is not None and _concave_below(f, gradient, hessian, current, centre, below):
-            continue
+        if concave:
+            settled, why = _concave_below(f, current, centre, below)
+            if settled:
+                continue
+            not_differentiable = why or not_differentiable
         for point in _probe_points(current, centre):
             fc = _eval(f, [arb(v) for v in point])
             if violates(fc):
-                return IntervalCertificate(
+                return (IntervalCertificate(  # a refutation keeps f too: it can be tied to a reading
                     False,
                     f"f(c) = {fc.str(10)} violates f {relation} {bound} at c = {tuple(str(v) for v in point)}",
                     point,
                     fc,
                     boxes,
                     deepest,
-                )
+                    box=tuple((str(lo), str(hi)) for lo, hi in root), f=f, bound=str(as_rational(bound, "bound")),
+                    strict=strict, fingerprint=_fingerprint(f, root),
+                ))
         if depth >= max_depth or boxes + len(stack) >= max_boxes:
             undecided += 1
             continue
@@ -466,9 +717,11 @@ def certify_upper_bound(
         stack.append((right, depth + 1))
         stack.append((left, depth + 1))
     if undecided:
+        why = (f"; concavity not used on some boxes: f is not differentiated there by attnbounds' automatic "
+               f"differentiation ({not_differentiable})") if not_differentiable else ""
         return IntervalCertificate(
             None,
-            f"undecided: {undecided} box(es) still open at depth {max_depth} / {max_boxes} boxes",
+            f"undecided: {undecided} box(es) still open at depth {max_depth} / {max_boxes} boxes{why}",
             boxes=boxes,
             depth=deepest,
         )

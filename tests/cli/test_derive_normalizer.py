@@ -179,8 +179,10 @@ def test_an_undecided_or_infinite_g(plugins):
     assert r["G"]["expr"] is None and r["G"]["undecided"] is True
     assert _expr(r, "entry") == G / 4 and _expr(r, "spectral") == G / 2  # still Lemma 2, in terms of G
     assert "undecided" in r["entry"]["note"]
+    # trial 49: the bounds in an undecided G are marked undecided in the JSON and the text
+    assert all(r[k]["undecided"] is True for k in ("entry", "row", "spectral", "frobenius"))
     lines = _run("--normalizer", f"{plugins}:softplus_own").output.splitlines()
-    assert "  G = undecided" in lines and "  entry = G/4" in lines
+    assert "  G = undecided" in lines and "  entry = G/4 (undecided)" in lines
     assert _same(_expr(r, "m"), sp.log(1 + sp.exp(-a / T)))  # Lemma 1 decided all the same
     gauss = _json("--normalizer", f"{plugins}:gauss")["results"]  # g = 2l/T^2, unbounded
     assert gauss["G"]["expr"] == "oo" and gauss["spectral"]["expr"] == "oo"

@@ -48,3 +48,19 @@ def test_sides_the_certificate_does_not_bound_are_not_certified():
     row = judge_reading(ex.CLAIM, tighter, quick=True, seed=0)
     assert row["verdict"] == "undecided" and "the certificate is not of the reading's sides" in row["conflict"], \
         row["evidence"]
+
+
+def test_the_claims_listing_shows_the_stated_domain():
+    """Trial 49: `attnbounds claims` listed a certified reading's methods but not its domain."""
+    import json
+
+    from click.testing import CliRunner
+
+    from attnbounds.cli import main
+
+    text = CliRunner().invoke(main, ["claims", "--claims", str(PATH), "XEX"])
+    assert text.exit_code == 0, text.output
+    assert "      domain (locate's coordinates): [0, oo)" in text.output.splitlines()
+    assert "      domain (locate's coordinates): [0, 4]" in text.output.splitlines()
+    doc = json.loads(CliRunner().invoke(main, ["claims", "--claims", str(PATH), "XEX", "--json"]).output)
+    assert [r.get("domain") for r in doc["readings"]] == [[["0", "oo"]], [["0", "4"]]]

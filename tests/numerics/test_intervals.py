@@ -221,3 +221,58 @@ def test_certify_between_on_grid_decides_or_says_undecided():
         certify_between_on_grid(lambda z: [z[0]], [(0, 1)], 0, 0, 1)
     with pytest.raises(ValueError, match="box"):
         certify_between_on_grid(lambda z: [z[0]], [], 2, 0, 1)
+
+
+def test_the_derivatives_given_are_checked_against_f():
+    """Trial 49: concavity trusted the user's gradient and Hessian; a sign slip in the Hessian
+    certified the false x^2 <= 1/2 on [-1, 1], and a forgotten chain-rule factor a false bound
+    through the engine. f's own derivatives (automatic differentiation on arb jets) are used, and
+    the ones given must agree with them."""
+    with pytest.raises(ValueError, match=r"^hessian: entry \[0\]\[0\] is -2\.0+ on the box, but f's own derivative"):
+        certify_upper_bound(lambda x: x[0] * x[0], [(-1, 1)], "1/2", gradient=lambda x: [2 * x[0]],
+                            hessian=lambda x: [[arb(-2)]])
+    with pytest.raises(ValueError, match=r"^gradient: entry \[0\] is .* on the box's centre, but f's own derivative"):
+        certify_upper_bound(lambda x: (3 * x[0]).sin(), [(0, 1)], 1, gradient=lambda x: [x[0].cos()],
+                            hessian=lambda x: [[-9 * (3 * x[0]).sin()]])
+    # correct derivatives, through exp, log, sqrt, atan, division and powers: certified
+    f = lambda x: -(x[0] - 1) ** 2 + (x[1] + 2).log() - (1 + x[1] * x[1]).sqrt() / 4 + x[0].atan() / 8  # noqa: E731
+    cert = certify_upper_bound(f, [(0, 2), (0, 1)], "1.5", gradient=lambda x: [
+        -2 * (x[0] - 1) + 1 / (8 * (1 + x[0] * x[0])), 1 / (x[1] + 2) - x[1] / (4 * (1 + x[1] * x[1]).sqrt())],
+        hessian=lambda x: [[-2 - x[0] / (4 * (1 + x[0] * x[0]) ** 2), arb(0)],
+                           [arb(0), -1 / (x[1] + 2) ** 2 - 1 / (4 * (1 + x[1] * x[1]).sqrt() ** 3)]])
+    assert cert.status is True, cert.detail
+
+
+def test_concavity_is_not_used_where_f_cannot_be_differentiated():
+    # a jet has no tanh (it is an arb whose own value is NaN: the tanh of that): the attained bound
+    # stays undecided, and the detail says why
+    f = lambda x: -(x[0] * x[0]) + (0 * x[0]).tanh()  # noqa: E731
+    cert = certify_upper_bound(f, [(-1, 1)], 0, max_depth=6, gradient=lambda x: [-2 * x[0]],
+                               hessian=lambda x: [[arb(-2)]])
+    assert cert.status is None and "concavity not used" in cert.detail and "not finite" in cert.detail, cert.detail
+    # a comparison of a jet is refused, not answered from its NaN
+    g = lambda x: -(x[0] * x[0]) if x[0] < 2 else x[0]  # noqa: E731
+    cert = certify_upper_bound(g, [(-1, 1)], 0, max_depth=6, gradient=lambda x: [-2 * x[0]],
+                               hessian=lambda x: [[arb(-2)]])
+    assert cert.status is None and "a comparison (or truth value) of a jet" in cert.detail, cert.detail
+
+
+def test_review_49_jets_are_arbs_so_unbound_methods_and_isinstance_cannot_fool_them():
+    """Review 49: arb.cos(jet) read a plain object as a ball (garbage, or an abort), and a constant
+    from f on jets was taken for f's derivatives: arb.cos(x) <= 0 on [-4, 4] was certified."""
+    cos = certify_upper_bound(lambda x: arb.cos(x[0]), [(-4, 4)], 0, gradient=lambda x: [-x[0].sin()],
+                              hessian=lambda x: [[-x[0].cos()]])
+    assert cos.status is False, cos.detail
+    # f that is x^2 on balls and -x^2 elsewhere: the jets' value disagrees with f's, no concavity
+    two_faced = lambda x: x[0] * x[0] if type(x[0]) is arb else -(x[0] * x[0])  # noqa: E731
+    cert = certify_upper_bound(two_faced, [(-1, 1)], "1/2", max_depth=6, gradient=lambda x: [-2 * x[0]],
+                               hessian=lambda x: [[arb(-2)]])  # the jets' function's, which agree with the jets
+    assert cert.status is False, cert.detail
+    # a closed box where |u| touches 0 at an end only: still differentiated (|x| = x on [0, 1])
+    abs_end = certify_upper_bound(lambda x: -(x[0] * x[0]) + abs(x[0]), [(0, 1)], "1/4",
+                                  gradient=lambda x: [1 - 2 * x[0]], hessian=lambda x: [[arb(-2)]])
+    assert abs_end.status is True, abs_end.detail
+    # shapes of the derivatives given are checked
+    with pytest.raises(ValueError, match="^gradient: has 1 entries; the box has 2 coordinates"):
+        certify_upper_bound(lambda x: -(x[0] * x[0]) - x[1] * x[1], [(-1, 1), (-1, 1)], 0,
+                            gradient=lambda x: [-2 * x[0]], hessian=lambda x: [[arb(-2)]])
