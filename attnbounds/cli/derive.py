@@ -96,7 +96,10 @@ def _emit(data: dict, latex: bool, as_json: bool) -> None:
         value = ("undecided" if shown is None else f"{shown} (undecided)") if res.get("undecided") else shown
         click.echo(f"  {key} = {value}")
         if "maximizer" in res:
-            click.echo(f"      attained at: {res['maximizer']}")
+            where = res["maximizer"]
+            if latex and isinstance(where, dict):  # trial 49: a Python dict in LaTeX output
+                where = "; ".join(f"{k} = {v}" for k, v in where.items())
+            click.echo(f"      attained at: {where}")
         if "note" in res:
             click.echo(f"      {res['note']}")
 
@@ -171,7 +174,10 @@ def normalizer_derivation(spec: str) -> dict:
         k = thn.normalizer_constants(F, l, thn.a)
     except ValueError as exc:  # F not positive on [-a, a]
         raise UsageError(f"--normalizer: {spec!r}: {exc}") from None
-    if k is None:
+    table = _family_constants(N, symbolic_T) if k is None else None
+    if table is not None:
+        out.update(table)
+    elif k is None:
         out["m"] = _undecided("min F on [-a, a]: undecided (SymPy cannot show F monotone on [-a, a] nor, with a "
                               "a symbol, where its critical points lie, or cannot decide m > 0)")
         out["M"] = _undecided("max F on [-a, a]: undecided (as m)")
@@ -230,6 +236,36 @@ def _theory_form(expr, N, symbolic_T: bool) -> sp.Expr:
         elif N.params.get(s.name) is not None:
             subs[s] = exact_number(N.params[s.name], s.name)
     return expr.xreplace(subs)
+
+
+def _family_constants(N, symbolic_T: bool) -> dict | None:
+    """m, M, C1 and C2 (JSON results) for a family whose Lemma 1 constants the ``L1-constants``
+    derivation works out by hand (taylor2, even_power: not monotone, so
+    :func:`~attnbounds.theory.normalization.normalizer_constants` leaves them undecided for a
+    symbolic a), where the normalizer's F is the family's, or the family's at l/T (a becomes
+    a/T); None otherwise (trial 49)."""
+    from attnbounds.theory import normalization as thn
+
+    fam = thn.FAMILIES.get(N.name)
+    if fam is None or N.name not in ("taylor2", "even_power"):
+        return None
+    raw = N.sympy_F.xreplace({s: {"l": thn.l, "T": thn.T}[s.name] for s in N.sympy_F.free_symbols
+                              if s.name in ("l", "T")})
+    if derivation.is_identity(raw, fam.F):
+        scale, how = {}, ""
+    elif thn.T not in fam.params and derivation.is_identity(raw, fam.F.subs(thn.l, thn.l / thn.T)):
+        scale, how = {thn.a: thn.a / thn.T}, ", with a/T for a: F is the family's at l/T"
+    else:
+        return None
+    done = derivation.get("L1-constants").compute()
+    out = {}
+    for key, role in (("m", "min F on [-a, a]"), ("M", "max F on [-a, a]"), ("C1", "m/M; Lemma 1: alpha_i >= C1/L"),
+                      ("C2", "M/m; Lemma 1: alpha_i <= C2/L")):
+        res = done[f"{N.name}_{key}"]
+        note = f"{role} (L1-constants' {N.name}_{key}{how}{'; ' + res.note if res.note else ''})"
+        out[key] = derivation.Result(_theory_form(res.expr.xreplace(scale), N, symbolic_T), res.maximizer,
+                                     note).to_json()
+    return out
 
 
 def _family_sup(N, symbolic_T: bool):

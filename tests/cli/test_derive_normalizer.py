@@ -102,6 +102,7 @@ def test_softmax_text_and_latex_layout():
     latex = _run("--normalizer", "softmax", "--latex")
     assert latex.exit_code == 0 and "  C1 = e^{- \\frac{2 a}{T}}" in latex.output.splitlines()
     assert "  G = \\frac{1}{T}" in latex.output.splitlines()
+    assert "      attained at: l = -a" in latex.output.splitlines()  # not a Python dict (trial 49)
 
 
 def test_a_spec_that_sets_the_temperature_substitutes_it():
@@ -137,18 +138,35 @@ def test_softplus_family_uses_the_exact_table_and_matches_numbers():
     assert g.max() < 1 / Tv
 
 
-def test_an_undecided_lemma1_constant_is_printed_undecided_never_guessed():
-    text = _run("--normalizer", "taylor2")
+def test_an_undecided_lemma1_constant_is_printed_undecided_never_guessed(plugins):
+    # quad, F = 1 + l^2 as a plug-in: not monotone on [-a, a], a a symbol, and no worked case
+    text = _run("--normalizer", f"{plugins}:quad")
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
     for key in ("m", "M", "C1", "C2"):
         assert f"  {key} = undecided" in lines
-    assert "  G = 1/T" in lines  # decided: L2-generic's G_taylor2
-    r = _json("--normalizer", "taylor2")["results"]
+    assert "  G = 1/T" in lines  # decided: critical points of g
+    r = _json("--normalizer", f"{plugins}:quad")["results"]
     for key in ("m", "M", "C1", "C2"):
         assert r[key]["expr"] is None and r[key]["latex"] is None and r[key]["undecided"] is True
         assert "undecided" in r[key]["note"]
     assert not r["G"].get("undecided") and _expr(r, "G") == 1 / T
+
+
+def test_taylor2_and_even_power_take_the_worked_cases_of_l1_constants():
+    """Trial 49: derive --normalizer printed m, M, C1, C2 of taylor2 and even_power undecided, though
+    `derive L1-constants` works them out; checked here against a grid at a = 1.5 and a = 0.5."""
+    for spec, F in (("taylor2(T=0.7)", lambda x: 1 + x / 0.7 + x**2 / (2 * 0.7**2)),
+                    ("even_power(p=1.5, T=0.5)", lambda x: (1 + (x / 0.5) ** 2) ** 1.5)):
+        r = _json("--normalizer", spec)["results"]
+        assert "L1-constants'" in r["m"]["note"] and not r["m"].get("undecided"), r["m"]
+        for half in (1.5, 0.5):
+            x = np.linspace(-half, half, 300_001)
+            values = {key: float(_expr(r, key).subs(a, sp.Rational(str(half)))) for key in ("m", "M", "C1", "C2")}
+            grid = {"m": F(x).min(), "M": F(x).max()}
+            grid.update(C1=grid["m"] / grid["M"], C2=grid["M"] / grid["m"])
+            for key, value in values.items():
+                assert value == pytest.approx(grid[key], rel=1e-9), (spec, half, key, value, grid[key])
 
 
 def test_a_from_sympy_plugin(plugins):
