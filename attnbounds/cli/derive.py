@@ -246,17 +246,10 @@ def _family_constants(N, symbolic_T: bool) -> dict | None:
     a/T); None otherwise (trial 49)."""
     from attnbounds.theory import normalization as thn
 
-    fam = thn.FAMILIES.get(N.name)
-    if fam is None or N.name not in ("taylor2", "even_power"):
+    form = _family_form(N) if N.name in ("taylor2", "even_power") else None
+    if form is None:
         return None
-    raw = N.sympy_F.xreplace({s: {"l": thn.l, "T": thn.T}[s.name] for s in N.sympy_F.free_symbols
-                              if s.name in ("l", "T")})
-    if derivation.is_identity(raw, fam.F):
-        scale, how = {}, ""
-    elif thn.T not in fam.params and derivation.is_identity(raw, fam.F.subs(thn.l, thn.l / thn.T)):
-        scale, how = {thn.a: thn.a / thn.T}, ", with a/T for a: F is the family's at l/T"
-    else:
-        return None
+    scale, how = ({thn.a: thn.a / thn.T}, ", with a/T for a: F is the family's at l/T") if form else ({}, "")
     done = derivation.get("L1-constants").compute()
     out = {}
     for key, role in (("m", "min F on [-a, a]"), ("M", "max F on [-a, a]"), ("C1", "m/M; Lemma 1: alpha_i >= C1/L"),
@@ -277,22 +270,34 @@ def _family_sup(N, symbolic_T: bool):
     from attnbounds.theory import normalization as thn
 
     fam = thn.FAMILIES.get(N.name)
-    if fam is None or not fam.real_line:
+    form = _family_form(N) if fam is not None and fam.real_line else None
+    if form is None:
         return None
-    raw = N.sympy_F.xreplace({s: {"l": thn.l, "T": thn.T}[s.name] for s in N.sympy_F.free_symbols
-                              if s.name in ("l", "T")})
     expr, how = thj.family_log_derivative_sup()[N.name]
     at_T = "" if symbolic_T else f", at T = {sp.sstr(exact_number(N.params['T'], 'T'))}"
     note = f"sup |g| over all real logits: L2-generic's G_{N.name} ({how}){at_T}"
-    if derivation.is_identity(raw, fam.F):
-        pass
-    elif thn.T not in fam.params and derivation.is_identity(raw, fam.F.subs(thn.l, thn.l / thn.T)):
+    if form:
         expr = expr / thn.T
         note = (f"sup |g| over all real logits: L2-generic's G_{N.name} = {sp.sstr(expr * thn.T)} ({how}), over T, "
                 f"as F is the family's at l/T{at_T}")
-    else:
-        return None
     return _theory_form(expr, N, symbolic_T), None, note
+
+
+def _family_form(N) -> bool | None:
+    """How the normalizer's F is the theory's family of the same name: False for the family's F
+    itself, True for the family's F at l/T (a family without T), None for neither."""
+    from attnbounds.theory import normalization as thn
+
+    fam = thn.FAMILIES.get(N.name)
+    if fam is None:
+        return None
+    raw = N.sympy_F.xreplace({s: {"l": thn.l, "T": thn.T}[s.name] for s in N.sympy_F.free_symbols
+                              if s.name in ("l", "T")})
+    if derivation.is_identity(raw, fam.F):
+        return False
+    if thn.T not in fam.params and derivation.is_identity(raw, fam.F.subs(thn.l, thn.l / thn.T)):
+        return True
+    return None
 
 
 def _log_derivative_sup(F, symbolic_T: bool):

@@ -386,7 +386,7 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
                                  f"[{proof.detail}]", seconds)
         box = proof.certificate.text() if hasattr(proof.certificate, "text") else proof.certificate.detail
         out = MethodOutcome(method, "pass", f"{proof.detail} [certificate: {box}]", seconds, proof=info)
-        return _certificate_tied(out, reading, proof) if reading.locate is not None else out
+        return _certificate_tied(out, reading, proof.certificate) if reading.locate is not None else out
     if proof.status is True:
         return MethodOutcome(method, "pass", proof.detail, seconds, proof=info)
     if proof.status is None:
@@ -502,7 +502,7 @@ def _tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
     return replace(out, proof={**out.proof, "tie": got}, conflict=out.conflict or conflict, seconds=out.seconds + spent)
 
 
-def _certificate_tied(out: MethodOutcome, reading: Reading, proof: Proof) -> MethodOutcome:
+def _certificate_tied(out: MethodOutcome, reading: Reading, cert, what: str = "the certificate") -> MethodOutcome:
     """A passing certify outcome with its certificate's tie to the reading's sides
     (:func:`attnbounds.engine.tie.certificate_tie`) in ``tie`` and in its detail; a certificate
     of another function, a ``locate`` or sides that raise, an instance outside the reading's
@@ -511,7 +511,7 @@ def _certificate_tied(out: MethodOutcome, reading: Reading, proof: Proof) -> Met
     certificate speaks of part of the domain only."""
     from attnbounds.engine.tie import certificate_tie
 
-    got, conflict, spent = _run_tie(lambda: certificate_tie(reading, proof.certificate), "certify", "the certificate")
+    got, conflict, spent = _run_tie(lambda: certificate_tie(reading, cert), "certify", what)
     return replace(out, tie=got, conflict=out.conflict or conflict, detail=f"{out.detail}; tie {got['status']}: "
                    f"{got['detail']}", seconds=out.seconds + spent)
 
@@ -530,17 +530,16 @@ def _refutation_tied(out: MethodOutcome, reading: Reading, cert) -> MethodOutcom
     a conflict too (the certificate is not of the reading's sides: the author's bug, as for a
     passing certificate); one outside the domain, one that violates a strict bound only
     (f(p) = bound), or one untied for another reason, falsifies nothing."""
-    from attnbounds.engine.tie import certificate_tie
-
-    got, conflict, spent = _run_tie(lambda: certificate_tie(reading, cert), "certify", "the refutation")
-    if got["status"] in ("tied", "undersampled"):  # the verdict's combination decides (verdict._combine)
-        got = {**got, "refutes": (
-            f"certify: the certificate refutes f <= bound at the point ({', '.join(str(v) for v in cert.counterexample)}) "
-            f"of the reading's domain, where f(x) - bound > 0 is re-checked, and {got['detail']}: if an instance within "
-            "the reading's hypotheses is that point, the reading is false there, and no numeric method drew one (draw "
-            "it, or give certify's Proof that instance as its counterexample)")}
-    return replace(out, tie=got, conflict=out.conflict or conflict,
-                   detail=f"{out.detail}; tie {got['status']}: {got['detail']}", seconds=out.seconds + spent)
+    tied = _certificate_tied(out, reading, cert, "the refutation")
+    got = tied.tie
+    if got["status"] not in ("tied", "undersampled"):
+        return tied
+    # the verdict's combination decides (verdict._combine)
+    return replace(tied, tie={**got, "refutes": (
+        f"certify: the certificate refutes f <= bound at the point ({', '.join(str(v) for v in cert.counterexample)}) "
+        f"of the reading's domain, where f(x) - bound > 0 is re-checked, and {got['detail']}: if an instance within "
+        "the reading's hypotheses is that point, the reading is false there, and no numeric method drew one (draw "
+        "it, or give certify's Proof that instance as its counterexample)")})
 
 
 def proves(chain) -> list[str]:

@@ -165,22 +165,17 @@ class IntervalCertificate:
     def margin(self, point) -> float:
         """f(x) − bound at ``point`` (exact rationals of the floats given), the midpoint of its
         ``arb`` enclosure as a float: at most 0 (below 0 if strict) wherever :meth:`covers` holds."""
-        if self.f is None or self.bound is None:
-            raise ValueError("margin: only a certificate or a refutation (status True or False) knows its function "
-                             "and bound")
-        if _fingerprint(self.f, self.box) != self.fingerprint:
-            raise ValueError("f: the certificate's function no longer gives the values it gave when the certificate "
-                             "was issued (altered since): it certifies nothing")
-        value = _eval(self.f, [arb(as_rational(float(v), "point")) for v in point]) - arb(as_rational(self.bound))
-        return float(value.mid())
-
+        return float(self._excess([float(v) for v in point], "margin").mid())
 
     def excess(self, point) -> arb:
         """f(x) − bound at ``point`` (exact rationals: a refutation's ``counterexample``), enclosed by
         ``arb``, after the fingerprint check of :meth:`margin`: a refutation of a non-strict
         reading must show it > 0."""
+        return self._excess(point, "excess")
+
+    def _excess(self, point, name: str) -> arb:
         if self.f is None or self.bound is None:
-            raise ValueError("excess: only a certificate or a refutation (status True or False) knows its function "
+            raise ValueError(f"{name}: only a certificate or a refutation (status True or False) knows its function "
                              "and bound")
         if _fingerprint(self.f, self.box) != self.fingerprint:
             raise ValueError("f: the certificate's function no longer gives the values it gave when the certificate "

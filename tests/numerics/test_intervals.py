@@ -276,3 +276,11 @@ def test_review_49_jets_are_arbs_so_unbound_methods_and_isinstance_cannot_fool_t
     with pytest.raises(ValueError, match="^gradient: has 1 entries; the box has 2 coordinates"):
         certify_upper_bound(lambda x: -(x[0] * x[0]) - x[1] * x[1], [(-1, 1), (-1, 1)], 0,
                             gradient=lambda x: [-2 * x[0]], hessian=lambda x: [[arb(-2)]])
+
+
+def test_excess_names_itself_for_a_certificate_that_knows_no_function():
+    refuted = certify_upper_bound(lambda x: x[0] * x[0], [(-1, 1)], 1, strict=True)
+    assert refuted.excess(("1",)) == 0 and refuted.excess(["1/2"]) < 0  # exact points, as a refutation's
+    undecided = certify_upper_bound(lambda x: x[0] * (1 - x[0]), [(0, 1)], "1/4", max_depth=2)
+    with pytest.raises(ValueError, match="^excess: only a certificate or a refutation"):
+        undecided.excess(["1/2"])
