@@ -37,3 +37,14 @@ def test_where_g_cannot_be_computed_the_row_says_why_in_one_line():
     assert row.evidence.startswith("not applicable under hard_one_l2") and "SymPy cannot find the supremum" in row.evidence
     assert "log(exp(l) + 1)" in row.detail["under"]  # the full reason names F
     assert "\n" not in row.evidence
+
+
+ELU1 = nz.from_sympy(sp.Piecewise((nz.LOGIT + 2, nz.LOGIT > 0), (sp.exp(nz.LOGIT) + 1, True)), nz.LOGIT, name="elu1_l2")
+
+
+def test_a_piecewise_f_gets_the_same_g_as_derive():
+    """ELU + 1: (log F)' is a product of two Piecewise, which SymPy's maximum refuses; check takes
+    G from derive's routine (real_line_extremes), piece by piece: sup 1/2 at l = 0."""
+    row = engine.check(["L2:reconstructed"], budget=SMALL, normalizer=ELU1)[0]
+    assert row.verdict == "holds" and row.error is None, row.evidence
+    assert ratio_log_derivative_sup("elu1_l2", 1.0, 3) == 0.5

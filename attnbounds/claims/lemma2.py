@@ -168,6 +168,7 @@ from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.jacobian import dense_jacobian_norms, normalizer_jacobian, softmax_jacobian_norms
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature, exact_number
 from attnbounds.theory import jacobian as thj
+from attnbounds.theory.normalization import real_line_extremes
 
 __all__ = [
     "CLAIM",
@@ -253,8 +254,10 @@ def ratio_log_derivative_sup(family: str, param: float, length: int) -> float:
     table of :func:`log_derivative_sup`: a user's F (``check --normalizer``), or a length-aware
     F read at n = ``length`` (the statement holds at each length with that length's F).
 
-    SymPy finds the extremes of (log F)' (critical points and limits at ±∞); the result is
-    cross-checked on a grid of logits, and a ``ValueError`` (one line, naming F) says when it
+    SymPy finds the extremes of (log F)' exactly, as ``derive --normalizer`` does
+    (:func:`attnbounds.theory.normalization.real_line_extremes`: critical points and limits at
+    ±∞, a piecewise (log F)' piece by piece), else by ``sympy.calculus.util.maximum`` and
+    ``minimum``; the result is cross-checked on a grid of logits, and a ``ValueError`` (one line, naming F) says when it
     cannot be computed, so the reading is then *not applicable* with that reason, never in error.
 
     >>> ratio_log_derivative_sup("ssmax", 1.0, 4) == math.log(4)  # F_4(l) = 4^l: (log F)' = log 4
@@ -270,8 +273,10 @@ def ratio_log_derivative_sup(family: str, param: float, length: int) -> float:
     what = f"G = sup|(log F)'| for F = {sp.sstr(F.ratio_form(int(length)))}"
     if g.free_symbols - {LOGIT}:
         raise ValueError(f"family: {what}: (log F)' = {sp.sstr(g)} has free symbols besides the logit")
+    exact = real_line_extremes(g, LOGIT, name="(log F)'")  # derive's routine first (it splits a piecewise g)
     try:
-        extremes = [maximum(g, LOGIT, sp.S.Reals), minimum(g, LOGIT, sp.S.Reals)]
+        extremes = [exact.M, exact.m] if exact is not None else [maximum(g, LOGIT, sp.S.Reals),
+                                                                  minimum(g, LOGIT, sp.S.Reals)]
         G = max(abs(float(e)) for e in extremes)
     except (NotImplementedError, TypeError, ValueError) as exc:
         raise ValueError(f"family: SymPy cannot find the supremum {what} ({type(exc).__name__})") from None

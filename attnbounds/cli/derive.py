@@ -171,7 +171,7 @@ def normalizer_derivation(spec: str) -> dict:
     }
     # Lemma 1
     try:
-        k = thn.normalizer_constants(F, l, thn.a)
+        k = _lemma1_constants(F, symbolic_T)
     except ValueError as exc:  # F not positive on [-a, a]
         raise UsageError(f"--normalizer: {spec!r}: {exc}") from None
     table = _family_constants(N, symbolic_T) if k is None else None
@@ -195,8 +195,9 @@ def normalizer_derivation(spec: str) -> dict:
     sup = _family_sup(N, symbolic_T) or _log_derivative_sup(F, symbolic_T)
     if sup is None:
         G, tail = G_symbol, "; in terms of G, undecided for this F"
-        out["G"] = _undecided("sup |g| over all real logits: undecided (SymPy finds no finite set of critical "
-                              "points of g, or cannot order its values and limits)")
+        out["G"] = _undecided("sup |g| over all real logits: undecided (SymPy cannot show g continuous on the real "
+                              "line, finds no finite set of critical points of g, or cannot order its values "
+                              "and limits)")
     else:
         G, where, note = sup
         tail = "; no finite bound (G = oo)" if G == sp.oo else ""
@@ -300,6 +301,36 @@ def _family_form(N) -> bool | None:
     return None
 
 
+def _at_unit_temperature(F, symbolic_T: bool):
+    """(F_1, True) where T is a symbol and F(l) = F_1(l/T) is checked exactly (F_1: F at T = 1;
+    every plug-in from ``from_sympy`` is so), else (F, False)."""
+    from attnbounds.theory import normalization as thn
+
+    l, T = thn.l, thn.T
+    if symbolic_T and T in F.free_symbols and derivation.is_identity(F, F.xreplace({T: 1}).xreplace({l: l / T})):
+        return F.xreplace({T: 1}), True
+    return F, False
+
+
+def _lemma1_constants(F, symbolic_T: bool):
+    """:func:`attnbounds.theory.normalization.normalizer_constants` of F on [−a, a], or, where
+    that is undecided and F(l) = F_1(l/T) (:func:`_at_unit_temperature`), F_1's on [−a, a] with
+    a/T for a (F on [−a, a] takes F_1's values on [−a/T, a/T]; its points are T times F_1's):
+    SymPy splits a piecewise F_1 (ELU + 1, e^{min(l, 3)}) by conditions in l alone."""
+    from attnbounds.theory import normalization as thn
+
+    k = thn.normalizer_constants(F, thn.l, thn.a)
+    F1, scaled = _at_unit_temperature(F, symbolic_T)
+    if k is not None or not scaled:
+        return k
+    k1 = thn.normalizer_constants(F1, thn.l, thn.a)
+    if k1 is None:
+        return None
+    at = {thn.a: thn.a / thn.T}
+    return thn.NormalizerConstants(k1.m.xreplace(at), k1.M.xreplace(at), thn.T * k1.argmin.xreplace(at),
+                                   thn.T * k1.argmax.xreplace(at), k1.method)
+
+
 def _log_derivative_sup(F, symbolic_T: bool):
     """(G, where, note) with G = sup |(log F)'| over all real logits, decided exactly by
     :func:`attnbounds.theory.normalization.real_line_extremes`, or None. Where T is a symbol and
@@ -308,10 +339,9 @@ def _log_derivative_sup(F, symbolic_T: bool):
     constant)."""
     from attnbounds.theory import normalization as thn
 
-    l, T = thn.l, thn.T
-    F1, scale = F, sp.S.One
-    if symbolic_T and T in F.free_symbols and derivation.is_identity(F, F.xreplace({T: 1}).xreplace({l: l / T})):
-        F1, scale = F.xreplace({T: 1}), T
+    l = thn.l
+    F1, scaled = _at_unit_temperature(F, symbolic_T)
+    scale = thn.T if scaled else sp.S.One
     g1 = sp.simplify(sp.diff(F1, l) / F1)
     k = thn.real_line_extremes(g1, l, name="(log F)'")
     if k is None:

@@ -21,6 +21,7 @@ __all__ = [
     "names",
     "to_json",
     "is_identity",
+    "latex",
 ]
 
 
@@ -33,12 +34,30 @@ class Result:
     note: str = ""
 
     def to_json(self) -> dict:
-        out = {"expr": sp.sstr(self.expr), "latex": sp.latex(self.expr)}
+        out = {"expr": sp.sstr(self.expr), "latex": latex(self.expr)}
         if self.maximizer is not None:
             out["maximizer"] = _jsonable(self.maximizer)
         if self.note:
             out["note"] = self.note
         return out
+
+
+def latex(expr) -> str:
+    r"""``sympy.latex`` of ``expr``; where SymPy's printer fails on a Min or a Max (it tests
+    whether a factor is constant by substituting values, and Min(3, nan) raises: e^{−a/T}
+    e^{−min(3, a/T)}), the same expression with each Min and Max as an opaque function.
+
+    >>> a, T = sp.symbols("a T", positive=True)
+    >>> print(latex(sp.exp(-a / T) * sp.exp(-sp.Min(3, a / T))))
+    e^{- \frac{a}{T}} e^{- \operatorname{min}{\left(3,\frac{a}{T} \right)}}
+    """
+    try:
+        return sp.latex(expr)
+    except (ValueError, TypeError):
+        if not expr.has(sp.Min, sp.Max):
+            raise
+    opaque = {sp.Min: sp.Function("min"), sp.Max: sp.Function("max")}
+    return sp.latex(expr.replace(lambda e: e.func in opaque, lambda e: opaque[e.func](*e.args)))
 
 
 def _jsonable(value):

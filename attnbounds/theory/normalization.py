@@ -184,6 +184,117 @@ def _half_width(half_width) -> sp.Expr:
     return aa
 
 
+_PIECEWISE = (sp.Min, sp.Max, sp.Abs, sp.Heaviside, sp.Piecewise)  # what a Piecewise rewrite takes apart
+
+
+def _pieces_on_reals(f, variable):
+    """f's pieces over ℝ as [(expression, set)], each set an Interval or a finite set of
+    numbers, disjoint and covering ℝ (``Piecewise.as_expr_set_pairs`` of f's ``Piecewise``
+    form, which rewrites Min, Max, Abs and Heaviside); None for f without such parts, or where
+    SymPy cannot split it so (a condition in another symbol, a piece that is still piecewise)."""
+    if not f.has(*_PIECEWISE):
+        return None
+    try:
+        pw = sp.piecewise_fold(f.rewrite(sp.Piecewise))
+        if not isinstance(pw, sp.Piecewise):
+            return None
+        pairs = pw.as_expr_set_pairs(sp.S.Reals)
+    except (NotImplementedError, ValueError, TypeError, AttributeError):
+        return None
+    out = []
+    for e, got in pairs:
+        if e.has(*_PIECEWISE):
+            return None
+        for part in got.args if isinstance(got, sp.Union) else (got,):
+            if part == sp.S.EmptySet:
+                continue
+            if not (isinstance(part, sp.Interval)
+                    or (isinstance(part, sp.FiniteSet) and all(x.is_number and x.is_finite for x in part))):
+                return None
+            out.append((e, part))
+    return out
+
+
+def _same(x, y) -> bool:
+    """x = y decided exactly (equal, or a difference that simplifies to 0)."""
+    return x == y or sp.simplify(x - y) == 0
+
+
+def _continuous_on_reals(f, variable) -> bool:
+    """Whether ``f`` is decided continuous on ℝ: by ``continuous_domain``, or, where that cannot
+    tell (a ``Piecewise`` form), piece by piece: each piece continuous on its interval's
+    closure, and equal to f's own value at each finite end of it (so at a point where pieces
+    meet, every side's limit is f's value there; a piece that is a finite set of points lies
+    between interval pieces, whose ends are checked). False also where undecided."""
+    box = sp.S.Reals
+    try:
+        return continuous_domain(f, variable, box) == box
+    except (NotImplementedError, ValueError, TypeError):
+        pass
+    pairs = _pieces_on_reals(f, variable)
+    if pairs is None:
+        return False
+    for e, part in pairs:
+        if isinstance(part, sp.FiniteSet):
+            continue
+        closure = part.closure
+        try:
+            if continuous_domain(e, variable, closure) != closure:
+                return False
+        except (NotImplementedError, ValueError, TypeError):
+            return False
+        for end in (part.start, part.end):
+            if end.is_finite and not _same(e.subs(variable, end), f.subs(variable, end)):
+                return False
+    return True
+
+
+def _limit_at(f, variable, end):
+    """The limit of f at ``end`` (``oo`` or ``-oo``); for a piecewise f, that of its piece
+    which reaches ``end`` (``sympy.limit`` does not take a product of ``Piecewise``)."""
+    pairs = _pieces_on_reals(f, variable)
+    if pairs is not None:
+        for e, part in pairs:
+            if isinstance(part, sp.Interval) and (part.end if end is sp.S.Infinity else part.start) == end:
+                return sp.limit(e, variable, end)
+        raise ValueError(f"no piece of {f} reaches {end}")
+    return sp.limit(f, variable, end)
+
+
+def _piecewise_monotone(f, variable) -> int | None:
+    """+1 (non-decreasing on ℝ) or −1 (non-increasing) for a piecewise f (:func:`_pieces_on_reals`
+    of its derivative) that is continuous on ℝ, when SymPy decides the sign of the derivative on
+    each interval piece: substituting l = c + u, l = c − u (u ≥ 0) for a half-line from c, and
+    l = c1 + (c2 − c1)·u/(1 + u) on [c1, c2); a continuous f whose derivative keeps one sign
+    off finitely many points is monotone. None otherwise."""
+    pairs = _pieces_on_reals(sp.diff(f, variable), variable)
+    if pairs is None or not _continuous_on_reals(f, variable):
+        return None
+    u = sp.Dummy("u", nonnegative=True)
+    signs = set()
+    for e, part in pairs:
+        if isinstance(part, sp.FiniteSet):
+            continue
+        lo, hi = part.start, part.end
+        if lo.is_infinite and hi.is_infinite:
+            here = e
+        elif lo.is_infinite:
+            here = e.subs(variable, hi - u)
+        elif hi.is_infinite:
+            here = e.subs(variable, lo + u)
+        else:
+            here = e.subs(variable, lo + (hi - lo) * u / (1 + u))
+        if here.is_zero:
+            continue  # flat: either way
+        if here.is_nonnegative:
+            signs.add(1)
+        elif here.is_nonpositive:
+            signs.add(-1)
+        else:
+            return None
+    return signs.pop() if len(signs) == 1 else (1 if not signs else None)
+
+
 def function_extremes(f, variable=l, half_width=a, *, name: str = "f") -> NormalizerConstants | None:
     """Exact min and max of a real function ``f`` on [−a, a] (no positivity required).
 
@@ -206,8 +317,13 @@ def function_extremes(f, variable=l, half_width=a, *, name: str = "f") -> Normal
         return NormalizerConstants(lo_val, hi_val, -aa, aa, "monotone increasing")
     if df.subs(variable, -aa + u).is_negative or df.subs(variable, aa - u).is_negative:
         return NormalizerConstants(hi_val, lo_val, aa, -aa, "monotone decreasing")
+    sign = _piecewise_monotone(f, variable)
+    if sign == 1:
+        return NormalizerConstants(lo_val, hi_val, -aa, aa, "monotone non-decreasing (piecewise)")
+    if sign == -1:
+        return NormalizerConstants(hi_val, lo_val, aa, -aa, "monotone non-increasing (piecewise)")
     if not aa.is_number:
-        return None
+        return _symbolic_critical_points(f, variable, aa)
     box = sp.Interval(-aa, aa)
     try:
         domain = continuous_domain(f, variable, box)
@@ -224,6 +340,58 @@ def function_extremes(f, variable=l, half_width=a, *, name: str = "f") -> Normal
         return None
     i_min, i_max = order
     return NormalizerConstants(values[i_min], values[i_max], points[i_min], points[i_max], "critical points")
+
+
+def _symbolic_critical_points(f, variable, aa) -> NormalizerConstants | None:
+    """The critical-points route for a symbolic half-width ``aa``: f continuous on ℝ
+    (:func:`_continuous_on_reals`), its candidate points over ℝ (:func:`_candidate_points`),
+    each decided inside [−a, a] (a − |c| ≥ 0) or outside (|c| − a > 0) by SymPy's assumptions,
+    and the values at the ends and at the points inside ordered by :func:`_symbolic_order`.
+    1 + l² gives m = 1 at 0 and M = 1 + a² at −a; 1 + l + l²/2, whose critical point −1 is
+    inside only for a ≥ 1, is undecided (None)."""
+    if not _continuous_on_reals(f, variable):
+        return None
+    found = _candidate_points(f, variable, sp.S.Reals)
+    if found is None:
+        return None
+    points = [-aa, aa]
+    for c in found:
+        if c.is_infinite:
+            continue
+        if c.free_symbols:
+            return None
+        if (aa - sp.Abs(c)).is_nonnegative:
+            points.append(c)
+        elif not (sp.Abs(c) - aa).is_positive:
+            return None  # inside for some a, outside for others
+    values = [f.subs(variable, x) for x in points]
+    order = _symbolic_order(values)
+    if order is None:
+        return None
+    i_min, i_max = order
+    return NormalizerConstants(values[i_min], values[i_max], points[i_min], points[i_max], "critical points")
+
+
+def _at_most(x, y) -> bool:
+    """x ≤ y decided by SymPy's assumptions: y − x ≥ 0 (as it is, or simplified), or, for x and y
+    decided positive, log y − log x ≥ 0 (``expand_log``: e^{a²} ≥ 1 as a² ≥ 0)."""
+    if x == y:
+        return True
+    diff = y - x
+    if diff.is_nonnegative or sp.simplify(diff).is_nonnegative:
+        return True
+    if x.is_positive and y.is_positive:
+        return sp.expand_log(sp.log(y) - sp.log(x)).is_nonnegative is True
+    return False
+
+
+def _symbolic_order(values) -> tuple[int, int] | None:
+    """The indices of a least and a greatest of ``values`` (expressions in positive symbols), the
+    first such; None unless SymPy decides every comparison with it (:func:`_at_most`)."""
+    n = len(values)
+    i_min = next((i for i in range(n) if all(_at_most(values[i], v) for v in values)), None)
+    i_max = next((i for i in range(n) if all(_at_most(v, values[i]) for v in values)), None)
+    return None if i_min is None or i_max is None else (i_min, i_max)
 
 
 def _exact_order(values) -> tuple[int, int] | None:
@@ -248,8 +416,9 @@ def real_line_extremes(f, variable=l, *, name: str = "f") -> NormalizerConstants
     """Exact infimum and supremum of a real function ``f`` over the whole real line, or
     ``None`` when undecided (never a guess).
 
-    ``f`` must be continuous on ℝ (``continuous_domain``) and, unless constant in the variable,
-    free of other symbols. The
+    ``f`` must be continuous on ℝ (``continuous_domain``, or piece by piece for a ``Piecewise``
+    form, whose limits at ±∞ are those of the pieces that reach them) and, unless constant in
+    the variable, free of other symbols. The
     candidates are the critical points of :func:`normalizer_constants`' second route, taken on ℝ
     (the zeros of each smooth piece's derivative and the points where that derivative is not
     continuous, and where a piece's condition changes; SymPy must find each set finite), and the
@@ -291,17 +460,14 @@ def real_line_extremes(f, variable=l, *, name: str = "f") -> NormalizerConstants
     if f.free_symbols != {variable}:
         return None
     box = sp.S.Reals
-    try:
-        if continuous_domain(f, variable, box) != box:
-            return None
-    except (NotImplementedError, ValueError, TypeError):  # SymPy cannot tell where f is continuous
+    if not _continuous_on_reals(f, variable):  # or SymPy cannot tell
         return None
     found = _candidate_points(f, variable, box)
     if found is None:
         return None
     points = [x for x in found if x.is_finite] + [sp.S.NegativeInfinity, sp.S.Infinity]  # attained first
     try:
-        values = [sp.limit(f, variable, x) if x.is_infinite else f.subs(variable, x) for x in points]
+        values = [_limit_at(f, variable, x) if x.is_infinite else f.subs(variable, x) for x in points]
     except (NotImplementedError, ValueError, TypeError):
         return None
     order = _exact_order(values)
@@ -358,21 +524,29 @@ def _candidate_points(f, variable, box):
 def normalizer_constants(F, variable=l, half_width=a) -> NormalizerConstants | None:
     """Exact m = min F and M = max F on [−a, a], with C1 = m/M and C2 = M/m.
 
-    Two exact routes, in order:
+    Three exact routes, in order:
 
     1. *monotone*: the derivative F' is decided positive (or negative) by SymPy's assumptions
        on [−a, ∞) or (−∞, a] after substituting l = −a + u or l = a − u with u ≥ 0; then
        the extremes sit at the endpoints. A derivative decided positive is finite, so F is
        also continuous there.
-    2. *critical points*: for a numeric ``half_width`` only, F must be continuous on [−a, a]
+    2. *piecewise monotone*: for F with a ``Piecewise`` form (Min, Max, Abs, Heaviside), split
+       into its pieces over ℝ (:func:`_pieces_on_reals`): F continuous on ℝ, checked piece by
+       piece, and the sign of each piece of F' decided on its interval; then F is monotone
+       (non-decreasing or non-increasing) and the extremes sit at the endpoints, whatever a.
+    3. *critical points*: for a numeric ``half_width`` only, F must be continuous on [−a, a]
        (``continuous_domain``); the extremes are then among the endpoints and the critical
        points of each smooth piece of F (F itself, or the pieces of its ``Piecewise`` form,
        which rewrites Min, Max, Abs and Heaviside): the zeros of its derivative and the points
        where the derivative is not continuous, and the points where a piece's condition
-       changes. SymPy must find each of these sets finite.
+       changes. SymPy must find each of these sets finite. With a symbolic ``half_width``, F
+       must be continuous on ℝ, each critical point decided inside [−a, a] (a − |c| ≥ 0) or
+       outside (|c| − a > 0), and the values ordered by sign decisions
+       (:func:`_symbolic_order`): 1 + l² gives m = 1 at 0 and M = 1 + a².
 
-    Anything else (a non-monotone F with a symbolic range, a derivative SymPy cannot solve,
-    values SymPy cannot order) returns ``None``: undecided, never a guess.
+    Anything else (a critical point inside for some a and outside for others, as −1 of
+    1 + l + l²/2; a derivative SymPy cannot solve; values SymPy cannot order) returns ``None``:
+    undecided, never a guess.
 
     Parameters
     ----------
@@ -390,7 +564,8 @@ def normalizer_constants(F, variable=l, half_width=a) -> NormalizerConstants | N
     -------
     NormalizerConstants or None
         ``m``, ``M``, where they are attained (``argmin``, ``argmax``), how they were found
-        (``method``: ``"monotone increasing"``, ``"monotone decreasing"``, ``"critical
+        (``method``: ``"monotone increasing"``, ``"monotone decreasing"``, ``"monotone
+        non-decreasing (piecewise)"``, ``"monotone non-increasing (piecewise)"``, ``"critical
         points"`` or ``"constant"``), and the properties ``C1`` = m/M and ``C2`` = M/m; ``None``
         when undecided (also when SymPy cannot decide m > 0).
 

@@ -32,10 +32,13 @@ quad = from_sympy(l**2 + 1, l, name="quad")
 scaled = from_sympy(sp.exp(b * l), l, name="scaled", b=2.0)
 square_power = from_sympy((1 + l**2) ** 2, l, name="square_power")
 softplus_own = from_sympy(sp.log(1 + sp.exp(l)), l, name="softplus_own")
+taylor_own = from_sympy(1 + l + l**2 / 2, l, name="taylor_own")
 gauss = from_sympy(sp.exp(l**2), l, name="gauss")
 cosh = from_sympy(sp.cosh(l), l, name="cosh")
 no_T = replace(quad, name="no_T", sympy_F=l**2 + 1)  # hand-made: its F does not read l/T
 T_outside = replace(quad, name="T_outside", sympy_F=sp.exp(l) + sp.Symbol("T", positive=True))
+elu1 = from_sympy(sp.Piecewise((l + 2, l > 0), (sp.exp(l) + 1, True)), l, name="elu1")
+exp_min = from_sympy(sp.exp(sp.Min(l, 3)), l, name="exp_min")
 numeric_only = from_callable(lambda z: (z**2 + 1) / (z**2 + 1).sum(-1, keepdims=True), name="numeric_only")
 '''
 
@@ -139,14 +142,16 @@ def test_softplus_family_uses_the_exact_table_and_matches_numbers():
 
 
 def test_an_undecided_lemma1_constant_is_printed_undecided_never_guessed(plugins):
-    # quad, F = 1 + l^2 as a plug-in: not monotone on [-a, a], a a symbol, and no worked case
-    text = _run("--normalizer", f"{plugins}:quad")
+    # F = 1 + l + l^2/2 as a plug-in: its critical point -1 is in [-a, a] only for a >= 1 (a a symbol), and
+    # no worked case (the taylor2 family's is not looked up for a plug-in). Until stop 50 this was quad,
+    # F = 1 + l^2, which the critical points now decide for a symbolic a (its critical point 0 is always inside)
+    text = _run("--normalizer", f"{plugins}:taylor_own")
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
     for key in ("m", "M", "C1", "C2"):
         assert f"  {key} = undecided" in lines
     assert "  G = 1/T" in lines  # decided: critical points of g
-    r = _json("--normalizer", f"{plugins}:quad")["results"]
+    r = _json("--normalizer", f"{plugins}:taylor_own")["results"]
     for key in ("m", "M", "C1", "C2"):
         assert r[key]["expr"] is None and r[key]["latex"] is None and r[key]["undecided"] is True
         assert "undecided" in r[key]["note"]
@@ -159,7 +164,10 @@ def test_taylor2_and_even_power_take_the_worked_cases_of_l1_constants():
     for spec, F in (("taylor2(T=0.7)", lambda x: 1 + x / 0.7 + x**2 / (2 * 0.7**2)),
                     ("even_power(p=1.5, T=0.5)", lambda x: (1 + (x / 0.5) ** 2) ** 1.5)):
         r = _json("--normalizer", spec)["results"]
-        assert "L1-constants'" in r["m"]["note"] and not r["m"].get("undecided"), r["m"]
+        assert not r["m"].get("undecided"), r["m"]
+        # taylor2's critical point -T is inside [-a, a] only for a >= T: the worked case; even_power's
+        # (0, always inside) is decided by the critical points since stop 50
+        assert ("L1-constants'" if spec.startswith("taylor2") else "(critical points)") in r["m"]["note"], r["m"]
         for half in (1.5, 0.5):
             x = np.linspace(-half, half, 300_001)
             values = {key: float(_expr(r, key).subs(a, sp.Rational(str(half)))) for key in ("m", "M", "C1", "C2")}
@@ -176,7 +184,14 @@ def test_a_from_sympy_plugin(plugins):
     assert _same(_expr(r, "g"), 2 * l / (T**2 + l**2))
     assert _expr(r, "G") == 1 / T and r["G"]["maximizer"] == {"l": "T"}  # |g| = 1/T at l = +-T
     assert _expr(r, "entry") == 1 / (4 * T) and _expr(r, "frobenius") == 1 / (2 * T)
-    assert all(r[k]["undecided"] for k in ("m", "M", "C1", "C2"))  # not monotone, a symbolic
+    # not monotone, a a symbol: the critical point 0 is always inside [-a, a] (stop 50; undecided before)
+    assert _expr(r, "m") == 1 and r["m"]["maximizer"] == {"l": "0"}
+    assert _same(_expr(r, "M"), 1 + a**2 / T**2) and r["M"]["maximizer"] == {"l": "-a"}
+    for half in (0.3, 2.0):
+        x = np.linspace(-half, half, 100_001)
+        F = 1 + (x / 0.7) ** 2
+        at = {T: sp.Rational(7, 10), a: sp.Rational(str(half))}
+        assert float(_expr(r, "C1").subs(at)) == pytest.approx(F.min() / F.max(), rel=1e-9)
     s = _json("--normalizer", f"{plugins}:scaled")["results"]  # exp(b l), b = 2
     assert _expr(s, "F") == sp.exp(2 * l / T) and _expr(s, "C1") == sp.exp(-4 * a / T)
     assert _expr(s, "G") == 2 / T and _expr(s, "row") == sp.sqrt(2) / (2 * T)
@@ -240,3 +255,30 @@ def test_the_help_documents_the_option_and_its_combination_with_name():
     text = " ".join(out.output.split())
     assert "--normalizer SPEC" in text and "Instead of NAME (both is an error)" in text
     assert "'undecided'" in text and "T stays a symbol unless SPEC sets it" in text
+
+
+def test_piecewise_plugins(plugins):
+    """Trial 49's lead: ELU + 1 and e^{min(l, 3)} with a symbolic a. Their F at l/T is F_1 at l/T,
+    so m and M are F_1's on [-a/T, a/T] (SymPy splits F_1 by conditions in l alone), and G of
+    ELU + 1 is decided piece by piece; e^{min(l, 3)} is not differentiable at 3 (g jumps), so its
+    G stays undecided. Checked against grids at T = 0.7."""
+    r = _json("--normalizer", f"{plugins}:elu1")["results"]
+    assert _same(_expr(r, "m"), 1 + sp.exp(-a / T)) and _same(_expr(r, "M"), 2 + a / T)
+    assert _expr(r, "G") == 1 / (2 * T) and r["G"]["maximizer"] == {"l": "0"}
+    e = _json("--normalizer", f"{plugins}:exp_min")["results"]
+    assert _same(_expr(e, "m"), sp.exp(-a / T)) and _same(_expr(e, "M"), sp.exp(sp.Min(3, a / T)))
+    assert e["M"]["maximizer"] == {"l": "a"} and "non-decreasing" in e["M"]["note"]
+    assert e["G"]["undecided"] is True and "continuous" in e["G"]["note"]
+    Tv = 0.7
+    for half in (0.5, 2.1, 4.0):  # 2.1/0.7 = 3: the kink of e^{min(l/T, 3)} at the end
+        x = np.linspace(-half, half, 200_001)
+        at = {T: sp.Rational(7, 10), a: sp.Rational(str(half))}
+        for res, F in ((r, np.where(x > 0, x / Tv + 2, np.exp(x / Tv) + 1)), (e, np.exp(np.minimum(x / Tv, 3)))):
+            assert float(_expr(res, "C1").subs(at)) == pytest.approx(F.min() / F.max(), rel=1e-9), half
+            assert float(_expr(res, "C2").subs(at)) == pytest.approx(F.max() / F.min(), rel=1e-9), half
+    x = np.linspace(-60, 60, 400_001)
+    g = np.where(x > 0, 1 / (x + 2), np.exp(x) / (np.exp(x) + 1)) / Tv  # ELU + 1's (log F)' at l/T, times 1/T
+    assert g.max() == pytest.approx(1 / (2 * Tv), rel=1e-9) and g.max() <= 1 / (2 * Tv) * (1 + 1e-12)
+    latex = _run("--normalizer", f"{plugins}:exp_min", "--latex")  # SymPy's printer raised on e^{-min(3, a/T)}
+    assert latex.exit_code == 0, latex.output
+    assert "  C1 = e^{- \\frac{a}{T}} e^{- \\operatorname{min}{\\left(3,\\frac{a}{T} \\right)}}" in latex.output.splitlines()
