@@ -39,12 +39,26 @@ def test_where_g_cannot_be_computed_the_row_says_why_in_one_line():
     assert "\n" not in row.evidence
 
 
-ELU1 = nz.from_sympy(sp.Piecewise((nz.LOGIT + 2, nz.LOGIT > 0), (sp.exp(nz.LOGIT) + 1, True)), nz.LOGIT, name="elu1_l2")
+ELU1 = nz.from_sympy(sp.Piecewise((nz.LOGIT + 1, nz.LOGIT > 0), (sp.exp(nz.LOGIT), True)), nz.LOGIT, name="elu1_l2")
+JUMP = nz.from_sympy(sp.Piecewise((sp.exp(nz.LOGIT) + 4, nz.LOGIT < 0), (sp.exp(nz.LOGIT), True)), nz.LOGIT,
+                     name="jump_l2")
 
 
 def test_a_piecewise_f_gets_the_same_g_as_derive():
     """ELU + 1: (log F)' is a product of two Piecewise, which SymPy's maximum refuses; check takes
-    G from derive's routine (real_line_extremes), piece by piece: sup 1/2 at l = 0."""
+    G from derive's routine (real_line_extremes), piece by piece: sup 1 (1/(l + 1) for l > 0, 1 below)."""
     row = engine.check(["L2:reconstructed"], budget=SMALL, normalizer=ELU1)[0]
     assert row.verdict == "holds" and row.error is None, row.evidence
-    assert ratio_log_derivative_sup("elu1_l2", 1.0, 3) == 0.5
+    assert ratio_log_derivative_sup("elu1_l2", 1.0, 3) == 1.0
+
+
+def test_a_normalizer_with_a_jump_is_not_falsified_by_its_own_constants():
+    """Trial 50: under F = e^l + 4 for l < 0, e^l beyond, Lemma 1's constants came from a
+    "monotone increasing" F (SymPy's derivative of a Piecewise drops the jump), m > M, and check
+    reported L1:transcribed and L1:reconstructed falsified by those constants. Now no constants
+    and no G: not applicable, with the reason."""
+    rows = engine.check(["L1:transcribed", "L1:reconstructed", "L2:reconstructed"], budget=SMALL, normalizer=JUMP)
+    for row in rows:
+        assert row.verdict == "undecided" and row.error is None, (row.id, row.verdict, row.evidence)
+        assert row.evidence.startswith("not applicable under jump_l2"), row.evidence
+    assert "not shown continuous" in rows[2].detail["under"]

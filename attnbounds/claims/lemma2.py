@@ -168,7 +168,7 @@ from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.jacobian import dense_jacobian_norms, normalizer_jacobian, softmax_jacobian_norms
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature, exact_number
 from attnbounds.theory import jacobian as thj
-from attnbounds.theory.normalization import real_line_extremes
+from attnbounds.theory.normalization import continuous_on_reals, real_line_extremes
 
 __all__ = [
     "CLAIM",
@@ -270,9 +270,13 @@ def ratio_log_derivative_sup(family: str, param: float, length: int) -> float:
     from attnbounds.numerics.normalizers import LOGIT
     from sympy.calculus.util import maximum, minimum
 
-    what = f"G = sup|(log F)'| for F = {sp.sstr(F.ratio_form(int(length)))}"
+    form = F.ratio_form(int(length))
+    what = f"G = sup|(log F)'| for F = {sp.sstr(form)}"
     if g.free_symbols - {LOGIT}:
         raise ValueError(f"family: {what}: (log F)' = {sp.sstr(g)} has free symbols besides the logit")
+    if not continuous_on_reals(form, LOGIT, unless_elementary=True):  # SymPy's (log F)' drops F's jumps
+        raise ValueError(f"family: {what}: F is not shown continuous on the real line, so (log F)' = {sp.sstr(g)} "
+                         "is not its derivative everywhere")
     exact = real_line_extremes(g, LOGIT, name="(log F)'")  # derive's routine first (it splits a piecewise g)
     try:
         extremes = [exact.M, exact.m] if exact is not None else [maximum(g, LOGIT, sp.S.Reals),

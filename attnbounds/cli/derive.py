@@ -97,7 +97,7 @@ def _emit(data: dict, latex: bool, as_json: bool) -> None:
         click.echo(f"  {key} = {value}")
         if "maximizer" in res:
             where = res["maximizer"]
-            if latex and isinstance(where, dict):  # trial 49: a Python dict in LaTeX output
+            if isinstance(where, dict):  # trial 49 (LaTeX), trial 50 (text): not a Python dict
                 where = "; ".join(f"{k} = {v}" for k, v in where.items())
             click.echo(f"      attained at: {where}")
         if "note" in res:
@@ -195,9 +195,9 @@ def normalizer_derivation(spec: str) -> dict:
     sup = _family_sup(N, symbolic_T) or _log_derivative_sup(F, symbolic_T)
     if sup is None:
         G, tail = G_symbol, "; in terms of G, undecided for this F"
-        out["G"] = _undecided("sup |g| over all real logits: undecided (SymPy cannot show g continuous on the real "
-                              "line, finds no finite set of critical points of g, or cannot order its values "
-                              "and limits)")
+        out["G"] = _undecided("sup |g| over all real logits: undecided (SymPy cannot show F and g continuous on "
+                              "the real line, finds no finite set of critical points of g, or cannot order its "
+                              "values and limits)")
     else:
         G, where, note = sup
         tail = "; no finite bound (G = oo)" if G == sp.oo else ""
@@ -342,6 +342,8 @@ def _log_derivative_sup(F, symbolic_T: bool):
     l = thn.l
     F1, scaled = _at_unit_temperature(F, symbolic_T)
     scale = thn.T if scaled else sp.S.One
+    if not thn.continuous_on_reals(F1, l, unless_elementary=True):  # SymPy's (log F)' drops F's jumps (trial 50)
+        return None
     g1 = sp.simplify(sp.diff(F1, l) / F1)
     k = thn.real_line_extremes(g1, l, name="(log F)'")
     if k is None:

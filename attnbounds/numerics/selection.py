@@ -259,7 +259,8 @@ def exact_sphere3(a, b, radius, r_):
     xi_val = radius * np.where(big > 0, (3 * big**2 + small**2) / (3 * np.where(big > 0, big, 1.0)), 0.0)
     # P(t ≤ u), u = ((r/M)² − a² − b²)/(2ab), t ~ U[−1, 1]:  (u + 1)/2 = ((r/M)² − (a−b)²)/(4ab), clipped.
     safe = np.where(ab > 0, ab, 1.0)
-    p_smooth = np.clip(((r_ / radius) ** 2 - (a - b) ** 2) / (4 * safe), 0.0, 1.0)
+    with np.errstate(over="ignore"):  # (r/M)² = inf for a huge r: P = 1 after the clip (trial 50's warning)
+        p_smooth = np.clip(((r_ / radius) ** 2 - (a - b) ** 2) / (4 * safe), 0.0, 1.0)
     p_point = (r_ >= radius * big).astype(np.float64)
     return np.asarray(xi_val), np.asarray(np.where(ab > 0, p_smooth, p_point))
 

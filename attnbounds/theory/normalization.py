@@ -44,6 +44,7 @@ __all__ = [
     "NormalizerConstants",
     "function_extremes",
     "real_line_extremes",
+    "continuous_on_reals",
     "normalizer_constants",
     "prove_tight_bounds",
     "tight_bounds",
@@ -220,12 +221,31 @@ def _same(x, y) -> bool:
     return x == y or sp.simplify(x - y) == 0
 
 
-def _continuous_on_reals(f, variable) -> bool:
+#: Functions whose derivative, as SymPy takes it, can hide a jump (a Piecewise is differentiated
+#: piece by piece; floor's derivative stays unevaluated, sign's is a DiracDelta).
+_JUMPY = _PIECEWISE + (sp.sign, sp.floor, sp.ceiling, sp.frac)
+
+
+def continuous_on_reals(f, variable=l, *, unless_elementary: bool = False) -> bool:
     """Whether ``f`` is decided continuous on ℝ: by ``continuous_domain``, or, where that cannot
     tell (a ``Piecewise`` form), piece by piece: each piece continuous on its interval's
     closure, and equal to f's own value at each finite end of it (so at a point where pieces
     meet, every side's limit is f's value there; a piece that is a finite set of points lies
-    between interval pieces, whose ends are checked). False also where undecided."""
+    between interval pieces, whose ends are checked). False also where undecided.
+
+    With ``unless_elementary``, True for an f free of Piecewise, Min, Max, Abs, Heaviside,
+    sign, floor, ceiling and frac without a check: there a derivative that SymPy decides finite
+    (positive, negative) on an interval makes f continuous on it, which is what its callers ask.
+
+    >>> continuous_on_reals(sp.Piecewise((l + 2, l > 0), (sp.exp(l) + 1, True)))
+    True
+    >>> continuous_on_reals(sp.Piecewise((sp.exp(l) + 4, l < 0), (sp.exp(l), True)))  # a jump at 0
+    False
+    """
+    variable = _check_symbol(variable, "variable")
+    f = _function_in(f, variable, "f")
+    if unless_elementary and not f.has(*_JUMPY):
+        return True
     box = sp.S.Reals
     try:
         return continuous_domain(f, variable, box) == box
@@ -268,7 +288,7 @@ def _piecewise_monotone(f, variable) -> int | None:
     l = c1 + (c2 − c1)·u/(1 + u) on [c1, c2); a continuous f whose derivative keeps one sign
     off finitely many points is monotone. None otherwise."""
     pairs = _pieces_on_reals(sp.diff(f, variable), variable)
-    if pairs is None or not _continuous_on_reals(f, variable):
+    if pairs is None or not continuous_on_reals(f, variable):
         return None
     u = sp.Dummy("u", nonnegative=True)
     signs = set()
@@ -313,10 +333,14 @@ def function_extremes(f, variable=l, half_width=a, *, name: str = "f") -> Normal
     df = sp.diff(f, variable)
     u = sp.Dummy("u", nonnegative=True)
     lo_val, hi_val = f.subs(variable, -aa), f.subs(variable, aa)
-    if df.subs(variable, -aa + u).is_positive or df.subs(variable, aa - u).is_positive:
-        return NormalizerConstants(lo_val, hi_val, -aa, aa, "monotone increasing")
-    if df.subs(variable, -aa + u).is_negative or df.subs(variable, aa - u).is_negative:
-        return NormalizerConstants(hi_val, lo_val, aa, -aa, "monotone decreasing")
+    # the sign of f' says f is monotone only where f is continuous: SymPy differentiates a
+    # Piecewise piece by piece and drops its jumps (trial 50: F = e^l + 4 for l < 0, e^l beyond,
+    # was "monotone increasing", with m = 4 + e^{-a} > M)
+    if continuous_on_reals(f, variable, unless_elementary=True):
+        if df.subs(variable, -aa + u).is_positive or df.subs(variable, aa - u).is_positive:
+            return NormalizerConstants(lo_val, hi_val, -aa, aa, "monotone increasing")
+        if df.subs(variable, -aa + u).is_negative or df.subs(variable, aa - u).is_negative:
+            return NormalizerConstants(hi_val, lo_val, aa, -aa, "monotone decreasing")
     sign = _piecewise_monotone(f, variable)
     if sign == 1:
         return NormalizerConstants(lo_val, hi_val, -aa, aa, "monotone non-decreasing (piecewise)")
@@ -344,12 +368,12 @@ def function_extremes(f, variable=l, half_width=a, *, name: str = "f") -> Normal
 
 def _symbolic_critical_points(f, variable, aa) -> NormalizerConstants | None:
     """The critical-points route for a symbolic half-width ``aa``: f continuous on ℝ
-    (:func:`_continuous_on_reals`), its candidate points over ℝ (:func:`_candidate_points`),
+    (:func:`continuous_on_reals`), its candidate points over ℝ (:func:`_candidate_points`),
     each decided inside [−a, a] (a − |c| ≥ 0) or outside (|c| − a > 0) by SymPy's assumptions,
     and the values at the ends and at the points inside ordered by :func:`_symbolic_order`.
     1 + l² gives m = 1 at 0 and M = 1 + a² at −a; 1 + l + l²/2, whose critical point −1 is
     inside only for a ≥ 1, is undecided (None)."""
-    if not _continuous_on_reals(f, variable):
+    if not continuous_on_reals(f, variable):
         return None
     found = _candidate_points(f, variable, sp.S.Reals)
     if found is None:
@@ -460,7 +484,7 @@ def real_line_extremes(f, variable=l, *, name: str = "f") -> NormalizerConstants
     if f.free_symbols != {variable}:
         return None
     box = sp.S.Reals
-    if not _continuous_on_reals(f, variable):  # or SymPy cannot tell
+    if not continuous_on_reals(f, variable):  # or SymPy cannot tell
         return None
     found = _candidate_points(f, variable, box)
     if found is None:
@@ -494,8 +518,15 @@ def _candidate_points(f, variable, box):
     and for each smooth piece of f (f itself, or the pieces of its ``Piecewise`` form, which
     rewrites Min, Max, Abs and Heaviside) the zeros of its derivative and the points where the
     derivative is not continuous (a cusp: |l|^{2/3} at 0); and the points where a piece's condition
-    changes. A piece constant in the variable has no zero to find. Each list must be finite."""
+    changes. A piece constant in the variable has no zero to find. Each list must be finite.
+
+    Where SymPy splits f over ℝ into disjoint pieces (:func:`_pieces_on_reals`), each piece's
+    zeros and kinks are sought on its own interval only (a piece that applies nowhere, such as
+    the ``True`` branch left over from ``Max(l, 0) + exp(Min(l, 0))``'s rewrite, is not solved)."""
     points = [box.start, box.end]
+    pairs = _pieces_on_reals(f, variable)
+    if pairs is not None:
+        return _candidate_points_of_pieces(pairs, variable, box, points)
     pw = sp.piecewise_fold(f.rewrite(sp.Piecewise)) if f.has(sp.Min, sp.Max, sp.Abs, sp.Heaviside, sp.Piecewise) else f
     if isinstance(pw, sp.Piecewise):
         pieces = [e for e, _ in pw.args]
@@ -515,6 +546,31 @@ def _candidate_points(f, variable, box):
             continue
         for what in ("zero", "kink"):
             got = _finite_points(d, variable, box, what)
+            if got is None:
+                return None
+            points += got
+    return list(dict.fromkeys(points))
+
+
+def _candidate_points_of_pieces(pairs, variable, box, points):
+    """:func:`_candidate_points` from f's disjoint pieces over ℝ: the points of a finite-set piece
+    and the finite ends of an interval piece inside ``box``, and the zeros and kinks of each
+    interval piece's derivative on its part of ``box``; None unless each is a finite set."""
+    for e, part in pairs:
+        region = part.intersect(box)
+        if region == sp.S.EmptySet:
+            continue
+        if isinstance(part, sp.FiniteSet) or isinstance(region, sp.FiniteSet):
+            points += list(region)
+            continue
+        if not isinstance(region, sp.Interval):
+            return None
+        points += [end for end in (part.start, part.end) if end.is_finite and end in box]
+        d = sp.diff(e, variable)
+        if d == 0:
+            continue
+        for what in ("zero", "kink"):
+            got = _finite_points(d, variable, region, what)
             if got is None:
                 return None
             points += got

@@ -12,7 +12,7 @@ from attnbounds.theory import normalization as thn
 from attnbounds.theory.derivation import latex
 
 l, a = thn.l, thn.a
-ELU1 = sp.Piecewise((l + 2, l > 0), (sp.exp(l) + 1, True))
+ELU1 = sp.Piecewise((l + 1, l > 0), (sp.exp(l), True))  # ELU(l) + 1
 EXP_MIN = sp.exp(sp.Min(l, 3))
 RELU2 = sp.Max(l, 0) ** 2 + 1
 
@@ -48,19 +48,30 @@ def test_the_decided_forms():
     sp.Piecewise((l + 10, l < 0), (l + 1, True)),  # increasing pieces, a jump down at 0: min is 1, at 0
     sp.Piecewise((5, sp.Eq(l, 0)), (sp.exp(l), True)),  # one wrong value at 0: max is 5 for a < log 5
     sp.Piecewise((1 + l**2, l < 1), (2, True)),  # continuous, not monotone
-], ids=["jump", "point", "not_monotone"])
+    sp.Piecewise((sp.exp(l) + 4, l < 0), (sp.exp(l), True)),  # trial 50: increasing pieces, a jump down
+    sp.Piecewise((2, l > 0), (1, True)),  # a step: its derivative is 0 off 0
+], ids=["jump", "point", "not_monotone", "exp_jump", "step"])
 def test_a_piecewise_f_that_is_not_shown_monotone_is_undecided(F):
+    """The first route trusted the sign of SymPy's derivative of a Piecewise, which drops its
+    jumps: e^l + 4 for l < 0, e^l beyond was "monotone increasing" with m = 4 + e^{-a} > M
+    (trial 50), also at a numeric a, which made check report Lemma 1 falsified under it."""
     assert thn.normalizer_constants(F) is None
+    assert thn.normalizer_constants(F, l, sp.Rational(1, 2)) is None
+    if F.args[0][0] != 1 + l**2:
+        assert not thn.continuous_on_reals(F)
 
 
 def test_real_line_extremes_of_a_piecewise_log_derivative():
     g = sp.diff(sp.log(ELU1), l)  # a product of two Piecewise: sympy.limit and continuous_domain refuse it
     k = thn.real_line_extremes(g)
+    assert (k.m, k.argmin, k.M, k.argmax) == (0, sp.oo, 1, 0)  # 1/(l + 1) for l > 0, 1 for l <= 0
+    g2 = sp.diff(sp.log(ELU1 + 1), l)  # ELU + 2: 1/(l + 2) and e^l/(e^l + 1), sup 1/2 at 0
+    k = thn.real_line_extremes(g2)
     assert (k.m, k.argmin, k.M, k.argmax) == (0, -sp.oo, sp.Rational(1, 2), 0)
     k = thn.real_line_extremes(sp.diff(sp.log(RELU2), l))
     assert (k.m, k.M, k.argmax) == (0, 1, 1)
     x = np.linspace(-40, 40, 400_001)
-    for F, M in ((ELU1, 0.5), (RELU2, 1.0)):
+    for F, M in ((ELU1, 1.0), (ELU1 + 1, 0.5), (RELU2, 1.0)):
         with np.errstate(divide="ignore", invalid="ignore"):
             gv = np.asarray(sp.lambdify(l, sp.diff(sp.log(F), l), "numpy")(x), dtype=float)
         assert gv.max() <= M * (1 + 1e-12) and gv.max() == pytest.approx(M, rel=1e-6)
@@ -99,3 +110,18 @@ def test_a_critical_point_inside_only_for_some_a_is_undecided(F):
     # -1 (and ±1/sqrt(2)) lie in [-a, a] only for a large enough: m depends on a piecewise
     assert thn.normalizer_constants(F) is None
     assert thn.normalizer_constants(F, l, 2) is not None  # a number decides it
+
+
+def test_the_same_f_written_with_max_and_min_gets_the_same_answers():
+    """Trial 50: Max(l, 0) + exp(Min(l, 0)) is ELU + 1, but its G was undecided: the rewrite's
+    leftover True branch 1/(l + e^l), which applies nowhere, was solved too (its derivative is not
+    continuous at l = -W(1)). Each piece is now solved on its own interval only."""
+    other = sp.Max(l, 0) + sp.exp(sp.Min(l, 0))
+    assert thn.normalizer_constants(other) == thn.normalizer_constants(ELU1).__class__(
+        sp.exp(-a), a + 1, -a, a, "monotone non-decreasing (piecewise)")
+    g1 = thn.real_line_extremes(sp.simplify(sp.diff(ELU1, l) / ELU1))
+    g2 = thn.real_line_extremes(sp.simplify(sp.diff(other, l) / other))
+    assert (g1.m, g1.M) == (g2.m, g2.M) == (0, 1)
+    for half in (sp.Rational(1, 2), 2):  # the numeric route agrees
+        k = thn.normalizer_constants(other, l, half)
+        assert (k.m, k.M) == (sp.exp(-half), half + 1)

@@ -86,3 +86,17 @@ def test_markov_lower_forms_and_validation():
         exact_sphere3(0.1, 0.1, 0.0, 0.1)
     with pytest.raises(ValueError, match="a: must be"):
         exact_sphere3(-0.1, 0.1, 1.0, 0.1)
+
+
+def test_exact_sphere3_a_huge_radius_is_probability_one_without_a_warning():
+    """Trial 50: check under an ELU + 1 plug-in printed numpy's overflow warning from (r/M)²."""
+    import warnings
+
+    import numpy as np
+
+    from attnbounds.numerics.selection import exact_sphere3
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, p = exact_sphere3(np.array([0.3, 0.2]), np.array([0.1, 0.2]), 1.0, np.array([1e200, 0.05]))
+    assert p[0] == 1.0 and 0.0 <= p[1] < 1.0
