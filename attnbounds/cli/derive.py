@@ -38,7 +38,11 @@ NORMALIZER_TITLE = "Lemma 1 (logits in [-a, a]) and Lemma 2 constants of alpha_i
                    "SymPy does not decide exactly is printed 'undecided' (--json: \"expr\": null, \"undecided\": "
                    "true), never a guess; Lemma 2's bounds where G is undecided are printed in G, marked "
                    "'(undecided)' (--json: the expression in G, \"undecided\": true).")
-def derive(name, latex, as_json, claim_specs, normalizer_spec):
+@click.option("--half-width", "half_width", default=None, metavar="A",
+              help="With --normalizer: Lemma 1's logit range [-A, A] for a positive number A (its exact value as "
+                   "written: 0.5 is 1/2), instead of the symbol a; the values where F is not monotone are then "
+                   "decided by its critical points in the range.")
+def derive(name, latex, as_json, claim_specs, normalizer_spec, half_width):
     """Print the closed forms of derivation NAME (no NAME: list the derivations; a claim id
     such as L2: list that claim's derivations).
 
@@ -49,9 +53,11 @@ def derive(name, latex, as_json, claim_specs, normalizer_spec):
         if name is not None:
             raise UsageError(f"NAME and --normalizer: give one of them, not both (NAME {name!r} is a derivation or "
                              "claim; --normalizer SPEC prints the constants of SPEC's F)")
-        data = normalizer_derivation(normalizer_spec)
+        data = normalizer_derivation(normalizer_spec, half_width)
         _emit(data, latex, as_json)
         return
+    if half_width is not None:
+        raise UsageError("--half-width: only with --normalizer SPEC (it sets the logit range of Lemma 1's m and M)")
     if name is None:
         if as_json:
             write_json([{"name": n, "title": derivation.get(n).title} for n in derivation.names()], None)
@@ -136,11 +142,12 @@ def _undecided(note: str) -> dict:
     return {"expr": None, "latex": None, "undecided": True, "note": note}
 
 
-def normalizer_derivation(spec: str) -> dict:
+def normalizer_derivation(spec: str, half_width=None) -> dict:
     """``{"name", "title", "results"}`` of ``derive --normalizer SPEC``, as
     :func:`attnbounds.theory.derivation.to_json` gives a registered derivation's.
 
-    Lemma 1: m, M on [−a, a] from :func:`attnbounds.theory.normalization.normalizer_constants`.
+    Lemma 1: m, M on [−a, a] from :func:`attnbounds.theory.normalization.normalizer_constants`
+    (``half_width``: a positive number A for a, as ``--half-width`` writes it; default the symbol a).
     Lemma 2: G = sup |(log F)'| over all real logits, from the exact table of
     :func:`attnbounds.theory.jacobian.family_log_derivative_sup` for a ratio-form family, else
     from :func:`attnbounds.theory.normalization.real_line_extremes`; the bounds are those of
@@ -163,6 +170,8 @@ def normalizer_derivation(spec: str) -> dict:
     symbolic_T = not _sets_temperature(N, spec)
     F = _theory_form(N.sympy_F, N, symbolic_T)
     l = thn.l
+    hw = thn.a if half_width is None else _half_width(half_width)
+    rng = f"[-{sp.sstr(hw)}, {sp.sstr(hw)}]"
     t_note = ("T: the temperature, a symbol (SPEC sets it so: name(T=0.5))" if symbolic_T
               else f"at T = {sp.sstr(exact_number(N.params['T'], 'T'))}")
     out = {
@@ -171,22 +180,23 @@ def normalizer_derivation(spec: str) -> dict:
     }
     # Lemma 1
     try:
-        k = _lemma1_constants(F, symbolic_T)
+        k = _lemma1_constants(F, symbolic_T, hw)
     except ValueError as exc:  # F not positive on [-a, a]
         raise UsageError(f"--normalizer: {spec!r}: {exc}") from None
-    table = _family_constants(N, symbolic_T) if k is None else None
+    table = _family_constants(N, symbolic_T, hw) if k is None else None
     if table is not None:
         out.update(table)
     elif k is None:
-        out["m"] = _undecided("min F on [-a, a]: undecided (SymPy cannot show F monotone on [-a, a] nor, with a "
-                              "a symbol, where its critical points lie, or cannot decide m > 0)")
-        out["M"] = _undecided("max F on [-a, a]: undecided (as m)")
+        out["m"] = _undecided(f"min F on {rng}: undecided (SymPy cannot show F monotone on {rng} nor decide where "
+                              "its critical points lie, or cannot decide m > 0)"
+                              + ("; --half-width A gives a numeric range" if half_width is None else ""))
+        out["M"] = _undecided(f"max F on {rng}: undecided (as m)")
         out["C1"] = _undecided("m/M: undecided (as m)")
         out["C2"] = _undecided("M/m: undecided (as m)")
     else:
         how = f"F {k.method}" if k.method.startswith("monotone") else k.method
-        out["m"] = derivation.Result(k.m, {"l": k.argmin}, f"min F on [-a, a] ({how})").to_json()
-        out["M"] = derivation.Result(k.M, {"l": k.argmax}, f"max F on [-a, a] ({how})").to_json()
+        out["m"] = derivation.Result(k.m, {"l": k.argmin}, f"min F on {rng} ({how})").to_json()
+        out["M"] = derivation.Result(k.M, {"l": k.argmax}, f"max F on {rng} ({how})").to_json()
         out["C1"] = derivation.Result(k.C1, note="m/M; Lemma 1: alpha_i >= C1/L").to_json()
         out["C2"] = derivation.Result(k.C2, note="M/m; Lemma 1: alpha_i <= C2/L").to_json()
     # Lemma 2: G, then L2-generic's bounds (proved there) with G substituted
@@ -239,25 +249,29 @@ def _theory_form(expr, N, symbolic_T: bool) -> sp.Expr:
     return expr.xreplace(subs)
 
 
-def _family_constants(N, symbolic_T: bool) -> dict | None:
+def _family_constants(N, symbolic_T: bool, half_width) -> dict | None:
     """m, M, C1 and C2 (JSON results) for a family whose Lemma 1 constants the ``L1-constants``
     derivation works out by hand (taylor2, even_power: not monotone, so
     :func:`~attnbounds.theory.normalization.normalizer_constants` leaves them undecided for a
     symbolic a), where the normalizer's F is the family's, or the family's at l/T (a becomes
-    a/T); None otherwise (trial 49)."""
+    a/T; then the symbol a is ``half_width``); None otherwise (trial 49)."""
     from attnbounds.theory import normalization as thn
 
     form = _family_form(N) if N.name in ("taylor2", "even_power") else None
     if form is None:
         return None
     scale, how = ({thn.a: thn.a / thn.T}, ", with a/T for a: F is the family's at l/T") if form else ({}, "")
+    at = {thn.a: half_width}
+    rng = f"[-{sp.sstr(half_width)}, {sp.sstr(half_width)}]"
     done = derivation.get("L1-constants").compute()
     out = {}
-    for key, role in (("m", "min F on [-a, a]"), ("M", "max F on [-a, a]"), ("C1", "m/M; Lemma 1: alpha_i >= C1/L"),
+    for key, role in (("m", f"min F on {rng}"), ("M", f"max F on {rng}"), ("C1", "m/M; Lemma 1: alpha_i >= C1/L"),
                       ("C2", "M/m; Lemma 1: alpha_i <= C2/L")):
         res = done[f"{N.name}_{key}"]
         note = f"{role} (L1-constants' {N.name}_{key}{how}{'; ' + res.note if res.note else ''})"
-        out[key] = derivation.Result(_theory_form(res.expr.xreplace(scale), N, symbolic_T), res.maximizer,
+        where = None if res.maximizer is None else {k: sp.sympify(v).xreplace(scale).xreplace(at) if isinstance(v, sp.Basic) else v
+                                                    for k, v in res.maximizer.items()}
+        out[key] = derivation.Result(_theory_form(res.expr.xreplace(scale).xreplace(at), N, symbolic_T), where,
                                      note).to_json()
     return out
 
@@ -312,23 +326,32 @@ def _at_unit_temperature(F, symbolic_T: bool):
     return F, False
 
 
-def _lemma1_constants(F, symbolic_T: bool):
-    """:func:`attnbounds.theory.normalization.normalizer_constants` of F on [−a, a], or, where
-    that is undecided and F(l) = F_1(l/T) (:func:`_at_unit_temperature`), F_1's on [−a, a] with
-    a/T for a (F on [−a, a] takes F_1's values on [−a/T, a/T]; its points are T times F_1's):
-    SymPy splits a piecewise F_1 (ELU + 1, e^{min(l, 3)}) by conditions in l alone."""
+def _half_width(value) -> sp.Expr:
+    """``--half-width``'s A: a positive number, its exact value as written, else a UsageError."""
+    try:
+        A = sp.Rational(str(value).strip())  # the decimal or fraction written: "0.1" is 1/10, "1/3" is 1/3
+    except (TypeError, ValueError):
+        raise UsageError(f"--half-width: expected a number such as 2, 0.5 or 1/3, got {value!r}") from None
+    if not A.is_positive:
+        raise UsageError(f"--half-width: must be a number > 0, got {value!r}")
+    return A
+
+
+def _lemma1_constants(F, symbolic_T: bool, half_width):
+    """:func:`attnbounds.theory.normalization.normalizer_constants` of F on [−A, A], A =
+    ``half_width``, or, where that is undecided and F(l) = F_1(l/T) (:func:`_at_unit_temperature`),
+    F_1's on [−A/T, A/T], which are F's values on [−A, A] (its points are T times F_1's): SymPy
+    splits a piecewise F_1 (ELU + 1, e^{min(l, 3)}) by conditions in l alone."""
     from attnbounds.theory import normalization as thn
 
-    k = thn.normalizer_constants(F, thn.l, thn.a)
+    k = thn.normalizer_constants(F, thn.l, half_width)
     F1, scaled = _at_unit_temperature(F, symbolic_T)
     if k is not None or not scaled:
         return k
-    k1 = thn.normalizer_constants(F1, thn.l, thn.a)
+    k1 = thn.normalizer_constants(F1, thn.l, half_width / thn.T)
     if k1 is None:
         return None
-    at = {thn.a: thn.a / thn.T}
-    return thn.NormalizerConstants(k1.m.xreplace(at), k1.M.xreplace(at), thn.T * k1.argmin.xreplace(at),
-                                   thn.T * k1.argmax.xreplace(at), k1.method)
+    return thn.NormalizerConstants(k1.m, k1.M, thn.T * k1.argmin, thn.T * k1.argmax, k1.method)
 
 
 def _log_derivative_sup(F, symbolic_T: bool):

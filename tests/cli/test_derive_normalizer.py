@@ -291,3 +291,33 @@ def test_a_step_f_has_no_g(plugins):
     r = _json("--normalizer", f"{plugins}:step")["results"]
     assert r["G"]["undecided"] is True and "F and g continuous" in r["G"]["note"]
     assert all(r[k]["undecided"] for k in ("m", "M", "C1", "C2"))
+
+
+def test_half_width_gives_a_numeric_range(plugins):
+    """Trial 50's wish: check decides Lemma 1's constants at a numeric a, derive only with the symbol
+    a. --half-width A sets the range [-A, A] (A as written: 0.5 is 1/2); checked against grids."""
+    for spec, half, F in ((f"{plugins}:cosh(T=0.7)", "4", lambda x: np.cosh(x / 0.7)),
+                          ("taylor2(T=0.7)", "0.5", lambda x: 1 + x / 0.7 + x**2 / (2 * 0.7**2)),
+                          ("taylor2(T=0.7)", "2", lambda x: 1 + x / 0.7 + x**2 / (2 * 0.7**2)),
+                          (f"{plugins}:elu1(T=0.7)", "1/3", lambda x: np.where(x > 0, x / 0.7 + 1, np.exp(x / 0.7)))):
+        r = _json("--normalizer", spec, "--half-width", half)["results"]
+        x = np.linspace(-float(sp.Rational(half)), float(sp.Rational(half)), 200_001)
+        values = F(x)
+        for key, want in (("m", values.min()), ("M", values.max()), ("C1", values.min() / values.max())):
+            assert not r[key].get("undecided") and not _expr(r, key).free_symbols, (spec, key, r[key])
+            assert float(_expr(r, key)) == pytest.approx(want, rel=1e-9), (spec, half, key)
+        assert f"[-{sp.Rational(half)}, {sp.Rational(half)}]" in r["m"]["note"]
+    # the symbol a leaves cosh undecided, and says how to give a number
+    r = _json("--normalizer", f"{plugins}:cosh")["results"]
+    assert r["m"]["undecided"] is True and "--half-width A" in r["m"]["note"]
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--normalizer", "softmax", "--half-width", "-1"], "--half-width: must be a number > 0, got '-1'"),
+    (["--normalizer", "softmax", "--half-width", "0"], "--half-width: must be a number > 0"),
+    (["--normalizer", "softmax", "--half-width", "two"], "--half-width: expected a number"),
+    (["--normalizer", "softmax", "--half-width", "nan"], "--half-width: expected a number"),
+    (["L1-constants", "--half-width", "2"], "--half-width: only with --normalizer SPEC"),
+])
+def test_half_width_errors_name_it(args, fragment):
+    _error(_run(*args), fragment)
