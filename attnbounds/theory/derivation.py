@@ -45,11 +45,11 @@ class Result:
 def latex(expr) -> str:
     r"""``sympy.latex`` of ``expr``; where SymPy's printer fails on a Min or a Max (it tests
     whether a factor is constant by substituting values, and Min(3, nan) raises: e^{−a/T}
-    e^{−min(3, a/T)}), the same expression with each Min and Max as an opaque function.
+    e^{−min(3, a/T)}), the same expression with each Min and Max as an opaque function (printed \min, \max).
 
     >>> a, T = sp.symbols("a T", positive=True)
     >>> print(latex(sp.exp(-a / T) * sp.exp(-sp.Min(3, a / T))))
-    e^{- \frac{a}{T}} e^{- \operatorname{min}{\left(3,\frac{a}{T} \right)}}
+    e^{- \frac{a}{T}} e^{- \min{\left(3,\frac{a}{T} \right)}}
     """
     try:
         return sp.latex(expr)
@@ -57,7 +57,8 @@ def latex(expr) -> str:
         if not expr.has(sp.Min, sp.Max):
             raise
     opaque = {sp.Min: sp.Function("min"), sp.Max: sp.Function("max")}
-    return sp.latex(expr.replace(lambda e: e.func in opaque, lambda e: opaque[e.func](*e.args)))
+    out = sp.latex(expr.replace(lambda e: e.func in opaque, lambda e: opaque[e.func](*e.args)))
+    return out.replace(r"\operatorname{min}", r"\min").replace(r"\operatorname{max}", r"\max")  # as SymPy prints them
 
 
 def _jsonable(value):

@@ -25,6 +25,7 @@ non-negative variables (M = m + d, L = 1 + n), see :func:`nonnegative_polynomial
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sympy as sp
 from sympy.calculus.util import continuous_domain
@@ -188,16 +189,21 @@ def _half_width(half_width) -> sp.Expr:
 _PIECEWISE = (sp.Min, sp.Max, sp.Abs, sp.Heaviside, sp.Piecewise)  # what a Piecewise rewrite takes apart
 
 
+@lru_cache(maxsize=256)
 def _pieces_on_reals(f, variable):
-    """f's pieces over ℝ as [(expression, set)], each set an Interval or a finite set of
+    """f's pieces over ℝ as ((expression, set), ...), each set an Interval or a finite set of
     numbers, disjoint and covering ℝ (``Piecewise.as_expr_set_pairs`` of f's ``Piecewise``
     form, which rewrites Min, Max, Abs and Heaviside); None for f without such parts, or where
     SymPy cannot split it so (a condition in another symbol, a piece that is still piecewise)."""
     if not f.has(*_PIECEWISE):
         return None
+    if _branchings(f) > _MAX_BRANCHINGS:  # piecewise_fold's work grows with their product
+        return None
     try:
         pw = sp.piecewise_fold(f.rewrite(sp.Piecewise))
         if not isinstance(pw, sp.Piecewise):
+            return None
+        if not _splittable(pw, variable):
             return None
         pairs = pw.as_expr_set_pairs(sp.S.Reals)
     except (NotImplementedError, ValueError, TypeError, AttributeError):
@@ -213,7 +219,40 @@ def _pieces_on_reals(f, variable):
                     or (isinstance(part, sp.FiniteSet) and all(x.is_number and x.is_finite for x in part))):
                 return None
             out.append((e, part))
-    return out
+    return tuple(out)
+
+
+def _branchings(f) -> int:
+    """How many branch points f's parts make: a Min or Max of k arguments k − 1, a Piecewise of k
+    pieces k − 1, an Abs or a Heaviside 1."""
+    count = 0
+    for node in sp.preorder_traversal(f):
+        if isinstance(node, (sp.Min, sp.Max, sp.Piecewise)):
+            count += len(node.args) - 1
+        elif isinstance(node, (sp.Abs, sp.Heaviside)):
+            count += 1
+    return count
+
+
+def _splittable(pw, variable) -> bool:
+    """Whether SymPy's set algebra can split ``pw`` quickly: at most :data:`_MAX_PIECES` pieces
+    and :data:`_MAX_RELATIONS` relations, each a polynomial of degree at most 2 in the variable
+    with numeric coefficients (a transcendental crossing, e^l ≥ 1 + l², hung
+    ``as_expr_set_pairs``: review 50)."""
+    rels = set().union(*(cond.atoms(sp.core.relational.Relational) for _, cond in pw.args))
+    if len(pw.args) > _MAX_PIECES or len(rels) > _MAX_RELATIONS:
+        return False
+    for rel in rels:
+        diff = rel.lhs - rel.rhs
+        if diff.free_symbols - {variable}:
+            return False
+        try:
+            poly = sp.Poly(diff, variable)
+        except sp.PolynomialError:
+            return False
+        if poly.degree() > 2 or not all(c.is_number for c in poly.coeffs()):
+            return False
+    return True
 
 
 def _same(x, y) -> bool:
@@ -221,9 +260,18 @@ def _same(x, y) -> bool:
     return x == y or sp.simplify(x - y) == 0
 
 
-#: Functions whose derivative, as SymPy takes it, can hide a jump (a Piecewise is differentiated
-#: piece by piece; floor's derivative stays unevaluated, sign's is a DiracDelta).
-_JUMPY = _PIECEWISE + (sp.sign, sp.floor, sp.ceiling, sp.frac)
+#: Functions that are continuous wherever their arguments are and defined on all the reals they
+#: take there: where ``continuous_domain`` cannot tell, an f built from these (and +, ×, powers)
+#: with a derivative SymPy decides finite on an interval is continuous on it.
+_SMOOTH = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.asinh, sp.erf, sp.erfc)
+
+#: The largest ``Piecewise`` that :func:`_pieces_on_reals` splits (pieces, distinct relations in
+#: their conditions): SymPy's set algebra on larger ones ran for minutes (review 50: the maximum
+#: of three shifted |l|).
+_MAX_PIECES, _MAX_RELATIONS = 16, 8
+#: The most branch points (:func:`_branchings`) of an f that :func:`_pieces_on_reals` folds: the
+#: maximum of three shifted |l| has 5 (folded in about a second); its derivative, 9, took minutes.
+_MAX_BRANCHINGS = 6
 
 
 def continuous_on_reals(f, variable=l, *, unless_elementary: bool = False) -> bool:
@@ -233,24 +281,28 @@ def continuous_on_reals(f, variable=l, *, unless_elementary: bool = False) -> bo
     meet, every side's limit is f's value there; a piece that is a finite set of points lies
     between interval pieces, whose ends are checked). False also where undecided.
 
-    With ``unless_elementary``, True for an f free of Piecewise, Min, Max, Abs, Heaviside,
-    sign, floor, ceiling and frac without a check: there a derivative that SymPy decides finite
-    (positive, negative) on an interval makes f continuous on it, which is what its callers ask.
+    With ``unless_elementary``, an f that ``continuous_domain`` cannot judge but that is built
+    from exp, sin, cos, sinh, cosh, tanh, atan, asinh, erf and erfc alone is taken as
+    continuous: there a derivative that SymPy decides finite (positive, negative) on an interval
+    makes f continuous on it, which is what the callers ask. (Not for arg, atan2, sign, floor
+    or a Piecewise, whose SymPy derivative hides their jumps: review 50, e^l + arg(l) + 1.)
 
     >>> continuous_on_reals(sp.Piecewise((l + 2, l > 0), (sp.exp(l) + 1, True)))
     True
     >>> continuous_on_reals(sp.Piecewise((sp.exp(l) + 4, l < 0), (sp.exp(l), True)))  # a jump at 0
     False
+    >>> continuous_on_reals(sp.exp(l) + sp.arg(l) + 1, unless_elementary=True)  # arg jumps by pi at 0
+    False
     """
     variable = _check_symbol(variable, "variable")
     f = _function_in(f, variable, "f")
-    if unless_elementary and not f.has(*_JUMPY):
-        return True
     box = sp.S.Reals
     try:
         return continuous_domain(f, variable, box) == box
     except (NotImplementedError, ValueError, TypeError):
         pass
+    if unless_elementary and all(isinstance(g, _SMOOTH) for g in f.atoms(sp.Function)):
+        return True
     pairs = _pieces_on_reals(f, variable)
     if pairs is None:
         return False
@@ -282,14 +334,15 @@ def _limit_at(f, variable, end):
 
 
 def _piecewise_monotone(f, variable) -> int | None:
-    """+1 (non-decreasing on ℝ) or −1 (non-increasing) for a piecewise f (:func:`_pieces_on_reals`
-    of its derivative) that is continuous on ℝ, when SymPy decides the sign of the derivative on
+    """+1 (non-decreasing on ℝ) or −1 (non-increasing) for a piecewise f (:func:`_pieces_on_reals`;
+    inside an interval piece, f' is the piece's derivative) that is continuous on ℝ, when SymPy decides the sign of the derivative on
     each interval piece: substituting l = c + u, l = c − u (u ≥ 0) for a half-line from c, and
     l = c1 + (c2 − c1)·u/(1 + u) on [c1, c2); a continuous f whose derivative keeps one sign
     off finitely many points is monotone. None otherwise."""
-    pairs = _pieces_on_reals(sp.diff(f, variable), variable)
+    pairs = _pieces_on_reals(f, variable)  # f' is each interval piece's own derivative inside it
     if pairs is None or not continuous_on_reals(f, variable):
         return None
+    pairs = [(sp.diff(e, variable), part) for e, part in pairs]
     u = sp.Dummy("u", nonnegative=True)
     signs = set()
     for e, part in pairs:

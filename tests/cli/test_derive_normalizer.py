@@ -282,7 +282,7 @@ def test_piecewise_plugins(plugins):
     assert g.max() == pytest.approx(1 / Tv, rel=1e-9) and g.max() <= 1 / Tv * (1 + 1e-12)
     latex = _run("--normalizer", f"{plugins}:exp_min", "--latex")  # SymPy's printer raised on e^{-min(3, a/T)}
     assert latex.exit_code == 0, latex.output
-    assert "  C1 = e^{- \\frac{a}{T}} e^{- \\operatorname{min}{\\left(3,\\frac{a}{T} \\right)}}" in latex.output.splitlines()
+    assert "  C1 = e^{- \\frac{a}{T}} e^{- \\min{\\left(3,\\frac{a}{T} \\right)}}" in latex.output.splitlines()
 
 
 def test_a_step_f_has_no_g(plugins):

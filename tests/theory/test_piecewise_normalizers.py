@@ -84,7 +84,7 @@ def test_latex_of_a_min_that_sympys_printer_refuses():
     expr = sp.exp(-a / T) * sp.exp(-sp.Min(3, a / T))
     with pytest.raises(ValueError):
         sp.latex(expr)  # SymPy's own printer (if this starts to pass, the fallback is no longer needed)
-    assert latex(expr) == r"e^{- \frac{a}{T}} e^{- \operatorname{min}{\left(3,\frac{a}{T} \right)}}"
+    assert latex(expr) == r"e^{- \frac{a}{T}} e^{- \min{\left(3,\frac{a}{T} \right)}}"
     assert latex(sp.exp(a)) == sp.latex(sp.exp(a))
 
 
@@ -125,3 +125,24 @@ def test_the_same_f_written_with_max_and_min_gets_the_same_answers():
     for half in (sp.Rational(1, 2), 2):  # the numeric route agrees
         k = thn.normalizer_constants(other, l, half)
         assert (k.m, k.M) == (sp.exp(-half), half + 1)
+
+
+def test_arg_jumps_and_is_not_called_monotone():
+    """Review 50: e^l + arg(l) + 1 has SymPy derivative e^l (arg's is 0), but arg jumps by pi at
+    0: it was "monotone increasing" with m = 1 + pi + e^{-a} > M = e^a + 1. continuous_domain
+    cannot judge arg, and arg is not among the functions trusted without it."""
+    F = sp.exp(l) + sp.arg(l) + 1
+    assert not thn.continuous_on_reals(F, unless_elementary=True)
+    assert thn.normalizer_constants(F) is None
+    assert thn.normalizer_constants(F, l, 2) is None
+
+
+def test_large_or_transcendental_piecewise_forms_are_not_split():
+    """Review 50: SymPy's set algebra ran for minutes on Max(e^l, 1 + l^2) (a transcendental
+    crossing) and on the derivative of the maximum of three shifted |l|. Such forms are not
+    split (undecided, or the old route); the answers are unchanged."""
+    assert thn.normalizer_constants(sp.Max(sp.exp(l), 1 + l**2)) is None
+    F = sp.Max(sp.exp(l), 1 + l**2)
+    assert thn.real_line_extremes(sp.simplify(sp.diff(F, l) / F)) is None
+    k = thn.normalizer_constants(sp.Max(sp.Abs(l), sp.Abs(l - 1), sp.Abs(l + 1)) + 1, l, 2)
+    assert (k.m, k.M) == (2, 4)
