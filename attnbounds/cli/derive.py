@@ -269,11 +269,24 @@ def _family_constants(N, symbolic_T: bool, half_width) -> dict | None:
                       ("C2", "M/m; Lemma 1: alpha_i <= C2/L")):
         res = done[f"{N.name}_{key}"]
         note = f"{role} (L1-constants' {N.name}_{key}{how}{'; ' + res.note if res.note else ''})"
-        where = None if res.maximizer is None else {k: sp.sympify(v).xreplace(scale).xreplace(at) if isinstance(v, sp.Basic) else v
+        where = None if res.maximizer is None else {k: _family_point(v, form, scale, at, N, symbolic_T)
                                                     for k, v in res.maximizer.items()}
         out[key] = derivation.Result(_theory_form(res.expr.xreplace(scale).xreplace(at), N, symbolic_T), where,
                                      note).to_json()
     return out
+
+
+def _family_point(v, scaled: bool, scale: dict, at: dict, N, symbolic_T: bool):
+    """A point of L1-constants' worked case (the family's l, a function of a) as a point of the
+    normalizer's F: with F the family's at l/T, T times the family's point at a/T; then a is the
+    half-width and the parameters take their values."""
+    if not isinstance(v, sp.Basic):
+        return v
+    from attnbounds.theory import normalization as thn
+
+    if scaled:
+        v = thn.T * v.xreplace(scale)
+    return _theory_form(v.xreplace(at), N, symbolic_T)
 
 
 def _family_sup(N, symbolic_T: bool):
