@@ -55,6 +55,9 @@ class _Terminated(SignalHook):
         return 143 if self.hit and code == 130 else code
 
 
+_RESUMABLE = ("check", "reproduce")  # the commands that keep what they computed when interrupted
+
+
 class _LazyGroup(click.Group):
     """Lazy subcommands; an interrupt exits 130 (143 for SIGTERM) and an unexpected error is one line
     (``--debug``: traceback)."""
@@ -75,8 +78,10 @@ class _LazyGroup(click.Group):
     def _invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            click.echo("Interrupted (rerun the same command to resume from what was saved).", err=True)
+        except KeyboardInterrupt:  # only check and reproduce save as they go (derive, claims: nothing to resume)
+            resumable = ctx.invoked_subcommand in _RESUMABLE
+            click.echo("Interrupted (rerun the same command to resume from what was saved)." if resumable
+                       else "Interrupted.", err=True)
             ctx.exit(130)
         except BrokenPipeError:
             fd = _stdout_without_reader()

@@ -321,3 +321,30 @@ def test_half_width_gives_a_numeric_range(plugins):
 ])
 def test_half_width_errors_name_it(args, fragment):
     _error(_run(*args), fragment)
+
+
+def test_an_interrupted_derive_does_not_promise_to_resume(monkeypatch):
+    """Trial 50: a derive stopped by a signal said "rerun the same command to resume from what was
+    saved", but derive saves nothing (only check and reproduce do)."""
+    import attnbounds.cli.derive as derive_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(derive_module, "normalizer_derivation", interrupted)
+    out = CliRunner().invoke(main, ["derive", "--normalizer", "softmax"])
+    assert out.exit_code == 130, out.output
+    assert out.stderr.strip() == "Interrupted."
+
+
+def test_an_interrupted_reproduce_still_points_to_its_saved_work(monkeypatch, tmp_path):
+    # the other side of the test above: reproduce keeps its finished windows, so it says how to resume
+    from attnbounds.empirical import store
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(store, "check_output_dir", interrupted)
+    out = CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text", "x.txt", "--out", str(tmp_path / "o")])
+    assert out.exit_code == 130, out.output
+    assert out.stderr.strip() == "Interrupted (rerun the same command to resume from what was saved)."
