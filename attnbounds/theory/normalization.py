@@ -594,15 +594,27 @@ def _candidate_points(f, variable, box):
     else:
         pieces = [pw]
     for e in pieces:
-        d = sp.diff(e, variable)
-        if d == 0:
-            continue
-        for what in ("zero", "kink"):
-            got = _finite_points(d, variable, box, what)
-            if got is None:
-                return None
-            points += got
+        got = _critical_points(e, variable, box)
+        if got is None:
+            return None
+        points += got
     return list(dict.fromkeys(points))
+
+
+def _critical_points(e, variable, region):
+    """The zeros of a smooth piece's derivative in ``region`` and the points there where that
+    derivative is not continuous (none for a piece constant in the variable), or None unless
+    SymPy finds each set finite."""
+    d = sp.diff(e, variable)
+    if d == 0:
+        return []
+    points = []
+    for what in ("zero", "kink"):
+        got = _finite_points(d, variable, region, what)
+        if got is None:
+            return None
+        points += got
+    return points
 
 
 def _candidate_points_of_pieces(pairs, variable, box, points):
@@ -619,14 +631,10 @@ def _candidate_points_of_pieces(pairs, variable, box, points):
         if not isinstance(region, sp.Interval):
             return None
         points += [end for end in (part.start, part.end) if end.is_finite and end in box]
-        d = sp.diff(e, variable)
-        if d == 0:
-            continue
-        for what in ("zero", "kink"):
-            got = _finite_points(d, variable, region, what)
-            if got is None:
-                return None
-            points += got
+        got = _critical_points(e, variable, region)
+        if got is None:
+            return None
+        points += got
     return list(dict.fromkeys(points))
 
 
