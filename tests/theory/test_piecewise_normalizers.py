@@ -146,3 +146,13 @@ def test_large_or_transcendental_piecewise_forms_are_not_split():
     assert thn.real_line_extremes(sp.simplify(sp.diff(F, l) / F)) is None
     k = thn.normalizer_constants(sp.Max(sp.Abs(l), sp.Abs(l - 1), sp.Abs(l + 1)) + 1, l, 2)
     assert (k.m, k.M) == (2, 4)
+
+
+def test_continuous_on_reals_names_its_bad_arguments():
+    with pytest.raises(TypeError, match="^variable: expected a sympy Symbol"):
+        thn.continuous_on_reals(l + 1, "l")
+    with pytest.raises(ValueError, match="^f: cannot parse"):
+        thn.continuous_on_reals("exp(l")
+    with pytest.raises(TypeError, match="^f: expected a SymPy expression"):
+        thn.continuous_on_reals([l])
+    assert thn.continuous_on_reals("exp(l) + l**2") is True  # a string is parsed, its l the variable
