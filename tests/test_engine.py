@@ -689,3 +689,40 @@ def test_a_fixed_instance_outside_the_readings_hypotheses_is_drawn_once():
                       assume=lambda inst, size=None: np.asarray(inst["x"], float) >= 5)
     out = engine.run_sweep(outside, SMALL)
     assert out.outcome == "incomplete" and out.count == 0 and out.discarded == 1
+
+
+def test_wall_clock_limit_keeps_an_outer_timer():
+    """Review 51: an inner limit replaced the outer one and cancelled it on leaving. Now the
+    outer timer runs on with what it had left, and an inner limit longer than the outer's time
+    left is cut to it (an ``except MethodTimeout`` inside the outer limit can then absorb the
+    outer's firing: nothing in the package nests them)."""
+    import signal
+    import time
+
+    from attnbounds.engine.methods import MethodTimeout, wall_clock_limit
+
+    started = time.monotonic()
+    with pytest.raises(MethodTimeout, match="0.4 s"):
+        with wall_clock_limit(0.4):
+            with wall_clock_limit(30):
+                time.sleep(0.05)  # the inner limit ends well before the outer one
+            time.sleep(10)  # the outer limit must still fire
+    assert time.monotonic() - started < 5
+    started = time.monotonic()
+    with pytest.raises(MethodTimeout):
+        with wall_clock_limit(0.3):
+            with wall_clock_limit(30):
+                time.sleep(10)  # cut at the outer limit's 0.3 s, not at 30 s
+    assert time.monotonic() - started < 5
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # nothing left running
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda *args: fired.append(True))
+    try:  # a caller's own alarm survives a limit that ends first
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with wall_clock_limit(5):
+            time.sleep(0.01)
+        time.sleep(1)
+        assert fired == [True]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pytest
 import sympy as sp
 
 from attnbounds import engine
@@ -62,3 +64,21 @@ def test_a_normalizer_with_a_jump_is_not_falsified_by_its_own_constants():
         assert row.verdict == "undecided" and row.error is None, (row.id, row.verdict, row.evidence)
         assert row.evidence.startswith("not applicable under jump_l2"), row.evidence
     assert "not shown continuous" in rows[2].detail["under"]
+
+
+SOFTPLUS_OWN = nz.from_sympy(sp.log(1 + sp.exp(nz.LOGIT)), nz.LOGIT, name="softplus_own_l2")
+
+
+def test_a_users_f_that_is_a_family_takes_the_familys_exact_g():
+    """Stop 50's lead: a hand-written softplus, log(1 + e^{l/T}), is the family softplus, whose G =
+    1/T (approached as l -> -oo, never attained) is in the theory's exact table; SymPy's critical
+    points find nothing for it (HARD above stays not applicable). Cross-checked on a grid in the
+    routine; here against a wider one."""
+    row = engine.check(["L2:reconstructed"], budget=SMALL, normalizer=SOFTPLUS_OWN)[0]
+    assert row.verdict == "holds" and row.error is None, row.evidence
+    for T in (0.5, 1.0, 2.0):
+        G = ratio_log_derivative_sup("softplus_own_l2", T, 3)
+        assert G == 1 / T
+        x = np.linspace(-40, 40, 800_001)
+        g = 1 / (T * (1 + np.exp(-x / T)) * np.log1p(np.exp(x / T)))
+        assert g.max() <= G * (1 + 1e-12) and g.max() == pytest.approx(G, rel=1e-6)

@@ -168,7 +168,7 @@ from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.jacobian import dense_jacobian_norms, normalizer_jacobian, softmax_jacobian_norms
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature, exact_number
 from attnbounds.theory import jacobian as thj
-from attnbounds.theory.normalization import continuous_on_reals, real_line_extremes
+from attnbounds.theory.normalization import continuous_on_reals, family_of, real_line_extremes
 
 __all__ = [
     "CLAIM",
@@ -254,11 +254,14 @@ def ratio_log_derivative_sup(family: str, param: float, length: int) -> float:
     table of :func:`log_derivative_sup`: a user's F (``check --normalizer``), or a length-aware
     F read at n = ``length`` (the statement holds at each length with that length's F).
 
-    SymPy finds the extremes of (log F)' exactly, as ``derive --normalizer`` does
-    (:func:`attnbounds.theory.normalization.real_line_extremes`: critical points and limits at
-    ±∞, a piecewise (log F)' piece by piece), else by ``sympy.calculus.util.maximum`` and
-    ``minimum``; the result is cross-checked on a grid of logits, and a ``ValueError`` (one line, naming F) says when it
-    cannot be computed, so the reading is then *not applicable* with that reason, never in error.
+    Where F is a family of the theory under another name (a hand-written softplus,
+    :func:`attnbounds.theory.normalization.family_of`), G is that family's exact table entry, as
+    ``derive --normalizer`` takes it. Else SymPy finds the extremes of (log F)' exactly, as
+    ``derive --normalizer`` does (:func:`attnbounds.theory.normalization.real_line_extremes`:
+    critical points and limits at ±∞, a piecewise (log F)' piece by piece), else by
+    ``sympy.calculus.util.maximum`` and ``minimum``. The result is cross-checked on a grid of
+    logits, and a ``ValueError`` (one line, naming F) says when it cannot be computed, so the
+    reading is then *not applicable* with that reason, never in error.
 
     >>> ratio_log_derivative_sup("ssmax", 1.0, 4) == math.log(4)  # F_4(l) = 4^l: (log F)' = log 4
     True
@@ -277,20 +280,56 @@ def ratio_log_derivative_sup(family: str, param: float, length: int) -> float:
     if not continuous_on_reals(form, LOGIT, unless_elementary=True):  # SymPy's (log F)' drops F's jumps
         raise ValueError(f"family: {what}: F is not shown continuous on the real line, so (log F)' = {sp.sstr(g)} "
                          "is not its derivative everywhere")
-    exact = real_line_extremes(g, LOGIT, name="(log F)'")  # derive's routine first (it splits a piecewise g)
+    G = None if F.depends_on_length else _family_table_sup(F)
+    exact = None if G is not None else real_line_extremes(g, LOGIT, name="(log F)'")  # derive's routine, then SymPy's
     try:
-        extremes = [exact.M, exact.m] if exact is not None else [maximum(g, LOGIT, sp.S.Reals),
-                                                                  minimum(g, LOGIT, sp.S.Reals)]
-        G = max(abs(float(e)) for e in extremes)
+        if G is None:
+            extremes = [exact.M, exact.m] if exact is not None else [maximum(g, LOGIT, sp.S.Reals),
+                                                                      minimum(g, LOGIT, sp.S.Reals)]
+            G = max(abs(float(e)) for e in extremes)
     except (NotImplementedError, TypeError, ValueError) as exc:
         raise ValueError(f"family: SymPy cannot find the supremum {what} ({type(exc).__name__})") from None
-    grid = np.concatenate([-np.logspace(-3, 3, 400), [0.0], np.logspace(-3, 3, 400)])
-    with np.errstate(all="ignore"):
-        sampled = np.abs(np.asarray(sp.lambdify(LOGIT, g, "numpy")(grid), dtype=float) * np.ones_like(grid))
-    sampled = sampled[np.isfinite(sampled)]
+    sampled = _sampled_abs(g, LOGIT)
     if sampled.size and sampled.max() > G * (1 + 1e-9) + 1e-12:
         raise ValueError(f"family: {what}: SymPy's supremum {G:.6g} is below a sampled value {sampled.max():.6g}")
     return G
+
+
+def _sampled_abs(g, variable) -> np.ndarray:
+    """|g| on a grid of logits (0, ±10^-3 … ±10^3), for a cross-check of an exact supremum:
+    evaluated by mpmath at 30 and at 60 digits, keeping the points where the two agree to
+    1e-15 relative. Floats are not enough: log(1 + e^l) at l = −30 loses three digits to
+    cancellation, and a hand-written softplus's g sampled there was 1.037 > its exact supremum 1."""
+    import mpmath
+
+    grid = np.concatenate([-np.logspace(-3, 3, 400), [0.0], np.logspace(-3, 3, 400)])
+    f = sp.lambdify(variable, g, "mpmath")
+    out = []
+    for x in grid:
+        values = []
+        for dps in (30, 60):
+            with mpmath.workdps(dps):
+                try:
+                    values.append(mpmath.mpf(abs(f(mpmath.mpf(float(x))))))
+                except (ZeroDivisionError, ValueError, TypeError, OverflowError, NameError, AttributeError):
+                    break
+        if len(values) == 2 and mpmath.isfinite(values[1]) and abs(values[0] - values[1]) <= 1e-15 * abs(values[1]):
+            out.append(float(values[1]))
+    return np.asarray(out, dtype=float)
+
+
+def _family_table_sup(N) -> float | None:
+    """G of normalizer N from the exact table of
+    :func:`attnbounds.theory.jacobian.family_log_derivative_sup` where N's F is a family's F (or
+    its F at l/T: the table's G over T) at N's parameter values, whatever N is called; else None."""
+    match = family_of(N.sympy_F, values=N.params, first=N.name)
+    if match is None:
+        return None
+    name, scaled = match
+    expr = _log_derivative_table()[name][0] / (thj.T if scaled else 1)
+    values = {s: exact_number(N.params[s.name], s.name) for s in expr.free_symbols if N.params.get(s.name) is not None}
+    G = expr.xreplace(values)
+    return float(G) if G.is_number else None
 
 
 def generic_sides(instance) -> Sides:

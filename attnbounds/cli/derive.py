@@ -1,4 +1,4 @@
-"""``attnbounds derive [NAME] [--normalizer SPEC] [--latex] [--json]``."""
+"""``attnbounds derive [NAME] [--normalizer SPEC [--half-width A] [--time-limit S]] [--latex] [--json]``."""
 
 from __future__ import annotations
 
@@ -16,6 +16,12 @@ DERIVE_FORMAT = "attnbounds-derive/1"
 
 #: The title of ``derive --normalizer SPEC``'s derivation (its name is the normalizer's spec).
 NORMALIZER_TITLE = "Lemma 1 (logits in [-a, a]) and Lemma 2 constants of alpha_i = F(l_i)/sum_j F(l_j)"
+
+#: ``derive --normalizer``'s default wall-clock safety net, in seconds, for each of its two exact
+#: routines (Lemma 1's m and M; Lemma 2's G) and for simplifying g. SymPy's solvers have no budget of their own, and
+#: some F keep ``solveset`` busy for minutes before it gives up; the decided cases of the tests
+#: and the tutorial take under 5 s each.
+DERIVE_TIME_LIMIT = 60.0
 
 
 @click.command()
@@ -42,7 +48,13 @@ NORMALIZER_TITLE = "Lemma 1 (logits in [-a, a]) and Lemma 2 constants of alpha_i
               help="With --normalizer: Lemma 1's logit range [-A, A] for a positive number A (its exact value as "
                    "written: 0.5 is 1/2), instead of the symbol a; the values where F is not monotone are then "
                    "decided by its critical points in the range.")
-def derive(name, latex, as_json, claim_specs, normalizer_spec, half_width):
+@click.option("--time-limit", "time_limit", type=click.FloatRange(min=0), default=DERIVE_TIME_LIMIT,
+              show_default=True, metavar="S",
+              help="With --normalizer: a wall-clock safety net, in seconds, for each of the two exact routines "
+                   "(Lemma 1's m and M; Lemma 2's G), and for simplifying g; a routine that runs past it is "
+                   "printed undecided, with 'TIME LIMIT' in its note (--json: \"timed_out\": true), and g unsimplified. "
+                   "0: none. Enforced by SIGALRM in the main thread of a POSIX process only.")
+def derive(name, latex, as_json, claim_specs, normalizer_spec, half_width, time_limit):
     """Print the closed forms of derivation NAME (no NAME: list the derivations; a claim id
     such as L2: list that claim's derivations).
 
@@ -53,11 +65,14 @@ def derive(name, latex, as_json, claim_specs, normalizer_spec, half_width):
         if name is not None:
             raise UsageError(f"NAME and --normalizer: give one of them, not both (NAME {name!r} is a derivation or "
                              "claim; --normalizer SPEC prints the constants of SPEC's F)")
-        data = normalizer_derivation(normalizer_spec, half_width)
+        data = normalizer_derivation(normalizer_spec, half_width, _time_limit(time_limit))
         _emit(data, latex, as_json)
         return
     if half_width is not None:
         raise UsageError("--half-width: only with --normalizer SPEC (it sets the logit range of Lemma 1's m and M)")
+    if click.get_current_context().get_parameter_source("time_limit") is not click.core.ParameterSource.DEFAULT:
+        raise UsageError("--time-limit: only with --normalizer SPEC (a registered derivation NAME has no search to "
+                         "limit)")
     if name is None:
         if as_json:
             write_json([{"name": n, "title": derivation.get(n).title} for n in derivation.names()], None)
@@ -137,12 +152,44 @@ def _of_claim(name: str, user=None) -> list[str]:
 # --------------------------------------------------------------------------------------
 
 
-def _undecided(note: str) -> dict:
-    """A result SymPy did not decide: no expression (``null`` in JSON), never a guess."""
-    return {"expr": None, "latex": None, "undecided": True, "note": note}
+def _undecided(note: str, timed_out=None) -> dict:
+    """A result SymPy did not decide: no expression (``null`` in JSON), never a guess; with
+    ``"timed_out": true`` where ``--time-limit`` cut its search short."""
+    out = {"expr": None, "latex": None, "undecided": True, "note": note}
+    if timed_out:
+        out["timed_out"] = True
+    return out
 
 
-def normalizer_derivation(spec: str, half_width=None) -> dict:
+def _time_limit(value) -> float | None:
+    """``--time-limit``'s seconds (None for 0: no limit), else a UsageError naming it."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value >= 0 and math.isfinite(value)):
+        raise UsageError(f"--time-limit: must be a finite number of seconds >= 0 (0: none), got {value!r}")
+    return float(value) or None
+
+
+def _simplified_log_derivative(F) -> sp.Expr:
+    """g = F'/F, simplified (the ``g`` row of ``derive --normalizer``)."""
+    from attnbounds.theory import normalization as thn
+
+    return sp.simplify(sp.diff(F, thn.l) / F)
+
+
+def _within(seconds, routine):
+    """(routine(), None), or (None, the TIME LIMIT text) where it ran past ``seconds``
+    (:func:`attnbounds.engine.methods.wall_clock_limit`; None: no limit)."""
+    from attnbounds.engine.methods import MethodTimeout, wall_clock_limit
+
+    try:
+        with wall_clock_limit(seconds):
+            return routine(), None
+    except MethodTimeout as exc:
+        return None, str(exc)
+
+
+def normalizer_derivation(spec: str, half_width=None, time_limit: float | None = DERIVE_TIME_LIMIT) -> dict:
     """``{"name", "title", "results"}`` of ``derive --normalizer SPEC``, as
     :func:`attnbounds.theory.derivation.to_json` gives a registered derivation's.
 
@@ -152,7 +199,10 @@ def normalizer_derivation(spec: str, half_width=None) -> dict:
     :func:`attnbounds.theory.jacobian.family_log_derivative_sup` for a ratio-form family, else
     from :func:`attnbounds.theory.normalization.real_line_extremes`; the bounds are those of
     the ``L2-generic`` derivation with G substituted. A bad SPEC, or one without a symbolic F
-    independent of L, is a :class:`UsageError` naming ``--normalizer``.
+    independent of L, is a :class:`UsageError` naming ``--normalizer``. ``time_limit`` (seconds,
+    or None for none) is the wall-clock safety net of each of the two exact routines, and of
+    g's simplification; a result it cuts short is undecided, with ``"timed_out": true`` (g is
+    then printed unsimplified). POSIX main thread only (elsewhere no limit).
     """
     from attnbounds.numerics import normalizers as nz
     from attnbounds.theory import normalization as thn
@@ -176,23 +226,30 @@ def normalizer_derivation(spec: str, half_width=None) -> dict:
               else f"at T = {sp.sstr(exact_number(N.params['T'], 'T'))}")
     out = {
         "F": derivation.Result(F, note=f"alpha_i = F(l_i)/sum_j F(l_j); {t_note}").to_json(),
-        "g": derivation.Result(sp.simplify(sp.diff(F, l) / F), note="g = F'/F = (log F)'").to_json(),
     }
+    g, cut = _within(time_limit, lambda: _simplified_log_derivative(F))
+    out["g"] = derivation.Result(sp.diff(F, l) / F if cut else g,
+                                 note="g = F'/F = (log F)'" + (f" (not simplified: {cut})" if cut else "")).to_json()
+    if cut:
+        out["g"]["timed_out"] = True
     # Lemma 1
+    unit = _at_unit_temperature(N, symbolic_T)
     try:
-        k = _lemma1_constants(F, symbolic_T, hw)
+        k, cut = _within(time_limit, lambda: _lemma1_constants(F, unit, hw))
     except ValueError as exc:  # F not positive on [-a, a]
         raise UsageError(f"--normalizer: {spec!r}: {exc}") from None
     table = _family_constants(N, symbolic_T, hw) if k is None else None
     if table is not None:
         out.update(table)
     elif k is None:
-        out["m"] = _undecided(f"min F on {rng}: undecided (SymPy cannot show F monotone on {rng} nor decide where "
-                              "its critical points lie, or cannot decide m > 0)"
-                              + ("; --half-width A gives a numeric range" if half_width is None else ""))
-        out["M"] = _undecided(f"max F on {rng}: undecided (as m)")
-        out["C1"] = _undecided("m/M: undecided (as m)")
-        out["C2"] = _undecided("M/m: undecided (as m)")
+        why = (f"{cut}; SymPy's search for F's extremes on {rng} was cut short" if cut else
+               f"SymPy cannot show F monotone on {rng} nor decide where its critical points lie, or cannot decide m > 0")
+        out["m"] = _undecided(f"min F on {rng}: undecided ({why})"
+                              + ("; --half-width A gives a numeric range" if half_width is None and not cut else ""),
+                              cut)
+        out["M"] = _undecided(f"max F on {rng}: undecided (as m)", cut)
+        out["C1"] = _undecided("m/M: undecided (as m)", cut)
+        out["C2"] = _undecided("M/m: undecided (as m)", cut)
     else:
         how = f"F {k.method}" if k.method.startswith("monotone") else k.method
         out["m"] = derivation.Result(k.m, {"l": k.argmin}, f"min F on {rng} ({how})").to_json()
@@ -202,12 +259,15 @@ def normalizer_derivation(spec: str, half_width=None) -> dict:
     # Lemma 2: G, then L2-generic's bounds (proved there) with G substituted
     from attnbounds.theory.jacobian import G as G_symbol
 
-    sup = _family_sup(N, symbolic_T) or _log_derivative_sup(F, symbolic_T)
+    sup, cut = _family_sup(N, symbolic_T), None
+    if sup is None:
+        sup, cut = _within(time_limit, lambda: _log_derivative_sup(F, unit))
     if sup is None:
         G, tail = G_symbol, "; in terms of G, undecided for this F"
-        out["G"] = _undecided("sup |g| over all real logits: undecided (SymPy cannot show F and g continuous on "
-                              "the real line, finds no finite set of critical points of g, or cannot order its "
-                              "values and limits)")
+        why = (f"{cut}; SymPy's search for the extremes of g was cut short" if cut else
+               "SymPy cannot show F and g continuous on the real line, finds no finite set of critical points of g, "
+               "or cannot order its values and limits")
+        out["G"] = _undecided(f"sup |g| over all real logits: undecided ({why})", cut)
     else:
         G, where, note = sup
         tail = "; no finite bound (G = oo)" if G == sp.oo else ""
@@ -218,6 +278,8 @@ def normalizer_derivation(spec: str, half_width=None) -> dict:
                                      note=f"Lemma 2: {bounds[key].note}{tail}").to_json()
         if sup is None:  # written in G, which is undecided (trial 49: --json did not say so)
             out[key]["undecided"] = True
+            if cut:
+                out[key]["timed_out"] = True
     return {"name": N.spec, "title": NORMALIZER_TITLE, "results": out}
 
 
@@ -254,21 +316,25 @@ def _family_constants(N, symbolic_T: bool, half_width) -> dict | None:
     derivation works out by hand (taylor2, even_power: not monotone, so
     :func:`~attnbounds.theory.normalization.normalizer_constants` leaves them undecided for a
     symbolic a), where the normalizer's F is the family's, or the family's at l/T (a becomes
-    a/T; then the symbol a is ``half_width``); None otherwise (trial 49)."""
+    a/T; then the symbol a is ``half_width``), whatever the normalizer is called; None otherwise
+    (trial 49)."""
     from attnbounds.theory import normalization as thn
 
-    form = _family_form(N) if N.name in ("taylor2", "even_power") else None
-    if form is None:
+    match = _family_form(N)
+    if match is None or match[0] not in ("taylor2", "even_power"):
         return None
+    name, form = match
     scale, how = ({thn.a: thn.a / thn.T}, ", with a/T for a: F is the family's at l/T") if form else ({}, "")
+    if name != N.name:
+        how += f"; F is the family {name}'s"
     at = {thn.a: half_width}
     rng = f"[-{sp.sstr(half_width)}, {sp.sstr(half_width)}]"
     done = derivation.get("L1-constants").compute()
     out = {}
     for key, role in (("m", f"min F on {rng}"), ("M", f"max F on {rng}"), ("C1", "m/M; Lemma 1: alpha_i >= C1/L"),
                       ("C2", "M/m; Lemma 1: alpha_i <= C2/L")):
-        res = done[f"{N.name}_{key}"]
-        note = f"{role} (L1-constants' {N.name}_{key}{how}{'; ' + res.note if res.note else ''})"
+        res = done[f"{name}_{key}"]
+        note = f"{role} (L1-constants' {name}_{key}{how}{'; ' + res.note if res.note else ''})"
         where = None if res.maximizer is None else {k: _family_point(v, form, scale, at, N, symbolic_T)
                                                     for k, v in res.maximizer.items()}
         out[key] = derivation.Result(_theory_form(res.expr.xreplace(scale).xreplace(at), N, symbolic_T), where,
@@ -290,53 +356,53 @@ def _family_point(v, scaled: bool, scale: dict, at: dict, N, symbolic_T: bool):
 
 
 def _family_sup(N, symbolic_T: bool):
-    """(G, where, note) for a ratio-form family of the theory (same name, same F): the exact
-    table of :func:`attnbounds.theory.jacobian.family_log_derivative_sup` (the family's F, or
-    the family's F at l/T, whose G is the table's divided by T), with the parameters' values;
-    None for any other F."""
+    """(G, where, note) for F a ratio-form family of the theory on the real line (the family's
+    F, or its F at l/T, whose G is the table's divided by T), whatever the normalizer is called:
+    the exact table of :func:`attnbounds.theory.jacobian.family_log_derivative_sup`, with the
+    parameters' values; None for any other F."""
     from attnbounds.theory import jacobian as thj
     from attnbounds.theory import normalization as thn
 
-    fam = thn.FAMILIES.get(N.name)
-    form = _family_form(N) if fam is not None and fam.real_line else None
-    if form is None:
+    match = _family_form(N)
+    if match is None:
         return None
-    expr, how = thj.family_log_derivative_sup()[N.name]
+    name, form = match
+    expr, how = thj.family_log_derivative_sup()[name]
     at_T = "" if symbolic_T else f", at T = {sp.sstr(exact_number(N.params['T'], 'T'))}"
-    note = f"sup |g| over all real logits: L2-generic's G_{N.name} ({how}){at_T}"
+    which = "" if name == N.name else f", as F is the family {name}'s"
+    note = f"sup |g| over all real logits: L2-generic's G_{name} ({how}){which}{at_T}"
     if form:
         expr = expr / thn.T
-        note = (f"sup |g| over all real logits: L2-generic's G_{N.name} = {sp.sstr(expr * thn.T)} ({how}), over T, "
-                f"as F is the family's at l/T{at_T}")
+        note = (f"sup |g| over all real logits: L2-generic's G_{name} = {sp.sstr(expr * thn.T)} ({how}), over T, "
+                f"as F is the family {name}'s at l/T{at_T}")
     return _theory_form(expr, N, symbolic_T), None, note
 
 
-def _family_form(N) -> bool | None:
-    """How the normalizer's F is the theory's family of the same name: False for the family's F
-    itself, True for the family's F at l/T (a family without T), None for neither."""
+def _family_form(N) -> tuple[str, bool] | None:
+    """Which family of the theory the normalizer's F is (:func:`attnbounds.theory.normalization.family_of`,
+    the family of N's name first): (name, False) for the family's F itself, (name, True) for the
+    family's F at l/T (a family without T), None for neither."""
     from attnbounds.theory import normalization as thn
 
-    fam = thn.FAMILIES.get(N.name)
-    if fam is None:
-        return None
-    raw = N.sympy_F.xreplace({s: {"l": thn.l, "T": thn.T}[s.name] for s in N.sympy_F.free_symbols
-                              if s.name in ("l", "T")})
-    if derivation.is_identity(raw, fam.F):
-        return False
-    if thn.T not in fam.params and derivation.is_identity(raw, fam.F.subs(thn.l, thn.l / thn.T)):
-        return True
-    return None
+    return thn.family_of(N.sympy_F, values=N.params, first=N.name)
 
 
-def _at_unit_temperature(F, symbolic_T: bool):
-    """(F_1, True) where T is a symbol and F(l) = F_1(l/T) is checked exactly (F_1: F at T = 1;
-    every plug-in from ``from_sympy`` is so), else (F, False)."""
+def _at_unit_temperature(N, symbolic_T: bool):
+    """(F_1, scale) where the normalizer's F with T a symbol is F_1(l/T), checked exactly (F_1: F
+    at T = 1; every plug-in from ``from_sympy`` is so): scale is the symbol T, or T's value where
+    SPEC sets it; else None. At a set T, F_1's problems have the same answers as F's (points
+    scaled by T) and are simpler for SymPy: F = 1 + e^{-l^2} at T = 0.7 is 1 + e^{-100 l^2/49}, on
+    which solveset ran past 300 s (stop 50's lead)."""
     from attnbounds.theory import normalization as thn
 
     l, T = thn.l, thn.T
-    if symbolic_T and T in F.free_symbols and derivation.is_identity(F, F.xreplace({T: 1}).xreplace({l: l / T})):
-        return F.xreplace({T: 1}), True
-    return F, False
+    F = _theory_form(N.sympy_F, N, True)
+    if T not in F.free_symbols:
+        return None
+    F1 = F.xreplace({T: 1})
+    if not derivation.is_identity(F, F1.xreplace({l: l / T})):
+        return None
+    return F1, (T if symbolic_T else _theory_form(T, N, False))
 
 
 def _half_width(value) -> sp.Expr:
@@ -350,34 +416,39 @@ def _half_width(value) -> sp.Expr:
     return A
 
 
-def _lemma1_constants(F, symbolic_T: bool, half_width):
+def _lemma1_constants(F, unit, half_width):
     """:func:`attnbounds.theory.normalization.normalizer_constants` of F on [−A, A], A =
-    ``half_width``, or, where that is undecided and F(l) = F_1(l/T) (:func:`_at_unit_temperature`),
-    F_1's on [−A/T, A/T], which are F's values on [−A, A] (its points are T times F_1's): SymPy
-    splits a piecewise F_1 (ELU + 1, e^{min(l, 3)}) by conditions in l alone."""
+    ``half_width``, or from F_1 on [−A/T, A/T] where F(l) = F_1(l/T) (``unit``: (F_1, T) from
+    :func:`_at_unit_temperature`, or None): F_1's values there are F's on [−A, A], and its points
+    are T times F_1's. With T a symbol F comes first and F_1 where F is undecided (SymPy splits a
+    piecewise F_1, ELU + 1 or e^{min(l, 3)}, by conditions in l alone); with T set, F_1 comes
+    first, as its numbers are simpler."""
     from attnbounds.theory import normalization as thn
 
-    k = thn.normalizer_constants(F, thn.l, half_width)
-    F1, scaled = _at_unit_temperature(F, symbolic_T)
-    if k is not None or not scaled:
-        return k
-    k1 = thn.normalizer_constants(F1, thn.l, half_width / thn.T)
-    if k1 is None:
-        return None
-    return thn.NormalizerConstants(k1.m, k1.M, thn.T * k1.argmin, thn.T * k1.argmax, k1.method)
+    def unit_constants():
+        F1, scale = unit
+        k1 = thn.normalizer_constants(F1, thn.l, half_width / scale)
+        if k1 is None:
+            return None
+        return thn.NormalizerConstants(k1.m, k1.M, scale * k1.argmin, scale * k1.argmax, k1.method)
+
+    if unit is None:
+        return thn.normalizer_constants(F, thn.l, half_width)
+    if unit[1] != thn.T:
+        return unit_constants() or thn.normalizer_constants(F, thn.l, half_width)
+    return thn.normalizer_constants(F, thn.l, half_width) or unit_constants()
 
 
-def _log_derivative_sup(F, symbolic_T: bool):
+def _log_derivative_sup(F, unit):
     """(G, where, note) with G = sup |(log F)'| over all real logits, decided exactly by
-    :func:`attnbounds.theory.normalization.real_line_extremes`, or None. Where T is a symbol and
-    F(l) = F_1(l/T) is checked exactly (F_1: F at T = 1; every plug-in from ``from_sympy`` is so),
-    G = G_1/T, attained at T times F_1's point; an F with T elsewhere is undecided (unless g is
-    constant)."""
+    :func:`attnbounds.theory.normalization.real_line_extremes`, or None. Where F(l) = F_1(l/T)
+    (``unit``: (F_1, T) from :func:`_at_unit_temperature`, T a symbol or its value), G = G_1/T,
+    attained at T times F_1's point; with T a symbol, an F with T elsewhere is undecided (unless
+    g is constant)."""
     from attnbounds.theory import normalization as thn
 
     l = thn.l
-    F1, scaled = _at_unit_temperature(F, symbolic_T)
-    scale = thn.T if scaled else sp.S.One
+    F1, scale = (F, sp.S.One) if unit is None else unit
     if not thn.continuous_on_reals(F1, l, unless_elementary=True):  # SymPy's (log F)' drops F's jumps (trial 50)
         return None
     g1 = sp.simplify(sp.diff(F1, l) / F1)

@@ -76,6 +76,7 @@ from attnbounds.engine.budget import DEFAULT_BUDGET, HANG_GUARD_SECONDS, QUICK_B
 from attnbounds.engine.methods import (
     MethodOutcome,
     MethodTimeout,
+    wall_clock_limit,
     montecarlo_outcome,
     run_exact,
     run_montecarlo,
@@ -110,6 +111,7 @@ __all__ = [
     "Judgement",
     "CheckInterrupted",
     "MethodTimeout",
+    "wall_clock_limit",
     "Row",
     "budget_for",
     "resolve_ids",

@@ -45,6 +45,7 @@ __all__ = [
     "EXACT_METHODS",
     "MethodOutcome",
     "MethodTimeout",
+    "wall_clock_limit",
     "run_exact",
     "run_strategy",
     "run_sweep",
@@ -197,9 +198,22 @@ def seeded_draws():
 
 
 @contextmanager
-def _time_limit(seconds: float | None):
+def wall_clock_limit(seconds: float | None):
     """Raise :class:`MethodTimeout` in the body after ``seconds`` of wall time (POSIX main
-    thread only; ``None``: no limit)."""
+    thread only, elsewhere no limit; ``None``: no limit): the safety net of a method, and of
+    each exact routine of ``derive --normalizer``. An interval timer already running (an
+    outer limit, or the caller's own alarm) is not lost: the body's limit is cut to it, and on
+    leaving it runs again with the time it had left (an ``except MethodTimeout`` between the two
+    can absorb the outer firing: nothing in the package nests them).
+
+    >>> import time
+    >>> try:
+    ...     with wall_clock_limit(0.05):
+    ...         time.sleep(5)
+    ... except MethodTimeout as exc:
+    ...     print(exc)
+    TIME LIMIT: stopped by the wall-clock safety net of 0.05 s (--time-limit), not by the evidence
+    """
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if seconds is None or not usable:
         yield
@@ -208,13 +222,17 @@ def _time_limit(seconds: float | None):
     def _on_alarm(signum, frame):
         raise MethodTimeout(_timeout_text(seconds))
 
+    outer, interval = signal.getitimer(signal.ITIMER_REAL)
+    started = time.monotonic()
     previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, outer) if outer > 0 else seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer > 0:  # due now or later; 1 µs: setitimer(0) would cancel it
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - started), 1e-6), interval)
 
 
 def _timeout_text(seconds: float) -> str:
@@ -354,7 +372,7 @@ def run_exact(reading: Reading, method: str, budget: Budget) -> MethodOutcome:
         raise ValueError(f"method: reading {reading.name!r} has no {method!r} method")
     start = time.perf_counter()
     try:
-        with _time_limit(budget.time_limit):
+        with wall_clock_limit(budget.time_limit):
             proof = fn()
     except MethodTimeout as exc:
         return MethodOutcome(method, "unknown", str(exc), time.perf_counter() - start, timed_out=True)
@@ -461,7 +479,7 @@ def _audited(proof: Proof, info: dict, budget: Budget, seconds: float) -> Method
     the row's ``proof`` object."""
     start = time.perf_counter()
     try:
-        with _time_limit(budget.time_limit):
+        with wall_clock_limit(budget.time_limit):
             audit = _audit_of(proof, budget.audit)
     except MethodTimeout as exc:
         return MethodOutcome("symbolic", "unknown", f"{exc} (in the step audit of a checked chain)",
@@ -672,7 +690,7 @@ def run_strategy(reading: Reading, budget: Budget, *, seed: int = 0, reading_id:
             phases=(Phase.generate, Phase.target, Phase.shrink),
         )(given(strategy)(body))
         test = hypothesis_seed(_hypothesis_seed(seed, rid))(test)
-        with _time_limit(budget.time_limit), seeded_draws():
+        with wall_clock_limit(budget.time_limit), seeded_draws():
             test()
     except _Violation:
         instance, lhs, rhs = state["failing"]
@@ -777,7 +795,7 @@ def run_sweep(
     chunk = min(_CHUNK_START, budget.sweep)
     timeout_note = ""
     try:
-        with _time_limit(budget.time_limit):
+        with wall_clock_limit(budget.time_limit):
             while done < budget.sweep and drawn < _DRAW_FACTOR * budget.sweep:
                 if reading.assume is not None:  # never draw past the cap
                     chunk = max(1, min(chunk, _DRAW_FACTOR * budget.sweep - drawn))
@@ -942,7 +960,7 @@ def run_montecarlo(
     rng = np.random.default_rng(_stream_seed(seed, rid, "montecarlo"))
     start = time.perf_counter()
     try:
-        with _time_limit(budget.time_limit):
+        with wall_clock_limit(budget.time_limit):
             est = reading.montecarlo(rng, budget.mc_samples)
         outcome = montecarlo_outcome(est, reading.relation, reading.rtol, reading.atol)
     except MethodTimeout as exc:

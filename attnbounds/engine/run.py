@@ -32,7 +32,7 @@ from attnbounds.engine.methods import (
     _EXACT,
     MethodOutcome,
     MethodTimeout,
-    _time_limit,
+    wall_clock_limit,
     run_exact,
     run_montecarlo,
     run_strategy,
@@ -238,7 +238,7 @@ def judge_hypothesis_drop(
     row = Row(f"{cid}:{name}", cid, name, "hypothesis", methods=["drop"])
     start = time.perf_counter()
     try:
-        with _time_limit(budget.time_limit):
+        with wall_clock_limit(budget.time_limit):
             proof = hypothesis.drop()
         if not isinstance(proof, Proof):
             raise TypeError(f"drop() returned {type(proof).__name__}, expected Proof")

@@ -42,6 +42,7 @@ __all__ = [
     "Delta",
     "NormalizerFamily",
     "FAMILIES",
+    "family_of",
     "NormalizerConstants",
     "function_extremes",
     "real_line_extremes",
@@ -122,6 +123,49 @@ FAMILIES: dict[str, NormalizerFamily] = {
         real_line=False,
     ),
 }
+
+
+def family_of(F, *, values=None, first: str | None = None) -> tuple[str, bool] | None:
+    """Which family of :data:`FAMILIES` on the real line F is, whatever it is called: ``(name,
+    False)`` where F is the family's F exactly (:func:`is_identity`), ``(name, True)`` where it
+    is the family's F at l/T (a family without T: a ``from_sympy`` plug-in reads l/T), else None.
+    F's free symbols are taken by name: ``l``, ``T``, ``p``, ``c`` as the theory's (a symbol of
+    another name makes it no family). A family's parameters are positive: each must have a value
+    in ``values`` (``{name: number}``, the normalizer's parameters) decided > 0, or, without
+    one, be a symbol of F declared positive; else the family's table does not apply ((1 + l²)^p
+    with p = −1 is not even_power, whose G = p is for p > 0). The family named ``first`` is tried
+    first. A hand-written
+    softplus, log(1 + e^{l/T}), is the family softplus, so the exact tables of its constants
+    apply to it (stop 50's lead: derive left its G undecided).
+
+    >>> family_of(sp.log(sp.exp(sp.Symbol("l") / sp.Symbol("T", positive=True)) + 1))
+    ('softplus', False)
+    >>> family_of((1 + (l / T) ** 2) ** p), family_of(sp.exp(2 * l)), family_of(sp.exp(l / T) + 1)
+    (('even_power', True), None, None)
+    >>> family_of((1 + (l / T) ** 2) ** p, values={"p": -1.0, "T": 1.0})  # p must be > 0
+    """
+    theirs = {"l": l, "T": T, "p": p, "c": c}
+    F = sp.sympify(F)
+    if any(s.name not in theirs for s in F.free_symbols):
+        return None
+    values = dict(values or {})
+    for s in F.free_symbols:
+        if s.name == "l":
+            continue
+        v = values.get(s.name)
+        if not (s.is_positive if v is None else sp.sympify(v).is_positive):
+            return None
+    F = F.xreplace({s: theirs[s.name] for s in F.free_symbols})
+    names = sorted(FAMILIES, key=lambda name: name != first)
+    for name in names:
+        fam = FAMILIES[name]
+        if not fam.real_line or F.free_symbols - {l, T} != set(fam.params) - {T}:
+            continue
+        if is_identity(F, fam.F):
+            return name, False
+        if T not in fam.params and is_identity(F, fam.F.xreplace({l: l / T})):
+            return name, True
+    return None
 
 
 @dataclass(frozen=True)
@@ -451,15 +495,16 @@ def _symbolic_critical_points(f, variable, aa) -> NormalizerConstants | None:
 
 def _at_most(x, y) -> bool:
     """x ≤ y decided by SymPy's assumptions: y − x ≥ 0 (as it is, or simplified), or, for x and y
-    decided positive, log y − log x ≥ 0 (``expand_log``: e^{a²} ≥ 1 as a² ≥ 0)."""
+    decided positive, log y − log x ≥ 0 (``expand_log``: e^{a²} ≥ 1 as a² ≥ 0), or y − x ≥ 0 by
+    its monotonicity in a bounded term (:func:`_bounded_below`: 1 + e^{−a²} ≤ 2)."""
     if x == y:
         return True
     diff = y - x
     if diff.is_nonnegative or sp.simplify(diff).is_nonnegative:
         return True
-    if x.is_positive and y.is_positive:
-        return sp.expand_log(sp.log(y) - sp.log(x)).is_nonnegative is True
-    return False
+    if x.is_positive and y.is_positive and sp.expand_log(sp.log(y) - sp.log(x)).is_nonnegative is True:
+        return True
+    return _bounded_below(diff, strict=False)
 
 
 def _symbolic_order(values) -> tuple[int, int] | None:
@@ -684,7 +729,8 @@ def normalizer_constants(F, variable=l, half_width=a) -> NormalizerConstants | N
         (``method``: ``"monotone increasing"``, ``"monotone decreasing"``, ``"monotone
         non-decreasing (piecewise)"``, ``"monotone non-increasing (piecewise)"``, ``"critical
         points"`` or ``"constant"``), and the properties ``C1`` = m/M and ``C2`` = M/m; ``None``
-        when undecided (also when SymPy cannot decide m > 0).
+        when undecided (also when m > 0 is not decided, by SymPy's assumptions or by m's
+        monotonicity in a Max or Min term: hardtanh + 2 has m = Max(−1, −a) + 2 ≥ 1).
 
     Raises
     ------
@@ -722,7 +768,72 @@ def normalizer_constants(F, variable=l, half_width=a) -> NormalizerConstants | N
         return None
     if k.m.is_positive is False or k.m.is_zero:
         raise ValueError(f"F: must be positive on [-a, a]; its minimum is {k.m}")
-    return k if k.m.is_positive else None
+    return k if _positive(k.m) else None
+
+
+def _positive(x) -> bool:
+    """Whether ``x`` is decided > 0: by SymPy's assumptions, or by :func:`_bounded_below`.
+    hardtanh + 2 on [−a, a] has m = Max(−1, −a) + 2 ≥ −1 + 2 = 1 (stop 50's lead: SymPy's
+    ``is_positive`` is None).
+
+    >>> _positive(sp.Max(-1, -a) + 2), _positive(sp.Max(-1, -a) + 1), _positive(2 - sp.Max(1, a))
+    (True, False, False)
+    """
+    return bool(x.is_positive) or _bounded_below(x, strict=True)
+
+
+def _atom_bounds(term):
+    """(z, lower bounds, upper bounds) of a term whose range SymPy's assumptions do not use: z a
+    dummy for it, with the term's sign; each bound holds for every value of the term's
+    arguments. Max(u_i) ≥ u_i, Min(u_i) ≤ u_i; e^u > 0, and ≤ 1 for u ≤ 0, ≥ 1 for u ≥ 0;
+    cosh u ≥ 1; −1 < tanh u < 1, ≥ 0 for u ≥ 0, ≤ 0 for u ≤ 0 (u real)."""
+    if isinstance(term, sp.Max):
+        return sp.Dummy("z", real=True), list(term.args), []
+    if isinstance(term, sp.Min):
+        return sp.Dummy("z", real=True), [], list(term.args)
+    (u,) = term.args
+    if not u.is_extended_real or u.is_infinite:
+        return None
+    if isinstance(term, sp.exp):
+        return (sp.Dummy("z", positive=True), [sp.S.One] if u.is_nonnegative else [sp.S.Zero],
+                [sp.S.One] if u.is_nonpositive else [])
+    if isinstance(term, sp.cosh):
+        return sp.Dummy("z", positive=True), [sp.S.One], []
+    if isinstance(term, sp.tanh):
+        return (sp.Dummy("z", real=True), [sp.S.Zero] if u.is_nonnegative else [sp.S.NegativeOne],
+                [sp.S.Zero] if u.is_nonpositive else [sp.S.One])
+    return None
+
+
+def _bounded_below(x, *, strict: bool, depth: int = 3) -> bool:
+    """Whether x > 0 (``strict``) or x ≥ 0 is decided by x's monotonicity in one of its terms
+    of :func:`_atom_bounds` (Max, Min, exp, cosh, tanh), applied up to ``depth`` times. With z
+    in place of the term, x = e(z), a polynomial in z (continuous: SymPy's derivative of a
+    ``Piecewise`` in z drops its jumps, review 51): where ∂e/∂z ≥ 0 is decided for every z of the term's sign,
+    x ≥ e(b) for each lower bound b of the term; where ∂e/∂z ≤ 0, x ≥ e(b) for each upper
+    bound. So one e(b) decided > 0 (≥ 0) decides x. 1 − e^{−a²} ≥ 1 − 1 = 0, as e^{−a²} ≤ 1
+    and x falls as it rises; cosh a − 1 ≥ 0.
+
+    >>> _bounded_below(1 - sp.exp(-a**2), strict=False), _bounded_below(sp.cosh(a) - 1, strict=False)
+    (True, True)
+    >>> _bounded_below(sp.exp(-a**2) - 1, strict=False), _bounded_below(1 - sp.exp(a), strict=False)
+    (False, False)
+    """
+    if (x.is_positive if strict else x.is_nonnegative) or depth == 0:
+        return bool(x.is_positive if strict else x.is_nonnegative)
+    for term in sorted(x.atoms(sp.Max, sp.Min, sp.exp, sp.cosh, sp.tanh), key=sp.default_sort_key):
+        found = _atom_bounds(term)
+        if found is None:
+            continue
+        z, lower, upper = found
+        e = x.xreplace({term: z})
+        if e.has(term) or not e.has(z) or not e.is_polynomial(z):  # continuous in z: a sign of ∂e/∂z is monotonicity
+            continue
+        slope = sp.diff(e, z)
+        bounds = lower if slope.is_nonnegative else upper if slope.is_nonpositive else []
+        if any(_bounded_below(e.xreplace({z: b}), strict=strict, depth=depth - 1) for b in bounds):
+            return True
+    return False
 
 
 def tight_bounds(m_=m, M_=M, L_=L) -> tuple[sp.Expr, sp.Expr]:

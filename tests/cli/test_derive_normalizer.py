@@ -33,8 +33,12 @@ scaled = from_sympy(sp.exp(b * l), l, name="scaled", b=2.0)
 square_power = from_sympy((1 + l**2) ** 2, l, name="square_power")
 softplus_own = from_sympy(sp.log(1 + sp.exp(l)), l, name="softplus_own")
 taylor_own = from_sympy(1 + l + l**2 / 2, l, name="taylor_own")
+skew_quad = from_sympy(1 + l + l**2, l, name="skew_quad")  # no family's F
+q = sp.Symbol("p", real=True)
+inverse_power = from_sympy((1 + l**2) ** q, l, name="inverse_power", p=-1.0)  # even_power's F, but p < 0
 gauss = from_sympy(sp.exp(l**2), l, name="gauss")
 cosh = from_sympy(sp.cosh(l), l, name="cosh")
+gauss1 = from_sympy(1 + sp.exp(-l**2), l, name="gauss1")
 no_T = replace(quad, name="no_T", sympy_F=l**2 + 1)  # hand-made: its F does not read l/T
 T_outside = replace(quad, name="T_outside", sympy_F=sp.exp(l) + sp.Symbol("T", positive=True))
 elu1 = from_sympy(sp.Piecewise((l + 1, l > 0), (sp.exp(l), True)), l, name="elu1")  # ELU(l) + 1
@@ -143,81 +147,70 @@ def test_softplus_family_uses_the_exact_table_and_matches_numbers():
 
 
 def test_an_undecided_lemma1_constant_is_printed_undecided_never_guessed(plugins):
-    # F = 1 + l + l^2/2 as a plug-in: its critical point -1 is in [-a, a] only for a >= 1 (a a symbol), and
-    # no worked case (the taylor2 family's is not looked up for a plug-in). Until stop 50 this was quad,
-    # F = 1 + l^2, which the critical points now decide for a symbolic a (its critical point 0 is always inside)
-    text = _run("--normalizer", f"{plugins}:taylor_own")
+    # F = 1 + l + l^2 as a plug-in: its critical point -1/2 is in [-a, a] only for a >= 1/2 (a a symbol), and
+    # it is no family's F. Until stop 50 this was quad, F = 1 + l^2, which the critical points now decide for a
+    # symbolic a (its critical point 0 is always inside); until stop 51 it was 1 + l + l^2/2, which is the
+    # family taylor2's F, whose worked case now applies to it (test_a_plugin_with_a_familys_f_takes_its_tables)
+    text = _run("--normalizer", f"{plugins}:skew_quad")
     assert text.exit_code == 0, text.output
     lines = text.output.splitlines()
     for key in ("m", "M", "C1", "C2"):
         assert f"  {key} = undecided" in lines
-    assert "  G = 1/T" in lines  # decided: critical points of g
-    r = _json("--normalizer", f"{plugins}:taylor_own")["results"]
+    r = _json("--normalizer", f"{plugins}:skew_quad")["results"]
     for key in ("m", "M", "C1", "C2"):
         assert r[key]["expr"] is None and r[key]["latex"] is None and r[key]["undecided"] is True
         assert "undecided" in r[key]["note"]
-    assert not r["G"].get("undecided") and _expr(r, "G") == 1 / T
+    assert not r["G"].get("undecided")  # decided: critical points of g = (1 + 2l/T)/(T (1 + l/T + l^2/T^2))
+    x = np.linspace(-200, 200, 2_000_001)
+    assert float(_expr(r, "G").subs(T, 1)) == pytest.approx(np.abs((1 + 2 * x) / (1 + x + x**2)).max(), rel=1e-9)
+    assert f"  G = {r['G']['expr']}" in lines
 
 
-def test_taylor2_and_even_power_take_the_worked_cases_of_l1_constants():
-    """Trial 49: derive --normalizer printed m, M, C1, C2 of taylor2 and even_power undecided, though
-    `derive L1-constants` works them out; checked here against a grid at a = 1.5 and a = 0.5."""
-    for spec, F in (("taylor2(T=0.7)", lambda x: 1 + x / 0.7 + x**2 / (2 * 0.7**2)),
-                    ("even_power(p=1.5, T=0.5)", lambda x: (1 + (x / 0.5) ** 2) ** 1.5)):
-        r = _json("--normalizer", spec)["results"]
-        assert not r["m"].get("undecided"), r["m"]
-        # taylor2's critical point -T is inside [-a, a] only for a >= T: the worked case; even_power's
-        # (0, always inside) is decided by the critical points since stop 50
-        assert ("L1-constants'" if spec.startswith("taylor2") else "(critical points)") in r["m"]["note"], r["m"]
-        for half in (1.5, 0.5):
-            x = np.linspace(-half, half, 300_001)
-            values = {key: float(_expr(r, key).subs(a, sp.Rational(str(half)))) for key in ("m", "M", "C1", "C2")}
-            grid = {"m": F(x).min(), "M": F(x).max()}
-            grid.update(C1=grid["m"] / grid["M"], C2=grid["M"] / grid["m"])
-            for key, value in values.items():
-                assert value == pytest.approx(grid[key], rel=1e-9), (spec, half, key, value, grid[key])
+def test_a_plugin_with_a_familys_f_takes_its_tables(plugins):
+    """Stop 50's lead: a hand-written softplus, log(1 + e^{l/T}), is the family softplus whatever it is
+    called, so its G is the exact table's (1/T; SymPy finds no critical point of g); and 1 + l/T +
+    l^2/(2T^2) gets taylor2's worked Lemma 1 constants. Checked against grids."""
+    r = _json("--normalizer", f"{plugins}:softplus_own(T=0.5)")["results"]
+    assert _expr(r, "G") == 2 and "as F is the family softplus's" in r["G"]["note"]
+    x = np.linspace(-60, 60, 1_200_001)
+    g = 2 / ((1 + np.exp(-2 * x)) * np.log1p(np.exp(2 * x)))  # (log F)' at T = 1/2, F = log(1 + e^{2l})
+    assert g.max() <= 2 * (1 + 1e-12) and g.max() == pytest.approx(2, rel=1e-6)  # approached as l -> -oo
+    r = _json("--normalizer", f"{plugins}:taylor_own")["results"]  # a symbol: the critical points leave it undecided
+    assert "F is the family taylor2's" in r["m"]["note"] and _expr(r, "G") == 1 / T
+    for half, temp in ((2, 0.7), (0.5, 0.7), (3, 2.0)):  # the minimum inside, and at -a
+        x = np.linspace(-half, half, 400_001)
+        values = 1 + x / temp + (x / temp) ** 2 / 2
+        at = {a: sp.Rational(str(half)), T: sp.Rational(str(temp))}
+        assert float(_expr(r, "m").subs(at)) == pytest.approx(values.min(), rel=1e-9), (half, temp)
+        assert float(_expr(r, "M").subs(at)) == pytest.approx(values.max(), rel=1e-9), (half, temp)
 
 
-def test_a_from_sympy_plugin(plugins):
-    r = _json("--normalizer", f"{plugins}:quad")["results"]
-    assert _json("--normalizer", f"{plugins}:quad")["name"] == f"{plugins}:quad"
-    assert _same(_expr(r, "F"), 1 + l**2 / T**2)
-    assert _same(_expr(r, "g"), 2 * l / (T**2 + l**2))
-    assert _expr(r, "G") == 1 / T and r["G"]["maximizer"] == {"l": "T"}  # |g| = 1/T at l = +-T
-    assert _expr(r, "entry") == 1 / (4 * T) and _expr(r, "frobenius") == 1 / (2 * T)
-    # not monotone, a a symbol: the critical point 0 is always inside [-a, a] (stop 50; undecided before)
-    assert _expr(r, "m") == 1 and r["m"]["maximizer"] == {"l": "0"}
-    assert _same(_expr(r, "M"), 1 + a**2 / T**2) and r["M"]["maximizer"] == {"l": "-a"}
-    for half in (0.3, 2.0):
-        x = np.linspace(-half, half, 100_001)
-        F = 1 + (x / 0.7) ** 2
-        at = {T: sp.Rational(7, 10), a: sp.Rational(str(half))}
-        assert float(_expr(r, "C1").subs(at)) == pytest.approx(F.min() / F.max(), rel=1e-9)
-    s = _json("--normalizer", f"{plugins}:scaled")["results"]  # exp(b l), b = 2
-    assert _expr(s, "F") == sp.exp(2 * l / T) and _expr(s, "C1") == sp.exp(-4 * a / T)
-    assert _expr(s, "G") == 2 / T and _expr(s, "row") == sp.sqrt(2) / (2 * T)
+def test_a_family_shape_outside_the_familys_parameters_is_not_that_family(plugins):
+    """Review 51: (1 + l^2)^p with p = -1 matched even_power, whose table's G = p is for p > 0,
+    and derive printed G = -1/T. The family's parameters must be positive; the critical points
+    give G = 1/T (g = -2l/(T^2 + l^2), sup |g| at l = -T), as a grid confirms."""
+    r = _json("--normalizer", f"{plugins}:inverse_power")["results"]
+    assert _expr(r, "G") == 1 / T and "even_power" not in r["G"]["note"]
+    x = np.linspace(-100, 100, 2_000_001)
+    assert np.abs(-2 * x / (1 + x**2)).max() == pytest.approx(1, rel=1e-9)
+    from attnbounds.claims.lemma2 import _family_table_sup
+    from attnbounds.numerics import normalizers as nz
 
-
-def test_the_generic_supremum_agrees_with_the_table_and_with_a_grid(plugins):
-    family = _expr(_json("--normalizer", "even_power(p=2)")["results"], "G")  # table: p/T
-    mine = _expr(_json("--normalizer", f"{plugins}:square_power")["results"], "G")  # critical points
-    assert family == mine == 2 / T
-    x = np.linspace(-50.0, 50.0, 400_001)
-    for name, g in (("quad", 2 * x / (1 + x**2)), ("square_power", 4 * x / (1 + x**2)), ("cosh", np.tanh(x))):
-        Gv = float(_expr(_json("--normalizer", f"{plugins}:{name}(T=1)")["results"], "G"))
-        assert np.abs(g).max() <= Gv * (1 + 1e-12) and np.abs(g).max() == pytest.approx(Gv, rel=1e-6), name
+    assert _family_table_sup(nz.resolve(f"{plugins}:inverse_power", flag="--normalizer")) is None
+    assert _family_table_sup(nz.resolve(f"{plugins}:softplus_own(T=0.5)", flag="--normalizer")) == 2.0
 
 
 def test_an_undecided_or_infinite_g(plugins):
-    r = _json("--normalizer", f"{plugins}:softplus_own")["results"]  # the family's F, but no table for a plug-in
+    r = _json("--normalizer", f"{plugins}:gauss1")["results"]  # 1 + e^{-l^2/T^2}: no finite set of critical points of g
     assert r["G"]["expr"] is None and r["G"]["undecided"] is True
     assert _expr(r, "entry") == G / 4 and _expr(r, "spectral") == G / 2  # still Lemma 2, in terms of G
     assert "undecided" in r["entry"]["note"]
     # trial 49: the bounds in an undecided G are marked undecided in the JSON and the text
     assert all(r[k]["undecided"] is True for k in ("entry", "row", "spectral", "frobenius"))
-    lines = _run("--normalizer", f"{plugins}:softplus_own").output.splitlines()
+    lines = _run("--normalizer", f"{plugins}:gauss1").output.splitlines()
     assert "  G = undecided" in lines and "  entry = G/4 (undecided)" in lines
-    assert _same(_expr(r, "m"), sp.log(1 + sp.exp(-a / T)))  # Lemma 1 decided all the same
+    r = _json("--normalizer", f"{plugins}:gauss1(T=1)", "--half-width", "2")["results"]  # Lemma 1 decided all the same
+    assert _same(_expr(r, "M"), 2) and _same(_expr(r, "m"), 1 + sp.exp(-4)) and r["G"]["undecided"] is True
     gauss = _json("--normalizer", f"{plugins}:gauss")["results"]  # g = 2l/T^2, unbounded
     assert gauss["G"]["expr"] == "oo" and gauss["spectral"]["expr"] == "oo"
 
@@ -307,9 +300,13 @@ def test_half_width_gives_a_numeric_range(plugins):
             assert not r[key].get("undecided") and not _expr(r, key).free_symbols, (spec, key, r[key])
             assert float(_expr(r, key)) == pytest.approx(want, rel=1e-9), (spec, half, key)
         assert f"[-{sp.Rational(half)}, {sp.Rational(half)}]" in r["m"]["note"]
-    # the symbol a leaves cosh undecided, and says how to give a number
-    r = _json("--normalizer", f"{plugins}:cosh")["results"]
+    # the symbol a leaves 1 + l + l^2 undecided (its critical point -1/2 is inside for a >= 1/2 only), and says
+    # how to give a number; until stop 51 the example was cosh, which the symbol a now decides (cosh a >= 1)
+    r = _json("--normalizer", f"{plugins}:skew_quad")["results"]
     assert r["m"]["undecided"] is True and "--half-width A" in r["m"]["note"]
+    r = _json("--normalizer", f"{plugins}:skew_quad(T=1)", "--half-width", "2")["results"]
+    x = np.linspace(-2, 2, 400_001)
+    assert float(_expr(r, "m")) == pytest.approx((1 + x + x**2).min(), rel=1e-9)
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
@@ -348,3 +345,80 @@ def test_an_interrupted_reproduce_still_points_to_its_saved_work(monkeypatch, tm
     out = CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text", "x.txt", "--out", str(tmp_path / "o")])
     assert out.exit_code == 130, out.output
     assert out.stderr.strip() == "Interrupted (rerun the same command to resume from what was saved)."
+
+
+def test_at_a_set_temperature_the_unit_form_is_solved(plugins, monkeypatch):
+    """Stop 50's lead: 1 + e^{-l^2} at T = 0.7 is 1 + e^{-100 l^2/49}, on which SymPy's solveset ran
+    past 300 s. F(l) = F_1(l/T), so at a set T derive solves F_1's problems (g of 1 + e^{-l^2},
+    [-A/T, A/T]) and scales: G = G_1/T, points T times F_1's."""
+    import attnbounds.theory.normalization as thn
+
+    seen = []
+    real = thn.real_line_extremes
+
+    def recording(f, *args, **kwargs):
+        seen.append(f)
+        assert not f.has(sp.Rational(100, 49)), f  # at once: the old route took minutes here
+        return real(f, *args, **kwargs)
+
+    monkeypatch.setattr(thn, "real_line_extremes", recording)
+    r = _json("--normalizer", f"{plugins}:gauss1(T=0.7)", "--half-width", "2")["results"]
+    assert sp.simplify(seen[0] - sp.diff(sp.log(1 + sp.exp(-l**2)), l)) == 0
+    x = np.linspace(-2, 2, 400_001)
+    values = 1 + np.exp(-(x / 0.7) ** 2)
+    assert float(_expr(r, "m")) == pytest.approx(values.min(), rel=1e-12)
+    assert float(_expr(r, "M")) == pytest.approx(values.max(), rel=1e-12)
+    assert r["G"]["undecided"] is True and "timed_out" not in r["G"]  # no finite set of critical points
+    # a decided G at a set T is G_1/T, attained at T times F_1's point (quad: G_1 = 1 at l = 1)
+    r = _json("--normalizer", f"{plugins}:quad(T=0.7)")["results"]
+    assert _expr(r, "G") == sp.Rational(10, 7) and r["G"]["maximizer"] == {"l": "7/10"}
+    grid = np.linspace(-50, 50, 1_000_001)
+    g = 2 * (grid / 0.7) / (0.7 * (1 + (grid / 0.7) ** 2))
+    assert np.abs(g).max() == pytest.approx(10 / 7, rel=1e-9)
+
+
+def test_time_limit_cuts_each_exact_routine_and_says_so(plugins, monkeypatch):
+    """SymPy's solvers have no budget; --time-limit S is a safety net per routine (Lemma 1's m and M,
+    Lemma 2's G). A routine cut short is undecided, with TIME LIMIT in its note and "timed_out";
+    the other routine is untouched."""
+    import time
+
+    import attnbounds.cli.derive as derive_module
+
+    def slow(*args):
+        time.sleep(60)
+
+    monkeypatch.setattr(derive_module, "_lemma1_constants", slow)
+    started = time.monotonic()  # the limit is for each routine: the one not patched must finish within it
+    r = _json("--normalizer", f"{plugins}:quad", "--time-limit", "4")["results"]
+    assert time.monotonic() - started < 25  # cut short, not slept through
+    for key in ("m", "M", "C1", "C2"):
+        assert r[key]["undecided"] is True and r[key]["timed_out"] is True, (key, r[key])
+    assert "TIME LIMIT" in r["m"]["note"] and "4 s (--time-limit)" in r["m"]["note"]
+    assert _expr(r, "G") == 1 / T and "timed_out" not in r["G"]
+    monkeypatch.undo()
+    monkeypatch.setattr(derive_module, "_log_derivative_sup", slow)
+    r = _json("--normalizer", f"{plugins}:quad", "--time-limit", "4")["results"]
+    assert _expr(r, "M") == 1 + a**2 / T**2 and "timed_out" not in r["M"]
+    assert r["G"]["undecided"] is True and r["G"]["timed_out"] is True and "TIME LIMIT" in r["G"]["note"]
+    for key in ("entry", "row", "spectral", "frobenius"):  # written in G, marked as G is
+        assert r[key]["undecided"] is True and r[key]["timed_out"] is True and _expr(r, key).has(G)
+    assert "timed_out" not in r["g"] and _expr(r, "g") == 2 * l / (T**2 + l**2)  # simplified within the limit
+    monkeypatch.setattr(derive_module, "_simplified_log_derivative", slow)  # under the limit too: printed unsimplified
+    r = _json("--normalizer", f"{plugins}:quad", "--time-limit", "4")["results"]
+    assert r["g"]["timed_out"] is True and "not simplified: TIME LIMIT" in r["g"]["note"]
+    assert _same(_expr(r, "g"), 2 * l / (T**2 + l**2))
+    text = _run("--normalizer", f"{plugins}:quad", "--time-limit", "4").output
+    assert "G = undecided" in text and "TIME LIMIT" in text
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--normalizer", "softmax", "--time-limit", "nan"], "--time-limit: must be a finite number of seconds"),
+    (["--normalizer", "softmax", "--time-limit", "inf"], "--time-limit: must be a finite number of seconds"),
+    (["--normalizer", "softmax", "--time-limit", "-1"], "'--time-limit'"),
+    (["--normalizer", "softmax", "--time-limit", "soon"], "'--time-limit'"),
+    (["L1-constants", "--time-limit", "60"], "--time-limit: only with --normalizer SPEC"),
+])
+def test_time_limit_errors_name_it(args, fragment):
+    out = _run(*args)
+    assert out.exit_code == 2 and fragment in out.output, out.output

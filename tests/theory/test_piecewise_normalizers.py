@@ -15,6 +15,7 @@ l, a = thn.l, thn.a
 ELU1 = sp.Piecewise((l + 1, l > 0), (sp.exp(l), True))  # ELU(l) + 1
 EXP_MIN = sp.exp(sp.Min(l, 3))
 RELU2 = sp.Max(l, 0) ** 2 + 1
+HARDTANH2 = sp.Max(-1, sp.Min(1, l)) + 2  # m = Max(-1, -a) + 2: decided > 0 by monotonicity in the Max
 
 
 def _grid(F, half):
@@ -22,12 +23,12 @@ def _grid(F, half):
     return np.asarray(sp.lambdify(l, F, "numpy")(x), dtype=float) * np.ones_like(x)
 
 
-@pytest.mark.parametrize("F", [ELU1, EXP_MIN, RELU2], ids=["elu1", "exp_min", "relu2"])
+@pytest.mark.parametrize("F", [ELU1, EXP_MIN, RELU2, HARDTANH2], ids=["elu1", "exp_min", "relu2", "hardtanh2"])
 def test_symbolic_a_constants_match_a_grid(F):
     k = thn.normalizer_constants(F)
     assert k is not None and k.method.startswith("monotone"), k
     assert (k.argmin, k.argmax) == (-a, a)
-    for half in (0.5, 2.0, 3.0, 5.5):  # e^{min(l, 3)}: below, at and beyond the kink
+    for half in (0.5, 1.0, 2.0, 3.0, 5.5):  # e^{min(l, 3)}: below, at and beyond the kink; hardtanh's at 1
         values = _grid(F, half)
         at = {a: sp.Rational(str(half))}
         assert float(k.m.subs(at)) == pytest.approx(values.min(), rel=1e-12), (F, half)
@@ -89,14 +90,16 @@ def test_latex_of_a_min_that_sympys_printer_refuses():
 
 
 @pytest.mark.parametrize("F", [1 + l**2, sp.exp(l**2), (1 + l**2) ** sp.Rational(3, 2), 1 / (1 + l**2),
-                               sp.Abs(l) + 1, sp.exp(-(l**2))],
-                         ids=["quad", "gauss", "power", "cauchy", "abs", "bump"])
+                               sp.Abs(l) + 1, sp.exp(-(l**2)), 1 + sp.exp(-(l**2)), sp.cosh(l), 2 + sp.tanh(l)],
+                         ids=["quad", "gauss", "power", "cauchy", "abs", "bump", "bump_plus_one", "cosh", "tanh2"])
 def test_critical_points_with_a_symbolic_a_match_a_grid(F):
     """Stop 50: a non-monotone F whose critical point 0 lies in [-a, a] for every a > 0 is decided
-    with a symbolic a (it was undecided: the critical points needed a number)."""
+    with a symbolic a (it was undecided: the critical points needed a number). Stop 51: the values
+    are ordered by monotonicity in a bounded term too (1 + e^{-a^2} <= 2 as e^{-a^2} <= 1; cosh a
+    >= 1; 2 - tanh a <= 2 + tanh a), which SymPy's assumptions leave open."""
     k = thn.normalizer_constants(F)
     assert k is not None and k.method == "critical points", k
-    for half in (0.1, 1.0, 2.5):
+    for half in (0.1, 1.0, 2.5, 6.0):
         values = _grid(F, half)
         at = {a: sp.Rational(str(half))}
         assert float(k.m.subs(at)) == pytest.approx(values.min(), rel=1e-12), (F, half)
@@ -156,3 +159,29 @@ def test_continuous_on_reals_names_its_bad_arguments():
     with pytest.raises(TypeError, match="^f: expected a SymPy expression"):
         thn.continuous_on_reals([l])
     assert thn.continuous_on_reals("exp(l) + l**2") is True  # a string is parsed, its l the variable
+
+
+@pytest.mark.parametrize(("x", "strict", "decided"), [
+    (sp.Max(-1, -a) + 2, True, True),  # >= -1 + 2
+    (sp.Max(-1, -a) + 1, True, False),  # >= 0 only: 0 at a >= 1
+    (sp.Max(-1, -a) + 1, False, True),
+    (2 - sp.Max(1, a), False, False),  # < 0 for a > 2
+    (1 - sp.exp(-a**2), False, True),
+    (sp.exp(-a**2) - 1, False, False),  # < 0 for every a > 0
+    (1 - sp.exp(a), False, False),
+    (sp.cosh(a) - 1, False, True),
+    (1 - sp.cosh(a), False, False),
+    (2 * sp.tanh(a), True, True),
+    (1 - sp.tanh(-a), False, True),  # tanh(-a) <= 0 < 1
+    (sp.tanh(l) + 1, True, False),  # > 0 indeed, but the bound -1 gives only >= 0
+    (sp.tanh(l) + 1, False, True),
+])
+def test_bounded_below_is_sound_on_a_grid(x, strict, decided):
+    """The monotone-in-a-bounded-term rule (Max, Min, exp, cosh, tanh) never decides a sign that
+    a grid of a (and l) contradicts, and decides the ones it should."""
+    assert thn._bounded_below(x, strict=strict) is decided
+    if decided:
+        f = sp.lambdify((a, l), x, "numpy")
+        A, Lg = np.meshgrid(np.linspace(1e-3, 20, 401), np.linspace(-20, 20, 401))
+        values = np.asarray(f(A, Lg), dtype=float) * np.ones_like(A)
+        assert (values > 0).all() if strict else (values >= -1e-12).all()
