@@ -82,3 +82,16 @@ def test_a_users_f_that_is_a_family_takes_the_familys_exact_g():
         x = np.linspace(-40, 40, 800_001)
         g = 1 / (T * (1 + np.exp(-x / T)) * np.log1p(np.exp(x / T)))
         assert g.max() <= G * (1 + 1e-12) and g.max() == pytest.approx(G, rel=1e-6)
+
+
+CUBIC = nz.from_sympy(3 + nz.LOGIT**3 - 3 * nz.LOGIT, nz.LOGIT, name="cubic_l2")  # < 0 for l < -2.1
+
+
+def test_a_negative_f_is_not_applicable_in_every_generic_reading():
+    """Trial 51: under F = 3 + l^3 - 3l, negative below l = -2.1, L2:log-form-tighter was plainly
+    falsified (rhs = max|F'|/(2 min F) < 0), with no hypothesis broken; its sides computed no
+    Jacobian, which is where the four other generic readings learned that F must be > 0."""
+    ids = ["L2:reconstructed", "L2:generic-paper", "L2:generic-sharpest", "L2:log-form", "L2:log-form-tighter"]
+    for row in engine.check(ids, budget=SMALL, normalizer=CUBIC):
+        assert row.verdict == "undecided" and row.error is None, (row.id, row.evidence)
+        assert row.evidence.startswith("not applicable under cubic_l2") and "F: must be > 0" in row.evidence, row.id

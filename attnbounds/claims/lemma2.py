@@ -168,7 +168,7 @@ from attnbounds.numerics.attention import softmax
 from attnbounds.numerics.jacobian import dense_jacobian_norms, normalizer_jacobian, softmax_jacobian_norms
 from attnbounds.numerics.validation import as_float_array, check_count, check_rng, check_temperature, exact_number
 from attnbounds.theory import jacobian as thj
-from attnbounds.theory.normalization import continuous_on_reals, family_of, real_line_extremes
+from attnbounds.theory.normalization import continuous_on_reals, family_of, log_derivative_extremes, sampled_values
 
 __all__ = [
     "CLAIM",
@@ -256,12 +256,14 @@ def ratio_log_derivative_sup(family: str, param: float, length: int) -> float:
 
     Where F is a family of the theory under another name (a hand-written softplus,
     :func:`attnbounds.theory.normalization.family_of`), G is that family's exact table entry, as
-    ``derive --normalizer`` takes it. Else SymPy finds the extremes of (log F)' exactly, as
-    ``derive --normalizer`` does (:func:`attnbounds.theory.normalization.real_line_extremes`:
-    critical points and limits at ±∞, a piecewise (log F)' piece by piece), else by
-    ``sympy.calculus.util.maximum`` and ``minimum``. The result is cross-checked on a grid of
-    logits, and a ``ValueError`` (one line, naming F) says when it cannot be computed, so the
-    reading is then *not applicable* with that reason, never in error.
+    ``derive --normalizer`` takes it. Else SymPy finds the extremes of (log F)' exactly by the
+    routine ``derive --normalizer`` uses
+    (:func:`attnbounds.theory.normalization.log_derivative_extremes`: critical points and limits
+    at ±∞, a piecewise (log F)' piece by piece, else SymPy's ``minimum`` and ``maximum``). The
+    result is cross-checked on a grid of logits
+    (:func:`attnbounds.theory.normalization.sampled_values`), and a ``ValueError`` (one line,
+    naming F) says when it cannot be computed, so the reading is then *not applicable* with that
+    reason, never in error.
 
     >>> ratio_log_derivative_sup("ssmax", 1.0, 4) == math.log(4)  # F_4(l) = 4^l: (log F)' = log 4
     True
@@ -271,7 +273,6 @@ def ratio_log_derivative_sup(family: str, param: float, length: int) -> float:
     if g is None:
         raise ValueError(f"family: {family!r} has no ratio form F(l_i)/sum_j F(l_j)")
     from attnbounds.numerics.normalizers import LOGIT
-    from sympy.calculus.util import maximum, minimum
 
     form = F.ratio_form(int(length))
     what = f"G = sup|(log F)'| for F = {sp.sstr(form)}"
@@ -281,41 +282,15 @@ def ratio_log_derivative_sup(family: str, param: float, length: int) -> float:
         raise ValueError(f"family: {what}: F is not shown continuous on the real line, so (log F)' = {sp.sstr(g)} "
                          "is not its derivative everywhere")
     G = None if F.depends_on_length else _family_table_sup(F)
-    exact = None if G is not None else real_line_extremes(g, LOGIT, name="(log F)'")  # derive's routine, then SymPy's
-    try:
-        if G is None:
-            extremes = [exact.M, exact.m] if exact is not None else [maximum(g, LOGIT, sp.S.Reals),
-                                                                      minimum(g, LOGIT, sp.S.Reals)]
-            G = max(abs(float(e)) for e in extremes)
-    except (NotImplementedError, TypeError, ValueError) as exc:
-        raise ValueError(f"family: SymPy cannot find the supremum {what} ({type(exc).__name__})") from None
-    sampled = _sampled_abs(g, LOGIT)
+    if G is None:
+        exact = log_derivative_extremes(g, LOGIT)  # derive's routine
+        if exact is None:
+            raise ValueError(f"family: SymPy cannot find the supremum {what}")
+        G = max(abs(float(exact.M)), abs(float(exact.m)))
+    sampled = np.abs(np.asarray(sampled_values(g, LOGIT), dtype=float))
     if sampled.size and sampled.max() > G * (1 + 1e-9) + 1e-12:
         raise ValueError(f"family: {what}: SymPy's supremum {G:.6g} is below a sampled value {sampled.max():.6g}")
     return G
-
-
-def _sampled_abs(g, variable) -> np.ndarray:
-    """|g| on a grid of logits (0, ±10^-3 … ±10^3), for a cross-check of an exact supremum:
-    evaluated by mpmath at 30 and at 60 digits, keeping the points where the two agree to
-    1e-15 relative. Floats are not enough: log(1 + e^l) at l = −30 loses three digits to
-    cancellation, and a hand-written softplus's g sampled there was 1.037 > its exact supremum 1."""
-    import mpmath
-
-    grid = np.concatenate([-np.logspace(-3, 3, 400), [0.0], np.logspace(-3, 3, 400)])
-    f = sp.lambdify(variable, g, "mpmath")
-    out = []
-    for x in grid:
-        values = []
-        for dps in (30, 60):
-            with mpmath.workdps(dps):
-                try:
-                    values.append(mpmath.mpf(abs(f(mpmath.mpf(float(x))))))
-                except (ZeroDivisionError, ValueError, TypeError, OverflowError, NameError, AttributeError):
-                    break
-        if len(values) == 2 and mpmath.isfinite(values[1]) and abs(values[0] - values[1]) <= 1e-15 * abs(values[1]):
-            out.append(float(values[1]))
-    return np.asarray(out, dtype=float)
 
 
 def _family_table_sup(N) -> float | None:
@@ -377,6 +352,8 @@ def paper_form_sides(kind: str):
         F = family_normalizer(instance["family"], float(instance["param"]))
         z = as_float_array(instance["logits"], "logits")
         f, fp = F.F(z), F.dF(z)  # (..., L)
+        if np.any(f <= 0):  # the hypothesis F > 0 (trial 51: 'compare' has no Jacobian to say so)
+            raise ValueError(f"F: must be > 0 on the given logits (min {f.min():.3g})")
         fp_inf = np.abs(fp).max(axis=-1)
         f_min = f.min(axis=-1)
         sharpest = fp_inf / (2 * f_min)

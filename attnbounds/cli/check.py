@@ -761,12 +761,15 @@ def _unknown_ids_text(exc: ValueError, ids, user_claims=None) -> str:
         try:
             engine.resolve_ids([w], claims=user_claims)
         except ValueError as one:
-            bad.append(f"{w!r}{did_you_mean(w, valid)}")
             head = f"ids: unknown id {w!r}"
             own = str(one)
             if own.startswith(head):  # "; ambiguous claim id ...; claim modules that failed to load: ..."
-                notes += [n for n in own[len(head):].rpartition("; valid: ")[0].split("; ")
-                          if n and n not in notes and not n.lstrip().startswith("(did you mean")]  # (its own hint, above)
+                parts = own[len(head):].rpartition("; valid: ")[0].split("; ")
+                hint = parts[0] if parts[0].startswith(" (") else ""  # the engine's own: a claim's readings first
+                bad.append(f"{w!r}{hint}")
+                notes += [n for n in parts[1 if hint else 0:] if n and n not in notes]
+            else:
+                bad.append(f"{w!r}{did_you_mean(w, valid)}")
         except TypeError:
             bad.append(repr(w))
     if not bad:  # cannot happen (the ids failed together), but never hide the engine's message

@@ -177,16 +177,27 @@ def _simplified_log_derivative(F) -> sp.Expr:
     return sp.simplify(sp.diff(F, thn.l) / F)
 
 
+class _Cut(str):
+    """Why a routine of :func:`_within` stopped short; ``timed_out``: by the time limit."""
+
+    timed_out = False
+
+
 def _within(seconds, routine):
-    """(routine(), None), or (None, the TIME LIMIT text) where it ran past ``seconds``
-    (:func:`attnbounds.engine.methods.wall_clock_limit`; None: no limit)."""
+    """(routine(), None), or (None, why) where it ran past ``seconds``
+    (:func:`attnbounds.engine.methods.wall_clock_limit`; None: no limit; ``why.timed_out``) or
+    SymPy ran out of recursion depth (trial 51: ``--half-width 1e300``)."""
     from attnbounds.engine.methods import MethodTimeout, wall_clock_limit
 
     try:
         with wall_clock_limit(seconds):
             return routine(), None
     except MethodTimeout as exc:
-        return None, str(exc)
+        cut = _Cut(str(exc))
+        cut.timed_out = True
+        return None, cut
+    except RecursionError:
+        return None, _Cut("SymPy ran out of recursion depth (RecursionError)")
 
 
 def normalizer_derivation(spec: str, half_width=None, time_limit: float | None = DERIVE_TIME_LIMIT) -> dict:
@@ -197,7 +208,7 @@ def normalizer_derivation(spec: str, half_width=None, time_limit: float | None =
     (``half_width``: a positive number A for a, as ``--half-width`` writes it; default the symbol a).
     Lemma 2: G = sup |(log F)'| over all real logits, from the exact table of
     :func:`attnbounds.theory.jacobian.family_log_derivative_sup` for a ratio-form family, else
-    from :func:`attnbounds.theory.normalization.real_line_extremes`; the bounds are those of
+    from :func:`attnbounds.theory.normalization.log_derivative_extremes`; the bounds are those of
     the ``L2-generic`` derivation with G substituted. A bad SPEC, or one without a symbolic F
     independent of L, is a :class:`UsageError` naming ``--normalizer``. ``time_limit`` (seconds,
     or None for none) is the wall-clock safety net of each of the two exact routines, and of
@@ -228,28 +239,33 @@ def normalizer_derivation(spec: str, half_width=None, time_limit: float | None =
         "F": derivation.Result(F, note=f"alpha_i = F(l_i)/sum_j F(l_j); {t_note}").to_json(),
     }
     g, cut = _within(time_limit, lambda: _simplified_log_derivative(F))
+    jumps = "" if cut or thn.continuous_on_reals(F, l, unless_elementary=True) else (
+        "; F is not shown continuous on the real line, so g is its derivative only where F is differentiable")
+    # (trial 51: a step F printed g = 0 without a word)
     out["g"] = derivation.Result(sp.diff(F, l) / F if cut else g,
-                                 note="g = F'/F = (log F)'" + (f" (not simplified: {cut})" if cut else "")).to_json()
-    if cut:
+                                 note="g = F'/F = (log F)'" + (f" (not simplified: {cut})" if cut else "")
+                                 + jumps).to_json()
+    if cut and cut.timed_out:
         out["g"]["timed_out"] = True
     # Lemma 1
     unit = _at_unit_temperature(N, symbolic_T)
     try:
         k, cut = _within(time_limit, lambda: _lemma1_constants(F, unit, hw))
-    except ValueError as exc:  # F not positive on [-a, a]
-        raise UsageError(f"--normalizer: {spec!r}: {exc}") from None
+    except ValueError as exc:  # F not positive on [-a, a] (trial 51: named as the range it is)
+        raise UsageError(f"--normalizer: {spec!r}: {str(exc).replace('[-a, a]', rng)}") from None
     table = _family_constants(N, symbolic_T, hw) if k is None else None
     if table is not None:
         out.update(table)
     elif k is None:
         why = (f"{cut}; SymPy's search for F's extremes on {rng} was cut short" if cut else
                f"SymPy cannot show F monotone on {rng} nor decide where its critical points lie, or cannot decide m > 0")
+        timed_out = bool(cut) and cut.timed_out
         out["m"] = _undecided(f"min F on {rng}: undecided ({why})"
                               + ("; --half-width A gives a numeric range" if half_width is None and not cut else ""),
-                              cut)
-        out["M"] = _undecided(f"max F on {rng}: undecided (as m)", cut)
-        out["C1"] = _undecided("m/M: undecided (as m)", cut)
-        out["C2"] = _undecided("M/m: undecided (as m)", cut)
+                              timed_out)
+        out["M"] = _undecided(f"max F on {rng}: undecided (as m)", timed_out)
+        out["C1"] = _undecided("m/M: undecided (as m)", timed_out)
+        out["C2"] = _undecided("M/m: undecided (as m)", timed_out)
     else:
         how = f"F {k.method}" if k.method.startswith("monotone") else k.method
         out["m"] = derivation.Result(k.m, {"l": k.argmin}, f"min F on {rng} ({how})").to_json()
@@ -259,15 +275,18 @@ def normalizer_derivation(spec: str, half_width=None, time_limit: float | None =
     # Lemma 2: G, then L2-generic's bounds (proved there) with G substituted
     from attnbounds.theory.jacobian import G as G_symbol
 
-    sup, cut = _family_sup(N, symbolic_T), None
+    sup, cut, refused = _family_sup(N, symbolic_T), None, None
     if sup is None:
-        sup, cut = _within(time_limit, lambda: _log_derivative_sup(F, unit))
+        try:
+            sup, cut = _within(time_limit, lambda: _log_derivative_sup(F, unit))
+        except _NotPositive as exc:
+            refused = str(exc)
     if sup is None:
         G, tail = G_symbol, "; in terms of G, undecided for this F"
-        why = (f"{cut}; SymPy's search for the extremes of g was cut short" if cut else
+        why = (refused or f"{cut}; SymPy's search for the extremes of g was cut short" if refused or cut else
                "SymPy cannot show F and g continuous on the real line, finds no finite set of critical points of g, "
                "or cannot order its values and limits")
-        out["G"] = _undecided(f"sup |g| over all real logits: undecided ({why})", cut)
+        out["G"] = _undecided(f"sup |g| over all real logits: undecided ({why})", bool(cut) and cut.timed_out)
     else:
         G, where, note = sup
         tail = "; no finite bound (G = oo)" if G == sp.oo else ""
@@ -278,7 +297,7 @@ def normalizer_derivation(spec: str, half_width=None, time_limit: float | None =
                                      note=f"Lemma 2: {bounds[key].note}{tail}").to_json()
         if sup is None:  # written in G, which is undecided (trial 49: --json did not say so)
             out[key]["undecided"] = True
-            if cut:
+            if cut and cut.timed_out:
                 out[key]["timed_out"] = True
     return {"name": N.spec, "title": NORMALIZER_TITLE, "results": out}
 
@@ -409,7 +428,7 @@ def _half_width(value) -> sp.Expr:
     """``--half-width``'s A: a positive number, its exact value as written, else a UsageError."""
     try:
         A = sp.Rational(str(value).strip())  # the decimal or fraction written: "0.1" is 1/10, "1/3" is 1/3
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, ZeroDivisionError):
         raise UsageError(f"--half-width: expected a number such as 2, 0.5 or 1/3, got {value!r}") from None
     if not A.is_positive:
         raise UsageError(f"--half-width: must be a number > 0, got {value!r}")
@@ -439,9 +458,14 @@ def _lemma1_constants(F, unit, half_width):
     return thn.normalizer_constants(F, thn.l, half_width) or unit_constants()
 
 
+class _NotPositive(ValueError):
+    """F is decided not positive on the real line: Lemma 2's G does not apply."""
+
+
 def _log_derivative_sup(F, unit):
     """(G, where, note) with G = sup |(log F)'| over all real logits, decided exactly by
-    :func:`attnbounds.theory.normalization.real_line_extremes`, or None. Where F(l) = F_1(l/T)
+    :func:`attnbounds.theory.normalization.log_derivative_extremes` (the routine ``check
+    --normalizer`` uses, with the same grid cross-check), or None. Where F(l) = F_1(l/T)
     (``unit``: (F_1, T) from :func:`_at_unit_temperature`, T a symbol or its value), G = G_1/T,
     attained at T times F_1's point; with T a symbol, an F with T elsewhere is undecided (unless
     g is constant)."""
@@ -451,10 +475,20 @@ def _log_derivative_sup(F, unit):
     F1, scale = (F, sp.S.One) if unit is None else unit
     if not thn.continuous_on_reals(F1, l, unless_elementary=True):  # SymPy's (log F)' drops F's jumps (trial 50)
         return None
+    low = thn.real_line_extremes(F1, l, name="F")  # Lemma 2 needs F > 0 (trial 51: 3 + l^3 - 3l got G = oo)
+    if low is not None and (low.m.is_extended_negative or (low.m.is_zero and low.argmin.is_finite)):
+        raise _NotPositive(f"F is not positive on the real line (its infimum {sp.sstr(low.m)} is "
+                           f"{'attained' if low.argmin.is_finite else 'approached'} at l = {sp.sstr(scale * low.argmin)}): "
+                           "Lemma 2 needs F > 0")
     g1 = sp.simplify(sp.diff(F1, l) / F1)
-    k = thn.real_line_extremes(g1, l, name="(log F)'")
+    k = thn.log_derivative_extremes(g1, l)
     if k is None:
         return None
+    if k.argmax is None:  # SymPy's minimum and maximum, not a proof: the grid must not contradict them
+        sampled = thn.sampled_values(g1, l)
+        lo, hi = float(k.m), float(k.M)
+        if any(v > hi + 1e-9 * abs(hi) + 1e-12 or v < lo - 1e-9 * abs(lo) - 1e-12 for v in sampled):
+            return None
     if k.M == sp.oo or k.m == -sp.oo:
         G1, where = sp.oo, (k.argmax if k.M == sp.oo else k.argmin)
     elif (k.M + k.m).is_nonnegative:  # sup |g| = max(M, -m)
@@ -466,6 +500,8 @@ def _log_derivative_sup(F, unit):
     note = "sup |g| over all real logits"
     if k.method == "constant":
         return G1 / scale, None, f"{note}: g is constant"
+    if where is None:
+        return G1 / scale, None, f"{note} ({k.method}, checked on a grid of logits; no point given)"
     if where.is_infinite:
         return G1 / scale, None, f"{note}, approached as l -> {sp.sstr(where)} (not attained)"
     return G1 / scale, scale * where, f"{note} (exact: critical points of g and its limits at -oo, oo)"

@@ -1059,6 +1059,9 @@ def _lookup(base: str) -> Normalizer:
         raise NormalizerNotFound(f"name_or_spec: {base!r} meant two things and was renamed: use {RENAMED[base]}")
     from attnbounds.suggest import did_you_mean
 
+    if base.endswith(".py"):  # trial 51: a file, without the object to take from it
+        raise NormalizerNotFound(f"name_or_spec: {base!r} is a file: name the normalizer object in it, as "
+                                 f"'{base}:NAME' (NAME: a from_sympy, from_callable or Normalizer object defined there)")
     raise NormalizerNotFound(
         f"name_or_spec: unknown normalizer {base!r}{did_you_mean(base, names(), n=2)}; valid: {', '.join(names())}, "
         f"'module:object', 'path.py:object', or an entry point in group {ENTRY_POINT_GROUP!r}"
@@ -1252,16 +1255,25 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, search_
         return v
 
     def _F_at(z, p, idx):
-        """F itself at entry ``idx`` of ``z`` (mpmath: no overflow), or None where it has no real value."""
+        """F itself at entry ``idx`` of ``z`` (mpmath: no overflow), or None where it has no real
+        value. A value 0 is tried again with more digits, up to 6,000: log(1 + e^l) at l = −2413
+        is 10^−1048, 0 at 30 digits (trial 51: a hand-written softplus was called not positive)."""
         full = [np.broadcast_to(np.asarray(x, dtype=float), z.shape) for x in _args(z, p)]
-        try:
-            with mpmath.workdps(30):
-                value = F_mp(mpmath.mpf(float(z[idx])), *(mpmath.mpf(float(x[idx])) for x in full))
-                if isinstance(value, mpmath.mpc):
-                    return value.real if value.imag == 0 else None
-                return mpmath.mpf(value)
-        except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-            return None
+        value = None
+        for dps in (30, 200, 1200, 6000):
+            try:
+                with mpmath.workdps(dps):
+                    value = F_mp(mpmath.mpf(float(z[idx])), *(mpmath.mpf(float(x[idx])) for x in full))
+                    if isinstance(value, mpmath.mpc):
+                        if value.imag != 0:
+                            return None
+                        value = value.real
+                    value = mpmath.mpf(value)
+            except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+                return None
+            if value != 0:
+                return value
+        return value
 
     def kernel(z, **p):
         v = _evaluate(log_F_num, log_F_mp, z, p)

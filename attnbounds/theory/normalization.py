@@ -46,6 +46,8 @@ __all__ = [
     "NormalizerConstants",
     "function_extremes",
     "real_line_extremes",
+    "log_derivative_extremes",
+    "sampled_values",
     "continuous_on_reals",
     "normalizer_constants",
     "prove_tight_bounds",
@@ -597,6 +599,66 @@ def real_line_extremes(f, variable=l, *, name: str = "f") -> NormalizerConstants
         return None
     i_min, i_max = order
     return NormalizerConstants(values[i_min], values[i_max], points[i_min], points[i_max], "critical points and limits")
+
+
+def log_derivative_extremes(g, variable=l) -> NormalizerConstants | None:
+    """Exact infimum and supremum over ℝ of g = (log F)' for Lemma 2's G = sup |g|, the one
+    routine of ``derive --normalizer`` and ``check --normalizer``: :func:`real_line_extremes`
+    (with the points where they are attained), else SymPy's ``minimum`` and ``maximum`` over
+    ℝ (``method`` ``"SymPy's minimum and maximum over the reals"``, no points: ``argmin`` and
+    ``argmax`` are None); None where neither decides. Callers cross-check the result on a grid
+    (:func:`sampled_values`), as SymPy's maximum is not a proof. 2 + sin l: g = cos l/(2 + sin l),
+    whose critical points are infinitely many, has extremes ±1/√3 by SymPy's maximum (trial 51:
+    check used them and derive did not).
+
+    >>> k = log_derivative_extremes(sp.cos(l) / (2 + sp.sin(l)))
+    >>> k.m, k.M, k.argmax, k.method
+    (-sqrt(3)/3, sqrt(3)/3, None, "SymPy's minimum and maximum over the reals")
+    """
+    from sympy.calculus.util import maximum, minimum
+
+    k = real_line_extremes(g, variable, name="(log F)'")
+    if k is not None:
+        return k
+    g = _function_in(g, _check_symbol(variable, "variable"), "(log F)'")
+    if g.free_symbols != {variable}:
+        return None
+    try:
+        lo, hi = minimum(g, variable, sp.S.Reals), maximum(g, variable, sp.S.Reals)
+    except (NotImplementedError, TypeError, ValueError):
+        return None
+    if not all(v.is_number and v.is_extended_real for v in (lo, hi)):
+        return None
+    return NormalizerConstants(lo, hi, None, None, "SymPy's minimum and maximum over the reals")
+
+
+def sampled_values(f, variable=l):
+    """f on a grid of the real line (0, ±10⁻³ … ±10³, 801 points) as floats, for a cross-check
+    of exact extremes: evaluated by mpmath at 30 and at 60 digits, keeping the points where the
+    two agree to 1e-15 relative (and are finite). Floats are not enough: log(1 + e^l) at l = −30
+    loses three digits to cancellation, and a hand-written softplus's (log F)' sampled there was
+    1.037, above its supremum 1 (stop 51).
+
+    >>> float(max(sampled_values(2 * l / (1 + l**2))))
+    1.0
+    """
+    import mpmath
+
+    grid = [0.0] + [sign * 10.0 ** (-3 + 6 * i / 399) for sign in (-1.0, 1.0) for i in range(400)]
+    fn = sp.lambdify(variable, f, "mpmath")
+    out = []
+    for x in grid:
+        values = []
+        for dps in (30, 60):
+            with mpmath.workdps(dps):
+                try:
+                    v = fn(mpmath.mpf(x))
+                    values.append(mpmath.mpf(v.real if isinstance(v, mpmath.mpc) and v.imag == 0 else v))
+                except (ZeroDivisionError, ValueError, TypeError, OverflowError, NameError, AttributeError):
+                    break
+        if len(values) == 2 and mpmath.isfinite(values[1]) and abs(values[0] - values[1]) <= 1e-15 * abs(values[1]):
+            out.append(float(values[1]))
+    return out
 
 
 def _finite_points(expr, variable, box, what):

@@ -34,6 +34,8 @@ square_power = from_sympy((1 + l**2) ** 2, l, name="square_power")
 softplus_own = from_sympy(sp.log(1 + sp.exp(l)), l, name="softplus_own")
 taylor_own = from_sympy(1 + l + l**2 / 2, l, name="taylor_own")
 skew_quad = from_sympy(1 + l + l**2, l, name="skew_quad")  # no family's F
+wiggle = from_sympy(2 + sp.sin(l), l, name="wiggle")
+cubic = from_sympy(3 + l**3 - 3 * l, l, name="cubic")  # > 0 on [-2, 2], < 0 for l < -2.1  # g = cos l/(2 + sin l): infinitely many critical points
 q = sp.Symbol("p", real=True)
 inverse_power = from_sympy((1 + l**2) ** q, l, name="inverse_power", p=-1.0)  # even_power's F, but p < 0
 gauss = from_sympy(sp.exp(l**2), l, name="gauss")
@@ -314,6 +316,7 @@ def test_half_width_gives_a_numeric_range(plugins):
     (["--normalizer", "softmax", "--half-width", "0"], "--half-width: must be a number > 0"),
     (["--normalizer", "softmax", "--half-width", "two"], "--half-width: expected a number"),
     (["--normalizer", "softmax", "--half-width", "nan"], "--half-width: expected a number"),
+    (["--normalizer", "softmax", "--half-width", "3/0"], "--half-width: expected a number"),  # trial 51: a traceback
     (["L1-constants", "--half-width", "2"], "--half-width: only with --normalizer SPEC"),
 ])
 def test_half_width_errors_name_it(args, fragment):
@@ -363,7 +366,8 @@ def test_at_a_set_temperature_the_unit_form_is_solved(plugins, monkeypatch):
 
     monkeypatch.setattr(thn, "real_line_extremes", recording)
     r = _json("--normalizer", f"{plugins}:gauss1(T=0.7)", "--half-width", "2")["results"]
-    assert sp.simplify(seen[0] - sp.diff(sp.log(1 + sp.exp(-l**2)), l)) == 0
+    g1 = sp.diff(sp.log(1 + sp.exp(-l**2)), l)  # (F_1 itself is asked too: is it positive on the real line?)
+    assert any(sp.simplify(f - g1) == 0 for f in seen), seen
     x = np.linspace(-2, 2, 400_001)
     values = 1 + np.exp(-(x / 0.7) ** 2)
     assert float(_expr(r, "m")) == pytest.approx(values.min(), rel=1e-12)
@@ -422,3 +426,52 @@ def test_time_limit_cuts_each_exact_routine_and_says_so(plugins, monkeypatch):
 def test_time_limit_errors_name_it(args, fragment):
     out = _run(*args)
     assert out.exit_code == 2 and fragment in out.output, out.output
+
+
+def test_derive_and_check_take_g_from_the_same_routine(plugins):
+    """Trial 51: for 2 + sin l, check got G = 1/sqrt(3) from SymPy's maximum and minimum, while derive
+    printed G undecided; the docs said they share one routine. Now both use log_derivative_extremes
+    (its SymPy route cross-checked on a grid), and agree with a fine grid."""
+    from attnbounds.claims.lemma2 import ratio_log_derivative_sup
+
+    r = _json("--normalizer", f"{plugins}:wiggle(T=0.7)")["results"]
+    assert _same(_expr(r, "G"), 10 * sp.sqrt(3) / 21) and "checked on a grid" in r["G"]["note"]
+    x = np.linspace(-10, 10, 2_000_001)
+    assert np.abs(np.cos(x) / (2 + np.sin(x))).max() == pytest.approx(1 / np.sqrt(3), rel=1e-9)
+    from attnbounds.numerics import normalizers as nz
+
+    nz.register("wiggle", nz.resolve(f"{plugins}:wiggle", flag="--normalizer"))  # as check poses it
+    try:
+        assert ratio_log_derivative_sup("wiggle", 0.7, 3) == pytest.approx(float(_expr(r, "G")), rel=1e-12)
+    finally:
+        nz.unregister("wiggle")
+
+
+def test_sympy_running_out_of_recursion_is_undecided_not_a_crash(plugins, monkeypatch):
+    """Trial 51: --half-width 1e300 made SymPy raise RecursionError, and derive exited 1 with it. The
+    routine is undecided now, saying why; nothing was timed out."""
+    import attnbounds.cli.derive as derive_module
+
+    def deep(*args):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(derive_module, "_lemma1_constants", deep)
+    r = _json("--normalizer", f"{plugins}:quad")["results"]
+    assert r["m"]["undecided"] is True and "RecursionError" in r["m"]["note"] and "timed_out" not in r["m"]
+    assert _expr(r, "G") == 1 / T
+
+
+def test_trial_51_a_negative_f_and_a_step_f_say_what_they_are(plugins):
+    """Trial 51: F = 3 + l^3 - 3l (negative for l < -2.1) got G = oo, and its error at --half-width 10
+    named the range [-a, a]; a step F printed g = 0 without a word."""
+    r = _json("--normalizer", f"{plugins}:cubic")["results"]
+    assert r["G"]["undecided"] is True and "F is not positive on the real line" in r["G"]["note"]
+    assert "timed_out" not in r["G"] and all(r[k]["undecided"] is True for k in ("entry", "spectral"))
+    r = _json("--normalizer", f"{plugins}:cubic(T=1)", "--half-width", "1")["results"]  # positive on [-1, 1]
+    x = np.linspace(-1, 1, 200_001)
+    assert float(_expr(r, "m")) == pytest.approx((3 + x**3 - 3 * x).min(), rel=1e-12)
+    _error(_run("--normalizer", f"{plugins}:cubic(T=1)", "--half-width", "10"),
+           "F: must be positive on [-10, 10]; its minimum is -967")
+    r = _json("--normalizer", f"{plugins}:step")["results"]
+    assert _expr(r, "g") == 0 and "F is not shown continuous on the real line" in r["g"]["note"]
+    assert "not shown continuous" not in _json("--normalizer", f"{plugins}:quad")["results"]["g"]["note"]

@@ -35,6 +35,17 @@ def test_unknown_reading_id_suggests_the_reading_and_several_bad_ids_are_each_na
     assert "'Q7'" in line and "valid:" not in line
 
 
+def test_an_unknown_reading_of_a_known_claim_is_matched_against_that_claims_readings():
+    """Trial 51: 'L1:bogus' was offered 'L2:frobenius', another claim's reading; now L1's own
+    readings, by close match, or all of them where none is close."""
+    line = _invoke("check", "L1:bogus").stderr.strip()
+    assert line.startswith("Error: ids: unknown id 'L1:bogus' (L1's readings: transcribed, reconstructed"), line
+    assert "L2:" not in line and "\n" not in line
+    line = _invoke("check", "L2:spectrl").stderr.strip()
+    assert line.startswith("Error: ids: unknown id 'L2:spectrl' (did you mean 'L2:spectral'"), line
+    assert "C3:" not in line  # (C3:spectral was offered too)
+
+
 def test_unknown_id_under_matrix_and_mutants_is_the_same_short_error():
     for flag in ("--matrix", "--mutants"):
         result = _invoke("check", flag, "L9")
