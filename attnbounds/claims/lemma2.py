@@ -284,9 +284,12 @@ def ratio_log_derivative_sup(family: str, param: float, length: int) -> float:
     G = None if F.depends_on_length else _family_table_sup(F)
     if G is None:
         exact = log_derivative_extremes(g, LOGIT)  # derive's routine
-        if exact is None:
+        try:
+            G = None if exact is None else max(abs(float(exact.M)), abs(float(exact.m)))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"family: SymPy cannot find the supremum {what} ({type(exc).__name__})") from None
+        if G is None:
             raise ValueError(f"family: SymPy cannot find the supremum {what}")
-        G = max(abs(float(exact.M)), abs(float(exact.m)))
     sampled = np.abs(np.asarray(sampled_values(g, LOGIT), dtype=float))
     if sampled.size and sampled.max() > G * (1 + 1e-9) + 1e-12:
         raise ValueError(f"family: {what}: SymPy's supremum {G:.6g} is below a sampled value {sampled.max():.6g}")

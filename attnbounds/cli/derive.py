@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 import sympy as sp
 
@@ -485,16 +487,23 @@ def _log_derivative_sup(F, unit):
     if k is None:
         return None
     if k.argmax is None:  # SymPy's minimum and maximum, not a proof: the grid must not contradict them
-        sampled = thn.sampled_values(g1, l)
-        lo, hi = float(k.m), float(k.M)
-        if any(v > hi + 1e-9 * abs(hi) + 1e-12 or v < lo - 1e-9 * abs(lo) - 1e-12 for v in sampled):
+        try:
+            lo, hi = float(k.m), float(k.M)
+        except (TypeError, ValueError):
             return None
+        if any(v > hi + 1e-9 * abs(hi) + 1e-12 or v < lo - 1e-9 * abs(lo) - 1e-12 for v in thn.sampled_values(g1, l)):
+            return None
+        if math.isinf(lo) or math.isinf(hi):  # where F's positivity is undecided, F may vanish (review 51: 1 + sin l)
+            if low is None:
+                return None
     if k.M == sp.oo or k.m == -sp.oo:
         G1, where = sp.oo, (k.argmax if k.M == sp.oo else k.argmin)
     elif (k.M + k.m).is_nonnegative:  # sup |g| = max(M, -m)
         G1, where = k.M, k.argmax
     elif (k.M + k.m).is_nonpositive:
         G1, where = -k.m, k.argmin
+    elif k.argmax is None:  # SymPy's values, unordered by SymPy (e^{cos^3 l}: m = -M, with I inside): exact as a Max
+        G1, where = sp.Max(k.M, -k.m), None
     else:
         return None
     note = "sup |g| over all real logits"

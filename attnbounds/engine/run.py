@@ -307,7 +307,7 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
 
     chosen: dict[str, _Selection] = {}
     unknown, notes = [], []
-    of_claim: dict[str, tuple[str, list[str]]] = {}  # an unknown reading of a known claim: the claim's own
+    of_claim: dict[str, tuple[str, str, list[str]]] = {}  # an unknown reading of a known claim: the claim's own
     for w in wanted:
         if w.endswith(":"):  # "L2:" names no reading: not the whole claim
             unknown.append(w)
@@ -335,7 +335,7 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
                 sel.drops.append(name)
         else:
             unknown.append(w)
-            of_claim[w] = (cid, readings + drops)
+            of_claim[w] = (cid, name, readings + drops)
     if notes and not unknown:  # known, but in more than one paper: the qualified ids are the choice
         raise ValueError(f"ids: {'; '.join(notes)} (qualify it with its paper, as paper:ID)")
     if unknown:
@@ -343,13 +343,15 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
         extra = "".join(f"; {n}" for n in notes)
         if broken:
             extra += f"; claim modules that failed to load: {', '.join(broken)}"
-        from attnbounds.suggest import did_you_mean
+        from attnbounds.suggest import close_matches, did_you_mean
 
         valid = valid_ids(claims=claims)
         hint = did_you_mean(unknown[0], valid) if len(unknown) == 1 else ""
         if len(unknown) == 1 and unknown[0] in of_claim:  # a known claim: its own readings (trial 51: L1:bogus
-            cid, own = of_claim[unknown[0]]               # was offered L2:frobenius)
-            hint = did_you_mean(unknown[0], [f"{cid}:{r}" for r in own]) or f" ({cid}'s readings: {', '.join(own)})"
+            cid, name, own = of_claim[unknown[0]]         # was offered L2:frobenius), matched by the reading alone
+            close = [f"'{cid}:{r}'" for r in close_matches(name, own)]
+            hint = (f" (did you mean {close[0] if len(close) == 1 else ', '.join(close[:-1]) + ' or ' + close[-1]}?)"
+                    if close else f" ({cid}'s readings: {', '.join(own)})")
         raise ValueError(f"ids: unknown id {', '.join(repr(u) for u in unknown)}{hint}{extra}; valid: {', '.join(valid)}")
     return [chosen[c] for c in order if c in chosen]
 

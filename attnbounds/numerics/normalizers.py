@@ -1255,25 +1255,16 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, search_
         return v
 
     def _F_at(z, p, idx):
-        """F itself at entry ``idx`` of ``z`` (mpmath: no overflow), or None where it has no real
-        value. A value 0 is tried again with more digits, up to 6,000: log(1 + e^l) at l = −2413
-        is 10^−1048, 0 at 30 digits (trial 51: a hand-written softplus was called not positive)."""
+        """F itself at entry ``idx`` of ``z`` (mpmath: no overflow), or None where it has no real value."""
         full = [np.broadcast_to(np.asarray(x, dtype=float), z.shape) for x in _args(z, p)]
-        value = None
-        for dps in (30, 200, 1200, 6000):
-            try:
-                with mpmath.workdps(dps):
-                    value = F_mp(mpmath.mpf(float(z[idx])), *(mpmath.mpf(float(x[idx])) for x in full))
-                    if isinstance(value, mpmath.mpc):
-                        if value.imag != 0:
-                            return None
-                        value = value.real
-                    value = mpmath.mpf(value)
-            except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-                return None
-            if value != 0:
-                return value
-        return value
+        try:
+            with mpmath.workdps(30):
+                value = F_mp(mpmath.mpf(float(z[idx])), *(mpmath.mpf(float(x[idx])) for x in full))
+                if isinstance(value, mpmath.mpc):
+                    return value.real if value.imag == 0 else None
+                return mpmath.mpf(value)
+        except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+            return None
 
     def kernel(z, **p):
         v = _evaluate(log_F_num, log_F_mp, z, p)

@@ -35,7 +35,8 @@ softplus_own = from_sympy(sp.log(1 + sp.exp(l)), l, name="softplus_own")
 taylor_own = from_sympy(1 + l + l**2 / 2, l, name="taylor_own")
 skew_quad = from_sympy(1 + l + l**2, l, name="skew_quad")  # no family's F
 wiggle = from_sympy(2 + sp.sin(l), l, name="wiggle")
-cubic = from_sympy(3 + l**3 - 3 * l, l, name="cubic")  # > 0 on [-2, 2], < 0 for l < -2.1  # g = cos l/(2 + sin l): infinitely many critical points
+cubic = from_sympy(3 + l**3 - 3 * l, l, name="cubic")  # > 0 on [-2, 2], < 0 for l < -2.1
+sinpos = from_sympy(1 + sp.sin(l), l, name="sinpos")  # >= 0, zero at -pi/2 + 2k pi  # g = cos l/(2 + sin l): infinitely many critical points
 q = sp.Symbol("p", real=True)
 inverse_power = from_sympy((1 + l**2) ** q, l, name="inverse_power", p=-1.0)  # even_power's F, but p < 0
 gauss = from_sympy(sp.exp(l**2), l, name="gauss")
@@ -475,3 +476,20 @@ def test_trial_51_a_negative_f_and_a_step_f_say_what_they_are(plugins):
     r = _json("--normalizer", f"{plugins}:step")["results"]
     assert _expr(r, "g") == 0 and "F is not shown continuous on the real line" in r["g"]["note"]
     assert "not shown continuous" not in _json("--normalizer", f"{plugins}:quad")["results"]["g"]["note"]
+
+
+def test_review_51_sympys_route_gives_no_infinite_g_where_f_may_vanish_and_an_exact_max_where_unordered(
+        plugins, monkeypatch):
+    """Review 51: F = 1 + sin l (zero at -pi/2) got G = oo from SymPy's minimum and maximum, as its
+    positivity is undecided; now undecided. And where SymPy's extremes come unordered (e^{cos^3 l}:
+    m = -M, written with I; 70 s, so mimicked here), G is their exact Max, not undecided."""
+    import attnbounds.theory.normalization as thn
+
+    r = _json("--normalizer", f"{plugins}:sinpos(T=1)")["results"]
+    assert r["G"]["undecided"] is True and "timed_out" not in r["G"]
+    one = sp.sin(1) ** 2 + sp.cos(1) ** 2  # 1, which SymPy does not order against 1
+    monkeypatch.setattr(thn, "log_derivative_extremes", lambda g, variable: thn.NormalizerConstants(
+        -one, sp.S.One, None, None, "SymPy's minimum and maximum over the reals"))
+    r = _json("--normalizer", f"{plugins}:quad(T=1)")["results"]  # its g = 2l/(1 + l^2) lies in [-1, 1]
+    assert _expr(r, "G") == sp.Max(1, one) and float(_expr(r, "G")) == 1.0
+    assert "no point given" in r["G"]["note"]
