@@ -726,3 +726,12 @@ def test_wall_clock_limit_keeps_an_outer_timer():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("seconds", [-1, 0, float("nan"), float("inf"), "5", True])
+def test_wall_clock_limit_names_a_bad_seconds(seconds):
+    from attnbounds.engine.methods import wall_clock_limit
+
+    with pytest.raises(ValueError, match=r"^seconds: must be a finite number > 0"):
+        with wall_clock_limit(seconds):
+            pass

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import click
 import sympy as sp
 
@@ -179,27 +177,19 @@ def _simplified_log_derivative(F) -> sp.Expr:
     return sp.simplify(sp.diff(F, thn.l) / F)
 
 
-class _Cut(str):
-    """Why a routine of :func:`_within` stopped short; ``timed_out``: by the time limit."""
-
-    timed_out = False
-
-
 def _within(seconds, routine):
-    """(routine(), None), or (None, why) where it ran past ``seconds``
-    (:func:`attnbounds.engine.methods.wall_clock_limit`; None: no limit; ``why.timed_out``) or
-    SymPy ran out of recursion depth (trial 51: ``--half-width 1e300``)."""
+    """(routine(), None, False), or (None, why, timed_out) where it ran past ``seconds``
+    (:func:`attnbounds.engine.methods.wall_clock_limit`; None: no limit) or SymPy ran out of
+    recursion depth (trial 51: ``--half-width 1e300``)."""
     from attnbounds.engine.methods import MethodTimeout, wall_clock_limit
 
     try:
         with wall_clock_limit(seconds):
-            return routine(), None
+            return routine(), None, False
     except MethodTimeout as exc:
-        cut = _Cut(str(exc))
-        cut.timed_out = True
-        return None, cut
+        return None, str(exc), True
     except RecursionError:
-        return None, _Cut("SymPy ran out of recursion depth (RecursionError)")
+        return None, "SymPy ran out of recursion depth (RecursionError)", False
 
 
 def normalizer_derivation(spec: str, half_width=None, time_limit: float | None = DERIVE_TIME_LIMIT) -> dict:
@@ -240,19 +230,19 @@ def normalizer_derivation(spec: str, half_width=None, time_limit: float | None =
     out = {
         "F": derivation.Result(F, note=f"alpha_i = F(l_i)/sum_j F(l_j); {t_note}").to_json(),
     }
-    g, cut = _within(time_limit, lambda: _simplified_log_derivative(F))
+    g, cut, timed_out = _within(time_limit, lambda: _simplified_log_derivative(F))
     jumps = "" if cut or thn.continuous_on_reals(F, l, unless_elementary=True) else (
         "; F is not shown continuous on the real line, so g is its derivative only where F is differentiable")
     # (trial 51: a step F printed g = 0 without a word)
     out["g"] = derivation.Result(sp.diff(F, l) / F if cut else g,
                                  note="g = F'/F = (log F)'" + (f" (not simplified: {cut})" if cut else "")
                                  + jumps).to_json()
-    if cut and cut.timed_out:
+    if timed_out:
         out["g"]["timed_out"] = True
     # Lemma 1
     unit = _at_unit_temperature(N, symbolic_T)
     try:
-        k, cut = _within(time_limit, lambda: _lemma1_constants(F, unit, hw))
+        k, cut, timed_out = _within(time_limit, lambda: _lemma1_constants(F, unit, hw))
     except ValueError as exc:  # F not positive on [-a, a] (trial 51: named as the range it is)
         raise UsageError(f"--normalizer: {spec!r}: {str(exc).replace('[-a, a]', rng)}") from None
     table = _family_constants(N, symbolic_T, hw) if k is None else None
@@ -261,7 +251,6 @@ def normalizer_derivation(spec: str, half_width=None, time_limit: float | None =
     elif k is None:
         why = (f"{cut}; SymPy's search for F's extremes on {rng} was cut short" if cut else
                f"SymPy cannot show F monotone on {rng} nor decide where its critical points lie, or cannot decide m > 0")
-        timed_out = bool(cut) and cut.timed_out
         out["m"] = _undecided(f"min F on {rng}: undecided ({why})"
                               + ("; --half-width A gives a numeric range" if half_width is None and not cut else ""),
                               timed_out)
@@ -277,10 +266,10 @@ def normalizer_derivation(spec: str, half_width=None, time_limit: float | None =
     # Lemma 2: G, then L2-generic's bounds (proved there) with G substituted
     from attnbounds.theory.jacobian import G as G_symbol
 
-    sup, cut, refused = _family_sup(N, symbolic_T), None, None
+    sup, cut, timed_out, refused = _family_sup(N, symbolic_T), None, False, None
     if sup is None:
         try:
-            sup, cut = _within(time_limit, lambda: _log_derivative_sup(F, unit))
+            sup, cut, timed_out = _within(time_limit, lambda: _log_derivative_sup(F, unit))
         except _NotPositive as exc:
             refused = str(exc)
     if sup is None:
@@ -288,7 +277,7 @@ def normalizer_derivation(spec: str, half_width=None, time_limit: float | None =
         why = (refused or f"{cut}; SymPy's search for the extremes of g was cut short" if refused or cut else
                "SymPy cannot show F and g continuous on the real line, finds no finite set of critical points of g, "
                "or cannot order its values and limits")
-        out["G"] = _undecided(f"sup |g| over all real logits: undecided ({why})", bool(cut) and cut.timed_out)
+        out["G"] = _undecided(f"sup |g| over all real logits: undecided ({why})", timed_out)
     else:
         G, where, note = sup
         tail = "; no finite bound (G = oo)" if G == sp.oo else ""
@@ -299,7 +288,7 @@ def normalizer_derivation(spec: str, half_width=None, time_limit: float | None =
                                      note=f"Lemma 2: {bounds[key].note}{tail}").to_json()
         if sup is None:  # written in G, which is undecided (trial 49: --json did not say so)
             out[key]["undecided"] = True
-            if cut and cut.timed_out:
+            if timed_out:
                 out[key]["timed_out"] = True
     return {"name": N.spec, "title": NORMALIZER_TITLE, "results": out}
 
@@ -467,7 +456,7 @@ class _NotPositive(ValueError):
 def _log_derivative_sup(F, unit):
     """(G, where, note) with G = sup |(log F)'| over all real logits, decided exactly by
     :func:`attnbounds.theory.normalization.log_derivative_extremes` (the routine ``check
-    --normalizer`` uses, with the same grid cross-check), or None. Where F(l) = F_1(l/T)
+    --normalizer`` uses), or None. Where F(l) = F_1(l/T)
     (``unit``: (F_1, T) from :func:`_at_unit_temperature`, T a symbol or its value), G = G_1/T,
     attained at T times F_1's point; with T a symbol, an F with T elsewhere is undecided (unless
     g is constant)."""
@@ -486,16 +475,8 @@ def _log_derivative_sup(F, unit):
     k = thn.log_derivative_extremes(g1, l)
     if k is None:
         return None
-    if k.argmax is None:  # SymPy's minimum and maximum, not a proof: the grid must not contradict them
-        try:
-            lo, hi = float(k.m), float(k.M)
-        except (TypeError, ValueError):
-            return None
-        if any(v > hi + 1e-9 * abs(hi) + 1e-12 or v < lo - 1e-9 * abs(lo) - 1e-12 for v in thn.sampled_values(g1, l)):
-            return None
-        if math.isinf(lo) or math.isinf(hi):  # where F's positivity is undecided, F may vanish (review 51: 1 + sin l)
-            if low is None:
-                return None
+    if k.argmax is None and low is None and (k.m.is_infinite or k.M.is_infinite):
+        return None  # SymPy's route: where F's positivity is undecided, F may vanish (review 51: 1 + sin l)
     if k.M == sp.oo or k.m == -sp.oo:
         G1, where = sp.oo, (k.argmax if k.M == sp.oo else k.argmin)
     elif (k.M + k.m).is_nonnegative:  # sup |g| = max(M, -m)

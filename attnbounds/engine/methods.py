@@ -214,7 +214,15 @@ def wall_clock_limit(seconds: float | None):
     ... except MethodTimeout as exc:
     ...     print(exc)
     TIME LIMIT: stopped by the wall-clock safety net of 0.05 s (--time-limit), not by the evidence
+    >>> with wall_clock_limit(-1):
+    ...     pass
+    Traceback (most recent call last):
+    ...
+    ValueError: seconds: must be a finite number > 0, or None for no limit, got -1
     """
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not (seconds > 0 and math.isfinite(seconds))):
+        raise ValueError(f"seconds: must be a finite number > 0, or None for no limit, got {seconds!r}")
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if seconds is None or not usable:
         yield

@@ -136,18 +136,24 @@ def family_of(F, *, values=None, first: str | None = None) -> tuple[str, bool] |
     in ``values`` (``{name: number}``, the normalizer's parameters) decided > 0, or, without
     one, be a symbol of F declared positive; else the family's table does not apply ((1 + l²)^p
     with p = −1 is not even_power, whose G = p is for p > 0). The family named ``first`` is tried
-    first. A hand-written
-    softplus, log(1 + e^{l/T}), is the family softplus, so the exact tables of its constants
-    apply to it (stop 50's lead: derive left its G undecided).
+    first. A hand-written softplus, log(1 + e^{l/T}), is the family softplus, so the exact
+    tables of its constants apply to it (stop 50's lead: derive left its G undecided). A bad
+    ``F`` (see :func:`normalizer_constants`) or ``values`` is an error naming it.
 
     >>> family_of(sp.log(sp.exp(sp.Symbol("l") / sp.Symbol("T", positive=True)) + 1))
     ('softplus', False)
     >>> family_of((1 + (l / T) ** 2) ** p), family_of(sp.exp(2 * l)), family_of(sp.exp(l / T) + 1)
     (('even_power', True), None, None)
     >>> family_of((1 + (l / T) ** 2) ** p, values={"p": -1.0, "T": 1.0})  # p must be > 0
+    >>> family_of("exp(l/T", first="softmax")
+    Traceback (most recent call last):
+    ...
+    ValueError: F: cannot parse 'exp(l/T' as a SymPy expression (SympifyError)
     """
     theirs = {"l": l, "T": T, "p": p, "c": c}
-    F = sp.sympify(F)
+    F = _as_expr(F, "F", l)
+    if values is not None and not isinstance(values, dict):
+        raise TypeError(f"values: expected a dict of parameter values, got {type(values).__name__}")
     if any(s.name not in theirs for s in F.free_symbols):
         return None
     values = dict(values or {})
@@ -606,28 +612,36 @@ def log_derivative_extremes(g, variable=l) -> NormalizerConstants | None:
     routine of ``derive --normalizer`` and ``check --normalizer``: :func:`real_line_extremes`
     (with the points where they are attained), else SymPy's ``minimum`` and ``maximum`` over
     ℝ (``method`` ``"SymPy's minimum and maximum over the reals"``, no points: ``argmin`` and
-    ``argmax`` are None); None where neither decides. Callers cross-check the result on a grid
-    (:func:`sampled_values`), as SymPy's maximum is not a proof. 2 + sin l: g = cos l/(2 + sin l),
-    whose critical points are infinitely many, has extremes ±1/√3 by SymPy's maximum (trial 51:
-    check used them and derive did not).
+    ``argmax`` are None), kept only where a grid of logits (:func:`sampled_values`) does not
+    contradict them, as SymPy's maximum is not a proof; None where neither decides. 2 + sin l:
+    g = cos l/(2 + sin l), whose critical points are infinitely many, has extremes ±1/√3 by
+    SymPy's maximum (trial 51: check used them and derive did not). A bad ``g`` or
+    ``variable`` is an error naming it, as for :func:`real_line_extremes`.
 
     >>> k = log_derivative_extremes(sp.cos(l) / (2 + sp.sin(l)))
     >>> k.m, k.M, k.argmax, k.method
     (-sqrt(3)/3, sqrt(3)/3, None, "SymPy's minimum and maximum over the reals")
+    >>> log_derivative_extremes("cos(l", l)
+    Traceback (most recent call last):
+    ...
+    ValueError: g: cannot parse 'cos(l' as a SymPy expression (SympifyError)
     """
     from sympy.calculus.util import maximum, minimum
 
-    k = real_line_extremes(g, variable, name="(log F)'")
+    k = real_line_extremes(g, variable, name="g")
     if k is not None:
         return k
-    g = _function_in(g, _check_symbol(variable, "variable"), "(log F)'")
+    g = _function_in(g, _check_symbol(variable, "variable"), "g")
     if g.free_symbols != {variable}:
         return None
     try:
         lo, hi = minimum(g, variable, sp.S.Reals), maximum(g, variable, sp.S.Reals)
+        if not all(v.is_number and v.is_extended_real for v in (lo, hi)):
+            return None
+        flo, fhi = float(lo), float(hi)
     except (NotImplementedError, TypeError, ValueError):
         return None
-    if not all(v.is_number and v.is_extended_real for v in (lo, hi)):
+    if any(v > fhi + 1e-9 * abs(fhi) + 1e-12 or v < flo - 1e-9 * abs(flo) - 1e-12 for v in sampled_values(g, variable)):
         return None
     return NormalizerConstants(lo, hi, None, None, "SymPy's minimum and maximum over the reals")
 
@@ -641,9 +655,15 @@ def sampled_values(f, variable=l):
 
     >>> float(max(sampled_values(2 * l / (1 + l**2))))
     1.0
+    >>> sampled_values(l, "l")
+    Traceback (most recent call last):
+    ...
+    TypeError: variable: expected a sympy Symbol, got str
     """
     import mpmath
 
+    variable = _check_symbol(variable, "variable")
+    f = _function_in(f, variable, "f")
     grid = [0.0] + [sign * 10.0 ** (-3 + 6 * i / 399) for sign in (-1.0, 1.0) for i in range(400)]
     fn = sp.lambdify(variable, f, "mpmath")
     out = []

@@ -185,3 +185,31 @@ def test_bounded_below_is_sound_on_a_grid(x, strict, decided):
         A, Lg = np.meshgrid(np.linspace(1e-3, 20, 401), np.linspace(-20, 20, 401))
         values = np.asarray(f(A, Lg), dtype=float) * np.ones_like(A)
         assert (values > 0).all() if strict else (values >= -1e-12).all()
+
+
+def test_the_new_entry_points_name_their_bad_arguments():
+    """family_of, log_derivative_extremes and sampled_values (stop 51): bad input is an error naming it."""
+    with pytest.raises(ValueError, match=r"^F: cannot parse"):
+        thn.family_of("exp(l")
+    with pytest.raises(TypeError, match=r"^F: expected a SymPy expression"):
+        thn.family_of([l])
+    with pytest.raises(TypeError, match=r"^values: expected a dict"):
+        thn.family_of(sp.exp(l / thn.T), values=[1.0])
+    with pytest.raises(ValueError, match=r"^g: cannot parse"):
+        thn.log_derivative_extremes("cos(l", l)
+    with pytest.raises(TypeError, match=r"^variable: expected a sympy Symbol"):
+        thn.log_derivative_extremes(l, "l")
+    with pytest.raises(TypeError, match=r"^f: expected a SymPy expression"):
+        thn.sampled_values(None)
+    with pytest.raises(TypeError, match=r"^variable: expected a sympy Symbol"):
+        thn.sampled_values(l, "l")
+
+
+def test_sympys_route_is_dropped_where_a_grid_contradicts_it(monkeypatch):
+    """log_derivative_extremes keeps SymPy's minimum and maximum only where the grid agrees."""
+    import sympy.calculus.util as scu
+
+    g = sp.cos(l) / (2 + sp.sin(l))
+    assert thn.log_derivative_extremes(g) is not None
+    monkeypatch.setattr(scu, "maximum", lambda *args: sp.Rational(1, 2))  # below 1/sqrt(3), which the grid samples
+    assert thn.log_derivative_extremes(g) is None
