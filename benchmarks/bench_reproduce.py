@@ -26,13 +26,14 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / ".." / "shared" / "corpus" / "war_and_peace.txt"
 
 
-def timed(cmd: list, log: Path) -> dict:
-    """Run ``cmd`` under /usr/bin/time -v; wall seconds and peak RSS (MiB) of the process."""
+def timed(cmd: list, log: Path, env: dict | None = None) -> dict:
+    """Run ``cmd`` under /usr/bin/time -v (``env``: its environment, default ours); wall seconds
+    and peak RSS (MiB) of the process (the largest of it and the children it waited for)."""
     timefile = log.with_suffix(".time")
     t0 = time.perf_counter()
     with open(log, "w") as fh:
         proc = subprocess.run(["/usr/bin/time", "-v", "-o", str(timefile), *cmd], cwd=ROOT, stdout=fh,
-                              stderr=subprocess.STDOUT)
+                              stderr=subprocess.STDOUT, env=env)
     wall = time.perf_counter() - t0
     rss_kb = None
     cpu = 0.0

@@ -16,7 +16,13 @@ random weights, the shared corpus, one window:
    difference is E3's share of the metric time (its scan, its bisection passes over the kept
    logits and its tiling windows' rows), where the target's gap lies.
 
-Before them, one short run (every experiment, L ∈ {32, 64}) fills numba's cache of compiled
+First (unless ``--skip-cold``), the full run once more on an empty numba cache
+(``NUMBA_CACHE_DIR`` a fresh directory), as a fresh install's first run: its wall time, the
+peak RSS of its process, and the peak of the summed RSS of all its processes at once (the run
+compiles the kernels in a child process first: :mod:`attnbounds.empirical.warmup`), sampled
+from /proc every 50 ms; target ≤ 2 GB for both.
+
+Before the warm runs, one short run (every experiment, L ∈ {32, 64}) fills numba's cache of compiled
 kernels (``cache=True``, in the checkout's ``__pycache__``): a fresh checkout, or one whose
 kernel source changed, pays the compile (about 35 s) there, not in the timed runs; its time
 is recorded (``warmup``) beside them.
@@ -66,10 +72,56 @@ def _autogroup() -> str | None:
         return None
 
 
-def _run(cmd, log):
+def _run(cmd, log, env=None):
     load = os.getloadavg()
-    out = timed(cmd, log)
+    out = timed(cmd, log, env)
     out.update(loadavg_before=load, loadavg_after=os.getloadavg())
+    return out
+
+
+def _descendants_rss_kib(root: int) -> int:
+    """The summed resident memory (KiB) of ``root``'s descendants now, from /proc."""
+    parent, rss = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        parent[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+        rss[int(entry)] = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    total = 0
+    for pid in rss:
+        p = parent.get(pid)
+        while p is not None and p != root and p > 1:
+            p = parent.get(p)
+        total += rss[pid] if p == root else 0
+    return total
+
+
+def _run_sampled(cmd, log, env=None, every: float = 0.05) -> dict:
+    """:func:`_run`, and the peak of the summed resident memory of all our descendants (the
+    command and any process it starts, at the same moment), sampled every ``every`` seconds."""
+    import threading
+
+    peak = [0]
+    stop = threading.Event()
+
+    def sample():
+        while not stop.is_set():
+            peak[0] = max(peak[0], _descendants_rss_kib(os.getpid()))
+            stop.wait(every)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    try:
+        out = _run(cmd, log, env)
+    finally:
+        stop.set()
+        thread.join()
+    out["peak_tree_rss_mib"] = peak[0] / 1024
     return out
 
 
@@ -82,6 +134,16 @@ def _markdown(result: dict) -> str:
     lines = ["# reproduce --protocol paper: benchmark", "",
              f"Machine: {describe(result['machine'])}; "
              f"scheduler autogroup of the benchmark: `{result['machine'].get('autogroup')}`.", ""]
+    if "cold" in result:
+        c = result["cold"]
+        lines += ["## The full run on an empty numba cache (a fresh install's first run)", "",
+                  f"- wall {c['wall_seconds']:.0f} s, of which {c['kernel_compile_seconds']:.0f} s compiling the kernels "
+                  "in a child process before the windows (forward "
+                  f"{c['forward_seconds']:.1f} s, metrics {c['metric_seconds']:.1f} s)",
+                  f"- peak RSS of the run's process **{c['peak_rss_mib']:.0f} MiB**; of all its processes at once (the "
+                  f"run and the compiling child, sampled every 50 ms) **{c['peak_tree_rss_mib']:.0f} MiB** (target ≤ "
+                  f"2048 MiB: {_met(c['memory_met'])})", "", "Command (with `NUMBA_CACHE_DIR` an empty directory):", "",
+                  f"    {c['command']}", ""]
     if "warmup" in result:
         w = result["warmup"]
         lines += [f"Warm-up (fills numba's kernel cache; a cold compile is paid here): {w['wall_seconds']:.1f} s wall, "
@@ -142,6 +204,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-peer", action="store_true")
     ap.add_argument("--skip-full", action="store_true")
+    ap.add_argument("--skip-cold", action="store_true", help="no full run on an empty numba cache")
     ap.add_argument("--repeats", type=int, default=3,
                     help="runs of ours (E1: the median by wall; the full run: the median by metric/forward)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "reproduce_paper.json"))
@@ -156,6 +219,15 @@ def main() -> None:
               "setup": {"model": "gpt2-random (GPT-2 small shape, 12 layers × 12 heads)", "windows": 1}}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
+        if not args.skip_cold:  # the full run on an empty numba cache (NUMBA_CACHE_DIR), as a fresh install's first run
+            cold = _run_sampled([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(corpus),
+                                 "--windows", "1", "--out", str(tmp / "cold"), "--no-progress"], tmp / "cold.log",
+                                env={**os.environ, "NUMBA_CACHE_DIR": str(tmp / "numba_cache")})
+            timing = json.loads((tmp / "cold" / "results.json").read_text())["timing"]
+            cold.update({k: timing[k] for k in ("kernel_compile_seconds", "forward_seconds", "metric_seconds")},
+                        memory_met=cold["peak_rss_mib"] <= 2048 and cold["peak_tree_rss_mib"] <= 2048)
+            result["cold"] = cold
+            print(json.dumps({k: cold[k] for k in ("wall_seconds", "peak_rss_mib", "peak_tree_rss_mib")}), flush=True)
         result["warmup"] = _run([py, "-m", "attnbounds", "reproduce", "--model", "gpt2-random", "--text", str(corpus),
                                  "--lengths", "32,64", "--windows", "1", "--out", str(tmp / "warm"), "--no-progress"],
                                 tmp / "warm.log")

@@ -510,12 +510,7 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
     identity = {"model": _model_identity(handle), "code": store.code_identity(config.normalizers)}
     cache = store.WindowCache(out)
     per_window, timings, cached = [], [], []
-    if progress:
-        from attnbounds.empirical.fused import kernels_cached
-
-        if not kernels_cached():  # else the first layer's bar stands still for a minute, as if hung
-            print("note: this first run compiles the metric kernels (numba, about a minute); later runs reuse them "
-                  "from numba's cache", file=sys.stderr, flush=True)
+    compile_seconds = _compile_kernels(config, handle, progress)
     bar = _progress(progress, config.windows)
     with bar as p:
         task = p.add_task("windows", total=config.windows) if p else None
@@ -549,7 +544,7 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
                   "max_positions": int(handle.max_positions), "n_layers": int(handle.n_layers),
                   "n_heads": int(handle.n_heads), "provenance": handle.provenance},
         "text": {"source": config.text, "sha256": text_sha, "characters": len(text)},
-        "timing": {"model_load_seconds": load_seconds,
+        "timing": {"model_load_seconds": load_seconds, "kernel_compile_seconds": compile_seconds,
                    "forward_seconds": float(sum(t["forward_seconds"] for t in timings)),
                    "metric_seconds": float(sum(t["metric_seconds"] for t in timings)),
                    **_metric_parts(timings),
@@ -592,6 +587,27 @@ def _check_model_name(name: str) -> None:
         f"the weights and the tokenizer files, or a hub id 'owner/name' (read from the Hugging Face cache, "
         f"downloaded only when online)"
     )
+
+
+def _compile_kernels(config, handle, progress: bool) -> float:
+    """Seconds spent compiling the metric kernels before the windows: in a child process
+    (:func:`attnbounds.empirical.warmup.compile_apart`) when the paper protocol meets a cold
+    numba cache on a causal model; otherwise the run compiles what it needs itself, after a
+    note (else the first layer's bar stands still for a minute, as if hung)."""
+    from attnbounds.empirical.warmup import compile_apart
+
+    if config.protocol == "paper" and handle.causal:
+        with _progress(progress, None) as p:
+            return compile_apart(config, causal=True, progress=p)
+    if progress:
+        try:
+            from attnbounds.empirical.fused import kernels_cached
+        except ImportError:
+            return 0.0
+        if not kernels_cached():
+            print("note: this first run compiles the metric kernels (numba, about a minute); later runs reuse them "
+                  "from numba's cache", file=sys.stderr, flush=True)
+    return 0.0
 
 
 def _load_model_checked(load_model, config, progress: bool = True):

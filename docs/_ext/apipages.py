@@ -120,6 +120,7 @@ API_SECTIONS: tuple[tuple[str, str, tuple[tuple[str, dict], ...]], ...] = (
             ("attnbounds.empirical.experiments", {}),
             ("attnbounds.empirical.fused", {}),
             ("attnbounds.empirical.run", {}),
+            ("attnbounds.empirical.warmup", {}),
             ("attnbounds.empirical.protocol", {}),
             ("attnbounds.empirical.report", {}),
             ("attnbounds.empirical.paper_report", {}),
