@@ -112,7 +112,6 @@ __all__ = [
     "unregister",
     "from_callable",
     "from_sympy",
-    "AGREEING_DIGITS_MAX",
     "softmax_weights",
     "sparsemax_weights",
     "entmax15_weights",
@@ -1168,12 +1167,7 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, search_
     used by default once registered (:func:`register`), among :data:`ROLES` (``"family"``: drawn by
     :func:`attnbounds.strategies.normalizer_families` when it is given no ``names``; an object
     passed in its ``names`` is drawn whatever its roles). Weights are computed stably as softmax(log F); the Jacobian is
-    J_ij = α_i (δ_ij − α_j) (log F)'(l_j), with (log F)' from ``sympy.diff``. Both are numpy
-    float64 where that is finite; elsewhere (F or its terms overflow or underflow: e^l beyond
-    l = 709, log(1 + e^l) = 0 below l = −745) mpmath evaluates the same expressions, with more
-    digits where rounding lost the value, up to :data:`AGREEING_DIGITS_MAX` (kept only where two
-    precisions agree: an exact 0 reached by cancellation is not taken for a value). An F that is
-    still not positive and finite at some l is refused there (:class:`PluginError`).
+    J_ij = α_i (δ_ij − α_j) (log F)'(l_j), with (log F)' from ``sympy.diff``.
 
     ``search_param`` (default None: none) names the parameter that Lemma 1 / Lemma 2's searches
     vary (:attr:`Normalizer.search_param`): ``"T"`` or one of F's own parameters, not ``n``.
@@ -1254,32 +1248,23 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, search_
         if np.any(bad):
             full = [np.broadcast_to(np.asarray(x, dtype=float), z.shape) for x in vals]
             for idx in zip(*np.nonzero(bad)):
-                point = [float(z[idx]), *(float(x[idx]) for x in full)]
                 try:
-                    v[idx] = float(slow(*(mpmath.mpf(a) for a in point)))
+                    v[idx] = float(slow(mpmath.mpf(float(z[idx])), *(mpmath.mpf(float(x[idx])) for x in full)))
                 except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-                    v[idx] = np.nan
-                if not np.isfinite(v[idx]):  # lost to rounding (1 + e^l = 1 far left)? more digits, if they agree
-                    value = _agreeing_digits(slow, point)
-                    v[idx] = np.nan if value is None else float(value)  # else F <= 0 there: reported below
+                    v[idx] = np.nan  # F <= 0 there (log of a non-positive number): reported below
         return v
 
     def _F_at(z, p, idx):
-        """F itself at entry ``idx`` of ``z`` (mpmath: no overflow; more digits where rounding
-        gives 0, :func:`_agreeing_digits`), or None where it has no real value."""
+        """F itself at entry ``idx`` of ``z`` (mpmath: no overflow), or None where it has no real value."""
         full = [np.broadcast_to(np.asarray(x, dtype=float), z.shape) for x in _args(z, p)]
-        point = [float(z[idx]), *(float(x[idx]) for x in full)]
         try:
             with mpmath.workdps(30):
-                value = F_mp(*(mpmath.mpf(a) for a in point))
+                value = F_mp(mpmath.mpf(float(z[idx])), *(mpmath.mpf(float(x[idx])) for x in full))
                 if isinstance(value, mpmath.mpc):
-                    value = value.real if value.imag == 0 else None
+                    return value.real if value.imag == 0 else None
+                return mpmath.mpf(value)
         except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-            value = None
-        if value is not None and mpmath.mpf(value) != 0:
-            return mpmath.mpf(value)
-        more = _agreeing_digits(F_mp, point)
-        return more if more is not None else (None if value is None else mpmath.mpf(value))
+            return None
 
     def kernel(z, **p):
         v = _evaluate(log_F_num, log_F_mp, z, p)
@@ -1334,49 +1319,6 @@ def _check_search_param(search_param, pnames: list[str], defaults: Mapping[str, 
     if isinstance(value, numbers.Real) and not isinstance(value, bool) and not value > 0:
         raise ValueError(f"search_param: the searched parameter {search_param!r} must be > 0 (the searches draw "
                          f"positive values), but its default is {value!r}")
-
-
-#: The most decimal digits :func:`_agreeing_digits` tries (F = 10^-1048, a hand-written softplus at
-#: l/T = -2413, needs about 1,050; far beyond, F is refused as before).
-AGREEING_DIGITS_MAX = 3840
-
-
-def _agreeing_digits(fn, point, first: int = 30, most: int | None = None, rel: float = 1e-12):
-    """``fn`` (an mpmath lambdification) at ``point`` (floats) with ever more decimal digits
-    (``first``, twice that, … up to ``most``, default :data:`AGREEING_DIGITS_MAX`), until two
-    successive precisions give finite, nonzero, real values within ``rel`` of each other: the
-    later one (an ``mpf``), else None.
-
-    A value lost to rounding at a few digits (log(1 + e^l) = 0 where e^l is below the working
-    precision) comes back once there are digits enough for it, the same at twice as many. An
-    exact 0 reached by cancellation ((sin² l + cos² l − 1)²) gives rounding noise instead,
-    whose size follows the precision: two precisions never agree on it, and it stays None
-    (a single high-precision value would take that noise for a value).
-
-    >>> import mpmath
-    >>> v = _agreeing_digits(lambda x: mpmath.log(1 + mpmath.exp(x)), [-2413.0])
-    >>> mpmath.nstr(v, 6)
-    '5.73564e-1048'
-    >>> _agreeing_digits(lambda x: (mpmath.sin(x) ** 2 + mpmath.cos(x) ** 2 - 1) ** 2, [1.0]) is None
-    True
-    """
-    most = AGREEING_DIGITS_MAX if most is None else most
-    previous = None
-    dps = first
-    while dps <= most:
-        try:
-            with mpmath.workdps(dps):
-                value = fn(*(mpmath.mpf(a) for a in point))
-                if isinstance(value, mpmath.mpc):
-                    value = value.real if value.imag == 0 else None
-                value = None if value is None or not mpmath.isfinite(value) or value == 0 else +mpmath.mpf(value)
-        except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-            value = None
-        if value is not None and previous is not None and abs(value - previous) <= rel * abs(value):
-            return value
-        previous = value
-        dps *= 2
-    return None
 
 
 def _log_softplus(x):
