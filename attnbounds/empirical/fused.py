@@ -52,7 +52,7 @@ if "NUMBA_THREADING_LAYER" not in os.environ:
 __all__ = ["row_metrics", "sort_row", "softmax_rows", "exp_nonpositive", "pair_maxima",
            "top_k_rows", "running_pair_maxima", "pair_gather", "pair_row_steps", "pair_step_lookup",
            "perturbation_rows", "h1_heads", "h1_universe", "FLAG_MASS", "FLAG_TERMS", "FLAG_MAIN", "FLAG_SEP",
-           "kernels_cached"]
+           "kernels_cached", "kernels_valid", "kernels_in_use", "cache_directory"]
 
 
 @nb.njit(cache=True)
@@ -1610,6 +1610,47 @@ def softmax_rows(lg, starts, ends, w):  # pragma: no cover - compiled
             out[i] = 0.0
         for i in range(hi, K):
             out[i] = 0.0
+
+
+def _cached_dispatchers() -> dict:
+    """{name: dispatcher} of this module's kernels that numba caches on disk."""
+    try:
+        return {k: d for k, d in globals().items()
+                if isinstance(d, nb.core.registry.CPUDispatcher) and hasattr(d._cache, "_cache_file")}
+    except AttributeError:  # numba's internals moved
+        return {}
+
+
+def cache_directory() -> str | None:
+    """The directory numba caches this module's kernels in (None where that cannot be told)."""
+    try:
+        return os.path.dirname(next(iter(_cached_dispatchers().values()))._cache._cache_file._index_path)
+    except (StopIteration, AttributeError):
+        return None
+
+
+def kernels_in_use() -> list:
+    """The kernels this process has compiled or loaded (each with at least one signature)."""
+    return sorted(k for k, d in _cached_dispatchers().items() if d.signatures)
+
+
+def kernels_valid(names) -> bool:
+    """Whether numba's on-disk cache holds each named kernel for this module's current source
+    (its index is numba's own: empty when missing, of another numba version or of other source)."""
+    have = _cached_dispatchers()
+    for name in names:
+        d = have.get(name)
+        if d is None:
+            return False
+        try:
+            if not d._cache._cache_file._load_index():
+                return False
+        except AttributeError:  # numba's internals moved: the file's existence is all that can be told
+            if not os.path.exists(d._cache._cache_file._index_path):
+                return False
+        except Exception:  # an unreadable index (truncated, foreign): numba would recompile
+            return False
+    return True
 
 
 def kernels_cached() -> bool:

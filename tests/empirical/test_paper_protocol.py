@@ -156,6 +156,7 @@ def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, ti
     written = json.loads((tmp_path / "results.json").read_text())
     assert next(iter(written)) == "format" and written["format"] == "attnbounds-reproduce/1"
     assert written["run_id"] == json.loads((tmp_path / "manifest.json").read_text())["run_id"]
+    assert isinstance(written["timing"]["kernel_compile_seconds"], float)  # (a child's compile, 0.0 when cached)
     assert store.verify(tmp_path) == []
     # results.json's config: the settings this protocol reads, not last-query's top_n or Monte Carlo settings
     assert "top_n" not in res["config"] and "normalizers" not in res["config"]

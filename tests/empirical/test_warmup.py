@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
+import textwrap
 from types import SimpleNamespace
 
 import pytest
@@ -32,13 +34,14 @@ def _config(**kw):
 
 @pytest.fixture
 def cold(monkeypatch):
-    """numba's cache reads cold until the child has run (``state["after"]``: what it reads after)."""
-    state = {"ran": False, "after": True, "commands": []}
-    monkeypatch.setattr(warmup, "_cached", lambda: state["after"] if state["ran"] else False)
+    """numba's cache lacks the kernels; ``state["runner"]`` records the child's command."""
+    state = {"commands": []}
+    monkeypatch.setattr(warmup, "needs_child", lambda spec: state.setdefault("asked", spec) is not None)
 
     def runner(cmd, **kw):
-        state["ran"] = True
         state["commands"].append((cmd, kw))
+        if "raise" in state:
+            raise state["raise"]
         return SimpleNamespace(returncode=state.get("code", 0), stderr=state.get("stderr", ""))
 
     state["runner"] = runner
@@ -48,16 +51,29 @@ def cold(monkeypatch):
 def test_a_cold_cache_is_filled_by_a_child_running_the_run_s_settings(cold):
     err, p = io.StringIO(), _Progress()
     config = _config(experiments=("E1", "E3"), vectors="keys", rows="full", tile=False, sphere=False)
-    seconds = warmup.compile_apart(config, causal=True, progress=p, runner=cold["runner"], stream=err)
-    assert seconds >= 0.0
+    warmup.compile_apart(config, causal=True, progress=p, runner=cold["runner"], stream=err)
     [(cmd, kw)] = cold["commands"]
-    assert cmd[:3] == [sys.executable, "-m", "attnbounds.empirical.warmup"]
-    assert json.loads(cmd[3]) == {"experiments": ["E1", "E3"], "vectors": "keys", "sphere": False, "rows": "full",
-                                  "tile": False}
-    assert kw.get("capture_output") is True
+    spec = {"experiments": ["E1", "E3"], "vectors": "keys", "sphere": False, "rows": "full", "tile": False}
+    assert cold["asked"] == spec
+    assert cmd[0] == sys.executable and cmd[1] == "-c" and json.loads(cmd[3]) == spec
+    # the child imports the package this process imported, not one in the working directory
+    import attnbounds
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(attnbounds.__file__)))
+    assert f"sys.path.insert(0, {root!r})" in cmd[2] and "_main()" in cmd[2]
+    assert kw.get("capture_output") is True and kw.get("timeout") == warmup.CHILD_TIMEOUT
     assert "separate process" in err.getvalue() and "failed" not in err.getvalue()
     assert p.calls[0][0] == "add" and p.calls[-1] == ("update", 7, {"description": "metric kernels compiled",
                                                                     "total": 1, "completed": 1})
+
+
+def test_settings_of_numpy_types_reach_the_child_as_json(cold):
+    import numpy as np
+
+    config = _config(tile=np.bool_(False), sphere=np.bool_(True))
+    warmup.compile_apart(config, causal=True, progress=None, runner=cold["runner"], stream=io.StringIO())
+    [(cmd, _)] = cold["commands"]
+    assert json.loads(cmd[3])["tile"] is False and json.loads(cmd[3])["sphere"] is True
 
 
 def test_nothing_is_started_where_the_child_would_not_help(cold):
@@ -68,7 +84,7 @@ def test_nothing_is_started_where_the_child_would_not_help(cold):
 
 
 def test_a_warm_cache_starts_nothing(monkeypatch, cold):
-    monkeypatch.setattr(warmup, "_cached", lambda: True)
+    monkeypatch.setattr(warmup, "needs_child", lambda spec: False)
     assert warmup.compile_apart(_config(), causal=True, progress=_Progress(), runner=cold["runner"]) == 0.0
     assert cold["commands"] == []
 
@@ -79,22 +95,67 @@ def test_without_a_progress_display_there_is_no_note(cold):
     assert len(cold["commands"]) == 1 and err.getvalue() == ""
 
 
-@pytest.mark.parametrize("case", ["exit", "oserror", "not cached"])
-def test_a_failed_child_leaves_the_compile_to_the_run_with_a_note(cold, case):
-    err = io.StringIO()
-    runner = cold["runner"]
+@pytest.mark.parametrize("case, said", [
+    ("exit", "exit status 1: MemoryError: out of memory"),
+    ("signal", "killed by SIGKILL"),
+    ("oserror", "FileNotFoundError"),
+    ("timeout", "no result within 1800 s"),
+    ("other", "TypeError: expected str"),
+])
+def test_a_failed_child_leaves_the_compile_to_the_run_with_a_note(cold, case, said):
+    err, p = io.StringIO(), _Progress()
     if case == "exit":
         cold.update(code=1, stderr="Traceback (most recent call last):\n  ...\nMemoryError: out of memory\n")
+    elif case == "signal":
+        cold.update(code=-9, stderr="[transformers] a warning\n")
     elif case == "oserror":
-        def runner(cmd, **kw):
-            raise FileNotFoundError(2, "No such file or directory", cmd[0])
+        cold["raise"] = FileNotFoundError(2, "No such file or directory", "python")
+    elif case == "timeout":
+        cold["raise"] = subprocess.TimeoutExpired("python", warmup.CHILD_TIMEOUT)
     else:
-        cold["after"] = False
-    warmup.compile_apart(_config(), causal=True, progress=None, runner=runner, stream=err)
+        cold["raise"] = TypeError("expected str, bytes or os.PathLike object, not NoneType")
+    warmup.compile_apart(_config(), causal=True, progress=p, runner=cold["runner"], stream=err)
     note = err.getvalue()
-    assert "failed" in note and "this run compiles them itself" in note
-    assert {"exit": "exit status 1: MemoryError: out of memory", "oserror": "FileNotFoundError",
-            "not cached": "NUMBA_CACHE_DIR"}[case] in note
+    assert "failed" in note and "this run compiles them itself" in note and said in note
+    assert p.calls[-1][2]["description"] == "compiling in a separate process failed"
+
+
+def test_an_interrupt_while_the_child_runs_stops_the_run(cold):
+    cold["raise"] = KeyboardInterrupt()
+    with pytest.raises(KeyboardInterrupt):
+        warmup.compile_apart(_config(), causal=True, progress=None, runner=cold["runner"], stream=io.StringIO())
+
+
+def test_the_manifest_decides_per_setting(monkeypatch, tmp_path):
+    """A child is needed without a readable manifest of these settings, or where a kernel it
+    lists is not valid in numba's cache (fused.kernels_valid, asked with the listed names)."""
+    from attnbounds.empirical import fused
+
+    path = tmp_path / "attnbounds-warmup-x.json"
+    monkeypatch.setattr(warmup, "_manifest", lambda spec: path)
+    asked = []
+    valid = {"ok": True}
+    monkeypatch.setattr(fused, "kernels_valid", lambda names: asked.append(list(names)) or valid["ok"])
+    spec = warmup._spec(_config())
+    assert warmup.needs_child(spec)  # no manifest
+    path.write_text("{not json")
+    assert warmup.needs_child(spec)
+    path.write_text(json.dumps({"kernels": []}))
+    assert warmup.needs_child(spec)  # lists nothing
+    path.write_text(json.dumps({"spec": spec, "kernels": ["row_metrics", "perturbation_rows"]}))
+    assert not warmup.needs_child(spec)
+    valid["ok"] = False
+    assert warmup.needs_child(spec)
+    assert asked == [["row_metrics", "perturbation_rows"]] * 2
+    monkeypatch.setattr(warmup, "_manifest", lambda spec: None)  # numba missing or not caching: no child
+    assert not warmup.needs_child(spec)
+
+
+def test_the_manifest_is_per_setting():
+    a = warmup._manifest(warmup._spec(_config()))
+    b = warmup._manifest(warmup._spec(_config(experiments=("E5",))))
+    assert a is not None and b is not None and a != b and a.parent == b.parent
+    assert a.name.startswith("attnbounds-warmup-") and a == warmup._manifest(warmup._spec(_config()))
 
 
 def test_the_child_refuses_unknown_settings_by_name():
@@ -114,14 +175,61 @@ def test_the_run_hands_a_causal_paper_run_to_the_child_and_times_it(monkeypatch)
     assert len(seen) == 1
 
 
-def test_the_child_runs_the_pipeline_and_leaves_the_kernels_cached():
-    """The child process itself, with every experiment (numba's cache is shared with it: it
-    loads the kernels where a test before compiled them, else compiles them, as a first run)."""
-    spec = {"experiments": ["E1", "E2", "E3", "E4", "E5"], "vectors": "values", "sphere": True, "rows": "prefix",
-            "tile": True}
-    done = subprocess.run([sys.executable, "-m", "attnbounds.empirical.warmup", json.dumps(spec)], capture_output=True,
-                          text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    from attnbounds.empirical.fused import kernels_cached
+def test_kernels_valid_reads_numba_s_own_index(tmp_path):
+    """In an empty cache nothing is valid; an empty (touched) index is not valid either; a
+    compiled kernel is, and is in use."""
+    code = textwrap.dedent("""
+        import pathlib
+        import numpy as np
+        from attnbounds.empirical import fused as f
+        print(f.kernels_valid(["exp_nonpositive_array"]), f.kernels_valid(["no_such_kernel"]), f.kernels_in_use())
+        p = pathlib.Path(f.exp_nonpositive_array._cache._cache_file._index_path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.touch()
+        print(f.kernels_valid(["exp_nonpositive_array"]))
+        p.unlink()
+        f.exp_nonpositive_array(np.zeros(3), np.empty(3))
+        print(f.kernels_valid(["exp_nonpositive_array"]), f.kernels_in_use())
+    """)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[:3] == ["False False []", "False", "True ['exp_nonpositive_array']"]
 
-    assert kernels_cached()
+
+def test_after_the_child_a_run_of_its_settings_compiles_nothing(tmp_path):
+    """The mechanism end to end, on an empty numba cache (E5 alone: its few kernels compile in
+    about 20 s): the child (compile_apart) writes the cache and its manifest; afterwards no
+    child is needed, and the same pipeline in another process meets no numba compile."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    first = textwrap.dedent("""
+        import io
+        from attnbounds.empirical import warmup
+        from attnbounds.empirical.run import ReproduceConfig
+        config = ReproduceConfig(model="gpt2-random", text="-", experiments=("E5",)).validate()
+        spec = warmup._spec(config)
+        print(warmup.needs_child(spec))
+        err = io.StringIO()
+        seconds = warmup.compile_apart(config, causal=True, progress=None, stream=err)
+        print(seconds > 0, repr(err.getvalue()), warmup.needs_child(spec))
+    """)
+    out = subprocess.run([sys.executable, "-c", first], env=env, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[:2] == ["True", "True '' False"]
+    second = textwrap.dedent("""
+        from numba.core import event
+        compiled = []
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                compiled.append(str(ev.data.get("dispatcher")))
+            def on_end(self, ev):
+                pass
+        event.register("numba:compile", Listener())
+        from attnbounds.empirical import warmup
+        used = warmup.warm_up({"experiments": ["E5"], "vectors": "values", "sphere": True, "rows": "prefix",
+                               "tile": True})
+        print(len(used) > 0, compiled)
+    """)
+    out = subprocess.run([sys.executable, "-c", second], env=env, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[0] == "True []"
