@@ -594,11 +594,13 @@ def _compile_kernels(config, handle, progress: bool) -> float:
     (:func:`attnbounds.empirical.warmup.compile_apart`) when the paper protocol meets a cold
     numba cache on a causal model; otherwise the run compiles what it needs itself, after a
     note (else the first layer's bar stands still for a minute, as if hung)."""
-    from attnbounds.empirical.warmup import compile_apart
+    from attnbounds.empirical import warmup
 
     if config.protocol == "paper" and handle.causal:
+        if not warmup.needs_child(warmup._spec(config)):  # (no progress display opened for nothing)
+            return 0.0
         with _progress(progress, None) as p:
-            return compile_apart(config, causal=True, progress=p)
+            return warmup.compile_apart(config, causal=True, progress=p)
     if progress:
         try:
             from attnbounds.empirical.fused import kernels_cached

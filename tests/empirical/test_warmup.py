@@ -166,13 +166,19 @@ def test_the_child_refuses_unknown_settings_by_name():
 def test_the_run_hands_a_causal_paper_run_to_the_child_and_times_it(monkeypatch):
     from attnbounds.empirical import run
 
-    seen = []
+    seen, opened = [], []
     monkeypatch.setattr(warmup, "compile_apart", lambda config, causal, progress: seen.append((config, causal)) or 4.5)
+    monkeypatch.setattr(warmup, "needs_child", lambda spec: True)
+    real = run._progress
+    monkeypatch.setattr(run, "_progress", lambda enabled, total: opened.append(enabled) or real(enabled, total))
     config = _config()
     assert run._compile_kernels(config, SimpleNamespace(causal=True), progress=False) == 4.5
-    assert seen == [(config, True)]
+    assert seen == [(config, True)] and opened == [False]
     assert run._compile_kernels(config, SimpleNamespace(causal=False), progress=False) == 0.0
     assert len(seen) == 1
+    monkeypatch.setattr(warmup, "needs_child", lambda spec: False)  # a warm cache: no child, no display opened
+    assert run._compile_kernels(config, SimpleNamespace(causal=True), progress=True) == 0.0
+    assert len(seen) == 1 and opened == [False]
 
 
 def test_kernels_valid_reads_numba_s_own_index(tmp_path):
