@@ -319,6 +319,12 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
                 notes.append(exc.args[0])
             else:
                 unknown.append(w)
+                head, _, name = w.partition(":")
+                same = [c for c in reg.all_claims() if reg.display_id(c).lower() == head.lower()]
+                if len(same) == 1:  # the claim in other letter case (l1:bogus): its own readings, as below
+                    c = same[0]
+                    of_claim[w] = (reg.display_id(c), name, [r.name for r in c.readings]
+                                   + [f"without-{h.name}" for h in c.hypotheses if h.drop is not None])
             continue
         cid = reg.display_id(claim)
         sel = chosen.setdefault(cid, _Selection(cid, readings=[], drops=[], claim=claim))
@@ -349,7 +355,9 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
         hint = did_you_mean(unknown[0], valid) if len(unknown) == 1 else ""
         if len(unknown) == 1 and unknown[0] in of_claim:  # a known claim: its own readings (trial 51: L1:bogus
             cid, name, own = of_claim[unknown[0]]         # was offered L2:frobenius), matched by the reading alone
-            close = [f"'{cid}:{r}'" for r in close_matches(name, own)]
+            close = [f"'{cid}:{r}'" for r in ([name] if name in own else close_matches(name, own))]
+            if not name:  # the claim alone, in other letter case (l1)
+                close = [f"'{cid}'"]
             hint = (f" (did you mean {close[0] if len(close) == 1 else ', '.join(close[:-1]) + ' or ' + close[-1]}?)"
                     if close else f" ({cid}'s readings: {', '.join(own)})")
         raise ValueError(f"ids: unknown id {', '.join(repr(u) for u in unknown)}{hint}{extra}; valid: {', '.join(valid)}")

@@ -46,6 +46,17 @@ def test_an_unknown_reading_of_a_known_claim_is_matched_against_that_claims_read
     assert "C3:" not in line  # (C3:spectral was offered too)
 
 
+def test_a_claim_id_in_other_letter_case_is_matched_against_that_claim():
+    """Stop 51's lead: 'l1:bogus' was offered 'L2:frobenius'; a claim id in other letter case
+    now gets the claim's own readings, or the id in the right case."""
+    cases = {"l1:bogus": "(L1's readings: transcribed, reconstructed", "l1:transcribed": "(did you mean 'L1:transcribed'?)",
+             "l1": "(did you mean 'L1'?)", "c2:Collapse": "(did you mean 'C2:collapse'?)"}
+    for bad, hint in cases.items():
+        line = _invoke("check", bad).stderr.strip()
+        assert line.startswith(f"Error: ids: unknown id '{bad}' {hint}"), line
+        assert "L2:" not in line and "\n" not in line
+
+
 def test_unknown_id_under_matrix_and_mutants_is_the_same_short_error():
     for flag in ("--matrix", "--mutants"):
         result = _invoke("check", flag, "L9")
