@@ -14,9 +14,11 @@ way: the child peaked at 834 MB (while the run's process holds its loaded model,
 
 Whether a child is needed is decided per setting: the child writes a manifest of the kernels
 its settings used into numba's cache directory (``attnbounds-warmup-<key>.json``, the key a
-digest of the settings and of the kernels' source), and a run starts a child unless that
-manifest exists and numba's own index of each kernel it lists is valid for the current
-source (:func:`attnbounds.empirical.fused.kernels_valid`).
+digest of the settings and of the kernels' source), and a run starts a child unless the
+manifest of its settings, or of the same settings with more experiments, is there and numba's
+own index of each kernel it lists is valid for the current source
+(:func:`attnbounds.empirical.fused.kernels_valid`): after a full run, ``--experiments E1``
+starts no child.
 
 A kernel the child did not meet with the same argument types (another model's path: a
 sliding window) still compiles in the run, as before; so does everything where the child
@@ -52,6 +54,13 @@ def _spec(config) -> dict:
             "sphere": bool(config.sphere), "rows": str(config.rows), "tile": bool(config.tile)}
 
 
+def _source_digest() -> str:
+    """A digest of the kernels' source (:mod:`attnbounds.empirical.fused`)."""
+    from attnbounds.empirical import fused
+
+    return hashlib.sha256(Path(fused.__file__).read_bytes()).hexdigest()[:16]
+
+
 def _manifest(spec: dict) -> Path | None:
     """Where the child of ``spec`` writes its manifest (None: numba missing, or not caching)."""
     try:
@@ -61,23 +70,40 @@ def _manifest(spec: dict) -> Path | None:
     directory = fused.cache_directory()
     if directory is None:
         return None
-    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode() + Path(fused.__file__).read_bytes())
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode() + _source_digest().encode())
     return Path(directory) / f"attnbounds-warmup-{digest.hexdigest()[:16]}.json"
 
 
+def _covers(manifest: dict, spec: dict, source: str) -> bool:
+    """Whether a manifest's child ran ``spec``'s code paths: the same kernel source and settings,
+    with every experiment of ``spec`` among its own (fewer experiments call fewer kernels)."""
+    theirs = manifest.get("spec")
+    if manifest.get("source") != source or not isinstance(theirs, dict):
+        return False
+    same = all(theirs.get(k) == spec.get(k) for k in _FIELDS if k != "experiments")
+    return same and set(spec.get("experiments", ())) <= set(theirs.get("experiments") or ())
+
+
 def needs_child(spec: dict) -> bool:
-    """Whether the kernels of ``spec`` (:func:`_spec`) are not all in numba's cache for the
-    current source: no manifest of a child with these settings, or a kernel it lists is stale."""
+    """Whether the kernels of ``spec`` (:func:`_spec`) may not all be in numba's cache for the
+    current source: no manifest of a child whose settings cover these (the same, or the same
+    with more experiments: :func:`_covers`) lists kernels that are all valid."""
     path = _manifest(spec)
     if path is None:
         return False
-    try:
-        names = json.loads(path.read_text())["kernels"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return True
     from attnbounds.empirical.fused import kernels_valid
 
-    return not (isinstance(names, list) and names and kernels_valid(names))
+    source = _source_digest()
+    for candidate in [path, *(c for c in sorted(path.parent.glob("attnbounds-warmup-*.json")) if c != path)]:
+        try:
+            manifest = json.loads(candidate.read_text())
+            names = manifest["kernels"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if (candidate == path or _covers(manifest, spec, source)) and isinstance(names, list) and names \
+                and kernels_valid(names):
+            return False
+    return True
 
 
 def _failure(done) -> str | None:
@@ -175,7 +201,7 @@ def _main(argv=None) -> None:
     if path is None or not names:
         raise SystemExit("no kernel of numba's cache was used (numba not caching?)")
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"spec": spec, "kernels": names}) + "\n")
+    tmp.write_text(json.dumps({"spec": spec, "source": _source_digest(), "kernels": names}) + "\n")
     os.replace(tmp, path)
 
 

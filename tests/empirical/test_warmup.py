@@ -151,6 +151,31 @@ def test_the_manifest_decides_per_setting(monkeypatch, tmp_path):
     assert not warmup.needs_child(spec)
 
 
+def test_a_manifest_of_the_same_settings_with_more_experiments_covers_fewer(monkeypatch, tmp_path):
+    """After a full run, --experiments E1 starts no child (CI's ten settings started ten); a
+    manifest of other rows, or of another kernel source, or with fewer experiments does not cover."""
+    from attnbounds.empirical import fused
+
+    monkeypatch.setattr(warmup, "_manifest", lambda spec: tmp_path / "attnbounds-warmup-mine.json")
+    monkeypatch.setattr(fused, "kernels_valid", lambda names: True)
+    full, source = warmup._spec(_config()), warmup._source_digest()
+    e1 = warmup._spec(_config(experiments=("E1",)))
+
+    def other(spec, **kw):
+        (tmp_path / "attnbounds-warmup-other.json").write_text(json.dumps(
+            {"spec": spec, "source": kw.get("source", source), "kernels": ["row_metrics"]}))
+
+    assert warmup.needs_child(e1)
+    other(full)
+    assert not warmup.needs_child(e1)
+    other({**full, "rows": "full"})
+    assert warmup.needs_child(e1)
+    other(full, source="0" * 16)
+    assert warmup.needs_child(e1)
+    other(e1)
+    assert warmup.needs_child(full)
+
+
 def test_the_manifest_is_per_setting():
     a = warmup._manifest(warmup._spec(_config()))
     b = warmup._manifest(warmup._spec(_config(experiments=("E5",))))
