@@ -18,7 +18,7 @@ random weights, the shared corpus, one window:
 
 First (unless ``--skip-cold``), the full run once more on an empty numba cache
 (``NUMBA_CACHE_DIR`` a fresh directory), as a fresh install's first run: its wall time, the
-peak RSS of its process, and the peak of the summed RSS of all its processes at once (the run
+peak RSS of its largest process, and the peak of the summed RSS of all its processes at once (the run
 compiles the kernels in a child process first: :mod:`attnbounds.empirical.warmup`), sampled
 from /proc every 50 ms; target ≤ 2 GB for both.
 
@@ -88,10 +88,11 @@ def _descendants_rss_kib(root: int) -> int:
         try:
             stat = Path(f"/proc/{entry}/stat").read_text()
             status = Path(f"/proc/{entry}/status").read_text()
-        except OSError:  # gone meanwhile
+            parent[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+            rss[int(entry)] = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")),
+                                   0)
+        except (OSError, ValueError, IndexError):  # gone meanwhile, or caught half written: skipped, not fatal
             continue
-        parent[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-        rss[int(entry)] = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0)
     total = 0
     for pid in rss:
         p = parent.get(pid)
