@@ -1658,9 +1658,5 @@ def kernels_cached() -> bool:
     call of each compiles it: about a minute in all on two cores): at least half of their cache
     index files exist (a run compiles only the kernels it uses). True where that cannot be told
     (nothing to warn about)."""
-    try:
-        paths = [d._cache._cache_file._index_path for d in globals().values()
-                 if isinstance(d, nb.core.registry.CPUDispatcher) and hasattr(d._cache, "_cache_file")]
-    except AttributeError:  # numba's internals moved
-        return True
+    paths = [d._cache._cache_file._index_path for d in _cached_dispatchers().values()]  # none: nothing told
     return 2 * sum(os.path.exists(p) for p in paths) >= len(paths)

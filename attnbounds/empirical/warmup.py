@@ -28,6 +28,7 @@ the run goes on, after a note. Without numba, or with ``NUMBA_DISABLE_JIT``, no 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -54,8 +55,10 @@ def _spec(config) -> dict:
             "sphere": bool(config.sphere), "rows": str(config.rows), "tile": bool(config.tile)}
 
 
+@functools.lru_cache(maxsize=1)
 def _source_digest() -> str:
-    """A digest of the kernels' source (:mod:`attnbounds.empirical.fused`)."""
+    """A digest of the kernels' source (:mod:`attnbounds.empirical.fused`), read once per
+    process (the kernels a process runs are those of the source it imported)."""
     from attnbounds.empirical import fused
 
     return hashlib.sha256(Path(fused.__file__).read_bytes()).hexdigest()[:16]

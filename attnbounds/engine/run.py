@@ -322,17 +322,14 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
                 head, _, name = w.partition(":")
                 same = [c for c in reg.all_claims() if reg.display_id(c).lower() == head.lower()]
                 if len(same) == 1:  # the claim in other letter case (l1:bogus): its own readings, as below
-                    c = same[0]
-                    of_claim[w] = (reg.display_id(c), name, [r.name for r in c.readings]
-                                   + [f"without-{h.name}" for h in c.hypotheses if h.drop is not None])
+                    of_claim[w] = (reg.display_id(same[0]), name, sum(_reading_names(same[0]), []))
             continue
         cid = reg.display_id(claim)
         sel = chosen.setdefault(cid, _Selection(cid, readings=[], drops=[], claim=claim))
         if not name:
             sel.readings, sel.drops = None, None
             continue
-        readings = [r.name for r in claim.readings]
-        drops = [f"without-{h.name}" for h in claim.hypotheses if h.drop is not None]
+        readings, drops = _reading_names(claim)
         if name in readings:
             if sel.readings is not None and name not in sel.readings:
                 sel.readings.append(name)
@@ -364,6 +361,11 @@ def resolve_ids(ids: Iterable[str] | None = None, *, claims: Iterable[Claim] | N
     return [chosen[c] for c in order if c in chosen]
 
 
+def _reading_names(claim: Claim) -> tuple[list[str], list[str]]:
+    """The names after ``CLAIM:`` that select a reading of ``claim``, and those that drop a hypothesis."""
+    return [r.name for r in claim.readings], [f"without-{h.name}" for h in claim.hypotheses if h.drop is not None]
+
+
 def valid_ids(*, claims: Iterable[Claim] | None = None) -> list[str]:
     """Every id :func:`check` accepts: claim ids, reading ids and hypothesis-drop ids (short form)."""
     reg = _registry(claims)
@@ -371,8 +373,8 @@ def valid_ids(*, claims: Iterable[Claim] | None = None) -> list[str]:
     for claim in reg.all_claims():
         cid = reg.display_id(claim)
         out.append(cid)
-        out.extend(f"{cid}:{r.name}" for r in claim.readings)
-        out.extend(f"{cid}:without-{h.name}" for h in claim.hypotheses if h.drop is not None)
+        readings, drops = _reading_names(claim)
+        out.extend(f"{cid}:{n}" for n in readings + drops)
     return out
 
 
