@@ -1636,7 +1636,13 @@ def kernels_in_use() -> list:
 
 def kernels_valid(names) -> bool:
     """Whether numba's on-disk cache holds each named kernel for this module's current source
-    (its index is numba's own: empty when missing, of another numba version or of other source)."""
+    (its index is numba's own: empty when missing, of another numba version or of other source).
+    ``names``: kernel names (strings), as :func:`kernels_in_use` gives them."""
+    if isinstance(names, str):
+        raise TypeError(f"names: expected a list of kernel names, not one string ({names!r}): pass [{names!r}]")
+    names = list(names)
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"names: expected kernel names (strings), got {names!r}")
     have = _cached_dispatchers()
     for name in names:
         d = have.get(name)

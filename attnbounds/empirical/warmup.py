@@ -49,6 +49,15 @@ CHILD_TIMEOUT = 1800.0
 _FIELDS = ("experiments", "vectors", "sphere", "rows", "tile")
 
 
+def _check_spec(spec) -> None:
+    """``spec`` must be a dict of some of :data:`_FIELDS` (a TypeError or ValueError naming it)."""
+    if not isinstance(spec, dict):
+        raise TypeError(f"spec: expected a dict of settings (some of {list(_FIELDS)}), got {type(spec).__name__}")
+    unknown = sorted(set(spec) - set(_FIELDS))
+    if unknown:
+        raise ValueError(f"spec: unknown fields {unknown}; expected some of {list(_FIELDS)}")
+
+
 def _spec(config) -> dict:
     """The child's settings, as plain JSON values."""
     return {"experiments": [str(e) for e in config.experiments], "vectors": str(config.vectors),
@@ -91,6 +100,7 @@ def needs_child(spec: dict) -> bool:
     """Whether the kernels of ``spec`` (:func:`_spec`) may not all be in numba's cache for the
     current source: no manifest of a child whose settings cover these (the same, or the same
     with more experiments: :func:`_covers`) lists kernels that are all valid."""
+    _check_spec(spec)
     path = _manifest(spec)
     if path is None:
         return False
@@ -132,6 +142,10 @@ def compile_apart(config, *, causal: bool, progress=None, runner=subprocess.run,
     child (only an interrupt goes through): the run compiles in its own process then, and a
     note on ``stream`` (stderr) says why.
     """
+    if not all(hasattr(config, k) for k in ("protocol", *_FIELDS)):
+        raise TypeError(f"config: expected a ReproduceConfig, got {type(config).__name__}")
+    if not isinstance(causal, bool):
+        raise TypeError(f"causal: expected True or False (the loaded model's), got {causal!r}")
     stream = sys.stderr if stream is None else stream
     if config.protocol != "paper" or not causal:
         return 0.0
@@ -178,9 +192,7 @@ def warm_up(spec: dict) -> list:
     from attnbounds.empirical.models import _handle
     from attnbounds.empirical.run import ReproduceConfig, window_tables
 
-    unknown = sorted(set(spec) - set(_FIELDS))
-    if unknown:
-        raise ValueError(f"spec: unknown fields {unknown}; expected some of {list(_FIELDS)}")
+    _check_spec(spec)
     fields = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()}
     config = ReproduceConfig(model="warm-up", text="-", lengths=WARM_UP_LENGTHS, windows=1, protocol="paper",
                              **fields).validate()

@@ -183,6 +183,25 @@ def test_the_manifest_is_per_setting():
     assert a.name.startswith("attnbounds-warmup-") and a == warmup._manifest(warmup._spec(_config()))
 
 
+def test_bad_arguments_are_named():
+    from attnbounds.empirical import fused
+
+    with pytest.raises(TypeError, match=r"^spec: expected a dict of settings"):
+        warmup.needs_child(["E1"])
+    with pytest.raises(ValueError, match=r"^spec: unknown fields \['lengths'\]"):
+        warmup.needs_child({"lengths": [32]})
+    with pytest.raises(TypeError, match=r"^spec: expected a dict"):
+        warmup.warm_up("E1")
+    with pytest.raises(TypeError, match=r"^config: expected a ReproduceConfig, got dict"):
+        warmup.compile_apart({"protocol": "paper"}, causal=True)
+    with pytest.raises(TypeError, match=r"^causal: expected True or False"):
+        warmup.compile_apart(_config(), causal="yes")
+    with pytest.raises(TypeError, match=r"^names: expected a list of kernel names, not one string"):
+        fused.kernels_valid("row_metrics")
+    with pytest.raises(TypeError, match=r"^names: expected kernel names \(strings\)"):
+        fused.kernels_valid([1, 2])
+
+
 def test_the_child_refuses_unknown_settings_by_name():
     with pytest.raises(ValueError, match=r"spec: unknown fields \['lengths'\]"):
         warmup.warm_up({"lengths": [32]})
