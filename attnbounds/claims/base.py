@@ -456,10 +456,14 @@ class Reading:
     ``"module:object"``, an entry point, or a normalizer object). It is checked when the reading
     is made (a name that does not resolve raises a ``ValueError`` naming ``normalizer``), kept as
     the normalizer's :attr:`~attnbounds.numerics.normalizers.Normalizer.spec`, and recorded in
-    the reading's row (``row.normalizer``). It labels the reading; it does not change how its
-    ``sides`` compute weights (those that call
-    :func:`~attnbounds.claims.normalized.weights_of` read the instance's ``"normalizer"`` key).
-    :meth:`under` sets it to the normalizer the reading is posed under.
+    the reading's row (``row.normalizer``). Sides marked with
+    :func:`~attnbounds.claims.normalized.draws_weights` are judged under it: every instance of
+    ``strategy`` and ``sweep`` that names no normalizer names this one, so
+    :func:`~attnbounds.claims.normalized.weights_of` and
+    :func:`~attnbounds.claims.normalized.jacobian_of` compute its weights
+    (:func:`~attnbounds.claims.normalized.own_normalizer`). Other sides compute their weights
+    themselves, and the name labels the reading. :meth:`under` sets it to the normalizer the
+    reading is posed under.
     """
 
     name: str
@@ -518,6 +522,12 @@ class Reading:
             object.__setattr__(self, "normalizer", _normalizer_spec(self.name, self.normalizer))
         if self.sides is not None and not isinstance(self.sides, _NamedSides):
             object.__setattr__(self, "sides", _NamedSides(self.sides, self.name, self.sweep))
+        if self.sides is not None:  # sides that draw their weights compute the named normalizer's
+            from attnbounds.claims.normalized import own_normalizer
+
+            strategy, sweep = own_normalizer(self.strategy, self.sweep, self.sides, self.normalizer)
+            object.__setattr__(self, "strategy", strategy)
+            object.__setattr__(self, "sweep", sweep)
 
     @property
     def methods(self) -> tuple[str, ...]:

@@ -324,9 +324,34 @@ def generic_sides(instance) -> Sides:
     param = float(instance["param"])
     F = family_normalizer(family, param)
     z = as_float_array(instance["logits"], "logits")
-    J = normalizer_jacobian(F.F, F.dF, z)  # (..., L, L)
+    J = _ratio_jacobian(F, z)  # (..., L, L)
     lhs = np.linalg.norm(J, ord=2, axis=(-2, -1))
     return Sides(lhs, np.full(z.shape[:-1], _sup_log_derivative(family, param, int(z.shape[-1])) / 2)[()])
+
+
+def _in_range(F, z) -> bool:
+    """Whether F and F′ at ``z``, and the ratio form's Jacobian from them, are finite floats
+    with F ≠ 0 (else the terms are taken from log F: :func:`_log_space_sides`)."""
+    with np.errstate(all="ignore"):
+        f, fp = F.F(z), F.dF(z)
+        if not (np.all(np.isfinite(f)) and np.all(np.isfinite(fp))) or np.any(f == 0):
+            return False
+        if np.any(f < 0):
+            return True  # F <= 0: the direct path says so (the hypothesis F > 0)
+        S = f.sum(axis=-1)
+        S2 = S * S  # J's denominator: finite, and not below the normal range (0/0 at F = e^{l³}, l = -8)
+        return bool(np.all(np.isfinite(S2)) and np.all(S2 >= np.finfo(float).tiny)
+                    and np.all(np.isfinite(fp * S[..., None])))
+
+
+def _ratio_jacobian(F, z) -> np.ndarray:
+    """J of α_i = F(l_i)/Σ F(l_k) from F and F′ (:func:`~attnbounds.numerics.jacobian.normalizer_jacobian`),
+    or, where those leave float64's range, the normalizer's own (softmax of log F times (log F)′)."""
+    if _in_range(F, z):
+        return normalizer_jacobian(F.F, F.dF, z)
+    if not np.all(np.isfinite(F.log_ratio(z, 0))):
+        raise ValueError("F: must be > 0 on the given logits (log F undefined there)")
+    return F.jacobian(z)
 
 
 def _sup_log_derivative(family: str, param: float, length: int) -> float:
@@ -335,6 +360,32 @@ def _sup_log_derivative(family: str, param: float, length: int) -> float:
     if family in FAMILY_NAMES:
         return log_derivative_sup(family, param)
     return ratio_log_derivative_sup(family, param, length)
+
+
+def _log_space_sides(kind: str, F, z) -> Sides:
+    """:func:`paper_form_sides` where F or F′ leaves float64's range: every term from log F and
+    g = (log F)′ = F′/F (:meth:`~attnbounds.numerics.normalizers.Normalizer.log_ratio`),
+    F′_i / min F = g_i e^{log F_i − min log F}, and J from the normalizer's own Jacobian
+    (softmax of log F). A right side beyond float64 is ∞, which the left side (finite) meets,
+    as it meets the finite number it stands for. A trial's F = e^{l³} was reported as "F must be
+    > 0 (min 0)" where F underflows, and as an SVD that did not converge where it overflows."""
+    lf, g = F.log_ratio(z, 0), F.log_ratio(z, 1)
+    if not np.all(np.isfinite(lf)):  # no real logarithm: F <= 0 there (or F = 0 exactly)
+        raise ValueError(f"F: must be > 0 on the given logits (log F undefined at l = {z[~np.isfinite(lf)][0]:.6g})")
+    if not np.all(np.isfinite(g)):
+        raise ValueError(f"F'/F: not finite at l = {z[~np.isfinite(g)][0]:.6g}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        ratio = np.exp(lf - lf.min(axis=-1, keepdims=True))  # F_i / min F >= 1, ∞ beyond float64
+        q = np.where(g == 0, 0.0, g * ratio)  # F′_i / min F
+        fp_inf = np.abs(q).max(axis=-1)  # ‖F′‖_∞ / min F
+        sharpest = fp_inf / 2
+        log_form = np.abs(g).max(axis=-1) / 2
+        if kind == "compare":
+            return Sides(log_form, sharpest)
+        lhs = np.linalg.norm(F.jacobian(z), ord=2, axis=(-2, -1))
+        if kind == "two_term":
+            return Sides(lhs, (fp_inf + np.linalg.norm(q, axis=-1)) / z.shape[-1])
+    return Sides(lhs, sharpest if kind == "sharpest" else log_form)
 
 
 def paper_form_sides(kind: str):
@@ -354,18 +405,22 @@ def paper_form_sides(kind: str):
     def sides(instance) -> Sides:
         F = family_normalizer(instance["family"], float(instance["param"]))
         z = as_float_array(instance["logits"], "logits")
+        if not _in_range(F, z):
+            return _log_space_sides(kind, F, z)  # F leaves float64's range (F = e^{l³} at l = -10 or 9)
         f, fp = F.F(z), F.dF(z)  # (..., L)
         if np.any(f <= 0):  # the hypothesis F > 0 (trial 51: 'compare' has no Jacobian to say so)
             raise ValueError(f"F: must be > 0 on the given logits (min {f.min():.3g})")
         fp_inf = np.abs(fp).max(axis=-1)
         f_min = f.min(axis=-1)
-        sharpest = fp_inf / (2 * f_min)
+        with np.errstate(over="ignore"):  # beyond float64: ∞, which the finite left side meets
+            sharpest = fp_inf / (2 * f_min)
         if kind == "compare":
             return Sides(np.abs(fp / f).max(axis=-1) / 2, sharpest)
         J = normalizer_jacobian(F.F, F.dF, z)  # (..., L, L)
         lhs = np.linalg.norm(J, ord=2, axis=(-2, -1))
         if kind == "two_term":
-            rhs = (fp_inf + np.linalg.norm(fp, axis=-1)) / (z.shape[-1] * f_min)
+            with np.errstate(over="ignore"):
+                rhs = (fp_inf + np.linalg.norm(fp, axis=-1)) / (z.shape[-1] * f_min)
         elif kind == "sharpest":
             rhs = sharpest
         else:

@@ -56,6 +56,7 @@ __all__ = [
     "draws_weights",
     "weights_of",
     "jacobian_of",
+    "own_normalizer",
 ]
 
 #: log of the smallest weight kept when logits are recovered as log(weights).
@@ -241,7 +242,7 @@ def probe(reading, normalizer) -> dict | None:
     N = resolve(normalizer)
     if reading.sweep is None:
         return None
-    instance = reweigh(reading.sweep(np.random.default_rng(0), 2), N, draws=_draws(reading))
+    instance = reweigh(_base(reading.sweep)(np.random.default_rng(0), 2), N, draws=_draws(reading))
     judged = instance
     if reading.assume is not None:
         from attnbounds.claims.base import subset_instances
@@ -263,6 +264,51 @@ def probe(reading, normalizer) -> dict | None:
     return instance
 
 
+#: Attribute of the strategy and sweep that :func:`own_normalizer` made: the reading's own ones,
+#: before its normalizer was named in their instances.
+_BASE = "__attnbounds_before_normalizer__"
+
+
+def _base(method):
+    return getattr(method, _BASE, method)
+
+
+def _naming(instance, spec: str):
+    """``instance`` naming ``spec`` as its normalizer, unless it names one already."""
+    if isinstance(instance, dict) and "normalizer" not in instance:
+        return {**instance, "normalizer": spec}
+    return instance
+
+
+def own_normalizer(strategy, sweep, sides, spec):
+    """The ``(strategy, sweep)`` of a reading about the normalizer ``spec``
+    (``Reading(normalizer=...)``): when its sides are marked with :func:`draws_weights`,
+    every instance that names no normalizer names ``spec``, so that :func:`weights_of` and
+    :func:`jacobian_of` compute that normalizer's weights (a trial: a reading about F = 1 + l²
+    was judged with softmax's Jacobian, and its row said it was under F). Otherwise they are
+    returned as they are: the sides compute their weights themselves, and the name labels the
+    reading. :func:`under` starts from the reading's own ones again."""
+    strategy, sweep = _base(strategy), _base(sweep)
+    if spec is None or not getattr(sides, _DRAWS, False) or is_default_softmax(lookup(spec)):
+        return strategy, sweep
+    named_strategy = named_sweep = None
+    if strategy is not None:
+        base_strategy = strategy
+
+        def named_strategy():
+            return base_strategy().map(lambda inst: _naming(inst, spec))
+
+        setattr(named_strategy, _BASE, base_strategy)
+    if sweep is not None:
+        base_sweep = sweep
+
+        def named_sweep(rng: np.random.Generator, count: int):
+            return _naming(base_sweep(rng, count), spec)
+
+        setattr(named_sweep, _BASE, base_sweep)
+    return named_strategy, named_sweep
+
+
 def under(reading, normalizer):
     """``reading`` judged under ``normalizer`` (see the module docstring)."""
     N = resolve(normalizer)
@@ -282,7 +328,7 @@ def under(reading, normalizer):
     strategy = sweep = None
     shifts = not is_softmax(N)  # softmax ignores the constant: its instances stay as they were
     if reading.strategy is not None:
-        base_strategy = reading.strategy
+        base_strategy = _base(reading.strategy)  # not the reading's own normalizer: N's
 
         def strategy():
             from hypothesis import strategies as st
@@ -293,7 +339,7 @@ def under(reading, normalizer):
             return st.tuples(base_strategy(), c).map(lambda ic: reweigh(ic[0], N, draws=draws, shift=ic[1]))
 
     if reading.sweep is not None:
-        base_sweep = reading.sweep
+        base_sweep = _base(reading.sweep)
 
         def sweep(rng: np.random.Generator, count: int) -> dict[str, Any]:
             inst = base_sweep(rng, count)

@@ -68,6 +68,19 @@ def refuse_option_like(path, flag: str, *, stdout: bool = True) -> None:
                          f"after it (for a file so named, write ./{path})")
 
 
+def path_option(*, stdout: bool = True):
+    """A click callback that applies :func:`refuse_option_like` to a path option as click parses
+    it: before click's own "unexpected extra argument" for the word after the option that took
+    the path's place (``reproduce --verify --out DIR`` said only "Got unexpected extra argument
+    (DIR)")."""
+
+    def callback(ctx, param, value):
+        refuse_option_like(value, param.opts[0], stdout=stdout)
+        return value
+
+    return callback
+
+
 def check_writable_file(path: str | None, flag: str, *, suffixes: tuple = (), stdout: bool = True) -> None:
     """Fail at once (one line, exit 2) if ``path`` cannot be written, before any heavy work.
 

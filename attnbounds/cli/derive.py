@@ -60,6 +60,8 @@ def derive(name, latex, as_json, claim_specs, normalizer_spec, half_width, time_
 
     With --normalizer SPEC instead of NAME: the constants of Lemma 1 and Lemma 2 for that
     normalizer's F, in the same layout (--latex, --json as for NAME)."""
+    if latex and as_json:  # as claims refuses the pair (it was accepted here, --latex ignored: trial 132)
+        raise UsageError("--latex: not with --json, whose output has both the plain and the LaTeX forms")
     user = load_user_claims(claim_specs)
     if normalizer_spec is not None:
         if name is not None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from attnbounds.cli.common import UsageError, refuse_option_like
+from attnbounds.cli.common import UsageError, path_option
 
 
 def _int_list(text: str | None, option: str):
@@ -87,7 +87,8 @@ def _verify(directory: str) -> None:
 @click.option("--no-sphere", is_flag=True, help="Do not project x_i to the unit sphere.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random draw (and of gpt2-random's weights).")
 @click.option("--device", default="cpu", show_default=True, help="cpu or cuda.")
-@click.option("--out", "out_dir", default="runs/reproduce", show_default=True, help="Output directory (also holds the resume cache).")
+@click.option("--out", "out_dir", default="runs/reproduce", show_default=True, callback=path_option(stdout=False),
+              help="Output directory (also holds the resume cache), created with its parent directories if missing.")
 @click.option("--quick", is_flag=True, help="Small run: 1 window, L in 32,64,128; under --protocol last-query also N in 1,5,10,20 and fewer samples and temperatures (the paper protocol keeps the listings' N and temperatures).")
 @click.option("--normalizers", default=None, help="What-if: recompute E1/E2 from the captured logits under these normalizers (comma-separated).")
 @click.option("--mc-samples", type=int, default=None, help="--protocol last-query: random subsets per (L, N) for E_S[d̃] [default: 16; --quick: 8].")
@@ -104,7 +105,7 @@ def _verify(directory: str) -> None:
               help="Paper protocol: each shorter L also uses the windows of length L that tile the rest of each window "
                    "(one batched forward), so its per-head means rest on about as many positions as the longest L's.")
 @click.option("--no-progress", is_flag=True, help="No progress bars (also none while the model loads).")
-@click.option("--verify", "verify_dir", default=None, metavar="DIR",
+@click.option("--verify", "verify_dir", default=None, metavar="DIR", callback=path_option(stdout=False),
               help="Only check that DIR's files match its manifest.json (exit 1 if not); run nothing.")
 def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sphere, seed, device, out_dir, quick,
               normalizers, mc_samples, ks_grid, radius, protocol, rows, ks_alpha, e5_length, tile, no_progress, verify_dir):
@@ -129,7 +130,6 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
             raise UsageError(f"{flag}: required (or use --verify DIR)")
     from attnbounds.empirical import store
 
-    refuse_option_like(out_dir, "--out", stdout=False)  # a directory: '-' would be one named '-'
     try:  # first, and before the heavier imports: a bad --out is reported at once
         store.check_output_dir(out_dir)
     except store.OutputDirError as err:
@@ -188,10 +188,10 @@ def reproduce(model, text, lengths, top_n, windows, experiments, vectors, no_sph
         results = run.run_reproduce(config, out_dir, progress=not no_progress)
     except (run.ConfigError, store.OutputLocked) as err:
         raise UsageError(str(err)) from None
-    except KeyboardInterrupt:  # say what a rerun will find (the group's message promised a resume either way)
-        saved = sorted(store.WindowCache(out_dir).dir.glob("window_*.npz"))
-        what = (f"{len(saved)} finished window(s) are saved in {store.WindowCache(out_dir).dir}: rerun the same command "
-                "to resume from them" if saved else "no window of this run had finished, so it saved nothing")
+    except KeyboardInterrupt as err:  # say what a rerun will find (the group's message promised a resume either way)
+        saved = getattr(err, "windows_saved", 0)  # this run's windows only (not every file in the cache: trial 133)
+        what = (f"{saved} finished window(s) of this run are saved in {store.WindowCache(out_dir).dir}: rerun the same "
+                "command to resume from them" if saved else "no window of this run had finished, so it saved nothing")
         click.echo(f"Interrupted: {what}.", err=True)
         click.get_current_context().exit(130)
     click.echo(f"wrote {out_dir}/results.json, report.md, {len(results['files'])} tables and figures")

@@ -19,6 +19,9 @@ over heads and windows:
 * ``n_crit_over_L``: median over windows of N_crit/L at the largest L;
 * ``ns_saturation``: mean over heads of N_s/N at the largest N of E4, and
   ``ns_saturation_n``, the first N from which every mean stays within 0.05 of that level;
+  both None when only the largest N is that close (the mean is still falling there: the
+  largest N always meets the test, and a curve falling by 0.05 per doubling was reported
+  as saturated at its last N);
 * ``e5_slope``: log-log slope of the maximum over heads of g(T, ε = 1e-3) on T ≤ 0.1, and
   ``e5_ratio``: its maximum on T ≤ 0.1 over its maximum on T ≥ 1.
 """
@@ -112,6 +115,17 @@ def _max_over_heads_g(h: dict, eps: float) -> dict:
     return out
 
 
+def _saturation_n(e4: dict):
+    """The first N of E4's curve {N: mean N_s/N} from which every mean stays within 0.05 of the
+    mean at the largest N, when that is not the largest N itself (else None: still falling)."""
+    ns = sorted(e4)
+    level = e4[ns[-1]]
+    for i, n in enumerate(ns[:-1]):
+        if all(abs(e4[m] - level) <= 0.05 for m in ns[i:]):
+            return int(n)
+    return None
+
+
 def paper_table(h: dict, crit: dict | None) -> dict:
     """The cross-model numbers of one run (see the module docstring); None where not measured."""
     res: dict = {k: None for k in PAPER_COLUMN}
@@ -131,13 +145,10 @@ def paper_table(h: dict, crit: dict | None) -> dict:
         res["n_crit_over_L"] = float(np.median(v)) if v.size else None
     e4 = _curve(h, "N", experiment="E4", metric="ns_over_n")
     if len(e4) >= 2:  # one N has a level but nothing it saturates from
-        ns = sorted(e4)
-        level = e4[ns[-1]]
-        res["ns_saturation"] = level
-        for i, n in enumerate(ns):
-            if all(abs(e4[m] - level) <= 0.05 for m in ns[i:]):
-                res["ns_saturation_n"] = int(n)
-                break
+        n_sat = _saturation_n(e4)
+        if n_sat is not None:
+            res["ns_saturation"] = e4[max(e4)]
+            res["ns_saturation_n"] = n_sat
     g = _max_over_heads_g(h, 1e-3)
     if g:
         T = np.array(sorted(g))
@@ -187,8 +198,12 @@ def table_notes(h: dict, crit: dict | None, table: dict) -> dict:
     e4 = _curve(h, "N", experiment="E4", metric="ns_over_n")
     for key in ("ns_saturation", "ns_saturation_n"):
         if table.get(key) is None:
+            ns = sorted(e4)
             notes[key] = (_no_rows("E4") if not ran("E4") else "E4 gave no finite per-head N_s/N" if not e4 else
-                          f"a saturation needs E4 at two or more N below the largest L (got N = {[int(n) for n in sorted(e4)]})")
+                          f"a saturation needs E4 at two or more N below the largest L (got N = {[int(n) for n in ns]})"
+                          if len(ns) < 2 else
+                          f"mean N_s/N is still falling at the largest N: no N before it is within 0.05 of its value "
+                          f"(N = {', '.join(str(int(n)) for n in ns)}: N_s/N = {listed([e4[n] for n in ns])})")
     for key in ("e5_slope", "e5_ratio"):
         if table.get(key) is None:
             if not ran("E5"):
@@ -228,11 +243,15 @@ def head_summary(h: dict, crit: dict | None) -> dict:
     for y in range(Y):
         for k in range(H):
             flags = []
-            if np.isfinite(ns[y, k]) and ns[y, k] <= SATURATION:
+            if nN is None or nN < 2:  # E4 not run, or only N = 1, where N_s/N is 1 for every head
+                flags.append("ns-not-judged")  # ("ok" read as healthy: a trial's --lengths 2 and E1-only runs)
+            elif np.isfinite(ns[y, k]) and ns[y, k] <= SATURATION:
                 flags.append("saturated")
-            elif nN is not None and not np.isfinite(ns[y, k]):  # E4 ran, but no row of this head leaves a key
+            elif not np.isfinite(ns[y, k]):  # E4 ran, but no row of this head leaves a key
                 flags.append("no-ns")  # out at N (a sliding window of at most N keys): not judged
-            if np.isfinite(gT[y, k]) and gT[y, k] >= 0.5 * bound:
+            if not np.isfinite(gT[y, k]):
+                flags.append("g-not-judged")  # E5 not run (or no value at T = 0.1)
+            elif gT[y, k] >= 0.5 * bound:
                 flags.append("gradient-near-bound-at-T0.1")
             cols["layer"].append(y)
             cols["head"].append(k)
@@ -626,7 +645,10 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
         lines.append(f"| {names[k]} | {_fmt(v)}{f' ({why})' if why else ''} | {PAPER_COLUMN[k]} |")
     n = len(summary["layer"])
     sat = int(sum("saturated" in f for f in summary["flags"]))
-    if n and int(summary["ns_N"][0]) >= 0:
+    if n and int(summary["ns_N"][0]) == 1:
+        capacity = ("N_s/N: E4's only N at or below 16 is N = 1, where N_s/N is 1 for every head (the top token is "
+                    "always inside its own ball), so no head is judged (flag `ns-not-judged`); give longer --lengths.")
+    elif n and int(summary["ns_N"][0]) >= 0:
         capacity = (f"N_s/N at N = {summary['ns_N'][0]}; a head at or below {SATURATION:.2f} has saturated its "
                     f"geometric capacity (paper: 70–80%). {sat} of {n} heads are flagged saturated.")
         unjudged = int(sum("no-ns" in f for f in summary["flags"]))
@@ -634,8 +656,8 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
             capacity += (f" {unjudged} of {n} heads have no N_s/N at N = {summary['ns_N'][0]} (flag `no-ns`): none of "
                          "their rows sees more keys than that (a sliding window), so they are not judged.")
     elif n:
-        capacity = ("N_s/N: E4 was not run, so no head is flagged saturated (`heads_summary.csv` has N_s/N NaN "
-                    "and ns_N = -1).")
+        capacity = ("N_s/N: E4 was not run, so no head is judged (flag `ns-not-judged`; `heads_summary.csv` has "
+                    "N_s/N NaN and ns_N = -1).")
     else:
         capacity = "No per-head experiment was run."
     lines += ["", "## Per-head capacity (the paper's practical diagnostics)", "",

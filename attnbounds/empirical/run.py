@@ -512,27 +512,13 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
     per_window, timings, cached = [], [], []
     compile_seconds = _compile_kernels(config, handle, progress)
     bar = _progress(progress, config.windows)
-    with bar as p:
-        task = p.add_task("windows", total=config.windows) if p else None
-        for i, ids in enumerate(windows):
-            key = config.numbers_hash({"model_sha256": model_hash, "text_sha256": text_sha, "window": i,
-                                       "ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest(), **identity})
-            hit = cache.load(i, key)
-            if hit is not None:
-                tables, timing = hit
-                cached.append(i)
-            else:
-                def stage(name, i=i):
-                    if p:
-                        p.update(task, description=f"window {i + 1}/{config.windows}: {name}")
-                tables, timing = window_tables(handle, ids, i, config, capture_attention, stage)
-                cache.save(i, key, tables, timing)
-            per_window.append(tables)
-            timings.append(timing)
-            if p:
-                p.update(task, advance=1)
-            if after_window is not None:
-                after_window(i)
+    try:
+        _windows_loop(bar, config, windows, model_hash, text_sha, identity, cache, cached, per_window, timings,
+                      handle, capture_attention, after_window)
+    except KeyboardInterrupt as err:  # the CLI says how many of THIS run's windows a rerun resumes from (it
+        # counted every file in the cache: another model's, or a run with other settings)
+        err.windows_saved = len(per_window)
+        raise
     merged = {}
     for t in per_window:
         for name, cols in t.items():
@@ -554,6 +540,34 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
     parameters = {"config": config.to_dict(), "model": meta["model"], "text": meta["text"]}
     return store.publish(out, lambda d: report.write_outputs(d, config, merged, meta), run_id=run_id,
                          parameters=parameters, before_swap=before_swap)
+
+
+
+def _windows_loop(bar, config, windows, model_hash, text_sha, identity, cache, cached, per_window, timings,
+                  handle, capture_attention, after_window) -> None:
+    """Each window's tables, from the cache where its key matches, else computed and saved;
+    appended to ``per_window`` and ``timings`` as they finish (``cached``: the windows read)."""
+    with bar as p:
+        task = p.add_task("windows", total=config.windows) if p else None
+        for i, ids in enumerate(windows):
+            key = config.numbers_hash({"model_sha256": model_hash, "text_sha256": text_sha, "window": i,
+                                       "ids_sha256": hashlib.sha256(ids.tobytes()).hexdigest(), **identity})
+            hit = cache.load(i, key)
+            if hit is not None:
+                tables, timing = hit
+                cached.append(i)
+            else:
+                def stage(name, i=i):
+                    if p:
+                        p.update(task, description=f"window {i + 1}/{config.windows}: {name}")
+                tables, timing = window_tables(handle, ids, i, config, capture_attention, stage)
+                cache.save(i, key, tables, timing)
+            per_window.append(tables)
+            timings.append(timing)
+            if p:
+                p.update(task, advance=1)
+            if after_window is not None:
+                after_window(i)
 
 
 def _in_hf_cache(name: str, cache_dir=None) -> bool:

@@ -403,6 +403,17 @@ def _lambdified(sympy_F, params: tuple, length, order: int):
     return sp.lambdify(LOGIT, sp.diff(expr, LOGIT, order) if order else expr, "numpy")
 
 
+@lru_cache(maxsize=512)
+def _lambdified_log(sympy_F, params: tuple, length, order: int):
+    """numpy and mpmath log F (order 0) or (log F)′ (order 1) of ``sympy_F`` at ``params``
+    (and n = ``length``): log F rewritten only where SymPy shows it valid for a real logit."""
+    expr = _substitute(sympy_F, dict(params), length)
+    x = sp.Dummy("l", real=True)
+    log_F = sp.expand_log(sp.log(expr.xreplace({LOGIT: x})))
+    target = sp.diff(log_F, x) if order else log_F
+    return sp.lambdify(x, target, "numpy"), sp.lambdify(x, target, "mpmath")
+
+
 @dataclass(frozen=True, eq=False)
 class Normalizer:
     """A map from logits ``(..., L)`` to attention weights ``(..., L)``, with its Jacobian.
@@ -660,6 +671,35 @@ class Normalizer:
     def F(self, z) -> np.ndarray:
         """The ratio form F elementwise on logits ``z`` (n = the last axis for a length-aware F)."""
         return self._ratio_numeric(z, 0)
+
+    def log_ratio(self, z, order: int = 0) -> np.ndarray:
+        """log F (``order`` 0) or (log F)′ = F′/F (``order`` 1) elementwise on logits ``z``,
+        where F itself leaves float64's range: F = e^{l³} is 0 at l = −10 and ∞ at l = 9, its
+        logarithm −1000 and 729. Entries numpy cannot give are evaluated again in mpmath (no
+        exponent range); an entry with no real logarithm (F ≤ 0 there) is NaN.
+
+        >>> N = from_sympy(sp.exp(LOGIT**3), LOGIT, name="doctest_cubic")
+        >>> N.log_ratio(np.array([-10.0, 9.0])).tolist(), N.log_ratio(np.array([-10.0]), 1).tolist()
+        ([-1000.0, 729.0], [300.0])
+        """
+        if order not in (0, 1):
+            raise ValueError(f"order: 0 (log F) or 1 ((log F)′), got {order!r}")
+        z = as_float_array(z, "logits")
+        if self.sympy_F is None:
+            raise ValueError(f"normalizer: {self.name!r} has no ratio form F(l_i)/sum_j F(l_j)")
+        length = (z.shape[-1] if z.ndim else 1) if "n" in {s.name for s in self.sympy_F.free_symbols} else None
+        fast, slow = _lambdified_log(self.sympy_F, tuple(sorted((k, _hashable(v)) for k, v in self.params.items())),
+                                     length, order)
+        with np.errstate(all="ignore"):
+            v = np.array(np.broadcast_to(np.asarray(fast(z), dtype=float), z.shape))
+        for idx in zip(*np.nonzero(~np.isfinite(v))):
+            try:
+                with mpmath.workdps(30):
+                    got = slow(mpmath.mpf(float(z[idx])))
+                v[idx] = float(got.real) if isinstance(got, mpmath.mpc) and got.imag == 0 else float(got)
+            except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+                v[idx] = np.nan
+        return v
 
     def dF(self, z) -> np.ndarray:
         """F′ elementwise on logits ``z`` (see :meth:`F`)."""

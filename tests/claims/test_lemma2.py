@@ -282,3 +282,54 @@ def test_generic_bind_is_the_families_own_F_and_its_derivative():
     assert "a derivative that is not its own" in tie(wrong, r.symbolic())["detail"]
     table = replace(one, bind=lambda i: {**_bind_generic(i), s["F"]: F(z)})
     assert tie(table, r.symbolic())["status"] == "not evaluable"
+
+
+# --- a ratio form whose F leaves float64's range (trial 132: F = e^{l³}) ---------------------
+
+
+def _cubic():
+    from attnbounds.numerics import normalizers as nz
+
+    from attnbounds.claims.normalized import resolve
+
+    F = nz.from_sympy(sp.exp(nz.LOGIT ** 3), nz.LOGIT, name="trial132_cubic")
+    resolve(F)  # remembered by its spec, as check --normalizer does: instances may name it
+    return F
+
+
+@pytest.mark.parametrize("logits", [[-10.0], [9.0], [8.0], [-8.0], [0.0, 9.0], [8.0, -10.0], [-1.0, 2.0, -9.5]])
+def test_paper_forms_of_a_ratio_form_beyond_float64_are_judged_in_log_space(logits):
+    # F underflows to 0 at l = -10 ("F: must be > 0 (min 0)") and overflows at l = 9; at l = ±8,
+    # F is a float but Σ² is not (an SVD of NaN): every term now comes from log F
+    from attnbounds.claims.lemma2 import generic_sides, paper_form_sides
+
+    _cubic()
+    inst = {"family": "trial132_cubic", "param": 1.0, "logits": logits}
+    for kind in ("two_term", "sharpest", "log_form", "compare"):
+        got = paper_form_sides(kind)(inst)
+        assert np.isfinite(got.lhs) and not np.isnan(got.rhs), kind
+        assert holds_relation(got, "<="), (kind, got)  # these readings hold for every positive F
+    assert np.isfinite(generic_sides(inst).lhs)
+
+
+def test_the_log_space_terms_equal_the_direct_ones_where_both_exist():
+    from attnbounds.claims.lemma2 import _in_range, _log_space_sides, paper_form_sides
+
+    F = _cubic()
+    for z in ([0.3, -1.2, 1.5], [2.0, 2.0], [-3.0, 0.5, 1.0, -0.25]):
+        z = np.asarray(z)
+        assert _in_range(F, z)
+        for kind in ("two_term", "sharpest", "log_form", "compare"):
+            direct = paper_form_sides(kind)({"family": "trial132_cubic", "param": 1.0, "logits": z})
+            logs = _log_space_sides(kind, F, z)
+            assert float(logs.lhs) == pytest.approx(float(direct.lhs), rel=1e-9), kind
+            assert float(logs.rhs) == pytest.approx(float(direct.rhs), rel=1e-9), kind
+
+
+def test_an_f_that_is_not_positive_is_still_refused_beyond_float64():
+    from attnbounds.claims.lemma2 import _log_space_sides
+    from attnbounds.numerics import normalizers as nz
+
+    F = nz.from_sympy(nz.LOGIT ** 3, nz.LOGIT, name="trial132_signed")  # F < 0 at l < 0
+    with pytest.raises(ValueError, match="F: must be > 0"):
+        _log_space_sides("sharpest", F, np.array([-2.0, 1.0]))

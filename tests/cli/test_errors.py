@@ -252,6 +252,13 @@ def test_claims_latex_with_json_is_refused_and_one_substep_is_singular():
         "2/2 steps (+1 sub-step) checked")
 
 
+@pytest.mark.parametrize("argv", [["derive", "L2-softmax", "--json", "--latex"], ["derive", "--latex", "--json"],
+                                  ["derive", "--normalizer", "sparsemax", "--json", "--latex"]])
+def test_derive_latex_with_json_is_refused_as_claims_refuses_it(argv):
+    # derive accepted the pair and ignored --latex (trial 132)
+    _one_line_error(CliRunner().invoke(main, argv), "--latex: not with --json")
+
+
 def test_a_users_claim_with_a_package_claims_id_is_shown_qualified(tmp_path):
     """A user's claim L2 in its own paper was shown as 'L2' (unique among the claims the file
     gave), so --expect compared it with the paper's L2."""
@@ -369,6 +376,10 @@ def test_engine_check_given_a_path_says_how_to_load_it():
     (["check", "--matrix", "L1", "--quick", "--plot", "--no-progress"], "--plot", "--no-progress"),
     (["check", "--plot", "--matrix", "L1", "--quick"], "--plot", "--matrix"),  # not "only valid with --matrix"
     (["reproduce", "--model", "gpt2-random", "--text", CORPUS, "--out", "--quick"], "--out", "--quick"),
+    # the word after the option taken for the path was click's "unexpected extra argument (nodir)" (trial 132)
+    (["reproduce", "--verify", "--out", "nodir"], "--verify", "--out"),
+    (["reproduce", "--verify", "--quick"], "--verify", "--quick"),
+    (["reproduce", "--out", "--quick", "nodir"], "--out", "--quick"),
 ])
 def test_an_option_taken_as_an_output_path_is_refused(tmp_path, monkeypatch, no_model_load, argv, flag, taken):
     monkeypatch.chdir(tmp_path)  # a file named after the option would land here

@@ -130,9 +130,10 @@ def test_resume_after_interrupt_is_identical(corpus, tiny_handle, tmp_path, monk
             raise KeyboardInterrupt
 
     part = tmp_path / "part"
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt) as stopped:
         run.run_reproduce(cfg, part, progress=False, handle=tiny_handle, after_window=interrupt)
     assert sorted(p.name for p in (part / "cache").glob("window_*.npz")) == ["window_000.npz", "window_001.npz"]
+    assert stopped.value.windows_saved == 2  # what the CLI's message counts
     assert not (part / "results.json").exists()
     calls.clear()
     again = run.run_reproduce(cfg, part, progress=False, handle=tiny_handle)
@@ -271,19 +272,23 @@ def test_an_interrupt_says_what_a_rerun_will_find(corpus, tmp_path, monkeypatch)
     out = tmp_path / "o"
 
     def interrupted(config, out_dir, **k):
+        cache = store.WindowCache(out_dir).dir  # a file of another run (another model, other settings) is there
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / "window_000.npz").write_bytes(b"")
+        err = KeyboardInterrupt()
         if k.get("progress") is False and (tmp_path / "save").exists():
-            cache = store.WindowCache(out_dir).dir
-            cache.mkdir(parents=True, exist_ok=True)
-            (cache / "window_000.npz").write_bytes(b"")
-        raise KeyboardInterrupt
+            err.windows_saved = 1  # as run_reproduce sets it: the windows of this run that finished
+        raise err
 
     monkeypatch.setattr(run, "run_reproduce", interrupted)
     args = ["reproduce", "--model", "gpt2-random", "--text", corpus, "--out", str(out), "--no-progress"]
     r = CliRunner().invoke(main, args)
+    # another run's file in the cache was counted as "1 finished window(s) are saved" (trial 133)
     assert r.exit_code == 130 and "no window of this run had finished, so it saved nothing" in r.output
     (tmp_path / "save").touch()
     r = CliRunner().invoke(main, args)
-    assert r.exit_code == 130 and "1 finished window(s) are saved in" in r.output and "rerun the same command" in r.output
+    assert r.exit_code == 130 and "1 finished window(s) of this run are saved in" in r.output
+    assert "rerun the same command" in r.output
 
 
 def test_sigterm_says_what_was_saved_and_exits_143(corpus, tmp_path, monkeypatch):
@@ -298,7 +303,11 @@ def test_sigterm_says_what_was_saved_and_exits_143(corpus, tmp_path, monkeypatch
         cache = store.WindowCache(out_dir).dir
         cache.mkdir(parents=True, exist_ok=True)
         (cache / "window_000.npz").write_bytes(b"")
-        os.kill(os.getpid(), signal.SIGTERM)
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+        except KeyboardInterrupt as err:  # as run_reproduce does: how many of its windows finished
+            err.windows_saved = 1
+            raise
         raise AssertionError("SIGTERM did not stop the run")
 
     monkeypatch.setattr(run, "run_reproduce", terminated)
@@ -307,7 +316,7 @@ def test_sigterm_says_what_was_saved_and_exits_143(corpus, tmp_path, monkeypatch
     r = CliRunner().invoke(main, ["reproduce", "--model", "gpt2-random", "--text", corpus, "--out", str(tmp_path / "o"),
                                   "--no-progress"])
     assert r.exit_code == 143, r.output
-    assert "1 finished window(s) are saved in" in r.output
+    assert "1 finished window(s) of this run are saved in" in r.output
 
 
 def test_cli_error_above_model_positions(corpus, tmp_path):
