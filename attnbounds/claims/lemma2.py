@@ -329,26 +329,31 @@ def generic_sides(instance) -> Sides:
     return Sides(lhs, np.full(z.shape[:-1], _sup_log_derivative(family, param, int(z.shape[-1])) / 2)[()])
 
 
-def _in_range(F, z) -> bool:
-    """Whether F and F′ at ``z``, and the ratio form's Jacobian from them, are finite floats
-    with F ≠ 0 (else the terms are taken from log F: :func:`_log_space_sides`)."""
+def _direct_terms(F, z):
+    """``(F(z), F′(z))`` where they, and the ratio form's Jacobian from them, are normal float64
+    numbers (F ≠ 0 and not subnormal: a subnormal min F made 'sharpest' 123.25 instead of 123.125;
+    Σ² finite and normal: 0/0 at F = e^{l³}, l = -8), or where F < 0 (the direct path refuses it:
+    the hypothesis F > 0); else None, and the terms come from log F (:func:`_log_space_sides`)."""
     with np.errstate(all="ignore"):
         f, fp = F.F(z), F.dF(z)
         if not (np.all(np.isfinite(f)) and np.all(np.isfinite(fp))) or np.any(f == 0):
-            return False
+            return None
         if np.any(f < 0):
-            return True  # F <= 0: the direct path says so (the hypothesis F > 0)
+            return f, fp
+        if np.any(f < np.finfo(float).tiny):
+            return None
         S = f.sum(axis=-1)
-        S2 = S * S  # J's denominator: finite, and not below the normal range (0/0 at F = e^{l³}, l = -8)
-        return bool(np.all(np.isfinite(S2)) and np.all(S2 >= np.finfo(float).tiny)
-                    and np.all(np.isfinite(fp * S[..., None])))
+        S2 = S * S
+        ok = np.all(np.isfinite(S2)) and np.all(S2 >= np.finfo(float).tiny) and np.all(np.isfinite(fp * S[..., None]))
+    return (f, fp) if ok else None
 
 
 def _ratio_jacobian(F, z) -> np.ndarray:
     """J of α_i = F(l_i)/Σ F(l_k) from F and F′ (:func:`~attnbounds.numerics.jacobian.normalizer_jacobian`),
     or, where those leave float64's range, the normalizer's own (softmax of log F times (log F)′)."""
-    if _in_range(F, z):
-        return normalizer_jacobian(F.F, F.dF, z)
+    terms = _direct_terms(F, z)
+    if terms is not None:
+        return normalizer_jacobian(lambda _: terms[0], lambda _: terms[1], z)
     if not np.all(np.isfinite(F.log_ratio(z, 0))):
         raise ValueError("F: must be > 0 on the given logits (log F undefined there)")
     return F.jacobian(z)
@@ -360,6 +365,20 @@ def _sup_log_derivative(family: str, param: float, length: int) -> float:
     if family in FAMILY_NAMES:
         return log_derivative_sup(family, param)
     return ratio_log_derivative_sup(family, param, length)
+
+
+def _norm2(x) -> np.ndarray:
+    """‖x‖₂ over the last axis, scaled by max |x_i| where the squares would leave float64's range
+    (F′ = 3l²e^{l³} at l = -9.05: its square underflowed, and 'two_term' was half its value);
+    numpy's own elsewhere (the same digits as before)."""
+    x = np.asarray(x, dtype=float)
+    m = np.abs(x).max(axis=-1)
+    if np.all((m == 0) | ((m > 1e-150) & (m < 1e150))):
+        return np.linalg.norm(x, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        safe = np.where((m > 0) & np.isfinite(m), m, 1.0)
+        out = safe * np.linalg.norm(x / safe[..., None], axis=-1)
+    return np.where(np.isfinite(m), out, np.inf)
 
 
 def _log_space_sides(kind: str, F, z) -> Sides:
@@ -384,7 +403,7 @@ def _log_space_sides(kind: str, F, z) -> Sides:
             return Sides(log_form, sharpest)
         lhs = np.linalg.norm(F.jacobian(z), ord=2, axis=(-2, -1))
         if kind == "two_term":
-            return Sides(lhs, (fp_inf + np.linalg.norm(q, axis=-1)) / z.shape[-1])
+            return Sides(lhs, (fp_inf + _norm2(q)) / z.shape[-1])
     return Sides(lhs, sharpest if kind == "sharpest" else log_form)
 
 
@@ -405,9 +424,10 @@ def paper_form_sides(kind: str):
     def sides(instance) -> Sides:
         F = family_normalizer(instance["family"], float(instance["param"]))
         z = as_float_array(instance["logits"], "logits")
-        if not _in_range(F, z):
+        terms = _direct_terms(F, z)
+        if terms is None:
             return _log_space_sides(kind, F, z)  # F leaves float64's range (F = e^{l³} at l = -10 or 9)
-        f, fp = F.F(z), F.dF(z)  # (..., L)
+        f, fp = terms  # (..., L)
         if np.any(f <= 0):  # the hypothesis F > 0 (trial 51: 'compare' has no Jacobian to say so)
             raise ValueError(f"F: must be > 0 on the given logits (min {f.min():.3g})")
         fp_inf = np.abs(fp).max(axis=-1)
@@ -416,11 +436,11 @@ def paper_form_sides(kind: str):
             sharpest = fp_inf / (2 * f_min)
         if kind == "compare":
             return Sides(np.abs(fp / f).max(axis=-1) / 2, sharpest)
-        J = normalizer_jacobian(F.F, F.dF, z)  # (..., L, L)
+        J = normalizer_jacobian(lambda _: f, lambda _: fp, z)  # (..., L, L)
         lhs = np.linalg.norm(J, ord=2, axis=(-2, -1))
         if kind == "two_term":
             with np.errstate(over="ignore"):
-                rhs = (fp_inf + np.linalg.norm(fp, axis=-1)) / (z.shape[-1] * f_min)
+                rhs = (fp_inf + _norm2(fp)) / (z.shape[-1] * f_min)
         elif kind == "sharpest":
             rhs = sharpest
         else:

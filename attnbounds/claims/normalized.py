@@ -264,49 +264,51 @@ def probe(reading, normalizer) -> dict | None:
     return instance
 
 
-#: Attribute of the strategy and sweep that :func:`own_normalizer` made: the reading's own ones,
-#: before its normalizer was named in their instances.
-_BASE = "__attnbounds_before_normalizer__"
+class _Naming:
+    """A reading's ``strategy`` (``kind`` "strategy") or ``sweep`` (``kind`` "sweep") whose
+    instances name the normalizer ``spec`` (:func:`own_normalizer`). A class, not a closure, so
+    that two readings made alike compare equal and a sweep still pickles."""
+
+    def __init__(self, base, spec: str, kind: str):
+        self.base, self.spec, self.kind = base, spec, kind
+
+    def _name(self, instance):
+        # the reading's normalizer wins over one an instance names: its row says it (an instance that
+        # named softmax in a reading about sparsemax was judged with softmax's weights)
+        return {**instance, "normalizer": self.spec} if isinstance(instance, dict) else instance
+
+    def __call__(self, *args):
+        if self.kind == "strategy":
+            return self.base(*args).map(self._name)
+        return self._name(self.base(*args))
+
+    def __eq__(self, other):
+        return isinstance(other, _Naming) and (self.base, self.spec, self.kind) == (other.base, other.spec, other.kind)
+
+    def __hash__(self):
+        return hash((self.base, self.spec, self.kind))
+
+    def __repr__(self):
+        return f"{self.kind} {getattr(self.base, '__name__', self.base)!s} naming {self.spec!r}"
 
 
 def _base(method):
-    return getattr(method, _BASE, method)
-
-
-def _naming(instance, spec: str):
-    """``instance`` naming ``spec`` as its normalizer, unless it names one already."""
-    if isinstance(instance, dict) and "normalizer" not in instance:
-        return {**instance, "normalizer": spec}
-    return instance
+    return method.base if isinstance(method, _Naming) else method
 
 
 def own_normalizer(strategy, sweep, sides, spec):
     """The ``(strategy, sweep)`` of a reading about the normalizer ``spec``
     (``Reading(normalizer=...)``): when its sides are marked with :func:`draws_weights`,
-    every instance that names no normalizer names ``spec``, so that :func:`weights_of` and
-    :func:`jacobian_of` compute that normalizer's weights (a trial: a reading about F = 1 + l²
-    was judged with softmax's Jacobian, and its row said it was under F). Otherwise they are
-    returned as they are: the sides compute their weights themselves, and the name labels the
-    reading. :func:`under` starts from the reading's own ones again."""
+    every instance names ``spec`` (in place of any normalizer it names), so that
+    :func:`weights_of` and :func:`jacobian_of` compute that normalizer's weights (a trial: a
+    reading about F = 1 + l² was judged with softmax's Jacobian, and its row said it was under
+    F). Otherwise they are returned as they are: the sides compute their weights themselves,
+    and the name labels the reading. :func:`under` starts from the reading's own ones again."""
     strategy, sweep = _base(strategy), _base(sweep)
     if spec is None or not getattr(sides, _DRAWS, False) or is_default_softmax(lookup(spec)):
         return strategy, sweep
-    named_strategy = named_sweep = None
-    if strategy is not None:
-        base_strategy = strategy
-
-        def named_strategy():
-            return base_strategy().map(lambda inst: _naming(inst, spec))
-
-        setattr(named_strategy, _BASE, base_strategy)
-    if sweep is not None:
-        base_sweep = sweep
-
-        def named_sweep(rng: np.random.Generator, count: int):
-            return _naming(base_sweep(rng, count), spec)
-
-        setattr(named_sweep, _BASE, base_sweep)
-    return named_strategy, named_sweep
+    return (None if strategy is None else _Naming(strategy, spec, "strategy"),
+            None if sweep is None else _Naming(sweep, spec, "sweep"))
 
 
 def under(reading, normalizer):

@@ -79,7 +79,7 @@ def _verify(directory: str) -> None:
                    "config.json, the weights and the tokenizer files, or a hub id 'owner/name' read from the Hugging "
                    "Face cache (downloaded only when online; an id without owner, e.g. distilgpt2, only when cached).  [required unless --verify]")
 @click.option("--text", "text", default=None, help="A text file, or gutenberg:ID (e.g. gutenberg:2600, War and Peace).  [required unless --verify]")
-@click.option("--lengths", default=None, help="Comma-separated L values [default: 32,64,128,256,512,1024 capped at the model's positions].")
+@click.option("--lengths", default=None, help="Comma-separated L values, each >= 2 [default: 32,64,128,256,512,1024 capped at the model's positions; --quick: 32,64,128].")
 @click.option("--top-n", default=None, help="--protocol last-query: comma-separated N values; each L uses the N < L [default: 1,5,10,20,100; --quick: 1,5,10,20]. The paper protocol uses the listings' N (E1: 5; E2: 1,5,10,20,100), for E4 (no N in its listing) 1,2,4,…,64, for E3 a grid of step max(1, ⌊L/100⌋), and refuses this option.")
 @click.option("--windows", type=int, default=None, help="Number of text windows [default: 4; --quick: 1].")
 @click.option("--experiments", default="E1,E2,E3,E4,E5", show_default=True, help="Comma-separated subset of E1..E5.")
@@ -90,7 +90,9 @@ def _verify(directory: str) -> None:
 @click.option("--out", "out_dir", default="runs/reproduce", show_default=True, callback=path_option(stdout=False),
               help="Output directory (also holds the resume cache), created with its parent directories if missing.")
 @click.option("--quick", is_flag=True, help="Small run: 1 window, L in 32,64,128; under --protocol last-query also N in 1,5,10,20 and fewer samples and temperatures (the paper protocol keeps the listings' N and temperatures).")
-@click.option("--normalizers", default=None, help="What-if: recompute E1/E2 from the captured logits under these normalizers (comma-separated).")
+@click.option("--normalizers", default=None, help="What-if: recompute E1/E2 from the captured logits under these normalizers (comma-separated names or "
+                   "specs, as `attnbounds check --normalizer` takes them; an unknown name lists the registered ones); "
+                   "implies --protocol last-query.")
 @click.option("--mc-samples", type=int, default=None, help="--protocol last-query: random subsets per (L, N) for E_S[d̃] [default: 16; --quick: 8].")
 @click.option("--ks-grid", type=int, default=None, help="--protocol last-query: E3 grid points of N (0: every N in 1..L-1) [default: 24; --quick: 16].")
 @click.option("--radius", type=float, default=None, help="--protocol last-query: E4 headline radius r = c·δ, this is c [default: 0.5].")

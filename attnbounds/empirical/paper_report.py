@@ -19,9 +19,8 @@ over heads and windows:
 * ``n_crit_over_L``: median over windows of N_crit/L at the largest L;
 * ``ns_saturation``: mean over heads of N_s/N at the largest N of E4, and
   ``ns_saturation_n``, the first N from which every mean stays within 0.05 of that level;
-  both None when only the largest N is that close (the mean is still falling there: the
-  largest N always meets the test, and a curve falling by 0.05 per doubling was reported
-  as saturated at its last N);
+  both None when only the largest N is that close (the largest N always meets the test: a
+  curve still falling by more than 0.05 per doubling was reported as saturated at its last N);
 * ``e5_slope``: log-log slope of the maximum over heads of g(T, ε = 1e-3) on T ≤ 0.1, and
   ``e5_ratio``: its maximum on T ≤ 0.1 over its maximum on T ≥ 1.
 """
@@ -35,7 +34,8 @@ import numpy as np
 from attnbounds.empirical.protocol import HEADS_COLUMNS, PaperSettings
 from attnbounds.fileio import write_text
 
-__all__ = ["write_paper_outputs", "used_config", "paper_table", "table_notes", "PAPER_COLUMN", "SATURATION", "head_summary"]
+__all__ = ["write_paper_outputs", "used_config", "paper_table", "table_notes", "PAPER_COLUMN", "SATURATION", "head_summary",
+           "e5_above_guideline"]
 
 #: The paper's values (GPT-2 124M), for the cross-model table.
 PAPER_COLUMN = {
@@ -105,6 +105,15 @@ def _slope(x, y) -> float | None:
     return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
 
 
+def e5_above_guideline(h: dict) -> dict | None:
+    """{ε: how many points of the maximum over heads of g(T, ε) lie above min{1/(4T), √2}}, the
+    paper's guideline (each a counterexample to the reading C3:finite-difference); None without E5."""
+    if not _sel(h, experiment="E5").any():
+        return None
+    return {float(eps): int(sum(v > min(1 / (4 * t), np.sqrt(2)) * (1 + 1e-12) for t, v in _max_over_heads_g(h, eps).items()))
+            for eps in PaperSettings.epsilons}
+
+
 def _max_over_heads_g(h: dict, eps: float) -> dict:
     """T -> max over heads of the window-mean g(T, ε)."""
     out = {}
@@ -117,7 +126,7 @@ def _max_over_heads_g(h: dict, eps: float) -> dict:
 
 def _saturation_n(e4: dict):
     """The first N of E4's curve {N: mean N_s/N} from which every mean stays within 0.05 of the
-    mean at the largest N, when that is not the largest N itself (else None: still falling)."""
+    mean at the largest N, when that is not the largest N itself (else None: not levelled off)."""
     ns = sorted(e4)
     level = e4[ns[-1]]
     for i, n in enumerate(ns[:-1]):
@@ -202,7 +211,7 @@ def table_notes(h: dict, crit: dict | None, table: dict) -> dict:
             notes[key] = (_no_rows("E4") if not ran("E4") else "E4 gave no finite per-head N_s/N" if not e4 else
                           f"a saturation needs E4 at two or more N below the largest L (got N = {[int(n) for n in ns]})"
                           if len(ns) < 2 else
-                          f"mean N_s/N is still falling at the largest N: no N before it is within 0.05 of its value "
+                          f"mean N_s/N has not levelled off by the largest N: no N before it is within 0.05 of its value "
                           f"(N = {', '.join(str(int(n)) for n in ns)}: N_s/N = {listed([e4[n] for n in ns])})")
     for key in ("e5_slope", "e5_ratio"):
         if table.get(key) is None:
@@ -399,11 +408,10 @@ def _figures(out: Path, h: dict, crit: dict | None, config, causal: bool = True,
         plt.close(fig)
     if _sel(h, experiment="E5").any():
         fig, ax = plt.subplots(figsize=(6, 4))
-        above = {}
         for eps in PaperSettings.epsilons:
             g = _max_over_heads_g(h, eps)
             ax.plot(list(g), list(g.values()), "o-", label=f"max over heads, ε = {eps:g}")
-            above[eps] = sum(v > min(1 / (4 * t), np.sqrt(2)) * (1 + 1e-12) for t, v in g.items())
+        above = e5_above_guideline(h)
         hits = [f"{k} at ε = {e:g}" for e, k in above.items() if k]
         if hits:  # each such point is a counterexample to the reading C3:finite-difference (a caption
             # below the axes: inside them it covered points and ran past the frame)
@@ -515,6 +523,7 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
     causal = bool(meta["model"].get("causal", True))
     figures = _figures(out, h, crit, config, causal, tables)
     timing = meta["timing"]
+    above = e5_above_guideline(h)
     results = {
         "config": used_config(config),
         "protocol": {"name": "paper", "rows": rows_label(config.rows, causal), "vectors": config.vectors, "sphere": config.sphere,
@@ -533,6 +542,7 @@ def write_paper_outputs(out: Path, config, tables: dict, meta: dict) -> dict:
             positions["experiment"].tolist(), positions["L"].tolist(), positions["N"].tolist(), positions["positions"].tolist())},
         "multihead": None if multihead is None else {k: np.asarray(v).tolist() for k, v in multihead.items()},
         "e4_sides": e4_sides(h),
+        "e5_above_guideline": None if above is None else {f"{e:g}": k for e, k in above.items()},
         "paper_table_notes": notes,
         "headline": {k: {"measured": _fmt(v), "paper": PAPER_COLUMN[k], **({"why": notes[k]} if k in notes else {})}
                      for k, v in table.items()},
@@ -630,8 +640,9 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
              "e5_ratio": "g at T ≤ 0.1 / g at T ≥ 1 (E5)"}
     name = results["model"]["name"]
     lines = [f"# attnbounds reproduce (paper protocol): {name}", "",
-             *([f"- a `--quick` run (short lengths{', one window' if cfg.get('windows') == 1 else ''}): a smoke test, "
-                "not the paper's scale"] if cfg.get("quick") else []),
+             # (its lengths and windows are on the next line: "--quick --lengths 64,256 --windows 2" was called
+             # "short lengths, one window" here)
+             *(["- a `--quick` run: a smoke test, not the paper's scale"] if cfg.get("quick") else []),
              *(["- gpt2-random has GPT-2-small's shape with random weights: the control, not the paper's trained GPT-2"]
                if name == "gpt2-random" else []),
              f"- text `{results['text']['source']}`; lengths {cfg['lengths']}, windows {cfg['windows']}, rows `{results['protocol']['rows']}`,"
@@ -649,7 +660,8 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
         capacity = ("N_s/N: E4's only N at or below 16 is N = 1, where N_s/N is 1 for every head (the top token is "
                     "always inside its own ball), so no head is judged (flag `ns-not-judged`); give longer --lengths.")
     elif n and int(summary["ns_N"][0]) >= 0:
-        capacity = (f"N_s/N at N = {summary['ns_N'][0]}; a head at or below {SATURATION:.2f} has saturated its "
+        capacity = (f"N_s/N at N = {summary['ns_N'][0]} (E4, at the largest L); a head at or below {SATURATION:.2f} "
+                    f"has saturated its "
                     f"geometric capacity (paper: 70–80%). {sat} of {n} heads are flagged saturated.")
         unjudged = int(sum("no-ns" in f for f in summary["flags"]))
         if unjudged:
@@ -664,7 +676,8 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
               f"{capacity} g at T = 0.1 (ε = 1e-3) is flagged "
               "when it reaches half of the paper's guideline min{1/(4T), √2} = 1.41 (Corollary 3 as the paper "
               "states it; `attnbounds check C3` falsifies it as a bound, and the finite-difference cap that holds, "
-              "`C3:reconstructed`, is min{1/(2T), √2/ε} = 5 here). The full table is `heads_summary.csv`.", "",
+              "`C3:reconstructed`, is min{1/(2T), √2/ε} = 5 here). d̃ / expectation is E1's (N = 5) at its largest "
+              "L. The full table is `heads_summary.csv`.", "",
               "| layer | head | N_s/N | g(T=0.1) | d̃ / expectation | flags |", "|---|---|---|---|---|---|"]
     order = np.argsort(np.nan_to_num(summary["ns_over_n"], nan=2.0))
     for i in order[:24]:
@@ -672,6 +685,13 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
                      f"{_fmt(float(summary['g_T0.1'][i]))} | {_fmt(float(summary['d_tilde_over_expectation'][i]))} | {summary['flags'][i]} |")
     if n > 24:
         lines.append(f"| … | {n - 24} more heads in `heads_summary.csv` | | | | |")
+    above = results.get("e5_above_guideline")
+    if above is not None:  # (the E5 figure's caption said it; the report did not: trial 133)
+        hits = [f"{k} at ε = {e}" for e, k in above.items() if k]
+        lines += ["", "E5 against the paper's guideline min{1/(4T), √2}: " + (
+            f"points of the maximum over heads of g(T, ε) above it: {', '.join(hits)}; each is a counterexample to "
+            "`C3:finite-difference` (`attnbounds check C3`)." if hits else
+            "no point of the maximum over heads of g(T, ε) lies above it, at any ε.")]
     sides = results.get("e4_sides")
     if sides:
         w = sides["largest_gap_below"]

@@ -512,35 +512,34 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
     per_window, timings, cached = [], [], []
     compile_seconds = _compile_kernels(config, handle, progress)
     bar = _progress(progress, config.windows)
-    try:
+    try:  # an interrupt says how many of THIS run's windows are saved, for the CLI's message (it counted every
+        # file in the cache: another model's, a run with other settings), also once every window is (publishing)
         _windows_loop(bar, config, windows, model_hash, text_sha, identity, cache, cached, per_window, timings,
                       handle, capture_attention, after_window)
-    except KeyboardInterrupt as err:  # the CLI says how many of THIS run's windows a rerun resumes from (it
-        # counted every file in the cache: another model's, or a run with other settings)
+        merged = {}
+        for t in per_window:
+            for name, cols in t.items():
+                merged.setdefault(name, []).append(cols)
+        merged = {k: _concat(v) for k, v in merged.items()}
+        run_id = store.new_run_id()
+        meta = {
+            "model": {"name": handle.name, "sha256": model_hash, "causal": bool(handle.causal),
+                      "max_positions": int(handle.max_positions), "n_layers": int(handle.n_layers),
+                      "n_heads": int(handle.n_heads), "provenance": handle.provenance},
+            "text": {"source": config.text, "sha256": text_sha, "characters": len(text)},
+            "timing": {"model_load_seconds": load_seconds, "kernel_compile_seconds": compile_seconds,
+                       "forward_seconds": float(sum(t["forward_seconds"] for t in timings)),
+                       "metric_seconds": float(sum(t["metric_seconds"] for t in timings)),
+                       **_metric_parts(timings),
+                       "per_window": timings, "cached_windows": cached},
+            "run_id": run_id,
+        }
+        parameters = {"config": config.to_dict(), "model": meta["model"], "text": meta["text"]}
+        return store.publish(out, lambda d: report.write_outputs(d, config, merged, meta), run_id=run_id,
+                             parameters=parameters, before_swap=before_swap)
+    except KeyboardInterrupt as err:
         err.windows_saved = len(per_window)
         raise
-    merged = {}
-    for t in per_window:
-        for name, cols in t.items():
-            merged.setdefault(name, []).append(cols)
-    merged = {k: _concat(v) for k, v in merged.items()}
-    run_id = store.new_run_id()
-    meta = {
-        "model": {"name": handle.name, "sha256": model_hash, "causal": bool(handle.causal),
-                  "max_positions": int(handle.max_positions), "n_layers": int(handle.n_layers),
-                  "n_heads": int(handle.n_heads), "provenance": handle.provenance},
-        "text": {"source": config.text, "sha256": text_sha, "characters": len(text)},
-        "timing": {"model_load_seconds": load_seconds, "kernel_compile_seconds": compile_seconds,
-                   "forward_seconds": float(sum(t["forward_seconds"] for t in timings)),
-                   "metric_seconds": float(sum(t["metric_seconds"] for t in timings)),
-                   **_metric_parts(timings),
-                   "per_window": timings, "cached_windows": cached},
-        "run_id": run_id,
-    }
-    parameters = {"config": config.to_dict(), "model": meta["model"], "text": meta["text"]}
-    return store.publish(out, lambda d: report.write_outputs(d, config, merged, meta), run_id=run_id,
-                         parameters=parameters, before_swap=before_swap)
-
 
 
 def _windows_loop(bar, config, windows, model_hash, text_sha, identity, cache, cached, per_window, timings,

@@ -47,6 +47,7 @@ import numpy as np
 import sympy as sp
 
 from attnbounds.claims.base import Claim, Estimate, Reading, Sides
+from attnbounds.claims.normalized import _draws, draws_weights
 from attnbounds.engine.budget import Budget
 from attnbounds.engine.methods import _stream_seed
 from attnbounds.engine.rows import _short
@@ -132,6 +133,10 @@ def _scaled_reading(reading: Reading) -> Reading:
     def scaled_sides(instance):
         s = sides(instance)
         return Sides(s.lhs, _tighter(s.rhs, s.lhs, rel))
+
+    if sides is not None and _draws(reading):  # the mutant's sides draw their weights as the reading's do (a
+        # reading named with a normalizer then keeps judging with its weights, and --normalizer still applies)
+        draws_weights(scaled_sides)
 
     mc = reading.montecarlo
 

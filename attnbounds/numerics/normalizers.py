@@ -403,6 +403,15 @@ def _lambdified(sympy_F, params: tuple, length, order: int):
     return sp.lambdify(LOGIT, sp.diff(expr, LOGIT, order) if order else expr, "numpy")
 
 
+def _real_values(raw, shape) -> np.ndarray:
+    """A lambdified expression's values as float64 of ``shape``, NaN where they are not real: SymPy
+    writes log(−e^{l³}) as l³ + iπ, and a cast to float kept l³ (a negative F judged as positive)."""
+    a = np.asarray(raw)
+    if np.iscomplexobj(a):
+        a = np.where(a.imag == 0, a.real, np.nan)
+    return np.array(np.broadcast_to(a.astype(float), shape))
+
+
 @lru_cache(maxsize=512)
 def _lambdified_log(sympy_F, params: tuple, length, order: int):
     """numpy and mpmath log F (order 0) or (log F)′ (order 1) of ``sympy_F`` at ``params``
@@ -691,7 +700,7 @@ class Normalizer:
         fast, slow = _lambdified_log(self.sympy_F, tuple(sorted((k, _hashable(v)) for k, v in self.params.items())),
                                      length, order)
         with np.errstate(all="ignore"):
-            v = np.array(np.broadcast_to(np.asarray(fast(z), dtype=float), z.shape))
+            v = _real_values(fast(z), z.shape)
         for idx in zip(*np.nonzero(~np.isfinite(v))):
             try:
                 with mpmath.workdps(30):
@@ -1283,7 +1292,7 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, search_
     def _evaluate(fast, slow, z, p):
         vals = _args(z, p)
         with np.errstate(all="ignore"):
-            v = np.array(np.broadcast_to(np.asarray(fast(z, *vals), dtype=float), z.shape))
+            v = _real_values(fast(z, *vals), z.shape)
         bad = ~np.isfinite(v)
         if np.any(bad):
             full = [np.broadcast_to(np.asarray(x, dtype=float), z.shape) for x in vals]

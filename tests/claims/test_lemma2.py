@@ -313,12 +313,12 @@ def test_paper_forms_of_a_ratio_form_beyond_float64_are_judged_in_log_space(logi
 
 
 def test_the_log_space_terms_equal_the_direct_ones_where_both_exist():
-    from attnbounds.claims.lemma2 import _in_range, _log_space_sides, paper_form_sides
+    from attnbounds.claims.lemma2 import _direct_terms, _log_space_sides, paper_form_sides
 
     F = _cubic()
     for z in ([0.3, -1.2, 1.5], [2.0, 2.0], [-3.0, 0.5, 1.0, -0.25]):
         z = np.asarray(z)
-        assert _in_range(F, z)
+        assert _direct_terms(F, z) is not None
         for kind in ("two_term", "sharpest", "log_form", "compare"):
             direct = paper_form_sides(kind)({"family": "trial132_cubic", "param": 1.0, "logits": z})
             logs = _log_space_sides(kind, F, z)
@@ -326,10 +326,26 @@ def test_the_log_space_terms_equal_the_direct_ones_where_both_exist():
             assert float(logs.rhs) == pytest.approx(float(direct.rhs), rel=1e-9), kind
 
 
-def test_an_f_that_is_not_positive_is_still_refused_beyond_float64():
-    from attnbounds.claims.lemma2 import _log_space_sides
+@pytest.mark.parametrize("l0", [-9.05, -9.06])
+def test_the_sides_near_float64s_edge_are_the_exact_ones(l0):
+    # at l0, F′(l0)² underflowed ('two_term' was half its value) or min F was subnormal ('sharpest'
+    # 123.25 against 123.125); with F(0) = 1 and F′(0) = 0 both sides are 3 l0² (two_term) and 3 l0²/2
+    from attnbounds.claims.lemma2 import paper_form_sides
+
+    _cubic()
+    inst = {"family": "trial132_cubic", "param": 1.0, "logits": [l0, 0.0]}
+    assert float(paper_form_sides("two_term")(inst).rhs) == pytest.approx(3 * l0 ** 2, rel=1e-12)
+    assert float(paper_form_sides("sharpest")(inst).rhs) == pytest.approx(1.5 * l0 ** 2, rel=1e-12)
+
+
+@pytest.mark.parametrize("logits", [[-2.0, 1.0], [0.0, 9.0], [-10.0, 1.0]])
+def test_an_f_that_is_not_positive_is_still_refused_beyond_float64(logits):
+    # F = -e^{l³}: SymPy writes log F = l³ + iπ, whose real part alone was taken (judged as positive)
+    from attnbounds.claims.lemma2 import paper_form_sides
+    from attnbounds.claims.normalized import resolve
     from attnbounds.numerics import normalizers as nz
 
-    F = nz.from_sympy(nz.LOGIT ** 3, nz.LOGIT, name="trial132_signed")  # F < 0 at l < 0
-    with pytest.raises(ValueError, match="F: must be > 0"):
-        _log_space_sides("sharpest", F, np.array([-2.0, 1.0]))
+    resolve(nz.from_sympy(-sp.exp(nz.LOGIT ** 3), nz.LOGIT, name="trial132_negative"))
+    for kind in ("two_term", "sharpest", "log_form", "compare"):
+        with pytest.raises(ValueError, match="F: must be > 0"):
+            paper_form_sides(kind)({"family": "trial132_negative", "param": 1.0, "logits": logits})

@@ -103,9 +103,24 @@ def test_a_reading_about_a_normalizer_is_judged_with_its_weights():
     named = rows["reconstructed"]
     assert named.verdict == "falsified" and named.normalizer == "sparsemax"
     assert named.counterexample["instance"]["normalizer"] == "sparsemax"
-    # the instances name it; an instance that names another keeps its own
+    # the instances name it, in place of one they name themselves (the row says the reading's)
     assert _diagonal("r", "sparsemax").sweep(np.random.default_rng(0), 2)["normalizer"] == "sparsemax"
     assert _diagonal("r").sweep(np.random.default_rng(0), 2).get("normalizer") is None
+    naming_softmax = Reading("r", "-", "-", sides=_diagonal_sides, normalizer="sparsemax",
+                             sweep=lambda rng, n: {**_logit_sweep(rng, n), "normalizer": "softmax"})
+    assert naming_softmax.sweep(np.random.default_rng(0), 2)["normalizer"] == "sparsemax"
+    # two readings made alike are equal (the named sweep is not a fresh closure each time)
+    assert _diagonal("r", "sparsemax") == _diagonal("r", "sparsemax") != _diagonal("r", "ssmax")
+
+
+def test_a_mutant_of_a_named_reading_keeps_its_normalizer():
+    # the mutation check's scaled sides lost draws_weights, so the mutant was judged under softmax
+    from attnbounds.engine.mutants import _scaled_reading
+
+    mutant = _scaled_reading(_diagonal("r", "sparsemax"))
+    assert mutant.normalizer == "sparsemax"
+    assert mutant.sweep(np.random.default_rng(0), 2)["normalizer"] == "sparsemax"
+    assert mutant.under("ssmax").sweep(np.random.default_rng(0), 2)["normalizer"] == "ssmax"
 
 
 def test_a_named_reading_posed_under_another_normalizer_takes_that_ones_weights():

@@ -159,6 +159,16 @@ def test_paper_run_writes_every_table_and_e5_respects_the_sharp_bound(corpus, ti
     assert written["run_id"] == json.loads((tmp_path / "manifest.json").read_text())["run_id"]
     assert isinstance(written["timing"]["kernel_compile_seconds"], float)  # (a child's compile, 0.0 when cached)
     assert store.verify(tmp_path) == []
+    # E5 against the guideline, recounted from heads.csv's maxima over heads, in results.json and the report
+    g = {}
+    for r in heads:
+        if r["experiment"] == "E5" and r["metric"] == "g":
+            key = (float(r["epsilon"]), float(r["T"]))
+            g[key] = max(g.get(key, 0.0), float(r["value"]))
+    recount = {f"{e:g}": sum(v > min(1 / (4 * t), 2 ** 0.5) * (1 + 1e-12) for (e2, t), v in g.items() if e2 == e)
+               for e in sorted({e for e, _ in g})}
+    assert written["e5_above_guideline"] == recount
+    assert "E5 against the paper's guideline min{1/(4T), √2}: " in (tmp_path / "report.md").read_text()
     # results.json's config: the settings this protocol reads, not last-query's top_n or Monte Carlo settings
     assert "top_n" not in res["config"] and "normalizers" not in res["config"]
     assert res["config"]["settings"] == {"ks_alpha": 0.01} and list(res["config"]["lengths"]) == [16, 32]
@@ -233,7 +243,7 @@ def test_missing_cross_model_numbers_say_why():
     t4 = paper_table(h4, None)
     n4 = table_notes(h4, None, t4)
     assert t4["ns_saturation"] is None and t4["ns_saturation_n"] is None
-    assert "still falling at the largest N" in n4["ns_saturation"] and "0.457, 0.407" in n4["ns_saturation_n"]
+    assert "has not levelled off by the largest N" in n4["ns_saturation"] and "0.457, 0.407" in n4["ns_saturation_n"]
     levelled = falling[:-1] + [(64, 0.44)]  # within 0.05 from N = 32 on: saturated there
     h5 = _synthetic_heads([("E4", n, 128, np.nan, np.nan, "ns_over_n", v) for n, v in levelled])
     h5["layer"], h5["head"] = h5["layer"].astype(int), h5["head"].astype(int)
@@ -774,3 +784,19 @@ def test_a_head_is_ok_only_where_both_guidelines_were_judged():
     assert flags([("E4", 8, 64, np.nan, np.nan, "ns_over_n", 0.9)]) == ["g-not-judged"]
     assert flags([("E4", 8, 64, np.nan, np.nan, "ns_over_n", 0.9)] + g) == ["ok"]
     assert flags([("E4", 8, 64, np.nan, np.nan, "ns_over_n", 0.5)] + g) == ["saturated"]
+
+
+def test_e5_points_above_the_guideline_are_counted_for_the_report():
+    """The E5 figure's caption named the points above min{1/(4T), √2}; report.md did not (trial 133)."""
+    from attnbounds.empirical.paper_report import e5_above_guideline
+    from attnbounds.empirical.protocol import PaperSettings
+
+    T0, T1 = PaperSettings.temperatures[0], PaperSettings.temperatures[-1]  # guideline √2 at 1e-3, 1/40 at 10
+    rows = [("E5", -1, 64, T0, 1e-3, "g", 1.0), ("E5", -1, 64, T1, 1e-3, "g", 0.03),  # 1.0 < √2; 0.03 > 0.025
+            ("E5", -1, 64, T1, 0.1, "g", 0.02)]
+    h = _synthetic_heads(rows)
+    h["layer"], h["head"] = h["layer"].astype(int), h["head"].astype(int)
+    assert e5_above_guideline(h) == {1e-3: 1, 0.1: 0, 10.0: 0}
+    none = _synthetic_heads([("E4", 8, 64, np.nan, np.nan, "ns_over_n", 0.9)])
+    none["layer"], none["head"] = none["layer"].astype(int), none["head"].astype(int)
+    assert e5_above_guideline(none) is None

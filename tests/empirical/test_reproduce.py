@@ -363,3 +363,17 @@ def test_model_loading_draws_no_tqdm_bars_into_a_log(monkeypatch):
         assert got == ("loaded", "gpt2-random") and not hf_logging.is_progress_bar_enabled()
     finally:
         hf_logging.disable_progress_bar()  # as every other test's --no-progress leaves it
+
+
+def test_an_interrupt_while_publishing_counts_every_window_saved(corpus, tiny_handle, tmp_path):
+    """A Ctrl-C after the last window (while the results are written) was reported as "no window
+    of this run had finished": the count was set inside the windows' loop only (review 134)."""
+    cfg = _config(corpus, experiments=("E1",), windows=2)
+
+    def interrupt():
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        run.run_reproduce(cfg, tmp_path / "o", progress=False, handle=tiny_handle, before_swap=interrupt)
+    assert stopped.value.windows_saved == 2
+    assert len(list((tmp_path / "o" / "cache").glob("window_*.npz"))) == 2
