@@ -1,4 +1,4 @@
-from attnbounds.cli import main
+from attnbounds.cli import run
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()

@@ -458,7 +458,7 @@ class Reading:
     the normalizer's :attr:`~attnbounds.numerics.normalizers.Normalizer.spec`, and recorded in
     the reading's row (``row.normalizer``). Sides marked with
     :func:`~attnbounds.claims.normalized.draws_weights` are judged under it: every instance of
-    ``strategy`` and ``sweep`` that names no normalizer names this one, so
+    ``strategy`` and ``sweep`` names this one (in place of any it names itself), so
     :func:`~attnbounds.claims.normalized.weights_of` and
     :func:`~attnbounds.claims.normalized.jacobian_of` compute its weights
     (:func:`~attnbounds.claims.normalized.own_normalizer`). Other sides compute their weights

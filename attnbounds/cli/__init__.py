@@ -156,3 +156,46 @@ def main(ctx, debug):
                 os.environ["ATTNBOUNDS_DEBUG"] = before
 
         ctx.call_on_close(restore)
+
+
+def run(args=None) -> None:
+    """The console script (``attnbounds``, ``python -m attnbounds``): :func:`main`, then the
+    process ends as soon as its work is done. Python's own teardown of a process that imported
+    torch, numba and SymPy took about 2 s after the last line was printed (a trial: measured on
+    ``reproduce``, in the interpreter's finalization, after every atexit function had run), so
+    the interpreter is not torn down: threads that were not daemons are joined, the atexit
+    functions run and the standard streams are flushed, as Python's exit does, and the process
+    exits with ``main``'s status. :func:`main` itself (the tests' ``CliRunner``, a caller's own
+    process) is unchanged."""
+    try:
+        main(args=args)
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    _exit_now(code)
+
+
+def _exit_now(code) -> None:
+    """Python's exit for status ``code`` (None: 0; a str: printed to stderr, status 1) without
+    the interpreter's teardown: non-daemon threads joined, atexit functions run, stdout and
+    stderr flushed, then ``os._exit``."""
+    import atexit
+    import threading
+
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: Python's exit reports nothing either way here
+            pass
+    os._exit(status & 0xFF)

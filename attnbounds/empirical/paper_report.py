@@ -661,8 +661,7 @@ def _report(out: Path, results: dict, summary: dict, figures: list, positions=No
                     "always inside its own ball), so no head is judged (flag `ns-not-judged`); give longer --lengths.")
     elif n and int(summary["ns_N"][0]) >= 0:
         capacity = (f"N_s/N at N = {summary['ns_N'][0]} (E4, at the largest L); a head at or below {SATURATION:.2f} "
-                    f"has saturated its "
-                    f"geometric capacity (paper: 70–80%). {sat} of {n} heads are flagged saturated.")
+                    f"has saturated its geometric capacity (paper: 70–80%). {sat} of {n} heads are flagged saturated.")
         unjudged = int(sum("no-ns" in f for f in summary["flags"]))
         if unjudged:
             capacity += (f" {unjudged} of {n} heads have no N_s/N at N = {summary['ns_N'][0]} (flag `no-ns`): none of "

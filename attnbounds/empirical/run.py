@@ -494,15 +494,18 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
         print(f"note: --rows full: {handle.name} is bidirectional, every row already sees all L keys, so --rows "
               "changes nothing (the report says 'all keys (bidirectional)')", file=sys.stderr, flush=True)
     text_sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    tokens = None
     try:
         windows = token_windows(text, handle.tokenizer, config.lengths[-1], config.windows)
     except ValueError as err:
         if "too short" not in str(err):
             raise ConfigError(f"--text: {' '.join(str(err).split())}") from err
-        windows = []
+        windows, tokens = [], getattr(err, "tokens", None)
     windows = [np.asarray(getattr(w, "input_ids", w), dtype=np.int64) for w in windows]
     if len(windows) < config.windows or any(w.shape[0] < config.lengths[-1] for w in windows):
-        raise ConfigError(f"--text: text too short for {config.windows} window(s) of {config.lengths[-1]} tokens; "
+        L = config.lengths[-1]
+        fit = "" if tokens is None else (f" (it gives {tokens} tokens: {tokens // L} window(s) of {L} fit)")
+        raise ConfigError(f"--text: text too short for {config.windows} window(s) of {L} tokens{fit}; "
                           "use a longer text, fewer --windows or smaller --lengths")
 
     prov = handle.provenance or {}

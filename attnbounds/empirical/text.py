@@ -205,12 +205,22 @@ def token_windows(
         ids = tokenizer("\n\n".join(bodies[:take]), add_special_tokens=False, verbose=False)["input_ids"]
         chars *= 2
     if len(ids) < needed:
-        raise ValueError(
+        raise TextTooShort(
+            len(ids),
             f"text too short: chapters {start_chapter}..{len(found) - 1} ({len(found) - start_chapter} chapter(s)) "
             f"give {len(ids)} tokens, but count × length = {count} × {length} = {needed} are needed; "
             "lower count or length, or choose an earlier start_chapter"
         )
     return np.asarray(ids[:needed], dtype=np.int64).reshape(count, length)
+
+
+class TextTooShort(ValueError):
+    """:func:`token_windows` found fewer tokens than ``count × length``; ``tokens``: how many the
+    text's chapters give (so a caller can say how many windows would fit)."""
+
+    def __init__(self, tokens: int, message: str):
+        super().__init__(message)
+        self.tokens = int(tokens)
 
 
 def _chapters_for(bodies: list[str], chars: int) -> int:

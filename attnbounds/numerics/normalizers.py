@@ -681,6 +681,10 @@ class Normalizer:
         """The ratio form F elementwise on logits ``z`` (n = the last axis for a length-aware F)."""
         return self._ratio_numeric(z, 0)
 
+    def dF(self, z) -> np.ndarray:
+        """F′ elementwise on logits ``z`` (see :meth:`F`)."""
+        return self._ratio_numeric(z, 1)
+
     def log_ratio(self, z, order: int = 0) -> np.ndarray:
         """log F (``order`` 0) or (log F)′ = F′/F (``order`` 1) elementwise on logits ``z``,
         where F itself leaves float64's range: F = e^{l³} is 0 at l = −10 and ∞ at l = 9, its
@@ -709,10 +713,6 @@ class Normalizer:
             except (ValueError, TypeError, ZeroDivisionError, OverflowError):
                 v[idx] = np.nan
         return v
-
-    def dF(self, z) -> np.ndarray:
-        """F′ elementwise on logits ``z`` (see :meth:`F`)."""
-        return self._ratio_numeric(z, 1)
 
     # -- output checks (plug-ins) -------------------------------------------------------
     def _check_weights(self, w, shape) -> np.ndarray:

@@ -223,6 +223,11 @@ def test_errors_that_need_the_model(corpus, tiny_handle, tmp_path):
     short.write_text("Only a few words here.")
     with pytest.raises(run.ConfigError, match="--text: text too short"):
         run.run_reproduce(_config(str(short)), tmp_path, progress=False, handle=tiny_handle)
+    few = tmp_path.parent / f"{tmp_path.name}-few.txt"  # enough bytes, too few tokens: say how many fit (trial 133)
+    few.write_text("word " * 40)
+    with pytest.raises(run.ConfigError, match=r"text too short for 2 window\(s\) of 64 tokens \(it gives 40 tokens: "
+                                              r"0 window\(s\) of 64 fit\)"):
+        run.run_reproduce(_config(str(few)), tmp_path, progress=False, handle=tiny_handle)
     with pytest.raises(run.ConfigError, match="--text"):
         run.run_reproduce(_config(str(tmp_path / "missing.txt")), tmp_path, progress=False, handle=tiny_handle)
     with pytest.raises(run.ConfigError, match="--normalizers"):
