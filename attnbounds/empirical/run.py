@@ -494,13 +494,15 @@ def _run_locked(config, out, text, progress, handle, after_window, before_swap,
         print(f"note: --rows full: {handle.name} is bidirectional, every row already sees all L keys, so --rows "
               "changes nothing (the report says 'all keys (bidirectional)')", file=sys.stderr, flush=True)
     text_sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    from attnbounds.empirical.text import TextTooShort
+
     tokens = None
     try:
         windows = token_windows(text, handle.tokenizer, config.lengths[-1], config.windows)
+    except TextTooShort as err:  # (it was told from other errors by the words "too short" in its message)
+        windows, tokens = [], err.tokens
     except ValueError as err:
-        if "too short" not in str(err):
-            raise ConfigError(f"--text: {' '.join(str(err).split())}") from err
-        windows, tokens = [], getattr(err, "tokens", None)
+        raise ConfigError(f"--text: {' '.join(str(err).split())}") from err
     windows = [np.asarray(getattr(w, "input_ids", w), dtype=np.int64) for w in windows]
     if len(windows) < config.windows or any(w.shape[0] < config.lengths[-1] for w in windows):
         L = config.lengths[-1]

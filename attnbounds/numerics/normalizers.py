@@ -412,6 +412,25 @@ def _real_values(raw, shape) -> np.ndarray:
     return np.array(np.broadcast_to(a.astype(float), shape))
 
 
+def _evaluate_lambdified(fast, slow, z: np.ndarray, args=()) -> np.ndarray:
+    """``fast(z, *args)`` (numpy) as real float64 values of z's shape, with each entry numpy
+    cannot give (overflow: e^l for l > 709 makes log F = inf) evaluated again by ``slow`` (the
+    same expression in mpmath, no exponent range); NaN where it has no real value (the log of a
+    non-positive F). ``args``: arrays or numbers broadcast against ``z``."""
+    with np.errstate(all="ignore"):
+        v = _real_values(fast(z, *args), z.shape)
+    bad = ~np.isfinite(v)
+    if np.any(bad):
+        full = [np.broadcast_to(np.asarray(x, dtype=float), z.shape) for x in args]
+        for idx in zip(*np.nonzero(bad)):
+            try:
+                got = slow(mpmath.mpf(float(z[idx])), *(mpmath.mpf(float(x[idx])) for x in full))
+                v[idx] = float(got.real) if isinstance(got, mpmath.mpc) and got.imag == 0 else float(got)
+            except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+                v[idx] = np.nan
+    return v
+
+
 @lru_cache(maxsize=512)
 def _lambdified_log(sympy_F, params: tuple, length, order: int):
     """numpy and mpmath log F (order 0) or (log F)′ (order 1) of ``sympy_F`` at ``params``
@@ -703,16 +722,7 @@ class Normalizer:
         length = (z.shape[-1] if z.ndim else 1) if "n" in {s.name for s in self.sympy_F.free_symbols} else None
         fast, slow = _lambdified_log(self.sympy_F, tuple(sorted((k, _hashable(v)) for k, v in self.params.items())),
                                      length, order)
-        with np.errstate(all="ignore"):
-            v = _real_values(fast(z), z.shape)
-        for idx in zip(*np.nonzero(~np.isfinite(v))):
-            try:
-                with mpmath.workdps(30):
-                    got = slow(mpmath.mpf(float(z[idx])))
-                v[idx] = float(got.real) if isinstance(got, mpmath.mpc) and got.imag == 0 else float(got)
-            except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-                v[idx] = np.nan
-        return v
+        return _evaluate_lambdified(fast, slow, z)
 
     # -- output checks (plug-ins) -------------------------------------------------------
     def _check_weights(self, w, shape) -> np.ndarray:
@@ -1289,19 +1299,8 @@ def from_sympy(F_expr, l_symbol, *, name: str | None = None, roles=None, search_
             vals.append(_length(z, p["n"]))
         return vals
 
-    def _evaluate(fast, slow, z, p):
-        vals = _args(z, p)
-        with np.errstate(all="ignore"):
-            v = _real_values(fast(z, *vals), z.shape)
-        bad = ~np.isfinite(v)
-        if np.any(bad):
-            full = [np.broadcast_to(np.asarray(x, dtype=float), z.shape) for x in vals]
-            for idx in zip(*np.nonzero(bad)):
-                try:
-                    v[idx] = float(slow(mpmath.mpf(float(z[idx])), *(mpmath.mpf(float(x[idx])) for x in full)))
-                except (ValueError, TypeError, ZeroDivisionError, OverflowError):
-                    v[idx] = np.nan  # F <= 0 there (log of a non-positive number): reported below
-        return v
+    def _evaluate(fast, slow, z, p):  # NaN where F <= 0 (log of a non-positive number): reported below
+        return _evaluate_lambdified(fast, slow, z, _args(z, p))
 
     def _F_at(z, p, idx):
         """F itself at entry ``idx`` of ``z`` (mpmath: no overflow), or None where it has no real value."""

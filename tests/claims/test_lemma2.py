@@ -349,3 +349,15 @@ def test_an_f_that_is_not_positive_is_still_refused_beyond_float64(logits):
     for kind in ("two_term", "sharpest", "log_form", "compare"):
         with pytest.raises(ValueError, match="F: must be > 0"):
             paper_form_sides(kind)({"family": "trial132_negative", "param": 1.0, "logits": logits})
+
+
+def test_log_ratio_names_its_bad_arguments():
+    from attnbounds.numerics import normalizers as nz
+
+    F = _cubic()
+    with pytest.raises(ValueError, match=r"^order: 0 \(log F\) or 1"):
+        F.log_ratio(np.array([0.0]), 2)
+    with pytest.raises(ValueError, match=r"^normalizer: 'sparsemax' has no ratio form"):
+        nz.get("sparsemax").log_ratio(np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match="logits"):
+        F.log_ratio(np.array([np.nan]))
